@@ -1,0 +1,40 @@
+import { readFileSync } from "node:fs"
+import type { Command } from "commander"
+import { runVectors } from "../conformance/index.js"
+
+/**
+ * Registers `loadledger conformance FILE...`: detects each file's vector format, replays every
+ * case, prints one line per failing case (id, first differing op and field), then
+ * `N passed, N failed`; exit code 1 if anything failed or a file is not a known format.
+ *
+ * @since 0.1.0
+ */
+export const register = (program: Command): void => {
+  program
+    .command("conformance")
+    .description("replay upstream golden vectors (SGLang / vLLM reference files) against loadledger")
+    .argument("<files...>", "vector files (JSON)")
+    .action((files: ReadonlyArray<string>) => {
+      let passed = 0
+      let failed = 0
+      for (const file of files) {
+        let doc: unknown
+        try {
+          doc = JSON.parse(readFileSync(file, "utf8"))
+        } catch (e) {
+          throw new Error(`${file}: ${e instanceof Error ? e.message : String(e)}`)
+        }
+        const out = runVectors(doc)
+        if (out === undefined) throw new Error(`${file}: not a known golden-vector format`)
+        for (const r of out.results) {
+          if (r.ok) passed++
+          else {
+            failed++
+            process.stdout.write(`FAIL ${out.format} ${r.id}: ${r.firstDiff ?? "differs"}\n`)
+          }
+        }
+      }
+      process.stdout.write(`${passed} passed, ${failed} failed\n`)
+      if (failed > 0) process.exitCode = 1
+    })
+}

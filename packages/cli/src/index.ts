@@ -1,0 +1,44 @@
+/**
+ * @loadledger/cli: the `loadledger` command.
+ *
+ * @since 0.1.0
+ */
+import { Command, CommanderError } from "commander"
+import * as calibrate from "./commands/calibrate.js"
+import * as conformance from "./commands/conformance.js"
+import * as decode from "./commands/decode.js"
+import * as simulate from "./commands/simulate.js"
+import * as stepTime from "./commands/stepTime.js"
+
+/**
+ * Build the `loadledger` program (commander) with every subcommand registered.
+ *
+ * @category cli
+ * @since 0.1.0
+ */
+export const program = (): Command => {
+  const p = new Command("loadledger")
+    .description("Model and check how LLM serving engines spread requests over data-parallel ranks.")
+    .version("0.1.0")
+    .exitOverride()
+  for (const c of [decode, conformance, stepTime, calibrate, simulate]) c.register(p)
+  return p
+}
+
+/**
+ * Run the CLI on `argv` (as `process.argv`). Resolves to the exit code: 0 on success, 1 on bad
+ * input or failed checks. Errors are printed as one line on stderr.
+ *
+ * @category cli
+ * @since 0.1.0
+ */
+export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  try {
+    await program().parseAsync([...argv])
+    return process.exitCode === undefined ? 0 : Number(process.exitCode)
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 1
+    process.stderr.write(`loadledger: ${e instanceof Error ? e.message : String(e)}\n`)
+    return 1
+  }
+}

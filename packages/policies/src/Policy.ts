@@ -1,0 +1,147 @@
+/**
+ * The shape every loadledger routing policy has: a reducer over explicit, immutable state.
+ *
+ * `init(dpSize) -> state`, `observe(state, loads, now) -> state`,
+ * `route(state, request, now) -> Routed | PolicyError`, `finish(state, requestIds, now) -> state`.
+ * Time (`now`, seconds) is always an argument; randomness comes from a seed held in the state.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * One rank's row of the load ledger, as a router holds it.
+ *
+ * Units: `timestamp` in seconds on the publisher's clock; counts are requests; `numTotalTokens`
+ * is tokens (SGLang: used + pending prefill tokens); `kvCacheUsage` is a 0..1 fraction, absent when
+ * the source did not report it (never a silent 0).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RankLoad {
+  readonly dpRank: number
+  readonly timestamp: number
+  readonly numRunningReqs: number
+  readonly numWaitingReqs: number
+  readonly numTotalTokens: number
+  readonly kvCacheUsage?: number | undefined
+}
+
+/**
+ * A request to place. `inputLength` is the prompt length in tokens. `routedDpRank` pins the request
+ * to a rank (it bypasses scoring, as upstream). `bootstrapRoom` is SGLang's PD bootstrap room, a
+ * decimal string or bigint up to 2^64 (may be negative).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RouteRequest {
+  readonly requestId: string
+  readonly inputLength: number
+  readonly routedDpRank?: number | undefined
+  readonly bootstrapRoom?: string | bigint | undefined
+}
+
+/**
+ * Why a policy could not place a request. `field` names the input at fault when there is one.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export interface PolicyError {
+  readonly _tag: "PolicyError"
+  readonly reason:
+    | "AllRanksUnavailable"
+    | "MissingBootstrapRoom"
+    | "InvalidRoutedRank"
+    | "InvalidInput"
+    | "NoRanks"
+  readonly message: string
+  readonly field?: string | undefined
+}
+
+/**
+ * What decided a placement: the per-rank scores the policy compared (lower is preferred), how a
+ * tie was broken, whether the ledger was refreshed, and free-form details a policy adds
+ * (for example the DPBudget rows or snapshot ages).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Explanation {
+  readonly scores?: ReadonlyArray<number> | undefined
+  readonly tieBreak?: string | undefined
+  readonly refreshed?: boolean | undefined
+  readonly stale?: ReadonlyArray<number> | undefined
+  readonly details?: Readonly<Record<string, unknown>> | undefined
+}
+
+/**
+ * A successful placement: the chosen rank, the next state, and what decided it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Routed<S> {
+  readonly _tag: "Routed"
+  readonly rank: number
+  readonly state: S
+  readonly explanation: Explanation
+}
+
+/**
+ * The result of `route`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type RouteResult<S> = Routed<S> | PolicyError
+
+/**
+ * A routing policy. All functions are pure: they never mutate `state` and never read a clock.
+ *
+ * @example
+ * ```ts
+ * import { roundRobin } from "@loadledger/policies"
+ * const s0 = roundRobin.init(4)
+ * const r = roundRobin.route(s0, { requestId: "a", inputLength: 10 }, 0)
+ * // r._tag === "Routed" && r.rank === 0
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Policy<S> {
+  readonly name: string
+  /** Fresh state for `dpSize` ranks. */
+  readonly init: (dpSize: number) => S
+  /** Fold published snapshots into the state (what the router's ledger receives). */
+  readonly observe: (state: S, loads: ReadonlyArray<RankLoad>, now: number) => S
+  /** Place one request at time `now` (seconds). */
+  readonly route: (state: S, request: RouteRequest, now: number) => RouteResult<S>
+  /** Requests that finished or were aborted (in-flight bookkeeping; a no-op for policies without it). */
+  readonly finish: (state: S, requestIds: ReadonlyArray<string>, now: number) => S
+  /** Replace per-rank health (true = healthy); a policy that ignores health returns `state`. */
+  readonly setStatus: (state: S, status: ReadonlyArray<boolean>) => S
+}
+
+/**
+ * Build a `PolicyError`.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const policyError = (reason: PolicyError["reason"], message: string, field?: string): PolicyError => ({
+  _tag: "PolicyError",
+  reason,
+  message,
+  field
+})
+
+/**
+ * True when a route result is an error.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const isPolicyError = <S>(r: RouteResult<S>): r is PolicyError => r._tag === "PolicyError"

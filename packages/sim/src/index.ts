@@ -1,0 +1,2 @@
+/** @since 0.1.0 */
+export const version = "0.1.0"
