@@ -4,3 +4,4 @@
  * @since 0.1.0
  */
 export * from "./Policy.js"
+export * from "./Registry.js"

@@ -1,0 +1,56 @@
+import type { Policy } from "./Policy.js"
+
+/**
+ * Options a registry entry may use to build its policy. `clientCount` / `clientIndex` describe
+ * vLLM front ends (API-server processes); `seed` feeds any policy randomness.
+ *
+ * @category registry
+ * @since 0.1.0
+ */
+export interface PolicyOptions {
+  readonly clientCount?: number | undefined
+  readonly clientIndex?: number | undefined
+  readonly seed?: number | undefined
+}
+
+/**
+ * A named policy the CLI, the simulator and the live router can pick by name.
+ * `reference` is true for policies that reproduce upstream exactly; false for loadledger's own.
+ *
+ * @category registry
+ * @since 0.1.0
+ */
+export interface PolicyEntry {
+  readonly name: string
+  readonly engine: "sglang" | "vllm" | "any"
+  readonly reference: boolean
+  readonly description: string
+  readonly make: (options: PolicyOptions) => Policy<unknown>
+}
+
+// Each policy module adds its entries here (one line each).
+const entries: ReadonlyArray<PolicyEntry> = []
+
+/**
+ * Every registered policy, reference policies first.
+ *
+ * @example
+ * ```ts
+ * import { policyEntries } from "@loadledger/policies"
+ * const names = policyEntries().map((e) => e.name)
+ * ```
+ *
+ * @category registry
+ * @since 0.1.0
+ */
+export const policyEntries = (): ReadonlyArray<PolicyEntry> =>
+  [...entries].sort((a, b) => Number(b.reference) - Number(a.reference))
+
+/**
+ * Look a policy up by name; `undefined` when no policy has that name (the caller reports it,
+ * listing `policyEntries()`).
+ *
+ * @category registry
+ * @since 0.1.0
+ */
+export const findPolicy = (name: string): PolicyEntry | undefined => entries.find((e) => e.name === name)
