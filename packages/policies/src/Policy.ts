@@ -58,6 +58,12 @@ export interface PolicyError {
     | "NoRanks"
   readonly message: string
   readonly field?: string | undefined
+  /**
+   * The policy's state after effects that happened before the failure, when there were any (e.g.
+   * SGLang consumes the 20 ms refresh window even for a request it then rejects). A caller that
+   * wants upstream fidelity continues from it; its type is the failing policy's state type.
+   */
+  readonly state?: unknown
 }
 
 /**

@@ -1,0 +1,338 @@
+/**
+ * SGLang's DataParallelController decision logic as pure functions: the published snapshot store,
+ * the 20 ms refresh throttle, worker status, and `schedule` for the four load-balance methods.
+ *
+ * Reproduces `python/sglang/srt/managers/data_parallel_controller.py` (sgl-project/sglang, file-index
+ * version 54513096567) and the SHM reader of `load_snapshot.py` @ 025177e4, as specified in
+ * `fixtures/reference/sglang/README.md` section 1.
+ *
+ * @since 0.1.0
+ */
+import { type PolicyError, policyError, type RankLoad, type RouteRequest } from "../Policy.js"
+import * as DpBudget from "./DpBudget.js"
+
+/**
+ * Seconds between two budget refreshes (upstream's 20 ms throttle).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const refreshIntervalSeconds = 0.02
+
+/**
+ * The controller's state: the method, the {@link DpBudget.DpBudget}, the round-robin counter, the
+ * time of the last refresh (seconds, starts at 0.0), per-rank health (`true` = healthy) and the
+ * snapshot store `shm` (index = dp rank; `undefined` for a rank that never published).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DpControllerState {
+  readonly method: DpBudget.LoadBalanceMethod
+  readonly dpSize: number
+  readonly budget: DpBudget.DpBudget
+  readonly roundRobinCounter: number
+  readonly lastRefreshTimeSeconds: number
+  readonly status: ReadonlyArray<boolean>
+  readonly shm: ReadonlyArray<RankLoad | undefined>
+}
+
+/**
+ * Fresh controller state. `initialShm: "writer_init"` pre-fills every slot with the writer's initial
+ * payload `{dpRank: r, timestamp: 0, all counts 0}` (skipped by the budget until the rank has been
+ * updated with another timestamp); `"empty"` (default) leaves every slot unpublished.
+ *
+ * @example
+ * ```ts
+ * import { DpController } from "@loadledger/policies"
+ * const s = DpController.init("TOTAL_TOKENS", 4)
+ * // s.lastRefreshTimeSeconds === 0, s.roundRobinCounter === 0, s.shm = [undefined x 4]
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const init = (
+  method: DpBudget.LoadBalanceMethod,
+  dpSize: number,
+  initialShm: "empty" | "writer_init" = "empty"
+): DpControllerState => ({
+  method,
+  dpSize,
+  budget: DpBudget.empty(dpSize),
+  roundRobinCounter: 0,
+  lastRefreshTimeSeconds: 0,
+  status: new Array<boolean>(dpSize).fill(true),
+  shm: Array.from({ length: dpSize }, (_, r) =>
+    initialShm === "writer_init"
+      ? { dpRank: r, timestamp: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }
+      : undefined
+  )
+})
+
+/**
+ * Publish snapshots into the store (`shm[s.dpRank] = s`); the budget is not touched. Snapshots for
+ * ranks outside `[0, dpSize)` are ignored.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const publish = (state: DpControllerState, snapshots: ReadonlyArray<RankLoad>): DpControllerState => {
+  let shm: Array<RankLoad | undefined> | undefined
+  for (const s of snapshots) {
+    if (!Number.isInteger(s.dpRank) || s.dpRank < 0 || s.dpRank >= state.dpSize) continue
+    shm ??= state.shm.slice()
+    shm[s.dpRank] = s
+  }
+  return shm === undefined ? state : { ...state, shm }
+}
+
+/**
+ * What the reader sees: the published snapshots in ascending `dpRank` (unpublished ranks absent).
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const readAll = (state: DpControllerState): ReadonlyArray<RankLoad> =>
+  state.shm.filter((s): s is RankLoad => s !== undefined)
+
+/**
+ * The outcome of a refresh attempt.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Refreshed {
+  readonly refreshed: boolean
+  readonly state: DpControllerState
+}
+
+/**
+ * Refresh the budget from the store unless throttled: skipped when
+ * `nowSeconds - lastRefreshTimeSeconds < 0.02` (the IEEE subtraction, then a strict compare; so a
+ * clock starting at 0 makes refreshes before t = 0.02 no-ops).
+ *
+ * @example
+ * ```ts
+ * import { DpController } from "@loadledger/policies"
+ * const s = DpController.init("TOTAL_REQUESTS", 2)
+ * DpController.refresh(s, 0.01).refreshed // false
+ * DpController.refresh(s, 0.02).refreshed // true
+ * ```
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const refresh = (state: DpControllerState, nowSeconds: number): Refreshed => {
+  if (nowSeconds - state.lastRefreshTimeSeconds < refreshIntervalSeconds) return { refreshed: false, state }
+  return {
+    refreshed: true,
+    state: {
+      ...state,
+      lastRefreshTimeSeconds: nowSeconds,
+      budget: DpBudget.update(state.budget, readAll(state))
+    }
+  }
+}
+
+/**
+ * Replace worker health. Applied only when `status.length === dpSize` (upstream logs a warning and
+ * ignores any other length).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const setStatus = (
+  state: DpControllerState,
+  status: ReadonlyArray<boolean>
+): { readonly applied: boolean; readonly state: DpControllerState } =>
+  status.length === state.dpSize
+    ? { applied: true, state: { ...state, status: status.slice() } }
+    : { applied: false, state }
+
+/**
+ * True when the method refreshes the budget before dispatching (`TOTAL_REQUESTS`, `TOTAL_TOKENS`).
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const refreshesOnDispatch = (method: DpBudget.LoadBalanceMethod): boolean =>
+  method === "TOTAL_REQUESTS" || method === "TOTAL_TOKENS"
+
+/**
+ * A scheduled request: the rank and the state after it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Scheduled {
+  readonly rank: number
+  readonly state: DpControllerState
+}
+
+/** Python's `%` on integers (result in `[0, n)` for n > 0), exact for any size via BigInt. */
+const floorMod = (room: bigint, n: number): number => {
+  const m = BigInt(n)
+  return Number(((room % m) + m) % m)
+}
+
+const parseRoom = (room: string | bigint): bigint | undefined => {
+  if (typeof room === "bigint") return room
+  if (!/^\s*[-+]?\d+\s*$/.test(room)) return undefined
+  return BigInt(room.trim())
+}
+
+/**
+ * Choose the rank for one request, without refreshing (upstream `DataParallelController` dispatch).
+ *
+ * - `routedDpRank` set: returned as is (no counter, budget or status change); outside `[0, dpSize)`
+ *   is a `PolicyError` `InvalidRoutedRank` (upstream `ValueError "DP rank r is not active."`).
+ * - `ROUND_ROBIN`: the next healthy slot after the counter; `AllRanksUnavailable` (upstream
+ *   `RuntimeError`) when none is healthy, the counter then back where it started.
+ * - `FOLLOW_BOOTSTRAP_ROOM`: `bootstrapRoom` floor-modulo `dpSize` with BigInt (rooms reach 2^64 and
+ *   may be negative); `MissingBootstrapRoom` (upstream `AssertionError`) when absent.
+ * - `TOTAL_REQUESTS` / `TOTAL_TOKENS`: {@link DpBudget.dispatch} with 0 / `inputLength` tokens.
+ *
+ * Status is ignored by every method except `ROUND_ROBIN`, as upstream.
+ *
+ * @example
+ * ```ts
+ * import { DpController } from "@loadledger/policies"
+ * const s = DpController.init("FOLLOW_BOOTSTRAP_ROOM", 4)
+ * const r = DpController.schedule(s, { requestId: "a", inputLength: 1, bootstrapRoom: "-1" })
+ * // "rank" in r && r.rank === 3
+ * ```
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled | PolicyError => {
+  const n = state.dpSize
+  if (req.routedDpRank !== undefined) {
+    const r = req.routedDpRank
+    if (!Number.isInteger(r) || r < 0 || r >= n)
+      return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
+    return { rank: r, state }
+  }
+  switch (state.method) {
+    case "ROUND_ROBIN": {
+      let counter = state.roundRobinCounter
+      for (let i = 0; i < n; i++) {
+        const slot = counter % n
+        counter = (counter + 1) % n
+        if (state.status[slot] === true)
+          return { rank: slot, state: { ...state, roundRobinCounter: counter } }
+      }
+      return policyError(
+        "AllRanksUnavailable",
+        `Cannot route request: all ${n} active DP workers are unavailable.`,
+        "status"
+      )
+    }
+    case "FOLLOW_BOOTSTRAP_ROOM": {
+      if (req.bootstrapRoom === undefined)
+        return policyError(
+          "MissingBootstrapRoom",
+          "req.bootstrap_room should not be None. Do not send requests directly to prefill or decode instances; send to the router instead.",
+          "bootstrapRoom"
+        )
+      if (n === 0) return policyError("NoRanks", "dpSize is 0", "dpSize")
+      const room = parseRoom(req.bootstrapRoom)
+      if (room === undefined)
+        return policyError(
+          "InvalidInput",
+          `bootstrapRoom is not an integer: ${req.bootstrapRoom}`,
+          "bootstrapRoom"
+        )
+      return { rank: floorMod(room, n), state }
+    }
+    default: {
+      const tokens = state.method === "TOTAL_TOKENS" ? req.inputLength : 0
+      const d = DpBudget.dispatch(state.budget, state.method, tokens)
+      if (d.rank === undefined) return policyError("NoRanks", "dpSize is 0", "dpSize")
+      return { rank: d.rank, state: { ...state, budget: d.budget } }
+    }
+  }
+}
+
+/**
+ * The outcome of {@link dispatchRequest}: `refreshed` is absent for methods that do not refresh;
+ * `state` includes the refresh even when scheduling failed (upstream consumes the window anyway).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RequestOutcome {
+  readonly refreshed: boolean | undefined
+  readonly rank: number | undefined
+  readonly error?: PolicyError | undefined
+  readonly state: DpControllerState
+}
+
+/**
+ * One tokenized request: refresh (for `TOTAL_*`) **before** routing, then {@link schedule}. Routed
+ * and failing requests therefore still use up the 20 ms window. Health-check requests get no special
+ * treatment (none upstream).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const dispatchRequest = (
+  state: DpControllerState,
+  req: RouteRequest,
+  nowSeconds: number
+): RequestOutcome => {
+  let refreshed: boolean | undefined
+  let s = state
+  if (refreshesOnDispatch(state.method)) {
+    const r = refresh(state, nowSeconds)
+    refreshed = r.refreshed
+    s = r.state
+  }
+  const out = schedule(s, req)
+  return "_tag" in out
+    ? { refreshed, rank: undefined, error: out, state: s }
+    : { refreshed, rank: out.rank, state: out.state }
+}
+
+/**
+ * The outcome of {@link dispatchBatch}: the ranks dispatched before any error.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface BatchOutcome {
+  readonly refreshed: boolean | undefined
+  readonly ranks: ReadonlyArray<number>
+  readonly error?: PolicyError | undefined
+  readonly state: DpControllerState
+}
+
+/**
+ * A batch (`BatchTokenized*ReqInput`): refresh once (for `TOTAL_*`), then schedule every request
+ * with no further refresh; the first error stops the loop.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const dispatchBatch = (
+  state: DpControllerState,
+  reqs: ReadonlyArray<RouteRequest>,
+  nowSeconds: number
+): BatchOutcome => {
+  let refreshed: boolean | undefined
+  let s = state
+  if (refreshesOnDispatch(state.method)) {
+    const r = refresh(state, nowSeconds)
+    refreshed = r.refreshed
+    s = r.state
+  }
+  const ranks: Array<number> = []
+  for (const req of reqs) {
+    const out = schedule(s, req)
+    if ("_tag" in out) return { refreshed, ranks, error: out, state: s }
+    ranks.push(out.rank)
+    s = out.state
+  }
+  return { refreshed, ranks, state: s }
+}

@@ -1,0 +1,171 @@
+/**
+ * SGLang's four DataParallelController load-balance methods as `Policy` objects.
+ *
+ * Reproduces `python/sglang/srt/managers/data_parallel_controller.py` (sgl-project/sglang, file-index
+ * version 54513096567; golden vectors `fixtures/reference/sglang/dp_lb_cases.json`).
+ *
+ * @since 0.1.0
+ */
+import type { Explanation, Policy, RankLoad, RouteRequest, RouteResult } from "../Policy.js"
+import type { LoadBalanceMethod } from "./DpBudget.js"
+import * as DpController from "./DpController.js"
+
+const tieBreaks: Record<LoadBalanceMethod, string> = {
+  ROUND_ROBIN: "next healthy slot after the round-robin counter",
+  FOLLOW_BOOTSTRAP_ROOM: "bootstrapRoom floor-modulo dpSize",
+  TOTAL_REQUESTS: "lowest index among minimal totalRequests",
+  TOTAL_TOKENS: "lowest index among minimal (totalTokens, totalRequests)"
+}
+const routedTieBreak = "routedDpRank bypasses the budget"
+
+const explain = (
+  before: DpController.DpControllerState,
+  req: RouteRequest,
+  refreshed: boolean | undefined
+): Explanation => {
+  const method = before.method
+  const routed = req.routedDpRank !== undefined
+  const budget = before.budget
+  if (method === "TOTAL_REQUESTS" || method === "TOTAL_TOKENS")
+    return {
+      scores:
+        method === "TOTAL_TOKENS" && budget.tokensUnknown === undefined
+          ? budget.totalTokens
+          : budget.totalRequests,
+      tieBreak: routed ? routedTieBreak : tieBreaks[method],
+      refreshed,
+      details: { method, budget }
+    }
+  return {
+    tieBreak: routed ? routedTieBreak : tieBreaks[method],
+    details: { method, roundRobinCounter: before.roundRobinCounter, status: before.status }
+  }
+}
+
+const make = (method: LoadBalanceMethod): Policy<DpController.DpControllerState> => {
+  const refreshes = DpController.refreshesOnDispatch(method)
+  return {
+    name: `sglang/${method.toLowerCase().replaceAll("_", "-")}`,
+    init: (dpSize: number) => DpController.init(method, dpSize),
+    observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>) =>
+      DpController.publish(state, loads),
+    route: (
+      state: DpController.DpControllerState,
+      request: RouteRequest,
+      now: number
+    ): RouteResult<DpController.DpControllerState> => {
+      let before = state
+      let refreshed: boolean | undefined
+      if (refreshes) {
+        const r = DpController.refresh(state, now)
+        refreshed = r.refreshed
+        before = r.state
+      }
+      const out = DpController.schedule(before, request)
+      if ("_tag" in out) return before === state ? out : { ...out, state: before }
+      return {
+        _tag: "Routed",
+        rank: out.rank,
+        state: out.state,
+        explanation: explain(before, request, refreshed)
+      }
+    },
+    finish: (state: DpController.DpControllerState) => state,
+    setStatus: (state: DpController.DpControllerState, status: ReadonlyArray<boolean>) =>
+      DpController.setStatus(state, status).state
+  }
+}
+
+/**
+ * SGLang `ROUND_ROBIN`: the next healthy rank after a counter (the only method that honours status).
+ * `route` never refreshes; a `PolicyError` `AllRanksUnavailable` when no rank is healthy.
+ *
+ * **When to use**: a baseline, or to model an SGLang server started with
+ * `--load-balance-method round_robin`.
+ *
+ * @example
+ * ```ts
+ * import { roundRobin } from "@loadledger/policies"
+ * let s = roundRobin.setStatus(roundRobin.init(3), [true, false, true])
+ * const a = roundRobin.route(s, { requestId: "a", inputLength: 1 }, 1)
+ * // a._tag === "Routed" && a.rank === 0; the next request goes to 2
+ * ```
+ *
+ * @category policies
+ * @since 0.1.0
+ */
+export const roundRobin: Policy<DpController.DpControllerState> = make("ROUND_ROBIN")
+
+/**
+ * SGLang `FOLLOW_BOOTSTRAP_ROOM`: rank = `bootstrapRoom` floor-modulo `dpSize` (BigInt; rooms up to
+ * 2^64 and negative ones). A `PolicyError` `MissingBootstrapRoom` without a room. Ignores load and
+ * status. With random rooms this is what SGLang's PD disaggregation does by default.
+ *
+ * @example
+ * ```ts
+ * import { followBootstrapRoom } from "@loadledger/policies"
+ * const r = followBootstrapRoom.route(followBootstrapRoom.init(4), { requestId: "a", inputLength: 1, bootstrapRoom: "18446744073709551623" }, 1)
+ * // r._tag === "Routed" && r.rank === 3   (2^64 + 7 = 3 mod 4)
+ * ```
+ *
+ * @category policies
+ * @since 0.1.0
+ */
+export const followBootstrapRoom: Policy<DpController.DpControllerState> = make("FOLLOW_BOOTSTRAP_ROOM")
+
+/**
+ * SGLang `TOTAL_REQUESTS`: refresh the DPBudget from published snapshots at most every 20 ms, then the
+ * lowest rank with the fewest requests, charged +1 (no token charge). `observe` publishes snapshots;
+ * they reach the budget at the next refresh. `explanation.scores` are the `totalRequests` compared.
+ *
+ * **Gotchas**: a rank that never published starts at 0 and is preferred (upstream behaviour);
+ * status is ignored (upstream behaviour). A failing request that refreshed carries the refreshed
+ * state in `PolicyError.state`.
+ *
+ * @example
+ * ```ts
+ * import { totalRequests } from "@loadledger/policies"
+ * const s = totalRequests.observe(totalRequests.init(2), [
+ *   { dpRank: 0, timestamp: 5, numRunningReqs: 3, numWaitingReqs: 0, numTotalTokens: 10 },
+ *   { dpRank: 1, timestamp: 5, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 99 }
+ * ], 1)
+ * const r = totalRequests.route(s, { requestId: "a", inputLength: 10 }, 1)
+ * // r._tag === "Routed" && r.rank === 1
+ * ```
+ *
+ * @category policies
+ * @since 0.1.0
+ */
+export const totalRequests: Policy<DpController.DpControllerState> = make("TOTAL_REQUESTS")
+
+/**
+ * SGLang `TOTAL_TOKENS`: like {@link totalRequests}, comparing `(totalTokens, totalRequests)`
+ * lexicographically and charging the prompt length (`inputLength`) and +1 request to the chosen rank.
+ * While a rank's token count is unknown (an invalid snapshot value such as `-1`), compares request
+ * counts only (loadledger extension; never fires on SGLang's own snapshots).
+ *
+ * @example
+ * ```ts
+ * import { totalTokens } from "@loadledger/policies"
+ * let s = totalTokens.init(2)
+ * const a = totalTokens.route(s, { requestId: "a", inputLength: 4096 }, 1)
+ * // a._tag === "Routed" && a.rank === 0; then rank 1 is preferred (4096 tokens charged to 0)
+ * ```
+ *
+ * @category policies
+ * @since 0.1.0
+ */
+export const totalTokens: Policy<DpController.DpControllerState> = make("TOTAL_TOKENS")
+
+/**
+ * The four SGLang policies by their upstream method name.
+ *
+ * @category policies
+ * @since 0.1.0
+ */
+export const sglangPolicies: Readonly<Record<LoadBalanceMethod, Policy<DpController.DpControllerState>>> = {
+  ROUND_ROBIN: roundRobin,
+  FOLLOW_BOOTSTRAP_ROOM: followBootstrapRoom,
+  TOTAL_REQUESTS: totalRequests,
+  TOTAL_TOKENS: totalTokens
+}
