@@ -5,3 +5,7 @@
  */
 export * from "./Policy.js"
 export * from "./Registry.js"
+export * as DpBudget from "./sglang/DpBudget.js"
+export * as DpController from "./sglang/DpController.js"
+export * from "./sglang/SglangPolicies.js"
+export * from "./vllm/index.js"

@@ -1,9 +1,13 @@
+import { sglangDpLb } from "./sglangDpLb.js"
 import type { CaseResult, VectorFormat } from "./types.js"
+import { vllmCoord } from "./vllmCoord.js"
+import { vllmLb } from "./vllmLb.js"
+import { vllmWave } from "./vllmWave.js"
 
 export type { CaseResult, VectorFormat } from "./types.js"
 
 /** Every vector format, in detection order. Each module owns one upstream reference file format. */
-export const formats: ReadonlyArray<VectorFormat> = []
+export const formats: ReadonlyArray<VectorFormat> = [vllmLb, vllmWave, vllmCoord, sglangDpLb]
 
 /**
  * Detect the format of a parsed vector file and replay it.

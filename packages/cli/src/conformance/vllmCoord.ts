@@ -1,0 +1,52 @@
+import { type VllmCoordMessage, vllmCoordinatorTimeline } from "@loadledger/policies"
+import type { CaseResult, VectorFormat } from "./types.js"
+import { firstDiff } from "./vllmLb.js"
+
+interface CoordCase {
+  readonly id: string
+  readonly engine_count: number
+  readonly wave_coordination: boolean
+  readonly stats_update_interval_ms: number
+  readonly heartbeat_ms: number
+  readonly min_timeout_ms: number
+  readonly until_ms: number
+  readonly messages: ReadonlyArray<VllmCoordMessage>
+  readonly expected_outputs: ReadonlyArray<unknown>
+}
+
+const isObj = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === "object"
+
+const runCase = (c: CoordCase): CaseResult => {
+  const out = vllmCoordinatorTimeline(
+    {
+      engineCount: c.engine_count,
+      waveCoordination: c.wave_coordination,
+      untilMs: c.until_ms,
+      statsUpdateIntervalMs: c.stats_update_interval_ms,
+      heartbeatMs: c.heartbeat_ms,
+      minTimeoutMs: c.min_timeout_ms
+    },
+    c.messages
+  )
+  if ("_tag" in out) return { id: c.id, ok: false, firstDiff: out.message }
+  const d = firstDiff(c.expected_outputs, out, "expected_outputs")
+  return d === undefined ? { id: c.id, ok: true } : { id: c.id, ok: false, firstDiff: d }
+}
+
+/**
+ * `coord_cases.json` from `fixtures/reference/vllm/`: the DP coordinator's publish cadence, replayed
+ * through `vllmCoordinatorTimeline`, comparing every output (time, kind, message) in order.
+ *
+ * @since 0.1.0
+ */
+export const vllmCoord: VectorFormat = {
+  name: "vllm-coord",
+  detect: (doc) =>
+    Array.isArray(doc) &&
+    doc.length > 0 &&
+    isObj(doc[0]) &&
+    "engine_count" in doc[0] &&
+    "messages" in doc[0] &&
+    "expected_outputs" in doc[0],
+  run: (doc) => (doc as ReadonlyArray<CoordCase>).map(runCase)
+}

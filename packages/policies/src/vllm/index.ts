@@ -1,0 +1,3 @@
+export * from "./VllmCoordinator.js"
+export * from "./VllmLbClient.js"
+export * from "./VllmWave.js"
