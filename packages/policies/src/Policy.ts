@@ -40,6 +40,10 @@ export interface RouteRequest {
   readonly inputLength: number
   readonly routedDpRank?: number | undefined
   readonly bootstrapRoom?: string | bigint | undefined
+  /** Conversation / agent session the request belongs to (session-affinity policies). */
+  readonly sessionId?: string | undefined
+  /** Hashes of the prompt's prefix blocks, in prompt order (cache-affinity policies). */
+  readonly prefixHashes?: ReadonlyArray<string> | undefined
 }
 
 /**
