@@ -1,2 +1,15 @@
+/**
+ * @loadledger/live: a live load ledger for TypeScript routers. Poll SGLang and vLLM workers, decode
+ * with @loadledger/schema, fold into a @loadledger/policies policy, route with exact in-flight counts.
+ *
+ * @since 0.1.0
+ */
+export * from "./Ledger.js"
+export * from "./LiveRouter.js"
+export * from "./Metrics.js"
+export * from "./RankStatus.js"
+export * from "./Router.js"
+export * from "./Source.js"
+
 /** @since 0.1.0 */
 export const version = "0.1.0"

@@ -1,0 +1,317 @@
+/**
+ * A router value: one policy's state, the live ledger, and exact in-flight bookkeeping.
+ *
+ * Pure: `(state, input, now) -> result`. The effectful shell (`LiveRouter`) keeps the current value
+ * in one cell and feeds it polls and requests.
+ *
+ * @since 0.1.0
+ */
+import type { Explanation, Policy, RouteRequest } from "@loadledger/policies"
+import { Result } from "effect"
+import type { LedgerRow } from "./internal/decode.js"
+import {
+  type Ledger,
+  makeLedger,
+  type PollFailure,
+  recordFailure,
+  recordRows,
+  type WorkerSpec
+} from "./Ledger.js"
+import {
+  type LoadField,
+  type RankStatus,
+  rankStatus,
+  type StatusOptions,
+  tokenImbalanceRatio
+} from "./RankStatus.js"
+
+/**
+ * How the router treats ranks. `staleAfterSeconds`: the staleness bound. `unknownRanks`: what to do
+ * while some reachable rank is unknown: `"exclude"` it (the policy decides among known ranks only),
+ * or decide by the router's own in-flight counts over all reachable ranks (`"inflight"`, the
+ * default). Unreachable workers (refused, timed out, non-2xx) are excluded in both modes.
+ * `requiredFields`: fields the policy reads; a row missing one is unknown (default: running, waiting,
+ * total tokens).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RouterOptions {
+  readonly staleAfterSeconds: number
+  readonly unknownRanks?: "exclude" | "inflight" | undefined
+  readonly requiredFields?: ReadonlyArray<LoadField> | undefined
+  readonly ageClock?: StatusOptions["ageClock"] | undefined
+}
+
+/**
+ * The router value. `inflight` maps each admitted, unfinished request id to its rank index;
+ * `inflightPerRank` is its per-rank count; `decisions` counts placements per rank.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RouterState<S> {
+  readonly policy: Policy<S>
+  readonly policyState: S
+  readonly status: StatusOptions
+  readonly unknownRanks: "exclude" | "inflight"
+  readonly ledger: Ledger
+  readonly inflight: ReadonlyMap<string, number>
+  readonly inflightPerRank: ReadonlyArray<number>
+  readonly decisions: ReadonlyArray<number>
+  readonly cursor: number
+}
+
+/**
+ * A placement: the global rank index, the virtual worker (`url@dpRank`), how it was decided
+ * (`"policy"`, or `"inflight"` when unknown ranks forced the in-flight fallback), the policy's
+ * explanation, and every rank's status (known/unknown, reason, age in seconds) at decision time.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Decision {
+  readonly _tag: "Decision"
+  readonly requestId: string
+  readonly rank: number
+  readonly rankId: string
+  readonly workerUrl: string
+  readonly dpRank: number
+  readonly mode: "policy" | "inflight"
+  readonly explanation: Explanation
+  readonly ranks: ReadonlyArray<RankStatus>
+}
+
+/**
+ * Why the router could not place a request: no reachable (or, when excluding, known) rank; a request
+ * id already in flight; or the policy's own error (kept in `policyError`).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export interface RouterError {
+  readonly _tag: "RouterError"
+  readonly reason: "NoAvailableRanks" | "DuplicateRequestId" | "PolicyError"
+  readonly message: string
+  readonly field?: string | undefined
+  readonly ranks?: ReadonlyArray<RankStatus> | undefined
+}
+
+const routerError = (
+  reason: RouterError["reason"],
+  message: string,
+  extra?: Partial<RouterError>
+): RouterError => ({ _tag: "RouterError", reason, message, ...extra })
+
+/**
+ * A fresh router for `workers` (each physical worker expands to `dpSize` ranks) and one policy.
+ *
+ * @example
+ * ```ts
+ * import { makeRouter } from "@loadledger/live"
+ * import type { Policy } from "@loadledger/policies"
+ * declare const policy: Policy<unknown>
+ * const r = makeRouter(policy, [{ url: "http://127.0.0.1:30000", dpSize: 4 }], { staleAfterSeconds: 2 })
+ * // r.inflightPerRank => [0, 0, 0, 0]
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeRouter = <S>(
+  policy: Policy<S>,
+  workers: ReadonlyArray<WorkerSpec>,
+  options: RouterOptions
+): RouterState<S> => {
+  const ledger = makeLedger(workers)
+  const n = ledger.ranks.length
+  return {
+    policy,
+    policyState: policy.init(n),
+    status: {
+      staleAfterSeconds: options.staleAfterSeconds,
+      requiredFields: options.requiredFields ?? ["numRunningReqs", "numWaitingReqs", "numTotalTokens"],
+      ageClock: options.ageClock ?? "publisher-change"
+    },
+    unknownRanks: options.unknownRanks ?? "inflight",
+    ledger,
+    inflight: new Map(),
+    inflightPerRank: Array.from({ length: n }, () => 0),
+    decisions: Array.from({ length: n }, () => 0),
+    cursor: 0
+  }
+}
+
+/**
+ * Fold one poll of worker `url` (decoded rows, or the failure) into the router: the ledger is
+ * updated, and the worker's ranks that are now known are handed to `policy.observe`. Unknown ranks
+ * are never observed (a policy never sees an invented 0 for them).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const applyPoll = <S>(
+  state: RouterState<S>,
+  url: string,
+  polled: Result.Result<ReadonlyArray<LedgerRow>, PollFailure>,
+  now: number
+): RouterState<S> => {
+  if (Result.isFailure(polled))
+    return { ...state, ledger: recordFailure(state.ledger, url, polled.failure, now) }
+  const ledger = recordRows(state.ledger, url, polled.success, now)
+  const loads = rankStatus(ledger, now, state.status).flatMap((s) =>
+    s.workerUrl === url && s.load !== undefined ? [s.load] : []
+  )
+  const policyState =
+    loads.length > 0 ? state.policy.observe(state.policyState, loads, now) : state.policyState
+  return { ...state, ledger, policyState }
+}
+
+/**
+ * Every rank's status at `now` (see `rankStatus`), with this router's options.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const statuses = <S>(state: RouterState<S>, now: number): ReadonlyArray<RankStatus> =>
+  rankStatus(state.ledger, now, state.status)
+
+/**
+ * Place one request at `now`. Candidates are the reachable ranks (and, with `unknownRanks:
+ * "exclude"`, only the known ones). When every candidate is known the policy decides (its health
+ * mask is set to the candidates); when some candidate is unknown, or the policy picks a rank that
+ * is not a candidate (SGLang's load methods ignore health, as upstream), the router picks the fewest
+ * in-flight requests among candidates, ties rotating. The request is then in flight on that rank
+ * until `finish` or `abort`.
+ *
+ * @example
+ * ```ts
+ * import { makeRouter, route } from "@loadledger/live"
+ * import type { Policy } from "@loadledger/policies"
+ * declare const policy: Policy<unknown>
+ * const r0 = makeRouter(policy, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 2 })
+ * const out = route(r0, { requestId: "a", inputLength: 100 }, 0)
+ * // no rank has reported yet: out.decision.mode === "inflight", out.decision.rank === 0
+ * ```
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const route = <S>(
+  state: RouterState<S>,
+  request: RouteRequest,
+  now: number
+): { readonly _tag: "Routed"; readonly state: RouterState<S>; readonly decision: Decision } | RouterError => {
+  if (state.inflight.has(request.requestId)) {
+    return routerError("DuplicateRequestId", `request ${request.requestId} is already in flight`, {
+      field: "requestId"
+    })
+  }
+  const ranks = statuses(state, now)
+  const candidate = ranks.map((s) => s.reachable && (s.known || state.unknownRanks === "inflight"))
+  if (!candidate.some((c) => c)) {
+    return routerError("NoAvailableRanks", "no reachable rank with usable load data", { ranks })
+  }
+  const unknownCandidates = ranks.filter((s, i) => candidate[i] && !s.known)
+  let rank = -1
+  let mode: Decision["mode"] = "inflight"
+  let explanation: Explanation = {}
+  let policyState = state.policyState
+  let cursor = state.cursor
+  let fallbackWhy = "some reachable ranks have no usable load data"
+  if (unknownCandidates.length === 0) {
+    const routed = state.policy.route(state.policy.setStatus(state.policyState, candidate), request, now)
+    if (routed._tag === "PolicyError") {
+      return routerError("PolicyError", `${routed.reason}: ${routed.message}`, { field: routed.field, ranks })
+    }
+    if (candidate[routed.rank] === true) {
+      rank = routed.rank
+      mode = "policy"
+      explanation = routed.explanation
+      policyState = routed.state
+    } else {
+      fallbackWhy = `the policy chose rank ${routed.rank} (${ranks[routed.rank]?.id}), which is unavailable`
+    }
+  }
+  if (rank < 0) {
+    const n = ranks.length
+    for (let k = 0; k < n; k++) {
+      const i = (state.cursor + k) % n
+      if (candidate[i] !== true) continue
+      if (rank < 0 || state.inflightPerRank[i]! < state.inflightPerRank[rank]!) rank = i
+    }
+    cursor = (rank + 1) % n
+    explanation = {
+      scores: state.inflightPerRank.map((c, i) => (candidate[i] ? c : Number.POSITIVE_INFINITY)),
+      tieBreak: "fewest in-flight, ties rotate",
+      stale: unknownCandidates.map((s) => s.index),
+      details: { fallback: `in-flight counts: ${fallbackWhy}` }
+    }
+  }
+  const s = ranks[rank]!
+  return {
+    _tag: "Routed",
+    state: {
+      ...state,
+      policyState,
+      cursor,
+      inflight: new Map(state.inflight).set(request.requestId, rank),
+      inflightPerRank: state.inflightPerRank.map((c, i) => (i === rank ? c + 1 : c)),
+      decisions: state.decisions.map((c, i) => (i === rank ? c + 1 : c))
+    },
+    decision: {
+      _tag: "Decision",
+      requestId: request.requestId,
+      rank,
+      rankId: s.id,
+      workerUrl: s.workerUrl,
+      dpRank: s.dpRank,
+      mode,
+      explanation,
+      ranks
+    }
+  }
+}
+
+/**
+ * End a request (finished or aborted): it leaves the in-flight map and the policy's bookkeeping.
+ * `found` is false (and the state unchanged) for an id that is not in flight, so a double finish or
+ * a finish after abort never drives a count below the truth.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const finish = <S>(
+  state: RouterState<S>,
+  requestId: string,
+  now: number
+): { readonly state: RouterState<S>; readonly found: boolean; readonly rank?: number | undefined } => {
+  const rank = state.inflight.get(requestId)
+  if (rank === undefined) return { state, found: false }
+  const inflight = new Map(state.inflight)
+  inflight.delete(requestId)
+  return {
+    state: {
+      ...state,
+      inflight,
+      inflightPerRank: state.inflightPerRank.map((c, i) => (i === rank ? c - 1 : c)),
+      policyState: state.policy.finish(state.policyState, [requestId], now)
+    },
+    found: true,
+    rank
+  }
+}
+
+/**
+ * The token imbalance ratio over the known ranks that reported `numTotalTokens` (see
+ * `tokenImbalanceRatio`); `undefined` when none did.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const observedImbalance = (ranks: ReadonlyArray<RankStatus>): number | undefined =>
+  tokenImbalanceRatio(
+    ranks.flatMap((s) =>
+      s.load !== undefined && !(s.assumedZero ?? []).includes("numTotalTokens") ? [s.load.numTotalTokens] : []
+    )
+  )
