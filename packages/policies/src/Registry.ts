@@ -1,3 +1,4 @@
+import { ownPolicyEntries } from "./own/Entries.js"
 import type { Policy } from "./Policy.js"
 
 /**
@@ -29,7 +30,7 @@ export interface PolicyEntry {
 }
 
 // Each policy module adds its entries here (one line each).
-const entries: ReadonlyArray<PolicyEntry> = []
+const entries: ReadonlyArray<PolicyEntry> = [...ownPolicyEntries]
 
 /**
  * Every registered policy, reference policies first.

@@ -3,6 +3,8 @@
  *
  * @since 0.1.0
  */
+
+export * from "./own/index.js"
 export * from "./Policy.js"
 export * from "./Registry.js"
 export * as DpBudget from "./sglang/DpBudget.js"

@@ -1,0 +1,376 @@
+import { type Explanation, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import {
+  chargeLedger,
+  emptyLedger,
+  finishLedger,
+  type LedgerState,
+  ledgerView,
+  observeLedger,
+  setLedgerStatus
+} from "./internal/Ledger.js"
+import { emptyOverlay, getOverlay, type OverlayMap, setOverlay } from "./internal/OverlayMap.js"
+import type { RankView } from "./RankView.js"
+
+/**
+ * Options of {@link makeCacheAffinity}. Every field is optional.
+ *
+ * - `cacheThreshold` (0.5): fraction of the request's prefix blocks a worker must hold for a hit.
+ * - `balanceAbsThreshold` (64) / `balanceRelThreshold` (1.5): the imbalance gate
+ *   `max - min > abs && max > rel * min`, over engine-reported load plus outstanding charges.
+ * - `kvOverloadThreshold` (0.95): a worker at or above this KV usage gets no cache-affinity traffic
+ *   and no new sessions while another healthy worker is below it.
+ * - `migrateHighWater` (0.95) / `migrateLowWater` (0.8): session hysteresis. Once a session's engine
+ *   reaches the high-water KV usage, its sessions move (one per routed turn) to engines below the
+ *   low-water mark until its projected usage is at or below the low-water mark.
+ * - `staleAfterSeconds` (1) / `inclusionMarginSeconds` (0): as in `ledger-balanced`.
+ * - `maxPrefixEntries` (100 000) / `maxSessions` (100 000): memory bounds (oldest entries dropped).
+ *
+ * @category own policies
+ * @since 0.1.0
+ */
+export interface CacheAffinityOptions {
+  readonly cacheThreshold?: number | undefined
+  readonly balanceAbsThreshold?: number | undefined
+  readonly balanceRelThreshold?: number | undefined
+  readonly kvOverloadThreshold?: number | undefined
+  readonly migrateHighWater?: number | undefined
+  readonly migrateLowWater?: number | undefined
+  readonly staleAfterSeconds?: number | undefined
+  readonly inclusionMarginSeconds?: number | undefined
+  readonly maxPrefixEntries?: number | undefined
+  readonly maxSessions?: number | undefined
+}
+
+interface KvAdjust {
+  readonly atSeconds: number
+  readonly delta: number
+}
+
+/**
+ * The state of a `cache-affinity` policy: the in-flight ledger, which workers hold each prefix block
+ * (most recent first, at most 4), each session's engine, per-engine session counts, requests routed
+ * so far (`processed`), KV moves not yet visible in a snapshot, and which engines are draining.
+ * Treat it as opaque and immutable.
+ *
+ * @category own policies
+ * @since 0.1.0
+ */
+export interface CacheAffinityState {
+  readonly ledger: LedgerState
+  readonly prefixOwners: OverlayMap<ReadonlyArray<number>>
+  readonly sessions: OverlayMap<number>
+  readonly sessionCount: ReadonlyArray<number>
+  readonly processed: ReadonlyArray<number>
+  readonly kvAdjust: ReadonlyArray<ReadonlyArray<KvAdjust>>
+  readonly draining: ReadonlyArray<boolean>
+}
+
+/**
+ * A `cache-affinity` policy plus `view` (the ledger's per-rank belief), `projectedKv` (reported KV
+ * usage plus session moves not yet in a snapshot; absent when never reported) and `sessionRank`.
+ *
+ * @category own policies
+ * @since 0.1.0
+ */
+export interface CacheAffinityPolicy extends Policy<CacheAffinityState> {
+  readonly view: (state: CacheAffinityState, now: number) => ReadonlyArray<RankView>
+  readonly projectedKv: (state: CacheAffinityState) => ReadonlyArray<number | undefined>
+  readonly sessionRank: (state: CacheAffinityState, sessionId: string) => number | undefined
+}
+
+const maxOwners = 4
+
+const projected = (state: CacheAffinityState, r: number): number | undefined => {
+  const kv = state.ledger.snapshots[r]?.kvCacheUsage
+  if (kv === undefined) return undefined
+  let x = kv
+  for (const a of state.kvAdjust[r]!) x += a.delta
+  return Math.max(0, x)
+}
+
+/**
+ * Build loadledger's cache-affinity policy with load gates and session migration (`cache-affinity`).
+ *
+ * **Fault classes it fixes**:
+ * - miss path ignores load (SGLang #14305 / #14532, S12): a cache miss goes to the least-loaded
+ *   worker, never to the smallest prefix tree;
+ * - gate blind to KV and diluted by replicas (smg #1621, S13): a worker at `kvOverloadThreshold` gets
+ *   no affinity traffic, and the imbalance gate reads engine-reported counts (`numRunningReqs +
+ *   numWaitingReqs`, the same for every router replica) plus this router's charges not yet in a
+ *   snapshot, so N replicas see the same verdict;
+ * - throwaway load state and first-worker ties (vllm-project/router #198, S14): loads are the
+ *   ledger's own, and ties break by `(load, processed, index)`;
+ * - sessions pinned to a saturated engine (prime-rl #3255, S15): session affinity, but once an
+ *   engine reaches `migrateHighWater` KV usage its sessions move, one per routed turn, to engines
+ *   below `migrateLowWater` until its projected usage falls to `migrateLowWater` (hysteresis);
+ *   moved sessions stay on their new engine.
+ *
+ * **When to use**: in front of SGLang/vLLM engines with prefix caching and multi-turn sessions, where
+ * SGLang's cache-aware router or consistent hashing would pin traffic. Requests carry `prefixHashes`
+ * (hashes of prompt prefix blocks, in order) and optionally `sessionId`.
+ *
+ * Errors: `NoRanks`, `InvalidInput` (`inputLength`), `InvalidRoutedRank`, `AllRanksUnavailable`.
+ * `explanation.details.reason` is one of `pinned`, `session`, `session-migrated`, `cache-hit`,
+ * `cache-miss`, `kv-overloaded`, `imbalanced`.
+ *
+ * **Gotchas**: a session's KV share is estimated as its engine's projected usage divided by the
+ * sessions the policy placed there; sessions evicted by `maxSessions` are not subtracted.
+ *
+ * @example
+ * ```ts
+ * import { makeCacheAffinity } from "@loadledger/policies"
+ * const p = makeCacheAffinity({})
+ * const a = p.route(p.init(2), { requestId: "a", inputLength: 8, prefixHashes: ["sys", "u1"] }, 0)
+ * // a.rank === 0 (miss: least loaded, then processed, then index)
+ * ```
+ *
+ * @category own policies
+ * @since 0.1.0
+ */
+export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffinityPolicy => {
+  const cacheThreshold = options.cacheThreshold ?? 0.5
+  const absT = options.balanceAbsThreshold ?? 64
+  const relT = options.balanceRelThreshold ?? 1.5
+  const kvOverload = options.kvOverloadThreshold ?? 0.95
+  const high = options.migrateHighWater ?? 0.95
+  const low = options.migrateLowWater ?? 0.8
+  const staleAfter = options.staleAfterSeconds ?? 1
+  const margin = options.inclusionMarginSeconds ?? 0
+  const maxPrefix = options.maxPrefixEntries ?? 100_000
+  const maxSessions = options.maxSessions ?? 100_000
+
+  const init = (dpSize: number): CacheAffinityState => {
+    const ledger = emptyLedger(dpSize)
+    const n = ledger.dpSize
+    return {
+      ledger,
+      prefixOwners: emptyOverlay(maxPrefix),
+      sessions: emptyOverlay(maxSessions),
+      sessionCount: new Array<number>(n).fill(0),
+      processed: new Array<number>(n).fill(0),
+      kvAdjust: new Array<ReadonlyArray<KvAdjust>>(n).fill([]),
+      draining: new Array<boolean>(n).fill(false)
+    }
+  }
+
+  const observe = (state: CacheAffinityState, loads: Parameters<Policy<unknown>["observe"]>[1]) => {
+    const ledger = observeLedger(state.ledger, loads, margin)
+    if (ledger === state.ledger) return state
+    const kvAdjust = state.kvAdjust.map((adj, r) => {
+      const s = ledger.snapshots[r]
+      if (s === undefined || s === state.ledger.snapshots[r] || adj.length === 0) return adj
+      return adj.filter((a) => !(a.atSeconds + margin < s.timestamp))
+    })
+    return { ...state, ledger, kvAdjust }
+  }
+
+  const commit = (
+    state: CacheAffinityState,
+    request: RouteRequest,
+    rank: number,
+    now: number,
+    sessionFrom: number | undefined,
+    kvShare: number | undefined,
+    draining: ReadonlyArray<boolean>,
+    explanation: Explanation
+  ): RouteResult<CacheAffinityState> => {
+    const ledger = chargeLedger(state.ledger, rank, {
+      requestId: request.requestId,
+      routedAtSeconds: now,
+      requests: 1,
+      tokens: request.inputLength
+    })
+    const processed = [...state.processed]
+    processed[rank] = processed[rank]! + 1
+    const hashes = request.prefixHashes ?? []
+    const prefixOwners = setOverlay(
+      state.prefixOwners,
+      hashes.map((h) => {
+        const prev = getOverlay(state.prefixOwners, h) ?? []
+        return [h, [rank, ...prev.filter((w) => w !== rank)].slice(0, maxOwners)] as const
+      })
+    )
+    let { sessions, sessionCount, kvAdjust } = state
+    if (request.sessionId !== undefined && sessionFrom !== rank) {
+      sessions = setOverlay(sessions, [[request.sessionId, rank]])
+      const counts = [...sessionCount]
+      counts[rank] = counts[rank]! + 1
+      if (sessionFrom !== undefined) counts[sessionFrom] = Math.max(0, counts[sessionFrom]! - 1)
+      sessionCount = counts
+      if (sessionFrom !== undefined && kvShare !== undefined && kvShare > 0) {
+        const adj = [...kvAdjust]
+        adj[sessionFrom] = [...adj[sessionFrom]!, { atSeconds: now, delta: -kvShare }]
+        adj[rank] = [...adj[rank]!, { atSeconds: now, delta: kvShare }]
+        kvAdjust = adj
+      }
+    }
+    let next: CacheAffinityState = {
+      ledger,
+      prefixOwners,
+      sessions,
+      sessionCount,
+      processed,
+      kvAdjust,
+      draining
+    }
+    if (sessionFrom !== undefined && draining[sessionFrom]) {
+      const p = projected(next, sessionFrom)
+      if (p === undefined || p <= low) {
+        const d = [...draining]
+        d[sessionFrom] = false
+        next = { ...next, draining: d }
+      }
+    }
+    return { _tag: "Routed", rank, state: next, explanation }
+  }
+
+  const route = (
+    state: CacheAffinityState,
+    request: RouteRequest,
+    now: number
+  ): RouteResult<CacheAffinityState> => {
+    const n = state.ledger.dpSize
+    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
+    if (!(Number.isFinite(request.inputLength) && request.inputLength >= 0))
+      return policyError("InvalidInput", "inputLength must be a finite non-negative number", "inputLength")
+    const known = request.sessionId === undefined ? undefined : getOverlay(state.sessions, request.sessionId)
+    if (request.routedDpRank !== undefined) {
+      const r = request.routedDpRank
+      if (!Number.isInteger(r) || r < 0 || r >= n)
+        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
+      return commit(state, request, r, now, known, undefined, state.draining, {
+        tieBreak: "pinned by routedDpRank",
+        details: { reason: "pinned" }
+      })
+    }
+    const v = ledgerView(state.ledger, now, staleAfter)
+    const eligible: Array<number> = []
+    for (let r = 0; r < n; r++) if (state.ledger.healthy[r]) eligible.push(r)
+    if (eligible.length === 0)
+      return policyError("AllRanksUnavailable", `Cannot route request: all ${n} workers are unavailable.`)
+    const kv = Array.from({ length: n }, (_, r) => projected(state, r))
+    const overloaded = (r: number) => kv[r] !== undefined && kv[r]! >= kvOverload
+    const cool = eligible.filter((r) => !overloaded(r))
+    const pool = cool.length > 0 ? cool : eligible
+    const load = (r: number) => v[r]!.requests
+    let maxL = Number.NEGATIVE_INFINITY
+    let minL = Number.POSITIVE_INFINITY
+    for (const r of eligible) {
+      maxL = Math.max(maxL, load(r))
+      minL = Math.min(minL, load(r))
+    }
+    const imbalanced = maxL - minL > absT && maxL > relT * minL
+    const leastLoaded = (cands: ReadonlyArray<number>): number => {
+      let best = cands[0]!
+      for (const r of cands) {
+        const a = load(r) - load(best)
+        if (a < 0 || (a === 0 && state.processed[r]! < state.processed[best]!)) best = r
+      }
+      return best
+    }
+    const base = {
+      scores: v.map((x) => x.requests),
+      tieBreak: "lowest (load, processed, index)",
+      stale: v.flatMap((x, r) => (x.stale ? [r] : []))
+    }
+    const details = { imbalanced, projectedKv: kv, overloaded: eligible.filter(overloaded) }
+
+    if (known !== undefined && known < n) {
+      const e = known
+      let draining = state.draining
+      const ke = kv[e]
+      if (!draining[e] && ke !== undefined && ke >= high)
+        draining = draining.map((d, r) => (r === e ? true : d))
+      const dests = eligible.filter((r) => r !== e && kv[r] !== undefined && kv[r]! < low)
+      if (state.ledger.healthy[e] && !(draining[e] && dests.length > 0))
+        return commit(state, request, e, now, e, undefined, draining, {
+          ...base,
+          details: { ...details, reason: "session" }
+        })
+      const others = pool.filter((r) => r !== e)
+      const dest = dests.length > 0 ? leastLoaded(dests) : leastLoaded(others.length > 0 ? others : pool)
+      const share = ke !== undefined && state.sessionCount[e]! > 0 ? ke / state.sessionCount[e]! : undefined
+      return commit(state, request, dest, now, e, share, draining, {
+        ...base,
+        details: { ...details, reason: "session-migrated", migratedFrom: e, kvShare: share }
+      })
+    }
+
+    const hashes = request.prefixHashes ?? []
+    let matchRank: number | undefined
+    let matchLen = 0
+    if (hashes.length > 0) {
+      const first = getOverlay(state.prefixOwners, hashes[0]!) ?? []
+      let alive = first.filter((w) => w < n && state.ledger.healthy[w])
+      let len = 0
+      let lastAlive = alive
+      while (alive.length > 0 && len < hashes.length) {
+        lastAlive = alive
+        len++
+        if (len === hashes.length) break
+        const owners = getOverlay(state.prefixOwners, hashes[len]!) ?? []
+        alive = alive.filter((w) => owners.includes(w))
+      }
+      if (len > 0 && lastAlive.length > 0) {
+        matchRank = leastLoaded(lastAlive)
+        matchLen = len
+      }
+    }
+    const matchRatio = hashes.length > 0 ? matchLen / hashes.length : 0
+    let rank: number
+    let reason: string
+    if (matchRank !== undefined && matchRatio >= cacheThreshold) {
+      if (overloaded(matchRank) && cool.length > 0) {
+        rank = leastLoaded(pool)
+        reason = "kv-overloaded"
+      } else if (imbalanced) {
+        rank = leastLoaded(pool)
+        reason = "imbalanced"
+      } else {
+        rank = matchRank
+        reason = "cache-hit"
+      }
+    } else {
+      rank = leastLoaded(pool)
+      reason = "cache-miss"
+    }
+    return commit(state, request, rank, now, undefined, undefined, state.draining, {
+      ...base,
+      details: { ...details, reason, matchRank, matchRatio }
+    })
+  }
+
+  return {
+    name: "cache-affinity",
+    init,
+    observe,
+    route,
+    finish: (state, requestIds) => {
+      const ledger = finishLedger(state.ledger, requestIds)
+      return ledger === state.ledger ? state : { ...state, ledger }
+    },
+    setStatus: (state, status) => {
+      const ledger = setLedgerStatus(state.ledger, status)
+      return ledger === state.ledger ? state : { ...state, ledger }
+    },
+    view: (state, now) => ledgerView(state.ledger, now, staleAfter),
+    projectedKv: (state) => Array.from({ length: state.ledger.dpSize }, (_, r) => projected(state, r)),
+    sessionRank: (state, sessionId) => getOverlay(state.sessions, sessionId)
+  }
+}
+
+/**
+ * `cache-affinity` with default options (cache threshold 0.5, gate 64 / 1.5, KV overload 0.95,
+ * migration hysteresis 0.95 / 0.8).
+ *
+ * @example
+ * ```ts
+ * import { cacheAffinity } from "@loadledger/policies"
+ * const r = cacheAffinity.route(cacheAffinity.init(3), { requestId: "a", inputLength: 10 }, 0)
+ * // r._tag === "Routed" && r.rank === 0
+ * ```
+ *
+ * @category own policies
+ * @since 0.1.0
+ */
+export const cacheAffinity: CacheAffinityPolicy = makeCacheAffinity()

@@ -1,0 +1,50 @@
+import type { Policy } from "../Policy.js"
+import type { PolicyEntry } from "../Registry.js"
+import { makeCacheAffinity } from "./CacheAffinity.js"
+import { makeLedgerBalanced } from "./LedgerBalanced.js"
+
+const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
+
+/**
+ * Registry entries for loadledger's own policies (`reference: false`): `ledger-balanced`,
+ * `ledger-balanced-requests` and `cache-affinity`. `clientCount` / `clientIndex` describe router
+ * replicas; `seed` is unused (these policies have no randomness: ties break by index).
+ *
+ * @example
+ * ```ts
+ * import { findPolicy } from "@loadledger/policies"
+ * const p = findPolicy("ledger-balanced")!.make({ clientCount: 2, clientIndex: 1 })
+ * // p.name === "ledger-balanced"
+ * ```
+ *
+ * @category registry
+ * @since 0.1.0
+ */
+export const ownPolicyEntries: ReadonlyArray<PolicyEntry> = [
+  {
+    name: "ledger-balanced",
+    engine: "any",
+    reference: false,
+    description:
+      "In-flight-charging ledger on (tokens, requests): charges survive snapshot overwrites until a snapshot stamped after the route; stale/unknown ranks never look idle; KV-pressure guard",
+    make: (o) => erase(makeLedgerBalanced({ clientCount: o.clientCount, clientIndex: o.clientIndex }))
+  },
+  {
+    name: "ledger-balanced-requests",
+    engine: "any",
+    reference: false,
+    description: "ledger-balanced comparing (requests, tokens): the request-count view vLLM's balancer uses",
+    make: (o) =>
+      erase(
+        makeLedgerBalanced({ metric: "requests", clientCount: o.clientCount, clientIndex: o.clientIndex })
+      )
+  },
+  {
+    name: "cache-affinity",
+    engine: "any",
+    reference: false,
+    description:
+      "Prefix-cache and session affinity with load gates on engine-reported counts and KV saturation, (load, processed, index) ties, KV-driven session migration with hysteresis",
+    make: () => erase(makeCacheAffinity())
+  }
+]

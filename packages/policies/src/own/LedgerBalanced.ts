@@ -1,0 +1,219 @@
+import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import {
+  chargeLedger,
+  emptyLedger,
+  finishLedger,
+  type LedgerState,
+  ledgerView,
+  observeLedger,
+  setLedgerStatus
+} from "./internal/Ledger.js"
+import type { RankView } from "./RankView.js"
+
+/**
+ * Options of {@link makeLedgerBalanced}. Every field is optional.
+ *
+ * - `metric`: `"tokens"` (default) compares `(tokens, requests)` lexicographically, like SGLang's
+ *   TOTAL_TOKENS; `"requests"` compares `(requests, tokens)`.
+ * - `clientCount` / `clientIndex`: router replicas (vLLM API servers) sharing the engines. Ties are
+ *   broken by index starting at `floor(dpSize * clientIndex / clientCount)`, so replicas do not all
+ *   pile onto rank 0.
+ * - `chargeScale`: how many requests one routed request is charged as (default `clientCount`, 1 when
+ *   absent): each replica assumes the others route alike between snapshots.
+ * - `staleAfterSeconds` (default 1): a snapshot older than this (`now - timestamp >`) is stale.
+ * - `inclusionMarginSeconds` (default 0): a snapshot stamped `T` includes the requests routed before
+ *   `T - margin` (raise it for clock skew between router and engines).
+ * - `kvFull` (0.99) / `kvRoom` (0.9): KV-pressure guard thresholds.
+ *
+ * @category own policies
+ * @since 0.1.0
+ */
+export interface LedgerBalancedOptions {
+  readonly metric?: "tokens" | "requests" | undefined
+  readonly clientCount?: number | undefined
+  readonly clientIndex?: number | undefined
+  readonly chargeScale?: number | undefined
+  readonly staleAfterSeconds?: number | undefined
+  readonly inclusionMarginSeconds?: number | undefined
+  readonly kvFull?: number | undefined
+  readonly kvRoom?: number | undefined
+}
+
+/**
+ * The state of a `ledger-balanced` policy: newest snapshot per rank, outstanding charges, health.
+ * Treat it as opaque and immutable.
+ *
+ * @category own policies
+ * @since 0.1.0
+ */
+export type LedgerBalancedState = LedgerState
+
+/**
+ * A `ledger-balanced` policy plus `view`, the per-rank belief it routes on at `now`.
+ *
+ * @category own policies
+ * @since 0.1.0
+ */
+export interface LedgerBalancedPolicy extends Policy<LedgerBalancedState> {
+  readonly view: (state: LedgerBalancedState, now: number) => ReadonlyArray<RankView>
+}
+
+const validate = (request: RouteRequest): PolicyError | undefined =>
+  Number.isFinite(request.inputLength) && request.inputLength >= 0
+    ? undefined
+    : policyError("InvalidInput", `inputLength must be a finite non-negative number`, "inputLength")
+
+/**
+ * Build loadledger's in-flight-charging ledger policy (`ledger-balanced`).
+ *
+ * **Fault class it fixes**: a stale load view during a burst. Every routed request is charged to its
+ * rank (requests and prompt tokens) and the charge stays until a snapshot stamped after the routing
+ * time arrives (or the request finishes), so a coordinator broadcast that overwrites the view cannot
+ * erase in-flight work (vLLM #48027 / #21617, S02; vLLM #41626, S03; SGLang #21699, S05), and an
+ * older snapshot never overwrites a newer one (SGLang's DPBudget applies an older timestamp, see
+ * `fixtures/reference/sglang/README.md`, `update_budget`). Snapshot age is tracked: a rank whose
+ * snapshot is older than `staleAfterSeconds` (a frozen publisher, vLLM #48808, S04) or that never
+ * published is flagged in `explanation.stale` / `details.unknown` and treated as at least as busy as
+ * the busiest fresh rank, never as idle. KV-pressure guard (vLLM #36748, S07): a rank with
+ * `kvCacheUsage >= kvFull` and waiting work is never chosen while a healthy rank has
+ * `kvCacheUsage < kvRoom`.
+ *
+ * **When to use**: in place of SGLang TOTAL_TOKENS / TOTAL_REQUESTS or vLLM's DP balancer, when
+ * snapshots arrive late or are overwritten mid-burst. Upstream for comparison: SGLang
+ * `python/sglang/srt/managers/data_parallel_controller.py` (DPBudget, reference README), vLLM
+ * `vllm/v1/engine/core_client.py` @ 00080ee1 (`DPLBAsyncMPClient`).
+ *
+ * Errors: `NoRanks` (dpSize 0), `InvalidInput` (`inputLength`), `InvalidRoutedRank`,
+ * `AllRanksUnavailable`. A pinned request (`routedDpRank`) is charged but not scored.
+ *
+ * @example
+ * ```ts
+ * import { makeLedgerBalanced } from "@loadledger/policies"
+ * const p = makeLedgerBalanced({})
+ * let s = p.observe(p.init(2), [
+ *   { dpRank: 0, timestamp: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 100 },
+ *   { dpRank: 1, timestamp: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 100 }
+ * ], 0)
+ * const a = p.route(s, { requestId: "a", inputLength: 50 }, 0.001)
+ * // a.rank === 0; the next request goes to rank 1 because rank 0 now carries 150 tokens
+ * ```
+ *
+ * @category own policies
+ * @since 0.1.0
+ */
+export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerBalancedPolicy => {
+  const metric = options.metric ?? "tokens"
+  const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
+  const clientIndex = options.clientIndex ?? 0
+  const chargeScale = options.chargeScale ?? clientCount
+  const staleAfterSeconds = options.staleAfterSeconds ?? 1
+  const margin = options.inclusionMarginSeconds ?? 0
+  const kvFull = options.kvFull ?? 0.99
+  const kvRoom = options.kvRoom ?? 0.9
+  const view = (state: LedgerBalancedState, now: number) => ledgerView(state, now, staleAfterSeconds)
+
+  const route = (
+    state: LedgerBalancedState,
+    request: RouteRequest,
+    now: number
+  ): RouteResult<LedgerBalancedState> => {
+    const n = state.dpSize
+    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
+    const bad = validate(request)
+    if (bad !== undefined) return bad
+    const charge = {
+      requestId: request.requestId,
+      routedAtSeconds: now,
+      requests: chargeScale,
+      tokens: chargeScale * request.inputLength
+    }
+    if (request.routedDpRank !== undefined) {
+      const r = request.routedDpRank
+      if (!Number.isInteger(r) || r < 0 || r >= n)
+        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
+      return {
+        _tag: "Routed",
+        rank: r,
+        state: chargeLedger(state, r, charge),
+        explanation: { tieBreak: "pinned by routedDpRank" }
+      }
+    }
+    const v = view(state, now)
+    let room = false
+    for (let r = 0; r < n; r++) {
+      const kv = v[r]!.kvCacheUsage
+      if (state.healthy[r] && kv !== undefined && kv < kvRoom) room = true
+    }
+    const guarded: Array<number> = []
+    const start = Math.floor((n * clientIndex) / clientCount) % n
+    let best = -1
+    let bestA = 0
+    let bestB = 0
+    for (let i = 0; i < n; i++) {
+      const r = (start + i) % n
+      if (!state.healthy[r]) continue
+      const x = v[r]!
+      if (room && x.kvCacheUsage !== undefined && x.kvCacheUsage >= kvFull && x.waiting > 0) {
+        guarded.push(r)
+        continue
+      }
+      const a = metric === "tokens" ? x.tokens : x.requests
+      const b = metric === "tokens" ? x.requests : x.tokens
+      if (best < 0 || a < bestA || (a === bestA && b < bestB)) {
+        best = r
+        bestA = a
+        bestB = b
+      }
+    }
+    if (best < 0)
+      return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
+    const stale: Array<number> = []
+    const unknown: Array<number> = []
+    for (let r = 0; r < n; r++) {
+      if (v[r]!.stale) stale.push(r)
+      if (v[r]!.unknown) unknown.push(r)
+    }
+    return {
+      _tag: "Routed",
+      rank: best,
+      state: chargeLedger(state, best, charge),
+      explanation: {
+        scores: v.map((x) => (metric === "tokens" ? x.tokens : x.requests)),
+        tieBreak: `lowest (${metric === "tokens" ? "tokens, requests" : "requests, tokens"}), then index from ${start}`,
+        stale,
+        details: {
+          unknown,
+          kvGuarded: guarded,
+          ageSeconds: v.map((x) => x.ageSeconds),
+          requests: v.map((x) => x.requests),
+          tokens: v.map((x) => x.tokens)
+        }
+      }
+    }
+  }
+
+  return {
+    name: "ledger-balanced",
+    init: emptyLedger,
+    observe: (state, loads) => observeLedger(state, loads, margin),
+    route,
+    finish: (state, requestIds) => finishLedger(state, requestIds),
+    setStatus: setLedgerStatus,
+    view
+  }
+}
+
+/**
+ * `ledger-balanced` with default options (tokens metric, one router replica, 1 s staleness bound).
+ *
+ * @example
+ * ```ts
+ * import { ledgerBalanced } from "@loadledger/policies"
+ * const r = ledgerBalanced.route(ledgerBalanced.init(4), { requestId: "a", inputLength: 10 }, 0)
+ * // r._tag === "Routed" && r.rank === 0
+ * ```
+ *
+ * @category own policies
+ * @since 0.1.0
+ */
+export const ledgerBalanced: LedgerBalancedPolicy = makeLedgerBalanced()

@@ -1,0 +1,9 @@
+/**
+ * loadledger's own policies: `ledger-balanced` and `cache-affinity`.
+ *
+ * @since 0.1.0
+ */
+export * from "./CacheAffinity.js"
+export * from "./Entries.js"
+export * from "./LedgerBalanced.js"
+export * from "./RankView.js"
