@@ -1,4 +1,3 @@
 /** @since 0.1.0 */
 export const version = "0.1.0"
 export * from "./InflightLaw.js"
-export * from "./PolicyLaws.js"
