@@ -1,3 +1,4 @@
 /** @since 0.1.0 */
 export const version = "0.1.0"
 export * from "./InflightLaw.js"
+export * from "./PolicyLaws.js"
