@@ -1,0 +1,329 @@
+/**
+ * Real parts: loopback HTTP workers (examples/router/fakeWorker.ts) serving fixture payloads and
+ * faults, the effect poller, and the example reverse proxy exercised through real sockets.
+ */
+import { once } from "node:events"
+import { createServer, request as httpRequest } from "node:http"
+import { totalRequests, totalTokens } from "@loadledger/policies"
+import { afterEach, describe, expect, it } from "vitest"
+import { type FakeWorker, startFakeWorker } from "../../../examples/router/fakeWorker.js"
+import { type Proxy, startProxy } from "../../../examples/router/proxy.js"
+import { type LiveRouter, type LiveRouterConfig, type SourceSpec, startLiveRouter } from "../src/index.js"
+
+const payload = (name: string) => new URL(`../../../fixtures/payloads/${name}`, import.meta.url).pathname
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!()
+})
+
+const worker = async (o: Parameters<typeof startFakeWorker>[0]) => {
+  const w = await startFakeWorker(o)
+  cleanups.push(() => w.close())
+  return w
+}
+const live = <S>(c: Omit<LiveRouterConfig<S>, "policy"> & { policy?: LiveRouterConfig<S>["policy"] }) => {
+  const r = startLiveRouter({ policy: totalRequests, ...c } as LiveRouterConfig<S>)
+  cleanups.push(() => r.close())
+  return r
+}
+const proxyFor = async (router: LiveRouter, upstreamTimeoutMs?: number) => {
+  const p = await startProxy({ router, upstreamTimeoutMs })
+  cleanups.push(() => p.close())
+  return p
+}
+const src = (w: FakeWorker, o: Partial<SourceSpec> = {}): SourceSpec => ({
+  url: w.url,
+  dpSize: 1,
+  kind: "sglang-v1-loads",
+  intervalMs: 50,
+  timeoutMs: 150,
+  ...o
+})
+const until = async (cond: () => boolean, ms: number) => {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms`)
+    await sleep(10)
+  }
+}
+
+interface Reply {
+  readonly status: number
+  readonly body: string
+  readonly rank: string | undefined
+}
+const post = (
+  base: string,
+  path: string,
+  body: unknown,
+  requestId: string,
+  opts: { abortAfterFirstChunk?: boolean } = {}
+): Promise<Reply> =>
+  new Promise((resolve, reject) => {
+    const data = JSON.stringify(body)
+    const req = httpRequest(
+      new URL(path, base),
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data), "x-request-id": requestId }
+      },
+      (res) => {
+        let text = ""
+        res.setEncoding("utf8")
+        res.on("data", (c: string) => {
+          text += c
+          if (opts.abortAfterFirstChunk) {
+            req.destroy()
+            resolve({ status: res.statusCode ?? 0, body: text, rank: res.headers["x-loadledger-rank"] as string })
+          }
+        })
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, body: text, rank: res.headers["x-loadledger-rank"] as string })
+        )
+        res.on("error", reject)
+      }
+    )
+    req.on("error", (e) => (opts.abortAfterFirstChunk ? undefined : reject(e)))
+    req.end(data)
+  })
+
+describe("polling real payloads", () => {
+  it("SGLang /v1/loads in the first era (docs example, with aggregate) decodes to rank 0's numbers", async () => {
+    const w = await worker({ loads: { _tag: "file", path: payload("sglang_v1_loads_docs_example.json") } })
+    const r = live({ sources: [src(w)], staleAfterSeconds: 5, ageClock: "receipt" })
+    await r.ready
+    const s = r.ranks()[0]!
+    expect(s.known).toBe(true)
+    expect(s.load).toMatchObject({ numRunningReqs: 5, numWaitingReqs: 2, numTotalTokens: 100000 })
+  })
+
+  it("a newer /v1/loads payload (accelerator, num_accelerators, unknown keys) still decodes", async () => {
+    const body = JSON.stringify({
+      accelerator: "NVIDIA GB300",
+      num_accelerators: 16,
+      some_future_key: { x: 1 },
+      loads: [
+        { dp_rank: 0, timestamp: 1.25, num_running_reqs: 3, num_waiting_reqs: 2, num_total_tokens: 256, new_field: 9 }
+      ]
+    })
+    const w = await worker({ loads: { _tag: "body", body, contentType: "application/json" } })
+    const r = live({ sources: [src(w)], staleAfterSeconds: 5, ageClock: "receipt" })
+    await r.ready
+    expect(r.ranks()[0]?.load).toMatchObject({ numRunningReqs: 3, numWaitingReqs: 2, numTotalTokens: 256 })
+  })
+
+  it("vLLM /metrics (production-stack #318): present zeros are values, so the rank is known with 0/0", async () => {
+    const w = await worker({
+      loads: { _tag: "file", path: payload("vllm_metrics_qwen25coder32b__production_stack_issue318.prom") }
+    })
+    const r = live({
+      sources: [src(w, { kind: "vllm-metrics" })],
+      staleAfterSeconds: 5,
+      ageClock: "receipt",
+      requiredFields: ["numRunningReqs", "numWaitingReqs"]
+    })
+    await r.ready
+    const s = r.ranks()[0]!
+    expect(s.known).toBe(true)
+    expect(s.load).toMatchObject({ numRunningReqs: 0, numWaitingReqs: 0, kvCacheUsage: 0 })
+  })
+
+  it("S08 one fetch for a DP-4 worker fills U@0..U@3 by dp_rank; the tokens imbalance is 3.2", async () => {
+    let fetches = 0
+    const body = JSON.stringify({
+      loads: [
+        { dp_rank: 0, num_total_tokens: 12000 },
+        { dp_rank: 1, num_total_tokens: 0 },
+        { dp_rank: 2, num_total_tokens: 0 },
+        { dp_rank: 3, num_total_tokens: 3000 }
+      ]
+    })
+    const server = createServer((req, res) => {
+      if (req.url === "/v1/loads") fetches++
+      res.writeHead(200, { "content-type": "application/json" }).end(body)
+    })
+    server.listen(0, "127.0.0.1")
+    await once(server, "listening")
+    cleanups.push(async () => {
+      server.closeAllConnections()
+      server.close()
+      await once(server, "close")
+    })
+    const port = (server.address() as { port: number }).port
+    const r = live({
+      sources: [{ url: `http://127.0.0.1:${port}`, dpSize: 4, kind: "sglang-v1-loads", intervalMs: 10_000, timeoutMs: 500 }],
+      policy: totalTokens,
+      staleAfterSeconds: 5,
+      ageClock: "receipt",
+      requiredFields: ["numTotalTokens"]
+    })
+    await r.ready
+    expect(fetches).toBe(1)
+    const ranks = r.ranks()
+    expect(ranks.map((s) => s.id)).toEqual([0, 1, 2, 3].map((i) => `http://127.0.0.1:${port}@${i}`))
+    expect(ranks.map((s) => s.load?.numTotalTokens)).toEqual([12000, 0, 0, 3000])
+    const text = await r.metrics()
+    expect(text).toContain("loadledger_router_token_imbalance_ratio 3.2")
+  })
+
+  it("garbage is a decode failure per worker: the rank is unknown and the failure is counted", async () => {
+    const w = await worker({ loads: { _tag: "body", body: "<html>502 Bad Gateway</html>\u0000\u0001" } })
+    const r = live({ sources: [src(w)], staleAfterSeconds: 5 })
+    await r.ready
+    expect(r.ranks()[0]).toMatchObject({ known: false, reason: "decode-failed", reachable: true })
+    const text = await r.metrics()
+    expect(text).toMatch(new RegExp(`loadledger_router_decode_failures_total\\{worker="${w.url}"\\} [1-9]`))
+    expect(text).toContain(`loadledger_router_rank_known{rank="${w.url}@0"} 0`)
+  })
+
+  it("500s and a hang make the worker unreachable within one timeout; it recovers on the next good poll", async () => {
+    const w = await worker({ loads: { _tag: "status", status: 500 } })
+    const h = await worker({ loads: { _tag: "hang" } })
+    const r = live({ sources: [src(w), src(h, { timeoutMs: 100 })], staleAfterSeconds: 5 })
+    const t0 = Date.now()
+    await r.ready
+    expect(Date.now() - t0).toBeLessThan(1000)
+    expect(r.ranks().map((s) => [s.reason, s.reachable])).toEqual([
+      ["unreachable", false],
+      ["unreachable", false]
+    ])
+    const text = await r.metrics()
+    expect(text).toContain(`loadledger_router_poll_failures_total{worker="${w.url}",kind="http-status"}`)
+    expect(text).toContain(`loadledger_router_poll_failures_total{worker="${h.url}",kind="timeout"}`)
+    w.set({ loads: { _tag: "live" } })
+    h.set({ loads: { _tag: "live" } })
+    await until(() => r.ranks().every((s) => s.known), 2000)
+  })
+})
+
+describe("the example proxy end to end", () => {
+  it("no request lost or sent twice, streams complete, in-flight back to zero", async () => {
+    const ws = await Promise.all([1, 2].map(() => worker({ dpSize: 2, latencyMs: 5, chunks: 4, chunkDelayMs: 2 })))
+    const r = live({ sources: ws.map((w) => src(w, { dpSize: 2 })), staleAfterSeconds: 1 })
+    await r.ready
+    const p = await proxyFor(r)
+    const n = 200
+    const ids = Array.from({ length: n }, (_, i) => `req-${i}`)
+    const replies: Array<Reply> = []
+    const queue = [...ids]
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+          const i = Number(id.slice(4))
+          const chat = i % 2 === 0
+          const reply = await post(
+            p.url,
+            chat ? "/v1/chat/completions" : "/v1/completions",
+            chat
+              ? { model: "m", messages: [{ role: "user", content: "x".repeat(40 * (i % 7)) }], stream: i % 3 === 0 }
+              : { model: "m", prompt: "y".repeat(30 * (i % 5)), stream: i % 3 === 0 },
+            id
+          )
+          replies.push(reply)
+          if (i % 3 === 0) expect(reply.body.endsWith("data: [DONE]\n\n")).toBe(true)
+        }
+      })
+    )
+    expect(replies.every((x) => x.status === 200)).toBe(true)
+    const received = ws.flatMap((w) => w.received().map((x) => x.requestId))
+    expect(received.length).toBe(n)
+    expect(new Set(received)).toEqual(new Set(ids))
+    expect(r.inflight()).toEqual([0, 0, 0, 0])
+    // the rank the proxy reports is the rank the worker was told
+    expect(ws.flatMap((w) => w.received().map((x) => x.dpRank)).every((d) => d === 0 || d === 1)).toBe(true)
+    // every rank got traffic
+    expect(r.decisions().every((c) => c > 0)).toBe(true)
+  })
+
+  it("a client abort mid-stream releases the in-flight slot", async () => {
+    const w = await worker({ dpSize: 1, chunks: 50, chunkDelayMs: 20 })
+    const r = live({ sources: [src(w)], staleAfterSeconds: 1 })
+    await r.ready
+    const p = await proxyFor(r)
+    const replies = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        post(p.url, "/v1/completions", { prompt: "hi", stream: true }, `ab-${i}`, { abortAfterFirstChunk: true })
+      )
+    )
+    expect(replies.every((x) => x.status === 200)).toBe(true)
+    await until(() => r.inflight()[0] === 0, 2000)
+    await until(() => w.running()[0] === 0, 2000)
+  })
+
+  it("a hanging upstream completion times out with 504 and is not counted in flight afterwards", async () => {
+    const w = await worker({ dpSize: 1, completions: "hang" })
+    const r = live({ sources: [src(w)], staleAfterSeconds: 1 })
+    await r.ready
+    const p = await proxyFor(r, 300)
+    const reply = await post(p.url, "/v1/completions", { prompt: "hi" }, "hang-1")
+    expect(reply.status).toBe(504)
+    expect(r.inflight()).toEqual([0])
+  })
+
+  it("an upstream 500 is passed through and the request is finished", async () => {
+    const w = await worker({ dpSize: 1, completions: "500" })
+    const r = live({ sources: [src(w)], staleAfterSeconds: 1 })
+    await r.ready
+    const p = await proxyFor(r)
+    const reply = await post(p.url, "/v1/completions", { prompt: "hi" }, "e-1")
+    expect(reply.status).toBe(500)
+    expect(r.inflight()).toEqual([0])
+    expect(w.received().map((x) => x.requestId)).toEqual(["e-1"])
+  })
+
+  it("a dead worker stops receiving traffic within the staleness bound and comes back after a restart", async () => {
+    const a = await worker({ dpSize: 2 })
+    const b = await worker({ dpSize: 2 })
+    const staleMs = 300
+    const r = live({ sources: [src(a, { dpSize: 2 }), src(b, { dpSize: 2 })], staleAfterSeconds: staleMs / 1000 })
+    await r.ready
+    const p = await proxyFor(r)
+    let k = 0
+    const send = async (count: number) => {
+      const out: Array<Reply> = []
+      for (let i = 0; i < count; i++) out.push(await post(p.url, "/v1/completions", { prompt: "p" }, `d-${k++}`))
+      return out
+    }
+    // baseline: both workers take traffic (in-flight fallback is not needed, both known)
+    await send(8)
+    await b.stop()
+    const stoppedAt = Date.now()
+    await sleep(staleMs)
+    const before = r.decisions().slice(2)
+    const during = await send(20)
+    expect(Date.now() - stoppedAt).toBeLessThan(5000)
+    // nothing lost: every request answered 200 by worker a; b's ranks got no new decisions
+    expect(during.every((x) => x.status === 200 && x.rank?.startsWith(a.url))).toBe(true)
+    expect(r.decisions().slice(2)).toEqual(before)
+    expect(r.ranks().slice(2).map((s) => s.known)).toEqual([false, false])
+    await b.restart()
+    await until(() => r.ranks().every((s) => s.known), 2000)
+    // b's counters were reset by the restart; it is idle and takes traffic again
+    const after = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => post(p.url, "/v1/completions", { prompt: "q" }, `back-${i}`))
+    )
+    expect(after.some((x) => x.rank?.startsWith(b.url))).toBe(true)
+    expect(b.received().every((x) => x.requestId.startsWith("back-"))).toBe(true)
+    expect(r.inflight()).toEqual([0, 0, 0, 0])
+  })
+
+  it("requests sent right after a worker dies are re-placed, not lost (connection refused is safe to retry)", async () => {
+    const a = await worker({ dpSize: 1 })
+    const b = await worker({ dpSize: 1 })
+    const r = live({ sources: [src(a, { intervalMs: 5000 }), src(b, { intervalMs: 5000 })], staleAfterSeconds: 10 })
+    await r.ready
+    const p = await proxyFor(r)
+    await b.stop()
+    // the ledger still says b is fine (next poll in 5 s): the proxy learns from the refused connection
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => post(p.url, "/v1/completions", { prompt: "z" }, `rt-${i}`))
+    )
+    expect(replies.map((x) => x.status)).toEqual(Array.from({ length: 10 }, () => 200))
+    expect(a.received().map((x) => x.requestId).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `rt-${i}`).sort()
+    )
+    expect(r.inflight()).toEqual([0, 0])
+  })
+})
