@@ -1,0 +1,107 @@
+/**
+ * Bounded load test of the example router's added latency (loopback only).
+ *
+ *   pnpm exec tsx --conditions=@loadledger/source bench/live.ts [--requests 2000] [--concurrency 1,16] [--deadline-s 60]
+ *
+ * Two loopback test workers (DP 2 each, no artificial latency, one-chunk answers) behind the proxy
+ * (`examples/router/proxy.ts`, policy sglang total-requests, polls every 100 ms). For each request
+ * we time the same completion through the proxy and straight to the worker and rank the chosen
+ * upstream received, and report the difference (proxy − direct) at p50 and p99. Fixed request count
+ * and a hard deadline; all servers are closed at the end.
+ */
+import { Agent, request as httpRequest } from "node:http"
+import { parseArgs } from "node:util"
+import { startLiveRouter } from "@loadledger/live"
+import { totalRequests } from "@loadledger/policies"
+import { startFakeWorker } from "../examples/router/fakeWorker.js"
+import { startProxy } from "../examples/router/proxy.js"
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 })
+const body = JSON.stringify({ model: "m", prompt: "Say hello in one word." })
+
+const once = (url: string, rank: number | undefined): Promise<{ ms: number; rank: string; dpRank: number }> =>
+  new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint()
+    const headers: Record<string, string> = { "content-type": "application/json" }
+    if (rank !== undefined) headers["x-data-parallel-rank"] = String(rank)
+    const req = httpRequest(url, { method: "POST", agent, headers }, (res) => {
+      let text = ""
+      res.setEncoding("utf8")
+      res.on("data", (c: string) => {
+        text += c
+      })
+      res.on("end", () => {
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6
+        if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}`))
+        resolve({ ms, rank: String(res.headers["x-loadledger-rank"] ?? ""), dpRank: JSON.parse(text).dp_rank })
+      })
+    })
+    req.on("error", reject)
+    req.end(body)
+  })
+
+const pct = (xs: ReadonlyArray<number>, p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN
+}
+
+export const run = async (requests = 2000, concurrencies: ReadonlyArray<number> = [1, 16], deadlineS = 60) => {
+  const deadline = Date.now() + deadlineS * 1000
+  const workers = await Promise.all([0, 1].map(() => startFakeWorker({ dpSize: 2, chunks: 1 })))
+  const router = startLiveRouter({
+    sources: workers.map((w) => ({ url: w.url, dpSize: 2, kind: "sglang-v1-loads" as const, intervalMs: 100, timeoutMs: 100 })),
+    policy: totalRequests,
+    staleAfterSeconds: 1
+  })
+  await router.ready
+  const proxy = await startProxy({ router })
+  const lines: Array<string> = []
+  try {
+    for (let i = 0; i < 200; i++) await once(`${proxy.url}/v1/completions`, undefined) // warm-up
+    for (const c of concurrencies) {
+      const added: Array<number> = []
+      const viaProxy: Array<number> = []
+      const direct: Array<number> = []
+      let next = 0
+      await Promise.all(
+        Array.from({ length: c }, async () => {
+          while (next < requests && Date.now() < deadline) {
+            next++
+            const p = await once(`${proxy.url}/v1/completions`, undefined)
+            const at = p.rank.lastIndexOf("@")
+            const d = await once(`${p.rank.slice(0, at)}/v1/completions`, Number(p.rank.slice(at + 1)))
+            viaProxy.push(p.ms)
+            direct.push(d.ms)
+            added.push(p.ms - d.ms)
+          }
+        })
+      )
+      const f = (x: number) => x.toFixed(3)
+      lines.push(
+        `concurrency ${c}: ${added.length} requests; added latency p50 ${f(pct(added, 50))} ms, p99 ${f(pct(added, 99))} ms` +
+          ` (via proxy p50 ${f(pct(viaProxy, 50))} / p99 ${f(pct(viaProxy, 99))} ms; direct p50 ${f(pct(direct, 50))} / p99 ${f(pct(direct, 99))} ms)`
+      )
+    }
+    if (Date.now() >= deadline) lines.push(`stopped at the ${deadlineS} s deadline`)
+    lines.push(`in flight after the run: [${router.inflight().join(", ")}]`)
+  } finally {
+    await proxy.close()
+    await router.close()
+    await Promise.all(workers.map((w) => w.close()))
+    agent.destroy()
+  }
+  return lines
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({
+    options: {
+      requests: { type: "string", default: "2000" },
+      concurrency: { type: "string", default: "1,16" },
+      "deadline-s": { type: "string", default: "60" }
+    }
+  })
+  console.log(`node ${process.version}, loopback, ${values.requests} requests per concurrency level`)
+  const lines = await run(Number(values.requests), values.concurrency.split(",").map(Number), Number(values["deadline-s"]))
+  for (const l of lines) console.log(l)
+}
