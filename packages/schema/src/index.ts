@@ -1,2 +1,19 @@
-/** @since 0.1.0 */
+/**
+ * @loadledger/schema: typed, versioned decoders for every SGLang and vLLM load format, and the
+ * normalized per-rank ledger.
+ *
+ * @since 0.1.0
+ */
+export * from "./DecodeError.js"
+export * from "./GetLoad.js"
+export * from "./Ledger.js"
+export * from "./LoadSnapshot.js"
+export * from "./LoadStat.js"
+export * from "./Metrics.js"
+export * from "./MlpSync.js"
+export * from "./V1Loads.js"
+export * from "./Vllm.js"
+export * from "./VllmLogger.js"
+
+/** The package version. @since 0.1.0 */
 export const version = "0.1.0"

@@ -1,0 +1,66 @@
+/**
+ * SGLang's legacy `/get_load` response (deprecated upstream: "Please use '/v1/loads' instead").
+ *
+ * Upstream: sgl-project/sglang `python/sglang/srt/entrypoints/http_server.py` (`/get_load`), as
+ * described in PR #16976.
+ *
+ * @since 0.1.0
+ */
+
+import type { Result } from "effect"
+import { Schema } from "effect"
+import { type DecodeError, decodeWith } from "./DecodeError.js"
+import { wireStruct } from "./internal/wire.js"
+
+/**
+ * One `/get_load` entry: `dp_rank` (int or null for a single rank), `num_reqs` (= running +
+ * waiting), `num_waiting_reqs`, `num_tokens` (= `num_total_tokens`), optional `num_pending_tokens`
+ * (= total - used) and `ts_tic` (`time.perf_counter()`: monotonic seconds, **not** epoch).
+ * Other keys (`rid`, `http_worker_ipc`) are ignored.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { GetLoadEntry } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(GetLoadEntry)({ dp_rank: null, num_reqs: 0, num_waiting_reqs: 0, num_tokens: 0, ts_tic: 2359325.1 }).dpRank // null
+ * ```
+ *
+ * @category GetLoad
+ * @since 0.1.0
+ */
+export const GetLoadEntry = wireStruct({
+  dpRank: Schema.optionalKey(Schema.NullOr(Schema.Int)),
+  numReqs: Schema.Int,
+  numWaitingReqs: Schema.Int,
+  numTokens: Schema.Int,
+  numPendingTokens: Schema.optionalKey(Schema.Int),
+  tsTic: Schema.optionalKey(Schema.Finite)
+})
+/** @category GetLoad @since 0.1.0 */
+export type GetLoadEntry = typeof GetLoadEntry.Type
+
+/**
+ * The whole `/get_load` body: a list of {@link GetLoadEntry}.
+ *
+ * @category GetLoad
+ * @since 0.1.0
+ */
+export const GetLoadResponse = Schema.Array(GetLoadEntry)
+/** @category GetLoad @since 0.1.0 */
+export type GetLoadResponse = typeof GetLoadResponse.Type
+
+const decode = decodeWith(GetLoadResponse)
+
+/**
+ * Decode a parsed `/get_load` body from `unknown`.
+ *
+ * @example
+ * ```ts
+ * import { decodeGetLoad } from "@loadledger/schema"
+ * decodeGetLoad([{ num_reqs: "x" }])._tag // "Failure"
+ * ```
+ *
+ * @category GetLoad
+ * @since 0.1.0
+ */
+export const decodeGetLoad = (input: unknown): Result.Result<GetLoadResponse, DecodeError> => decode(input)

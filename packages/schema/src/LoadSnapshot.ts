@@ -1,0 +1,407 @@
+/**
+ * SGLang's `LoadSnapshot`: the per-DP-rank load struct the scheduler publishes (shared memory /
+ * ZMQ) and `/v1/loads` echoes, in its three eras, with its five optional sections.
+ *
+ * Upstream: sgl-project/sglang `python/sglang/srt/managers/load_snapshot.py`
+ * @ 025177e4c5b29b64f80609fd1e70c9bb1b59979c (v1), @ 16739a60a4dcc0f1219afa562f4eb66c56034fde
+ * (v2, PR #32245), and a newer revision (v3: `queues.prealloc_ready`,
+ * `speculative.draft_occupancy_rate`, `speculative.proposed_draft_length`, `decode_metrics_windows`).
+ *
+ * @since 0.1.0
+ */
+
+import type { Result } from "effect"
+import { Schema } from "effect"
+import { type DecodeError, decodeWith } from "./DecodeError.js"
+import { allOptional, allWithDefaults, wireStruct, withDefault } from "./internal/wire.js"
+
+/**
+ * Which revision of `load_snapshot.py` a payload follows: `shm-v1`, `shm-v2` or `shm-v3`.
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export type LoadSnapshotEra = "shm-v1" | "shm-v2" | "shm-v3"
+
+/**
+ * `memory` section: `weight_gb`, `kv_cache_gb`, `graph_gb` (GB, floats), `token_capacity` (int).
+ * All required when the section is present.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { MemoryMetrics } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(MemoryMetrics)({ weight_gb: 15.2, kv_cache_gb: 52.1, graph_gb: 1.25, token_capacity: 409600 }).tokenCapacity // 409600
+ * ```
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const MemoryMetrics = wireStruct({
+  weightGb: Schema.Finite,
+  kvCacheGb: Schema.Finite,
+  graphGb: Schema.Finite,
+  tokenCapacity: Schema.Int
+})
+/** @category LoadSnapshot @since 0.1.0 */
+export type MemoryMetrics = typeof MemoryMetrics.Type
+
+/**
+ * `speculative` section, v1/v2: `accept_length`, `accept_rate` (required).
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const SpeculativeMetricsV1 = wireStruct({ acceptLength: Schema.Finite, acceptRate: Schema.Finite })
+/** @category LoadSnapshot @since 0.1.0 */
+export type SpeculativeMetricsV1 = typeof SpeculativeMetricsV1.Type
+
+/**
+ * `speculative` section, v3: adds `draft_occupancy_rate` (required) and `proposed_draft_length`
+ * (default 0.0).
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const SpeculativeMetricsV3 = wireStruct({
+  acceptLength: Schema.Finite,
+  acceptRate: Schema.Finite,
+  draftOccupancyRate: Schema.Finite,
+  proposedDraftLength: Schema.Finite.pipe(withDefault(0))
+})
+/** @category LoadSnapshot @since 0.1.0 */
+export type SpeculativeMetricsV3 = typeof SpeculativeMetricsV3.Type
+
+/**
+ * `lora` section: `slots_used`, `slots_total` (ints), `utilization` (0..1), all required.
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const LoraMetrics = wireStruct({
+  slotsUsed: Schema.Int,
+  slotsTotal: Schema.Int,
+  utilization: Schema.Finite
+})
+/** @category LoadSnapshot @since 0.1.0 */
+export type LoraMetrics = typeof LoraMetrics.Type
+
+/**
+ * `disaggregation` section: `mode` (required string, `"null"`, `"prefill"` or `"decode"`), queue
+ * lengths (default 0), `kv_transfer_speed_gb_s` and `kv_transfer_latency_ms` (default 0.0).
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const DisaggregationMetrics = wireStruct({
+  mode: Schema.String,
+  ...allWithDefaults(
+    {
+      prefillBootstrapQueueReqs: Schema.Int,
+      prefillInflightQueueReqs: Schema.Int,
+      decodePreallocQueueReqs: Schema.Int,
+      decodeTransferQueueReqs: Schema.Int,
+      decodeRetractedQueueReqs: Schema.Int,
+      kvTransferSpeedGbS: Schema.Finite,
+      kvTransferLatencyMs: Schema.Finite
+    },
+    {
+      prefillBootstrapQueueReqs: 0,
+      prefillInflightQueueReqs: 0,
+      decodePreallocQueueReqs: 0,
+      decodeTransferQueueReqs: 0,
+      decodeRetractedQueueReqs: 0,
+      kvTransferSpeedGbS: 0,
+      kvTransferLatencyMs: 0
+    }
+  )
+})
+/** @category LoadSnapshot @since 0.1.0 */
+export type DisaggregationMetrics = typeof DisaggregationMetrics.Type
+
+/**
+ * `queues` section, v1/v2: `waiting`, `grammar`, `paused`, `retracted` (required ints).
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const QueueMetricsV1 = wireStruct({
+  waiting: Schema.Int,
+  grammar: Schema.Int,
+  paused: Schema.Int,
+  retracted: Schema.Int
+})
+/** @category LoadSnapshot @since 0.1.0 */
+export type QueueMetricsV1 = typeof QueueMetricsV1.Type
+
+/**
+ * `queues` section, v3: adds `prealloc_ready` (required).
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const QueueMetricsV3 = wireStruct({
+  waiting: Schema.Int,
+  grammar: Schema.Int,
+  paused: Schema.Int,
+  retracted: Schema.Int,
+  preallocReady: Schema.Int
+})
+/** @category LoadSnapshot @since 0.1.0 */
+export type QueueMetricsV3 = typeof QueueMetricsV3.Type
+
+const flatV1 = {
+  timestamp: Schema.Finite,
+  dpRank: Schema.Int,
+  numRunningReqs: Schema.Int,
+  numWaitingReqs: Schema.Int,
+  numWaitingUncachedTokens: Schema.Int,
+  numUsedTokens: Schema.Int,
+  numTotalTokens: Schema.Int,
+  maxTotalNumTokens: Schema.Int,
+  maxRunningRequests: Schema.Int,
+  tokenUsage: Schema.Finite,
+  genThroughput: Schema.Finite,
+  cacheHitRate: Schema.Finite,
+  utilization: Schema.Finite
+}
+const flatV1Defaults = {
+  timestamp: 0,
+  dpRank: 0,
+  numRunningReqs: 0,
+  numWaitingReqs: 0,
+  numWaitingUncachedTokens: 0,
+  numUsedTokens: 0,
+  numTotalTokens: 0,
+  maxTotalNumTokens: 0,
+  maxRunningRequests: 0,
+  tokenUsage: 0,
+  genThroughput: 0,
+  cacheHitRate: 0,
+  utilization: 0
+}
+const flatV2 = {
+  ...flatV1,
+  numActiveTokens: Schema.Int,
+  totalPrefillUncachedTokens: Schema.Int,
+  totalPrefillBusyUs: Schema.Int,
+  decodeMoments: Schema.NullOr(Schema.Array(Schema.Finite))
+}
+const flatV2Defaults = {
+  ...flatV1Defaults,
+  numActiveTokens: 0,
+  totalPrefillUncachedTokens: 0,
+  totalPrefillBusyUs: 0,
+  decodeMoments: null
+}
+const flatV3 = { ...flatV2, decodeMetricsWindows: Schema.NullOr(Schema.Json) }
+const flatV3Defaults = { ...flatV2Defaults, decodeMetricsWindows: null }
+
+const sectionsV1 = {
+  memory: Schema.NullOr(MemoryMetrics),
+  speculative: Schema.NullOr(SpeculativeMetricsV1),
+  lora: Schema.NullOr(LoraMetrics),
+  disaggregation: Schema.NullOr(DisaggregationMetrics),
+  queues: Schema.NullOr(QueueMetricsV1)
+}
+const sectionsV3 = {
+  ...sectionsV1,
+  speculative: Schema.NullOr(SpeculativeMetricsV3),
+  queues: Schema.NullOr(QueueMetricsV3)
+}
+const nullSections = { memory: null, speculative: null, lora: null, disaggregation: null, queues: null }
+
+/**
+ * `LoadSnapshot` v1 (load_snapshot.py @ 025177e4): 13 flat fields (`timestamp` float epoch seconds,
+ * counts as ints, `token_usage`/`cache_hit_rate`/`utilization` 0..1, `gen_throughput` tokens/s) and
+ * 5 sections. A missing key takes the upstream default (0 / 0.0 / null section); unknown keys are
+ * ignored; a present section missing a required field is an error.
+ *
+ * **When to use**: decoding one `/v1/loads` entry of the shared-memory era, or a shared-memory slot.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { LoadSnapshotV1 } from "@loadledger/schema"
+ * const s = Schema.decodeUnknownSync(LoadSnapshotV1)({ dp_rank: 1, num_running_reqs: 3, future_key: 1 })
+ * s.numRunningReqs // 3
+ * s.timestamp // 0
+ * s.queues // null
+ * ```
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const LoadSnapshotV1 = wireStruct({
+  ...allWithDefaults(flatV1, flatV1Defaults),
+  ...allWithDefaults(sectionsV1, nullSections)
+})
+/** @category LoadSnapshot @since 0.1.0 */
+export type LoadSnapshotV1 = typeof LoadSnapshotV1.Type
+
+/**
+ * `LoadSnapshot` v2 (load_snapshot.py @ 16739a60, PR #32245): v1 plus `num_active_tokens`,
+ * `total_prefill_uncached_tokens`, `total_prefill_busy_us` (µs) and `decode_moments` (float[] or null).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { LoadSnapshotV2 } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(LoadSnapshotV2)({ dp_rank: 0 }).decodeMoments // null
+ * ```
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const LoadSnapshotV2 = wireStruct({
+  ...allWithDefaults(flatV2, flatV2Defaults),
+  ...allWithDefaults(sectionsV1, nullSections)
+})
+/** @category LoadSnapshot @since 0.1.0 */
+export type LoadSnapshotV2 = typeof LoadSnapshotV2.Type
+
+/**
+ * `LoadSnapshot` v3 (a newer load_snapshot.py; main vs branch not confirmed upstream): v2 plus
+ * `decode_metrics_windows` (JSON or null), `queues.prealloc_ready` (required),
+ * `speculative.draft_occupancy_rate` (required), `speculative.proposed_draft_length` (default 0.0).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { LoadSnapshotV3 } from "@loadledger/schema"
+ * const s = Schema.decodeUnknownSync(LoadSnapshotV3)({ queues: { waiting: 1, grammar: 0, paused: 0, retracted: 0, prealloc_ready: 4 } })
+ * s.queues?.preallocReady // 4
+ * ```
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const LoadSnapshotV3 = wireStruct({
+  ...allWithDefaults(flatV3, flatV3Defaults),
+  ...allWithDefaults(sectionsV3, nullSections)
+})
+/** @category LoadSnapshot @since 0.1.0 */
+export type LoadSnapshotV3 = typeof LoadSnapshotV3.Type
+
+/**
+ * Any era's snapshot.
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export type LoadSnapshot = LoadSnapshotV1 | LoadSnapshotV2 | LoadSnapshotV3
+
+/**
+ * One entry of a `/v1/loads` `loads` array as it is on the wire, before defaults: every flat field
+ * is an optional key (absent stays absent, so a ledger never invents a 0), sections are
+ * `section | null | absent` and strict when present. The first `/v1/loads` era also had
+ * `num_total_reqs` (running + waiting).
+ *
+ * **When to use**: through {@link V1LoadsResponse}; {@link snapshotOfEntry} fills the defaults.
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const LoadEntryV1 = wireStruct({
+  ...allOptional(flatV1),
+  numTotalReqs: Schema.optionalKey(Schema.Int),
+  ...allOptional(sectionsV1)
+})
+/** @category LoadSnapshot @since 0.1.0 */
+export type LoadEntryV1 = typeof LoadEntryV1.Type
+
+/**
+ * A v2 `/v1/loads` entry before defaults (see {@link LoadEntryV1}).
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const LoadEntryV2 = wireStruct({ ...allOptional(flatV2), ...allOptional(sectionsV1) })
+/** @category LoadSnapshot @since 0.1.0 */
+export type LoadEntryV2 = typeof LoadEntryV2.Type
+
+/**
+ * A v3 `/v1/loads` entry before defaults (see {@link LoadEntryV1}).
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const LoadEntryV3 = wireStruct({ ...allOptional(flatV3), ...allOptional(sectionsV3) })
+/** @category LoadSnapshot @since 0.1.0 */
+export type LoadEntryV3 = typeof LoadEntryV3.Type
+
+/** Any era's entry. @category LoadSnapshot @since 0.1.0 */
+export type LoadEntry = LoadEntryV1 | LoadEntryV2 | LoadEntryV3
+
+const snapshotSchemas = {
+  "shm-v1": LoadSnapshotV1,
+  "shm-v2": LoadSnapshotV2,
+  "shm-v3": LoadSnapshotV3
+} as const
+
+/**
+ * The Schema of an era's `LoadSnapshot`.
+ *
+ * @example
+ * ```ts
+ * import { loadSnapshotSchema, LoadSnapshotV2 } from "@loadledger/schema"
+ * loadSnapshotSchema("shm-v2") === LoadSnapshotV2 // true
+ * ```
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const loadSnapshotSchema = <E extends LoadSnapshotEra>(era: E): (typeof snapshotSchemas)[E] =>
+  snapshotSchemas[era]
+
+const decoders = {
+  "shm-v1": decodeWith(LoadSnapshotV1),
+  "shm-v2": decodeWith(LoadSnapshotV2),
+  "shm-v3": decodeWith(LoadSnapshotV3)
+}
+
+/**
+ * Decode one snapshot of the given era from `unknown` (defaults filled, unknown keys dropped).
+ *
+ * @example
+ * ```ts
+ * import { decodeLoadSnapshot } from "@loadledger/schema"
+ * const r = decodeLoadSnapshot("shm-v1")({ dp_rank: 0, queues: { waiting: 1 } })
+ * r._tag === "Failure" && r.failure.path // "$.queues.grammar"
+ * ```
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const decodeLoadSnapshot =
+  (era: LoadSnapshotEra) =>
+  (input: unknown): Result.Result<LoadSnapshot, DecodeError> =>
+    decoders[era](input)
+
+/**
+ * Fill an entry's missing flat fields and sections with the upstream defaults of `era` (what
+ * SGLang's decoder does), keeping present values. The result passes the era's `LoadSnapshot` schema.
+ *
+ * @example
+ * ```ts
+ * import { snapshotOfEntry } from "@loadledger/schema"
+ * snapshotOfEntry({ dpRank: 1, numTotalTokens: 44 }, "shm-v2").numActiveTokens // 0
+ * ```
+ *
+ * @category LoadSnapshot
+ * @since 0.1.0
+ */
+export const snapshotOfEntry = (entry: LoadEntry, era: LoadSnapshotEra): LoadSnapshot => {
+  const defaults: Record<string, unknown> =
+    era === "shm-v1"
+      ? { ...flatV1Defaults, ...nullSections }
+      : era === "shm-v2"
+        ? { ...flatV2Defaults, ...nullSections }
+        : { ...flatV3Defaults, ...nullSections }
+  const out: Record<string, unknown> = {}
+  for (const k of Object.keys(defaults)) {
+    const v = (entry as Record<string, unknown>)[k]
+    out[k] = v === undefined ? defaults[k] : v
+  }
+  return out as unknown as LoadSnapshot
+}

@@ -1,0 +1,250 @@
+/**
+ * Prometheus `/metrics` text from vLLM and SGLang, decoded to per-engine / per-rank records.
+ *
+ * Rules (issue 2): a metric declared (`# HELP`/`# TYPE`) with no samples is absent, never 0; the
+ * same series twice, or two series of one metric that land on the same rank (e.g. per-rank gauges
+ * without a `dp_rank` label), is an `AmbiguousSeries` error, never last-writer-wins; garbage is a
+ * `SyntaxError` with its line. Parsed by the strict parser in `internal/prometheus.ts`
+ * (`parse-prometheus-text-format` was evaluated and rejected: see that file).
+ *
+ * Upstream names: vLLM `vllm:num_requests_running`, `vllm:num_requests_waiting`,
+ * `vllm:kv_cache_usage_perc` (older `vllm:gpu_cache_usage_perc`, vllm PR #30041 / #18354), label
+ * `engine`; SGLang `sglang:*` gauges with `dp_rank` labels (PR #7597), the oldest `name=` label
+ * scheme (PR #1853), and `/v1/loads?format=prometheus` gauges `sglang_<key>{dp_rank="N"}`.
+ *
+ * @since 0.1.0
+ */
+import { Result, Schema } from "effect"
+import { type DecodeError, decodeError } from "./DecodeError.js"
+import { type Exposition, parseExposition, type Sample } from "./internal/prometheus.js"
+import { camel } from "./internal/wire.js"
+import type { EngineCounts } from "./Vllm.js"
+
+const Opt = Schema.optionalKey(Schema.Finite)
+
+/**
+ * One vLLM engine's load gauges from `/metrics` (each absent when not reported).
+ * `kvCacheUsagePerc` / `gpuCacheUsagePerc` are 0..1 fractions despite the name.
+ *
+ * @category Metrics
+ * @since 0.1.0
+ */
+export const VllmEngineMetrics = Schema.Struct({
+  engine: Schema.Int,
+  numRequestsRunning: Opt,
+  numRequestsWaiting: Opt,
+  kvCacheUsagePerc: Opt,
+  gpuCacheUsagePerc: Opt
+})
+/** @category Metrics @since 0.1.0 */
+export type VllmEngineMetrics = typeof VllmEngineMetrics.Type
+
+/**
+ * One SGLang DP rank's gauges from `/metrics` or `/v1/loads?format=prometheus` (each absent when
+ * not reported): a partial `LoadSnapshot`.
+ *
+ * @category Metrics
+ * @since 0.1.0
+ */
+export const SglangRankMetrics = Schema.Struct({
+  dpRank: Schema.Int,
+  numRunningReqs: Opt,
+  numQueueReqs: Opt,
+  numWaitingReqs: Opt,
+  numWaitingUncachedTokens: Opt,
+  numUsedTokens: Opt,
+  numTotalTokens: Opt,
+  numActiveTokens: Opt,
+  tokenUsage: Opt,
+  genThroughput: Opt,
+  cacheHitRate: Opt,
+  utilization: Opt,
+  maxTotalNumTokens: Opt,
+  maxRunningRequests: Opt,
+  maxPrefillTokens: Opt,
+  contextLen: Opt
+})
+/** @category Metrics @since 0.1.0 */
+export type SglangRankMetrics = typeof SglangRankMetrics.Type
+
+/**
+ * Decoded metrics: records in ascending engine / rank order, and the load metrics that were
+ * declared but had no sample (reported, so a caller can tell "declared, no samples" from "not
+ * exported").
+ *
+ * @category Metrics
+ * @since 0.1.0
+ */
+export interface DecodedMetrics<R> {
+  readonly records: ReadonlyArray<R>
+  readonly declaredWithoutSamples: ReadonlyArray<string>
+}
+
+const vllmNames: Record<string, keyof VllmEngineMetrics> = {
+  "vllm:num_requests_running": "numRequestsRunning",
+  "vllm:num_requests_waiting": "numRequestsWaiting",
+  "vllm:kv_cache_usage_perc": "kvCacheUsagePerc",
+  "vllm:gpu_cache_usage_perc": "gpuCacheUsagePerc"
+}
+
+const sglangColon: Record<string, keyof SglangRankMetrics> = {
+  "sglang:num_running_reqs": "numRunningReqs",
+  "sglang:num_queue_reqs": "numQueueReqs",
+  "sglang:num_used_tokens": "numUsedTokens",
+  "sglang:token_usage": "tokenUsage",
+  "sglang:gen_throughput": "genThroughput",
+  "sglang:cache_hit_rate": "cacheHitRate",
+  "sglang:max_total_num_tokens": "maxTotalNumTokens",
+  "sglang:max_running_requests": "maxRunningRequests",
+  "sglang:max_prefill_tokens": "maxPrefillTokens",
+  "sglang:context_len": "contextLen"
+}
+const v1LoadsGaugeKeys = [
+  "num_running_reqs",
+  "num_waiting_reqs",
+  "num_waiting_uncached_tokens",
+  "num_used_tokens",
+  "num_total_tokens",
+  "num_active_tokens",
+  "max_total_num_tokens",
+  "max_running_requests",
+  "token_usage",
+  "gen_throughput",
+  "cache_hit_rate",
+  "utilization"
+]
+const sglangNames: Record<string, keyof SglangRankMetrics> = { ...sglangColon }
+for (const k of v1LoadsGaugeKeys) sglangNames[`sglang_${k}`] = camel(k) as keyof SglangRankMetrics
+
+const rankOf = (s: Sample, label: string): Result.Result<number, DecodeError> => {
+  const v = s.labels[label]
+  if (v === undefined) return Result.succeed(0)
+  if (!/^\d+$/.test(v))
+    return Result.fail(
+      decodeError("InvalidField", `${s.name}: label ${label}="${v}" is not a rank`, { line: s.line })
+    )
+  return Result.succeed(Number(v))
+}
+
+const group = <K extends string>(
+  expo: Exposition,
+  names: Record<string, K>,
+  label: string,
+  keyName: string
+): Result.Result<DecodedMetrics<Record<string, number>>, DecodeError> => {
+  const byRank = new Map<number, Record<string, number>>()
+  const firstLine = new Map<string, number>()
+  for (const s of expo.samples) {
+    const field = names[s.name]
+    if (field === undefined) continue
+    const r = rankOf(s, label)
+    if (Result.isFailure(r)) return Result.fail(r.failure)
+    const rank = r.success
+    const k = `${field}@${rank}`
+    const prev = firstLine.get(k)
+    if (prev !== undefined)
+      return Result.fail(
+        decodeError(
+          "AmbiguousSeries",
+          `ambiguous series: ${s.name} for ${label} ${rank} already reported on line ${prev} (a per-rank gauge without a distinguishing ${label} label?)`,
+          { line: s.line }
+        )
+      )
+    firstLine.set(k, s.line)
+    const rec = byRank.get(rank) ?? { [keyName]: rank }
+    rec[field] = s.value
+    byRank.set(rank, rec)
+  }
+  const sampled = new Set(expo.samples.map((s) => s.name))
+  const declaredWithoutSamples = [...expo.declared.keys()].filter((n) => n in names && !sampled.has(n)).sort()
+  const records = [...byRank.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v)
+  return Result.succeed({ records, declaredWithoutSamples })
+}
+
+/**
+ * Decode vLLM `/metrics` text to one record per `engine` label (no label: engine 0).
+ *
+ * @example
+ * ```ts
+ * import { decodeVllmMetrics } from "@loadledger/schema"
+ * const r = decodeVllmMetrics('vllm:num_requests_running{engine="1"} 8.0\n')
+ * r._tag === "Success" && r.success.records[0] // { engine: 1, numRequestsRunning: 8 }
+ * ```
+ *
+ * @category Metrics
+ * @since 0.1.0
+ */
+export const decodeVllmMetrics = (
+  text: string
+): Result.Result<DecodedMetrics<VllmEngineMetrics>, DecodeError> =>
+  Result.flatMap(parseExposition(text), (e) => group(e, vllmNames, "engine", "engine")) as Result.Result<
+    DecodedMetrics<VllmEngineMetrics>,
+    DecodeError
+  >
+
+/**
+ * Decode SGLang `/metrics` text (or `/v1/loads?format=prometheus`) to one record per `dp_rank`
+ * label (no label, as in the oldest `name=` scheme or a single rank: rank 0).
+ *
+ * @example
+ * ```ts
+ * import { decodeSglangMetrics } from "@loadledger/schema"
+ * const r = decodeSglangMetrics('sglang_num_total_tokens{dp_rank="2"} 3000\n')
+ * r._tag === "Success" && r.success.records[0] // { dpRank: 2, numTotalTokens: 3000 }
+ * ```
+ *
+ * @category Metrics
+ * @since 0.1.0
+ */
+export const decodeSglangMetrics = (
+  text: string
+): Result.Result<DecodedMetrics<SglangRankMetrics>, DecodeError> =>
+  Result.flatMap(parseExposition(text), (e) => group(e, sglangNames, "dp_rank", "dpRank")) as Result.Result<
+    DecodedMetrics<SglangRankMetrics>,
+    DecodeError
+  >
+
+/**
+ * Which runtime an exposition text comes from, by its metric names (samples or declarations):
+ * `vllm`, `sglang`, or `undefined`. Fails on text that does not parse.
+ *
+ * @example
+ * ```ts
+ * import { detectMetricsRuntime } from "@loadledger/schema"
+ * detectMetricsRuntime("# TYPE vllm:num_requests_running gauge\n") // { _tag: "Success", success: "vllm", ... }
+ * ```
+ *
+ * @category Metrics
+ * @since 0.1.0
+ */
+export const detectMetricsRuntime = (
+  text: string
+): Result.Result<"vllm" | "sglang" | undefined, DecodeError> =>
+  Result.map(parseExposition(text), (e) => {
+    const names = [...e.samples.map((s) => s.name), ...e.declared.keys()]
+    if (names.some((n) => n.startsWith("vllm:"))) return "vllm"
+    if (names.some((n) => n.startsWith("sglang:") || n.startsWith("sglang_"))) return "sglang"
+    return undefined
+  })
+
+/**
+ * vLLM's `EngineCounts` `[waiting, running, kvCacheUsage]` from an engine's gauges, or
+ * `undefined` when any of the three is missing (a snapshot that needs the KV gauge is none, never
+ * zeros). `kv_cache_usage_perc` wins over the deprecated `gpu_cache_usage_perc`.
+ *
+ * @example
+ * ```ts
+ * import { toEngineCounts } from "@loadledger/schema"
+ * toEngineCounts({ engine: 0, numRequestsRunning: 0, numRequestsWaiting: 0, gpuCacheUsagePerc: 0 }) // [0, 0, 0]
+ * toEngineCounts({ engine: 0, numRequestsRunning: 3 }) // undefined
+ * ```
+ *
+ * @category Metrics
+ * @since 0.1.0
+ */
+export const toEngineCounts = (m: VllmEngineMetrics): EngineCounts | undefined => {
+  const kv = m.kvCacheUsagePerc ?? m.gpuCacheUsagePerc
+  if (m.numRequestsWaiting === undefined || m.numRequestsRunning === undefined || kv === undefined)
+    return undefined
+  return [m.numRequestsWaiting, m.numRequestsRunning, kv]
+}

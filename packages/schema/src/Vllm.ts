@@ -1,0 +1,110 @@
+/**
+ * vLLM's data-parallel load messages: per-engine counts, the coordinator's update, and the
+ * scheduler stats an engine reports.
+ *
+ * Upstream: vllm-project/vllm `vllm/v1/engine/core_client.py`, `vllm/v1/engine/coordinator.py`,
+ * `vllm/v1/metrics/stats.py` @ 00080ee13c7a451fce071ccb8d0e94d395acf5a7.
+ *
+ * @since 0.1.0
+ */
+
+import type { Result } from "effect"
+import { Schema } from "effect"
+import { type DecodeError, decodeWith } from "./DecodeError.js"
+import { wireStruct } from "./internal/wire.js"
+
+/**
+ * `[waiting, running, kvCacheUsage]` for one engine; usage is a 0..1 fraction.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { EngineCounts } from "@loadledger/schema"
+ * Schema.is(EngineCounts)([117, 51, 1.0]) // true
+ * Schema.is(EngineCounts)([1, 2, 100]) // false
+ * ```
+ *
+ * @category vLLM
+ * @since 0.1.0
+ */
+export const EngineCounts = Schema.Tuple([
+  Schema.Int,
+  Schema.Int,
+  Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
+])
+/** @category vLLM @since 0.1.0 */
+export type EngineCounts = typeof EngineCounts.Type
+
+/**
+ * The coordinator's publish to front-ends: `(counts | null, currentWave, enginesRunning)`;
+ * `counts` is null for a wave-state-only publish.
+ *
+ * @example
+ * ```ts
+ * import { decodeCoordinatorUpdate } from "@loadledger/schema"
+ * const r = decodeCoordinatorUpdate([null, 3, true])
+ * r._tag === "Success" && r.success[1] // 3
+ * ```
+ *
+ * @category vLLM
+ * @since 0.1.0
+ */
+export const CoordinatorUpdate = Schema.Tuple([
+  Schema.NullOr(Schema.Array(EngineCounts)),
+  Schema.Int,
+  Schema.Boolean
+])
+/** @category vLLM @since 0.1.0 */
+export type CoordinatorUpdate = typeof CoordinatorUpdate.Type
+
+/**
+ * An engine's `SchedulerStats` as far as load balancing reads it: `num_running_reqs`,
+ * `num_waiting_reqs`, `kv_cache_usage` (0..1), `step_counter`, `current_wave`.
+ *
+ * @category vLLM
+ * @since 0.1.0
+ */
+export const SchedulerStats = wireStruct({
+  numRunningReqs: Schema.Int,
+  numWaitingReqs: Schema.Int,
+  kvCacheUsage: Schema.Finite,
+  stepCounter: Schema.Int,
+  currentWave: Schema.Int
+})
+/** @category vLLM @since 0.1.0 */
+export type SchedulerStats = typeof SchedulerStats.Type
+
+const decCounts = decodeWith(EngineCounts)
+const decUpdate = decodeWith(CoordinatorUpdate)
+const decStats = decodeWith(SchedulerStats)
+
+/**
+ * Decode {@link EngineCounts} from `unknown`.
+ *
+ * @example
+ * ```ts
+ * import { decodeEngineCounts } from "@loadledger/schema"
+ * decodeEngineCounts([0, 8, 0.5])._tag // "Success"
+ * ```
+ *
+ * @category vLLM
+ * @since 0.1.0
+ */
+export const decodeEngineCounts = (u: unknown): Result.Result<EngineCounts, DecodeError> => decCounts(u)
+
+/**
+ * Decode a {@link CoordinatorUpdate} from `unknown` (e.g. a msgpack-decoded message).
+ *
+ * @category vLLM
+ * @since 0.1.0
+ */
+export const decodeCoordinatorUpdate = (u: unknown): Result.Result<CoordinatorUpdate, DecodeError> =>
+  decUpdate(u)
+
+/**
+ * Decode {@link SchedulerStats} from `unknown`.
+ *
+ * @category vLLM
+ * @since 0.1.0
+ */
+export const decodeSchedulerStats = (u: unknown): Result.Result<SchedulerStats, DecodeError> => decStats(u)

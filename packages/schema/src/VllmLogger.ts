@@ -1,0 +1,118 @@
+/**
+ * vLLM V1's periodic logger lines (`vllm/v1/metrics/loggers.py`, `LoggingStatLogger.log`), e.g.
+ * `Engine 000: Avg prompt throughput: 16.5 tokens/s, Avg generation throughput: 1157.2 tokens/s,
+ * Running: 51 reqs, Waiting: 117 reqs, GPU KV cache usage: 100.0%, Prefix cache hit rate: 70.0%`.
+ *
+ * @since 0.1.0
+ */
+import { Result, Schema } from "effect"
+import { type DecodeError, decodeError } from "./DecodeError.js"
+
+const Opt = Schema.optionalKey(Schema.Finite)
+
+/**
+ * One engine's numbers from a logger line. Percentages become 0..1 fractions (`100.0%` -> 1,
+ * `98.6%` -> 0.986, shifted in decimal so no rounding is added); absent items stay absent.
+ *
+ * @category VllmLogger
+ * @since 0.1.0
+ */
+export const VllmLoggerRecord = Schema.Struct({
+  engine: Schema.Int,
+  line: Schema.Int,
+  avgPromptThroughputTokensPerSecond: Opt,
+  avgGenerationThroughputTokensPerSecond: Opt,
+  numRunningReqs: Opt,
+  numWaitingReqs: Opt,
+  kvCacheUsage: Opt,
+  prefixCacheHitRate: Opt,
+  mmCacheHitRate: Opt
+})
+/** @category VllmLogger @since 0.1.0 */
+export type VllmLoggerRecord = typeof VllmLoggerRecord.Type
+
+const items: ReadonlyArray<readonly [RegExp, keyof VllmLoggerRecord, "num" | "pct"]> = [
+  [/^Avg prompt throughput: ([\d.]+) tokens\/s$/, "avgPromptThroughputTokensPerSecond", "num"],
+  [/^Avg generation throughput: ([\d.]+) tokens\/s$/, "avgGenerationThroughputTokensPerSecond", "num"],
+  [/^Running: (\d+) reqs$/, "numRunningReqs", "num"],
+  [/^Waiting: (\d+) reqs$/, "numWaitingReqs", "num"],
+  [/^(?:GPU )?KV cache usage: ([\d.]+)%$/, "kvCacheUsage", "pct"],
+  [/^Prefix cache hit rate: ([\d.]+)%$/, "prefixCacheHitRate", "pct"],
+  [/^MM cache hit rate: ([\d.]+)%$/, "mmCacheHitRate", "pct"]
+]
+
+/** "98.6" -> 0.986 by moving the decimal point in the string (exact decimal, no float division). */
+export const percentToFraction = (s: string): number => {
+  const [int = "0", frac = ""] = s.split(".")
+  const padded = int.padStart(3, "0")
+  return Number(`${padded.slice(0, -2)}.${padded.slice(-2)}${frac}`)
+}
+
+/**
+ * Decode every logger line in a log excerpt, one record per line, in file order. Lines without
+ * `Avg prompt throughput:` are skipped (logs hold other lines); a logger line with an item that
+ * does not parse is a `SyntaxError` naming its line; no logger line at all is an error. A line
+ * without an `Engine NNN:` prefix (DP = 1) is engine 0. See {@link latestPerEngine}.
+ *
+ * @example
+ * ```ts
+ * import { decodeVllmLoggerLines } from "@loadledger/schema"
+ * const r = decodeVllmLoggerLines("Engine 001: Avg prompt throughput: 0.0 tokens/s, Running: 31 reqs, Waiting: 108 reqs, GPU KV cache usage: 98.6%")
+ * r._tag === "Success" && r.success[0]?.kvCacheUsage // 0.986
+ * ```
+ *
+ * @category VllmLogger
+ * @since 0.1.0
+ */
+export const decodeVllmLoggerLines = (
+  text: string
+): Result.Result<ReadonlyArray<VllmLoggerRecord>, DecodeError> => {
+  const out: Array<VllmLoggerRecord> = []
+  const lines = text.split(/\r?\n/)
+  for (let n = 0; n < lines.length; n++) {
+    const raw = lines[n]!
+    const at = raw.indexOf("Avg prompt throughput:")
+    if (at < 0) continue
+    const line = n + 1
+    const eng = /Engine (\d+): $/.exec(raw.slice(0, at))
+    const rec: Record<string, number> = { engine: eng === null ? 0 : Number(eng[1]), line }
+    for (const part of raw.slice(at).trim().split(/,\s*/)) {
+      const hit = items.find(([re]) => re.test(part))
+      if (hit === undefined) {
+        if (/^[A-Za-z][A-Za-z ]*: /.test(part)) continue // an item this version does not read
+        return Result.fail(decodeError("SyntaxError", `unreadable logger item '${part}'`, { line }))
+      }
+      const [re, key, kind] = hit
+      const v = re.exec(part)![1]!
+      if (!/^\d+(\.\d+)?$/.test(v))
+        return Result.fail(decodeError("SyntaxError", `bad number '${v}' in '${part}'`, { line }))
+      rec[key] = kind === "pct" ? percentToFraction(v) : Number(v)
+    }
+    out.push(rec as unknown as VllmLoggerRecord)
+  }
+  if (out.length === 0)
+    return Result.fail(
+      decodeError("SyntaxError", "no vLLM logger line ('Avg prompt throughput:') found", { line: 1 })
+    )
+  return Result.succeed(out)
+}
+
+/**
+ * The latest record of each engine (later lines are newer), ascending by engine.
+ *
+ * @example
+ * ```ts
+ * import { latestPerEngine } from "@loadledger/schema"
+ * latestPerEngine([{ engine: 0, line: 1, numRunningReqs: 1 }, { engine: 0, line: 2, numRunningReqs: 2 }])[0]?.numRunningReqs // 2
+ * ```
+ *
+ * @category VllmLogger
+ * @since 0.1.0
+ */
+export const latestPerEngine = (
+  records: ReadonlyArray<VllmLoggerRecord>
+): ReadonlyArray<VllmLoggerRecord> => {
+  const m = new Map<number, VllmLoggerRecord>()
+  for (const r of records) m.set(r.engine, r)
+  return [...m.values()].sort((a, b) => a.engine - b.engine)
+}

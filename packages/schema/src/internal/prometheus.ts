@@ -1,0 +1,158 @@
+/**
+ * A small strict parser for the Prometheus text exposition format (0.0.4).
+ *
+ * Why not `parse-prometheus-text-format` (npm 1.1.1, last published 2024-12): evaluated on the
+ * payloads and rules of issue 2, it keeps the last of two samples with the same label set (silent
+ * last-writer-wins), accepts `hello world` as a metric `hello` with value "world", accepts
+ * `foo 1 2 3 4`, and reports errors without a line number.
+ */
+import { Result } from "effect"
+import { type DecodeError, decodeError } from "../DecodeError.js"
+
+export interface Sample {
+  readonly name: string
+  readonly labels: Readonly<Record<string, string>>
+  readonly value: number
+  readonly line: number
+}
+
+export interface Family {
+  readonly name: string
+  readonly type?: string | undefined
+  readonly help?: string | undefined
+  readonly line: number
+}
+
+export interface Exposition {
+  readonly samples: ReadonlyArray<Sample>
+  /** Metric families declared by `# HELP` / `# TYPE` lines, by name. */
+  readonly declared: ReadonlyMap<string, Family>
+}
+
+const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/
+const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*/
+const TYPES = new Set(["counter", "gauge", "histogram", "summary", "untyped"])
+
+const parseValue = (s: string): number | undefined => {
+  if (s === "NaN") return Number.NaN
+  if (s === "+Inf" || s === "Inf") return Number.POSITIVE_INFINITY
+  if (s === "-Inf") return Number.NEGATIVE_INFINITY
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return undefined
+  return Number(s)
+}
+
+/** The canonical key of a series: name + sorted label pairs. */
+export const seriesKey = (name: string, labels: Readonly<Record<string, string>>): string =>
+  `${name}{${Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(labels[k])}`)
+    .join(",")}}`
+
+const parseLabels = (
+  s: string,
+  line: number
+): Result.Result<{ labels: Record<string, string>; rest: string }, DecodeError> => {
+  const labels: Record<string, string> = {}
+  let i = 1 // after "{"
+  const fail = (m: string) => Result.fail(decodeError("SyntaxError", m, { line }))
+  for (;;) {
+    while (s[i] === " " || s[i] === "\t") i++
+    if (s[i] === "}") return Result.succeed({ labels, rest: s.slice(i + 1) })
+    const m = LABEL.exec(s.slice(i))
+    if (m === null) return fail(`expected a label name at column ${i + 1}`)
+    const key = m[0]
+    i += key.length
+    while (s[i] === " ") i++
+    if (s[i] !== "=") return fail(`expected '=' after label ${key}`)
+    i++
+    while (s[i] === " ") i++
+    if (s[i] !== '"') return fail(`expected '"' to open the value of label ${key}`)
+    i++
+    let v = ""
+    for (;;) {
+      const c = s[i]
+      if (c === undefined) return fail(`unterminated value of label ${key}`)
+      if (c === '"') break
+      if (c === "\\") {
+        const n = s[i + 1]
+        if (n === "n") v += "\n"
+        else if (n === "\\" || n === '"') v += n
+        else return fail(`invalid escape \\${n ?? ""} in label ${key}`)
+        i += 2
+      } else {
+        v += c
+        i++
+      }
+    }
+    i++
+    if (key in labels) return fail(`label ${key} repeated`)
+    labels[key] = v
+    while (s[i] === " ") i++
+    if (s[i] === ",") i++
+    else if (s[i] !== "}") return fail(`expected ',' or '}' after label ${key}`)
+  }
+}
+
+/**
+ * Parse exposition text. Errors (with the 1-based line): a line that is not a comment, blank, or
+ * `name{labels} value [timestamp]`; an unknown `# TYPE`; the same series (name + label set) twice
+ * (`AmbiguousSeries`, naming both lines).
+ */
+export const parseExposition = (text: string): Result.Result<Exposition, DecodeError> => {
+  const samples: Array<Sample> = []
+  const declared = new Map<string, Family>()
+  const seen = new Map<string, number>()
+  const lines = text.split(/\r?\n/)
+  for (let n = 0; n < lines.length; n++) {
+    const line = n + 1
+    const raw = lines[n]!.trim()
+    if (raw === "") continue
+    if (raw.startsWith("#")) {
+      const m = /^#\s*(HELP|TYPE)\s+(\S+)(?:\s+(.*))?$/.exec(raw)
+      if (m === null) continue // a plain comment
+      const [, kind, name, rest] = m as unknown as [string, string, string, string | undefined]
+      if (!NAME.test(name) || NAME.exec(name)![0] !== name)
+        return Result.fail(decodeError("SyntaxError", `invalid metric name ${name}`, { line }))
+      const prev = declared.get(name) ?? { name, line }
+      if (kind === "TYPE") {
+        const t = (rest ?? "").trim()
+        if (!TYPES.has(t))
+          return Result.fail(decodeError("SyntaxError", `unknown metric type '${t}'`, { line }))
+        declared.set(name, { ...prev, type: t })
+      } else declared.set(name, { ...prev, help: rest ?? "" })
+      continue
+    }
+    const nm = NAME.exec(raw)
+    if (nm === null) return Result.fail(decodeError("SyntaxError", `expected a metric name`, { line }))
+    const name = nm[0]
+    let rest = raw.slice(name.length)
+    let labels: Record<string, string> = {}
+    if (rest.startsWith("{")) {
+      const l = parseLabels(rest, line)
+      if (Result.isFailure(l)) return Result.fail(l.failure)
+      labels = l.success.labels
+      rest = l.success.rest
+    }
+    if (!/^[ \t]/.test(rest))
+      return Result.fail(decodeError("SyntaxError", `expected a space and a value after ${name}`, { line }))
+    const parts = rest.trim().split(/[ \t]+/)
+    if (parts.length > 2)
+      return Result.fail(decodeError("SyntaxError", `unexpected text after the value of ${name}`, { line }))
+    const value = parseValue(parts[0]!)
+    if (value === undefined)
+      return Result.fail(decodeError("SyntaxError", `invalid value '${parts[0]}' for ${name}`, { line }))
+    if (parts[1] !== undefined && !/^-?\d+$/.test(parts[1]))
+      return Result.fail(decodeError("SyntaxError", `invalid timestamp '${parts[1]}' for ${name}`, { line }))
+    const key = seriesKey(name, labels)
+    const first = seen.get(key)
+    if (first !== undefined)
+      return Result.fail(
+        decodeError("AmbiguousSeries", `ambiguous series: ${key} repeats the series of line ${first}`, {
+          line
+        })
+      )
+    seen.set(key, line)
+    samples.push({ name, labels, value, line })
+  }
+  return Result.succeed({ samples, declared })
+}
