@@ -342,3 +342,74 @@ describe("ledger-balanced mechanics", () => {
     expect(v[0]!.unknown && v[0]!.requests === 0).toBe(true)
   })
 })
+
+// ---------------------------------------------------------------------------------------------
+// S04: DP=4, arrivals at t = 0..39 s in the pattern L,S,S,S (L = 100k in, occupies its rank 100 s;
+// S = 2k in, 5 s). Frozen: every snapshot (w0, r0) stamped 0. Fresh: true running counts at the
+// last boundary, stamped then. Staleness limit 1 s. The router sees its requests finish.
+const s04 = (frozen: boolean) => {
+  const p = makeLedgerBalanced({ metric: "requests", staleAfterSeconds: 1 })
+  let s = p.init(4)
+  const reqs: Array<{ id: string; rank: number; end: number; tokens: number }> = []
+  const longs = [0, 0, 0, 0]
+  const runningSpread: Array<number> = []
+  const flaggedAt: Array<number> = []
+  for (let t = 0; t < 40; t++) {
+    s = p.finish(
+      s,
+      reqs.filter((r) => r.end <= t).map((r) => r.id),
+      t
+    )
+    const live = [0, 1, 2, 3].map((k) => reqs.filter((r) => r.rank === k && r.end > t))
+    s = p.observe(
+      s,
+      live.map((rs, k) =>
+        frozen
+          ? load(k, 0, 0, 0, 0)
+          : load(
+              k,
+              t,
+              rs.length,
+              0,
+              rs.reduce((a, r) => a + r.tokens, 0)
+            )
+      ),
+      t
+    )
+    runningSpread.push(Math.max(...live.map((x) => x.length)) - Math.min(...live.map((x) => x.length)))
+    const long = t % 4 === 0
+    const out = routed(p.route(s, { requestId: `q${t}`, inputLength: long ? 100_000 : 2_000 }, t))
+    if ((out.explanation.stale ?? []).length > 0) flaggedAt.push(t)
+    s = out.state
+    if (long) longs[out.rank]! += 1
+    reqs.push({ id: `q${t}`, rank: out.rank, end: t + (long ? 100 : 5), tokens: long ? 100_000 : 2_000 })
+  }
+  return { longs, runningSpread, flaggedAt }
+}
+
+describe("S04 frozen per-engine stats", () => {
+  it("S04 buggy reference (frozen view, bumps never decremented): longs 10/0/0/0, running 10/1/1/2 at 39 s", () => {
+    const bumps = [0, 0, 0, 0]
+    const placed: Array<{ rank: number; end: number; long: boolean }> = []
+    for (let t = 0; t < 40; t++) {
+      const rank = bumps.indexOf(Math.min(...bumps))
+      bumps[rank]! += 1
+      placed.push({ rank, end: t + (t % 4 === 0 ? 100 : 5), long: t % 4 === 0 })
+    }
+    expect([0, 1, 2, 3].map((k) => placed.filter((x) => x.rank === k && x.long).length)).toEqual([
+      10, 0, 0, 0
+    ])
+    expect([0, 1, 2, 3].map((k) => placed.filter((x) => x.rank === k && x.end > 39).length)).toEqual([
+      10, 1, 1, 2
+    ])
+  })
+  for (const frozen of [false, true])
+    it(`S04 ledger-balanced (${frozen ? "frozen" : "fresh"}): <= 3 of 10 long per rank, running spread <= 2`, () => {
+      const r = s04(frozen)
+      for (const k of r.longs) expect(k).toBeLessThanOrEqual(3)
+      expect(r.longs.reduce((a, b) => a + b, 0)).toBe(10)
+      for (const d of r.runningSpread) expect(d).toBeLessThanOrEqual(2)
+      // staleness: the frozen snapshot is flagged from the arrival at t = 2 s on; fresh ones never
+      expect(r.flaggedAt).toEqual(frozen ? Array.from({ length: 38 }, (_, i) => i + 2) : [])
+    })
+})
