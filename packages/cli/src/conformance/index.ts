@@ -1,4 +1,5 @@
 import { sglangDpLb } from "./sglangDpLb.js"
+import { sglangV1Loads } from "./sglangV1Loads.js"
 import type { CaseResult, VectorFormat } from "./types.js"
 import { vllmCoord } from "./vllmCoord.js"
 import { vllmLb } from "./vllmLb.js"
@@ -7,7 +8,7 @@ import { vllmWave } from "./vllmWave.js"
 export type { CaseResult, VectorFormat } from "./types.js"
 
 /** Every vector format, in detection order. Each module owns one upstream reference file format. */
-export const formats: ReadonlyArray<VectorFormat> = [vllmLb, vllmWave, vllmCoord, sglangDpLb]
+export const formats: ReadonlyArray<VectorFormat> = [vllmLb, vllmWave, vllmCoord, sglangDpLb, sglangV1Loads]
 
 /**
  * Detect the format of a parsed vector file and replay it.
