@@ -33,7 +33,11 @@ const once = (url: string, rank: number | undefined): Promise<{ ms: number; rank
       res.on("end", () => {
         const ms = Number(process.hrtime.bigint() - t0) / 1e6
         if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}`))
-        resolve({ ms, rank: String(res.headers["x-loadledger-rank"] ?? ""), dpRank: JSON.parse(text).dp_rank })
+        resolve({
+          ms,
+          rank: String(res.headers["x-loadledger-rank"] ?? ""),
+          dpRank: JSON.parse(text).dp_rank
+        })
       })
     })
     req.on("error", reject)
@@ -45,11 +49,21 @@ const pct = (xs: ReadonlyArray<number>, p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN
 }
 
-export const run = async (requests = 2000, concurrencies: ReadonlyArray<number> = [1, 16], deadlineS = 60) => {
+export const run = async (
+  requests = 2000,
+  concurrencies: ReadonlyArray<number> = [1, 16],
+  deadlineS = 60
+) => {
   const deadline = Date.now() + deadlineS * 1000
   const workers = await Promise.all([0, 1].map(() => startFakeWorker({ dpSize: 2, chunks: 1 })))
   const router = startLiveRouter({
-    sources: workers.map((w) => ({ url: w.url, dpSize: 2, kind: "sglang-v1-loads" as const, intervalMs: 100, timeoutMs: 100 })),
+    sources: workers.map((w) => ({
+      url: w.url,
+      dpSize: 2,
+      kind: "sglang-v1-loads" as const,
+      intervalMs: 100,
+      timeoutMs: 100
+    })),
     policy: totalRequests,
     staleAfterSeconds: 1
   })
@@ -102,6 +116,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     }
   })
   console.log(`node ${process.version}, loopback, ${values.requests} requests per concurrency level`)
-  const lines = await run(Number(values.requests), values.concurrency.split(",").map(Number), Number(values["deadline-s"]))
+  const lines = await run(
+    Number(values.requests),
+    values.concurrency.split(",").map(Number),
+    Number(values["deadline-s"])
+  )
   for (const l of lines) console.log(l)
 }

@@ -176,16 +176,14 @@ export const startFakeWorker = async (initial: FakeWorkerOptions = {}): Promise<
       res.end("data: [DONE]\n\n")
     } else {
       const text = Array.from({ length: n }, (_, i) => `tok${i}`).join(" ")
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            id: requestId,
-            object: "text_completion",
-            dp_rank: dpRank,
-            choices: [{ index: 0, text }]
-          })
-        )
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          id: requestId,
+          object: "text_completion",
+          dp_rank: dpRank,
+          choices: [{ index: 0, text }]
+        })
+      )
     }
     release()
   }

@@ -19,7 +19,7 @@ const { values } = parseArgs({
     port: { type: "string", default: "8000" },
     host: { type: "string", default: "127.0.0.1" },
     "interval-ms": { type: "string", default: "250" },
-    "timeout-ms": { type: "string", default: "200" },
+    "timeout-ms": { type: "string", default: "500" },
     "stale-ms": { type: "string", default: "1000" },
     unknown: { type: "string", default: "inflight" },
     require: { type: "string" },
@@ -28,7 +28,7 @@ const { values } = parseArgs({
 })
 
 const usage = `usage: main.ts --worker URL [--worker URL ...] [--dp N] [--source sglang-v1-loads|sglang-get-load|sglang-metrics|vllm-metrics]
-  [--policy NAME] [--port 8000] [--host 127.0.0.1] [--interval-ms 250] [--timeout-ms 200] [--stale-ms 1000]
+  [--policy NAME] [--port 8000] [--host 127.0.0.1] [--interval-ms 250] [--timeout-ms 500] [--stale-ms 1000]
   [--unknown inflight|exclude] [--require numRunningReqs,numWaitingReqs,numTotalTokens]`
 if (values.help || values.worker.length === 0) {
   console.error(usage)

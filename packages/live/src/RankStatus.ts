@@ -16,8 +16,9 @@ export type LoadField = "numRunningReqs" | "numWaitingReqs" | "numTotalTokens" |
 
 /**
  * Why a rank is unknown: it never reported; its worker's last payload had no row for it; its data is
- * older than the staleness bound; its worker's last poll failed (refused, timed out, non-2xx);
- * the last body did not decode; or a field the policy needs is absent.
+ * older than the staleness bound; its worker's last poll was refused or answered non-2xx
+ * (`unreachable`); its last poll timed out (`poll-timeout`: slow, not known dead); the last body did
+ * not decode; or a field the policy needs is absent.
  *
  * @category models
  * @since 0.1.0
@@ -27,6 +28,7 @@ export type UnknownReason =
   | "not-in-payload"
   | "stale"
   | "unreachable"
+  | "poll-timeout"
   | "decode-failed"
   | "missing-field"
 
@@ -47,7 +49,7 @@ export interface StatusOptions {
 
 /**
  * One rank as the router sees it at `now`. `known` ranks carry the `load` handed to the policy;
- * `reachable` is false while the worker's last poll failed at the transport or HTTP level.
+ * `reachable` is false while the worker's last poll was refused (connection) or answered non-2xx.
  * `ageSeconds` is absent for a rank that never reported. `assumedZero` lists counts the policy does
  * not require that the source did not report (sent to the policy as 0; see `requiredFields`).
  *
@@ -97,7 +99,7 @@ export const rankStatus = (
     const base = { index, id: e.id, workerUrl: e.workerUrl, dpRank: e.dpRank }
     const worker = workers.get(e.workerUrl)
     const failure = worker?.failure
-    const reachable = failure === undefined || failure.kind === "decode"
+    const reachable = failure === undefined || failure.kind === "decode" || failure.kind === "timeout"
     const since = options.ageClock === "receipt" ? e.receivedAtSeconds : e.changedAtSeconds
     const ageSeconds = e.row !== undefined && since !== undefined ? Math.max(0, now - since) : undefined
     const unknown = (reason: UnknownReason, missing?: ReadonlyArray<LoadField>): RankStatus => ({
@@ -108,7 +110,15 @@ export const rankStatus = (
       missing,
       ageSeconds
     })
-    if (failure !== undefined) return unknown(failure.kind === "decode" ? "decode-failed" : "unreachable")
+    if (failure !== undefined) {
+      return unknown(
+        failure.kind === "decode"
+          ? "decode-failed"
+          : failure.kind === "timeout"
+            ? "poll-timeout"
+            : "unreachable"
+      )
+    }
     if (e.receivedAtSeconds === undefined) return unknown("never-reported")
     const row = e.row
     if (row === undefined) return unknown("not-in-payload")

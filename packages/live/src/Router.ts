@@ -29,7 +29,8 @@ import {
  * How the router treats ranks. `staleAfterSeconds`: the staleness bound. `unknownRanks`: what to do
  * while some reachable rank is unknown: `"exclude"` it (the policy decides among known ranks only),
  * or decide by the router's own in-flight counts over all reachable ranks (`"inflight"`, the
- * default). Unreachable workers (refused, timed out, non-2xx) are excluded in both modes.
+ * default). Unreachable workers (connection refused, non-2xx) are excluded in both modes; a poll that
+ * timed out only makes the ranks unknown (slow is not dead).
  * `requiredFields`: fields the policy reads; a row missing one is unknown (default: running, waiting,
  * total tokens).
  *

@@ -21,7 +21,8 @@ import {
 } from "../src/index.js"
 
 const ok = (rows: ReadonlyArray<LedgerRow>) => Result.succeed(rows)
-const failed = (kind: PollFailure["kind"]) => Result.fail<PollFailure>({ _tag: "PollFailure", kind, message: kind })
+const failed = (kind: PollFailure["kind"]) =>
+  Result.fail<PollFailure>({ _tag: "PollFailure", kind, message: kind })
 
 const placed = <S>(r: ReturnType<typeof route<S>>): { state: RouterState<S>; decision: Decision } => {
   if (r._tag === "RouterError") throw new Error(`expected a placement, got ${r.reason}: ${r.message}`)
@@ -36,7 +37,11 @@ describe("docstring examples", () => {
   it("rankStatus: age and not-in-payload", () => {
     let l = makeLedger([{ url: "u", dpSize: 2 }])
     l = recordRows(l, "u", [{ dpRank: 0, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 10 }], 5)
-    const s = rankStatus(l, 6, { staleAfterSeconds: 2, requiredFields: ["numRunningReqs"], ageClock: "receipt" })
+    const s = rankStatus(l, 6, {
+      staleAfterSeconds: 2,
+      requiredFields: ["numRunningReqs"],
+      ageClock: "receipt"
+    })
     expect(s[0]?.known).toBe(true)
     expect(s[0]?.ageSeconds).toBe(1)
     expect(s[1]?.known).toBe(false)
@@ -50,24 +55,33 @@ describe("docstring examples", () => {
   })
   it("sourceUrl appends the endpoint path", () => {
     expect(
-      sourceUrl({ url: "http://127.0.0.1:30000/", dpSize: 2, kind: "sglang-v1-loads", intervalMs: 100, timeoutMs: 50 })
+      sourceUrl({
+        url: "http://127.0.0.1:30000/",
+        dpSize: 2,
+        kind: "sglang-v1-loads",
+        intervalMs: 100,
+        timeoutMs: 50
+      })
     ).toBe("http://127.0.0.1:30000/v1/loads")
-    expect(sourceUrl({ url: "http://h:1", dpSize: 1, kind: "vllm-metrics", intervalMs: 1, timeoutMs: 1 })).toBe(
-      "http://h:1/metrics"
-    )
+    expect(
+      sourceUrl({ url: "http://h:1", dpSize: 1, kind: "vllm-metrics", intervalMs: 1, timeoutMs: 1 })
+    ).toBe("http://h:1/metrics")
   })
   it("makeRouterMetrics counts decisions", async () => {
     const m = makeRouterMetrics(() => ({ ranks: [], inflightPerRank: [] }))
     m.decision("http://127.0.0.1:30000@0", "policy")
     const text = await m.registry.metrics()
-    expect(text).toContain('loadledger_router_decisions_total{rank="http://127.0.0.1:30000@0",mode="policy"} 1')
+    expect(text).toContain(
+      'loadledger_router_decisions_total{rank="http://127.0.0.1:30000@0",mode="policy"} 1'
+    )
   })
 })
 
 describe("fault cases", () => {
   it("S01 start-up burst before any snapshot is spread 8/8/8/8, not all on rank 0", () => {
     let r = makeRouter(totalRequests, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 1 })
-    for (let i = 0; i < 32; i++) r = placed(route(r, { requestId: `q${i}`, inputLength: 100 }, i * 0.0015)).state
+    for (let i = 0; i < 32; i++)
+      r = placed(route(r, { requestId: `q${i}`, inputLength: 100 }, i * 0.0015)).state
     expect(r.inflightPerRank).toEqual([8, 8, 8, 8])
   })
 
@@ -92,7 +106,8 @@ describe("fault cases", () => {
         expect(sFrozen.map((s) => s.reason)).toEqual(["stale", "stale", "stale", "stale"])
         const r = route(frozen, { requestId: `x${t}`, inputLength: 1 }, t)
         expect(r._tag).toBe("RouterError")
-        if (r._tag === "RouterError") expect(r.ranks?.map((s) => s.reason)).toEqual(["stale", "stale", "stale", "stale"])
+        if (r._tag === "RouterError")
+          expect(r.ranks?.map((s) => s.reason)).toEqual(["stale", "stale", "stale", "stale"])
       } else {
         expect(sFrozen.every((s) => s.known)).toBe(true)
       }
@@ -110,7 +125,12 @@ describe("fault cases", () => {
         { staleAfterSeconds: 1, unknownRanks }
       )
       r = applyPoll(r, "w1", failed("decode"), 0)
-      r = applyPoll(r, "w2", ok([{ dpRank: 0, numRunningReqs: 2, numWaitingReqs: 0, numTotalTokens: 5000 }]), 0)
+      r = applyPoll(
+        r,
+        "w2",
+        ok([{ dpRank: 0, numRunningReqs: 2, numWaitingReqs: 0, numTotalTokens: 5000 }]),
+        0
+      )
       // in-flight: w1 10, w2 2
       for (let i = 0; i < 10; i++) r = { ...r, inflight: new Map(r.inflight).set(`a${i}`, 0) }
       r = { ...r, inflight: new Map(r.inflight).set("b0", 1).set("b1", 1), inflightPerRank: [10, 2] }
@@ -131,7 +151,11 @@ describe("fault cases", () => {
     })
     r = applyPoll(r, "u", ok([{ dpRank: 0 }, { dpRank: 1, numRunningReqs: 5, numWaitingReqs: 3 }]), 0)
     const s = statuses(r, 0)
-    expect(s[0]).toMatchObject({ known: false, reason: "missing-field", missing: ["numRunningReqs", "numWaitingReqs"] })
+    expect(s[0]).toMatchObject({
+      known: false,
+      reason: "missing-field",
+      missing: ["numRunningReqs", "numWaitingReqs"]
+    })
     for (let i = 0; i < 5; i++) {
       const p = placed(route(r, { requestId: `q${i}`, inputLength: 1 }, 0.01 * i))
       r = p.state
@@ -148,7 +172,15 @@ describe("fault cases", () => {
       r = applyPoll(
         r,
         "u",
-        ok(running.map((n, dpRank) => ({ dpRank, timestamp: 1, numRunningReqs: n, numWaitingReqs: 0, numTotalTokens: 0 }))),
+        ok(
+          running.map((n, dpRank) => ({
+            dpRank,
+            timestamp: 1,
+            numRunningReqs: n,
+            numWaitingReqs: 0,
+            numTotalTokens: 0
+          }))
+        ),
         1
       )
       const d = placed(route(r, { requestId: `next${replica}`, inputLength: 10 }, 1.05)).decision
@@ -165,7 +197,12 @@ describe("fault cases", () => {
     const opArb: fc.Arbitrary<Op> = fc.oneof(
       fc.record({ op: fc.constant("route" as const), id: fc.nat(40) }),
       fc.record({ op: fc.constant("finish" as const), id: fc.nat(40) }),
-      fc.record({ op: fc.constant("poll" as const), worker: fc.nat(1), fail: fc.boolean(), running: fc.nat(50) })
+      fc.record({
+        op: fc.constant("poll" as const),
+        worker: fc.nat(1),
+        fail: fc.boolean(),
+        running: fc.nat(50)
+      })
     )
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 200 }), (ops) => {
@@ -238,7 +275,11 @@ describe("router rules", () => {
       expect(p.decision.workerUrl).toBe("b")
       r = p.state
     }
-    r = applyPoll(r, "b", failed("timeout"), 0.1)
+    // a timed-out poll is "slow", not "dead": b stays a candidate (unknown, in-flight fallback)
+    const slow = applyPoll(r, "b", failed("timeout"), 0.1)
+    expect(statuses(slow, 0.1)[1]).toMatchObject({ known: false, reachable: true, reason: "poll-timeout" })
+    expect(placed(route(slow, { requestId: "s", inputLength: 1 }, 0.2)).decision.workerUrl).toBe("b")
+    r = applyPoll(r, "b", failed("http-status"), 0.1)
     const e = route(r, { requestId: "z", inputLength: 1 }, 0.2)
     expect(e._tag).toBe("RouterError")
     if (e._tag === "RouterError") expect(e.reason).toBe("NoAvailableRanks")
@@ -254,7 +295,12 @@ describe("router rules", () => {
       ],
       { staleAfterSeconds: 10 }
     )
-    r = applyPoll(r, "a", ok([{ dpRank: 0, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), 0)
+    r = applyPoll(
+      r,
+      "a",
+      ok([{ dpRank: 0, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]),
+      0
+    )
     r = applyPoll(
       r,
       "b",

@@ -67,7 +67,11 @@ const post = (
       new URL(path, base),
       {
         method: "POST",
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data), "x-request-id": requestId }
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(data),
+          "x-request-id": requestId
+        }
       },
       (res) => {
         let text = ""
@@ -76,11 +80,19 @@ const post = (
           text += c
           if (opts.abortAfterFirstChunk) {
             req.destroy()
-            resolve({ status: res.statusCode ?? 0, body: text, rank: res.headers["x-loadledger-rank"] as string })
+            resolve({
+              status: res.statusCode ?? 0,
+              body: text,
+              rank: res.headers["x-loadledger-rank"] as string
+            })
           }
         })
         res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, body: text, rank: res.headers["x-loadledger-rank"] as string })
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text,
+            rank: res.headers["x-loadledger-rank"] as string
+          })
         )
         res.on("error", reject)
       }
@@ -105,7 +117,14 @@ describe("polling real payloads", () => {
       num_accelerators: 16,
       some_future_key: { x: 1 },
       loads: [
-        { dp_rank: 0, timestamp: 1.25, num_running_reqs: 3, num_waiting_reqs: 2, num_total_tokens: 256, new_field: 9 }
+        {
+          dp_rank: 0,
+          timestamp: 1.25,
+          num_running_reqs: 3,
+          num_waiting_reqs: 2,
+          num_total_tokens: 256,
+          new_field: 9
+        }
       ]
     })
     const w = await worker({ loads: { _tag: "body", body, contentType: "application/json" } })
@@ -153,7 +172,15 @@ describe("polling real payloads", () => {
     })
     const port = (server.address() as { port: number }).port
     const r = live({
-      sources: [{ url: `http://127.0.0.1:${port}`, dpSize: 4, kind: "sglang-v1-loads", intervalMs: 10_000, timeoutMs: 500 }],
+      sources: [
+        {
+          url: `http://127.0.0.1:${port}`,
+          dpSize: 4,
+          kind: "sglang-v1-loads",
+          intervalMs: 10_000,
+          timeoutMs: 500
+        }
+      ],
       policy: totalTokens,
       staleAfterSeconds: 5,
       ageClock: "receipt",
@@ -178,7 +205,7 @@ describe("polling real payloads", () => {
     expect(text).toContain(`loadledger_router_rank_known{rank="${w.url}@0"} 0`)
   })
 
-  it("500s and a hang make the worker unreachable within one timeout; it recovers on the next good poll", async () => {
+  it("a 500 makes the worker unreachable, a hang makes it unknown within one timeout; both recover", async () => {
     const w = await worker({ loads: { _tag: "status", status: 500 } })
     const h = await worker({ loads: { _tag: "hang" } })
     const r = live({ sources: [src(w), src(h, { timeoutMs: 100 })], staleAfterSeconds: 5 })
@@ -187,7 +214,7 @@ describe("polling real payloads", () => {
     expect(Date.now() - t0).toBeLessThan(1000)
     expect(r.ranks().map((s) => [s.reason, s.reachable])).toEqual([
       ["unreachable", false],
-      ["unreachable", false]
+      ["poll-timeout", true]
     ])
     const text = await r.metrics()
     expect(text).toContain(`loadledger_router_poll_failures_total{worker="${w.url}",kind="http-status"}`)
@@ -200,7 +227,9 @@ describe("polling real payloads", () => {
 
 describe("the example proxy end to end", () => {
   it("no request lost or sent twice, streams complete, in-flight back to zero", async () => {
-    const ws = await Promise.all([1, 2].map(() => worker({ dpSize: 2, latencyMs: 5, chunks: 4, chunkDelayMs: 2 })))
+    const ws = await Promise.all(
+      [1, 2].map(() => worker({ dpSize: 2, latencyMs: 5, chunks: 4, chunkDelayMs: 2 }))
+    )
     const r = live({ sources: ws.map((w) => src(w, { dpSize: 2 })), staleAfterSeconds: 1 })
     await r.ready
     const p = await proxyFor(r)
@@ -217,7 +246,11 @@ describe("the example proxy end to end", () => {
             p.url,
             chat ? "/v1/chat/completions" : "/v1/completions",
             chat
-              ? { model: "m", messages: [{ role: "user", content: "x".repeat(40 * (i % 7)) }], stream: i % 3 === 0 }
+              ? {
+                  model: "m",
+                  messages: [{ role: "user", content: "x".repeat(40 * (i % 7)) }],
+                  stream: i % 3 === 0
+                }
               : { model: "m", prompt: "y".repeat(30 * (i % 5)), stream: i % 3 === 0 },
             id
           )
@@ -244,7 +277,9 @@ describe("the example proxy end to end", () => {
     const p = await proxyFor(r)
     const replies = await Promise.all(
       Array.from({ length: 5 }, (_, i) =>
-        post(p.url, "/v1/completions", { prompt: "hi", stream: true }, `ab-${i}`, { abortAfterFirstChunk: true })
+        post(p.url, "/v1/completions", { prompt: "hi", stream: true }, `ab-${i}`, {
+          abortAfterFirstChunk: true
+        })
       )
     )
     expect(replies.every((x) => x.status === 200)).toBe(true)
@@ -277,13 +312,17 @@ describe("the example proxy end to end", () => {
     const a = await worker({ dpSize: 2 })
     const b = await worker({ dpSize: 2 })
     const staleMs = 300
-    const r = live({ sources: [src(a, { dpSize: 2 }), src(b, { dpSize: 2 })], staleAfterSeconds: staleMs / 1000 })
+    const r = live({
+      sources: [src(a, { dpSize: 2 }), src(b, { dpSize: 2 })],
+      staleAfterSeconds: staleMs / 1000
+    })
     await r.ready
     const p = await proxyFor(r)
     let k = 0
     const send = async (count: number) => {
       const out: Array<Reply> = []
-      for (let i = 0; i < count; i++) out.push(await post(p.url, "/v1/completions", { prompt: "p" }, `d-${k++}`))
+      for (let i = 0; i < count; i++)
+        out.push(await post(p.url, "/v1/completions", { prompt: "p" }, `d-${k++}`))
       return out
     }
     // baseline: both workers take traffic (in-flight fallback is not needed, both known)
@@ -297,7 +336,12 @@ describe("the example proxy end to end", () => {
     // nothing lost: every request answered 200 by worker a; b's ranks got no new decisions
     expect(during.every((x) => x.status === 200 && x.rank?.startsWith(a.url))).toBe(true)
     expect(r.decisions().slice(2)).toEqual(before)
-    expect(r.ranks().slice(2).map((s) => s.known)).toEqual([false, false])
+    expect(
+      r
+        .ranks()
+        .slice(2)
+        .map((s) => s.known)
+    ).toEqual([false, false])
     await b.restart()
     await until(() => r.ranks().every((s) => s.known), 2000)
     // b's counters were reset by the restart; it is idle and takes traffic again
@@ -309,10 +353,33 @@ describe("the example proxy end to end", () => {
     expect(r.inflight()).toEqual([0, 0, 0, 0])
   })
 
+  it("with unknownRanks exclude, a worker whose load endpoint hangs gets no traffic; in-flight mode still uses it", async () => {
+    const a = await worker({ dpSize: 1 })
+    const h = await worker({ dpSize: 1, loads: { _tag: "hang" } })
+    for (const unknownRanks of ["exclude", "inflight"] as const) {
+      const r = live({ sources: [src(a), src(h, { timeoutMs: 100 })], staleAfterSeconds: 1, unknownRanks })
+      await r.ready
+      const p = await proxyFor(r)
+      const replies = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          post(p.url, "/v1/completions", { prompt: "z" }, `${unknownRanks}-${i}`)
+        )
+      )
+      expect(replies.every((x) => x.status === 200)).toBe(true)
+      const toHung = replies.filter((x) => x.rank?.startsWith(h.url)).length
+      if (unknownRanks === "exclude") expect(toHung).toBe(0)
+      else expect(toHung).toBe(3) // fewest in-flight, ties rotating: 3 and 3
+      expect(r.inflight()).toEqual([0, 0])
+    }
+  })
+
   it("requests sent right after a worker dies are re-placed, not lost (connection refused is safe to retry)", async () => {
     const a = await worker({ dpSize: 1 })
     const b = await worker({ dpSize: 1 })
-    const r = live({ sources: [src(a, { intervalMs: 5000 }), src(b, { intervalMs: 5000 })], staleAfterSeconds: 10 })
+    const r = live({
+      sources: [src(a, { intervalMs: 5000 }), src(b, { intervalMs: 5000 })],
+      staleAfterSeconds: 10
+    })
     await r.ready
     const p = await proxyFor(r)
     await b.stop()
@@ -321,9 +388,12 @@ describe("the example proxy end to end", () => {
       Array.from({ length: 10 }, (_, i) => post(p.url, "/v1/completions", { prompt: "z" }, `rt-${i}`))
     )
     expect(replies.map((x) => x.status)).toEqual(Array.from({ length: 10 }, () => 200))
-    expect(a.received().map((x) => x.requestId).sort()).toEqual(
-      Array.from({ length: 10 }, (_, i) => `rt-${i}`).sort()
-    )
+    expect(
+      a
+        .received()
+        .map((x) => x.requestId)
+        .sort()
+    ).toEqual(Array.from({ length: 10 }, (_, i) => `rt-${i}`).sort())
     expect(r.inflight()).toEqual([0, 0])
   })
 })
