@@ -35,7 +35,7 @@ export interface ProxyOptions {
   readonly maxBodyBytes?: number
 }
 
-export interface Proxy {
+export interface RouterProxy {
   readonly url: string
   readonly port: number
   readonly close: () => Promise<void>
@@ -49,7 +49,7 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
 }
 
 /** Start the proxy on `host:port` (default 127.0.0.1, ephemeral port). */
-export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
+export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> => {
   const { router } = options
   const agent = new Agent({ keepAlive: true, maxSockets: 256 })
   const retries = options.connectRetries ?? 2

@@ -7,7 +7,7 @@ import { createServer, request as httpRequest } from "node:http"
 import { totalRequests, totalTokens } from "@loadledger/policies"
 import { afterEach, describe, expect, it } from "vitest"
 import { type FakeWorker, startFakeWorker } from "../../../examples/router/fakeWorker.js"
-import { type Proxy, startProxy } from "../../../examples/router/proxy.js"
+import { startProxy } from "../../../examples/router/proxy.js"
 import { type LiveRouter, type LiveRouterConfig, type SourceSpec, startLiveRouter } from "../src/index.js"
 
 const payload = (name: string) => new URL(`../../../fixtures/payloads/${name}`, import.meta.url).pathname
