@@ -1,2 +1,20 @@
-/** @since 0.1.0 */
+/**
+ * @loadledger/step-time: the lockstep DP step-time model, its SGLang-named metrics, presets
+ * and calibration on measured step times.
+ *
+ * @since 0.1.0
+ */
+export * from "./Batch.js"
+export * from "./Calibration.js"
+export * from "./Capacity.js"
+export * from "./Efficiencies.js"
+export * from "./Hardware.js"
+export * from "./Metrics.js"
+export * from "./Model.js"
+export * from "./RanksJson.js"
+export * from "./Schedule.js"
+export * from "./Splitwise.js"
+export * from "./StepTime.js"
+
+/** Package version. @since 0.1.0 */
 export const version = "0.1.0"

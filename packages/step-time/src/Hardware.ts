@@ -1,0 +1,104 @@
+/**
+ * GPU presets: HBM bandwidth, peak tensor FLOPs and NVLink bandwidth, the three numbers the
+ * roofline in {@link stepTime} needs.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * One accelerator as the step-time roofline sees it.
+ *
+ * **When to use**: pick a preset from {@link gpus} or build your own for a part not listed.
+ *
+ * Units: bandwidths in bytes per second (decimal: 1 TB/s = 1e12), FLOPs per second for dense
+ * (non-sparse) tensor math, `hbmBytes` in bytes. `linkBandwidthBytesPerSecond` is the per-GPU,
+ * per-direction NVLink bandwidth (half the marketing "bidirectional" figure).
+ *
+ * @example
+ * ```ts
+ * import { gpus } from "@loadledger/step-time"
+ * console.log(gpus["h200"]!.hbmBandwidthBytesPerSecond) // 4.8e12
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface GpuSpec {
+  readonly name: string
+  readonly hbmBandwidthBytesPerSecond: number
+  /** Dense BF16/FP16 tensor-core peak. */
+  readonly peakFlopsPerSecond: number
+  /** Dense FP8 tensor-core peak, used for GEMMs over 1-byte weights; defaults to 2x BF16. */
+  readonly peakFp8FlopsPerSecond?: number | undefined
+  readonly linkBandwidthBytesPerSecond: number
+  readonly hbmBytes: number
+}
+
+/**
+ * GPU presets, keyed by the names the splitwise profiles use (`a100-80gb`, `h100-80gb`,
+ * `h100-80gb-pcap`) plus `h200` and `b200`.
+ *
+ * Sources (vendor datasheets, SXM parts, dense tensor-core peaks):
+ * - `a100-80gb`: NVIDIA A100 datasheet: HBM2e 2,039 GB/s, BF16 312 TFLOPS, NVLink 3 600 GB/s.
+ * - `h100-80gb`: NVIDIA H100 datasheet (SXM5): HBM3 3.35 TB/s, BF16 989 TFLOPS, FP8 1,979 TFLOPS,
+ *   NVLink 4 900 GB/s.
+ * - `h100-80gb-pcap`: the power-capped H100 of the splitwise profiles
+ *   (github.com/Mutinifni/splitwise-sim, `data/perf_model.csv`); same datasheet numbers, the
+ *   cap shows up as a lower fitted efficiency in {@link fit}.
+ * - `h200`: NVIDIA H200 datasheet: HBM3e 4.8 TB/s, 141 GB, same compute and NVLink as H100.
+ * - `b200`: NVIDIA HGX B200 datasheet: HBM3e 8 TB/s, 180 GB, BF16 2.25 PFLOPS, FP8 4.5 PFLOPS,
+ *   NVLink 5 1.8 TB/s.
+ *
+ * NVLink figures are bidirectional in the datasheets; the presets store half (one direction).
+ *
+ * @example
+ * ```ts
+ * import { gpus } from "@loadledger/step-time"
+ * console.log(Object.keys(gpus).sort().join(",")) // a100-80gb,b200,h100-80gb,h100-80gb-pcap,h200
+ * ```
+ *
+ * @category presets
+ * @since 0.1.0
+ */
+export const gpus: Record<string, GpuSpec> = {
+  "a100-80gb": {
+    name: "a100-80gb",
+    hbmBandwidthBytesPerSecond: 2.039e12,
+    peakFlopsPerSecond: 312e12,
+    peakFp8FlopsPerSecond: 312e12,
+    linkBandwidthBytesPerSecond: 300e9,
+    hbmBytes: 80e9
+  },
+  "h100-80gb": {
+    name: "h100-80gb",
+    hbmBandwidthBytesPerSecond: 3.35e12,
+    peakFlopsPerSecond: 989e12,
+    peakFp8FlopsPerSecond: 1979e12,
+    linkBandwidthBytesPerSecond: 450e9,
+    hbmBytes: 80e9
+  },
+  "h100-80gb-pcap": {
+    name: "h100-80gb-pcap",
+    hbmBandwidthBytesPerSecond: 3.35e12,
+    peakFlopsPerSecond: 989e12,
+    peakFp8FlopsPerSecond: 1979e12,
+    linkBandwidthBytesPerSecond: 450e9,
+    hbmBytes: 80e9
+  },
+  h200: {
+    name: "h200",
+    hbmBandwidthBytesPerSecond: 4.8e12,
+    peakFlopsPerSecond: 989e12,
+    peakFp8FlopsPerSecond: 1979e12,
+    linkBandwidthBytesPerSecond: 450e9,
+    hbmBytes: 141e9
+  },
+  b200: {
+    name: "b200",
+    hbmBandwidthBytesPerSecond: 8e12,
+    peakFlopsPerSecond: 2250e12,
+    peakFp8FlopsPerSecond: 4500e12,
+    linkBandwidthBytesPerSecond: 900e9,
+    hbmBytes: 180e9
+  }
+}

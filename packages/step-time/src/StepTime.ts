@@ -1,0 +1,311 @@
+/**
+ * The lockstep DP step-time model: per-rank local attention, MoE/dense MLP from the global token
+ * count, per-layer collectives, sync wait.
+ *
+ * @since 0.1.0
+ */
+import { aggregate, type RankAggregate, type RankBatch } from "./Batch.js"
+import { defaultEfficiencies, type Efficiencies } from "./Efficiencies.js"
+import type { GpuSpec } from "./Hardware.js"
+import type { ModelSpec } from "./Model.js"
+
+/**
+ * What {@link stepTime} runs on: a model, a GPU, and optional overrides of
+ * {@link defaultEfficiencies} (for example the output of {@link fit}).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StepTimeConfig {
+  readonly model: ModelSpec
+  readonly gpu: GpuSpec
+  readonly params?: Partial<Efficiencies> | undefined
+}
+
+/**
+ * One rank's share of a step. Per step (summed over layers) unless the name says `PerLayer`.
+ *
+ * - `attentionPairs`, `imbalancePairs` (max over ranks - own): per layer, pairs.
+ * - `kvBytesRead`: KV-cache bytes read over all layers (`kvReadPairs x bytes/token/layer x layers`).
+ * - `tokens`: queries this step; `imbalanceTokens`: max - own.
+ * - `localSeconds`: this rank's local attention time over all layers.
+ * - `syncWaitSeconds`: time spent waiting at the per-layer collectives for the slowest rank
+ *   (sum over layers of max local - own local).
+ * - `idle`: the rank had no request and ran a 0-token idle batch.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RankStepTime {
+  readonly dpRank: number
+  readonly attentionPairs: number
+  readonly kvReadPairs: number
+  readonly kvBytesRead: number
+  readonly tokens: number
+  readonly numRequests: number
+  readonly localSeconds: number
+  readonly localSecondsPerLayer: number
+  readonly syncWaitSeconds: number
+  readonly imbalancePairs: number
+  readonly imbalancePairsPerStep: number
+  readonly imbalanceTokens: number
+  readonly idle: boolean
+}
+
+/**
+ * The modelled step, in seconds.
+ *
+ * `stepSeconds = layers x (max local + collectives) + MLP + LM head + fixed (+ eager)`.
+ * `moeSeconds`: MLP over all layers (MoE and leading dense layers), from the global token count
+ * `moeTokens` (idle ranks add 0 tokens). `commSeconds`: collectives over all layers.
+ * `tokenImbalanceRatio` / `pairsImbalanceRatio`: max over mean (1.0 balanced, the number of
+ * ranks when one rank has all the work; 1.0 when no rank has work). `cudaGraph` is false when the
+ * step ran eagerly.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StepTimeResult {
+  readonly stepSeconds: number
+  readonly moeSeconds: number
+  readonly commSeconds: number
+  readonly attentionSeconds: number
+  readonly lmHeadSeconds: number
+  readonly overheadSeconds: number
+  readonly moeTokens: number
+  readonly tokenImbalanceRatio: number
+  readonly pairsImbalanceRatio: number
+  readonly cudaGraph: boolean
+  readonly idleRanks: number
+  readonly ranks: ReadonlyArray<RankStepTime>
+}
+
+const expectedDistinctLocalExperts = (numExperts: number, topK: number, ep: number, tokens: number) =>
+  (numExperts / ep) * (1 - (1 - topK / numExperts) ** tokens)
+
+/**
+ * The step time from per-rank aggregates: the hot path for simulators (O(ranks), no per-layer
+ * loop; layers are identical, so one layer is computed and multiplied).
+ *
+ * **When to use**: when you keep per-rank running sums (`attentionPairs`, `tokens`, ...) rather
+ * than request lists; otherwise call {@link stepTime}.
+ *
+ * Rules (issue 5): a rank's local time per layer is a roofline
+ * `max(bytes / (HBM x memoryEfficiency), FLOPs / (peak x computeEfficiency))` over its attention
+ * weights and KV reads, plus per-request and per-layer overheads; the MLP reads the weights of the
+ * expected distinct experts touched by the global token count (top-k of E over EP ranks) or the
+ * dense weights; each layer has two collectives (gather + reduce-scatter under DP attention, two
+ * all-reduces under plain TP) costing `(g - 1) x latency + bytes / link`; the step waits for the
+ * slowest rank at every layer. A rank with no work runs a 0-token idle batch. If any rank is idle
+ * in a step that contains an extend, every rank runs eagerly (no CUDA graph) and pays
+ * `eagerOverheadSecondsPerLayer` (SGLang's DP-attention idle ranks run a dummy extend that
+ * cannot replay a graph: sgl-project/sglang PR 33871).
+ *
+ * Inputs are trusted (non-negative counts); decode untrusted input with {@link ranksFromJson}.
+ *
+ * @example
+ * ```ts
+ * import { gpus, models, stepTimeFromAggregates } from "@loadledger/step-time"
+ * const rank = { attentionPairs: 32768, tokens: 4, numDecodes: 4, extendTokens: 0 }
+ * const r = stepTimeFromAggregates({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, Array(8).fill(rank))
+ * console.log(r.stepSeconds > 0.025 && r.stepSeconds < 0.035) // true
+ * ```
+ *
+ * @category step time
+ * @since 0.1.0
+ */
+export const stepTimeFromAggregates = (
+  config: StepTimeConfig,
+  ranks: ReadonlyArray<RankAggregate>
+): StepTimeResult => {
+  const { model, gpu } = config
+  const p: Efficiencies =
+    config.params === undefined ? defaultEfficiencies : { ...defaultEfficiencies, ...config.params }
+  const att = model.attention
+  const L = model.numLayers
+  const tp = model.tp
+  const dp = ranks.length
+  const bw = gpu.hbmBandwidthBytesPerSecond * p.memoryEfficiency
+  const peak16 = gpu.peakFlopsPerSecond * p.computeEfficiency
+  const peakW =
+    (model.weightBytesPerParam <= 1
+      ? (gpu.peakFp8FlopsPerSecond ?? 2 * gpu.peakFlopsPerSecond)
+      : gpu.peakFlopsPerSecond) * p.computeEfficiency
+  const kvShards = att.kind === "mla" ? 1 : Math.min(tp, att.kvHeads ?? att.numHeads)
+  const attnWeightBytes = (att.paramsPerLayer * model.weightBytesPerParam) / tp
+  const lmHeadBytes = (model.vocabSize * model.hiddenSize * model.activationBytes) / tp
+
+  // pass 1: local times, totals
+  const local = new Array<number>(dp)
+  let maxLocal = 0
+  let sumTokens = 0
+  let maxTokens = 0
+  let sumPairs = 0
+  let maxPairs = 0
+  let idleRanks = 0
+  let anyExtend = false
+  let lmHead = 0
+  for (let i = 0; i < dp; i++) {
+    const r = ranks[i]!
+    const numReq = r.numDecodes + (r.numExtends ?? (r.extendTokens > 0 ? 1 : 0))
+    let t = p.perLayerOverheadSeconds
+    if (r.tokens <= 0) idleRanks++
+    else {
+      const kvPairs = r.kvReadPairs ?? r.attentionPairs
+      const mem = (attnWeightBytes + (kvPairs * att.kvBytesPerTokenPerLayer) / kvShards) / bw
+      const comp =
+        (2 * r.tokens * att.paramsPerLayer) / tp / peakW + (r.attentionPairs * att.flopsPerPair) / tp / peak16
+      t += Math.max(mem, comp) + numReq * p.perRequestSecondsPerLayer
+      const lmMem = lmHeadBytes / bw
+      const lmComp = (2 * numReq * model.vocabSize * model.hiddenSize) / tp / peak16
+      const lm = Math.max(lmMem, lmComp)
+      if (lm > lmHead) lmHead = lm
+    }
+    if (r.extendTokens > 0) anyExtend = true
+    local[i] = t
+    if (t > maxLocal) maxLocal = t
+    sumTokens += r.tokens
+    if (r.tokens > maxTokens) maxTokens = r.tokens
+    sumPairs += r.attentionPairs
+    if (r.attentionPairs > maxPairs) maxPairs = r.attentionPairs
+  }
+
+  // MLP from the global token count
+  const T = sumTokens
+  const g = dp * tp
+  const roof = (bytes: number, flops: number) => {
+    const m = bytes / bw
+    const c = flops / peakW
+    return Math.max(m, c)
+  }
+  let mlp = 0
+  if (T > 0) {
+    const mlpSpec = model.mlp
+    const bpp = model.weightBytesPerParam
+    if (mlpSpec.kind === "moe") {
+      const distinct = expectedDistinctLocalExperts(mlpSpec.numExperts, mlpSpec.topK, mlpSpec.ep, T)
+      const moeLayer = roof(
+        (distinct * mlpSpec.expertParams + mlpSpec.sharedExpertParams) * bpp,
+        (2 * T * (mlpSpec.topK * mlpSpec.expertParams + mlpSpec.sharedExpertParams)) / mlpSpec.ep
+      )
+      const denseLayer =
+        mlpSpec.denseLayers > 0
+          ? roof((mlpSpec.denseParamsPerLayer * bpp) / g, (2 * T * mlpSpec.denseParamsPerLayer) / g)
+          : 0
+      mlp = (L - mlpSpec.denseLayers) * moeLayer + mlpSpec.denseLayers * denseLayer
+    } else {
+      mlp = L * roof((mlpSpec.paramsPerLayer * bpp) / g, (2 * T * mlpSpec.paramsPerLayer) / g)
+    }
+  }
+
+  // collectives: gather + reduce-scatter (DP attention) or two all-reduces (TP only)
+  let commPerLayer = 0
+  if (g > 1) {
+    const bytesFactor = dp > 1 ? 1 : 2
+    const bytes = (bytesFactor * (g - 1) * T * model.hiddenSize * model.activationBytes) / g
+    commPerLayer =
+      2 *
+      ((g - 1) * p.collectiveLatencySeconds + bytes / (gpu.linkBandwidthBytesPerSecond * p.linkEfficiency))
+  }
+
+  const cudaGraph = !(anyExtend && idleRanks > 0)
+  const overhead = p.fixedOverheadSeconds + (cudaGraph ? 0 : L * p.eagerOverheadSecondsPerLayer)
+  const attentionSeconds = L * maxLocal
+  const commSeconds = L * commPerLayer
+  const stepSeconds = attentionSeconds + commSeconds + mlp + lmHead + overhead
+
+  const out = new Array<RankStepTime>(dp)
+  const kvStepFactor = att.kvBytesPerTokenPerLayer * L
+  for (let i = 0; i < dp; i++) {
+    const r = ranks[i]!
+    const kvPairs = r.kvReadPairs ?? r.attentionPairs
+    const li = local[i]!
+    out[i] = {
+      dpRank: i,
+      attentionPairs: r.attentionPairs,
+      kvReadPairs: kvPairs,
+      kvBytesRead: kvPairs * kvStepFactor,
+      tokens: r.tokens,
+      numRequests: r.numDecodes + (r.numExtends ?? (r.extendTokens > 0 ? 1 : 0)),
+      localSeconds: L * li,
+      localSecondsPerLayer: li,
+      syncWaitSeconds: L * (maxLocal - li),
+      imbalancePairs: maxPairs - r.attentionPairs,
+      imbalancePairsPerStep: L * (maxPairs - r.attentionPairs),
+      imbalanceTokens: maxTokens - r.tokens,
+      idle: r.tokens <= 0
+    }
+  }
+  return {
+    stepSeconds,
+    moeSeconds: mlp,
+    commSeconds,
+    attentionSeconds,
+    lmHeadSeconds: lmHead,
+    overheadSeconds: overhead,
+    moeTokens: T,
+    tokenImbalanceRatio: sumTokens > 0 ? (maxTokens * dp) / sumTokens : 1,
+    pairsImbalanceRatio: sumPairs > 0 ? (maxPairs * dp) / sumPairs : 1,
+    cudaGraph,
+    idleRanks,
+    ranks: out
+  }
+}
+
+/**
+ * The step time of one lockstep step from each rank's batch.
+ *
+ * **When to use**: to see what skew costs: rank i's `syncWaitSeconds` is the time its GPU sits at
+ * the collectives waiting for the slowest rank. See {@link stepTimeFromAggregates} for the rules.
+ *
+ * @example
+ * ```ts
+ * import { gpus, models, stepTime } from "@loadledger/step-time"
+ * const ranks = [
+ *   { decode: [8192, 8192, 8192, 204800], extend: [] },
+ *   ...Array.from({ length: 7 }, () => ({ decode: [8192, 8192, 8192, 8192], extend: [] }))
+ * ]
+ * const r = stepTime({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, ranks)
+ * console.log(r.ranks[0]!.attentionPairs, r.ranks[1]!.imbalancePairs) // 229376 196608
+ * ```
+ *
+ * @category step time
+ * @since 0.1.0
+ */
+export const stepTime = (config: StepTimeConfig, ranks: ReadonlyArray<RankBatch>): StepTimeResult =>
+  stepTimeFromAggregates(
+    config,
+    ranks.map((b) => aggregate(b, config.model.attention.sparseTopK))
+  )
+
+/**
+ * The lockstep rule on its own: given each rank's local time per layer, every rank waits for
+ * the slowest at every layer. Returns the per-layer max and each rank's sync wait over
+ * `numLayers` layers.
+ *
+ * @example
+ * ```ts
+ * import { lockstepSyncWait } from "@loadledger/step-time"
+ * const r = lockstepSyncWait([0.006, 0.001, 0.001], 78)
+ * console.log(r.syncWaitSeconds[1]) // 0.39 (up to float rounding)
+ * ```
+ *
+ * @category step time
+ * @since 0.1.0
+ */
+export const lockstepSyncWait = (
+  localSecondsPerLayer: ReadonlyArray<number>,
+  numLayers: number
+): {
+  readonly maxLocalSecondsPerLayer: number
+  readonly syncWaitSecondsPerLayer: ReadonlyArray<number>
+  readonly syncWaitSeconds: ReadonlyArray<number>
+} => {
+  const max = localSecondsPerLayer.reduce((m, x) => Math.max(m, x), 0)
+  const perLayer = localSecondsPerLayer.map((x) => max - x)
+  return {
+    maxLocalSecondsPerLayer: max,
+    syncWaitSecondsPerLayer: perLayer,
+    syncWaitSeconds: perLayer.map((w) => w * numLayers)
+  }
+}
