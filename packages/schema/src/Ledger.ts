@@ -133,6 +133,39 @@ const fromLoadStat = (s: LoadStat): LedgerRow => ({
   maxTotalNumTokens: s.maxTotalNumTokens
 })
 
+const summaryKeys: Record<string, keyof Mutable> = {
+  num_running_reqs: "numRunningReqs",
+  num_queue_reqs: "numWaitingReqs",
+  num_waiting_reqs: "numWaitingReqs",
+  num_total_tokens: "numTotalTokens",
+  num_used_tokens: "numUsedTokens",
+  token_usage: "kvCacheUsage",
+  gen_throughput: "genThroughput"
+}
+
+/**
+ * Per-rank `key=value` summary lines as people paste them from SGLang's per-rank metrics
+ * (`dp_rank=2  num_running_reqs=1  num_queue_reqs=11`), used only by `auto` and only when every
+ * line that mentions `dp_rank=` has this shape; other lines (headers) are ignored.
+ */
+const fromRankSummary = (text: string): Array<LedgerRow> | undefined => {
+  const lines = text.split(/\r?\n/).filter((l) => /(^|\s)dp_rank=/.test(l))
+  if (lines.length === 0) return undefined
+  const rows: Array<LedgerRow> = []
+  for (const l of lines) {
+    const m = /^\s*dp_rank=(\d+)((?:\s+[a-z_]+=-?\d+(?:\.\d+)?)+)\s*$/.exec(l)
+    if (m === null) return undefined
+    const row: Mutable = { dpRank: Number(m[1]) }
+    for (const kv of m[2]!.trim().split(/\s+/)) {
+      const [k, v] = kv.split("=") as [string, string]
+      const f = summaryKeys[k]
+      if (f !== undefined) (row as Record<string, unknown>)[f] = Number(v)
+    }
+    rows.push(row)
+  }
+  return rows
+}
+
 const isNeg = (v: unknown) => typeof v === "number" && v < 0
 
 /**
@@ -247,6 +280,8 @@ const fromText = (text: string, kind: LedgerKind): Result.Result<Array<LedgerRow
         return row
       })
     )
+  const summary = fromRankSummary(text)
+  if (summary !== undefined) return Result.succeed(summary)
   const rt = detectMetricsRuntime(text)
   if (Result.isFailure(rt)) return Result.fail(rt.failure)
   if (rt.success === "vllm") return fromText(text, "vllm-metrics")

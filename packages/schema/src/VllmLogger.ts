@@ -41,6 +41,16 @@ const items: ReadonlyArray<readonly [RegExp, keyof VllmLoggerRecord, "num" | "pc
   [/^MM cache hit rate: ([\d.]+)%$/, "mmCacheHitRate", "pct"]
 ]
 
+const known = [
+  "Avg prompt throughput",
+  "Avg generation throughput",
+  "Running",
+  "Waiting",
+  "KV cache usage",
+  "Prefix cache hit rate",
+  "MM cache hit rate"
+]
+
 /** "98.6" -> 0.986 by moving the decimal point in the string (exact decimal, no float division). */
 export const percentToFraction = (s: string): number => {
   const [int = "0", frac = ""] = s.split(".")
@@ -79,7 +89,9 @@ export const decodeVllmLoggerLines = (
     for (const part of raw.slice(at).trim().split(/,\s*/)) {
       const hit = items.find(([re]) => re.test(part))
       if (hit === undefined) {
-        if (/^[A-Za-z][A-Za-z ]*: /.test(part)) continue // an item this version does not read
+        const label = /^([A-Za-z][A-Za-z ]*): /.exec(part)?.[1]
+        // an item this version does not read is skipped; a known item that does not parse is an error
+        if (label !== undefined && !known.some((k) => label.endsWith(k))) continue
         return Result.fail(decodeError("SyntaxError", `unreadable logger item '${part}'`, { line }))
       }
       const [re, key, kind] = hit
