@@ -11,8 +11,9 @@
  */
 import { Agent, request as httpRequest } from "node:http"
 import { parseArgs } from "node:util"
-import { startLiveRouter } from "@loadledger/live"
+import { applyPoll, finish, makeRouter, route, startLiveRouter } from "@loadledger/live"
 import { totalRequests } from "@loadledger/policies"
+import { Result } from "effect"
 import { startFakeWorker } from "../examples/router/fakeWorker.js"
 import { startProxy } from "../examples/router/proxy.js"
 
@@ -47,6 +48,30 @@ const once = (url: string, rank: number | undefined): Promise<{ ms: number; rank
 const pct = (xs: ReadonlyArray<number>, p: number) => {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN
+}
+
+/** CPU cost of the pure decision path alone: route + finish on 8 ranks with fresh loads. */
+export const decisionCost = (calls = 100_000): string => {
+  const workers = [0, 1].map((i) => ({ url: `w${i}`, dpSize: 4 }))
+  let r = makeRouter(totalRequests, workers, { staleAfterSeconds: 1e9 })
+  for (const w of workers) {
+    const rows = [0, 1, 2, 3].map((dpRank) => ({
+      dpRank,
+      timestamp: 1,
+      numRunningReqs: dpRank,
+      numWaitingReqs: 0,
+      numTotalTokens: 100 * dpRank
+    }))
+    r = applyPoll(r, w.url, Result.succeed(rows), 0)
+  }
+  const t0 = process.hrtime.bigint()
+  for (let i = 0; i < calls; i++) {
+    const out = route(r, { requestId: `b${i}`, inputLength: 64 }, 1 + i * 1e-6)
+    if (out._tag === "RouterError") throw new Error(out.message)
+    r = finish(out.state, `b${i}`, 1 + i * 1e-6).state
+  }
+  const us = Number(process.hrtime.bigint() - t0) / 1e3 / calls
+  return `decision path (route + finish, 8 ranks, pure): ${us.toFixed(2)} µs per request over ${calls} calls`
 }
 
 export const run = async (
@@ -116,6 +141,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     }
   })
   console.log(`node ${process.version}, loopback, ${values.requests} requests per concurrency level`)
+  console.log(decisionCost())
   const lines = await run(
     Number(values.requests),
     values.concurrency.split(",").map(Number),

@@ -62,12 +62,33 @@ export const init = (
   budget: DpBudget.empty(dpSize),
   roundRobinCounter: 0,
   lastRefreshTimeSeconds: 0,
-  status: new Array<boolean>(dpSize).fill(true),
+  status: DpBudget.filled(dpSize, true),
   shm: Array.from({ length: dpSize }, (_, r) =>
     initialShm === "writer_init"
       ? { dpRank: r, timestamp: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }
       : undefined
   )
+})
+
+/**
+ * A copy of `s` with some fields replaced, as an explicit literal: object spread is an order of
+ * magnitude slower on Node 20 in this hot path (measured with `pnpm bench`).
+ */
+const next = (
+  s: DpControllerState,
+  budget: DpBudget.DpBudget,
+  roundRobinCounter: number,
+  lastRefreshTimeSeconds: number,
+  status: ReadonlyArray<boolean>,
+  shm: ReadonlyArray<RankLoad | undefined>
+): DpControllerState => ({
+  method: s.method,
+  dpSize: s.dpSize,
+  budget,
+  roundRobinCounter,
+  lastRefreshTimeSeconds,
+  status,
+  shm
 })
 
 /**
@@ -84,7 +105,9 @@ export const publish = (state: DpControllerState, snapshots: ReadonlyArray<RankL
     shm ??= state.shm.slice()
     shm[s.dpRank] = s
   }
-  return shm === undefined ? state : { ...state, shm }
+  return shm === undefined
+    ? state
+    : next(state, state.budget, state.roundRobinCounter, state.lastRefreshTimeSeconds, state.status, shm)
 }
 
 /**
@@ -127,11 +150,14 @@ export const refresh = (state: DpControllerState, nowSeconds: number): Refreshed
   if (nowSeconds - state.lastRefreshTimeSeconds < refreshIntervalSeconds) return { refreshed: false, state }
   return {
     refreshed: true,
-    state: {
-      ...state,
-      lastRefreshTimeSeconds: nowSeconds,
-      budget: DpBudget.update(state.budget, readAll(state))
-    }
+    state: next(
+      state,
+      DpBudget.update(state.budget, readAll(state)),
+      state.roundRobinCounter,
+      nowSeconds,
+      state.status,
+      state.shm
+    )
   }
 }
 
@@ -147,7 +173,17 @@ export const setStatus = (
   status: ReadonlyArray<boolean>
 ): { readonly applied: boolean; readonly state: DpControllerState } =>
   status.length === state.dpSize
-    ? { applied: true, state: { ...state, status: status.slice() } }
+    ? {
+        applied: true,
+        state: next(
+          state,
+          state.budget,
+          state.roundRobinCounter,
+          state.lastRefreshTimeSeconds,
+          status.slice(),
+          state.shm
+        )
+      }
     : { applied: false, state }
 
 /**
@@ -221,7 +257,10 @@ export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled
         const slot = counter % n
         counter = (counter + 1) % n
         if (state.status[slot] === true)
-          return { rank: slot, state: { ...state, roundRobinCounter: counter } }
+          return {
+            rank: slot,
+            state: next(state, state.budget, counter, state.lastRefreshTimeSeconds, state.status, state.shm)
+          }
       }
       return policyError(
         "AllRanksUnavailable",
@@ -250,7 +289,17 @@ export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled
       const tokens = state.method === "TOTAL_TOKENS" ? req.inputLength : 0
       const d = DpBudget.dispatch(state.budget, state.method, tokens)
       if (d.rank === undefined) return policyError("NoRanks", "dpSize is 0", "dpSize")
-      return { rank: d.rank, state: { ...state, budget: d.budget } }
+      return {
+        rank: d.rank,
+        state: next(
+          state,
+          d.budget,
+          state.roundRobinCounter,
+          state.lastRefreshTimeSeconds,
+          state.status,
+          state.shm
+        )
+      }
     }
   }
 }

@@ -8,6 +8,7 @@
  */
 import type { Explanation, Policy, RankLoad, RouteRequest, RouteResult } from "../Policy.js"
 import type { LoadBalanceMethod } from "./DpBudget.js"
+import * as DpBudget from "./DpBudget.js"
 import * as DpController from "./DpController.js"
 
 const tieBreaks: Record<LoadBalanceMethod, string> = {
@@ -57,9 +58,29 @@ const make = (method: LoadBalanceMethod): Policy<DpController.DpControllerState>
       let before = state
       let refreshed: boolean | undefined
       if (refreshes) {
-        const r = DpController.refresh(state, now)
-        refreshed = r.refreshed
-        before = r.state
+        // same test as DpController.refresh, inlined so a throttled route allocates nothing for it
+        refreshed = !(now - state.lastRefreshTimeSeconds < DpController.refreshIntervalSeconds)
+        if (refreshed) before = DpController.refresh(state, now).state
+      }
+      if (refreshes && request.routedDpRank === undefined && before.dpSize > 0) {
+        // the budget methods' common case, fused (same result as DpController.schedule)
+        const b = before.budget
+        const rank = method === "TOTAL_TOKENS" ? DpBudget.argminTokens(b) : DpBudget.argminRequests(b)
+        const budget = DpBudget.charge(b, rank, method === "TOTAL_TOKENS" ? request.inputLength : 0)
+        return {
+          _tag: "Routed",
+          rank,
+          state: {
+            method,
+            dpSize: before.dpSize,
+            budget,
+            roundRobinCounter: before.roundRobinCounter,
+            lastRefreshTimeSeconds: before.lastRefreshTimeSeconds,
+            status: before.status,
+            shm: before.shm
+          },
+          explanation: explain(before, request, refreshed)
+        }
       }
       const out = DpController.schedule(before, request)
       if ("_tag" in out) return before === state ? out : { ...out, state: before }

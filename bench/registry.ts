@@ -1,0 +1,9 @@
+/**
+ * The benchmarks `pnpm bench` runs, in order. Add one line per module.
+ *
+ * @since 0.1.0
+ */
+import type { Benchmark } from "./harness.js"
+import { sglangPolicyBench } from "./sglangPolicies.js"
+
+export const benchmarks: ReadonlyArray<Benchmark> = [sglangPolicyBench]

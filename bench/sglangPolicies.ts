@@ -1,0 +1,150 @@
+/**
+ * ns per `route` for each SGLang policy at 8, 64 and 1024 ranks, next to the floor: a bare argmin
+ * loop over plain mutable arrays doing the same pick and charge (one key for TOTAL_REQUESTS, and
+ * shown for ROUND_ROBIN and FOLLOW_BOOTSTRAP_ROOM too; (tokens, requests) for TOTAL_TOKENS).
+ *
+ * Requests arrive 1 us apart, so the 20 ms refresh throttle lets one route in 20 000 refresh, as
+ * in a burst; every `route` builds a new immutable state and an explanation.
+ *
+ * @since 0.1.0
+ */
+import { type Policy, type RankLoad, type RouteRequest, sglangPolicies } from "@loadledger/policies"
+import {
+  type Benchmark,
+  type Candidate,
+  consume,
+  iterationsFor,
+  nsPerOpInterleaved,
+  prng
+} from "./harness.js"
+
+const sizes = [8, 64, 1024] as const
+
+const loadsFor = (n: number): ReadonlyArray<RankLoad> => {
+  const rnd = prng(n)
+  return Array.from({ length: n }, (_, dpRank) => ({
+    dpRank,
+    timestamp: 1,
+    numRunningReqs: Math.floor(rnd() * 64),
+    numWaitingReqs: Math.floor(rnd() * 64),
+    numTotalTokens: Math.floor(rnd() * 200_000)
+  }))
+}
+
+const requestsFor = (): ReadonlyArray<RouteRequest> => {
+  const rnd = prng(7)
+  return Array.from({ length: 1024 }, (_, i) => ({
+    requestId: `r${i}`,
+    inputLength: 1 + Math.floor(rnd() * 8192),
+    bootstrapRoom: BigInt(Math.floor(rnd() * 2 ** 52)) * 4099n
+  }))
+}
+
+/** argmin over one plain array, then `+1` in place. */
+const floorRequests = (loads: ReadonlyArray<RankLoad>): Candidate => {
+  const req = loads.map((l) => l.numRunningReqs + l.numWaitingReqs)
+  const n = req.length
+  return {
+    iterations: iterationsFor(2 * n),
+    step: () => {
+      let best = 0
+      let bestReq = req[0]!
+      for (let i = 1; i < n; i++) {
+        const v = req[i]!
+        if (v < bestReq) {
+          bestReq = v
+          best = i
+        }
+      }
+      req[best]! += 1
+      consume(best)
+    }
+  }
+}
+
+/** Lexicographic argmin over two plain arrays, then `+1` / `+inputLength` in place. */
+const floorTokens = (loads: ReadonlyArray<RankLoad>, reqs: ReadonlyArray<RouteRequest>): Candidate => {
+  const req = loads.map((l) => l.numRunningReqs + l.numWaitingReqs)
+  const tok = loads.map((l) => l.numTotalTokens)
+  const n = req.length
+  return {
+    iterations: iterationsFor(2 * n),
+    step: (k) => {
+      let best = 0
+      let bestTok = tok[0]!
+      let bestReq = req[0]!
+      for (let i = 1; i < n; i++) {
+        const t = tok[i]!
+        if (t < bestTok || (t === bestTok && req[i]! < bestReq)) {
+          bestTok = t
+          bestReq = req[i]!
+          best = i
+        }
+      }
+      req[best]! += 1
+      tok[best]! += reqs[k & 1023]!.inputLength
+      consume(best)
+    }
+  }
+}
+
+/** One immutable `route` per step, threading the returned state. */
+const routeCandidate = <S>(
+  policy: Policy<S>,
+  loads: ReadonlyArray<RankLoad>,
+  reqs: ReadonlyArray<RouteRequest>
+): Candidate => {
+  let s = policy.observe(policy.init(loads.length), loads, 0)
+  let now = 1
+  return {
+    iterations: iterationsFor(4 * loads.length + 50),
+    step: (k) => {
+      now += 1e-6
+      const out = policy.route(s, reqs[k & 1023]!, now)
+      if (out._tag === "Routed") {
+        s = out.state
+        consume(out.rank)
+      }
+    }
+  }
+}
+
+const widths = [22, 6, 10, 10, 7, 7]
+const line = (xs: ReadonlyArray<string>) =>
+  process.stdout.write(
+    `${xs.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join(" ")}\n`
+  )
+
+/**
+ * The SGLang policy benchmark: prints one row per (policy, ranks).
+ *
+ * @since 0.1.0
+ */
+export const sglangPolicyBench: Benchmark = {
+  name: "SGLang policies: ns per route vs a bare argmin floor",
+  run: () => {
+    const reqs = requestsFor()
+    const methods = Object.entries(sglangPolicies)
+    line(["policy", "ranks", "ns/route", "floor ns", "ratio", "target"])
+    for (const n of sizes) {
+      const loads = loadsFor(n)
+      const [fReq, fTok, ...ns] = nsPerOpInterleaved([
+        floorRequests(loads),
+        floorTokens(loads, reqs),
+        ...methods.map(([, p]) => routeCandidate(p, loads, reqs))
+      ])
+      methods.forEach(([method], i) => {
+        const floor = method === "TOTAL_TOKENS" ? fTok! : fReq!
+        const target = n <= 8 ? "<=3x" : n >= 1024 ? "<=2x" : "-"
+        line([
+          method,
+          String(n),
+          ns[i]!.toFixed(1),
+          floor.toFixed(1),
+          `${(ns[i]! / floor).toFixed(2)}x`,
+          target
+        ])
+      })
+    }
+  }
+}

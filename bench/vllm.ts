@@ -1,0 +1,117 @@
+/**
+ * ns per `route` (+ the matching `finish`) of vLLM's DP balancer (`vllmKvPressure`, upstream exact,
+ * and with the opt-in staleness + KV guard) at 8, 64 and 1024 engines, next to the floor: a bare
+ * loop over plain mutable arrays doing the same score, strict-< scan from a rotating start, local
+ * bump and in-flight bookkeeping (a mutable Map for request ids).
+ *
+ * Each step routes request k and finishes request k - 512, so about 512 requests stay in flight;
+ * every `route` builds a new immutable state (persistent hash map for the ids) and an explanation.
+ *
+ * @since 0.1.0
+ */
+import { makeVllmLb, type Policy, type RankLoad, vllmKvPressure } from "@loadledger/policies"
+import { type Benchmark, consume, iterationsFor, nsPerOp, prng } from "./harness.js"
+
+const sizes = [8, 64, 1024] as const
+
+const loadsFor = (n: number): ReadonlyArray<RankLoad> => {
+  const rnd = prng(n)
+  return Array.from({ length: n }, (_, dpRank) => ({
+    dpRank,
+    timestamp: 1,
+    numRunningReqs: Math.floor(rnd() * 64),
+    numWaitingReqs: Math.floor(rnd() * 64),
+    numTotalTokens: 0,
+    kvCacheUsage: rnd()
+  }))
+}
+
+const ids = Array.from({ length: 1024 }, (_, i) => `r${i}`)
+
+const floorNs = (loads: ReadonlyArray<RankLoad>): number => {
+  const n = loads.length
+  const waiting = loads.map((l) => l.numWaitingReqs)
+  const running = loads.map((l) => l.numRunningReqs)
+  const kv = loads.map((l) => l.kvCacheUsage ?? 0)
+  const inflight = new Array<number>(n).fill(0)
+  const reqs = new Map<string, number>()
+  let start = 0
+  return nsPerOp(
+    (k) => {
+      let best = 0
+      let min = Number.POSITIVE_INFINITY
+      for (let i = 0; i < n; i++) {
+        const idx = (start + i) % n
+        const w = waiting[idx]!
+        let score = Math.max(inflight[idx]!, w + running[idx]!)
+        if (w !== 0) score = score + w * 6.0 * Math.max(0, kv[idx]! - 0.5)
+        if (score < min) {
+          min = score
+          best = idx
+        }
+      }
+      waiting[best]! += 1
+      start = (start + 1) % n
+      inflight[best]! += 1
+      reqs.set(ids[k & 1023]!, best)
+      const old = ids[(k + 512) & 1023]!
+      const e = reqs.get(old)
+      if (e !== undefined) {
+        reqs.delete(old)
+        inflight[e]! -= 1
+      }
+      consume(best)
+    },
+    iterationsFor(4 * n + 100)
+  )
+}
+
+const routeNs = <S>(policy: Policy<S>, loads: ReadonlyArray<RankLoad>): number => {
+  let s = policy.observe(policy.init(loads.length), loads, 1)
+  let now = 1
+  return nsPerOp(
+    (k) => {
+      now += 1e-6
+      const out = policy.route(s, { requestId: ids[k & 1023]!, inputLength: 16 }, now)
+      if (out._tag === "Routed") {
+        s = policy.finish(out.state, [ids[(k + 512) & 1023]!], now)
+        consume(out.rank)
+      }
+    },
+    iterationsFor(8 * loads.length + 400)
+  )
+}
+
+const cell = (x: string, w: number) => x.padStart(w)
+
+/**
+ * The vLLM balancer benchmark, registered in `bench/registry.ts`.
+ *
+ * @since 0.1.0
+ */
+export const vllmPolicyBench: Benchmark = {
+  name: "vLLM DP balancer: ns per route+finish vs a bare scan floor",
+  run: () => {
+    const widths = [32, 6, 10, 10, 7]
+    const line = (xs: ReadonlyArray<string>) =>
+      process.stdout.write(
+        `${xs.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : cell(x, widths[i]!))).join(" ")}\n`
+      )
+    line(["policy", "ranks", "ns/route", "floor ns", "ratio"])
+    const policies: ReadonlyArray<readonly [string, Policy<unknown>]> = [
+      ["vllm/kv-pressure", vllmKvPressure as Policy<unknown>],
+      [
+        "vllm/kv-pressure+stale+kv-guard",
+        makeVllmLb({ staleAfterSeconds: 1, kvSaturationGuard: true }) as Policy<unknown>
+      ]
+    ]
+    for (const n of sizes) {
+      const loads = loadsFor(n)
+      const floor = floorNs(loads)
+      for (const [name, policy] of policies) {
+        const ns = routeNs(policy, loads)
+        line([name, String(n), ns.toFixed(1), floor.toFixed(1), `${(ns / floor).toFixed(2)}x`])
+      }
+    }
+  }
+}
