@@ -1,2 +1,12 @@
-/** @since 0.1.0 */
-export const version = "0.1.0"
+/**
+ * @loadledger/sim: a deterministic simulator replaying real request traces through any loadledger
+ * policy on a lockstep DP group.
+ *
+ * @since 0.1.0
+ */
+export * from "./Config.js"
+export * from "./Result.js"
+export * from "./Simulate.js"
+export * from "./StepModel.js"
+export * from "./StepTimeModel.js"
+export * from "./Trace.js"

@@ -1,0 +1,153 @@
+/**
+ * What a simulation run returns.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * How the run ended. `Completed`: every request finished or was rejected. `Deadlock`: a lockstep
+ * step could not run because some ranks skipped the collective (`busyRanks` had tokens,
+ * `skippingRanks` returned early); simulated time stops at `atSeconds`. `NoProgress`: a step would
+ * execute no token while `ranks` still hold work that nothing can unblock. `TimeLimit`:
+ * `maxSimulatedSeconds` was reached.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type SimStatus =
+  | { readonly _tag: "Completed" }
+  | {
+      readonly _tag: "Deadlock"
+      readonly atSeconds: number
+      readonly busyRanks: ReadonlyArray<number>
+      readonly skippingRanks: ReadonlyArray<number>
+      readonly message: string
+    }
+  | {
+      readonly _tag: "NoProgress"
+      readonly atSeconds: number
+      readonly ranks: ReadonlyArray<number>
+      readonly message: string
+    }
+  | { readonly _tag: "TimeLimit"; readonly atSeconds: number }
+
+/**
+ * p50 / p90 / p99 (linear interpolation between order statistics) and the mean, in seconds;
+ * `undefined` fields when there were no samples.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Percentiles {
+  readonly count: number
+  readonly p50?: number | undefined
+  readonly p90?: number | undefined
+  readonly p99?: number | undefined
+  readonly mean?: number | undefined
+}
+
+/**
+ * The token imbalance ratio buckets SGLang exports (upper bounds, `le`), plus +Inf.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export const IMBALANCE_BUCKETS: ReadonlyArray<number> = [
+  1.0, 1.05, 1.1, 1.25, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64
+]
+
+/**
+ * What happened to one request (kept when `recordRequests` is set). Times in simulated seconds;
+ * absent when the request never got that far. `rejected` names why it never ran.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RequestOutcome {
+  readonly requestId: string
+  readonly rank?: number | undefined
+  readonly arrivalSeconds: number
+  readonly firstScheduledSeconds?: number | undefined
+  readonly firstTokenSeconds?: number | undefined
+  readonly finishSeconds?: number | undefined
+  readonly outputTokens: number
+  readonly cachedTokens: number
+  readonly retractions: number
+  readonly rejected?: string | undefined
+}
+
+/**
+ * One lockstep step (kept when `recordSteps` is set): start, duration, and per rank the real
+ * tokens run and whether it ran a dummy batch (`dummyTokens` is the forward size a dummy batch
+ * runs: 1 token, as vLLM's `execute_dummy_batch`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StepRecord {
+  readonly startSeconds: number
+  readonly stepSeconds: number
+  readonly ranks: ReadonlyArray<{
+    readonly rank: number
+    readonly tokens: number
+    readonly dummyTokens: number
+  }>
+}
+
+/**
+ * Results of one policy on one trace.
+ *
+ * - latencies: TTFT (arrival to first token), ITL (gap between consecutive tokens of a request),
+ *   E2E (arrival to last token);
+ * - `outputTokensPerSecond`: output tokens over the span from the first arrival to the last finish;
+ * - `imbalanceHistogram.counts[i]`: steps whose token imbalance ratio is <= `le[i]` and above the
+ *   previous bound (the last count is above 64);
+ * - `syncWaitShare`: sum of ranks' sync wait over sum of ranks' step time;
+ * - `idleRankStepShare`: rank-steps that ran an idle/dummy batch over all rank-steps;
+ * - `prefixCacheHitRate`: prompt tokens served from the prefix cache over prompt tokens admitted;
+ * - `tokens`: prefill tokens computed, prefill tokens served from cache, decode tokens, output
+ *   tokens delivered (each request's first token comes from its prefill step).
+ * - `loadSamples`: running + waiting requests per rank at evenly spaced times.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PolicyResult {
+  readonly policy: string
+  readonly status: SimStatus
+  readonly requests: {
+    readonly total: number
+    readonly finished: number
+    readonly unfinished: number
+    readonly rejected: number
+  }
+  readonly ttftSeconds: Percentiles
+  readonly itlSeconds: Percentiles
+  readonly e2eSeconds: Percentiles
+  readonly outputTokensPerSecond: number
+  readonly imbalanceHistogram: { readonly le: ReadonlyArray<number>; readonly counts: ReadonlyArray<number> }
+  readonly syncWaitShare: number
+  readonly idleRankStepShare: number
+  readonly prefixCacheHitRate: number
+  readonly retractions: number
+  readonly requestsPerRank: ReadonlyArray<number>
+  readonly steps: number
+  readonly simulatedSeconds: number
+  readonly tokens: {
+    readonly prefillComputed: number
+    readonly prefillCached: number
+    readonly decode: number
+    readonly output: number
+  }
+  readonly latencyCdf: {
+    readonly quantiles: ReadonlyArray<number>
+    readonly ttftSeconds: ReadonlyArray<number>
+    readonly e2eSeconds: ReadonlyArray<number>
+  }
+  readonly loadSamples: {
+    readonly seconds: ReadonlyArray<number>
+    readonly perRank: ReadonlyArray<ReadonlyArray<number>>
+  }
+  readonly outcomes?: ReadonlyArray<RequestOutcome> | undefined
+  readonly stepLog?: ReadonlyArray<StepRecord> | undefined
+}

@@ -1,0 +1,57 @@
+/**
+ * The step-time interface the simulator charges each lockstep step with.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * One rank's batch in a step, summarised. `attentionPairs`: a decode with context L adds L; an
+ * extend of e tokens after a prefix p adds p*e + e*(e+1)/2. `tokens` = decode tokens + extend
+ * tokens (0 for a rank running an idle/dummy batch). `kvReadPairs` is set when a sparse-attention
+ * top-k caps the keys each query reads; `numExtends` counts prefill chunks.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RankWork {
+  readonly attentionPairs: number
+  readonly tokens: number
+  readonly numDecodes: number
+  readonly extendTokens: number
+  readonly numRequests: number
+  readonly numExtends: number
+  readonly kvReadPairs?: number | undefined
+}
+
+/**
+ * What a step costs: its duration (seconds, > 0), the token imbalance ratio (max over mean of the
+ * ranks' tokens; 1.0 balanced, the number of ranks when one rank has all the work), and each rank's
+ * sync wait in seconds (time spent waiting for the slowest rank in the collectives).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StepCost {
+  readonly stepSeconds: number
+  readonly tokenImbalanceRatio: number
+  readonly ranks: ReadonlyArray<{ readonly syncWaitSeconds: number }>
+}
+
+/**
+ * A step-time model: the cost of one step of a group of ranks, from their batches. The CLI and the
+ * demo use `@loadledger/step-time` (see `stepModelFor`); tests may pass a simple one.
+ *
+ * @example
+ * ```ts
+ * import type { StepModel } from "@loadledger/sim"
+ * const fixed: StepModel = (ranks) => ({
+ *   stepSeconds: 0.03,
+ *   tokenImbalanceRatio: 1,
+ *   ranks: ranks.map(() => ({ syncWaitSeconds: 0 }))
+ * })
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type StepModel = (ranks: ReadonlyArray<RankWork>) => StepCost

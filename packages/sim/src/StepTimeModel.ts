@@ -1,0 +1,63 @@
+/**
+ * The simulator's link to @loadledger/step-time: a `StepModel` from a model + GPU preset, and a KV
+ * pool size derived from the same presets.
+ *
+ * @since 0.1.0
+ */
+import type { GpuSpec, ModelSpec, StepTimeConfig } from "@loadledger/step-time"
+import { stepTimeFromAggregates } from "@loadledger/step-time"
+import type { StepModel } from "./StepModel.js"
+
+/**
+ * A `StepModel` that charges each step with `stepTimeFromAggregates` (per-rank local attention,
+ * MoE from the global token count, per-layer collectives, sync wait for the slowest rank).
+ *
+ * **When to use**: always, unless a test needs a hand-made cost.
+ *
+ * @example
+ * ```ts
+ * import { stepModelFor } from "@loadledger/sim"
+ * import { gpus, models } from "@loadledger/step-time"
+ * const m = stepModelFor({ model: models["glm-5.3"]!, gpu: gpus["h200"]! })
+ * const w = { attentionPairs: 32768, tokens: 4, numDecodes: 4, extendTokens: 0, numRequests: 4, numExtends: 0 }
+ * const cost = m(Array(8).fill(w))
+ * // cost.stepSeconds is about 0.03 (issue 5: batch 32 of 8K contexts on glm-5.3 / h200)
+ * ```
+ *
+ * @category step time
+ * @since 0.1.0
+ */
+export const stepModelFor =
+  (config: StepTimeConfig): StepModel =>
+  (ranks) =>
+    stepTimeFromAggregates(config, ranks)
+
+/**
+ * KV pool per rank in tokens: `hbmBytes x memFraction` minus the weights one GPU holds (attention
+ * and dense layers, its `numExperts / ep` routed experts and the shared expert per MoE layer, the
+ * embedding and LM head), over the KV bytes per token (`kvBytesPerTokenPerLayer x numLayers`).
+ * `memFraction` defaults to 0.88, SGLang's `mem_fraction_static` for large GPUs. Never below 0.
+ *
+ * @example
+ * ```ts
+ * import { kvPoolTokensFor } from "@loadledger/sim"
+ * import { gpus, models } from "@loadledger/step-time"
+ * const tokens = kvPoolTokensFor(models["glm-5.3"]!, gpus["h200"]!)
+ * // tokens > 100_000
+ * ```
+ *
+ * @category step time
+ * @since 0.1.0
+ */
+export const kvPoolTokensFor = (model: ModelSpec, gpu: GpuSpec, memFraction = 0.88): number => {
+  const att = model.numLayers * (model.attention.paramsPerLayer / model.tp)
+  const mlp =
+    model.mlp.kind === "dense"
+      ? model.numLayers * (model.mlp.paramsPerLayer / model.tp)
+      : model.mlp.denseLayers * model.mlp.denseParamsPerLayer +
+        (model.numLayers - model.mlp.denseLayers) *
+          ((model.mlp.numExperts / model.mlp.ep) * model.mlp.expertParams + model.mlp.sharedExpertParams)
+  const weightBytes = (att + mlp) * model.weightBytesPerParam + 2 * model.vocabSize * model.hiddenSize * 2
+  const kvBytesPerToken = model.attention.kvBytesPerTokenPerLayer * model.numLayers
+  return Math.max(0, Math.floor((gpu.hbmBytes * memFraction - weightBytes) / kvBytesPerToken))
+}

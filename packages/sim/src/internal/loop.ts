@@ -1,0 +1,284 @@
+/**
+ * The discrete-event loop: arrivals -> router -> ranks; groups of ranks step (all ranks in one
+ * lockstep group, or one group per rank); the step model charges each step.
+ */
+import type { Policy, PolicyOptions, VllmWaveEvent, VllmWaveState } from "@loadledger/policies"
+import { vllmWaveInit, vllmWaveStep } from "@loadledger/policies"
+import type { ResolvedSimConfig } from "../Config.js"
+import type { SimStatus, StepRecord } from "../Result.js"
+import { IMBALANCE_BUCKETS } from "../Result.js"
+import type { RankWork } from "../StepModel.js"
+import type { TraceRequest } from "../Trace.js"
+import { Rank, Req } from "./rank.js"
+import { randomRooms } from "./rng.js"
+import { Router } from "./router.js"
+import { Samples } from "./stats.js"
+
+interface Group {
+  readonly ranks: ReadonlyArray<Rank>
+  busy: boolean
+  startSeconds: number
+  endSeconds: number
+  wave: VllmWaveState | undefined
+  pendingEvents: Array<VllmWaveEvent>
+  stepEvents: Array<VllmWaveEvent>
+}
+
+export interface RawRun {
+  readonly status: SimStatus
+  readonly reqs: ReadonlyArray<Req>
+  readonly ranks: ReadonlyArray<Rank>
+  readonly itl: Samples
+  readonly steps: number
+  readonly endSeconds: number
+  readonly rankSeconds: number
+  readonly syncWaitSeconds: number
+  readonly idleRankSteps: number
+  readonly rankSteps: number
+  readonly imbalanceCounts: ReadonlyArray<number>
+  readonly sampleSeconds: ReadonlyArray<number>
+  readonly samplePerRank: ReadonlyArray<Array<number>>
+  readonly stepLog: ReadonlyArray<StepRecord> | undefined
+}
+
+export const runLoop = (
+  c: ResolvedSimConfig,
+  trace: ReadonlyArray<TraceRequest>,
+  make: (o: PolicyOptions) => Policy<unknown>,
+  onProgress?: (done: number, total: number) => void
+): RawRun => {
+  const n = c.dpSize
+  const rooms = randomRooms(c.seed, trace.length)
+  const reqs = trace.map((t, i) => new Req(i, t, t.bootstrapRoom ?? rooms[i]!))
+  const ranks = Array.from({ length: n }, (_, i) => new Rank(i, c))
+  const groups: Array<Group> = (c.lockstep ? [ranks] : ranks.map((r) => [r])).map((rs) => ({
+    ranks: rs,
+    busy: false,
+    startSeconds: 0,
+    endSeconds: 0,
+    wave:
+      c.engine === "vllm" && c.lockstep && rs.length > 1
+        ? vllmWaveInit(rs.length, c.vllmWaveProfile)
+        : undefined,
+    pendingEvents: [],
+    stepEvents: []
+  }))
+  const groupOf = ranks.map((_, i) => (c.lockstep ? 0 : i))
+  const router = new Router(
+    make,
+    c.engine,
+    n,
+    c.frontEnds,
+    c.seed,
+    c.coordinatorIntervalSeconds,
+    c.kvPoolTokens
+  )
+  const itl = new Samples()
+  const hooks = { onFinish: (r: Req, now: number) => router.finish(r, now) }
+  const pushItl = (gap: number) => itl.push(gap)
+  const imbalanceCounts = new Array<number>(IMBALANCE_BUCKETS.length + 1).fill(0)
+  const stepLog: Array<StepRecord> | undefined = c.recordSteps ? [] : undefined
+  const span = trace.length > 0 ? trace[trace.length - 1]!.arrivalSeconds : 0
+  const sampleEvery = Math.max(span / Math.max(1, c.loadSamples), 1e-3)
+  const sampleSeconds: Array<number> = []
+  const samplePerRank: Array<Array<number>> = ranks.map(() => [])
+  let nextSample = 0
+  let steps = 0
+  let rankSeconds = 0
+  let syncWaitSeconds = 0
+  let idleRankSteps = 0
+  let rankSteps = 0
+  let next = 0
+  let done = 0
+  let t = 0
+  let status: SimStatus = { _tag: "Completed" }
+  const works: Array<Array<RankWork>> = groups.map(() => [])
+  const progressEvery = Math.max(1, Math.floor(trace.length / 200))
+
+  const startStep = (gi: number, g: Group): SimStatus | undefined => {
+    let work = false
+    for (const r of g.ranks) if (r.hasWork) work = true
+    // no work: SGLang groups and non-lockstep ranks wait; a vLLM wave keeps running dummy batches
+    // until a finish-sync step finds every rank done
+    if (!work && !g.wave?.ranks.some((r) => r.running)) return undefined
+    const ws = works[gi]!
+    ws.length = 0
+    let total = 0
+    for (const r of g.ranks) {
+      const tokens = r.form(t)
+      total += tokens
+      ws.push({
+        attentionPairs: r.attentionPairs,
+        tokens,
+        numDecodes: r.decodes.length,
+        extendTokens: r.extendTokens,
+        numRequests: r.running.length,
+        numExtends: r.extend.length,
+        kvReadPairs: c.sparseTopK === undefined ? undefined : r.kvReadPairs
+      })
+    }
+    if (total === 0 && work) {
+      const stuck = g.ranks.filter((r) => r.hasWork).map((r) => r.id)
+      return {
+        _tag: "NoProgress",
+        atSeconds: t,
+        ranks: stuck,
+        message: `no progress at t=${t}s: ranks ${stuck.join(",")} hold requests but no step can run any token`
+      }
+    }
+    if (c.faults.zeroTokenRanksReturnEarly && c.expertParallel && g.ranks.length > 1 && total > 0) {
+      const busy = g.ranks.filter((_, i) => ws[i]!.tokens > 0).map((r) => r.id)
+      const skipping = g.ranks.filter((_, i) => ws[i]!.tokens === 0).map((r) => r.id)
+      if (skipping.length > 0)
+        return {
+          _tag: "Deadlock",
+          atSeconds: t,
+          busyRanks: busy,
+          skippingRanks: skipping,
+          message:
+            `deadlock at t=${t}s: ranks ${busy.join(",")} wait in the expert all-to-all while ` +
+            `ranks ${skipping.join(",")} returned early with no tokens`
+        }
+    }
+    const cost = c.stepModel(ws)
+    if (!(cost.stepSeconds > 0) || !Number.isFinite(cost.stepSeconds))
+      return {
+        _tag: "NoProgress",
+        atSeconds: t,
+        ranks: g.ranks.map((r) => r.id),
+        message: `the step model returned a step of ${cost.stepSeconds}s at t=${t}s`
+      }
+    steps++
+    rankSteps += g.ranks.length
+    rankSeconds += cost.stepSeconds * g.ranks.length
+    for (let i = 0; i < ws.length; i++) {
+      if (ws[i]!.tokens === 0) idleRankSteps++
+      syncWaitSeconds += cost.ranks[i]?.syncWaitSeconds ?? 0
+    }
+    if (total > 0) {
+      let b = 0
+      while (b < IMBALANCE_BUCKETS.length && cost.tokenImbalanceRatio > IMBALANCE_BUCKETS[b]!) b++
+      imbalanceCounts[b]!++
+    }
+    stepLog?.push({
+      startSeconds: t,
+      stepSeconds: cost.stepSeconds,
+      ranks: ws.map((w, i) => ({
+        rank: g.ranks[i]!.id,
+        tokens: w.tokens,
+        dummyTokens: w.tokens === 0 ? 1 : 0
+      }))
+    })
+    g.busy = true
+    g.stepEvents = g.pendingEvents
+    g.pendingEvents = []
+    g.startSeconds = t
+    g.endSeconds = t + cost.stepSeconds
+    return undefined
+  }
+
+  const completeStep = (gi: number, g: Group): SimStatus | undefined => {
+    const executed = g.ranks.map((r) => r.extend.length + r.decodes.length > 0)
+    for (const r of g.ranks) r.complete(t, pushItl, hooks)
+    router.stepEnd(g.ranks, t)
+    g.busy = false
+    if (g.wave) {
+      const w = vllmWaveStep(g.wave, {
+        localUnfinished: g.ranks.map((r) => r.hasWork),
+        executed,
+        events: g.stepEvents
+      })
+      if (w._tag === "VllmWaveError")
+        return {
+          _tag: "NoProgress",
+          atSeconds: t,
+          ranks: g.ranks.map((r) => r.id),
+          message: `vLLM wave model rejected step ${steps} of group ${gi}: ${w.message}`
+        }
+      g.wave = w.state
+    }
+    while (t >= nextSample) {
+      sampleSeconds.push(nextSample)
+      for (const r of ranks) samplePerRank[r.id]!.push(r.running.length + r.waiting.length)
+      nextSample += sampleEvery
+    }
+    return undefined
+  }
+
+  const arrive = (r: Req): void => {
+    done++
+    if (onProgress && done % progressEvery === 0) onProgress(done, reqs.length)
+    if (r.t.inputLength + r.outputTarget > c.kvPoolTokens) {
+      r.rejected = `needs ${r.t.inputLength + r.outputTarget} tokens of KV, the pool holds ${c.kvPoolTokens}`
+      return
+    }
+    const rank = router.route(r, t)
+    if (typeof rank !== "number") {
+      r.rejected = `policy error (${rank.reason}): ${rank.message}`
+      return
+    }
+    if (!Number.isInteger(rank) || rank < 0 || rank >= n) {
+      r.rejected = `policy chose rank ${rank}, outside 0..${n - 1}`
+      return
+    }
+    ranks[rank]!.routed++
+    ranks[rank]!.enqueue(r)
+    const g = groups[groupOf[rank]!]!
+    if (g.wave) g.pendingEvents.push({ ev: "client_request", rank })
+  }
+
+  outer: while (true) {
+    for (let gi = 0; gi < groups.length; gi++) {
+      const g = groups[gi]!
+      if (g.busy) continue
+      const s = startStep(gi, g)
+      if (s) {
+        status = s
+        break outer
+      }
+    }
+    let tStep = Number.POSITIVE_INFINITY
+    for (const g of groups) if (g.busy && g.endSeconds < tStep) tStep = g.endSeconds
+    const tArr = next < reqs.length ? reqs[next]!.t.arrivalSeconds : Number.POSITIVE_INFINITY
+    const tPub = router.nextPublish
+    const tNext = Math.min(tStep, tArr, tPub)
+    if (tNext === Number.POSITIVE_INFINITY) break
+    if (tNext > c.maxSimulatedSeconds) {
+      status = { _tag: "TimeLimit", atSeconds: c.maxSimulatedSeconds }
+      t = c.maxSimulatedSeconds
+      break
+    }
+    t = tNext
+    if (tStep === tNext) {
+      for (let gi = 0; gi < groups.length; gi++) {
+        const g = groups[gi]!
+        if (!g.busy || g.endSeconds !== t) continue
+        const s = completeStep(gi, g)
+        if (s) {
+          status = s
+          break outer
+        }
+      }
+    } else if (tPub === tNext) {
+      router.publish(t)
+      for (const g of groups) if (g.wave) g.pendingEvents.push({ ev: "client_sync" })
+    } else while (next < reqs.length && reqs[next]!.t.arrivalSeconds === t) arrive(reqs[next++]!)
+  }
+  onProgress?.(done, reqs.length)
+  return {
+    status,
+    reqs,
+    ranks,
+    itl,
+    steps,
+    endSeconds: t,
+    rankSeconds,
+    syncWaitSeconds,
+    idleRankSteps,
+    rankSteps,
+    imbalanceCounts,
+    sampleSeconds,
+    samplePerRank,
+    stepLog
+  }
+}

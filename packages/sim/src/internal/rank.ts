@@ -1,0 +1,270 @@
+/**
+ * One DP rank's continuous-batching scheduler: waiting queue, running set, chunked prefill under a
+ * token budget, a KV pool in tokens with retraction (the request stays on its rank and recomputes),
+ * and a prefix cache. Mutable on purpose, private to one `simulate` call.
+ */
+import type { TraceRequest } from "../Trace.js"
+import { BLOCK_TOKENS, PrefixCache } from "./prefixCache.js"
+
+export class Req {
+  rank = -1
+  frontEnd = 0
+  /** Tokens to compute before decoding: the prompt, or prompt + generated after a retraction. */
+  prefillTarget: number
+  /** Tokens of the sequence already in KV (cached prefix + computed). */
+  ctx = 0
+  /** Of `ctx`, how many are prefill tokens (cached or computed) in the current admission. */
+  prefilled = 0
+  heldBlocks = 0
+  kvTokens = 0
+  generated = 0
+  cachedTokens = 0
+  retractions = 0
+  pendingUncached = 0
+  chunk = 0
+  firstScheduledSeconds = Number.NaN
+  firstTokenSeconds = Number.NaN
+  lastTokenSeconds = Number.NaN
+  finishSeconds = Number.NaN
+  rejected: string | undefined = undefined
+  readonly outputTarget: number
+  readonly fullBlocks: number
+  constructor(
+    readonly index: number,
+    readonly t: TraceRequest,
+    readonly room: string
+  ) {
+    this.prefillTarget = t.inputLength
+    this.outputTarget = Math.max(1, t.outputLength)
+    this.fullBlocks = t.hashIds ? Math.min(t.hashIds.length, Math.floor(t.inputLength / BLOCK_TOKENS)) : 0
+  }
+}
+
+export interface RankParams {
+  readonly engine: "sglang" | "vllm"
+  readonly maxRunningRequests: number
+  readonly chunkedPrefillTokens: number
+  readonly kvPoolTokens: number
+  readonly sparseTopK: number | undefined
+}
+
+export interface Hooks {
+  readonly onFinish: (r: Req, now: number) => void
+}
+
+export class Rank {
+  readonly waiting: Array<Req> = []
+  readonly running: Array<Req> = []
+  readonly cache = new PrefixCache()
+  kvOwned = 0
+  waitingUncached = 0
+  routed = 0
+  // the batch of the step in flight
+  readonly extend: Array<Req> = []
+  readonly decodes: Array<Req> = []
+  attentionPairs = 0
+  kvReadPairs = 0
+  extendTokens = 0
+  // counters
+  retractions = 0
+  admittedPromptTokens = 0
+  cachedPromptTokens = 0
+  prefillComputed = 0
+  decodeTokens = 0
+  outputTokens = 0
+
+  constructor(
+    readonly id: number,
+    private readonly p: RankParams
+  ) {}
+
+  get hasWork(): boolean {
+    return this.waiting.length > 0 || this.running.length > 0
+  }
+
+  usedTokens(): number {
+    return this.kvOwned + this.cache.pinnedBlocks * BLOCK_TOKENS
+  }
+
+  enqueue(r: Req, front = false): void {
+    r.rank = this.id
+    const hit = r.t.hashIds ? this.cache.match(r.t.hashIds, this.maxMatch(r)) * BLOCK_TOKENS : 0
+    r.pendingUncached = r.prefillTarget - hit
+    this.waitingUncached += r.pendingUncached
+    if (front) this.waiting.unshift(r)
+    else this.waiting.push(r)
+  }
+
+  private maxMatch(r: Req): number {
+    // at least one prompt token is always computed
+    return Math.min(r.fullBlocks, Math.floor((r.prefillTarget - 1) / BLOCK_TOKENS))
+  }
+
+  /** Free at least `tokens` of KV, evicting unheld prefix blocks (LRU) when needed. */
+  private ensureFree(tokens: number): boolean {
+    const free = this.p.kvPoolTokens - this.kvOwned - this.cache.blocks * BLOCK_TOKENS
+    if (free >= tokens) return true
+    const freed = this.cache.evict(Math.ceil((tokens - free) / BLOCK_TOKENS))
+    return free + freed * BLOCK_TOKENS >= tokens
+  }
+
+  private alloc(r: Req, tokens: number): void {
+    r.kvTokens += tokens
+    this.kvOwned += tokens
+  }
+
+  private retractOne(): void {
+    const r = this.running.pop()!
+    this.kvOwned -= r.kvTokens
+    if (r.t.hashIds) this.cache.release(r.t.hashIds, r.heldBlocks)
+    r.kvTokens = 0
+    r.heldBlocks = 0
+    r.ctx = 0
+    r.prefilled = 0
+    r.prefillTarget = r.t.inputLength + r.generated
+    r.retractions++
+    this.retractions++
+    this.enqueue(r, true)
+  }
+
+  /** Admit the head of the waiting queue with a first chunk of at most `budget` tokens. */
+  private admit(budget: number, now: number): number {
+    const r = this.waiting[0]!
+    const ids = r.t.hashIds
+    const m = ids ? this.cache.match(ids, this.maxMatch(r)) : 0
+    if (ids && m > 0) this.cache.acquire(ids, m)
+    const chunk = Math.min(budget, r.prefillTarget - m * BLOCK_TOKENS)
+    if (!this.ensureFree(chunk)) {
+      if (ids && m > 0) this.cache.release(ids, m)
+      return 0
+    }
+    this.waiting.shift()
+    this.waitingUncached -= r.pendingUncached
+    r.heldBlocks = m
+    r.ctx = m * BLOCK_TOKENS
+    r.prefilled = r.ctx
+    this.admittedPromptTokens += r.prefillTarget
+    this.cachedPromptTokens += r.ctx
+    if (r.retractions === 0) r.cachedTokens = r.ctx
+    if (Number.isNaN(r.firstScheduledSeconds)) r.firstScheduledSeconds = now
+    this.running.push(r)
+    this.addExtend(r, chunk)
+    return chunk
+  }
+
+  private addExtend(r: Req, chunk: number): void {
+    this.alloc(r, chunk)
+    r.chunk = chunk
+    this.extend.push(r)
+    this.extendTokens += chunk
+    this.attentionPairs += r.ctx * chunk + (chunk * (chunk + 1)) / 2
+    const k = this.p.sparseTopK
+    if (k !== undefined) {
+      // query i (1..chunk) reads min(ctx + i, k) keys
+      const uncapped = Math.max(0, Math.min(chunk, k - r.ctx))
+      this.kvReadPairs += r.ctx * uncapped + (uncapped * (uncapped + 1)) / 2 + (chunk - uncapped) * k
+    }
+  }
+
+  private addPrefills(budget: number, now: number): number {
+    for (const r of this.running) {
+      if (budget <= 0) break
+      const rest = r.prefillTarget - r.prefilled
+      if (rest <= 0) continue
+      const chunk = Math.min(budget, rest)
+      if (!this.ensureFree(chunk)) break
+      this.addExtend(r, chunk)
+      budget -= chunk
+    }
+    while (budget > 0 && this.waiting.length > 0 && this.running.length < this.p.maxRunningRequests) {
+      const used = this.admit(budget, now)
+      if (used === 0) break
+      budget -= used
+    }
+    return budget
+  }
+
+  private addDecodes(): number {
+    let n = 0
+    for (const r of this.running) if (r.prefilled >= r.prefillTarget) n++
+    while (n > 0 && !this.ensureFree(n)) {
+      const last = this.running[this.running.length - 1]!
+      const wasDecoding = last.prefilled >= last.prefillTarget
+      this.retractOne()
+      if (wasDecoding) n--
+    }
+    for (const r of this.running) {
+      if (r.prefilled < r.prefillTarget) continue
+      this.alloc(r, 1)
+      this.decodes.push(r)
+      this.attentionPairs += r.ctx + 1
+      if (this.p.sparseTopK !== undefined) this.kvReadPairs += Math.min(r.ctx + 1, this.p.sparseTopK)
+    }
+    return n
+  }
+
+  /** Form this step's batch. Returns the real tokens it runs (0: an idle/dummy batch). */
+  form(now: number): number {
+    this.extend.length = 0
+    this.decodes.length = 0
+    this.attentionPairs = 0
+    this.kvReadPairs = 0
+    this.extendTokens = 0
+    if (this.p.engine === "sglang") {
+      // a rank runs an extend batch when it can, otherwise a decode batch
+      this.addPrefills(this.p.chunkedPrefillTokens, now)
+      if (this.extend.length === 0) this.addDecodes()
+    } else {
+      // vLLM: decodes first, then prefill chunks, under one token budget
+      const n = this.addDecodes()
+      this.addPrefills(this.p.chunkedPrefillTokens - n, now)
+    }
+    return this.extendTokens + this.decodes.length
+  }
+
+  private emit(r: Req, now: number, itl: (gap: number) => void, hooks: Hooks): void {
+    r.generated++
+    this.outputTokens++
+    if (Number.isNaN(r.firstTokenSeconds)) r.firstTokenSeconds = now
+    else itl(now - r.lastTokenSeconds)
+    r.lastTokenSeconds = now
+    if (r.generated >= r.outputTarget) {
+      const i = this.running.indexOf(r)
+      this.running.splice(i, 1)
+      this.kvOwned -= r.kvTokens
+      r.kvTokens = 0
+      if (r.t.hashIds) this.cache.release(r.t.hashIds, r.heldBlocks)
+      r.heldBlocks = 0
+      r.finishSeconds = now
+      hooks.onFinish(r, now)
+    }
+  }
+
+  /** Apply the step that ends at `now`. */
+  complete(now: number, itl: (gap: number) => void, hooks: Hooks): void {
+    for (const r of this.extend) {
+      r.ctx += r.chunk
+      r.prefilled += r.chunk
+      this.prefillComputed += r.chunk
+      if (r.prefilled < r.prefillTarget) continue
+      // the prompt's full blocks join the prefix cache, held by this request until it ends
+      const ids = r.t.hashIds
+      const to = Math.min(r.fullBlocks, Math.floor(r.prefillTarget / BLOCK_TOKENS))
+      if (ids && to > r.heldBlocks) {
+        this.cache.insertHeld(ids, r.heldBlocks, to)
+        const moved = (to - r.heldBlocks) * BLOCK_TOKENS
+        r.kvTokens -= moved
+        this.kvOwned -= moved
+        r.heldBlocks = to
+      }
+      this.emit(r, now, itl, hooks)
+    }
+    for (const r of this.decodes) {
+      r.ctx++
+      this.decodeTokens++
+      this.emit(r, now, itl, hooks)
+    }
+    this.extend.length = 0
+    this.decodes.length = 0
+  }
+}

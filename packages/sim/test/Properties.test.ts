@@ -1,0 +1,140 @@
+import { fc, test } from "@fast-check/vitest"
+import {
+  followBootstrapRoom,
+  ledgerBalanced,
+  type Policy,
+  roundRobin,
+  totalRequests,
+  totalTokens,
+  vllmKvPressure
+} from "@loadledger/policies"
+import { describe, expect, it } from "vitest"
+import { simulate, type TraceRequest } from "../src/index.js"
+import { asSimPolicy, fixedStep, req } from "./helpers.js"
+
+const policies: ReadonlyArray<Policy<any>> = [
+  roundRobin,
+  totalRequests,
+  totalTokens,
+  followBootstrapRoom,
+  vllmKvPressure,
+  ledgerBalanced
+]
+
+// Prompts share prefixes: block ids are chained from a small tree so identical leading ids recur.
+const requestArb = fc
+  .record({
+    arrivalSeconds: fc.double({ min: 0, max: 3, noNaN: true }),
+    inputLength: fc.integer({ min: 1, max: 5000 }),
+    outputLength: fc.integer({ min: 0, max: 40 }),
+    family: fc.integer({ min: 0, max: 3 }),
+    pinned: fc.option(fc.integer({ min: 0, max: 5 }), { freq: 4 })
+  })
+  .map(
+    (r): Omit<TraceRequest, "requestId"> => ({
+      arrivalSeconds: r.arrivalSeconds,
+      inputLength: r.inputLength,
+      outputLength: r.outputLength,
+      hashIds: Array.from({ length: Math.ceil(r.inputLength / 512) }, (_, i) =>
+        i < 4 ? r.family * 100 + i : 10_000 + i
+      ),
+      dpRank: r.pinned ?? undefined
+    })
+  )
+
+const scenarioArb = fc.record({
+  dpSize: fc.integer({ min: 1, max: 6 }),
+  engine: fc.constantFrom("sglang" as const, "vllm" as const),
+  lockstep: fc.boolean(),
+  kvPoolTokens: fc.integer({ min: 5100, max: 60_000 }),
+  chunkedPrefillTokens: fc.constantFrom(512, 2048, 8192),
+  maxRunningRequests: fc.integer({ min: 1, max: 8 }),
+  policy: fc.constantFrom(...policies),
+  seed: fc.integer({ min: 0, max: 1000 }),
+  requests: fc.array(requestArb, { minLength: 0, maxLength: 25 })
+})
+
+const traceOf = (rs: ReadonlyArray<Omit<TraceRequest, "requestId">>, dpSize: number): Array<TraceRequest> =>
+  rs
+    .map((r, i) => ({
+      ...r,
+      requestId: String(i),
+      dpRank: r.dpRank === undefined ? undefined : r.dpRank % dpSize
+    }))
+    .sort((a, b) => a.arrivalSeconds - b.arrivalSeconds || Number(a.requestId) - Number(b.requestId))
+
+describe("conservation and lockstep invariants", () => {
+  test.prop([scenarioArb], { numRuns: 60 })(
+    "every request is routed once and finishes; no token is lost or double-counted; every rank runs in every lockstep step",
+    (sc) => {
+      const trace = traceOf(sc.requests, sc.dpSize)
+      const r = simulate(
+        { ...sc, stepModel: fixedStep(0.02), recordRequests: true, recordSteps: true },
+        trace,
+        asSimPolicy(sc.policy)
+      )
+      expect(r.status._tag).toBe("Completed")
+      // routed exactly once (or rejected, never both, never dropped)
+      expect(r.requestsPerRank.reduce((a, b) => a + b, 0) + r.requests.rejected).toBe(trace.length)
+      expect(r.requests.rejected).toBe(0)
+      expect(r.requests.finished).toBe(trace.length)
+      const outcomes = r.outcomes!
+      expect(outcomes.map((o) => o.requestId).sort()).toEqual(trace.map((t) => t.requestId).sort())
+      let expectedOutput = 0
+      for (const o of outcomes) {
+        const t = trace.find((x) => x.requestId === o.requestId)!
+        expect(o.rank).toBeGreaterThanOrEqual(0)
+        if (t.dpRank !== undefined) expect(o.rank).toBe(t.dpRank)
+        expect(o.outputTokens).toBe(Math.max(1, t.outputLength))
+        expect(o.firstScheduledSeconds!).toBeGreaterThanOrEqual(o.arrivalSeconds)
+        expect(o.firstTokenSeconds!).toBeGreaterThan(o.firstScheduledSeconds!)
+        expect(o.finishSeconds!).toBeGreaterThanOrEqual(o.firstTokenSeconds!)
+        expectedOutput += Math.max(1, t.outputLength)
+      }
+      // tokens: every output token came from exactly one decode or one (re-)prefill completion
+      expect(r.tokens.output).toBe(expectedOutput)
+      expect(r.tokens.output).toBe(r.tokens.decode + trace.length + r.retractions)
+      // every prompt token was computed or served from cache, at least once
+      const prompts = trace.reduce((a, t) => a + t.inputLength, 0)
+      if (r.retractions === 0) expect(r.tokens.prefillComputed + r.tokens.prefillCached).toBe(prompts)
+      else expect(r.tokens.prefillComputed + r.tokens.prefillCached).toBeGreaterThan(prompts)
+      // the steps ran exactly the computed tokens
+      const log = r.stepLog!
+      const stepTokens = log.reduce((a, s) => a + s.ranks.reduce((b, x) => b + x.tokens, 0), 0)
+      expect(stepTokens).toBe(r.tokens.prefillComputed + r.tokens.decode)
+      // lockstep: each step includes every rank, each running real tokens or a dummy batch; steps never overlap
+      if (sc.lockstep) {
+        for (const s of log) {
+          expect(s.ranks.map((x) => x.rank)).toEqual(Array.from({ length: sc.dpSize }, (_, i) => i))
+          for (const x of s.ranks) expect(x.tokens > 0 || x.dummyTokens >= 1).toBe(true)
+        }
+        for (let i = 1; i < log.length; i++)
+          expect(log[i]!.startSeconds).toBeGreaterThanOrEqual(
+            log[i - 1]!.startSeconds + log[i - 1]!.stepSeconds - 1e-9
+          )
+        // vLLM @00080ee1: a wave ends only when step_counter % 32 == 0, so waves are whole multiples of 32 steps
+        if (sc.engine === "vllm" && sc.dpSize > 1) expect(r.steps % 32).toBe(0)
+      }
+    }
+  )
+})
+
+describe("determinism", () => {
+  const trace = Array.from({ length: 300 }, (_, i) =>
+    req(i, i * 0.01, 500 + ((i * 7919) % 3000), 1 + (i % 17))
+  )
+  const config = { dpSize: 8, stepModel: fixedStep(0.02), seed: 7 }
+  it("same config and seed give the same result", () => {
+    for (const p of policies) {
+      const a = simulate(config, trace, asSimPolicy(p))
+      const b = simulate(config, trace, asSimPolicy(p))
+      expect(b).toEqual(a)
+    }
+  })
+  it("the seed drives follow-bootstrap-room's random rooms", () => {
+    const a = simulate(config, trace, asSimPolicy(followBootstrapRoom))
+    const b = simulate({ ...config, seed: 8 }, trace, asSimPolicy(followBootstrapRoom))
+    expect(b.requestsPerRank).not.toEqual(a.requestsPerRank)
+    expect(a.requestsPerRank.reduce((x, y) => x + y, 0)).toBe(300)
+  })
+})

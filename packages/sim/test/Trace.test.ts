@@ -1,0 +1,97 @@
+import { readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { detectTraceFormat, isTraceError, parseTrace, scaleTrace, type TraceRequest } from "../src/index.js"
+import { fixture } from "./helpers.js"
+
+const ok = (r: ReturnType<typeof parseTrace>): ReadonlyArray<TraceRequest> => {
+  if (isTraceError(r)) throw new Error(`${r.line}: ${r.message}`)
+  return r
+}
+
+describe("Mooncake JSONL", () => {
+  const text = readFileSync(fixture("examples/traces/mooncake/conversation_trace.jsonl"), "utf8")
+  it("reads the conversation trace: 12,031 requests over ~3,537 s (fixtures/traces/README.md)", () => {
+    expect(detectTraceFormat(text)).toBe("mooncake")
+    const t = ok(parseTrace(text))
+    expect(t).toHaveLength(12031)
+    expect(t[0]).toMatchObject({ arrivalSeconds: 0, inputLength: 6758, outputLength: 500 })
+    expect(t[0]!.hashIds).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+    expect(Math.round(t[t.length - 1]!.arrivalSeconds)).toBe(3537)
+    const mean = t.reduce((a, r) => a + r.inputLength, 0) / t.length
+    expect(Math.round(mean)).toBe(12035)
+    for (const r of t) expect(r.hashIds!.length * 512).toBeGreaterThanOrEqual(r.inputLength)
+  })
+  it("reports a malformed row with its line number", () => {
+    const bad =
+      '{"timestamp": 0, "input_length": 10, "output_length": 1}\n{"timestamp": 5, "input_length": "x", "output_length": 1}\n'
+    const r = parseTrace(bad)
+    expect(isTraceError(r) && r.line === 2 && r.field === "input_length").toBe(true)
+    const r2 = parseTrace('{"timestamp": 0, "input_length": 10, "output_length": 1}\n{oops\n')
+    expect(isTraceError(r2) && r2.line === 2).toBe(true)
+  })
+})
+
+describe("Azure CSV", () => {
+  const text = readFileSync(fixture("fixtures/traces/azure2023/AzureLLMInferenceTrace_conv.csv"), "utf8")
+  it("reads 19,366 rows, times in seconds from the first row", () => {
+    expect(detectTraceFormat(text)).toBe("azure")
+    const t = ok(parseTrace(text))
+    expect(t).toHaveLength(19366)
+    expect(t[0]).toMatchObject({ arrivalSeconds: 0, inputLength: 374, outputLength: 44 })
+    // 18:15:50.9951690 - 18:15:46.6805900
+    expect(t[1]!.arrivalSeconds).toBeCloseTo(4.314579, 6)
+    expect(t[1]).toMatchObject({ inputLength: 396, outputLength: 109 })
+  })
+  it("reports a bad row with its line number (header = line 1)", () => {
+    const r = parseTrace(
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,374,44\n2023-11-16 18:15:47.1,abc,44\n"
+    )
+    expect(isTraceError(r) && r.line === 3 && r.field === "ContextTokens").toBe(true)
+    const r2 = parseTrace(
+      'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,374,44\n"unclosed,1,2\n'
+    )
+    expect(isTraceError(r2)).toBe(true)
+  })
+})
+
+describe("generic CSV / JSONL", () => {
+  it("CSV with hash_ids, dp_rank and bootstrap_room", () => {
+    const t = ok(
+      parseTrace(
+        "arrival_seconds,input_length,output_length,hash_ids,dp_rank,bootstrap_room\n0.5,1024,8,7 8,3,18446744073709551615\n0.25,10,1,,,\n"
+      )
+    )
+    expect(t.map((r) => r.arrivalSeconds)).toEqual([0.25, 0.5])
+    expect(t[1]).toMatchObject({
+      requestId: "0",
+      hashIds: [7, 8],
+      dpRank: 3,
+      bootstrapRoom: "18446744073709551615"
+    })
+    expect(t[0]!.hashIds).toBeUndefined()
+  })
+  it("JSONL keeps seconds as given", () => {
+    const t = ok(
+      parseTrace('{"arrival_seconds": 1.5, "input_length": 4, "output_length": 2, "dp_rank": 1}\n')
+    )
+    expect(t[0]).toMatchObject({ arrivalSeconds: 1.5, dpRank: 1 })
+  })
+  it("rejects a negative arrival with its line", () => {
+    const r = parseTrace("arrival_seconds,input_length,output_length\n1,2,3\n-1,2,3\n")
+    expect(isTraceError(r) && r.line === 3 && r.field === "arrival_seconds").toBe(true)
+  })
+  it("unknown formats are a TraceError", () => {
+    expect(isTraceError(parseTrace("a,b,c\n1,2,3\n"))).toBe(true)
+  })
+})
+
+describe("scaleTrace", () => {
+  it("divides arrival times by the rate scale and cuts to the limit", () => {
+    const t = [
+      { requestId: "0", arrivalSeconds: 2, inputLength: 1, outputLength: 1 },
+      { requestId: "1", arrivalSeconds: 4, inputLength: 1, outputLength: 1 }
+    ]
+    expect(scaleTrace(t, { rateScale: 2 }).map((r) => r.arrivalSeconds)).toEqual([1, 2])
+    expect(scaleTrace(t, { limit: 1 })).toHaveLength(1)
+  })
+})
