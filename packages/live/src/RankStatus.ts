@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import type { RankLoad } from "@loadledger/policies"
-import type { Ledger } from "./Ledger.js"
+import type { Ledger, PollFailure, RankEntry } from "./Ledger.js"
 
 /**
  * A load field a policy can read from a rank's row.
@@ -94,57 +94,56 @@ export const rankStatus = (
   now: number,
   options: StatusOptions
 ): ReadonlyArray<RankStatus> => {
-  const workers = new Map(ledger.workers.map((w) => [w.url, w]))
-  return ledger.ranks.map((e, index) => {
-    const base = { index, id: e.id, workerUrl: e.workerUrl, dpRank: e.dpRank }
-    const worker = workers.get(e.workerUrl)
-    const failure = worker?.failure
-    const reachable = failure === undefined || failure.kind === "decode" || failure.kind === "timeout"
-    const since = options.ageClock === "receipt" ? e.receivedAtSeconds : e.changedAtSeconds
-    const ageSeconds = e.row !== undefined && since !== undefined ? Math.max(0, now - since) : undefined
-    const unknown = (reason: UnknownReason, missing?: ReadonlyArray<LoadField>): RankStatus => ({
-      ...base,
-      known: false,
-      reachable,
-      reason,
-      missing,
-      ageSeconds
-    })
-    if (failure !== undefined) {
-      return unknown(
-        failure.kind === "decode"
-          ? "decode-failed"
-          : failure.kind === "timeout"
-            ? "poll-timeout"
-            : "unreachable"
-      )
-    }
-    if (e.receivedAtSeconds === undefined) return unknown("never-reported")
-    const row = e.row
-    if (row === undefined) return unknown("not-in-payload")
-    const missing = options.requiredFields.filter((f) => row[f] === undefined)
-    if (missing.length > 0) return unknown("missing-field", missing)
-    if (ageSeconds === undefined || ageSeconds > options.staleAfterSeconds) return unknown("stale")
-    const assumedZero = (["numRunningReqs", "numWaitingReqs", "numTotalTokens"] as const).filter(
-      (f) => row[f] === undefined
-    )
-    const load: RankLoad = {
-      dpRank: index,
-      timestamp: row.timestamp ?? e.changedAtSeconds ?? now,
-      numRunningReqs: row.numRunningReqs ?? 0,
-      numWaitingReqs: row.numWaitingReqs ?? 0,
-      numTotalTokens: row.numTotalTokens ?? 0,
-      kvCacheUsage: row.kvCacheUsage
-    }
-    return {
-      ...base,
-      known: true,
-      reachable,
-      ageSeconds,
-      load,
-      assumedZero: assumedZero.length > 0 ? assumedZero : undefined
-    }
-  })
+  const out: Array<RankStatus> = []
+  for (let index = 0; index < ledger.ranks.length; index++) {
+    const e = ledger.ranks[index]!
+    out.push(judge(e, index, ledger.workers.find((w) => w.url === e.workerUrl)?.failure, now, options))
+  }
+  return out
+}
+
+const countFields = ["numRunningReqs", "numWaitingReqs", "numTotalTokens"] as const
+
+const judge = (
+  e: RankEntry,
+  index: number,
+  failure: PollFailure | undefined,
+  now: number,
+  options: StatusOptions
+): RankStatus => {
+  const reachable = failure === undefined || failure.kind === "decode" || failure.kind === "timeout"
+  const since = options.ageClock === "receipt" ? e.receivedAtSeconds : e.changedAtSeconds
+  const row = e.row
+  const ageSeconds = row !== undefined && since !== undefined ? Math.max(0, now - since) : undefined
+  let reason: UnknownReason | undefined
+  let missing: Array<LoadField> | undefined
+  if (failure !== undefined) {
+    reason =
+      failure.kind === "decode"
+        ? "decode-failed"
+        : failure.kind === "timeout"
+          ? "poll-timeout"
+          : "unreachable"
+  } else if (e.receivedAtSeconds === undefined) reason = "never-reported"
+  else if (row === undefined) reason = "not-in-payload"
+  else {
+    for (const f of options.requiredFields) if (row[f] === undefined) (missing ??= []).push(f)
+    if (missing !== undefined) reason = "missing-field"
+    else if (ageSeconds === undefined || ageSeconds > options.staleAfterSeconds) reason = "stale"
+  }
+  const base = { index, id: e.id, workerUrl: e.workerUrl, dpRank: e.dpRank, reachable, ageSeconds }
+  if (reason !== undefined || row === undefined) return { ...base, known: false, reason, missing }
+  let assumedZero: Array<LoadField> | undefined
+  for (const f of countFields) if (row[f] === undefined) (assumedZero ??= []).push(f)
+  const load: RankLoad = {
+    dpRank: index,
+    timestamp: row.timestamp ?? e.changedAtSeconds ?? now,
+    numRunningReqs: row.numRunningReqs ?? 0,
+    numWaitingReqs: row.numWaitingReqs ?? 0,
+    numTotalTokens: row.numTotalTokens ?? 0,
+    kvCacheUsage: row.kvCacheUsage
+  }
+  return { ...base, known: true, load, assumedZero }
 }
 
 /**
