@@ -1,5 +1,6 @@
 import { ownPolicyEntries } from "./own/Entries.js"
 import type { Policy } from "./Policy.js"
+import { sglangPolicyEntries } from "./sglang/Entries.js"
 
 /**
  * Options a registry entry may use to build its policy. `clientCount` / `clientIndex` describe
@@ -30,7 +31,7 @@ export interface PolicyEntry {
 }
 
 // Each policy module adds its entries here (one line each).
-const entries: ReadonlyArray<PolicyEntry> = [...ownPolicyEntries]
+const entries: ReadonlyArray<PolicyEntry> = [...sglangPolicyEntries, ...ownPolicyEntries]
 
 /**
  * Every registered policy, reference policies first.

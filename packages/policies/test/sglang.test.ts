@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs"
 import {
   DpBudget,
   DpController,
+  findPolicy,
   followBootstrapRoom,
   isPolicyError,
   type Policy,
@@ -266,6 +267,18 @@ describe("explanations", () => {
     expect(out.explanation.refreshed).toBe(true)
     expect(out.explanation.tieBreak).toBe("lowest index among minimal (totalTokens, totalRequests)")
     expect(out.explanation.details).toMatchObject({ budget: { totalRequests: [2, 1] } })
+  })
+})
+
+describe("registry", () => {
+  it("lists the four SGLang policies by name as reference policies", () => {
+    for (const name of ["round-robin", "follow-bootstrap-room", "total-requests", "total-tokens"]) {
+      const e = findPolicy(name)
+      expect(e?.engine).toBe("sglang")
+      expect(e?.reference).toBe(true)
+      expect(e?.make({}).name).toBe(name)
+    }
+    expect(findPolicy("total-tokens")?.make({})).toBe(totalTokens)
   })
 })
 

@@ -46,7 +46,7 @@ const explain = (
 const make = (method: LoadBalanceMethod): Policy<DpController.DpControllerState> => {
   const refreshes = DpController.refreshesOnDispatch(method)
   return {
-    name: `sglang/${method.toLowerCase().replaceAll("_", "-")}`,
+    name: method.toLowerCase().replaceAll("_", "-"),
     init: (dpSize: number) => DpController.init(method, dpSize),
     observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>) =>
       DpController.publish(state, loads),
