@@ -229,11 +229,14 @@ export const vllmLbRoute = (
     requestWave,
     firstReq,
     state: {
-      ...state,
+      numEngines: n,
+      clientCount: state.clientCount,
+      clientIndex: state.clientIndex,
       lbEngines,
-      engStartIndex,
       inflight,
       reqsInFlight: HashMap.set(state.reqsInFlight, requestId, chosen),
+      engStartIndex,
+      currentWave: state.currentWave,
       enginesRunning: state.enginesRunning || firstReq
     }
   }

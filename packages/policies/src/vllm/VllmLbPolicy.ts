@@ -41,9 +41,23 @@ export interface VllmLbPolicyState {
   readonly lb: VllmLbState
   readonly snapshotAt: ReadonlyArray<number | undefined>
   readonly healthy: ReadonlyArray<boolean>
+  /** Ranks marked unhealthy (derived from `healthy`, kept so routing does not rebuild it). */
+  readonly unhealthy: ReadonlyArray<number>
+  /** Ranks whose last row has no `kvCacheUsage` (derived at `observe`). */
+  readonly kvMissing: ReadonlyArray<number>
   readonly rejectedRanks: ReadonlyArray<number>
   readonly initError?: PolicyError | undefined
 }
+
+const withLb = (s: VllmLbPolicyState, lb: VllmLbState): VllmLbPolicyState => ({
+  lb,
+  snapshotAt: s.snapshotAt,
+  healthy: s.healthy,
+  unhealthy: s.unhealthy,
+  kvMissing: s.kvMissing,
+  rejectedRanks: s.rejectedRanks,
+  initError: s.initError
+})
 
 const emptyLb = (): VllmLbState => ({
   numEngines: 0,
@@ -105,11 +119,21 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
     init: (dpSize) => {
       const lb = vllmLbInit(dpSize, options)
       if ("_tag" in lb)
-        return { lb: emptyLb(), snapshotAt: [], healthy: [], rejectedRanks: [], initError: lb }
+        return {
+          lb: emptyLb(),
+          snapshotAt: [],
+          healthy: [],
+          unhealthy: [],
+          kvMissing: [],
+          rejectedRanks: [],
+          initError: lb
+        }
       return {
         lb,
         snapshotAt: Array.from({ length: dpSize }, () => undefined),
         healthy: Array.from({ length: dpSize }, () => true),
+        unhealthy: [],
+        kvMissing: [],
         rejectedRanks: []
       }
     },
@@ -126,66 +150,88 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
         rows[l.dpRank] = [l.numWaitingReqs, l.numRunningReqs, l.kvCacheUsage]
         at[l.dpRank] = l.timestamp
       }
-      return { ...state, lb: { ...state.lb, lbEngines: rows }, snapshotAt: at, rejectedRanks: rejected }
+      return {
+        ...state,
+        lb: { ...state.lb, lbEngines: rows },
+        snapshotAt: at,
+        kvMissing: rows.flatMap((row, i) => (row[2] === undefined ? [i] : [])),
+        rejectedRanks: rejected
+      }
     },
     route: (state, request, now): RouteResult<VllmLbPolicyState> => {
       if (state.initError !== undefined) return state.initError
       const lb = state.lb
-      const unhealthy = state.healthy.map((h) => !h)
-      let skip: ReadonlyArray<boolean> = unhealthy
-      let kvGuarded: Array<number> = []
+      const unhealthy = state.unhealthy
+      let skip: ReadonlyArray<boolean> | undefined =
+        unhealthy.length > 0 ? state.healthy.map((h) => !h) : undefined
+      const kvGuarded: Array<number> = []
       if (guardOn) {
-        const room = lb.lbEngines.some((r, i) => state.healthy[i] && r[2] !== undefined && r[2] < roomBelow)
+        const rows = lb.lbEngines
+        let room = false
+        for (let i = 0; i < rows.length && !room; i++) {
+          const kv = rows[i]![2]
+          room = state.healthy[i] === true && kv !== undefined && kv < roomBelow
+        }
         if (room) {
-          kvGuarded = lb.lbEngines.flatMap((r, i) =>
-            r[2] !== undefined && r[2] >= saturatedAt && r[0] > 0 ? [i] : []
-          )
-          if (kvGuarded.length > 0) skip = unhealthy.map((u, i) => u || kvGuarded.includes(i))
+          for (let i = 0; i < rows.length; i++) {
+            const [w, , kv] = rows[i]!
+            if (kv !== undefined && kv >= saturatedAt && w > 0) kvGuarded.push(i)
+          }
+          if (kvGuarded.length > 0) {
+            const sk = state.healthy.map((h) => !h)
+            for (const i of kvGuarded) sk[i] = true
+            skip = sk
+          }
         }
       }
       const r = vllmLbRoute(lb, request.requestId, request.routedDpRank, skip)
       if ("_tag" in r) return r.reason === "InvalidRoutedRank" ? { ...r, field: "routedDpRank" } : r
-      const ages = state.snapshotAt.map((t) => (t === undefined ? undefined : now - t))
-      const stale =
-        staleAfter === undefined
-          ? undefined
-          : ages.flatMap((a, i) => (a !== undefined && a > staleAfter ? [i] : []))
-      const observed = ages.filter((a) => a !== undefined).length
+      const details: Record<string, unknown> = {
+        startIndexUsed: r.startIndexUsed,
+        requestWave: r.requestWave,
+        firstReq: r.firstReq,
+        inflight: r.state.inflight,
+        kvMissing: state.kvMissing
+      }
+      if (kvGuarded.length > 0) details["kvGuarded"] = kvGuarded
+      if (unhealthy.length > 0) details["unhealthy"] = unhealthy
+      if (state.rejectedRanks.length > 0) details["rejectedRanks"] = state.rejectedRanks
+      let stale: Array<number> | undefined
+      if (staleAfter !== undefined) {
+        const ages: Array<number | undefined> = []
+        const never: Array<number> = []
+        stale = []
+        for (let i = 0; i < state.snapshotAt.length; i++) {
+          const t = state.snapshotAt[i]
+          const age = t === undefined ? undefined : now - t
+          ages.push(age)
+          if (age === undefined) never.push(i)
+          else if (age > staleAfter) stale.push(i)
+        }
+        details["snapshotAgeSeconds"] = ages
+        details["neverObserved"] = never
+        details["coordinatorFrozen"] =
+          ages.length > never.length && stale.length === ages.length - never.length
+      }
       const explanation: Explanation = {
         scores: r.scores ?? undefined,
         tieBreak:
           r.scores === null
             ? "routedDpRank bypasses scoring and rotation"
-            : `first minimum (strict <) scanning from engine ${r.startIndexUsed}`,
+            : "first minimum (strict <) in scan order",
         stale,
-        details: {
-          startIndexUsed: r.startIndexUsed,
-          requestWave: r.requestWave,
-          firstReq: r.firstReq,
-          inflight: r.state.inflight,
-          kvMissing: lb.lbEngines.flatMap((row, i) => (row[2] === undefined ? [i] : [])),
-          ...(kvGuarded.length > 0 ? { kvGuarded } : {}),
-          ...(unhealthy.some((u) => u) ? { unhealthy: unhealthy.flatMap((u, i) => (u ? [i] : [])) } : {}),
-          ...(state.rejectedRanks.length > 0 ? { rejectedRanks: state.rejectedRanks } : {}),
-          ...(staleAfter === undefined
-            ? {}
-            : {
-                snapshotAgeSeconds: ages,
-                neverObserved: ages.flatMap((a, i) => (a === undefined ? [i] : [])),
-                coordinatorFrozen: observed > 0 && stale !== undefined && stale.length === observed
-              })
-        }
+        details
       }
-      return { _tag: "Routed", rank: r.chosen, state: { ...state, lb: r.state }, explanation }
+      return { _tag: "Routed", rank: r.chosen, state: withLb(state, r.state), explanation }
     },
     finish: (state, requestIds) => {
       const r = vllmLbFinish(state.lb, requestIds)
-      return r.state === state.lb ? state : { ...state, lb: r.state }
+      return r.state === state.lb ? state : withLb(state, r.state)
     },
-    setStatus: (state, status) => ({
-      ...state,
-      healthy: state.healthy.map((_, i) => status[i] ?? true)
-    })
+    setStatus: (state, status) => {
+      const healthy = state.healthy.map((_, i) => status[i] ?? true)
+      return { ...state, healthy, unhealthy: healthy.flatMap((h, i) => (h ? [] : [i])) }
+    }
   }
 }
 
