@@ -283,6 +283,41 @@ describe("registry", () => {
 })
 
 describe("docstring examples", () => {
+  it("DpBudget.empty / update / dispatch / charge", () => {
+    expect(DpBudget.empty(2)).toEqual({ totalRequests: [0, 0], totalTokens: [0, 0], lastTimestamp: [0, 0] })
+    const l = { dpRank: 1, timestamp: 1, numRunningReqs: 2, numWaitingReqs: 3, numTotalTokens: 80 }
+    expect(DpBudget.update(DpBudget.empty(2), [l]).totalRequests).toEqual([0, 5])
+    const d = DpBudget.dispatch(DpBudget.empty(2), "TOTAL_TOKENS", 100)
+    expect(d).toEqual({
+      rank: 0,
+      budget: { totalRequests: [1, 0], totalTokens: [100, 0], lastTimestamp: [0, 0] }
+    })
+    expect(DpBudget.charge(DpBudget.empty(2), 1, 7).totalTokens).toEqual([0, 7])
+  })
+  it("DpController.init and refresh", () => {
+    const s = DpController.init("TOTAL_TOKENS", 4)
+    expect([s.lastRefreshTimeSeconds, s.roundRobinCounter, s.shm]).toEqual([
+      0,
+      0,
+      [undefined, undefined, undefined, undefined]
+    ])
+    const r = DpController.init("TOTAL_REQUESTS", 2)
+    expect(DpController.refresh(r, 0.01).refreshed).toBe(false)
+    expect(DpController.refresh(r, 0.02).refreshed).toBe(true)
+  })
+  it("totalTokens charges the prompt to the chosen rank", () => {
+    const a = totalTokens.route(totalTokens.init(2), req(4096), 1)
+    if (isPolicyError(a)) throw new Error(a.message)
+    expect(a.rank).toBe(0)
+    expect(totalTokens.route(a.state, req(1), 1.001)).toMatchObject({ rank: 1 })
+  })
+  it("a failing route that refreshed returns the refreshed state on the error", () => {
+    const e = totalTokens.route(totalTokens.init(2), req(1, { routedDpRank: 5 }), 1)
+    expect(e).toMatchObject({ _tag: "PolicyError", reason: "InvalidRoutedRank", field: "routedDpRank" })
+    expect(isPolicyError(e) && (e.state as State).lastRefreshTimeSeconds).toBe(1)
+    const throttled = totalTokens.route(totalTokens.init(2), req(1, { routedDpRank: 5 }), 0.01)
+    expect(isPolicyError(throttled) && throttled.state).toBeUndefined()
+  })
   it("roundRobin honours status", () => {
     const s = roundRobin.setStatus(roundRobin.init(3), [true, false, true])
     expect(routeAll(roundRobin, s, [req(1), req(1), req(1)], () => 1).ranks).toEqual([0, 2, 0])
