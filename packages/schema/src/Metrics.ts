@@ -4,7 +4,7 @@
  * Rules (issue 2): a metric declared (`# HELP`/`# TYPE`) with no samples is absent, never 0; the
  * same series twice, or two series of one metric that land on the same rank (e.g. per-rank gauges
  * without a `dp_rank` label), is an `AmbiguousSeries` error, never last-writer-wins; garbage is a
- * `SyntaxError` with its line. Parsed by the strict parser in `internal/prometheus.ts`
+ * `SyntaxError` with its line; a load gauge of `NaN` / `±Inf` is an `InvalidField` error with its line. Parsed by the strict parser in `internal/prometheus.ts`
  * (`parse-prometheus-text-format` was evaluated and rejected: see that file).
  *
  * Upstream names: vLLM `vllm:num_requests_running`, `vllm:num_requests_waiting`,
@@ -137,6 +137,10 @@ const group = <K extends string>(
   for (const s of expo.samples) {
     const field = names[s.name]
     if (field === undefined) continue
+    if (!Number.isFinite(s.value))
+      return Result.fail(
+        decodeError("InvalidField", `${s.name}: value ${s.value} is not a finite number`, { line: s.line })
+      )
     const r = rankOf(s, label)
     if (Result.isFailure(r)) return Result.fail(r.failure)
     const rank = r.success

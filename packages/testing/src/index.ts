@@ -2,3 +2,5 @@
 export const version = "0.1.0"
 export * from "./InflightLaw.js"
 export * from "./PolicyLaws.js"
+export * from "./Arbitraries.js"
+export * from "./SchemaLaws.js"
