@@ -5,5 +5,6 @@
  */
 import type { Benchmark } from "./harness.js"
 import { sglangPolicyBench } from "./sglangPolicies.js"
+import { vllmPolicyBench } from "./vllm.js"
 
-export const benchmarks: ReadonlyArray<Benchmark> = [sglangPolicyBench]
+export const benchmarks: ReadonlyArray<Benchmark> = [sglangPolicyBench, vllmPolicyBench]
