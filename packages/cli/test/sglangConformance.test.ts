@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -29,6 +29,19 @@ const conformance = async (...files: Array<string>) => {
 
 afterEach(() => {
   process.exitCode = undefined
+})
+
+describe("loadledger conformance: every file in fixtures/reference/sglang/", () => {
+  it("passes all of them: 247 dp_lb cases + 18 /v1/loads vectors (README counts)", async () => {
+    const dir = fileURLToPath(new URL("../../../fixtures/reference/sglang/", import.meta.url))
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .sort()
+    expect(files).toEqual(["dp_lb_cases.json", "v1_loads_snapshots.json"])
+    const r = await conformance(...files.map((f) => join(dir, f)))
+    expect(r.out).toBe("265 passed, 0 failed\n")
+    expect(r.code).toBe(0)
+  })
 })
 
 describe("loadledger conformance: SGLang dp_lb_cases.json", () => {
