@@ -1,4 +1,217 @@
-import type { Command } from "commander"
+import { readFileSync, writeFileSync } from "node:fs"
+import { findPolicy, type PolicyEntry, policyEntries } from "@loadledger/policies"
+import {
+  isTraceError,
+  kvPoolTokensFor,
+  type PolicyResult,
+  parseTrace,
+  type SimConfig,
+  scaleTrace,
+  simulate,
+  stepModelFor,
+  type TraceFormat
+} from "@loadledger/sim"
+import { gpus, models } from "@loadledger/step-time"
+import { type Command, Option } from "commander"
+import { renderReport } from "./simulateReport.js"
+import { renderTable } from "./simulateTable.js"
 
-/** Registers the `simulate` subcommand. @since 0.1.0 */
-export const register = (_program: Command): void => {}
+/**
+ * Options of `loadledger simulate`, as parsed.
+ *
+ * @category simulate
+ * @since 0.1.0
+ */
+export interface SimulateOptions {
+  readonly trace: string
+  readonly policies: string
+  readonly dp: number
+  readonly model: string
+  readonly gpu: string
+  readonly engine?: "sglang" | "vllm" | undefined
+  readonly rateScale?: number | undefined
+  readonly limit?: number | undefined
+  readonly json?: boolean | undefined
+  readonly report?: string | undefined
+  readonly seed: number
+  readonly frontEnds: number
+  readonly format?: TraceFormat | undefined
+  readonly kvPoolTokens?: number | undefined
+  readonly chunkedPrefill?: number | undefined
+  readonly maxRunning?: number | undefined
+}
+
+const fail = (message: string): never => {
+  throw new Error(message)
+}
+
+const positiveInt = (name: string) => (v: string) => {
+  const n = Number(v)
+  return Number.isInteger(n) && n > 0 ? n : fail(`${name} must be a positive integer, got "${v}"`)
+}
+const nonNegInt = (name: string) => (v: string) => {
+  const n = Number(v)
+  return Number.isInteger(n) && n >= 0 ? n : fail(`${name} must be a non-negative integer, got "${v}"`)
+}
+const positive = (name: string) => (v: string) => {
+  const n = Number(v)
+  return Number.isFinite(n) && n > 0 ? n : fail(`${name} must be a positive number, got "${v}"`)
+}
+
+/** The engine a policy is simulated on: `--engine` when given, else the policy's own (sglang for "any"). */
+const engineFor = (entry: PolicyEntry, forced: "sglang" | "vllm" | undefined): "sglang" | "vllm" =>
+  forced ?? (entry.engine === "vllm" ? "vllm" : "sglang")
+
+/**
+ * Run `simulate` with parsed options: read and check the trace, resolve the policies, model and GPU,
+ * run each policy on the same arrivals, print the table (or JSON), write the HTML report. Throws an
+ * `Error` with a one-line message on bad input (the CLI prints it and exits 1).
+ *
+ * @category simulate
+ * @since 0.1.0
+ */
+export const runSimulate = async (o: SimulateOptions): Promise<void> => {
+  let text: string
+  try {
+    text = readFileSync(o.trace, "utf8")
+  } catch (e) {
+    const code = (e as { code?: string }).code
+    return fail(
+      code === "ENOENT" ? `trace file not found: ${o.trace}` : `cannot read trace ${o.trace}: ${code ?? e}`
+    )
+  }
+  const parsed = parseTrace(text, o.format)
+  if (isTraceError(parsed))
+    return fail(
+      `${o.trace}${parsed.line === undefined ? "" : ` line ${parsed.line}`}: ${parsed.message}${parsed.field && !parsed.message.includes(parsed.field) ? ` (${parsed.field})` : ""}`
+    )
+  const trace = scaleTrace(parsed, { rateScale: o.rateScale, limit: o.limit })
+  if (trace.length === 0) return fail(`${o.trace}: the trace has no requests`)
+  const names = o.policies
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+  if (names.length === 0) return fail("--policies needs at least one policy name")
+  const entries = names.map(
+    (n) =>
+      findPolicy(n) ??
+      fail(
+        `unknown policy "${n}"; known: ${
+          policyEntries()
+            .map((e) => e.name)
+            .join(", ") || "(none registered)"
+        }`
+      )
+  )
+  const model =
+    models[o.model] ?? fail(`unknown model "${o.model}"; known: ${Object.keys(models).join(", ")}`)
+  const gpu = gpus[o.gpu] ?? fail(`unknown GPU "${o.gpu}"; known: ${Object.keys(gpus).join(", ")}`)
+  const base: SimConfig = {
+    dpSize: o.dp,
+    stepModel: stepModelFor({ model, gpu }),
+    kvPoolTokens: o.kvPoolTokens ?? kvPoolTokensFor(model, gpu),
+    sparseTopK: model.attention.sparseTopK,
+    chunkedPrefillTokens: o.chunkedPrefill,
+    maxRunningRequests: o.maxRunning,
+    frontEnds: o.frontEnds,
+    seed: o.seed
+  }
+  if ((base.kvPoolTokens ?? 0) <= 0)
+    return fail(`${o.model} does not fit on one ${o.gpu}: no room for a KV pool`)
+
+  const tty = process.stderr.isTTY === true
+  let bar: { update: (n: number) => void; stop: () => void } | undefined
+  if (tty && !o.json) {
+    const { SingleBar, Presets } = await import("cli-progress")
+    const b = new SingleBar(
+      { format: "simulating {bar} {percentage}% | {value}/{total} arrivals", stream: process.stderr },
+      Presets.shades_classic
+    )
+    b.start(trace.length * entries.length, 0)
+    bar = b
+  }
+  const rows: Array<{ engine: "sglang" | "vllm"; result: PolicyResult }> = []
+  entries.forEach((entry, k) => {
+    const engine = engineFor(entry, o.engine)
+    const result = simulate({ ...base, engine }, trace, entry, {
+      onProgress: bar ? (done) => bar!.update(k * trace.length + done) : undefined
+    })
+    rows.push({ engine, result })
+  })
+  bar?.stop()
+
+  const table = renderTable(rows, process.stdout.isTTY === true)
+  const header = `${trace.length} requests from ${o.trace}${o.rateScale && o.rateScale !== 1 ? ` at ${o.rateScale}x rate` : ""}; ${o.model} on ${o.gpu}, DP ${o.dp}`
+  if (o.json) {
+    const out = {
+      trace: o.trace,
+      requests: trace.length,
+      model: o.model,
+      gpu: o.gpu,
+      dp: o.dp,
+      seed: o.seed,
+      kvPoolTokens: base.kvPoolTokens,
+      results: rows.map(({ engine, result }) => ({ engine, ...result }))
+    }
+    process.stdout.write(`${JSON.stringify(out)}\n`)
+  } else process.stdout.write(`${header}\n${table}\n`)
+  for (const { result } of rows)
+    if (result.status._tag !== "Completed" && result.status._tag !== "TimeLimit")
+      process.stderr.write(`loadledger: ${result.policy}: ${result.status.message}\n`)
+  if (o.report !== undefined) {
+    const html = await renderReport(`loadledger simulate: ${header}`, rows, renderTable(rows, false))
+    writeFileSync(o.report, html)
+    if (!o.json) process.stdout.write(`report written to ${o.report}\n`)
+  }
+}
+
+/**
+ * Registers `loadledger simulate --trace FILE --policies LIST [--dp 8] [--model glm-5.3] [--gpu h200]
+ * [--engine sglang|vllm] [--rate-scale X] [--limit N] [--json] [--report out.html]`.
+ *
+ * @since 0.1.0
+ */
+export const register = (program: Command): void => {
+  program
+    .command("simulate")
+    .description("replay a request trace through routing policies on a simulated lockstep DP group")
+    .requiredOption("--trace <file>", "trace file: Mooncake JSONL, Azure CSV, or generic CSV/JSONL")
+    .requiredOption("--policies <list>", "comma-separated policy names (see the policies registry)")
+    .option("--dp <n>", "data-parallel ranks", positiveInt("--dp"), 8)
+    .option("--model <name>", "step-time model preset", "glm-5.3")
+    .option("--gpu <name>", "GPU preset", "h200")
+    .addOption(
+      new Option("--engine <engine>", "engine model for every policy (default: each policy's own)").choices([
+        "sglang",
+        "vllm"
+      ])
+    )
+    .option("--rate-scale <x>", "multiply the arrival rate (2 = twice as fast)", positive("--rate-scale"))
+    .option("--limit <n>", "use only the first N requests", positiveInt("--limit"))
+    .option("--json", "print the results as JSON")
+    .option("--report <file>", "write a self-contained HTML report with charts")
+    .option("--seed <n>", "seed (random bootstrap rooms)", nonNegInt("--seed"), 0)
+    .option("--front-ends <n>", "vLLM API-server processes", positiveInt("--front-ends"), 1)
+    .addOption(
+      new Option("--format <format>", "trace format (default: detected)").choices([
+        "mooncake",
+        "azure",
+        "generic-jsonl",
+        "generic-csv"
+      ])
+    )
+    .option(
+      "--kv-pool-tokens <n>",
+      "KV pool per rank in tokens (default: from model and GPU)",
+      positiveInt("--kv-pool-tokens")
+    )
+    .option(
+      "--chunked-prefill <n>",
+      "prefill token budget per step (default 8192)",
+      positiveInt("--chunked-prefill")
+    )
+    .option("--max-running <n>", "max running requests per rank (default 64)", positiveInt("--max-running"))
+    .action(async (opts: SimulateOptions) => {
+      await runSimulate(opts)
+    })
+}

@@ -1,0 +1,154 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
+import { main } from "../src/index.js"
+
+const mooncake = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
+  .pathname
+const dir = mkdtempSync(join(tmpdir(), "loadledger-sim-"))
+
+let out = ""
+let err = ""
+beforeEach(() => {
+  out = ""
+  err = ""
+  process.exitCode = undefined
+  vi.spyOn(process.stdout, "write").mockImplementation((s: string | Uint8Array) => {
+    out += String(s)
+    return true
+  })
+  vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => {
+    err += String(s)
+    return true
+  })
+})
+afterEach(() => {
+  vi.restoreAllMocks()
+  process.exitCode = undefined
+})
+
+const run = (...args: Array<string>) => main(["node", "loadledger", "simulate", ...args])
+
+describe("loadledger simulate", () => {
+  it("prints one table row per policy", async () => {
+    const code = await run("--trace", mooncake, "--policies", "round-robin,total-tokens", "--limit", "200")
+    expect(code).toBe(0)
+    expect(out).toContain("200 requests from")
+    expect(out).toContain("glm-5.3 on h200, DP 8")
+    const rows = out.split("\n").filter((l) => /round-robin|total-tokens/.test(l))
+    expect(rows).toHaveLength(2)
+    for (const r of rows) expect(r).toContain("ok 200/200")
+  })
+
+  it("--json: the same numbers machine-readable; round-robin spreads 200 requests 25 per rank", async () => {
+    const code = await run(
+      "--trace",
+      mooncake,
+      "--policies",
+      "round-robin,total-requests",
+      "--limit",
+      "200",
+      "--json"
+    )
+    expect(code).toBe(0)
+    const doc = JSON.parse(out)
+    expect(doc).toMatchObject({ requests: 200, model: "glm-5.3", gpu: "h200", dp: 8 })
+    expect(doc.results.map((r: { policy: string }) => r.policy)).toEqual(["round-robin", "total-requests"])
+    expect(doc.results[0].requestsPerRank).toEqual(Array(8).fill(25))
+    for (const r of doc.results) {
+      expect(r.engine).toBe("sglang")
+      expect(r.requests).toEqual({ total: 200, finished: 200, unfinished: 0, rejected: 0 })
+      expect(r.ttftSeconds.p50).toBeGreaterThan(0)
+      expect(r.imbalanceHistogram.le).toEqual([
+        1.0, 1.05, 1.1, 1.25, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64
+      ])
+    }
+  })
+
+  it("--rate-scale compresses arrivals; --dp changes the group", async () => {
+    await run(
+      "--trace",
+      mooncake,
+      "--policies",
+      "round-robin",
+      "--limit",
+      "50",
+      "--dp",
+      "2",
+      "--rate-scale",
+      "2",
+      "--json"
+    )
+    const doc = JSON.parse(out)
+    expect(doc.dp).toBe(2)
+    expect(doc.results[0].requestsPerRank).toEqual([25, 25])
+  })
+
+  it("--report writes a self-contained HTML page with SVG charts", async () => {
+    const file = join(dir, "report.html")
+    const code = await run(
+      "--trace",
+      mooncake,
+      "--policies",
+      "round-robin,total-tokens",
+      "--limit",
+      "100",
+      "--report",
+      file
+    )
+    expect(code).toBe(0)
+    const html = readFileSync(file, "utf8")
+    expect(html.startsWith("<!doctype html>")).toBe(true)
+    expect((html.match(/<svg/g) ?? []).length).toBe(3 + 2)
+    expect(html).toContain("Time to first token CDF")
+    expect(html).toContain("round-robin (sglang): requests running + waiting on each rank")
+    expect(html).not.toMatch(/<script|src="http/)
+  })
+
+  it("reads the generic CSV format", async () => {
+    const file = join(dir, "t.csv")
+    writeFileSync(file, "arrival_seconds,input_length,output_length\n0,100,5\n0.1,200,5\n")
+    const code = await run("--trace", file, "--policies", "total-requests", "--json", "--dp", "2")
+    expect(code).toBe(0)
+    expect(JSON.parse(out).results[0].requests.finished).toBe(2)
+  })
+
+  describe("bad input: one clear line, exit 1", () => {
+    it("missing file", async () => {
+      expect(await run("--trace", join(dir, "nope.jsonl"), "--policies", "round-robin")).toBe(1)
+      expect(err).toBe(`loadledger: trace file not found: ${join(dir, "nope.jsonl")}\n`)
+    })
+    it("malformed row, with its line number", async () => {
+      const file = join(dir, "bad.jsonl")
+      writeFileSync(
+        file,
+        '{"timestamp": 0, "input_length": 10, "output_length": 1}\n{"timestamp": 1, "input_length": -3, "output_length": 1}\n'
+      )
+      expect(await run("--trace", file, "--policies", "round-robin")).toBe(1)
+      expect(err).toBe(`loadledger: ${file} line 2: input_length must be a positive integer\n`)
+    })
+    it("malformed CSV row", async () => {
+      const file = join(dir, "bad.csv")
+      writeFileSync(
+        file,
+        "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\nyesterday,1,2\n"
+      )
+      expect(await run("--trace", file, "--policies", "round-robin")).toBe(1)
+      expect(err).toMatch(/^loadledger: .*bad\.csv line 3: TIMESTAMP must look like/)
+      expect(err.trim().split("\n")).toHaveLength(1)
+    })
+    it("unknown policy, listing the known ones", async () => {
+      expect(await run("--trace", mooncake, "--policies", "round-robin,fastest")).toBe(1)
+      expect(err).toMatch(/^loadledger: unknown policy "fastest"; known: .*round-robin/)
+      expect(err.trim().split("\n")).toHaveLength(1)
+    })
+    it("unknown model, bad --dp", async () => {
+      expect(await run("--trace", mooncake, "--policies", "round-robin", "--model", "gpt-9")).toBe(1)
+      expect(err).toMatch(/^loadledger: unknown model "gpt-9"; known: .*glm-5\.3/)
+      err = ""
+      expect(await run("--trace", mooncake, "--policies", "round-robin", "--dp", "0")).toBe(1)
+      expect(err).toBe('loadledger: --dp must be a positive integer, got "0"\n')
+    })
+  })
+})
