@@ -27,6 +27,8 @@ export interface CalibrationSample {
   readonly measuredSeconds: number
   readonly group?: string | undefined
   readonly phase?: "decode" | "prefill" | undefined
+  /** Rows measured on the same setup share this key (repeats); see {@link crossValidate}. */
+  readonly configuration?: string | undefined
 }
 
 /**
@@ -244,33 +246,44 @@ export const predict = (sample: CalibrationSample, params: Partial<Efficiencies>
   evalTheta(prepare(sample), toTheta({ ...defaultEfficiencies, ...params }))
 
 /**
- * Mean absolute percentage error (percent) overall and per `group/phase` label.
+ * Mean absolute percentage error (percent) overall and per `group/phase` label, with the median
+ * absolute percentage error next to it (robust to a few corrupt rows).
  *
  * @category calibration
  * @since 0.1.0
  */
 export interface MapeReport {
   readonly mape: number
+  readonly medianApe: number
   readonly rows: number
-  readonly byGroup: Record<string, { readonly mape: number; readonly rows: number }>
+  readonly byGroup: Record<
+    string,
+    { readonly mape: number; readonly medianApe: number; readonly rows: number }
+  >
+}
+
+const median = (xs: ReadonlyArray<number>): number => {
+  if (xs.length === 0) return 0
+  const s = [...xs].sort((a, b) => a - b)
+  const n = s.length
+  return n % 2 === 1 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2
 }
 
 const summarize = (
   errors: ReadonlyArray<{ readonly s: CalibrationSample; readonly e: number }>
 ): MapeReport => {
-  let sum = 0
-  const groups = new Map<string, { sum: number; rows: number }>()
+  const groups = new Map<string, Array<number>>()
   for (const { s, e } of errors) {
-    sum += e
     const key = `${s.group ?? s.gpu.name}/${s.phase ?? "step"}`
-    const g = groups.get(key) ?? { sum: 0, rows: 0 }
-    g.sum += e
-    g.rows++
+    const g = groups.get(key) ?? []
+    g.push(e)
     groups.set(key, g)
   }
-  const byGroup: Record<string, { mape: number; rows: number }> = {}
-  for (const [k, g] of groups) byGroup[k] = { mape: g.sum / g.rows, rows: g.rows }
-  return { mape: errors.length > 0 ? sum / errors.length : 0, rows: errors.length, byGroup }
+  const mean = (xs: ReadonlyArray<number>) => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : 0)
+  const byGroup: Record<string, { mape: number; medianApe: number; rows: number }> = {}
+  for (const [k, g] of groups) byGroup[k] = { mape: mean(g), medianApe: median(g), rows: g.length }
+  const all = errors.map((x) => x.e)
+  return { mape: mean(all), medianApe: median(all), rows: errors.length, byGroup }
 }
 
 /**
@@ -301,8 +314,11 @@ export const mape = (
 }
 
 /**
- * K-fold cross-validation: row i is held out in fold `i mod folds`; each fold is fitted on the
- * other rows and scored on its own. Returns the held-out MAPE overall and per `group/phase`.
+ * K-fold cross-validation: each fold is fitted on the other rows and scored on its own; returns
+ * the held-out MAPE overall and per `group/phase`. By default row i is held out in fold
+ * `i mod folds`. With `holdOut: "configuration"` all rows sharing a `configuration` key (the
+ * repeats of one measured setup) are held out together, so the score is on setups the fit never
+ * saw (the n-th distinct configuration goes to fold `n mod folds`).
  *
  * **When to use**: to report how well a calibration predicts rows it did not see (issue 5:
  * "fit on part of the rows, report MAPE on the rest").
@@ -326,7 +342,10 @@ export const mape = (
 export const crossValidate = (
   samples: ReadonlyArray<CalibrationSample>,
   folds = 5,
-  options?: { readonly start?: Partial<Efficiencies> | undefined }
+  options?: {
+    readonly start?: Partial<Efficiencies> | undefined
+    readonly holdOut?: "row" | "configuration" | undefined
+  }
 ): Result.Result<MapeReport, CalibrationError> => {
   if (samples.length < 2 || folds < 2)
     return Result.fail({
@@ -334,12 +353,20 @@ export const crossValidate = (
       field: "samples",
       message: "need at least 2 rows and 2 folds"
     })
+  const configs = new Map<string, number>()
+  const foldOf = samples.map((s, i) => {
+    if (options?.holdOut !== "configuration") return i % folds
+    const key = s.configuration ?? `row ${i}`
+    const n = configs.get(key) ?? configs.size
+    configs.set(key, n)
+    return n % folds
+  })
   const scored: Array<{ s: CalibrationSample; p: Efficiencies }> = []
   for (let f = 0; f < folds; f++) {
-    const train = samples.filter((_, i) => i % folds !== f)
-    const test = samples.filter((_, i) => i % folds === f)
+    const train = samples.filter((_, i) => foldOf[i] !== f)
+    const test = samples.filter((_, i) => foldOf[i] === f)
     if (test.length === 0) continue
-    const r = fit(train, options)
+    const r = fit(train, { start: options?.start })
     if (Result.isFailure(r)) return Result.fail(r.failure)
     for (const s of test) scored.push({ s, p: r.success.params })
   }

@@ -98,11 +98,13 @@ export const splitwiseSamples = (
     const prompt = num("prompt_size")
     const context = prompt + num("token_size") / 2
     const group = hardware
+    const configuration = `${hardware} tp${tp} batch ${batch} prompt ${prompt} tokens ${num("token_size")}`
     out.push({
       model,
       gpu,
       group,
       phase: "decode",
+      configuration: `${configuration} decode`,
       ranks: [{ decode: new Array<number>(batch).fill(context), extend: [] }],
       measuredSeconds: num("token_time") / 1000
     })
@@ -111,6 +113,7 @@ export const splitwiseSamples = (
       gpu,
       group,
       phase: "prefill",
+      configuration: `${configuration} prefill`,
       ranks: [{ decode: [], extend: Array.from({ length: batch }, () => ({ prefix: 0, tokens: prompt })) }],
       measuredSeconds: num("prompt_time") / 1000
     })

@@ -1,0 +1,229 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { models } from "@loadledger/step-time"
+import { Command } from "commander"
+import { afterEach, describe, expect, it, vi } from "vitest"
+import * as calibrate from "../src/commands/calibrate.js"
+import * as stepTime from "../src/commands/stepTime.js"
+
+// only the two commands under test, so other commands' work in progress cannot break these tests
+const run = async (...args: Array<string>): Promise<{ out: string; error?: string }> => {
+  const p = new Command("loadledger").exitOverride()
+  stepTime.register(p)
+  calibrate.register(p)
+  let out = ""
+  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    out += String(chunk)
+    return true
+  })
+  try {
+    await p.parseAsync(["node", "loadledger", ...args])
+    return { out }
+  } catch (e) {
+    return { out, error: e instanceof Error ? e.message : String(e) }
+  } finally {
+    spy.mockRestore()
+  }
+}
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+const issueRanks = JSON.stringify([
+  [8192, 8192, 8192, 204800],
+  ...Array.from({ length: 7 }, () => [8192, 8192, 8192, 8192])
+])
+const profile = new URL("../../../fixtures/calibration/splitwise/perf_model_llama2-70b.csv", import.meta.url)
+  .pathname
+
+describe("loadledger step-time", () => {
+  it("--json has the issue's fields and exact numbers", async () => {
+    const { out, error } = await run(
+      "step-time",
+      "--model",
+      "glm-5.3",
+      "--gpu",
+      "h200",
+      "--ranks",
+      issueRanks,
+      "--json"
+    )
+    expect(error).toBeUndefined()
+    const j = JSON.parse(out)
+    for (const k of [
+      "stepSeconds",
+      "moeSeconds",
+      "commSeconds",
+      "tokenImbalanceRatio",
+      "pairsImbalanceRatio",
+      "cudaGraph"
+    ])
+      expect(j).toHaveProperty(k)
+    expect(j.ranks).toHaveLength(8)
+    for (const k of [
+      "attentionPairs",
+      "kvBytesRead",
+      "tokens",
+      "localSeconds",
+      "syncWaitSeconds",
+      "imbalancePairs",
+      "idle"
+    ])
+      expect(j.ranks[0]).toHaveProperty(k)
+    expect(j.ranks[0].attentionPairs).toBe(229_376)
+    expect(j.ranks[3].attentionPairs).toBe(32_768)
+    expect(j.ranks[0].kvBytesRead).toBe(229_376 * 576 * 78)
+    expect(j.ranks[5].imbalancePairs).toBe(196_608)
+    expect(j.pairsImbalanceRatio).toBe(4)
+  })
+
+  it("accepts {decode, extend} objects and a ranks file; idle rank + extend -> no CUDA graph", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ll-st-"))
+    const f = join(dir, "ranks.json")
+    writeFileSync(f, JSON.stringify([{ decode: [100], extend: [{ prefix: 0, tokens: 512 }] }, []]))
+    const { out, error } = await run(
+      "step-time",
+      "--model",
+      "glm-5.3",
+      "--gpu",
+      "h200",
+      "--ranks",
+      f,
+      "--json"
+    )
+    expect(error).toBeUndefined()
+    const j = JSON.parse(out)
+    expect(j.cudaGraph).toBe(false)
+    expect(j.ranks[1].idle).toBe(true)
+    expect(j.ranks[0].tokens).toBe(513)
+  })
+
+  it("prints a readable table without --json", async () => {
+    const { out } = await run("step-time", "--model", "glm-5.3", "--gpu", "h200", "--ranks", issueRanks)
+    expect(out).toContain("glm-5.3 on h200, 8 DP ranks, 78 layers")
+    expect(out).toContain("229,376")
+    expect(out).toContain("196,608")
+    expect(out).toContain("10.31")
+    expect(out).toContain("1.47")
+  })
+
+  it("a JSON model spec file works like the preset", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ll-st-"))
+    const f = join(dir, "model.json")
+    writeFileSync(f, JSON.stringify(models["glm-5.3"]))
+    const a = JSON.parse(
+      (await run("step-time", "--model", f, "--gpu", "h200", "--ranks", "[[8192]]", "--json")).out
+    )
+    const b = JSON.parse(
+      (await run("step-time", "--model", "glm-5.3", "--gpu", "h200", "--ranks", "[[8192]]", "--json")).out
+    )
+    expect(a.stepSeconds).toBe(b.stepSeconds)
+  })
+
+  it("--params overrides efficiencies", async () => {
+    const base = JSON.parse(
+      (await run("step-time", "--model", "glm-5.3", "--gpu", "h200", "--ranks", "[[8192]]", "--json")).out
+    )
+    const slow = JSON.parse(
+      (
+        await run(
+          "step-time",
+          ...["--model", "glm-5.3", "--gpu", "h200", "--ranks", "[[8192]]", "--json"],
+          ...["--params", '{"memoryEfficiency":0.35}']
+        )
+      ).out
+    )
+    expect(slow.moeSeconds).toBeCloseTo(2 * base.moeSeconds, 12)
+  })
+
+  it("bad input is one error naming the field", async () => {
+    expect(
+      (await run("step-time", "--model", "glm-5.3", "--gpu", "h200", "--ranks", '[[1],{"decode":[-1]}]'))
+        .error
+    ).toBe("--ranks: 1.decode.0: Expected a value greater than or equal to 0")
+    expect((await run("step-time", "--model", "gpt-9", "--gpu", "h200", "--ranks", "[[1]]")).error).toMatch(
+      /unknown model gpt-9/
+    )
+    expect((await run("step-time", "--model", "glm-5.3", "--gpu", "tpu", "--ranks", "[[1]]")).error).toMatch(
+      /unknown GPU tpu/
+    )
+  })
+})
+
+describe("loadledger calibrate", () => {
+  it("fits per hardware and reports held-out decode MAPE <= 10% on the splitwise profile", async () => {
+    const { out, error } = await run(
+      "calibrate",
+      "--profile",
+      profile,
+      "--model",
+      "llama2-70b",
+      "--gpu",
+      "h100-80gb",
+      "--json"
+    )
+    expect(error).toBeUndefined()
+    const j = JSON.parse(out)
+    expect(j.hardware).toHaveLength(1)
+    const h = j.hardware[0]
+    expect(h.gpu).toBe("h100-80gb")
+    expect(h.rows).toBe(630)
+    expect(h.crossValidated.byGroup["h100-80gb/decode"].mape).toBeLessThanOrEqual(10)
+    expect(h.params.memoryEfficiency).toBeLessThanOrEqual(1)
+  })
+
+  it("--tp filters rows; --evaluate predicts another profile with the evaluate model", async () => {
+    const { out, error } = await run(
+      "calibrate",
+      ...["--profile", profile, "--model", "llama2-70b", "--gpu", "a100-80gb", "--tp", "4"],
+      ...["--evaluate", profile, "--evaluate-model", "llama2-70b", "--json"]
+    )
+    expect(error).toBeUndefined()
+    const j = JSON.parse(out)
+    expect(j.hardware[0].rows).toBe(210)
+    expect(j.evaluateModel).toBe("llama2-70b")
+    expect(j.hardware[0].evaluate.rows).toBe(210)
+    expect(j.hardware[0].evaluate.byGroup["a100-80gb/decode"].mape).toBeLessThanOrEqual(10)
+  })
+
+  it("prints the parameters and a MAPE table without --json", async () => {
+    const { out } = await run(
+      "calibrate",
+      "--profile",
+      profile,
+      "--model",
+      "llama2-70b",
+      "--gpu",
+      "h100-80gb",
+      "--tp",
+      "8"
+    )
+    expect(out).toContain("h100-80gb: 210 samples")
+    expect(out).toContain("memoryEfficiency")
+    expect(out).toMatch(/decode/)
+    expect(out).toMatch(/prefill/)
+  })
+
+  it("errors: unknown hardware filter, missing file, --evaluate-model without --evaluate", async () => {
+    expect(
+      (await run("calibrate", "--profile", profile, "--model", "llama2-70b", "--gpu", "tpu")).error
+    ).toMatch(/unknown GPU/)
+    expect((await run("calibrate", "--profile", "/nonexistent.csv", "--model", "llama2-70b")).error).toMatch(
+      /nonexistent/
+    )
+    expect(
+      (
+        await run(
+          "calibrate",
+          "--profile",
+          profile,
+          "--model",
+          "llama2-70b",
+          "--evaluate-model",
+          "bloom-176b"
+        )
+      ).error
+    ).toMatch(/needs --evaluate/)
+  })
+})
