@@ -1,14 +1,17 @@
 import { type Explanation, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
   chargeLedger,
+  effectiveRequests,
   emptyLedger,
   finishLedger,
+  freshMax,
+  isFresh,
   type LedgerState,
   ledgerView,
   observeLedger,
   setLedgerStatus
 } from "./internal/Ledger.js"
-import { emptyOverlay, getOverlay, type OverlayMap, setOverlay } from "./internal/OverlayMap.js"
 import type { RankView } from "./RankView.js"
 
 /**
@@ -23,7 +26,8 @@ import type { RankView } from "./RankView.js"
  *   reaches the high-water KV usage, its sessions move (one per routed turn) to engines below the
  *   low-water mark until its projected usage is at or below the low-water mark.
  * - `staleAfterSeconds` (1) / `inclusionMarginSeconds` (0): as in `ledger-balanced`.
- * - `maxPrefixEntries` (100 000) / `maxSessions` (100 000): memory bounds (oldest entries dropped).
+ * - `maxPrefixEntries` (100 000) / `maxSessions` (100 000): memory bounds (the least recently written
+ *   entries are dropped once the bound is reached; at least half the bound is always kept).
  *
  * @category own policies
  * @since 0.1.0
@@ -57,8 +61,8 @@ interface KvAdjust {
  */
 export interface CacheAffinityState {
   readonly ledger: LedgerState
-  readonly prefixOwners: OverlayMap<ReadonlyArray<number>>
-  readonly sessions: OverlayMap<number>
+  readonly prefixOwners: HashTrie<ReadonlyArray<number>>
+  readonly sessions: HashTrie<number>
   readonly sessionCount: ReadonlyArray<number>
   readonly processed: ReadonlyArray<number>
   readonly kvAdjust: ReadonlyArray<ReadonlyArray<KvAdjust>>
@@ -81,7 +85,7 @@ export interface CacheAffinityPolicy extends Policy<CacheAffinityState> {
 const maxOwners = 4
 
 const projected = (state: CacheAffinityState, r: number): number | undefined => {
-  const kv = state.ledger.snapshots[r]?.kvCacheUsage
+  const kv = state.ledger.ranks[r]!.snapshot?.kvCacheUsage
   if (kv === undefined) return undefined
   let x = kv
   for (const a of state.kvAdjust[r]!) x += a.delta
@@ -144,8 +148,8 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     const n = ledger.dpSize
     return {
       ledger,
-      prefixOwners: emptyOverlay(maxPrefix),
-      sessions: emptyOverlay(maxSessions),
+      prefixOwners: emptyTrie(maxPrefix),
+      sessions: emptyTrie(maxSessions),
       sessionCount: new Array<number>(n).fill(0),
       processed: new Array<number>(n).fill(0),
       kvAdjust: new Array<ReadonlyArray<KvAdjust>>(n).fill([]),
@@ -157,8 +161,8 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     const ledger = observeLedger(state.ledger, loads, margin)
     if (ledger === state.ledger) return state
     const kvAdjust = state.kvAdjust.map((adj, r) => {
-      const s = ledger.snapshots[r]
-      if (s === undefined || s === state.ledger.snapshots[r] || adj.length === 0) return adj
+      const s = ledger.ranks[r]!.snapshot
+      if (s === undefined || s === state.ledger.ranks[r]!.snapshot || adj.length === 0) return adj
       return adj.filter((a) => !(a.atSeconds + margin < s.timestamp))
     })
     return { ...state, ledger, kvAdjust }
@@ -183,16 +187,15 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     const processed = [...state.processed]
     processed[rank] = processed[rank]! + 1
     const hashes = request.prefixHashes ?? []
-    const prefixOwners = setOverlay(
-      state.prefixOwners,
-      hashes.map((h) => {
-        const prev = getOverlay(state.prefixOwners, h) ?? []
-        return [h, [rank, ...prev.filter((w) => w !== rank)].slice(0, maxOwners)] as const
-      })
-    )
+    let prefixOwners = state.prefixOwners
+    for (const h of hashes) {
+      const prev = getTrie(prefixOwners, h) ?? []
+      if (prev[0] !== rank)
+        prefixOwners = setTrie(prefixOwners, h, [rank, ...prev.filter((w) => w !== rank)].slice(0, maxOwners))
+    }
     let { sessions, sessionCount, kvAdjust } = state
     if (request.sessionId !== undefined && sessionFrom !== rank) {
-      sessions = setOverlay(sessions, [[request.sessionId, rank]])
+      sessions = setTrie(sessions, request.sessionId, rank)
       const counts = [...sessionCount]
       counts[rank] = counts[rank]! + 1
       if (sessionFrom !== undefined) counts[sessionFrom] = Math.max(0, counts[sessionFrom]! - 1)
@@ -233,7 +236,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     if (n === 0) return policyError("NoRanks", "the policy has no ranks")
     if (!(Number.isFinite(request.inputLength) && request.inputLength >= 0))
       return policyError("InvalidInput", "inputLength must be a finite non-negative number", "inputLength")
-    const known = request.sessionId === undefined ? undefined : getOverlay(state.sessions, request.sessionId)
+    const known = request.sessionId === undefined ? undefined : getTrie(state.sessions, request.sessionId)
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
       if (!Number.isInteger(r) || r < 0 || r >= n)
@@ -243,7 +246,15 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
         details: { reason: "pinned" }
       })
     }
-    const v = ledgerView(state.ledger, now, staleAfter)
+    const fm = freshMax(state.ledger, now, staleAfter)
+    const loads: Array<number> = new Array(n)
+    const stale: Array<number> = []
+    for (let r = 0; r < n; r++) {
+      const e = state.ledger.ranks[r]!
+      const fresh = isFresh(e, now, staleAfter)
+      if (e.snapshot !== undefined && !fresh) stale.push(r)
+      loads[r] = effectiveRequests(e, fresh, fm)
+    }
     const eligible: Array<number> = []
     for (let r = 0; r < n; r++) if (state.ledger.healthy[r]) eligible.push(r)
     if (eligible.length === 0)
@@ -252,7 +263,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     const overloaded = (r: number) => kv[r] !== undefined && kv[r]! >= kvOverload
     const cool = eligible.filter((r) => !overloaded(r))
     const pool = cool.length > 0 ? cool : eligible
-    const load = (r: number) => v[r]!.requests
+    const load = (r: number) => loads[r]!
     let maxL = Number.NEGATIVE_INFINITY
     let minL = Number.POSITIVE_INFINITY
     for (const r of eligible) {
@@ -269,9 +280,9 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       return best
     }
     const base = {
-      scores: v.map((x) => x.requests),
+      scores: loads,
       tieBreak: "lowest (load, processed, index)",
-      stale: v.flatMap((x, r) => (x.stale ? [r] : []))
+      stale
     }
     const details = { imbalanced, projectedKv: kv, overloaded: eligible.filter(overloaded) }
 
@@ -300,7 +311,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     let matchRank: number | undefined
     let matchLen = 0
     if (hashes.length > 0) {
-      const first = getOverlay(state.prefixOwners, hashes[0]!) ?? []
+      const first = getTrie(state.prefixOwners, hashes[0]!) ?? []
       let alive = first.filter((w) => w < n && state.ledger.healthy[w])
       let len = 0
       let lastAlive = alive
@@ -308,7 +319,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
         lastAlive = alive
         len++
         if (len === hashes.length) break
-        const owners = getOverlay(state.prefixOwners, hashes[len]!) ?? []
+        const owners = getTrie(state.prefixOwners, hashes[len]!) ?? []
         alive = alive.filter((w) => owners.includes(w))
       }
       if (len > 0 && lastAlive.length > 0) {
@@ -355,7 +366,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     },
     view: (state, now) => ledgerView(state.ledger, now, staleAfter),
     projectedKv: (state) => Array.from({ length: state.ledger.dpSize }, (_, r) => projected(state, r)),
-    sessionRank: (state, sessionId) => getOverlay(state.sessions, sessionId)
+    sessionRank: (state, sessionId) => getTrie(state.sessions, sessionId)
   }
 }
 

@@ -1,8 +1,12 @@
 import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import {
   chargeLedger,
+  effectiveRequests,
+  effectiveTokens,
   emptyLedger,
   finishLedger,
+  freshMax,
+  isFresh,
   type LedgerState,
   ledgerView,
   observeLedger,
@@ -138,12 +142,15 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
         explanation: { tieBreak: "pinned by routedDpRank" }
       }
     }
-    const v = view(state, now)
+    const fm = freshMax(state, now, staleAfterSeconds)
     let room = false
     for (let r = 0; r < n; r++) {
-      const kv = v[r]!.kvCacheUsage
+      const kv = state.ranks[r]!.snapshot?.kvCacheUsage
       if (state.healthy[r] && kv !== undefined && kv < kvRoom) room = true
     }
+    const scores: Array<number> = new Array(n)
+    const stale: Array<number> = []
+    const unknown: Array<number> = []
     const guarded: Array<number> = []
     const start = Math.floor((n * clientIndex) / clientCount) % n
     let best = -1
@@ -151,14 +158,26 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     let bestB = 0
     for (let i = 0; i < n; i++) {
       const r = (start + i) % n
+      const e = state.ranks[r]!
+      const fresh = isFresh(e, now, staleAfterSeconds)
+      if (e.snapshot === undefined) unknown.push(r)
+      else if (!fresh) stale.push(r)
+      const q = effectiveRequests(e, fresh, fm)
+      const t = effectiveTokens(e, fresh, fm)
+      const a = metric === "tokens" ? t : q
+      const b = metric === "tokens" ? q : t
+      scores[r] = a
       if (!state.healthy[r]) continue
-      const x = v[r]!
-      if (room && x.kvCacheUsage !== undefined && x.kvCacheUsage >= kvFull && x.waiting > 0) {
+      const kv = e.snapshot?.kvCacheUsage
+      if (
+        room &&
+        kv !== undefined &&
+        kv >= kvFull &&
+        (e.snapshot?.numWaitingReqs ?? 0) + e.chargedRequests > 0
+      ) {
         guarded.push(r)
         continue
       }
-      const a = metric === "tokens" ? x.tokens : x.requests
-      const b = metric === "tokens" ? x.requests : x.tokens
       if (best < 0 || a < bestA || (a === bestA && b < bestB)) {
         best = r
         bestA = a
@@ -167,26 +186,21 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     }
     if (best < 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
-    const stale: Array<number> = []
-    const unknown: Array<number> = []
-    for (let r = 0; r < n; r++) {
-      if (v[r]!.stale) stale.push(r)
-      if (v[r]!.unknown) unknown.push(r)
-    }
+    stale.sort((x, y) => x - y)
+    unknown.sort((x, y) => x - y)
+    guarded.sort((x, y) => x - y)
     return {
       _tag: "Routed",
       rank: best,
       state: chargeLedger(state, best, charge),
       explanation: {
-        scores: v.map((x) => (metric === "tokens" ? x.tokens : x.requests)),
+        scores,
         tieBreak: `lowest (${metric === "tokens" ? "tokens, requests" : "requests, tokens"}), then index from ${start}`,
         stale,
         details: {
           unknown,
           kvGuarded: guarded,
-          ageSeconds: v.map((x) => x.ageSeconds),
-          requests: v.map((x) => x.requests),
-          tokens: v.map((x) => x.tokens)
+          staleAgesSeconds: stale.map((r) => now - state.ranks[r]!.snapshot!.timestamp)
         }
       }
     }
@@ -194,7 +208,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
 
   return {
     name: "ledger-balanced",
-    init: emptyLedger,
+    init: (dpSize) => emptyLedger(dpSize),
     observe: (state, loads) => observeLedger(state, loads, margin),
     route,
     finish: (state, requestIds) => finishLedger(state, requestIds),
