@@ -1,0 +1,129 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { encode } from "@msgpack/msgpack"
+import { afterEach, describe, expect, it, vi } from "vitest"
+import { sglangV1Loads } from "../src/conformance/sglangV1Loads.js"
+import { main } from "../src/index.js"
+
+const fixture = (p: string) => fileURLToPath(new URL(`../../../fixtures/${p}`, import.meta.url))
+const tmp = mkdtempSync(join(tmpdir(), "loadledger-decode-"))
+const write = (name: string, data: string | Uint8Array) => {
+  const f = join(tmp, name)
+  writeFileSync(f, data)
+  return f
+}
+
+/** Run the CLI in-process; returns the exit code and what it printed on stdout and stderr. */
+const run = async (...args: Array<string>) => {
+  let out = ""
+  let errOut = ""
+  const o = vi.spyOn(process.stdout, "write").mockImplementation((c) => {
+    out += String(c)
+    return true
+  })
+  const e = vi.spyOn(process.stderr, "write").mockImplementation((c) => {
+    errOut += String(c)
+    return true
+  })
+  try {
+    const code = await main(["node", "loadledger", ...args])
+    return { code, out, err: errOut }
+  } finally {
+    o.mockRestore()
+    e.mockRestore()
+    process.exitCode = undefined
+  }
+}
+
+afterEach(() => {
+  process.exitCode = undefined
+})
+
+describe("loadledger decode", () => {
+  it("prints the docs example's ledger (what `pnpm demo` runs): one object per rank, present fields only", async () => {
+    const r = await run("decode", fixture("payloads/sglang_v1_loads_docs_example.json"))
+    expect(r.code).toBe(0)
+    expect(r.out).toBe(
+      '[\n  {"dpRank":0,"timestamp":1705314600,"numRunningReqs":5,"numWaitingReqs":2,"numTotalTokens":100000,"numUsedTokens":5000,"tokenUsage":0.05,"genThroughput":120.5,"utilization":0.75,"kvCacheUsage":0.05}\n]\n'
+    )
+    expect(JSON.parse(r.out)).toHaveLength(1)
+  })
+  it("decodes Prometheus text per rank, rank 1 without gen_throughput (S11)", async () => {
+    const r = await run(
+      "decode",
+      fixture("payloads/sglang_metrics_dp8_deepseek_r1__aibrix_issue1614_part1.prom")
+    )
+    expect(r.code).toBe(0)
+    const rows = JSON.parse(r.out) as Array<Record<string, number>>
+    expect(rows.map((x) => x["dpRank"])).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+    expect(rows[1]).toEqual({ dpRank: 1, numWaitingReqs: 0 })
+    expect(r.out.split("\n").filter((l) => l.startsWith("  {"))).toHaveLength(8)
+  })
+  it("--kind forces the format; a msgpack LoadStat file decodes as bytes", async () => {
+    const f = write("stat.msgpack", new Uint8Array([...encode(["LoadStat", 3, 2, 256, 4096, 0])]))
+    const r = await run("decode", f, "--kind", "load-stat")
+    expect(JSON.parse(r.out)).toEqual([
+      { dpRank: 0, numRunningReqs: 3, numWaitingReqs: 2, numTokens: 256, maxTotalNumTokens: 4096 }
+    ])
+    const g = await run(
+      "decode",
+      fixture("payloads/sglang_get_load_legacy_single_rank.json"),
+      "--kind",
+      "get-load"
+    )
+    expect(JSON.parse(g.out)).toEqual([
+      { dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }
+    ])
+  })
+  it("bad input: one line naming the field at fault, exit 1", async () => {
+    const f = write("bad.json", '{"loads":[{"dp_rank":0,"queues":{"waiting":1}}]}')
+    const r = await run("decode", f)
+    expect(r.code).toBe(1)
+    expect(r.out).toBe("")
+    expect(r.err).toBe(`loadledger decode: ${f}: $.loads[0].queues.grammar: Missing key\n`)
+  })
+  it("bad input: one line naming the line at fault, exit 1 (truncated excerpt, duplicated series)", async () => {
+    const t = await run(
+      "decode",
+      fixture("payloads/sglang_v1_loads_pr16976_schema_excerpt.txt"),
+      "--kind",
+      "v1-loads"
+    )
+    expect(t.code).toBe(1)
+    expect(t.err.trim().split("\n")).toHaveLength(1)
+    expect(t.err).toContain(": line 1: ")
+    const d = await run("decode", fixture("payloads/vllm_metrics_dp4_engine_imbalance__vllm_issue48808.prom"))
+    expect(d.code).toBe(1)
+    expect(d.err).toMatch(/: line 11: ambiguous series: vllm:num_requests_running/)
+  })
+  it("an unknown --kind is rejected", async () => {
+    const r = await run("decode", fixture("payloads/sglang_v1_loads_docs_example.json"), "--kind", "xml")
+    expect(r.code).toBe(1)
+  })
+})
+
+describe("loadledger conformance: sglang v1_loads_snapshots.json", () => {
+  const file = fixture("reference/sglang/v1_loads_snapshots.json")
+  it("reproduces all 18 vectors", async () => {
+    const r = await run("conformance", file)
+    expect(r.out).toBe("18 passed, 0 failed\n")
+    expect(r.code).toBe(0)
+  })
+  it("reports a vector whose expected value is changed, naming the field", () => {
+    const doc = JSON.parse(readFileSync(file, "utf8"))
+    doc.vectors[0].decoded[1].num_waiting_reqs += 1
+    doc.vectors[3].to_dict_error = "something else"
+    doc.vectors[16].decode_error = "Object missing required field `paused` - at `$.queues`"
+    doc.vectors[10].budget_inputs[0].timestamp_present = false
+    const results = sglangV1Loads.run(doc)
+    expect(results.filter((x) => !x.ok).map((x) => x.id)).toEqual([
+      "v1-all-4ranks",
+      "v1-trailing-comma",
+      "v2-zero-load",
+      "tol-section-missing-required"
+    ])
+    expect(results[0]!.firstDiff).toMatch(/^decoded\[1\]\.num_waiting_reqs: expected \d+, got \d+$/)
+  })
+})
