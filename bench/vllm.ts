@@ -99,9 +99,9 @@ export const vllmPolicyBench: Benchmark = {
       )
     line(["policy", "ranks", "ns/route", "floor ns", "ratio"])
     const policies: ReadonlyArray<readonly [string, Policy<unknown>]> = [
-      ["vllm/kv-pressure", vllmKvPressure as Policy<unknown>],
+      ["vllm-kv-pressure", vllmKvPressure as Policy<unknown>],
       [
-        "vllm/kv-pressure+stale+kv-guard",
+        "vllm-kv-pressure-kv-guard-stale",
         makeVllmLb({ staleAfterSeconds: 1, kvSaturationGuard: true }) as Policy<unknown>
       ]
     ]

@@ -1,6 +1,7 @@
 import { ownPolicyEntries } from "./own/Entries.js"
 import type { Policy } from "./Policy.js"
 import { sglangPolicyEntries } from "./sglang/Entries.js"
+import { vllmPolicyEntries } from "./vllm/Entries.js"
 
 /**
  * Options a registry entry may use to build its policy. `clientCount` / `clientIndex` describe
@@ -31,7 +32,11 @@ export interface PolicyEntry {
 }
 
 // Each policy module adds its entries here (one line each).
-const entries: ReadonlyArray<PolicyEntry> = [...sglangPolicyEntries, ...ownPolicyEntries]
+const entries: ReadonlyArray<PolicyEntry> = [
+  ...sglangPolicyEntries,
+  ...vllmPolicyEntries,
+  ...ownPolicyEntries
+]
 
 /**
  * Every registered policy, reference policies first.

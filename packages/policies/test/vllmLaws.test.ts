@@ -16,9 +16,9 @@ const kvLoad = (dpRank: number): fc.Arbitrary<RankLoad> =>
 
 describe("policyLaws for the vLLM DP balancer", () => {
   for (const [label, policy] of [
-    ["vllm/kv-pressure (upstream exact)", vllmKvPressure],
-    ["vllm/kv-pressure, 3 front ends, index 1", makeVllmLb({ clientCount: 3, clientIndex: 1 })],
-    ["vllm/kv-pressure+stale+kv-guard", makeVllmLb({ staleAfterSeconds: 1, kvSaturationGuard: true })]
+    ["vllm-kv-pressure (upstream exact)", vllmKvPressure],
+    ["vllm-kv-pressure, 3 front ends, index 1", makeVllmLb({ clientCount: 3, clientIndex: 1 })],
+    ["vllm-kv-pressure-kv-guard-stale", makeVllmLb({ staleAfterSeconds: 1, kvSaturationGuard: true })]
   ] as const) {
     describe(label, () => {
       const laws = policyLaws(policy, { load: kvLoad })

@@ -113,9 +113,9 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
   const saturatedAt = typeof guard === "object" ? (guard.saturatedAt ?? 0.99) : 0.99
   const roomBelow = typeof guard === "object" ? (guard.roomBelow ?? 0.9) : 0.9
   const guardOn = guard !== undefined && guard !== false
-  const extras = [staleAfter !== undefined ? "stale" : "", guardOn ? "kv-guard" : ""].filter((x) => x !== "")
+  const suffix = (guardOn ? "-kv-guard" : "") + (staleAfter !== undefined ? "-stale" : "")
   return {
-    name: extras.length === 0 ? "vllm/kv-pressure" : `vllm/kv-pressure+${extras.join("+")}`,
+    name: `vllm-kv-pressure${suffix}`,
     init: (dpSize) => {
       const lb = vllmLbInit(dpSize, options)
       if ("_tag" in lb)

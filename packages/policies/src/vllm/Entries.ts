@@ -1,0 +1,41 @@
+import type { Policy } from "../Policy.js"
+import type { PolicyEntry } from "../Registry.js"
+import { makeVllmLb } from "./VllmLbPolicy.js"
+
+const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
+
+/**
+ * Registry entries for vLLM's DP balancer: `vllm-kv-pressure` (`reference: true`, upstream
+ * `DPLBAsyncMPClient` exactly) and `vllm-kv-pressure-kv-guard` (`reference: false`, the same plus the
+ * beyond-upstream KV-saturation guard of fault case S07). Both read `clientCount` / `clientIndex`
+ * (API-server processes and this one's index; defaults 1 and 0).
+ *
+ * @example
+ * ```ts
+ * import { findPolicy } from "@loadledger/policies"
+ * const p = findPolicy("vllm-kv-pressure")!.make({ clientCount: 2, clientIndex: 1 })
+ * // p.name === "vllm-kv-pressure"
+ * ```
+ *
+ * @category registry
+ * @since 0.1.0
+ */
+export const vllmPolicyEntries: ReadonlyArray<PolicyEntry> = [
+  {
+    name: "vllm-kv-pressure",
+    engine: "vllm",
+    reference: true,
+    description:
+      "vLLM DPLBAsyncMPClient: max(C*inflight, waiting+running) + KV penalty on waiting, rotating start, local bump (core_client.py)",
+    make: (o) => erase(makeVllmLb({ clientCount: o.clientCount, clientIndex: o.clientIndex }))
+  },
+  {
+    name: "vllm-kv-pressure-kv-guard",
+    engine: "vllm",
+    reference: false,
+    description:
+      "vllm-kv-pressure plus a guard: no rank with kv >= 0.99 and waiting requests while some rank has kv < 0.9",
+    make: (o) =>
+      erase(makeVllmLb({ clientCount: o.clientCount, clientIndex: o.clientIndex, kvSaturationGuard: true }))
+  }
+]
