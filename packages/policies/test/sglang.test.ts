@@ -311,6 +311,14 @@ describe("docstring examples", () => {
     expect(a.rank).toBe(0)
     expect(totalTokens.route(a.state, req(1), 1.001)).toMatchObject({ rank: 1 })
   })
+  it("rejects a non-finite now and an invalid prompt length as typed errors", () => {
+    expect(totalRequests.route(totalRequests.init(2), req(1), Number.NaN)).toMatchObject({ field: "now" })
+    for (const bad of [-1, 1.5, Number.NaN])
+      expect(totalTokens.route(totalTokens.init(2), req(bad), 1)).toMatchObject({
+        reason: "InvalidInput",
+        field: "inputLength"
+      })
+  })
   it("a failing route that refreshed returns the refreshed state on the error", () => {
     const e = totalTokens.route(totalTokens.init(2), req(1, { routedDpRank: 5 }), 1)
     expect(e).toMatchObject({ _tag: "PolicyError", reason: "InvalidRoutedRank", field: "routedDpRank" })

@@ -227,7 +227,8 @@ const parseRoom = (room: string | bigint): bigint | undefined => {
  *   `RuntimeError`) when none is healthy, the counter then back where it started.
  * - `FOLLOW_BOOTSTRAP_ROOM`: `bootstrapRoom` floor-modulo `dpSize` with BigInt (rooms reach 2^64 and
  *   may be negative); `MissingBootstrapRoom` (upstream `AssertionError`) when absent.
- * - `TOTAL_REQUESTS` / `TOTAL_TOKENS`: {@link DpBudget.dispatch} with 0 / `inputLength` tokens.
+ * - `TOTAL_REQUESTS` / `TOTAL_TOKENS`: {@link DpBudget.dispatch} with 0 / `inputLength` tokens
+ *   (`InvalidInput` when `TOTAL_TOKENS` gets an `inputLength` that is not a non-negative integer).
  *
  * Status is ignored by every method except `ROUND_ROBIN`, as upstream.
  *
@@ -287,6 +288,8 @@ export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled
     }
     default: {
       const tokens = state.method === "TOTAL_TOKENS" ? req.inputLength : 0
+      if (!Number.isSafeInteger(tokens) || tokens < 0)
+        return policyError("InvalidInput", `inputLength must be a token count, got ${tokens}`, "inputLength")
       const d = DpBudget.dispatch(state.budget, state.method, tokens)
       if (d.rank === undefined) return policyError("NoRanks", "dpSize is 0", "dpSize")
       return {

@@ -6,7 +6,14 @@
  *
  * @since 0.1.0
  */
-import type { Explanation, Policy, RankLoad, RouteRequest, RouteResult } from "../Policy.js"
+import {
+  type Explanation,
+  type Policy,
+  policyError,
+  type RankLoad,
+  type RouteRequest,
+  type RouteResult
+} from "../Policy.js"
 import type { LoadBalanceMethod } from "./DpBudget.js"
 import * as DpBudget from "./DpBudget.js"
 import * as DpController from "./DpController.js"
@@ -55,6 +62,8 @@ const make = (method: LoadBalanceMethod): Policy<DpController.DpControllerState>
       request: RouteRequest,
       now: number
     ): RouteResult<DpController.DpControllerState> => {
+      if (!Number.isFinite(now))
+        return policyError("InvalidInput", `now must be finite seconds, got ${now}`, "now")
       let before = state
       let refreshed: boolean | undefined
       if (refreshes) {
@@ -62,11 +71,18 @@ const make = (method: LoadBalanceMethod): Policy<DpController.DpControllerState>
         refreshed = !(now - state.lastRefreshTimeSeconds < DpController.refreshIntervalSeconds)
         if (refreshed) before = DpController.refresh(state, now).state
       }
-      if (refreshes && request.routedDpRank === undefined && before.dpSize > 0) {
+      const tokens = method === "TOTAL_TOKENS" ? request.inputLength : 0
+      if (
+        refreshes &&
+        request.routedDpRank === undefined &&
+        before.dpSize > 0 &&
+        Number.isSafeInteger(tokens) &&
+        tokens >= 0
+      ) {
         // the budget methods' common case, fused (same result as DpController.schedule)
         const b = before.budget
         const rank = method === "TOTAL_TOKENS" ? DpBudget.argminTokens(b) : DpBudget.argminRequests(b)
-        const budget = DpBudget.charge(b, rank, method === "TOTAL_TOKENS" ? request.inputLength : 0)
+        const budget = DpBudget.charge(b, rank, tokens)
         return {
           _tag: "Routed",
           rank,
