@@ -10,6 +10,8 @@ const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unkno
  * beyond-upstream KV-saturation guard of fault case S07). Both read `clientCount` / `clientIndex`
  * (API-server processes and this one's index; defaults 1 and 0).
  *
+ * **When to use**: pick the vLLM balancer by name (CLI `--policy`, simulator, live router) via `findPolicy`.
+ *
  * @example
  * ```ts
  * import { findPolicy } from "@loadledger/policies"

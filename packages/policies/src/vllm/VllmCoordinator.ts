@@ -31,6 +31,8 @@ export interface VllmCoordReaction {
  * not running it broadcasts START_DP_WAVE for its own current wave (excluding the engine that
  * already has the request unless the client's wave is behind). The running flag is not changed.
  *
+ * **When to use**: building a wave simulation by hand; `vllmWaveStep` and `vllmCoordinatorTimeline` already call it.
+ *
  * Reproduces `DPCoordinatorProc.process_input_socket` (vllm `vllm/v1/engine/coordinator.py`, era of
  * commit `00080ee13c7a451fce071ccb8d0e94d395acf5a7`, after PR #49204; not line-checked, see the
  * reference README section 2).
@@ -57,6 +59,8 @@ export const vllmCoordFirstReq = (
  * Coordinator handling of an engine's wave-complete notice for wave `w`: when `coord.wave <= w` the
  * coordinator moves to wave `w + 1`, not running, and publishes `[null, w + 1, false]`.
  *
+ * **When to use**: building a wave simulation by hand; `vllmWaveStep` and `vllmCoordinatorTimeline` already call it.
+ *
  * Reproduces `DPCoordinatorProc` (vllm `coordinator.py`, era of commit `00080ee1`).
  *
  * @example
@@ -78,6 +82,8 @@ export const vllmCoordWaveComplete = (coord: VllmCoordWave, wave: number): VllmC
  * Coordinator handling of an engine's start-wave notice for wave `w` from engine `e` (an engine
  * that got a request for a wave that is not running): when `w` is ahead, or equal and not running,
  * the coordinator runs wave `w`, broadcasts START_DP_WAVE `[w, e]` and publishes `[null, w, true]`.
+ *
+ * **When to use**: building a wave simulation by hand; `vllmWaveStep` and `vllmCoordinatorTimeline` already call it.
  *
  * Reproduces `DPCoordinatorProc` (vllm `coordinator.py`, era of commit `00080ee1`).
  *

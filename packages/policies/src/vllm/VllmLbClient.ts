@@ -113,6 +113,8 @@ export const vllmLbInit = (
  * `waiting != 0`, evaluated left to right so the doubles equal CPython's (compare with `===`).
  * With `kvCacheUsage` undefined no penalty is added.
  *
+ * **When to use**: to show or test why an engine was (not) chosen; `vllmLbRoute` applies it to every engine.
+ *
  * Reproduces `DPLBAsyncMPClient.get_core_engine_for_request` (vllm `core_client.py`, commit `00080ee1`).
  *
  * @example
@@ -247,6 +249,8 @@ export const vllmLbRoute = (
  * when `counts` is not `null` replace the whole load table (local bumps are lost, in-flight counts
  * are kept).
  *
+ * **When to use**: whenever the coordinator publishes (see `vllmCoordinatorTimeline` for when that happens).
+ *
  * Errors: `InvalidInput` (field `counts`) when `counts` does not have exactly N rows.
  *
  * Reproduces the stats-update task of `DPAsyncMPClient` (vllm `core_client.py`, commit `00080ee1`).
@@ -288,6 +292,8 @@ export const vllmLbCoord = (
  * Handle finished (or aborted) request ids: each known id is removed from `reqsInFlight` and its
  * engine's in-flight count decremented; unknown ids are ignored. `decremented` lists the engines
  * decremented, in input order.
+ *
+ * **When to use**: on every batch of finished or aborted requests, so in-flight counts never drift (fault case S06).
  *
  * Reproduces `DPLBAsyncMPClient.process_engine_outputs` (vllm `core_client.py`, commit `00080ee1`).
  *

@@ -239,6 +239,8 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
  * `makeVllmLb()` with one front end (`clientCount = 1`) and no beyond-upstream options: vLLM's
  * DP balancer exactly.
  *
+ * **When to use**: the default vLLM balancer for a single API server; use `makeVllmLb` for several front ends or the opt-in extras.
+ *
  * @example
  * ```ts
  * import { vllmKvPressure } from "@loadledger/policies"

@@ -23,6 +23,8 @@ export interface VllmWaveProfile {
  * The profile verified in vllm-project/vllm `vllm/v1/engine/core.py` at commit
  * `00080ee13c7a451fce071ccb8d0e94d395acf5a7`: a hard-coded 32-step interval, no first-step sync.
  *
+ * **When to use**: to model vLLM as verified at the pinned commit (the default of `vllmWaveInit`).
+ *
  * @example
  * ```ts
  * import { vllmWaveSnapshotProfile } from "@loadledger/policies"
@@ -41,6 +43,8 @@ export const vllmWaveSnapshotProfile: VllmWaveProfile = {
 /**
  * Later upstream behaviour, **not checked against source**: a configurable interval
  * (`--dp-sync-interval`, default 16) and a sync on the first step of a wave (PR #52957).
+ *
+ * **When to use**: to model newer vLLM releases (`--dp-sync-interval`), knowing the rule is reconstructed, not source-checked.
  *
  * @example
  * ```ts
@@ -198,6 +202,8 @@ const waveError = (reason: VllmWaveError["reason"], message: string, field?: str
 /**
  * The initial wave model for `dpSize` ranks: every rank idle in wave 0, coordinator and client at
  * `(0, not running)`. `countDummySteps` (beyond upstream, default false) turns on `dummyStats`.
+ *
+ * **When to use**: to start a `vllmWaveStep` replay; turn on `countDummySteps` to charge dummy batches in a step-time model.
  *
  * @example
  * ```ts
@@ -449,6 +455,8 @@ export const vllmWaveStep = (
  * The share of dummy batches (beyond upstream): dummy rank-steps over all rank-steps (`ofAll`,
  * idle included) and over busy rank-steps (`ofBusy`, real + dummy). `undefined` when nothing was
  * counted (no steps, or counting off): never a silent 0.
+ *
+ * **When to use**: to report how much lockstep DP wastes on dummy batches (the step-time model and simulator charge for it).
  *
  * @example
  * ```ts
