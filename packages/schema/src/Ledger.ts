@@ -295,7 +295,8 @@ const fromText = (text: string, kind: LedgerKind): Result.Result<Array<LedgerRow
  * Kinds: `v1-loads` (SGLang `/v1/loads` JSON, every era), `get-load` (legacy `/get_load` JSON),
  * `load-stat` (msgpack bytes of `["LoadStat", ...]`, possibly several concatenated, or the same as
  * JSON), `vllm-metrics` / `sglang-metrics` (Prometheus text). `auto` (default) detects the format:
- * bytes -> `load-stat`; JSON by shape; vLLM logger lines; exposition text by metric prefix.
+ * bytes -> `load-stat`; JSON by shape; vLLM periodic logger lines (latest line per engine);
+ * per-rank `dp_rank=N key=value` summary lines; exposition text by metric prefix.
  *
  * Rows: one per rank, ascending `dpRank`, present fields only. S08 rules: an empty `loads` gives no
  * rows; a rank reported twice or with a negative number is marked `unknown` (no load fields).

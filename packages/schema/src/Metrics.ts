@@ -215,7 +215,8 @@ export const decodeSglangMetrics = (
  * @example
  * ```ts
  * import { detectMetricsRuntime } from "@loadledger/schema"
- * detectMetricsRuntime("# TYPE vllm:num_requests_running gauge\n") // { _tag: "Success", success: "vllm", ... }
+ * const r = detectMetricsRuntime("# TYPE vllm:num_requests_running gauge\n")
+ * r._tag === "Success" && r.success // "vllm"
  * ```
  *
  * @category Metrics
