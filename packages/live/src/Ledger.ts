@@ -121,6 +121,9 @@ export const makeLedger = (workers: ReadonlyArray<WorkerSpec>): Ledger => ({
  * its `dpRank`; a rank the payload did not report loses its previous row (it becomes unknown, it is
  * not kept at an old value). Rows for ranks the worker does not have are ignored.
  *
+ * With `mode: "merge"` (published frames that carry one rank each, such as SGLang's LoadStat) only the
+ * ranks present are updated and the others keep their rows.
+ *
  * **Gotchas**: `changedAtSeconds` only moves when the publisher's `timestamp` changes, so a
  * publisher that keeps answering with a frozen timestamp ages like one that stopped answering
  * (fault case S04). Rows without a publisher timestamp count as changed on every receipt.
@@ -132,7 +135,8 @@ export const recordRows = (
   ledger: Ledger,
   url: string,
   rows: ReadonlyArray<LedgerRow>,
-  now: number
+  now: number,
+  mode: "replace" | "merge" = "replace"
 ): Ledger => {
   const byRank = new Map<number, LedgerRow>()
   for (const r of rows) byRank.set(r.dpRank, r)
@@ -143,6 +147,7 @@ export const recordRows = (
     ranks: ledger.ranks.map((e) => {
       if (e.workerUrl !== url) return e
       const row = byRank.get(e.dpRank)
+      if (row === undefined && mode === "merge") return e
       if (row === undefined)
         return { ...e, row: undefined, receivedAtSeconds: now, changedAtSeconds: undefined }
       const sameTimestamp =

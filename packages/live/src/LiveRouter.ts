@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import type { Policy, RouteRequest } from "@loadledger/policies"
+import { decodeLoadStatFrame } from "@loadledger/schema"
 import { Cause, Effect, Fiber, Result, Schedule } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { type DecodeLedger, decodeLedger, type LedgerKind, type LedgerRow } from "./internal/decode.js"
@@ -41,8 +42,11 @@ export interface LiveRouterConfig<S> extends RouterOptions {
 
 /**
  * A running router. `route` places a request (it is in flight until `finish` or `abort`);
- * `ingest` folds a body received by other means (for example a LoadStat frame from SGLang's
- * publisher) as if polled from `url`; `markUnreachable` records a failed proxy connection so the
+ * `ingest` folds a body received by other means as if polled from `url` (all of the worker's ranks
+ * are replaced); `ingestLoadStatFrame` folds one frame `["load", seq (8 bytes, big-endian),
+ * msgpack(["LoadStat", ...])]` from SGLang's load publisher (decoded by @loadledger/schema) into
+ * the rank it names, leaving the others as they are, and drops frames whose sequence number is not
+ * above the last one seen from `url` (the transport, e.g. a ZeroMQ SUB socket, is the caller's); `markUnreachable` records a failed proxy connection so the
  * worker is excluded until its next good poll; `ready` resolves once every source was polled once;
  * `close` stops all polls and waits for them.
  *
@@ -54,6 +58,7 @@ export interface LiveRouter {
   readonly finish: (requestId: string) => boolean
   readonly abort: (requestId: string) => boolean
   readonly ingest: (url: string, body: string | Uint8Array, kind?: LedgerKind) => void
+  readonly ingestLoadStatFrame: (url: string, frames: ReadonlyArray<Uint8Array>) => void
   readonly markUnreachable: (url: string, message: string) => void
   readonly ranks: () => ReadonlyArray<RankStatus>
   readonly inflight: () => ReadonlyArray<number>
@@ -119,8 +124,12 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
     inflightPerRank: state.inflightPerRank
   }))
 
-  const apply = (url: string, polled: Result.Result<ReadonlyArray<LedgerRow>, PollFailure>): void => {
-    state = applyPoll(state, url, polled, clock())
+  const apply = (
+    url: string,
+    polled: Result.Result<ReadonlyArray<LedgerRow>, PollFailure>,
+    mode: "replace" | "merge" = "replace"
+  ): void => {
+    state = applyPoll(state, url, polled, clock(), mode)
     if (Result.isFailure(polled)) metrics.pollFailure(url, polled.failure.kind)
   }
   const ingest = (url: string, body: string | Uint8Array, kind: LedgerKind): void => {
@@ -130,6 +139,24 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
       Result.isSuccess(rows)
         ? Result.succeed(rows.success)
         : Result.fail(failure("decode", `${rows.failure._tag}: ${rows.failure.message}`))
+    )
+  }
+
+  const lastSeq = new Map<string, bigint>()
+  const ingestLoadStatFrame = (url: string, frames: ReadonlyArray<Uint8Array>): void => {
+    const f = decodeLoadStatFrame(frames)
+    if (Result.isFailure(f))
+      return apply(url, Result.fail(failure("decode", `${f.failure._tag}: ${f.failure.message}`)))
+    const last = lastSeq.get(url)
+    if (last !== undefined && f.success.seq <= last) return
+    lastSeq.set(url, f.success.seq)
+    const rows = decode(frames[2]!, "load-stat")
+    apply(
+      url,
+      Result.isSuccess(rows)
+        ? Result.succeed(rows.success)
+        : Result.fail(failure("decode", `${rows.failure._tag}: ${rows.failure.message}`)),
+      "merge"
     )
   }
 
@@ -177,6 +204,7 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
     finish: end,
     abort: end,
     ingest: (url, body, kind = "auto") => ingest(url, body, kind),
+    ingestLoadStatFrame,
     markUnreachable: (url, message) => apply(url, Result.fail(failure("unreachable", message))),
     ranks: () => statuses(state, clock()),
     inflight: () => state.inflightPerRank,

@@ -18,7 +18,8 @@ export type LoadField = "numRunningReqs" | "numWaitingReqs" | "numTotalTokens" |
  * Why a rank is unknown: it never reported; its worker's last payload had no row for it; its data is
  * older than the staleness bound; its worker's last poll was refused or answered non-2xx
  * (`unreachable`); its last poll timed out (`poll-timeout`: slow, not known dead); the last body did
- * not decode; or a field the policy needs is absent.
+ * not decode; the decoder rejected that rank's row (`rejected-row`: duplicate rank, negative count;
+ * see `LedgerRow.unknown` in @loadledger/schema); or a field the policy needs is absent.
  *
  * @category models
  * @since 0.1.0
@@ -30,6 +31,7 @@ export type UnknownReason =
   | "unreachable"
   | "poll-timeout"
   | "decode-failed"
+  | "rejected-row"
   | "missing-field"
 
 /**
@@ -126,6 +128,7 @@ const judge = (
           : "unreachable"
   } else if (e.receivedAtSeconds === undefined) reason = "never-reported"
   else if (row === undefined) reason = "not-in-payload"
+  else if (row.unknown !== undefined) reason = "rejected-row"
   else {
     for (const f of options.requiredFields) if (row[f] === undefined) (missing ??= []).push(f)
     if (missing !== undefined) reason = "missing-field"

@@ -145,7 +145,8 @@ export const makeRouter = <S>(
 
 /**
  * Fold one poll of worker `url` (decoded rows, or the failure) into the router: the ledger is
- * updated, and the worker's ranks that are now known are handed to `policy.observe`. Unknown ranks
+ * updated (`mode` as in `recordRows`), and the worker's ranks that are now known are handed to
+ * `policy.observe`. Unknown ranks
  * are never observed (a policy never sees an invented 0 for them).
  *
  * @category combinators
@@ -155,11 +156,12 @@ export const applyPoll = <S>(
   state: RouterState<S>,
   url: string,
   polled: Result.Result<ReadonlyArray<LedgerRow>, PollFailure>,
-  now: number
+  now: number,
+  mode: "replace" | "merge" = "replace"
 ): RouterState<S> => {
   if (Result.isFailure(polled))
     return { ...state, ledger: recordFailure(state.ledger, url, polled.failure, now) }
-  const ledger = recordRows(state.ledger, url, polled.success, now)
+  const ledger = recordRows(state.ledger, url, polled.success, now, mode)
   const loads = rankStatus(ledger, now, state.status).flatMap((s) =>
     s.workerUrl === url && s.load !== undefined ? [s.load] : []
   )

@@ -5,6 +5,7 @@
 import { once } from "node:events"
 import { createServer, request as httpRequest } from "node:http"
 import { totalRequests, totalTokens } from "@loadledger/policies"
+import { encodeLoadStatFrame } from "@loadledger/schema"
 import { afterEach, describe, expect, it } from "vitest"
 import { type FakeWorker, startFakeWorker } from "../../../examples/router/fakeWorker.js"
 import { startProxy } from "../../../examples/router/proxy.js"
@@ -193,6 +194,73 @@ describe("polling real payloads", () => {
     expect(ranks.map((s) => s.load?.numTotalTokens)).toEqual([12000, 0, 0, 3000])
     const text = await r.metrics()
     expect(text).toContain("loadledger_router_token_imbalance_ratio 3.2")
+  })
+
+  it("S08 edge payloads: empty loads, duplicate rank and negative count leave those ranks unknown, never 0 or -1", async () => {
+    const cases: ReadonlyArray<
+      [string, ReadonlyArray<unknown>, ReadonlyArray<number | undefined>, ReadonlyArray<string | undefined>]
+    > = [
+      ["empty", [], [undefined, undefined], ["not-in-payload", "not-in-payload"]],
+      [
+        "duplicate",
+        [
+          { dp_rank: 0, num_total_tokens: 100 },
+          { dp_rank: 0, num_total_tokens: 200 }
+        ],
+        [undefined, undefined],
+        ["rejected-row", "not-in-payload"]
+      ],
+      [
+        "negative",
+        [
+          { dp_rank: 0, num_total_tokens: -5 },
+          { dp_rank: 1, num_total_tokens: 7 }
+        ],
+        [undefined, 7],
+        ["rejected-row", undefined]
+      ]
+    ]
+    for (const [, loads, tokens, reasons] of cases) {
+      const w = await worker({
+        loads: { _tag: "body", body: JSON.stringify({ loads }), contentType: "application/json" }
+      })
+      const r = live({
+        sources: [src(w, { dpSize: 2, intervalMs: 10_000 })],
+        policy: totalTokens,
+        staleAfterSeconds: 5,
+        ageClock: "receipt",
+        requiredFields: ["numTotalTokens"]
+      })
+      await r.ready
+      expect(r.ranks().map((s) => s.load?.numTotalTokens)).toEqual(tokens)
+      expect(r.ranks().map((s) => s.reason)).toEqual(reasons)
+    }
+  })
+
+  it("LoadStat frames fill only the rank they name; stale sequence numbers are dropped", async () => {
+    const w = await worker({ loads: { _tag: "hang" } })
+    const r = live({
+      sources: [src(w, { dpSize: 2, intervalMs: 10_000, timeoutMs: 50 })],
+      staleAfterSeconds: 5,
+      requiredFields: ["numRunningReqs", "numWaitingReqs"]
+    })
+    await r.ready // the poll timed out: both ranks unknown
+    const stat = {
+      numRunningReqs: 3,
+      numWaitingReqs: 1,
+      numTokens: 640,
+      maxTotalNumTokens: 4096,
+      attnDpRank: 1
+    }
+    r.ingestLoadStatFrame(w.url, encodeLoadStatFrame(5n, stat))
+    expect(r.ranks().map((s) => [s.known, s.load?.numRunningReqs, s.load?.numWaitingReqs])).toEqual([
+      [false, undefined, undefined],
+      [true, 3, 1]
+    ])
+    r.ingestLoadStatFrame(w.url, encodeLoadStatFrame(4n, { ...stat, numRunningReqs: 99 }))
+    expect(r.ranks()[1]?.load?.numRunningReqs).toBe(3)
+    r.ingestLoadStatFrame(w.url, encodeLoadStatFrame(6n, { ...stat, numRunningReqs: 0, attnDpRank: 0 }))
+    expect(r.ranks().map((s) => s.load?.numRunningReqs)).toEqual([0, 3])
   })
 
   it("garbage is a decode failure per worker: the rank is unknown and the failure is counted", async () => {
