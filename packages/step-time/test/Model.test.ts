@@ -176,3 +176,16 @@ describe("capacity and schedule helpers", () => {
     expect([t.decodeSteps, t.extendDoneSeconds.toFixed(1), t.medianItlSeconds]).toEqual([30, "10.5", 0.03])
   })
 })
+
+describe("README usage block", () => {
+  it("prints 229376, 10.31, 196608", () => {
+    const ranks = [
+      { decode: [8192, 8192, 8192, 204800], extend: [] },
+      ...Array.from({ length: 7 }, () => ({ decode: [8192, 8192, 8192, 8192], extend: [] }))
+    ]
+    const r = stepTime({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, ranks)
+    expect(r.ranks[0]!.attentionPairs).toBe(229376)
+    expect((r.ranks[0]!.kvBytesRead / 1e9).toFixed(2)).toBe("10.31")
+    expect(r.ranks[1]!.imbalancePairs).toBe(196608)
+  })
+})
