@@ -294,6 +294,41 @@ describe("docstring examples", () => {
     })
     expect(DpBudget.charge(DpBudget.empty(2), 1, 7).totalTokens).toEqual([0, 7])
   })
+  it("DpBudget.filled / argminRequests / argminTokens", () => {
+    expect(DpBudget.filled(3, 0)).toEqual([0, 0, 0])
+    const z = [0, 0, 0]
+    expect(DpBudget.argminRequests({ totalRequests: [3, 1, 1], totalTokens: z, lastTimestamp: z })).toBe(1)
+    expect(
+      DpBudget.argminTokens({ totalRequests: [3, 2, 1], totalTokens: [5, 5, 9], lastTimestamp: z })
+    ).toBe(1)
+  })
+  it("DpController.publish / readAll / setStatus / refreshesOnDispatch", () => {
+    const s = DpController.publish(DpController.init("TOTAL_REQUESTS", 2), [load(1, 3, 1, 0, 9)])
+    expect(DpController.readAll(s).map((l) => l.dpRank)).toEqual([1])
+    expect(s.budget).toEqual(DpBudget.empty(2))
+    expect(DpController.setStatus(DpController.init("ROUND_ROBIN", 2), [true]).applied).toBe(false)
+    expect(DpController.refreshesOnDispatch("ROUND_ROBIN")).toBe(false)
+  })
+  it("DpController.dispatchRequest / dispatchBatch", () => {
+    const out = DpController.dispatchRequest(
+      DpController.init("TOTAL_TOKENS", 2),
+      req(5, { routedDpRank: 7 }),
+      1
+    )
+    expect([out.refreshed, out.rank, out.error?.reason, out.state.lastRefreshTimeSeconds]).toEqual([
+      true,
+      undefined,
+      "InvalidRoutedRank",
+      1
+    ])
+    const reqs = [5, 5, 5].map((n) => req(n))
+    expect(DpController.dispatchBatch(DpController.init("TOTAL_REQUESTS", 2), reqs, 1).ranks).toEqual([
+      0, 1, 0
+    ])
+  })
+  it("sglangPolicies by method", () => {
+    expect(sglangPolicies.TOTAL_TOKENS.name).toBe("total-tokens")
+  })
   it("DpController.init and refresh", () => {
     const s = DpController.init("TOTAL_TOKENS", 4)
     expect([s.lastRefreshTimeSeconds, s.roundRobinCounter, s.shm]).toEqual([

@@ -41,6 +41,8 @@ export interface DpBudget {
 /**
  * A fresh budget for `dpSize` ranks: every count 0 and every `lastTimestamp` 0.0, as upstream.
  *
+ * **When to use**: the starting budget of a controller, or of a direct `update` / `dispatch` experiment.
+ *
  * @example
  * ```ts
  * import { DpBudget } from "@loadledger/policies"
@@ -59,6 +61,14 @@ export const empty = (dpSize: number): DpBudget => ({
 /**
  * A packed array of `n` copies of `value` (`new Array(n).fill` makes a holey array, slower to scan
  * and copy in V8).
+ *
+ * **When to use**: building per-rank arrays that stay fast to scan and copy.
+ *
+ * @example
+ * ```ts
+ * import { DpBudget } from "@loadledger/policies"
+ * DpBudget.filled(3, 0) // [0, 0, 0]
+ * ```
  *
  * @category constructors
  * @since 0.1.0
@@ -131,6 +141,14 @@ export const update = (budget: DpBudget, loads: ReadonlyArray<RankLoad>): DpBudg
 /**
  * The rank `TOTAL_REQUESTS` picks: the lowest index with the minimal `totalRequests`.
  *
+ * **When to use**: to see which rank `TOTAL_REQUESTS` would pick without charging it.
+ *
+ * @example
+ * ```ts
+ * import { DpBudget } from "@loadledger/policies"
+ * DpBudget.argminRequests({ totalRequests: [3, 1, 1], totalTokens: [0, 0, 0], lastTimestamp: [0, 0, 0] }) // 1
+ * ```
+ *
  * @category getters
  * @since 0.1.0
  */
@@ -151,6 +169,14 @@ export const argminRequests = (budget: DpBudget): number => {
 /**
  * The rank `TOTAL_TOKENS` picks: the lowest index with the lexicographically minimal
  * `(totalTokens, totalRequests)`; while any rank's tokens are unknown, {@link argminRequests}.
+ *
+ * **When to use**: to see which rank `TOTAL_TOKENS` would pick without charging it.
+ *
+ * @example
+ * ```ts
+ * import { DpBudget } from "@loadledger/policies"
+ * DpBudget.argminTokens({ totalRequests: [3, 2, 1], totalTokens: [5, 5, 9], lastTimestamp: [0, 0, 0] }) // 1
+ * ```
  *
  * @category getters
  * @since 0.1.0
@@ -189,6 +215,8 @@ export interface Dispatched {
  * and `totalTokens[rank] += estimatedTokens`. `TOTAL_REQUESTS` uses {@link argminRequests},
  * `TOTAL_TOKENS` {@link argminTokens}; any other method returns `rank: undefined` and the same budget.
  *
+ * **When to use**: upstream's `DPBudget.dispatch` on its own; the controller's `schedule` calls it for you.
+ *
  * **Gotchas**: the controller calls this with `estimatedTokens = 0` under `TOTAL_REQUESTS`, so tokens
  * are not charged there; called directly, a non-zero value is charged under either method.
  * An empty budget (0 ranks) returns `rank: undefined`.
@@ -219,6 +247,8 @@ export const dispatch = (
 /**
  * Charge one dispatch to `rank`: `+1` request and `+estimatedTokens` tokens, copy-on-write (the
  * tokens array is shared when `estimatedTokens` is 0). The second half of {@link dispatch}.
+ *
+ * **When to use**: to charge a rank chosen elsewhere (e.g. a fused argmin) exactly as `dispatch` would.
  *
  * @example
  * ```ts

@@ -42,6 +42,8 @@ export interface DpControllerState {
  * payload `{dpRank: r, timestamp: 0, all counts 0}` (skipped by the budget until the rank has been
  * updated with another timestamp); `"empty"` (default) leaves every slot unpublished.
  *
+ * **When to use**: to start a controller for one DP group (the conformance runner and the policies do).
+ *
  * @example
  * ```ts
  * import { DpController } from "@loadledger/policies"
@@ -95,6 +97,17 @@ const next = (
  * Publish snapshots into the store (`shm[s.dpRank] = s`); the budget is not touched. Snapshots for
  * ranks outside `[0, dpSize)` are ignored.
  *
+ * **When to use**: what a scheduler's SHM write does; the policies' `observe`.
+ *
+ * @example
+ * ```ts
+ * import { DpController } from "@loadledger/policies"
+ * const s = DpController.publish(DpController.init("TOTAL_REQUESTS", 2), [
+ *   { dpRank: 1, timestamp: 3, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }
+ * ])
+ * DpController.readAll(s).map((l) => l.dpRank) // [1]; s.budget is unchanged until a refresh
+ * ```
+ *
  * @category combinators
  * @since 0.1.0
  */
@@ -112,6 +125,8 @@ export const publish = (state: DpControllerState, snapshots: ReadonlyArray<RankL
 
 /**
  * What the reader sees: the published snapshots in ascending `dpRank` (unpublished ranks absent).
+ *
+ * **When to use**: to see the store as the controller's refresh reads it.
  *
  * @category getters
  * @since 0.1.0
@@ -134,6 +149,8 @@ export interface Refreshed {
  * Refresh the budget from the store unless throttled: skipped when
  * `nowSeconds - lastRefreshTimeSeconds < 0.02` (the IEEE subtraction, then a strict compare; so a
  * clock starting at 0 makes refreshes before t = 0.02 no-ops).
+ *
+ * **When to use**: to replay an explicit refresh; `dispatchRequest` / `dispatchBatch` call it before routing.
  *
  * @example
  * ```ts
@@ -165,6 +182,14 @@ export const refresh = (state: DpControllerState, nowSeconds: number): Refreshed
  * Replace worker health. Applied only when `status.length === dpSize` (upstream logs a warning and
  * ignores any other length).
  *
+ * **When to use**: on a worker health change (only ROUND_ROBIN reads status).
+ *
+ * @example
+ * ```ts
+ * import { DpController } from "@loadledger/policies"
+ * DpController.setStatus(DpController.init("ROUND_ROBIN", 2), [true]).applied // false
+ * ```
+ *
  * @category combinators
  * @since 0.1.0
  */
@@ -188,6 +213,14 @@ export const setStatus = (
 
 /**
  * True when the method refreshes the budget before dispatching (`TOTAL_REQUESTS`, `TOTAL_TOKENS`).
+ *
+ * **When to use**: to know whether a method's route consumes the refresh window.
+ *
+ * @example
+ * ```ts
+ * import { DpController } from "@loadledger/policies"
+ * DpController.refreshesOnDispatch("ROUND_ROBIN") // false
+ * ```
  *
  * @category getters
  * @since 0.1.0
@@ -220,6 +253,8 @@ const parseRoom = (room: string | bigint): bigint | undefined => {
 
 /**
  * Choose the rank for one request, without refreshing (upstream `DataParallelController` dispatch).
+ *
+ * **When to use**: to route with no refresh (the inner step of a batch); prefer `dispatchRequest` for one request.
  *
  * - `routedDpRank` set: returned as is (no counter, budget or status change); outside `[0, dpSize)`
  *   is a `PolicyError` `InvalidRoutedRank` (upstream `ValueError "DP rank r is not active."`).
@@ -326,6 +361,16 @@ export interface RequestOutcome {
  * and failing requests therefore still use up the 20 ms window. Health-check requests get no special
  * treatment (none upstream).
  *
+ * **When to use**: one request exactly as upstream handles a tokenized request, with the error and the state after it.
+ *
+ * @example
+ * ```ts
+ * import { DpController } from "@loadledger/policies"
+ * const out = DpController.dispatchRequest(DpController.init("TOTAL_TOKENS", 2), { requestId: "a", inputLength: 5, routedDpRank: 7 }, 1)
+ * // out.refreshed === true, out.rank === undefined, out.error?.reason === "InvalidRoutedRank",
+ * // out.state.lastRefreshTimeSeconds === 1
+ * ```
+ *
  * @category combinators
  * @since 0.1.0
  */
@@ -363,6 +408,15 @@ export interface BatchOutcome {
 /**
  * A batch (`BatchTokenized*ReqInput`): refresh once (for `TOTAL_*`), then schedule every request
  * with no further refresh; the first error stops the loop.
+ *
+ * **When to use**: a batched request input, exactly as upstream.
+ *
+ * @example
+ * ```ts
+ * import { DpController } from "@loadledger/policies"
+ * const reqs = [5, 5, 5].map((n, i) => ({ requestId: String(i), inputLength: n }))
+ * DpController.dispatchBatch(DpController.init("TOTAL_REQUESTS", 2), reqs, 1).ranks // [0, 1, 0]
+ * ```
  *
  * @category combinators
  * @since 0.1.0

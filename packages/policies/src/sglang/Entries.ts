@@ -9,6 +9,8 @@ const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unkno
  * `round-robin`, `follow-bootstrap-room`, `total-requests`, `total-tokens`. The options are unused:
  * upstream's controller has no client count and no randomness (bootstrap rooms come with requests).
  *
+ * **When to use**: through `findPolicy` / `policyEntries`, which include these entries.
+ *
  * @example
  * ```ts
  * import { findPolicy } from "@loadledger/policies"

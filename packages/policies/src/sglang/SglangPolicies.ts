@@ -138,6 +138,8 @@ export const roundRobin: Policy<DpController.DpControllerState> = make("ROUND_RO
  * 2^64 and negative ones). A `PolicyError` `MissingBootstrapRoom` without a room. Ignores load and
  * status. With random rooms this is what SGLang's PD disaggregation does by default.
  *
+ * **When to use**: to model SGLang PD disaggregation's default routing (random rooms spread by hashing only).
+ *
  * @example
  * ```ts
  * import { followBootstrapRoom } from "@loadledger/policies"
@@ -154,6 +156,8 @@ export const followBootstrapRoom: Policy<DpController.DpControllerState> = make(
  * SGLang `TOTAL_REQUESTS`: refresh the DPBudget from published snapshots at most every 20 ms, then the
  * lowest rank with the fewest requests, charged +1 (no token charge). `observe` publishes snapshots;
  * they reach the budget at the next refresh. `explanation.scores` are the `totalRequests` compared.
+ *
+ * **When to use**: to model an SGLang server started with `--load-balance-method total_requests`.
  *
  * **Gotchas**: a rank that never published starts at 0 and is preferred (upstream behaviour);
  * status is ignored (upstream behaviour). A failing request that refreshed carries the refreshed
@@ -181,6 +185,8 @@ export const totalRequests: Policy<DpController.DpControllerState> = make("TOTAL
  * While a rank's token count is unknown (an invalid snapshot value such as `-1`), compares request
  * counts only (loadledger extension; never fires on SGLang's own snapshots).
  *
+ * **When to use**: to model an SGLang server started with `--load-balance-method total_tokens`.
+ *
  * @example
  * ```ts
  * import { totalTokens } from "@loadledger/policies"
@@ -196,6 +202,14 @@ export const totalTokens: Policy<DpController.DpControllerState> = make("TOTAL_T
 
 /**
  * The four SGLang policies by their upstream method name.
+ *
+ * **When to use**: to pick an SGLang policy from a `--load-balance-method` value.
+ *
+ * @example
+ * ```ts
+ * import { sglangPolicies } from "@loadledger/policies"
+ * sglangPolicies.TOTAL_TOKENS.name // "total-tokens"
+ * ```
  *
  * @category policies
  * @since 0.1.0
