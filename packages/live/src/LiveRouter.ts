@@ -145,8 +145,10 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
   const lastSeq = new Map<string, bigint>()
   const ingestLoadStatFrame = (url: string, frames: ReadonlyArray<Uint8Array>): void => {
     const f = decodeLoadStatFrame(frames)
-    if (Result.isFailure(f))
-      return apply(url, Result.fail(failure("decode", `${f.failure._tag}: ${f.failure.message}`)))
+    if (Result.isFailure(f)) {
+      apply(url, Result.fail(failure("decode", `${f.failure._tag}: ${f.failure.message}`)))
+      return
+    }
     const last = lastSeq.get(url)
     if (last !== undefined && f.success.seq <= last) return
     lastSeq.set(url, f.success.seq)

@@ -118,7 +118,7 @@ const judge = (
   const row = e.row
   const ageSeconds = row !== undefined && since !== undefined ? Math.max(0, now - since) : undefined
   let reason: UnknownReason | undefined
-  let missing: Array<LoadField> | undefined
+  let missing: ReadonlyArray<LoadField> | undefined
   if (failure !== undefined) {
     reason =
       failure.kind === "decode"
@@ -130,14 +130,16 @@ const judge = (
   else if (row === undefined) reason = "not-in-payload"
   else if (row.unknown !== undefined) reason = "rejected-row"
   else {
-    for (const f of options.requiredFields) if (row[f] === undefined) (missing ??= []).push(f)
-    if (missing !== undefined) reason = "missing-field"
-    else if (ageSeconds === undefined || ageSeconds > options.staleAfterSeconds) reason = "stale"
+    const lacking = options.requiredFields.filter((f) => row[f] === undefined)
+    if (lacking.length > 0) {
+      missing = lacking
+      reason = "missing-field"
+    } else if (ageSeconds === undefined || ageSeconds > options.staleAfterSeconds) reason = "stale"
   }
   const base = { index, id: e.id, workerUrl: e.workerUrl, dpRank: e.dpRank, reachable, ageSeconds }
   if (reason !== undefined || row === undefined) return { ...base, known: false, reason, missing }
-  let assumedZero: Array<LoadField> | undefined
-  for (const f of countFields) if (row[f] === undefined) (assumedZero ??= []).push(f)
+  const absent = countFields.filter((f) => row[f] === undefined)
+  const assumedZero = absent.length > 0 ? absent : undefined
   const load: RankLoad = {
     dpRank: index,
     timestamp: row.timestamp ?? e.changedAtSeconds ?? now,
