@@ -19,6 +19,13 @@ export interface ExtendChunk {
  * One DP rank's work in a step: `decode` lists the context length (tokens) of each decoding
  * request, `extend` the prefill chunks. An empty batch is an idle rank.
  *
+ * @example
+ * ```ts
+ * import { attentionPairs, type RankBatch } from "@loadledger/step-time"
+ * const b: RankBatch = { decode: [8192, 8192], extend: [{ prefix: 1000, tokens: 2 }] }
+ * console.log(attentionPairs(b)) // 18387
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -32,8 +39,10 @@ export interface RankBatch {
  * simulator can keep them as running sums.
  *
  * - `attentionPairs`: (query, key) pairs per layer, see {@link attentionPairs}.
- * - `kvReadPairs`: KV tokens read from HBM per layer ({@link kvReadPairs}); defaults to
- *   `attentionPairs`, exact for decodes without a sparse cap, an overestimate for extends.
+ * - `kvReadPairs`: KV tokens read from HBM per layer ({@link kvReadPairs}). When absent:
+ *   `attentionPairs` for a decode-only rank (exact without a sparse cap); with extends, the
+ *   causal part of `numExtends` equal chunks is taken as read once per 128-query tile (within a
+ *   few percent of {@link kvReadPairs} for chunks after no prefix). Pass it when you can.
  * - `tokens`: queries this step (`numDecodes + extendTokens`).
  * - `numExtends`: number of extend chunks; defaults to 1 when `extendTokens > 0`.
  *
@@ -89,6 +98,12 @@ export const attentionPairs = (batch: RankBatch): number => {
 
 /**
  * Queries of an extend chunk that share one read of the KV cache (a FlashAttention query tile).
+ *
+ * @example
+ * ```ts
+ * import { extendQueryTile } from "@loadledger/step-time"
+ * console.log(extendQueryTile) // 128
+ * ```
  *
  * @category attention
  * @since 0.1.0

@@ -113,6 +113,13 @@ const MlpSchema = Schema.Union([
  * The JSON shape of a {@link ModelSpec} (effect Schema). Field names and units as in
  * {@link ModelSpec}; `tp` defaults to 1, `activationBytes` to 2.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ModelSpecJson, models } from "@loadledger/step-time"
+ * console.log(Schema.is(ModelSpecJson)(models["llama2-70b"])) // true
+ * ```
+ *
  * @category schemas
  * @since 0.1.0
  */

@@ -14,6 +14,13 @@ const PositiveTokens = Schema.Int.check(Schema.isGreaterThan(0))
  * context lengths (tokens) or `{ "decode": [L, ...], "extend": [{ "prefix": p, "tokens": e }] }`
  * (both keys optional).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { RanksJson } from "@loadledger/step-time"
+ * console.log(Schema.is(RanksJson)([[8192], { extend: [{ prefix: 0, tokens: 4 }] }])) // true
+ * ```
+ *
  * @category schemas
  * @since 0.1.0
  */

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { aggregate, type RankAggregate, type RankBatch } from "./Batch.js"
+import { aggregate, extendQueryTile, type RankAggregate, type RankBatch } from "./Batch.js"
 import { defaultEfficiencies, type Efficiencies } from "./Efficiencies.js"
 import type { GpuSpec } from "./Hardware.js"
 import type { ModelSpec } from "./Model.js"
@@ -62,6 +62,13 @@ export interface RankStepTime {
  * ranks when one rank has all the work; 1.0 when no rank has work). `cudaGraph` is false when the
  * step ran eagerly.
  *
+ * @example
+ * ```ts
+ * import { gpus, models, stepTime } from "@loadledger/step-time"
+ * const r = stepTime({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, [{ decode: [100], extend: [] }, { decode: [], extend: [] }])
+ * console.log(r.tokenImbalanceRatio, r.idleRanks, r.cudaGraph, r.moeTokens) // 2 1 true 1
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -78,6 +85,17 @@ export interface StepTimeResult {
   readonly cudaGraph: boolean
   readonly idleRanks: number
   readonly ranks: ReadonlyArray<RankStepTime>
+}
+
+// KV tokens read when the caller did not say: exact for decodes; for extends, the causal part of
+// the chunks (n chunks of e/n tokens after no prefix, at least) is read once per query tile
+const kvReadOf = (r: RankAggregate): number => {
+  if (r.kvReadPairs !== undefined) return r.kvReadPairs
+  if (r.extendTokens <= 0) return r.attentionPairs
+  const n = r.numExtends ?? 1
+  const per = r.extendTokens / Math.max(n, 1)
+  const causal = (n * per * (per + 1)) / 2
+  return Math.max(0, r.attentionPairs - causal * (1 - 1 / extendQueryTile))
 }
 
 const expectedDistinctLocalExperts = (numExperts: number, topK: number, ep: number, tokens: number) =>
@@ -151,7 +169,7 @@ export const stepTimeFromAggregates = (
     let t = p.perLayerOverheadSeconds
     if (r.tokens <= 0) idleRanks++
     else {
-      const kvPairs = r.kvReadPairs ?? r.attentionPairs
+      const kvPairs = kvReadOf(r)
       const mem = (attnWeightBytes + (kvPairs * att.kvBytesPerTokenPerLayer) / kvShards) / bw
       const comp =
         (2 * r.tokens * att.paramsPerLayer) / tp / peakW + (r.attentionPairs * att.flopsPerPair) / tp / peak16
@@ -218,7 +236,7 @@ export const stepTimeFromAggregates = (
   const kvStepFactor = att.kvBytesPerTokenPerLayer * L
   for (let i = 0; i < dp; i++) {
     const r = ranks[i]!
-    const kvPairs = r.kvReadPairs ?? r.attentionPairs
+    const kvPairs = kvReadOf(r)
     const li = local[i]!
     out[i] = {
       dpRank: i,

@@ -242,3 +242,22 @@ describe("stepTimeFromAggregates", () => {
     expect(r.stepSeconds > 0.025 && r.stepSeconds < 0.035).toBe(true)
   })
 })
+
+describe("aggregates without kvReadPairs", () => {
+  it("an 8K extend after no prefix: estimated KV reads within 2% of the exact tile count", () => {
+    const batch = { decode: [], extend: [{ prefix: 0, tokens: 8192 }] }
+    const exact = stepTime(glm, [batch])
+    const est = stepTimeFromAggregates(glm, [
+      {
+        attentionPairs: attentionPairs(batch),
+        tokens: 8192,
+        numDecodes: 0,
+        extendTokens: 8192,
+        numExtends: 1
+      }
+    ])
+    expect(exact.ranks[0]!.kvReadPairs).toBe(128 * ((63 * 64) / 2) + 8192)
+    expect(Math.abs(est.ranks[0]!.kvReadPairs / exact.ranks[0]!.kvReadPairs - 1)).toBeLessThan(0.02)
+    expect(Math.abs(est.stepSeconds / exact.stepSeconds - 1)).toBeLessThan(0.01)
+  })
+})
