@@ -83,6 +83,12 @@ export interface Ledger {
 /**
  * The virtual worker id `url@dpRank` (SGLang model gateway's DP-aware naming).
  *
+ * @example
+ * ```ts
+ * import { rankId } from "@loadledger/live"
+ * rankId("http://127.0.0.1:30000", 3) // => "http://127.0.0.1:30000@3"
+ * ```
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -128,6 +134,16 @@ export const makeLedger = (workers: ReadonlyArray<WorkerSpec>): Ledger => ({
  * publisher that keeps answering with a frozen timestamp ages like one that stopped answering
  * (fault case S04). Rows without a publisher timestamp count as changed on every receipt.
  *
+ * @example
+ * ```ts
+ * import { makeLedger, recordRows } from "@loadledger/live"
+ * let l = makeLedger([{ url: "u", dpSize: 2 }])
+ * l = recordRows(l, "u", [{ dpRank: 1, timestamp: 7, numRunningReqs: 2 }], 10)
+ * l = recordRows(l, "u", [{ dpRank: 1, timestamp: 7, numRunningReqs: 2 }], 11)
+ * // l.ranks[1].receivedAtSeconds === 11, l.ranks[1].changedAtSeconds === 10 (same publisher timestamp)
+ * // l.ranks[0].row === undefined
+ * ```
+ *
  * @category combinators
  * @since 0.1.0
  */
@@ -165,6 +181,13 @@ export const recordRows = (
 /**
  * Record a failed poll of `url`. The worker's ranks keep their last rows (for inspection) but are
  * reported unknown by `rankStatus` until the next successful poll.
+ *
+ * @example
+ * ```ts
+ * import { makeLedger, recordFailure } from "@loadledger/live"
+ * const l = recordFailure(makeLedger([{ url: "u", dpSize: 1 }]), "u", { _tag: "PollFailure", kind: "decode", message: "bad" }, 3)
+ * // l.workers[0].decodeFailures === 1, l.workers[0].fetchFailures === 0
+ * ```
  *
  * @category combinators
  * @since 0.1.0

@@ -100,10 +100,10 @@ const pollOnce = (src: SourceSpec) =>
  * @example
  * ```ts
  * import { startLiveRouter } from "@loadledger/live"
- * import { findPolicy } from "@loadledger/policies"
+ * import { totalRequests } from "@loadledger/policies"
  * const router = startLiveRouter({
  *   sources: [{ url: "http://127.0.0.1:30000", dpSize: 2, kind: "sglang-v1-loads", intervalMs: 200, timeoutMs: 100 }],
- *   policy: findPolicy("total-requests")!.make({}),
+ *   policy: totalRequests,
  *   staleAfterSeconds: 1
  * })
  * await router.ready

@@ -110,9 +110,8 @@ const routerError = (
  * @example
  * ```ts
  * import { makeRouter } from "@loadledger/live"
- * import type { Policy } from "@loadledger/policies"
- * declare const policy: Policy<unknown>
- * const r = makeRouter(policy, [{ url: "http://127.0.0.1:30000", dpSize: 4 }], { staleAfterSeconds: 2 })
+ * import { totalRequests } from "@loadledger/policies"
+ * const r = makeRouter(totalRequests, [{ url: "http://127.0.0.1:30000", dpSize: 4 }], { staleAfterSeconds: 2 })
  * // r.inflightPerRank => [0, 0, 0, 0]
  * ```
  *
@@ -149,6 +148,16 @@ export const makeRouter = <S>(
  * `policy.observe`. Unknown ranks
  * are never observed (a policy never sees an invented 0 for them).
  *
+ * @example
+ * ```ts
+ * import { applyPoll, makeRouter, statuses } from "@loadledger/live"
+ * import { totalRequests } from "@loadledger/policies"
+ * import { Result } from "effect"
+ * let r = makeRouter(totalRequests, [{ url: "u", dpSize: 2 }], { staleAfterSeconds: 1 })
+ * r = applyPoll(r, "u", Result.succeed([{ dpRank: 0, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }]), 0)
+ * // statuses(r, 0).map((s) => s.known) => [true, false]
+ * ```
+ *
  * @category combinators
  * @since 0.1.0
  */
@@ -173,6 +182,14 @@ export const applyPoll = <S>(
 /**
  * Every rank's status at `now` (see `rankStatus`), with this router's options.
  *
+ * @example
+ * ```ts
+ * import { makeRouter, statuses } from "@loadledger/live"
+ * import { totalRequests } from "@loadledger/policies"
+ * statuses(makeRouter(totalRequests, [{ url: "u", dpSize: 1 }], { staleAfterSeconds: 1 }), 0)[0]?.reason
+ * // => "never-reported"
+ * ```
+ *
  * @category getters
  * @since 0.1.0
  */
@@ -190,9 +207,8 @@ export const statuses = <S>(state: RouterState<S>, now: number): ReadonlyArray<R
  * @example
  * ```ts
  * import { makeRouter, route } from "@loadledger/live"
- * import type { Policy } from "@loadledger/policies"
- * declare const policy: Policy<unknown>
- * const r0 = makeRouter(policy, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 2 })
+ * import { totalRequests } from "@loadledger/policies"
+ * const r0 = makeRouter(totalRequests, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 2 })
  * const out = route(r0, { requestId: "a", inputLength: 100 }, 0)
  * // no rank has reported yet: out.decision.mode === "inflight", out.decision.rank === 0
  * ```
@@ -281,6 +297,14 @@ export const route = <S>(
  * `found` is false (and the state unchanged) for an id that is not in flight, so a double finish or
  * a finish after abort never drives a count below the truth.
  *
+ * @example
+ * ```ts
+ * import { finish, makeRouter, route } from "@loadledger/live"
+ * import { totalRequests } from "@loadledger/policies"
+ * const r = route(makeRouter(totalRequests, [{ url: "u", dpSize: 2 }], { staleAfterSeconds: 1 }), { requestId: "a", inputLength: 1 }, 0)
+ * if (r._tag === "Routed") finish(r.state, "a", 1).state.inflightPerRank // => [0, 0]
+ * ```
+ *
  * @category combinators
  * @since 0.1.0
  */
@@ -308,6 +332,16 @@ export const finish = <S>(
 /**
  * The token imbalance ratio over the known ranks that reported `numTotalTokens` (see
  * `tokenImbalanceRatio`); `undefined` when none did.
+ *
+ * @example
+ * ```ts
+ * import { applyPoll, makeRouter, observedImbalance, statuses } from "@loadledger/live"
+ * import { totalTokens } from "@loadledger/policies"
+ * import { Result } from "effect"
+ * const rows = [12000, 0, 0, 3000].map((numTotalTokens, dpRank) => ({ dpRank, numTotalTokens }))
+ * const r = applyPoll(makeRouter(totalTokens, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 1, requiredFields: ["numTotalTokens"] }), "u", Result.succeed(rows), 0)
+ * observedImbalance(statuses(r, 0)) // => 3.2
+ * ```
  *
  * @category getters
  * @since 0.1.0

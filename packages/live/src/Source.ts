@@ -61,6 +61,12 @@ export const sourceUrl = (s: SourceSpec): string =>
 /**
  * The `decodeLedger` kind for a source.
  *
+ * @example
+ * ```ts
+ * import { sourceDecodeKind } from "@loadledger/live"
+ * sourceDecodeKind({ url: "http://h:8000", dpSize: 4, kind: "vllm-metrics", intervalMs: 100, timeoutMs: 50 }) // => "vllm-metrics"
+ * ```
+ *
  * @category getters
  * @since 0.1.0
  */

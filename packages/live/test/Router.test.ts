@@ -10,11 +10,15 @@ import {
   makeLedger,
   makeRouter,
   makeRouterMetrics,
+  observedImbalance,
   type PollFailure,
   type RouterState,
+  rankId,
   rankStatus,
+  recordFailure,
   recordRows,
   route,
+  sourceDecodeKind,
   sourceUrl,
   statuses,
   tokenImbalanceRatio
@@ -325,5 +329,69 @@ describe("router rules", () => {
     const f2 = finish(f1.state, "a", 0)
     expect([f1.found, f2.found]).toEqual([true, false])
     expect(f2.state.inflightPerRank).toEqual([0, 0])
+  })
+})
+
+describe("docstring examples (continued)", () => {
+  it("rankId", () => {
+    expect(rankId("http://127.0.0.1:30000", 3)).toBe("http://127.0.0.1:30000@3")
+  })
+  it("recordRows keeps changedAtSeconds while the publisher timestamp is unchanged", () => {
+    let l = makeLedger([{ url: "u", dpSize: 2 }])
+    l = recordRows(l, "u", [{ dpRank: 1, timestamp: 7, numRunningReqs: 2 }], 10)
+    l = recordRows(l, "u", [{ dpRank: 1, timestamp: 7, numRunningReqs: 2 }], 11)
+    expect(l.ranks[1]?.receivedAtSeconds).toBe(11)
+    expect(l.ranks[1]?.changedAtSeconds).toBe(10)
+    expect(l.ranks[0]?.row).toBeUndefined()
+  })
+  it("recordFailure counts decode failures apart from fetch failures", () => {
+    const l = recordFailure(
+      makeLedger([{ url: "u", dpSize: 1 }]),
+      "u",
+      { _tag: "PollFailure", kind: "decode", message: "bad" },
+      3
+    )
+    expect([l.workers[0]?.decodeFailures, l.workers[0]?.fetchFailures]).toEqual([1, 0])
+  })
+  it("applyPoll observes only known ranks", () => {
+    let r = makeRouter(totalRequests, [{ url: "u", dpSize: 2 }], { staleAfterSeconds: 1 })
+    r = applyPoll(r, "u", ok([{ dpRank: 0, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }]), 0)
+    expect(statuses(r, 0).map((s) => s.known)).toEqual([true, false])
+  })
+  it("statuses of a fresh router: never-reported", () => {
+    expect(
+      statuses(makeRouter(totalRequests, [{ url: "u", dpSize: 1 }], { staleAfterSeconds: 1 }), 0)[0]?.reason
+    ).toBe("never-reported")
+  })
+  it("makeRouter / route / finish", () => {
+    const r0 = makeRouter(totalRequests, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 2 })
+    expect(r0.inflightPerRank).toEqual([0, 0, 0, 0])
+    const out = placed(route(r0, { requestId: "a", inputLength: 100 }, 0))
+    expect([out.decision.mode, out.decision.rank]).toEqual(["inflight", 0])
+    expect(finish(out.state, "a", 1).state.inflightPerRank).toEqual([0, 0, 0, 0])
+  })
+  it("observedImbalance over S08's ranks", () => {
+    const rows = [12000, 0, 0, 3000].map((numTotalTokens, dpRank) => ({ dpRank, numTotalTokens }))
+    const r = applyPoll(
+      makeRouter(totalTokens, [{ url: "u", dpSize: 4 }], {
+        staleAfterSeconds: 1,
+        requiredFields: ["numTotalTokens"]
+      }),
+      "u",
+      ok(rows),
+      0
+    )
+    expect(observedImbalance(statuses(r, 0))).toBe(3.2)
+  })
+  it("sourceDecodeKind", () => {
+    expect(
+      sourceDecodeKind({
+        url: "http://h:8000",
+        dpSize: 4,
+        kind: "vllm-metrics",
+        intervalMs: 100,
+        timeoutMs: 50
+      })
+    ).toBe("vllm-metrics")
   })
 })
