@@ -70,6 +70,8 @@ export const decodeError = (
  * formatPath(["loads", 0, "queues"]) // "$.loads[0].queues"
  * ```
  *
+ * **When to use**: building paths for your own `DecodeError`s.
+ *
  * @category errors
  * @since 0.1.0
  */
@@ -95,6 +97,8 @@ export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
  * if (r._tag === "Failure") fromSchemaError(r.failure).path // "$.a"
  * ```
  *
+ * **When to use**: wrapping your own effect Schema decoders so their failures look like this package's.
+ *
  * @category errors
  * @since 0.1.0
  */
@@ -119,6 +123,8 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
  * formatDecodeError({ _tag: "SyntaxError", line: 4, message: "bad value" }) // "line 4: bad value"
  * ```
  *
+ * **When to use**: printing a failure to a person (the CLI does).
+ *
  * @category errors
  * @since 0.1.0
  */
@@ -136,6 +142,8 @@ export const formatDecodeError = (e: DecodeError): string => {
  * import { decodeWith } from "@loadledger/schema"
  * decodeWith(Schema.Struct({ a: Schema.Number }))({ a: 1 })._tag // "Success"
  * ```
+ *
+ * **When to use**: adding a decoder for a new wire schema.
  *
  * @category errors
  * @since 0.1.0

@@ -25,6 +25,8 @@ import { wireStruct } from "./internal/wire.js"
  * Schema.decodeUnknownSync(GetLoadEntry)({ dp_rank: null, num_reqs: 0, num_waiting_reqs: 0, num_tokens: 0, ts_tic: 2359325.1 }).dpRank // null
  * ```
  *
+ * **When to use**: talking to SGLang servers older than `/v1/loads`.
+ *
  * @category GetLoad
  * @since 0.1.0
  */
@@ -41,6 +43,15 @@ export type GetLoadEntry = typeof GetLoadEntry.Type
 
 /**
  * The whole `/get_load` body: a list of {@link GetLoadEntry}.
+ *
+ * **When to use**: decoding a whole `/get_load` body; prefer `decodeGetLoad`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { GetLoadResponse } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(GetLoadResponse)([{ num_reqs: 3, num_waiting_reqs: 1, num_tokens: 50 }]) // [{ numReqs: 3, numWaitingReqs: 1, numTokens: 50 }]
+ * ```
  *
  * @category GetLoad
  * @since 0.1.0
@@ -59,6 +70,8 @@ const decode = decodeWith(GetLoadResponse)
  * import { decodeGetLoad } from "@loadledger/schema"
  * decodeGetLoad([{ num_reqs: "x" }])._tag // "Failure"
  * ```
+ *
+ * **When to use**: polling a legacy SGLang server; `decodeLedger` gives the normalized rows.
  *
  * @category GetLoad
  * @since 0.1.0

@@ -19,6 +19,8 @@ import { decodeVllmLoggerLines, latestPerEngine } from "./VllmLogger.js"
  * Why a rank's numbers are not trusted (S08): `duplicate-rank` (the payload reported the rank
  * more than once) or `negative-count` (a count, token number or ratio below 0, e.g. a -1 sentinel).
  *
+ * **When to use**: deciding how to fall back for an `unknown` row.
+ *
  * @category Ledger
  * @since 0.1.0
  */
@@ -35,6 +37,8 @@ export type LedgerUnknownReason = "duplicate-rank" | "negative-count"
  * `/metrics` and logger (`kvCacheUsage` from `kv_cache_usage_perc` / `gpu_cache_usage_perc` /
  * "GPU KV cache usage"), SGLang `/metrics` (`numWaitingReqs` from `num_queue_reqs`,
  * `kvCacheUsage` = `tokenUsage`).
+ *
+ * **When to use**: consume it in policies, the simulator and routers; produce it with `decodeLedger`.
  *
  * @category Ledger
  * @since 0.1.0
@@ -71,6 +75,8 @@ export interface LedgerRow {
 
 /**
  * Which format {@link decodeLedger} reads; `auto` detects it.
+ *
+ * **When to use**: pass a kind when the format is known (faster, clearer errors); `auto` otherwise.
  *
  * @category Ledger
  * @since 0.1.0
@@ -363,6 +369,8 @@ const decodeLoadStatStream = (bytes: Uint8Array): Result.Result<ReadonlyArray<Lo
  * ledgerTotal([], "numTotalTokens") // undefined
  * ```
  *
+ * **When to use**: node-level totals (non-DP views of a DP worker); it refuses partial payloads.
+ *
  * @category Ledger
  * @since 0.1.0
  */
@@ -383,6 +391,8 @@ export const ledgerTotal = (
 /**
  * Numeric fields of {@link LedgerRow}.
  *
+ * **When to use**: naming a field for `ledgerTotal` / `summarizeField`.
+ *
  * @category Ledger
  * @since 0.1.0
  */
@@ -391,6 +401,8 @@ export type LedgerNumericField = Exclude<keyof LedgerRow, "dpRank" | "unknown">
 /**
  * A field summarised over the ranks that reported it: `mean` is over `ranksReporting` only, and
  * `description` says so (e.g. `genThroughput: mean 80.86 over 7 of 8 ranks (missing: 1)`).
+ *
+ * **When to use**: pod- or node-level views that must keep per-rank spread visible (S11).
  *
  * @category Ledger
  * @since 0.1.0
@@ -419,6 +431,8 @@ export interface FieldSummary {
  * s?.mean // 25
  * s?.ranksMissing // [1]
  * ```
+ *
+ * **When to use**: reporting a field across ranks without hiding missing ranks or imbalance.
  *
  * @category Ledger
  * @since 0.1.0

@@ -18,6 +18,8 @@ import { allOptional, allWithDefaults, wireStruct, withDefault } from "./interna
 /**
  * Which revision of `load_snapshot.py` a payload follows: `shm-v1`, `shm-v2` or `shm-v3`.
  *
+ * **When to use**: choosing which `LoadSnapshot` schema to decode with.
+ *
  * @category LoadSnapshot
  * @since 0.1.0
  */
@@ -34,6 +36,8 @@ export type LoadSnapshotEra = "shm-v1" | "shm-v2" | "shm-v3"
  * Schema.decodeUnknownSync(MemoryMetrics)({ weight_gb: 15.2, kv_cache_gb: 52.1, graph_gb: 1.25, token_capacity: 409600 }).tokenCapacity // 409600
  * ```
  *
+ * **When to use**: reading the `memory` section of a snapshot.
+ *
  * @category LoadSnapshot
  * @since 0.1.0
  */
@@ -49,6 +53,15 @@ export type MemoryMetrics = typeof MemoryMetrics.Type
 /**
  * `speculative` section, v1/v2: `accept_length`, `accept_rate` (required).
  *
+ * **When to use**: reading the `speculative` section of a v1/v2 snapshot.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SpeculativeMetricsV1 } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(SpeculativeMetricsV1)({ accept_length: 3.1, accept_rate: 0.7 }).acceptLength // 3.1
+ * ```
+ *
  * @category LoadSnapshot
  * @since 0.1.0
  */
@@ -59,6 +72,15 @@ export type SpeculativeMetricsV1 = typeof SpeculativeMetricsV1.Type
 /**
  * `speculative` section, v3: adds `draft_occupancy_rate` (required) and `proposed_draft_length`
  * (default 0.0).
+ *
+ * **When to use**: reading the `speculative` section of a v3 snapshot.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SpeculativeMetricsV3 } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(SpeculativeMetricsV3)({ accept_length: 3.1, accept_rate: 0.7, draft_occupancy_rate: 0.95 }).proposedDraftLength // 0
+ * ```
  *
  * @category LoadSnapshot
  * @since 0.1.0
@@ -75,6 +97,15 @@ export type SpeculativeMetricsV3 = typeof SpeculativeMetricsV3.Type
 /**
  * `lora` section: `slots_used`, `slots_total` (ints), `utilization` (0..1), all required.
  *
+ * **When to use**: reading the `lora` section of a snapshot.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { LoraMetrics } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(LoraMetrics)({ slots_used: 2, slots_total: 8, utilization: 0.25 }).slotsTotal // 8
+ * ```
+ *
  * @category LoadSnapshot
  * @since 0.1.0
  */
@@ -89,6 +120,15 @@ export type LoraMetrics = typeof LoraMetrics.Type
 /**
  * `disaggregation` section: `mode` (required string, `"null"`, `"prefill"` or `"decode"`), queue
  * lengths (default 0), `kv_transfer_speed_gb_s` and `kv_transfer_latency_ms` (default 0.0).
+ *
+ * **When to use**: reading PD-disaggregation queue lengths and KV-transfer speed.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { DisaggregationMetrics } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(DisaggregationMetrics)({ mode: "decode", decode_transfer_queue_reqs: 4 }).decodePreallocQueueReqs // 0
+ * ```
  *
  * @category LoadSnapshot
  * @since 0.1.0
@@ -122,6 +162,15 @@ export type DisaggregationMetrics = typeof DisaggregationMetrics.Type
 /**
  * `queues` section, v1/v2: `waiting`, `grammar`, `paused`, `retracted` (required ints).
  *
+ * **When to use**: reading the `queues` section of a v1/v2 snapshot.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { QueueMetricsV1 } from "@loadledger/schema"
+ * Schema.is(QueueMetricsV1)({ waiting: 40, grammar: 0, paused: 0, retracted: 0 }) // true
+ * ```
+ *
  * @category LoadSnapshot
  * @since 0.1.0
  */
@@ -136,6 +185,15 @@ export type QueueMetricsV1 = typeof QueueMetricsV1.Type
 
 /**
  * `queues` section, v3: adds `prealloc_ready` (required).
+ *
+ * **When to use**: reading the `queues` section of a v3 snapshot.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { QueueMetricsV3 } from "@loadledger/schema"
+ * Schema.is(QueueMetricsV3)({ waiting: 40, grammar: 0, paused: 0, retracted: 0 }) // false
+ * ```
  *
  * @category LoadSnapshot
  * @since 0.1.0
@@ -250,6 +308,8 @@ export type LoadSnapshotV1 = typeof LoadSnapshotV1.Type
  * Schema.decodeUnknownSync(LoadSnapshotV2)({ dp_rank: 0 }).decodeMoments // null
  * ```
  *
+ * **When to use**: decoding a `/v1/loads` entry or shared-memory slot of the PR #32245 era.
+ *
  * @category LoadSnapshot
  * @since 0.1.0
  */
@@ -273,6 +333,8 @@ export type LoadSnapshotV2 = typeof LoadSnapshotV2.Type
  * s.queues?.preallocReady // 4
  * ```
  *
+ * **When to use**: decoding the newest snapshots (speculative draft occupancy, prealloc-ready queue).
+ *
  * @category LoadSnapshot
  * @since 0.1.0
  */
@@ -286,6 +348,8 @@ export type LoadSnapshotV3 = typeof LoadSnapshotV3.Type
 /**
  * Any era's snapshot.
  *
+ * **When to use**: code that handles every era alike.
+ *
  * @category LoadSnapshot
  * @since 0.1.0
  */
@@ -298,6 +362,13 @@ export type LoadSnapshot = LoadSnapshotV1 | LoadSnapshotV2 | LoadSnapshotV3
  * `num_total_reqs` (running + waiting).
  *
  * **When to use**: through {@link V1LoadsResponse}; {@link snapshotOfEntry} fills the defaults.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { LoadEntryV1 } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(LoadEntryV1)({ dp_rank: 0, num_total_reqs: 7 }) // { dpRank: 0, numTotalReqs: 7 }
+ * ```
  *
  * @category LoadSnapshot
  * @since 0.1.0
@@ -313,6 +384,13 @@ export type LoadEntryV1 = typeof LoadEntryV1.Type
 /**
  * A v2 `/v1/loads` entry before defaults (see {@link LoadEntryV1}).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { LoadEntryV2 } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(LoadEntryV2)({ dp_rank: 1, timestamp: 9.5 }) // { dpRank: 1, timestamp: 9.5 }
+ * ```
+ *
  * @category LoadSnapshot
  * @since 0.1.0
  */
@@ -322,6 +400,13 @@ export type LoadEntryV2 = typeof LoadEntryV2.Type
 
 /**
  * A v3 `/v1/loads` entry before defaults (see {@link LoadEntryV1}).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { LoadEntryV3 } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(LoadEntryV3)({ decode_metrics_windows: null }) // { decodeMetricsWindows: null }
+ * ```
  *
  * @category LoadSnapshot
  * @since 0.1.0
@@ -348,6 +433,8 @@ const snapshotSchemas = {
  * loadSnapshotSchema("shm-v2") === LoadSnapshotV2 // true
  * ```
  *
+ * **When to use**: picking the schema from an era value at run time.
+ *
  * @category LoadSnapshot
  * @since 0.1.0
  */
@@ -370,6 +457,8 @@ const decoders = {
  * r._tag === "Failure" && r.failure.path // "$.queues.grammar"
  * ```
  *
+ * **When to use**: decoding one snapshot (e.g. a shared-memory slot) from `unknown`.
+ *
  * @category LoadSnapshot
  * @since 0.1.0
  */
@@ -387,6 +476,8 @@ export const decodeLoadSnapshot =
  * import { snapshotOfEntry } from "@loadledger/schema"
  * snapshotOfEntry({ dpRank: 1, numTotalTokens: 44 }, "shm-v2").numActiveTokens // 0
  * ```
+ *
+ * **When to use**: reproducing SGLang's own view of a `/v1/loads` entry (the golden vectors' `decoded`).
  *
  * @category LoadSnapshot
  * @since 0.1.0

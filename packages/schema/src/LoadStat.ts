@@ -23,6 +23,8 @@ import { wireStruct } from "./internal/wire.js"
  * Schema.decodeUnknownSync(LoadStat)({ num_running_reqs: 3, num_waiting_reqs: 2, num_tokens: 256, max_total_num_tokens: 4096, attn_dp_rank: 1 }).attnDpRank // 1
  * ```
  *
+ * **When to use**: reading SGLang's published per-rank load messages.
+ *
  * @category LoadStat
  * @since 0.1.0
  */
@@ -38,6 +40,15 @@ export type LoadStat = typeof LoadStat.Type
 
 /**
  * The msgpack payload: the tagged array `["LoadStat", running, waiting, tokens, maxTotal, rank]`.
+ *
+ * **When to use**: working with the raw msgpack payload.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { LoadStatTagged } from "@loadledger/schema"
+ * Schema.is(LoadStatTagged)(["LoadStat", 3, 2, 256, 4096, 0]) // true
+ * ```
  *
  * @category LoadStat
  * @since 0.1.0
@@ -65,6 +76,8 @@ const decodeTagged = decodeWith(LoadStatTagged)
  * r._tag === "Success" && r.success.numTokens // 256
  * ```
  *
+ * **When to use**: a payload already decoded from msgpack or JSON.
+ *
  * @category LoadStat
  * @since 0.1.0
  */
@@ -91,6 +104,8 @@ const topic = new TextEncoder().encode("load")
  * const [, seq] = encodeLoadStatFrame(7n, { numRunningReqs: 1, numWaitingReqs: 0, numTokens: 10, maxTotalNumTokens: 100, attnDpRank: 0 })
  * seq[7] // 7
  * ```
+ *
+ * **When to use**: test doubles and simulators that publish like SGLang.
  *
  * @category LoadStat
  * @since 0.1.0
@@ -124,6 +139,8 @@ export const encodeLoadStatFrame = (
  * r._tag === "Success" && r.success.attnDpRank // 5
  * ```
  *
+ * **When to use**: a subscriber that already split the frame.
+ *
  * @category LoadStat
  * @since 0.1.0
  */
@@ -150,6 +167,8 @@ export const decodeLoadStatPayload = (bytes: Uint8Array): Result.Result<LoadStat
  * const r = decodeLoadStatFrame(f)
  * r._tag === "Success" && r.success.seq // 42n
  * ```
+ *
+ * **When to use**: a subscriber receiving the 3-part message.
  *
  * @category LoadStat
  * @since 0.1.0

@@ -26,6 +26,15 @@ const Opt = Schema.optionalKey(Schema.Finite)
  * One vLLM engine's load gauges from `/metrics` (each absent when not reported).
  * `kvCacheUsagePerc` / `gpuCacheUsagePerc` are 0..1 fractions despite the name.
  *
+ * **When to use**: reading vLLM `/metrics` per engine; see `toEngineCounts`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VllmEngineMetrics } from "@loadledger/schema"
+ * Schema.is(VllmEngineMetrics)({ engine: 0, numRequestsRunning: 8 }) // true
+ * ```
+ *
  * @category Metrics
  * @since 0.1.0
  */
@@ -42,6 +51,15 @@ export type VllmEngineMetrics = typeof VllmEngineMetrics.Type
 /**
  * One SGLang DP rank's gauges from `/metrics` or `/v1/loads?format=prometheus` (each absent when
  * not reported): a partial `LoadSnapshot`.
+ *
+ * **When to use**: reading SGLang `/metrics` per DP rank.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SglangRankMetrics } from "@loadledger/schema"
+ * Schema.is(SglangRankMetrics)({ dpRank: 3, genThroughput: 141.75 }) // true
+ * ```
  *
  * @category Metrics
  * @since 0.1.0
@@ -71,6 +89,8 @@ export type SglangRankMetrics = typeof SglangRankMetrics.Type
  * Decoded metrics: records in ascending engine / rank order, and the load metrics that were
  * declared but had no sample (reported, so a caller can tell "declared, no samples" from "not
  * exported").
+ *
+ * **When to use**: telling "declared, no samples" from "not exported".
  *
  * @category Metrics
  * @since 0.1.0
@@ -175,6 +195,8 @@ const group = <K extends string>(
  * r._tag === "Success" && r.success.records[0] // { engine: 1, numRequestsRunning: 8 }
  * ```
  *
+ * **When to use**: vLLM engines without a load endpoint (S09).
+ *
  * @category Metrics
  * @since 0.1.0
  */
@@ -197,6 +219,8 @@ export const decodeVllmMetrics = (
  * r._tag === "Success" && r.success.records[0] // { dpRank: 2, numTotalTokens: 3000 }
  * ```
  *
+ * **When to use**: SGLang builds without `/v1/loads`, or its Prometheus form.
+ *
  * @category Metrics
  * @since 0.1.0
  */
@@ -218,6 +242,8 @@ export const decodeSglangMetrics = (
  * const r = detectMetricsRuntime("# TYPE vllm:num_requests_running gauge\n")
  * r._tag === "Success" && r.success // "vllm"
  * ```
+ *
+ * **When to use**: choosing between `decodeVllmMetrics` and `decodeSglangMetrics`.
  *
  * @category Metrics
  * @since 0.1.0
@@ -243,6 +269,8 @@ export const detectMetricsRuntime = (
  * toEngineCounts({ engine: 0, numRequestsRunning: 0, numRequestsWaiting: 0, gpuCacheUsagePerc: 0 }) // [0, 0, 0]
  * toEngineCounts({ engine: 0, numRequestsRunning: 3 }) // undefined
  * ```
+ *
+ * **When to use**: feeding vLLM's balancer model from `/metrics`.
  *
  * @category Metrics
  * @since 0.1.0

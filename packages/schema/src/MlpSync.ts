@@ -18,6 +18,15 @@ import { wireStruct } from "./internal/wire.js"
  * `canRunPrefillCudaGraph` (0/1), `prefillCudaGraphMaxPrefixLen`, and in the 11-column layout
  * `canRunDraftCudaGraph`, `isHealthCheck`, `attentionPairs`.
  *
+ * **When to use**: reading one rank's row by name.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { MlpSyncBatchInfo } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(MlpSyncBatchInfo)({ num_tokens: 4, num_tokens_for_logprob: 4, can_run_decode_cuda_graph: 1, is_extend_in_batch: 0, local_can_run_tbo: 0, local_forward_mode: 2, can_run_prefill_cuda_graph: 1, prefill_cuda_graph_max_prefix_len: 0 }).numTokens // 4
+ * ```
+ *
  * @category MlpSync
  * @since 0.1.0
  */
@@ -41,6 +50,15 @@ const I = Schema.Int
 /**
  * The gathered rows as they are on the wire: arrays of 11 (current) or 8 (older) integers.
  *
+ * **When to use**: decoding the gathered tensor as lists of ints.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { MlpSyncRows } from "@loadledger/schema"
+ * Schema.is(MlpSyncRows)([[1, 1, 1, 0, 1, 2, 1, 0]]) // true
+ * ```
+ *
  * @category MlpSync
  * @since 0.1.0
  */
@@ -61,6 +79,8 @@ const decodeRows = decodeWith(MlpSyncRows)
  * const r = decodeMlpSyncRows([[5, 5, 1, 0, 1, 2, 1, 0, 1, 0, 3]])
  * r._tag === "Success" && r.success[0]?.attentionPairs // 3
  * ```
+ *
+ * **When to use**: turning a gathered tensor (as nested lists) into named rows.
  *
  * @category MlpSync
  * @since 0.1.0
@@ -84,6 +104,8 @@ export const decodeMlpSyncRows = (
 
 /**
  * The global view every rank computes after the all-gather.
+ *
+ * **When to use**: reading what `reduceMlpSync` decided for a step.
  *
  * @category MlpSync
  * @since 0.1.0

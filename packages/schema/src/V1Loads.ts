@@ -27,6 +27,8 @@ import {
  * The `/v1/loads` eras: `pre-shm` (first version), `shm-v1` (shared-memory snapshots),
  * `shm-v2` / `shm-v3` (newest envelope with `accelerator`, `num_accelerators`).
  *
+ * **When to use**: forcing an era in `decodeV1Loads` instead of detecting it.
+ *
  * @category V1Loads
  * @since 0.1.0
  */
@@ -34,6 +36,15 @@ export type V1LoadsEra = "pre-shm" | LoadSnapshotEra
 
 /**
  * The first era's `aggregate` object (every key optional: the docs example and PR #16976 differ).
+ *
+ * **When to use**: reading the first era's pod totals (prefer per-rank rows).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { V1LoadsAggregate } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(V1LoadsAggregate)({ total_reqs: 7 }) // { totalReqs: 7 }
+ * ```
  *
  * @category V1Loads
  * @since 0.1.0
@@ -70,6 +81,8 @@ const envelope = {
  * Schema.decodeUnknownSync(V1LoadsResponsePreShm)({ dp_rank_count: 1, loads: [{ dp_rank: 0, num_total_reqs: 7 }] }).dpRankCount // 1
  * ```
  *
+ * **When to use**: servers of the first `/v1/loads` version (before PR #26348).
+ *
  * @category V1Loads
  * @since 0.1.0
  */
@@ -85,6 +98,15 @@ export type V1LoadsResponsePreShm = typeof V1LoadsResponsePreShm.Type
 /**
  * Shared-memory-era response (after PR #26348 "remove aggregate and dp_rank_count"):
  * `{timestamp, version, loads[]}` with v1 entries (no per-load `timestamp` in the JSON).
+ *
+ * **When to use**: servers between PR #26348 and the accelerator fields.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { V1LoadsResponseShmV1 } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(V1LoadsResponseShmV1)({ version: "0.5.12", loads: [] }).version // "0.5.12"
+ * ```
  *
  * @category V1Loads
  * @since 0.1.0
@@ -103,6 +125,15 @@ const newest = {
  * Newest response (v1_loads.py @ 0564b521): `{timestamp, version, accelerator, num_accelerators,
  * loads[]}` with v2 entries (per-load `timestamp` float epoch seconds).
  *
+ * **When to use**: current servers (v2 snapshots).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { V1LoadsResponseShmV2 } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(V1LoadsResponseShmV2)({ num_accelerators: 8, loads: [] }).numAccelerators // 8
+ * ```
+ *
  * @category V1Loads
  * @since 0.1.0
  */
@@ -113,6 +144,15 @@ export type V1LoadsResponseShmV2 = typeof V1LoadsResponseShmV2.Type
 /**
  * Newest response with v3 entries.
  *
+ * **When to use**: current servers with v3 snapshots.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { V1LoadsResponseShmV3 } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(V1LoadsResponseShmV3)({ accelerator: "NVIDIA H200", loads: [] }).accelerator // "NVIDIA H200"
+ * ```
+ *
  * @category V1Loads
  * @since 0.1.0
  */
@@ -122,6 +162,8 @@ export type V1LoadsResponseShmV3 = typeof V1LoadsResponseShmV3.Type
 
 /**
  * A decoded `/v1/loads` response and the era it was decoded as.
+ *
+ * **When to use**: switch on `era` to read era-specific envelope keys.
  *
  * @category V1Loads
  * @since 0.1.0
@@ -147,6 +189,8 @@ const isObj = (u: unknown): u is Record<string, unknown> =>
  * detectV1LoadsEra({ dp_rank_count: 1, loads: [] }) // "pre-shm"
  * detectV1LoadsEra({ accelerator: "NVIDIA H200", loads: [] }) // "shm-v2"
  * ```
+ *
+ * **When to use**: a client that talks to servers of unknown versions.
  *
  * @category V1Loads
  * @since 0.1.0
@@ -214,6 +258,8 @@ export const decodeV1Loads = (input: unknown, era?: V1LoadsEra): Result.Result<V
  * r._tag === "Success" && v1LoadsSnapshots(r.success)[0]?.timestamp // 0
  * ```
  *
+ * **When to use**: comparing with SGLang's own decoder, or feeding code that needs full snapshots.
+ *
  * @category V1Loads
  * @since 0.1.0
  */
@@ -231,6 +277,8 @@ export const v1LoadsSnapshots = (d: V1Loads): ReadonlyArray<LoadSnapshot> => {
  * import { isoToEpochSeconds } from "@loadledger/schema"
  * isoToEpochSeconds("2024-01-15T10:30:00+00:00") // 1705314600
  * ```
+ *
+ * **When to use**: ageing a response that has no per-rank timestamp.
  *
  * @category V1Loads
  * @since 0.1.0
@@ -258,6 +306,8 @@ export const isoToEpochSeconds = (iso: string | undefined): number | undefined =
  * // { dpRank: 0, timestampPresent: false, timestamp: 1705314600, totalRequests: 7, totalTokens: 0 }
  * ```
  *
+ * **When to use**: feeding SGLang's DP budget model (`update_budget`) from a response.
+ *
  * @category V1Loads
  * @since 0.1.0
  */
@@ -283,6 +333,14 @@ export const budgetInputs = (
 /**
  * The `include` tokens `to_dict` accepts.
  *
+ * **When to use**: building or validating `include` query values.
+ *
+ * @example
+ * ```ts
+ * import { includeTokens } from "@loadledger/schema"
+ * includeTokens.length // 7
+ * ```
+ *
  * @category V1Loads
  * @since 0.1.0
  */
@@ -299,6 +357,8 @@ export const includeTokens = ["all", "core", "disagg", "lora", "memory", "queues
  * parseInclude("queues, disagg") // ["disagg", "queues"]
  * parseInclude(null) // null
  * ```
+ *
+ * **When to use**: reproducing the server's parsing of `?include=`.
  *
  * @category V1Loads
  * @since 0.1.0
@@ -322,6 +382,8 @@ const pyRepr = (s: string): string => `'${s.replace(/\\/g, "\\\\").replace(/'/g,
  * validateInclude(["all", "bogus"])._tag // "Success"
  * validateInclude(["", "core"])._tag // "Failure"
  * ```
+ *
+ * **When to use**: rejecting an `include` value the server would reject.
  *
  * @category V1Loads
  * @since 0.1.0
@@ -374,6 +436,8 @@ const coreKeysV2 = [
  * jsonCoreKeys("shm-v1").includes("timestamp") // false
  * ```
  *
+ * **When to use**: reproducing `to_dict` output per era.
+ *
  * @category V1Loads
  * @since 0.1.0
  */
@@ -403,6 +467,8 @@ const sectionTokens = [
  * r._tag === "Success" && "queues" in r.success // false
  * ```
  *
+ * **When to use**: a simulator or test double that serves `/v1/loads` like SGLang.
+ *
  * @category V1Loads
  * @since 0.1.0
  */
@@ -431,6 +497,8 @@ export const toDict = (
  * import { selectRank } from "@loadledger/schema"
  * selectRank([{ dpRank: 0 }, { dpRank: 1 }], 9) // []
  * ```
+ *
+ * **When to use**: serving `?dp_rank=` like SGLang.
  *
  * @category V1Loads
  * @since 0.1.0

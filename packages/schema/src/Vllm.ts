@@ -24,6 +24,8 @@ import { wireStruct } from "./internal/wire.js"
  * Schema.is(EngineCounts)([1, 2, 100]) // false
  * ```
  *
+ * **When to use**: the per-engine rows of vLLM's DP balancer.
+ *
  * @category vLLM
  * @since 0.1.0
  */
@@ -46,6 +48,8 @@ export type EngineCounts = typeof EngineCounts.Type
  * r._tag === "Success" && r.success[1] // 3
  * ```
  *
+ * **When to use**: decoding the coordinator's publishes to front-ends.
+ *
  * @category vLLM
  * @since 0.1.0
  */
@@ -60,6 +64,15 @@ export type CoordinatorUpdate = typeof CoordinatorUpdate.Type
 /**
  * An engine's `SchedulerStats` as far as load balancing reads it: `num_running_reqs`,
  * `num_waiting_reqs`, `kv_cache_usage` (0..1), `step_counter`, `current_wave`.
+ *
+ * **When to use**: reading an engine's reported stats.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SchedulerStats } from "@loadledger/schema"
+ * Schema.decodeUnknownSync(SchedulerStats)({ num_running_reqs: 8, num_waiting_reqs: 0, kv_cache_usage: 0.4, step_counter: 31, current_wave: 2 }).stepCounter // 31
+ * ```
  *
  * @category vLLM
  * @since 0.1.0
@@ -87,6 +100,8 @@ const decStats = decodeWith(SchedulerStats)
  * decodeEngineCounts([0, 8, 0.5])._tag // "Success"
  * ```
  *
+ * **When to use**: validating one row from an untrusted source.
+ *
  * @category vLLM
  * @since 0.1.0
  */
@@ -94,6 +109,8 @@ export const decodeEngineCounts = (u: unknown): Result.Result<EngineCounts, Deco
 
 /**
  * Decode a {@link CoordinatorUpdate} from `unknown` (e.g. a msgpack-decoded message).
+ *
+ * **When to use**: a front-end subscriber to the coordinator.
  *
  * @category vLLM
  * @since 0.1.0
@@ -103,6 +120,15 @@ export const decodeCoordinatorUpdate = (u: unknown): Result.Result<CoordinatorUp
 
 /**
  * Decode {@link SchedulerStats} from `unknown`.
+ *
+ * **When to use**: reading engine stats from an untrusted source.
+ *
+ * @example
+ * ```ts
+ * import { decodeSchedulerStats } from "@loadledger/schema"
+ * const r = decodeSchedulerStats({ num_running_reqs: 8 })
+ * r._tag === "Failure" && r.failure.path // "$.num_waiting_reqs"
+ * ```
  *
  * @category vLLM
  * @since 0.1.0

@@ -14,6 +14,15 @@ const Opt = Schema.optionalKey(Schema.Finite)
  * One engine's numbers from a logger line. Percentages become 0..1 fractions (`100.0%` -> 1,
  * `98.6%` -> 0.986, shifted in decimal so no rounding is added); absent items stay absent.
  *
+ * **When to use**: reading per-engine numbers from vLLM logs (issue reports, S07).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VllmLoggerRecord } from "@loadledger/schema"
+ * Schema.is(VllmLoggerRecord)({ engine: 1, line: 2, numWaitingReqs: 108, kvCacheUsage: 0.986 }) // true
+ * ```
+ *
  * @category VllmLogger
  * @since 0.1.0
  */
@@ -71,6 +80,8 @@ export const percentToFraction = (s: string): number => {
  * r._tag === "Success" && r.success[0]?.kvCacheUsage // 0.986
  * ```
  *
+ * **When to use**: log excerpts; `decodeLedger` keeps the latest line per engine.
+ *
  * @category VllmLogger
  * @since 0.1.0
  */
@@ -117,6 +128,8 @@ export const decodeVllmLoggerLines = (
  * import { latestPerEngine } from "@loadledger/schema"
  * latestPerEngine([{ engine: 0, line: 1, numRunningReqs: 1 }, { engine: 0, line: 2, numRunningReqs: 2 }])[0]?.numRunningReqs // 2
  * ```
+ *
+ * **When to use**: collapsing a log to the current state of each engine.
  *
  * @category VllmLogger
  * @since 0.1.0
