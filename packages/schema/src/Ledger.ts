@@ -301,7 +301,8 @@ const fromText = (text: string, kind: LedgerKind): Result.Result<Array<LedgerRow
  * Kinds: `v1-loads` (SGLang `/v1/loads` JSON, every era), `get-load` (legacy `/get_load` JSON),
  * `load-stat` (msgpack bytes of `["LoadStat", ...]`, possibly several concatenated, or the same as
  * JSON), `vllm-metrics` / `sglang-metrics` (Prometheus text). `auto` (default) detects the format:
- * bytes -> `load-stat`; JSON by shape; vLLM periodic logger lines (latest line per engine);
+ * bytes starting with a msgpack array -> `load-stat` (other bytes are read as UTF-8 text); JSON by shape;
+ * vLLM periodic logger lines (latest line per engine);
  * per-rank `dp_rank=N key=value` summary lines; exposition text by metric prefix.
  *
  * Rows: one per rank, ascending `dpRank`, present fields only. S08 rules: an empty `loads` gives no
@@ -325,7 +326,10 @@ export const decodeLedger = (
   kind: LedgerKind = "auto"
 ): Result.Result<ReadonlyArray<LedgerRow>, DecodeError> => {
   if (typeof input !== "string") {
-    if (kind === "auto" || kind === "load-stat") {
+    // msgpack arrays start with 0x90-0x9f / 0xdc / 0xdd; JSON and text never do
+    const first = input[0] ?? 0
+    const msgpackArray = (first >= 0x90 && first <= 0x9f) || first === 0xdc || first === 0xdd
+    if (kind === "load-stat" || (kind === "auto" && msgpackArray)) {
       const rows: Array<LedgerRow> = []
       const r = decodeLoadStatStream(input)
       if (Result.isFailure(r)) return Result.fail(r.failure)

@@ -55,6 +55,10 @@ describe("LoadStat frame", () => {
       { dpRank: 0, numRunningReqs: 3, numWaitingReqs: 2, numTokens: 256, maxTotalNumTokens: 4096 },
       { dpRank: 1, numRunningReqs: 0, numWaitingReqs: 0, numTokens: 0, maxTotalNumTokens: 4096 }
     ])
+    // bytes that are not a msgpack array are read as text
+    expect(
+      ok(decodeLedger(new TextEncoder().encode('{"loads":[{"dp_rank":4,"num_running_reqs":1}]}')))
+    ).toEqual([{ dpRank: 4, numRunningReqs: 1 }])
     expect(ok(decodeLedger('["LoadStat", 1, 1, 8, 64, 2]', "load-stat"))).toEqual([
       { dpRank: 2, numRunningReqs: 1, numWaitingReqs: 1, numTokens: 8, maxTotalNumTokens: 64 }
     ])
