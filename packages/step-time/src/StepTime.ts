@@ -98,6 +98,18 @@ const kvReadOf = (r: RankAggregate): number => {
   return Math.max(0, r.attentionPairs - causal * (1 - 1 / extendQueryTile))
 }
 
+// merged parameters per (immutable) params object: the hot path must not re-spread them per call
+const merged = new WeakMap<Partial<Efficiencies>, Efficiencies>()
+const resolveParams = (params: Partial<Efficiencies> | undefined): Efficiencies => {
+  if (params === undefined) return defaultEfficiencies
+  let p = merged.get(params)
+  if (p === undefined) {
+    p = { ...defaultEfficiencies, ...params }
+    merged.set(params, p)
+  }
+  return p
+}
+
 const expectedDistinctLocalExperts = (numExperts: number, topK: number, ep: number, tokens: number) =>
   (numExperts / ep) * (1 - (1 - topK / numExperts) ** tokens)
 
@@ -121,6 +133,10 @@ const expectedDistinctLocalExperts = (numExperts: number, topK: number, ep: numb
  *
  * Inputs are trusted (non-negative counts); decode untrusted input with {@link ranksFromJson}.
  *
+ * **Gotchas**: because of the eager rule, giving the only idle rank of an extend step some work
+ * can lower the step time (the step gets its CUDA graph back). Pass `kvReadPairs` for ranks with
+ * extends (see {@link aggregate}); without it the KV reads of extends are estimated.
+ *
  * @example
  * ```ts
  * import { gpus, models, stepTimeFromAggregates } from "@loadledger/step-time"
@@ -137,8 +153,7 @@ export const stepTimeFromAggregates = (
   ranks: ReadonlyArray<RankAggregate>
 ): StepTimeResult => {
   const { model, gpu } = config
-  const p: Efficiencies =
-    config.params === undefined ? defaultEfficiencies : { ...defaultEfficiencies, ...config.params }
+  const p = resolveParams(config.params)
   const att = model.attention
   const L = model.numLayers
   const tp = model.tp
