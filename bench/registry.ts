@@ -5,6 +5,8 @@
  */
 import type { Benchmark } from "./harness.js"
 import { sglangPolicyBench } from "./sglangPolicies.js"
+import { simBench } from "./sim.js"
+import { stepTimeBench } from "./step-time.js"
 import { vllmPolicyBench } from "./vllm.js"
 
-export const benchmarks: ReadonlyArray<Benchmark> = [sglangPolicyBench, vllmPolicyBench]
+export const benchmarks: ReadonlyArray<Benchmark> = [sglangPolicyBench, vllmPolicyBench, simBench, stepTimeBench]

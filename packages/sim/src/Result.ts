@@ -105,8 +105,9 @@ export interface StepRecord {
  * - `syncWaitShare`: sum of ranks' sync wait over sum of ranks' step time;
  * - `idleRankStepShare`: rank-steps that ran an idle/dummy batch over all rank-steps;
  * - `prefixCacheHitRate`: prompt tokens served from the prefix cache over prompt tokens admitted;
- * - `tokens`: prefill tokens computed, prefill tokens served from cache, decode tokens, output
- *   tokens delivered (each request's first token comes from its prefill step).
+ * - `tokens`: prefill tokens computed, prompt tokens served from cache, decode tokens, output
+ *   tokens produced by prefill steps (a request's first token, and the next token after each
+ *   re-prefill that follows a retraction), output tokens delivered (= decode + outputFromPrefill).
  * - `loadSamples`: running + waiting requests per rank at evenly spaced times.
  *
  * @category models
@@ -137,6 +138,7 @@ export interface PolicyResult {
     readonly prefillComputed: number
     readonly prefillCached: number
     readonly decode: number
+    readonly outputFromPrefill: number
     readonly output: number
   }
   readonly latencyCdf: {

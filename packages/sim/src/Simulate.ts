@@ -113,7 +113,7 @@ export const simulate = (
     status: run.status,
     requests: { total: trace.length, finished, unfinished: trace.length - finished, rejected },
     ttftSeconds: percentiles(ttftSorted),
-    itlSeconds: percentiles(run.itl.sorted()),
+    itlSeconds: run.itl.percentiles(),
     e2eSeconds: percentiles(e2eSorted),
     outputTokensPerSecond: lastFinish > firstArrival ? output / (lastFinish - firstArrival) : 0,
     imbalanceHistogram: { le: IMBALANCE_BUCKETS, counts: run.imbalanceCounts },
@@ -128,6 +128,7 @@ export const simulate = (
       prefillComputed: sum((r) => r.prefillComputed),
       prefillCached: sum((r) => r.cachedPromptTokens),
       decode: sum((r) => r.decodeTokens),
+      outputFromPrefill: sum((r) => r.prefillEmitted),
       output
     },
     latencyCdf: {

@@ -116,7 +116,9 @@ describe("KV pool", () => {
     expect(r.outcomes!.every((o) => o.rank === 0 && o.outputTokens === 1000)).toBe(true)
     expect(r.requestsPerRank).toEqual([2])
     // every delivered token came from a decode step or a (re-)prefill step
-    expect(r.tokens.output).toBe(r.tokens.decode + 2 + r.retractions)
+    expect(r.tokens.output).toBe(r.tokens.decode + r.tokens.outputFromPrefill)
+    // SGLang retracts decoding requests only, so each retraction is followed by one more prefill token
+    expect(r.tokens.outputFromPrefill).toBe(2 + r.retractions)
   })
 
   it("a request that can never fit is rejected, not run", () => {
@@ -163,5 +165,29 @@ describe("no-progress detection", () => {
     )
     expect(r.status).toEqual({ _tag: "TimeLimit", atSeconds: 2.5 })
     expect(r.requests.unfinished).toBe(1)
+  })
+})
+
+describe("percentiles", () => {
+  it("ITL percentiles interpolate between order statistics of all gaps (numpy's linear method)", () => {
+    // two requests on two ranks: gaps 0.01 (x4 from a 0.01 s model) ... use a step model alternating 0.01 / 0.03
+    let k = 0
+    const r = simulate(
+      {
+        dpSize: 1,
+        stepModel: (ranks) => ({
+          stepSeconds: k++ % 2 === 0 ? 0.01 : 0.03,
+          tokenImbalanceRatio: 1,
+          ranks: ranks.map(() => ({ syncWaitSeconds: 0 }))
+        })
+      },
+      [req(0, 0, 10, 5)],
+      rr
+    )
+    // steps: prefill 0.01, decodes 0.03, 0.01, 0.03, 0.01 -> gaps [0.03, 0.01, 0.03, 0.01]
+    expect(r.itlSeconds.count).toBe(4)
+    expect(r.itlSeconds.p50).toBeCloseTo(0.02, 12)
+    expect(r.itlSeconds.p90).toBeCloseTo(0.03, 12)
+    expect(r.itlSeconds.mean).toBeCloseTo(0.02, 12)
   })
 })

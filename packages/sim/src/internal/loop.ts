@@ -12,7 +12,7 @@ import type { TraceRequest } from "../Trace.js"
 import { Rank, Req } from "./rank.js"
 import { randomRooms } from "./rng.js"
 import { Router } from "./router.js"
-import { Samples } from "./stats.js"
+import { CountedSamples } from "./stats.js"
 
 interface Group {
   readonly ranks: ReadonlyArray<Rank>
@@ -28,7 +28,7 @@ export interface RawRun {
   readonly status: SimStatus
   readonly reqs: ReadonlyArray<Req>
   readonly ranks: ReadonlyArray<Rank>
-  readonly itl: Samples
+  readonly itl: CountedSamples
   readonly steps: number
   readonly endSeconds: number
   readonly rankSeconds: number
@@ -73,7 +73,7 @@ export const runLoop = (
     c.coordinatorIntervalSeconds,
     c.kvPoolTokens
   )
-  const itl = new Samples()
+  const itl = new CountedSamples()
   const hooks = { onFinish: (r: Req, now: number) => router.finish(r, now) }
   const pushItl = (gap: number) => itl.push(gap)
   const imbalanceCounts = new Array<number>(IMBALANCE_BUCKETS.length + 1).fill(0)

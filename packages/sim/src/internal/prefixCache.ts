@@ -18,6 +18,11 @@ export class PrefixCache {
     return this.pinned
   }
 
+  /** Blocks no running request holds: what eviction can free. */
+  get evictableBlocks(): number {
+    return this.refs.size - this.pinned
+  }
+
   /** Leading blocks of `hashIds` present in the cache, at most `maxBlocks`. Does not touch the LRU. */
   match(hashIds: ReadonlyArray<number> | undefined, maxBlocks: number): number {
     if (!hashIds) return 0
@@ -66,7 +71,7 @@ export class PrefixCache {
   /** Evict unheld blocks, oldest first, until `blocks` are freed or none is left. Returns blocks freed. */
   evict(blocks: number): number {
     let freed = 0
-    if (blocks <= 0) return 0
+    if (blocks <= 0 || this.pinned === this.refs.size) return 0
     for (const [id, r] of this.refs) {
       if (r !== 0) continue
       this.refs.delete(id)

@@ -72,6 +72,7 @@ export class Rank {
   prefillComputed = 0
   decodeTokens = 0
   outputTokens = 0
+  prefillEmitted = 0
 
   constructor(
     readonly id: number,
@@ -104,6 +105,8 @@ export class Rank {
   private ensureFree(tokens: number): boolean {
     const free = this.p.kvPoolTokens - this.kvOwned - this.cache.blocks * BLOCK_TOKENS
     if (free >= tokens) return true
+    // evict only when it can succeed (a failed attempt would throw away cache for nothing)
+    if (free + this.cache.evictableBlocks * BLOCK_TOKENS < tokens) return false
     const freed = this.cache.evict(Math.ceil((tokens - free) / BLOCK_TOKENS))
     return free + freed * BLOCK_TOKENS >= tokens
   }
@@ -113,8 +116,17 @@ export class Rank {
     this.kvOwned += tokens
   }
 
-  private retractOne(): void {
-    const r = this.running.pop()!
+  /**
+   * Retract one running request back to the front of this rank's queue; it recomputes prompt +
+   * generated tokens when readmitted. SGLang (`retract_decode`) takes a decoding request; vLLM
+   * preempts the last request of its running queue.
+   */
+  private retractOne(): boolean {
+    let i = this.running.length - 1
+    if (this.p.engine === "sglang")
+      while (i > 0 && this.running[i]!.prefilled < this.running[i]!.prefillTarget) i--
+    const r = this.running.splice(i, 1)[0]!
+    const wasDecoding = r.prefilled >= r.prefillTarget
     this.kvOwned -= r.kvTokens
     if (r.t.hashIds) this.cache.release(r.t.hashIds, r.heldBlocks)
     r.kvTokens = 0
@@ -125,6 +137,7 @@ export class Rank {
     r.retractions++
     this.retractions++
     this.enqueue(r, true)
+    return wasDecoding
   }
 
   /** Admit the head of the waiting queue with a first chunk of at most `budget` tokens. */
@@ -134,7 +147,13 @@ export class Rank {
     const m = ids ? this.cache.match(ids, this.maxMatch(r)) : 0
     if (ids && m > 0) this.cache.acquire(ids, m)
     const chunk = Math.min(budget, r.prefillTarget - m * BLOCK_TOKENS)
-    if (!this.ensureFree(chunk)) {
+    // admit only when the whole prompt fits next to what the prefills in progress still need
+    // (SGLang's PrefillAdder checks the full input against the remaining tokens), so admitted
+    // prefills cannot block each other
+    let pending = r.prefillTarget - m * BLOCK_TOKENS
+    for (const x of this.running) pending += x.prefillTarget - x.prefilled
+    const available = this.p.kvPoolTokens - this.kvOwned - this.cache.pinnedBlocks * BLOCK_TOKENS
+    if (pending > available || !this.ensureFree(chunk)) {
       if (ids && m > 0) this.cache.release(ids, m)
       return 0
     }
@@ -188,10 +207,7 @@ export class Rank {
     let n = 0
     for (const r of this.running) if (r.prefilled >= r.prefillTarget) n++
     while (n > 0 && !this.ensureFree(n)) {
-      const last = this.running[this.running.length - 1]!
-      const wasDecoding = last.prefilled >= last.prefillTarget
-      this.retractOne()
-      if (wasDecoding) n--
+      if (this.retractOne()) n--
     }
     for (const r of this.running) {
       if (r.prefilled < r.prefillTarget) continue
@@ -257,6 +273,7 @@ export class Rank {
         this.kvOwned -= moved
         r.heldBlocks = to
       }
+      this.prefillEmitted++
       this.emit(r, now, itl, hooks)
     }
     for (const r of this.decodes) {

@@ -38,3 +38,54 @@ export const percentiles = (sorted: Float64Array): Percentiles => {
     mean: sorted.length === 0 ? undefined : sum / sorted.length
   }
 }
+
+/**
+ * Samples with many repeats (ITL: every decode of a step shares the step's gap), kept as
+ * value -> count. Percentiles are those of the expanded sample.
+ */
+export class CountedSamples {
+  private readonly counts = new Map<number, number>()
+  length = 0
+  push(x: number): void {
+    this.counts.set(x, (this.counts.get(x) ?? 0) + 1)
+    this.length++
+  }
+  percentiles(): Percentiles {
+    const keys = Float64Array.from(this.counts.keys()).sort()
+    const cum = new Float64Array(keys.length)
+    let acc = 0
+    let sum = 0
+    for (let i = 0; i < keys.length; i++) {
+      const c = this.counts.get(keys[i]!)!
+      acc += c
+      sum += keys[i]! * c
+      cum[i] = acc
+    }
+    // the k-th smallest value (0-based) of the expanded sample
+    const at = (k: number): number => {
+      let lo = 0
+      let hi = keys.length - 1
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1
+        if (cum[mid]! > k) hi = mid
+        else lo = mid + 1
+      }
+      return keys[lo]!
+    }
+    const q = (p: number): number | undefined => {
+      if (this.length === 0) return undefined
+      const pos = (this.length - 1) * p
+      const lo = Math.floor(pos)
+      const a = at(lo)
+      const b = at(Math.min(this.length - 1, lo + 1))
+      return a + (b - a) * (pos - lo)
+    }
+    return {
+      count: this.length,
+      p50: q(0.5),
+      p90: q(0.9),
+      p99: q(0.99),
+      mean: this.length === 0 ? undefined : sum / this.length
+    }
+  }
+}
