@@ -43,7 +43,7 @@ export interface Candidate {
  * round of every candidate) and keeping each candidate's fastest round, so that load from other
  * processes hits all candidates alike.
  */
-export const nsPerOpInterleaved = (cands: ReadonlyArray<Candidate>, passes = 9): Array<number> => {
+export const nsPerOpInterleaved = (cands: ReadonlyArray<Candidate>, passes = 25): Array<number> => {
   const best = cands.map(() => Number.POSITIVE_INFINITY)
   for (const c of cands) for (let i = 0; i < c.iterations; i++) c.step(i)
   for (let p = 0; p < passes; p++) {
@@ -57,7 +57,7 @@ export const nsPerOpInterleaved = (cands: ReadonlyArray<Candidate>, passes = 9):
 }
 
 /** Iterations for a round of roughly `targetMs` given a rough cost per op in ns. */
-export const iterationsFor = (roughNs: number, targetMs = 15): number =>
+export const iterationsFor = (roughNs: number, targetMs = 5): number =>
   Math.max(1000, Math.round((targetMs * 1e6) / Math.max(roughNs, 1)))
 
 /** A fixed-seed PRNG (mulberry32) so every run benches the same inputs. */
