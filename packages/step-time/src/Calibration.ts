@@ -129,7 +129,10 @@ const objective = (ps: ReadonlyArray<Prepared>, theta: ReadonlyArray<number>, c:
  * fitted parameters carry to another model on the same hardware. The roofline's `max` makes the
  * model piecewise linear: the fit alternates between picking each term's active side at the
  * current parameters and a non-negative least-squares solve (efficiencies stay in (0, 1],
- * overheads >= 0). Parameters no row depends on (e.g. eager overhead on decode-only data) keep
+ * overheads >= 0), iteratively reweighted with Huber weights on the relative residuals
+ * (`huberRelative`, default 10%) so that a few corrupt rows (the splitwise TP2 batch-64 prefill
+ * rows report 64 prompts faster than 32) cannot drag the fit; the best iterate by Huber loss is
+ * kept. Parameters no row depends on (e.g. eager overhead on decode-only data) keep
  * their `start` value. Fails when there are no rows or a measured time is not positive.
  *
  * @example
