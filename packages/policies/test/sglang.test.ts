@@ -13,6 +13,7 @@ import {
   totalRequests,
   totalTokens
 } from "@loadledger/policies"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 
 type State = DpController.DpControllerState
@@ -131,6 +132,35 @@ describe("DpController (refresh, schedule)", () => {
     expect(rank("1e3")).toBe("InvalidInput")
     const missing = DpController.schedule(s, req(1))
     expect("reason" in missing && missing.reason).toBe("MissingBootstrapRoom")
+  })
+
+  it("FOLLOW_BOOTSTRAP_ROOM on decimal strings agrees with BigInt floor-modulo for any 64-bit room", () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: -(2n ** 64n), max: 2n ** 65n }),
+        fc.integer({ min: 1, max: 4096 }),
+        (room, n) => {
+          const s = DpController.init("FOLLOW_BOOTSTRAP_ROOM", n)
+          const m = BigInt(n)
+          const want = Number(((room % m) + m) % m)
+          const fromString = DpController.schedule(s, req(1, { bootstrapRoom: ` ${room} ` }))
+          const fromBigint = DpController.schedule(s, req(1, { bootstrapRoom: room }))
+          return (
+            "rank" in fromString &&
+            fromString.rank === want &&
+            "rank" in fromBigint &&
+            fromBigint.rank === want
+          )
+        }
+      )
+    )
+    for (const bad of ["", "-", "+", "1.0", "0x10", "12a"]) {
+      const out = DpController.schedule(
+        DpController.init("FOLLOW_BOOTSTRAP_ROOM", 4),
+        req(1, { bootstrapRoom: bad })
+      )
+      expect("reason" in out && out.reason).toBe("InvalidInput")
+    }
   })
 
   it("ROUND_ROBIN skips unhealthy slots and errors with the counter unchanged when none is healthy", () => {

@@ -240,15 +240,34 @@ export interface Scheduled {
 }
 
 /** Python's `%` on integers (result in `[0, n)` for n > 0), exact for any size via BigInt. */
-const floorMod = (room: bigint, n: number): number => {
-  const m = BigInt(n)
-  return Number(((room % m) + m) % m)
-}
+const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13)
 
-const parseRoom = (room: string | bigint): bigint | undefined => {
-  if (typeof room === "bigint") return room
-  if (!/^\s*[-+]?\d+\s*$/.test(room)) return undefined
-  return BigInt(room.trim())
+/**
+ * Python's `room % n` (result in `[0, n)`) for a room given as a bigint or a decimal string (optional
+ * sign, surrounding ASCII whitespace), exact at any length: a string is reduced digit by digit
+ * (`r = (10 r + d) mod n` stays below 2^53 for n < 2^49), a bigint with BigInt arithmetic.
+ * `undefined` when the string is not an integer.
+ */
+const floorModRoom = (room: string | bigint, n: number): number | undefined => {
+  if (typeof room === "bigint") {
+    const m = BigInt(n)
+    return Number(((room % m) + m) % m)
+  }
+  let i = 0
+  let end = room.length
+  while (i < end && isSpace(room.charCodeAt(i))) i++
+  while (end > i && isSpace(room.charCodeAt(end - 1))) end--
+  const sign = room.charCodeAt(i)
+  const negative = sign === 45 // "-"
+  if (negative || sign === 43) i++ // "+"
+  if (i >= end) return undefined
+  let r = 0
+  for (; i < end; i++) {
+    const d = room.charCodeAt(i) - 48
+    if (d < 0 || d > 9) return undefined
+    r = (r * 10 + d) % n
+  }
+  return negative && r !== 0 ? n - r : r
 }
 
 /**
@@ -312,14 +331,14 @@ export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled
           "bootstrapRoom"
         )
       if (n === 0) return policyError("NoRanks", "dpSize is 0", "dpSize")
-      const room = parseRoom(req.bootstrapRoom)
-      if (room === undefined)
+      const rank = floorModRoom(req.bootstrapRoom, n)
+      if (rank === undefined)
         return policyError(
           "InvalidInput",
           `bootstrapRoom is not an integer: ${req.bootstrapRoom}`,
           "bootstrapRoom"
         )
-      return { rank: floorMod(room, n), state }
+      return { rank, state }
     }
     default: {
       const tokens = state.method === "TOTAL_TOKENS" ? req.inputLength : 0
