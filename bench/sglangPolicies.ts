@@ -36,7 +36,7 @@ const requestsFor = (): ReadonlyArray<RouteRequest> => {
   return Array.from({ length: 1024 }, (_, i) => ({
     requestId: `r${i}`,
     inputLength: 1 + Math.floor(rnd() * 8192),
-    bootstrapRoom: BigInt(Math.floor(rnd() * 2 ** 52)) * 4099n
+    bootstrapRoom: String(BigInt(Math.floor(rnd() * 2 ** 52)) * 4099n) // decimal string, as in traces
   }))
 }
 
