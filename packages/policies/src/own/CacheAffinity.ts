@@ -7,6 +7,7 @@ import {
   finishLedger,
   freshMax,
   isFresh,
+  kvOf,
   type LedgerState,
   ledgerView,
   observeLedger,
@@ -85,7 +86,7 @@ export interface CacheAffinityPolicy extends Policy<CacheAffinityState> {
 const maxOwners = 4
 
 const projected = (state: CacheAffinityState, r: number): number | undefined => {
-  const kv = state.ledger.ranks[r]!.snapshot?.kvCacheUsage
+  const kv = kvOf(state.ledger, r)
   if (kv === undefined) return undefined
   let x = kv
   for (const a of state.kvAdjust[r]!) x += a.delta
@@ -161,8 +162,8 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     const ledger = observeLedger(state.ledger, loads, margin)
     if (ledger === state.ledger) return state
     const kvAdjust = state.kvAdjust.map((adj, r) => {
-      const s = ledger.ranks[r]!.snapshot
-      if (s === undefined || s === state.ledger.ranks[r]!.snapshot || adj.length === 0) return adj
+      const s = ledger.snapshots[r]
+      if (s === undefined || s === state.ledger.snapshots[r] || adj.length === 0) return adj
       return adj.filter((a) => !(a.atSeconds + margin < s.timestamp))
     })
     return { ...state, ledger, kvAdjust }
@@ -247,13 +248,12 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       })
     }
     const fm = freshMax(state.ledger, now, staleAfter)
-    const loads: Array<number> = new Array(n)
+    const loads: Array<number> = new Array<number>(n).fill(0)
     const stale: Array<number> = []
     for (let r = 0; r < n; r++) {
-      const e = state.ledger.ranks[r]!
-      const fresh = isFresh(e, now, staleAfter)
-      if (e.snapshot !== undefined && !fresh) stale.push(r)
-      loads[r] = effectiveRequests(e, fresh, fm)
+      const fresh = isFresh(state.ledger, r, now, staleAfter)
+      if (!fresh && !Number.isNaN(state.ledger.snapTimestamp[r]!)) stale.push(r)
+      loads[r] = effectiveRequests(state.ledger, r, fresh, fm)
     }
     const eligible: Array<number> = []
     for (let r = 0; r < n; r++) if (state.ledger.healthy[r]) eligible.push(r)

@@ -1,12 +1,9 @@
 import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import {
   chargeLedger,
-  effectiveRequests,
-  effectiveTokens,
   emptyLedger,
   finishLedger,
   freshMax,
-  isFresh,
   type LedgerState,
   ledgerView,
   observeLedger,
@@ -143,12 +140,20 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       }
     }
     const fm = freshMax(state, now, staleAfterSeconds)
+    const {
+      healthy,
+      snapTimestamp,
+      snapRequests,
+      snapTokens,
+      snapWaiting,
+      snapKv,
+      chargedRequests,
+      chargedTokens
+    } = state
+    const byTokens = metric === "tokens"
     let room = false
-    for (let r = 0; r < n; r++) {
-      const kv = state.ranks[r]!.snapshot?.kvCacheUsage
-      if (state.healthy[r] && kv !== undefined && kv < kvRoom) room = true
-    }
-    const scores: Array<number> = new Array(n)
+    for (let r = 0; r < n; r++) if (healthy[r] && snapKv[r]! < kvRoom) room = true
+    const scores: Array<number> = new Array<number>(n).fill(0)
     const stale: Array<number> = []
     const unknown: Array<number> = []
     const guarded: Array<number> = []
@@ -156,25 +161,25 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     let best = -1
     let bestA = 0
     let bestB = 0
-    for (let i = 0; i < n; i++) {
-      const r = (start + i) % n
-      const e = state.ranks[r]!
-      const fresh = isFresh(e, now, staleAfterSeconds)
-      if (e.snapshot === undefined) unknown.push(r)
-      else if (!fresh) stale.push(r)
-      const q = effectiveRequests(e, fresh, fm)
-      const t = effectiveTokens(e, fresh, fm)
-      const a = metric === "tokens" ? t : q
-      const b = metric === "tokens" ? q : t
+    for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
+      let q = snapRequests[r]!
+      let t = snapTokens[r]!
+      if (!(now - snapTimestamp[r]! <= staleAfterSeconds)) {
+        // stale or never published: never idle, at least the busiest fresh rank's base
+        if (Number.isNaN(snapTimestamp[r]!)) unknown.push(r)
+        else stale.push(r)
+        if (fm.requests >= 0) {
+          q = Math.max(q, fm.requests)
+          t = Math.max(t, fm.tokens)
+        }
+      }
+      q += chargedRequests[r]!
+      t += chargedTokens[r]!
+      const a = byTokens ? t : q
+      const b = byTokens ? q : t
       scores[r] = a
-      if (!state.healthy[r]) continue
-      const kv = e.snapshot?.kvCacheUsage
-      if (
-        room &&
-        kv !== undefined &&
-        kv >= kvFull &&
-        (e.snapshot?.numWaitingReqs ?? 0) + e.chargedRequests > 0
-      ) {
+      if (!healthy[r]) continue
+      if (room && snapKv[r]! >= kvFull && snapWaiting[r]! + chargedRequests[r]! > 0) {
         guarded.push(r)
         continue
       }
@@ -200,7 +205,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
         details: {
           unknown,
           kvGuarded: guarded,
-          staleAgesSeconds: stale.map((r) => now - state.ranks[r]!.snapshot!.timestamp)
+          staleAgesSeconds: stale.map((r) => now - state.snapTimestamp[r]!)
         }
       }
     }
