@@ -1,0 +1,32 @@
+/** The README's Usage block, run against a loopback test worker instead of a real SGLang server. */
+import { findPolicy } from "@loadledger/policies"
+import { expect, it } from "vitest"
+import { startFakeWorker } from "../../../examples/router/fakeWorker.js"
+import { startLiveRouter } from "../src/index.js"
+
+it("README usage", async () => {
+  const worker = await startFakeWorker({ dpSize: 2 })
+  try {
+    const router = startLiveRouter({
+      sources: [{ url: worker.url, dpSize: 2, kind: "sglang-v1-loads", intervalMs: 200, timeoutMs: 500 }],
+      policy: findPolicy("total-requests")!.make({}),
+      staleAfterSeconds: 1,
+      unknownRanks: "inflight"
+    })
+    await router.ready
+    const d = router.route({ requestId: "req-1", inputLength: 512 })
+    expect(d._tag).toBe("Decision")
+    if (d._tag === "Decision") {
+      expect(d.rankId).toBe(`${worker.url}@0`)
+      expect(router.inflight()).toEqual([1, 0])
+      router.finish("req-1")
+    }
+    expect(router.inflight()).toEqual([0, 0])
+    const text = await router.metrics()
+    expect(text).toContain(`loadledger_router_decisions_total{rank="${worker.url}@0",mode="policy"} 1`)
+    expect(text).toContain(`loadledger_router_rank_known{rank="${worker.url}@1"} 1`)
+    await router.close()
+  } finally {
+    await worker.close()
+  }
+})
