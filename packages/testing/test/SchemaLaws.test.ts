@@ -259,6 +259,31 @@ describe("fuzz: arbitrary text and bytes into every text decoder", () => {
       )
     })
   }
+  it("decodeLoadStatFrame on arbitrary frames never throws; a success passes LoadStat", () => {
+    assertDecoderTotal(
+      (fs: ReadonlyArray<Uint8Array>) => Result.map(L.decodeLoadStatFrame(fs), (x) => x.stat),
+      fc.oneof(
+        fc.array(fc.uint8Array({ maxLength: 16 }), { maxLength: 4 }),
+        fc
+          .tuple(A.loadStat, fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }))
+          .map(([s, q]) => [...L.encodeLoadStatFrame(q, s)])
+      ),
+      L.LoadStat,
+      params
+    )
+  })
+  it("reduceMlpSync on decoded rows never throws and keeps one entry per rank", () => {
+    fc.assert(
+      fc.property(A.mlpSyncRows, (rows) => {
+        const decoded = L.decodeMlpSyncRows(rows)
+        expect(Result.isSuccess(decoded)).toBe(true)
+        const g = L.reduceMlpSync(Result.getOrThrow(decoded))
+        if (rows.length === 0) expect(Result.isFailure(g)).toBe(true)
+        else expect(Result.getOrThrow(g).globalNumTokens).toHaveLength(rows.length)
+      }),
+      params
+    )
+  })
   it("decodeLedger(bytes) and decodeLoadStatPayload never throw", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), (b) => {
