@@ -92,7 +92,19 @@ export const runLoop = (
   let done = 0
   let t = 0
   let status: SimStatus = { _tag: "Completed" }
-  const works: Array<Array<RankWork>> = groups.map(() => [])
+  type MutableWork = { -readonly [K in keyof RankWork]: RankWork[K] }
+  // one reusable work row per rank (the step model reads them and keeps nothing)
+  const works: Array<Array<MutableWork>> = groups.map((g) =>
+    g.ranks.map(() => ({
+      attentionPairs: 0,
+      tokens: 0,
+      numDecodes: 0,
+      extendTokens: 0,
+      numRequests: 0,
+      numExtends: 0,
+      kvReadPairs: undefined
+    }))
+  )
   const progressEvery = Math.max(1, Math.floor(trace.length / 200))
 
   const startStep = (gi: number, g: Group): SimStatus | undefined => {
@@ -102,20 +114,19 @@ export const runLoop = (
     // until a finish-sync step finds every rank done
     if (!work && !g.wave?.ranks.some((r) => r.running)) return undefined
     const ws = works[gi]!
-    ws.length = 0
     let total = 0
-    for (const r of g.ranks) {
+    for (let i = 0; i < g.ranks.length; i++) {
+      const r = g.ranks[i]!
+      const w = ws[i]!
       const tokens = r.form(t)
       total += tokens
-      ws.push({
-        attentionPairs: r.attentionPairs,
-        tokens,
-        numDecodes: r.decodes.length,
-        extendTokens: r.extendTokens,
-        numRequests: r.running.length,
-        numExtends: r.extend.length,
-        kvReadPairs: c.sparseTopK === undefined ? undefined : r.kvReadPairs
-      })
+      w.attentionPairs = r.attentionPairs
+      w.tokens = tokens
+      w.numDecodes = r.decodes.length
+      w.extendTokens = r.extendTokens
+      w.numRequests = r.running.length
+      w.numExtends = r.extend.length
+      if (c.sparseTopK !== undefined) w.kvReadPairs = r.kvReadPairs
     }
     if (total === 0 && work) {
       const stuck = g.ranks.filter((r) => r.hasWork).map((r) => r.id)

@@ -221,8 +221,8 @@ export class Rank {
 
   /** Form this step's batch. Returns the real tokens it runs (0: an idle/dummy batch). */
   form(now: number): number {
-    this.extend.length = 0
-    this.decodes.length = 0
+    if (this.extend.length > 0) this.extend.length = 0
+    if (this.decodes.length > 0) this.decodes.length = 0
     this.attentionPairs = 0
     this.kvReadPairs = 0
     this.extendTokens = 0
@@ -281,7 +281,5 @@ export class Rank {
       this.decodeTokens++
       this.emit(r, now, itl, hooks)
     }
-    this.extend.length = 0
-    this.decodes.length = 0
   }
 }

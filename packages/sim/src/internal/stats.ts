@@ -45,12 +45,28 @@ export const percentiles = (sorted: Float64Array): Percentiles => {
  */
 export class CountedSamples {
   private readonly counts = new Map<number, number>()
+  // run-length front: the decodes of one step mostly share one gap
+  private runValue = Number.NaN
+  private runCount = 0
   length = 0
   push(x: number): void {
-    this.counts.set(x, (this.counts.get(x) ?? 0) + 1)
     this.length++
+    if (x === this.runValue) {
+      this.runCount++
+      return
+    }
+    this.flush()
+    this.runValue = x
+    this.runCount = 1
+  }
+  private flush(): void {
+    if (this.runCount > 0)
+      this.counts.set(this.runValue, (this.counts.get(this.runValue) ?? 0) + this.runCount)
+    this.runCount = 0
+    this.runValue = Number.NaN
   }
   percentiles(): Percentiles {
+    this.flush()
     const keys = Float64Array.from(this.counts.keys()).sort()
     const cum = new Float64Array(keys.length)
     let acc = 0
