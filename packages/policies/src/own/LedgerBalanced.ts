@@ -87,6 +87,11 @@ const validate = (request: RouteRequest): PolicyError | undefined =>
  * Errors: `NoRanks` (dpSize 0), `InvalidInput` (`inputLength`), `InvalidRoutedRank`,
  * `AllRanksUnavailable`. A pinned request (`routedDpRank`) is charged but not scored.
  *
+ * **Gotchas**: snapshot `timestamp`s and `now` must be on the same clock (seconds); with skew,
+ * raise `inclusionMarginSeconds`. Without `finish` calls, a charge lives until a snapshot stamped
+ * after its routing time arrives, so a publisher that never advances its timestamp keeps every
+ * charge (conservative: the rank only looks busier).
+ *
  * @example
  * ```ts
  * import { makeLedgerBalanced } from "@loadledger/policies"
