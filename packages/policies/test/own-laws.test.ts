@@ -57,7 +57,7 @@ describe("policyLaws on loadledger's own policies", () => {
     }
   })
 
-  it("cache-affinity with sessions, prefixes and KV usage: valid, deterministic, healthy only", () => {
+  it("cache-affinity with sessions, prefixes and KV usage: valid, deterministic, healthy only, monotone", () => {
     const laws = policyLaws(cacheAffinity as unknown as Policy<unknown>, {
       request: fc.record({
         requestId: fc.uuid(),
@@ -78,6 +78,7 @@ describe("policyLaws on loadledger's own policies", () => {
     fc.assert(laws.validRankOrTypedError, { numRuns: 200 })
     fc.assert(laws.deterministic, { numRuns: 100 })
     fc.assert(laws.healthyRanksOnly, { numRuns: 200 })
+    fc.assert(laws.monotoneInLoad, { numRuns: 300 })
   })
 })
 
