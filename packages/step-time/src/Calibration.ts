@@ -109,12 +109,12 @@ const features = (s: Prepared, theta: ReadonlyArray<number>): Array<number> => {
   })
 }
 
-// Huber loss on relative errors (quadratic up to `c`, linear beyond)
+// Cauchy loss on relative errors: quadratic for small errors, logarithmic for gross ones
 const objective = (ps: ReadonlyArray<Prepared>, theta: ReadonlyArray<number>, c: number) => {
   let s = 0
   for (const p of ps) {
-    const e = Math.abs((evalTheta(p, theta) - p.y) / p.y)
-    s += e <= c ? e * e : c * (2 * e - c)
+    const e = (evalTheta(p, theta) - p.y) / p.y
+    s += c * c * Math.log1p((e / c) ** 2)
   }
   return s
 }
@@ -129,9 +129,10 @@ const objective = (ps: ReadonlyArray<Prepared>, theta: ReadonlyArray<number>, c:
  * fitted parameters carry to another model on the same hardware. The roofline's `max` makes the
  * model piecewise linear: the fit alternates between picking each term's active side at the
  * current parameters and a non-negative least-squares solve (efficiencies stay in (0, 1],
- * overheads >= 0), iteratively reweighted with Huber weights on the relative residuals
- * (`huberRelative`, default 10%) so that a few corrupt rows (the splitwise TP2 batch-64 prefill
- * rows report 64 prompts faster than 32) cannot drag the fit; the best iterate by Huber loss is
+ * overheads >= 0), iteratively reweighted with Cauchy weights `1 / (1 + (e / outlierScale)^2)`
+ * on the relative residuals e (`outlierScale` default 0.1: a row 10% off counts half) so that a
+ * few corrupt rows (the splitwise TP2 batch-64 prefill rows report 64 prompts faster than 32)
+ * cannot drag the fit; the best iterate by Cauchy loss is
  * kept. Parameters no row depends on (e.g. eager overhead on decode-only data) keep
  * their `start` value. Fails when there are no rows or a measured time is not positive.
  *
@@ -158,7 +159,7 @@ export const fit = (
   options?: {
     readonly start?: Partial<Efficiencies> | undefined
     readonly maxIterations?: number | undefined
-    readonly huberRelative?: number | undefined
+    readonly outlierScale?: number | undefined
   }
 ): Result.Result<FitResult, CalibrationError> => {
   if (samples.length === 0)
@@ -175,8 +176,8 @@ export const fit = (
   let theta = toTheta({ ...defaultEfficiencies, ...options?.start })
   let best = theta
   const maxIt = options?.maxIterations ?? 30
-  const huber = options?.huberRelative ?? 0.1
-  let bestObj = objective(ps, theta, huber)
+  const outlier = options?.outlierScale ?? 0.1
+  let bestObj = objective(ps, theta, outlier)
   let iterations = 0
   let weights = ps.map(() => 1)
   for (; iterations < maxIt; iterations++) {
@@ -204,12 +205,12 @@ export const fit = (
       NP
     )
     const next = theta.map((t, i) => (free[i] ? lower[i]! + phi[i]! / s[i]! : t))
-    const obj = objective(ps, next, huber)
-    // Huber weights on relative residuals: rows off by more than `huberRelative` count linearly,
-    // so a few corrupt rows cannot drag the fit
+    const obj = objective(ps, next, outlier)
+    // Cauchy weights on relative residuals: a row `outlierScale` off counts half, gross outliers
+    // almost nothing, so a few corrupt rows cannot drag the fit
     weights = ps.map((p) => {
       const e = Math.abs((evalTheta(p, next) - p.y) / p.y)
-      return e <= huber ? 1 : huber / e
+      return 1 / (1 + (e / outlier) ** 2)
     })
     if (obj < bestObj) {
       bestObj = obj

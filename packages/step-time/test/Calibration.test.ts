@@ -127,6 +127,19 @@ describe("calibration works through physical features, not per-model constants",
     expect(mape(bloom, {}).mape).toBeGreaterThan(5)
   })
 
+  it("a few corrupt rows (10x too fast) do not drag the fit off the others", () => {
+    const clean = [2, 4, 8].flatMap((tp) => synth(llama, tp))
+    const corrupt = clean.map((s, i) =>
+      i % 16 === 5 ? { ...s, measuredSeconds: s.measuredSeconds / 10 } : s
+    )
+    const f = Result.getOrThrow(fit(corrupt))
+    const good = clean.filter((_, i) => i % 16 !== 5)
+    expect(mape(good, f.params).mape).toBeLessThan(1)
+    // plain least squares (no down-weighting) is dragged well off by the same rows
+    const plain = Result.getOrThrow(fit(corrupt, { outlierScale: 1e9 }))
+    expect(mape(good, plain.params).mape).toBeGreaterThan(mape(good, f.params).mape)
+  })
+
   it("predict() is the model's step time under the given parameters", () => {
     const s = synth(llama, 4)[0]!
     expect(predict(s, truth)).toBe(s.measuredSeconds)
