@@ -150,6 +150,45 @@ describe("polling real payloads", () => {
     expect(s.load).toMatchObject({ numRunningReqs: 0, numWaitingReqs: 0, kvCacheUsage: 0 })
   })
 
+  it("S09 gauges declared with no samples, and an SGLang DP-8 /metrics without running counts: unknown, never zeros", async () => {
+    const declared = [
+      "# HELP vllm:num_requests_running Number of requests in model execution batches.",
+      "# TYPE vllm:num_requests_running gauge",
+      "# HELP vllm:num_requests_waiting Number of requests waiting to be processed.",
+      "# TYPE vllm:num_requests_waiting gauge",
+      "# HELP vllm:gpu_cache_usage_perc GPU KV-cache usage. 1 means 100 percent usage.",
+      "# TYPE vllm:gpu_cache_usage_perc gauge",
+      ""
+    ].join("\n")
+    const v = await worker({ loads: { _tag: "body", body: declared } })
+    const g = await worker({
+      loads: { _tag: "file", path: payload("sglang_metrics_dp8_deepseek_r1__aibrix_issue1614_part1.prom") }
+    })
+    const r = live({
+      sources: [src(v, { kind: "vllm-metrics" }), src(g, { kind: "sglang-metrics", dpSize: 8 })],
+      staleAfterSeconds: 5,
+      requiredFields: ["numRunningReqs", "numWaitingReqs"],
+      unknownRanks: "exclude"
+    })
+    await r.ready
+    const ranks = r.ranks()
+    expect(ranks.length).toBe(9)
+    expect(ranks.every((s) => !s.known && s.load === undefined)).toBe(true)
+    // the DP-8 payload has num_queue_reqs for ranks 1 and 3 only and no running gauge at all
+    expect(ranks.slice(1).map((s) => s.reason)).toEqual([
+      "missing-field",
+      "missing-field",
+      "missing-field",
+      "missing-field",
+      "missing-field",
+      "missing-field",
+      "missing-field",
+      "missing-field"
+    ])
+    const e = r.route({ requestId: "x", inputLength: 1 })
+    expect(e._tag === "RouterError" && e.reason).toBe("NoAvailableRanks")
+  })
+
   it("S08 one fetch for a DP-4 worker fills U@0..U@3 by dp_rank; the tokens imbalance is 3.2", async () => {
     let fetches = 0
     const body = JSON.stringify({
