@@ -9,9 +9,17 @@ import { Result } from "effect"
 import { type DecodeError, decodeError } from "./DecodeError.js"
 import { decodeGetLoad, type GetLoadResponse } from "./GetLoad.js"
 import { parseJson } from "./internal/json.js"
+import { type Exposition, parseExposition } from "./internal/prometheus.js"
 import type { LoadEntry } from "./LoadSnapshot.js"
 import { type LoadStat, loadStatFromTagged } from "./LoadStat.js"
-import { decodeSglangMetrics, decodeVllmMetrics, detectMetricsRuntime } from "./Metrics.js"
+import {
+  type DecodedMetrics,
+  runtimeOfExposition,
+  type SglangRankMetrics,
+  sglangOfExposition,
+  type VllmEngineMetrics,
+  vllmOfExposition
+} from "./Metrics.js"
 import { decodeV1Loads, isoToEpochSeconds, type V1Loads } from "./V1Loads.js"
 import { decodeVllmLoggerLines, latestPerEngine } from "./VllmLogger.js"
 
@@ -239,29 +247,38 @@ const fromJson = (doc: unknown, kind: LedgerKind): Result.Result<Array<LedgerRow
   )
 }
 
+const vllmRows = (m: DecodedMetrics<VllmEngineMetrics>): Array<LedgerRow> =>
+  m.records.map((e) => {
+    const row: Mutable = { dpRank: e.engine }
+    if (e.numRequestsRunning !== undefined) row.numRunningReqs = e.numRequestsRunning
+    if (e.numRequestsWaiting !== undefined) row.numWaitingReqs = e.numRequestsWaiting
+    const kv = e.kvCacheUsagePerc ?? e.gpuCacheUsagePerc
+    if (kv !== undefined) row.kvCacheUsage = kv
+    return row
+  })
+
+const sglangRows = (m: DecodedMetrics<SglangRankMetrics>): Array<LedgerRow> =>
+  m.records.map((r) => {
+    const row: Mutable = { dpRank: r.dpRank }
+    pick(r, [...entryKeys, "maxPrefillTokens", "contextLen"], row)
+    if (r.numWaitingReqs === undefined && r.numQueueReqs !== undefined) row.numWaitingReqs = r.numQueueReqs
+    if (r.tokenUsage !== undefined) row.kvCacheUsage = r.tokenUsage
+    return row
+  })
+
+const fromExposition = (
+  e: Exposition,
+  kind: "vllm-metrics" | "sglang-metrics"
+): Result.Result<Array<LedgerRow>, DecodeError> =>
+  kind === "vllm-metrics"
+    ? Result.map(vllmOfExposition(e), vllmRows)
+    : Result.map(sglangOfExposition(e), sglangRows)
+
 const fromText = (text: string, kind: LedgerKind): Result.Result<Array<LedgerRow>, DecodeError> => {
-  if (kind === "vllm-metrics")
-    return Result.map(decodeVllmMetrics(text), (m) =>
-      m.records.map((e) => {
-        const row: Mutable = { dpRank: e.engine }
-        if (e.numRequestsRunning !== undefined) row.numRunningReqs = e.numRequestsRunning
-        if (e.numRequestsWaiting !== undefined) row.numWaitingReqs = e.numRequestsWaiting
-        const kv = e.kvCacheUsagePerc ?? e.gpuCacheUsagePerc
-        if (kv !== undefined) row.kvCacheUsage = kv
-        return row
-      })
-    )
-  if (kind === "sglang-metrics")
-    return Result.map(decodeSglangMetrics(text), (m) =>
-      m.records.map((r) => {
-        const row: Mutable = { dpRank: r.dpRank }
-        pick(r, [...entryKeys, "maxPrefillTokens", "contextLen"], row)
-        if (r.numWaitingReqs === undefined && r.numQueueReqs !== undefined)
-          row.numWaitingReqs = r.numQueueReqs
-        if (r.tokenUsage !== undefined) row.kvCacheUsage = r.tokenUsage
-        return row
-      })
-    )
+  if (kind === "vllm-metrics" || kind === "sglang-metrics") {
+    const e = parseExposition(text)
+    return Result.isFailure(e) ? Result.fail(e.failure) : fromExposition(e.success, kind)
+  }
   const t = text.trimStart()
   if (kind !== "auto" || t.startsWith("{") || t.startsWith("[")) {
     const doc = parseJson(text)
@@ -288,10 +305,10 @@ const fromText = (text: string, kind: LedgerKind): Result.Result<Array<LedgerRow
     )
   const summary = fromRankSummary(text)
   if (summary !== undefined) return Result.succeed(summary)
-  const rt = detectMetricsRuntime(text)
-  if (Result.isFailure(rt)) return Result.fail(rt.failure)
-  if (rt.success === "vllm") return fromText(text, "vllm-metrics")
-  if (rt.success === "sglang") return fromText(text, "sglang-metrics")
+  const expo = parseExposition(text)
+  if (Result.isFailure(expo)) return Result.fail(expo.failure)
+  const rt = runtimeOfExposition(expo.success)
+  if (rt !== undefined) return fromExposition(expo.success, rt === "vllm" ? "vllm-metrics" : "sglang-metrics")
   return Result.fail(decodeError("UnknownFormat", "no vLLM or SGLang load metric in the text", { line: 1 }))
 }
 

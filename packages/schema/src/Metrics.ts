@@ -203,10 +203,13 @@ const group = <K extends string>(
 export const decodeVllmMetrics = (
   text: string
 ): Result.Result<DecodedMetrics<VllmEngineMetrics>, DecodeError> =>
-  Result.flatMap(parseExposition(text), (e) => group(e, vllmNames, "engine", "engine")) as Result.Result<
-    DecodedMetrics<VllmEngineMetrics>,
-    DecodeError
-  >
+  Result.flatMap(parseExposition(text), vllmOfExposition)
+
+/** vLLM records of an already parsed exposition (internal: `decodeLedger` parses once). */
+export const vllmOfExposition = (
+  e: Exposition
+): Result.Result<DecodedMetrics<VllmEngineMetrics>, DecodeError> =>
+  group(e, vllmNames, "engine", "engine") as Result.Result<DecodedMetrics<VllmEngineMetrics>, DecodeError>
 
 /**
  * Decode SGLang `/metrics` text (or `/v1/loads?format=prometheus`) to one record per `dp_rank`
@@ -227,10 +230,13 @@ export const decodeVllmMetrics = (
 export const decodeSglangMetrics = (
   text: string
 ): Result.Result<DecodedMetrics<SglangRankMetrics>, DecodeError> =>
-  Result.flatMap(parseExposition(text), (e) => group(e, sglangNames, "dp_rank", "dpRank")) as Result.Result<
-    DecodedMetrics<SglangRankMetrics>,
-    DecodeError
-  >
+  Result.flatMap(parseExposition(text), sglangOfExposition)
+
+/** SGLang records of an already parsed exposition (internal: `decodeLedger` parses once). */
+export const sglangOfExposition = (
+  e: Exposition
+): Result.Result<DecodedMetrics<SglangRankMetrics>, DecodeError> =>
+  group(e, sglangNames, "dp_rank", "dpRank") as Result.Result<DecodedMetrics<SglangRankMetrics>, DecodeError>
 
 /**
  * Which runtime an exposition text comes from, by its metric names (samples or declarations):
@@ -251,12 +257,15 @@ export const decodeSglangMetrics = (
 export const detectMetricsRuntime = (
   text: string
 ): Result.Result<"vllm" | "sglang" | undefined, DecodeError> =>
-  Result.map(parseExposition(text), (e) => {
-    const names = [...e.samples.map((s) => s.name), ...e.declared.keys()]
-    if (names.some((n) => n.startsWith("vllm:"))) return "vllm"
-    if (names.some((n) => n.startsWith("sglang:") || n.startsWith("sglang_"))) return "sglang"
-    return undefined
-  })
+  Result.map(parseExposition(text), runtimeOfExposition)
+
+/** The runtime of an already parsed exposition (internal: `decodeLedger` parses once). */
+export const runtimeOfExposition = (e: Exposition): "vllm" | "sglang" | undefined => {
+  const names = [...e.samples.map((s) => s.name), ...e.declared.keys()]
+  if (names.some((n) => n.startsWith("vllm:"))) return "vllm"
+  if (names.some((n) => n.startsWith("sglang:") || n.startsWith("sglang_"))) return "sglang"
+  return undefined
+}
 
 /**
  * vLLM's `EngineCounts` `[waiting, running, kvCacheUsage]` from an engine's gauges, or

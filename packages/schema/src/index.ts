@@ -9,7 +9,15 @@ export * from "./GetLoad.js"
 export * from "./Ledger.js"
 export * from "./LoadSnapshot.js"
 export * from "./LoadStat.js"
-export * from "./Metrics.js"
+export {
+  type DecodedMetrics,
+  decodeSglangMetrics,
+  decodeVllmMetrics,
+  detectMetricsRuntime,
+  SglangRankMetrics,
+  toEngineCounts,
+  VllmEngineMetrics
+} from "./Metrics.js"
 export * from "./MlpSync.js"
 export * from "./V1Loads.js"
 export * from "./Vllm.js"
