@@ -1,0 +1,80 @@
+import type { Policy, PolicyOptions } from "@loadledger/policies"
+import { findPolicy } from "@loadledger/policies"
+import { describe, expect, it } from "vitest"
+import { simulate } from "../src/index.js"
+import { fixedStep, req } from "./helpers.js"
+
+interface Seen {
+  readonly options: PolicyOptions
+  readonly routed: Array<string>
+  readonly finished: Array<string>
+  readonly observedAt: Array<number>
+}
+
+// A policy factory that records, per front end, what it was asked to do (state stays immutable).
+const recording =
+  (log: Array<Seen>) =>
+  (options: PolicyOptions): Policy<unknown> => {
+    const seen: Seen = { options, routed: [], finished: [], observedAt: [] }
+    log.push(seen)
+    return {
+      name: "recording",
+      init: () => 0,
+      observe: (s, _loads, now) => {
+        seen.observedAt.push(now)
+        return s
+      },
+      route: (s, r) => {
+        seen.routed.push(r.requestId)
+        return { _tag: "Routed", rank: Number(r.requestId) % 2, state: s, explanation: {} }
+      },
+      finish: (s, ids) => {
+        seen.finished.push(...ids)
+        return s
+      },
+      setStatus: (s) => s
+    }
+  }
+
+describe("vLLM front ends", () => {
+  const trace = Array.from({ length: 9 }, (_, i) => req(i, i * 0.05, 50, 4))
+  it("each front end has its own policy state, routes its share of arrivals, and hears only its own finishes", () => {
+    const log: Array<Seen> = []
+    const r = simulate({ dpSize: 2, stepModel: fixedStep(0.01), engine: "vllm", frontEnds: 3 }, trace, {
+      name: "recording",
+      make: recording(log)
+    })
+    expect(r.requests.finished).toBe(9)
+    expect(log.map((s) => s.options)).toEqual(
+      [0, 1, 2].map((i) => ({ clientCount: 3, clientIndex: i, seed: 0 }))
+    )
+    expect(log.map((s) => s.routed)).toEqual([
+      ["0", "3", "6"],
+      ["1", "4", "7"],
+      ["2", "5", "8"]
+    ])
+    for (const s of log) expect([...s.finished].sort()).toEqual([...s.routed].sort())
+    // the coordinator publishes to every front end, no more often than every 100 ms
+    const at = log[0]!.observedAt
+    expect(log[1]!.observedAt).toEqual(at)
+    for (let i = 1; i < at.length; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(0.1 - 1e-12)
+  })
+  it("SGLang has one controller, which receives every step's snapshots", () => {
+    const log: Array<Seen> = []
+    const r = simulate({ dpSize: 2, stepModel: fixedStep(0.01), engine: "sglang", frontEnds: 3 }, trace, {
+      name: "recording",
+      make: recording(log)
+    })
+    expect(log).toHaveLength(1)
+    expect(log[0]!.observedAt).toHaveLength(r.steps)
+  })
+  it("vllm-kv-pressure with three front ends places every request once", () => {
+    const r = simulate(
+      { dpSize: 4, stepModel: fixedStep(0.01), engine: "vllm", frontEnds: 3 },
+      Array.from({ length: 60 }, (_, i) => req(i, i * 0.01, 500, 8)),
+      findPolicy("vllm-kv-pressure")!
+    )
+    expect(r.requests.finished).toBe(60)
+    expect(r.requestsPerRank.reduce((a, b) => a + b, 0)).toBe(60)
+  })
+})
