@@ -77,6 +77,11 @@ export interface ModelSpec {
   readonly weightBytesPerParam: number
   readonly activationBytes: number
   readonly tp: number
+  /**
+   * Per-layer collectives around the MLP: `"gather"` (default: dp_gather + dp_reduce_scatter of
+   * the hidden states) or `"all-to-all"` (expert-parallel dispatch + combine, e.g. DeepEP).
+   */
+  readonly collective?: "gather" | "all-to-all" | undefined
   readonly attention: AttentionSpec
   readonly mlp: MlpSpec
 }
@@ -131,6 +136,7 @@ export const ModelSpecJson = Schema.Struct({
   weightBytesPerParam: Positive,
   activationBytes: Schema.optional(Positive),
   tp: Schema.optional(PositiveInt),
+  collective: Schema.optional(Schema.Literals(["gather", "all-to-all"])),
   attention: AttentionSchema,
   mlp: MlpSchema
 })

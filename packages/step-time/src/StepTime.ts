@@ -125,7 +125,9 @@ const expectedDistinctLocalExperts = (numExperts: number, topK: number, ep: numb
  * weights and KV reads, plus per-request and per-layer overheads; the MLP reads the weights of the
  * expected distinct experts touched by the global token count (top-k of E over EP ranks) or the
  * dense weights; each layer has two collectives (gather + reduce-scatter under DP attention, two
- * all-reduces under plain TP) costing `(g - 1) x latency + bytes / link`; the step waits for the
+ * all-reduces under plain TP, or with `model.collective: "all-to-all"` the MoE dispatch and
+ * combine, whose volume is the busiest rank's tokens x top-k) costing
+ * `(g - 1) x latency + bytes / link`; the step waits for the
  * slowest rank at every layer. A rank with no work runs a 0-token idle batch. If any rank is idle
  * in a step that contains an extend, every rank runs eagerly (no CUDA graph) and pays
  * `eagerOverheadSecondsPerLayer` (SGLang's DP-attention idle ranks run a dummy extend that
@@ -231,11 +233,19 @@ export const stepTimeFromAggregates = (
     }
   }
 
-  // collectives: gather + reduce-scatter (DP attention) or two all-reduces (TP only)
+  // collectives: gather + reduce-scatter (DP attention), two all-reduces (TP only), or the MoE
+  // dispatch + combine all-to-all, where the busiest rank's top-k token copies set the volume
   let commPerLayer = 0
   if (g > 1) {
-    const bytesFactor = dp > 1 ? 1 : 2
-    const bytes = (bytesFactor * (g - 1) * T * model.hiddenSize * model.activationBytes) / g
+    const allToAll = model.collective === "all-to-all" && model.mlp.kind === "moe"
+    const bytes = allToAll
+      ? ((g - 1) *
+          (maxTokens / tp) *
+          (model.mlp.kind === "moe" ? model.mlp.topK : 1) *
+          model.hiddenSize *
+          model.activationBytes) /
+        g
+      : ((dp > 1 ? 1 : 2) * (g - 1) * T * model.hiddenSize * model.activationBytes) / g
     commPerLayer =
       2 *
       ((g - 1) * p.collectiveLatencySeconds + bytes / (gpu.linkBandwidthBytesPerSecond * p.linkEfficiency))

@@ -70,6 +70,10 @@ describe("modelFromJson", () => {
     const badTopK = modelFromJson({ ...models["glm-5.3"], mlp: { ...models["glm-5.3"]!.mlp, topK: 300 } })
     expect(Result.isFailure(badTopK) && badTopK.failure.path).toBe("mlp.topK")
     expect(Result.isFailure(modelFromJson("glm"))).toBe(true)
+    const badCollective = modelFromJson({ ...models["glm-5.3"], collective: "ring" })
+    expect(Result.isFailure(badCollective) && badCollective.failure.path).toBe("collective")
+    const a2a = modelFromJson({ ...models["glm-5.3"], collective: "all-to-all" })
+    expect(Result.isSuccess(a2a) && a2a.success.collective).toBe("all-to-all")
   })
   it("a JSON model runs through stepTime like a preset", () => {
     const m = Result.getOrThrow(modelFromJson(JSON.parse(JSON.stringify(models["glm-5.3"]))))

@@ -261,3 +261,24 @@ describe("aggregates without kvReadPairs", () => {
     expect(Math.abs(est.stepSeconds / exact.stepSeconds - 1)).toBeLessThan(0.01)
   })
 })
+
+describe("all-to-all collectives (expert-parallel dispatch + combine)", () => {
+  const a2a = { ...glm, model: { ...models["glm-5.3"]!, collective: "all-to-all" as const } }
+  const even = Array.from({ length: 8 }, () => ({ decode: Array(64).fill(4096), extend: [] }))
+  const skew = [{ decode: Array(512).fill(4096), extend: [] }, ...Array.from({ length: 7 }, () => idle)]
+
+  it("volume follows the busiest rank: skew costs more link time, the MoE term does not move", () => {
+    const e = stepTime(a2a, even)
+    const s = stepTime(a2a, skew)
+    expect(s.moeSeconds).toBe(e.moeSeconds)
+    expect(s.commSeconds).toBeGreaterThan(e.commSeconds)
+    // bytes: (g - 1)/g x maxTokens x topK x hidden x 2 B, twice per layer, at 70% of 450 GB/s
+    const bytes = (7 / 8) * 64 * 8 * 6144 * 2
+    const perLayer = 2 * (7 * 2e-6 + bytes / (450e9 * 0.7))
+    expect(e.commSeconds).toBeCloseTo(78 * perLayer, 12)
+  })
+
+  it("gather (default) volume follows the global token count instead", () => {
+    expect(stepTime(glm, skew).commSeconds).toBeCloseTo(stepTime(glm, even).commSeconds, 15)
+  })
+})
