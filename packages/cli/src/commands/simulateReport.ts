@@ -33,14 +33,14 @@ export const renderReport = async (
     chart.dispose()
     return out
   }
-  const legend = { top: 24, type: "scroll" }
+  const legend = { top: 34, type: "scroll" }
   const parts: Array<string> = []
   const cdf = (key: "ttftSeconds" | "e2eSeconds", name: string) =>
     svg({
       title: { text: `${name} CDF (seconds, log scale)`, left: "center", textStyle: { fontSize: 14 } },
       legend,
-      grid: { top: 70, left: 60, right: 30, bottom: 40 },
-      xAxis: { type: "log", name: "s", minorTick: { show: true } },
+      grid: { top: 80, left: 60, right: 40, bottom: 55 },
+      xAxis: { type: "log", name: "seconds", nameLocation: "middle", nameGap: 30, minorTick: { show: true } },
       yAxis: { type: "value", min: 0, max: 1, name: "share of requests" },
       series: rows.map(({ result: r }) => ({
         type: "line",
@@ -59,7 +59,7 @@ export const renderReport = async (
         textStyle: { fontSize: 14 }
       },
       legend,
-      grid: { top: 70, left: 60, right: 30, bottom: 40 },
+      grid: { top: 80, left: 60, right: 40, bottom: 55 },
       xAxis: { type: "category", data: labels },
       yAxis: { type: "value", name: "share of steps" },
       series: rows.map(({ result: r }) => {
@@ -82,8 +82,8 @@ export const renderReport = async (
             textStyle: { fontSize: 14 }
           },
           legend,
-          grid: { top: 70, left: 60, right: 30, bottom: 40 },
-          xAxis: { type: "value", name: "simulated s" },
+          grid: { top: 80, left: 60, right: 40, bottom: 55 },
+          xAxis: { type: "value", name: "simulated seconds", nameLocation: "middle", nameGap: 30 },
           yAxis: { type: "value", name: "requests" },
           series: r.loadSamples.perRank.map((ys, rank) => ({
             type: "line",
@@ -93,7 +93,7 @@ export const renderReport = async (
           }))
         },
         900,
-        300
+        320
       )
     )
   return `<!doctype html>
