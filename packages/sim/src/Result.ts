@@ -47,7 +47,14 @@ export interface Percentiles {
 }
 
 /**
- * The token imbalance ratio buckets SGLang exports (upper bounds, `le`), plus +Inf.
+ * The token imbalance ratio buckets SGLang exports (upper bounds, `le`); results add a last
+ * bucket for ratios above 64.
+ *
+ * @example
+ * ```ts
+ * import { IMBALANCE_BUCKETS } from "@loadledger/sim"
+ * IMBALANCE_BUCKETS.length // 16
+ * ```
  *
  * @category models
  * @since 0.1.0

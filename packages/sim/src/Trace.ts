@@ -66,6 +66,12 @@ const traceError = (message: string, line?: number, field?: string): TraceError 
 /**
  * True when a reader result is an error.
  *
+ * @example
+ * ```ts
+ * import { isTraceError, parseTrace } from "@loadledger/sim"
+ * isTraceError(parseTrace("not a trace")) // true
+ * ```
+ *
  * @category guards
  * @since 0.1.0
  */

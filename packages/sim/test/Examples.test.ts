@@ -4,6 +4,7 @@ import { gpus, models } from "@loadledger/step-time"
 import { describe, expect, it } from "vitest"
 import {
   detectTraceFormat,
+  IMBALANCE_BUCKETS,
   isTraceError,
   kvPoolTokensFor,
   parseTrace,
@@ -21,6 +22,12 @@ describe("docstring examples", () => {
     expect(
       detectTraceFormat('{"timestamp": 0, "input_length": 10, "output_length": 2, "hash_ids": [0]}')
     ).toBe("mooncake")
+  })
+  it("isTraceError", () => {
+    expect(isTraceError(parseTrace("not a trace"))).toBe(true)
+  })
+  it("IMBALANCE_BUCKETS: issue 5's sixteen SGLang buckets", () => {
+    expect(IMBALANCE_BUCKETS).toEqual([1.0, 1.05, 1.1, 1.25, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64])
   })
   it("parseTrace", () => {
     const t = parseTrace(
