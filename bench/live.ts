@@ -16,6 +16,7 @@ import { totalRequests } from "@loadledger/policies"
 import { Result } from "effect"
 import { startFakeWorker } from "../examples/router/fakeWorker.js"
 import { startProxy } from "../examples/router/proxy.js"
+import { type Benchmark, nsPerOp } from "./harness.js"
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 })
 const body = JSON.stringify({ model: "m", prompt: "Say hello in one word." })
@@ -50,12 +51,12 @@ const pct = (xs: ReadonlyArray<number>, p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN
 }
 
-/** CPU cost of the pure decision path alone: route + finish on 8 ranks with fresh loads. */
-export const decisionCost = (calls = 100_000): string => {
-  const workers = [0, 1].map((i) => ({ url: `w${i}`, dpSize: 4 }))
+/** CPU cost of the pure decision path alone: `route` + `finish` with fresh loads, in µs per request. */
+export const decisionCostUs = (ranksPerWorker = 4, workerCount = 2, held = 0): number => {
+  const workers = Array.from({ length: workerCount }, (_, i) => ({ url: `w${i}`, dpSize: ranksPerWorker }))
   let r = makeRouter(totalRequests, workers, { staleAfterSeconds: 1e9 })
   for (const w of workers) {
-    const rows = [0, 1, 2, 3].map((dpRank) => ({
+    const rows = Array.from({ length: ranksPerWorker }, (_, dpRank) => ({
       dpRank,
       timestamp: 1,
       numRunningReqs: dpRank,
@@ -64,14 +65,35 @@ export const decisionCost = (calls = 100_000): string => {
     }))
     r = applyPoll(r, w.url, Result.succeed(rows), 0)
   }
-  const t0 = process.hrtime.bigint()
-  for (let i = 0; i < calls; i++) {
+  for (let i = 0; i < held; i++) {
+    const out = route(r, { requestId: `held${i}`, inputLength: 64 }, 0.5)
+    if (out._tag === "RouterError") throw new Error(out.message)
+    r = out.state
+  }
+  const ns = nsPerOp((i) => {
     const out = route(r, { requestId: `b${i}`, inputLength: 64 }, 1 + i * 1e-6)
     if (out._tag === "RouterError") throw new Error(out.message)
     r = finish(out.state, `b${i}`, 1 + i * 1e-6).state
+  }, 2000)
+  return ns / 1000
+}
+
+/** `pnpm bench` entry: the decision path only (the proxy load test is async: run this file directly). */
+export const liveBench: Benchmark = {
+  name: "live router decision path",
+  run: () => {
+    for (const [per, count, held] of [
+      [4, 2, 0],
+      [8, 8, 0],
+      [8, 8, 5000]
+    ] as const) {
+      const us = decisionCostUs(per, count, held)
+      process.stdout.write(
+        `route + finish, ${per * count} ranks, ${held} others in flight: ${us.toFixed(2)} µs per request (min of 9 rounds)\n`
+      )
+    }
+    process.stdout.write("proxy added latency: pnpm exec tsx --conditions=@loadledger/source bench/live.ts\n")
   }
-  const us = Number(process.hrtime.bigint() - t0) / 1e3 / calls
-  return `decision path (route + finish, 8 ranks, pure): ${us.toFixed(2)} µs per request over ${calls} calls`
 }
 
 export const run = async (
@@ -141,7 +163,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     }
   })
   console.log(`node ${process.version}, loopback, ${values.requests} requests per concurrency level`)
-  console.log(decisionCost())
+  console.log(`decision path (route + finish, 8 ranks, pure): ${decisionCostUs().toFixed(2)} µs per request`)
   const lines = await run(
     Number(values.requests),
     values.concurrency.split(",").map(Number),

@@ -4,9 +4,10 @@
  * @since 0.1.0
  */
 import type { Benchmark } from "./harness.js"
+import { liveBench } from "./live.js"
 import { sglangPolicyBench } from "./sglangPolicies.js"
 import { simBench } from "./sim.js"
 import { stepTimeBench } from "./step-time.js"
 import { vllmPolicyBench } from "./vllm.js"
 
-export const benchmarks: ReadonlyArray<Benchmark> = [sglangPolicyBench, vllmPolicyBench, simBench, stepTimeBench]
+export const benchmarks: ReadonlyArray<Benchmark> = [sglangPolicyBench, vllmPolicyBench, simBench, stepTimeBench, liveBench]

@@ -96,10 +96,12 @@ export const rankStatus = (
   now: number,
   options: StatusOptions
 ): ReadonlyArray<RankStatus> => {
-  const out: Array<RankStatus> = []
+  const failures = new Map<string, PollFailure | undefined>()
+  for (const w of ledger.workers) failures.set(w.url, w.failure)
+  const out: Array<RankStatus> = new Array(ledger.ranks.length)
   for (let index = 0; index < ledger.ranks.length; index++) {
     const e = ledger.ranks[index]!
-    out.push(judge(e, index, ledger.workers.find((w) => w.url === e.workerUrl)?.failure, now, options))
+    out[index] = judge(e, index, failures.get(e.workerUrl), now, options)
   }
   return out
 }
@@ -118,7 +120,7 @@ const judge = (
   const row = e.row
   const ageSeconds = row !== undefined && since !== undefined ? Math.max(0, now - since) : undefined
   let reason: UnknownReason | undefined
-  let missing: ReadonlyArray<LoadField> | undefined
+  let missing: Array<LoadField> | undefined
   if (failure !== undefined) {
     reason =
       failure.kind === "decode"
@@ -130,16 +132,33 @@ const judge = (
   else if (row === undefined) reason = "not-in-payload"
   else if (row.unknown !== undefined) reason = "rejected-row"
   else {
-    const lacking = options.requiredFields.filter((f) => row[f] === undefined)
-    if (lacking.length > 0) {
-      missing = lacking
-      reason = "missing-field"
-    } else if (ageSeconds === undefined || ageSeconds > options.staleAfterSeconds) reason = "stale"
+    for (const f of options.requiredFields) {
+      if (row[f] !== undefined) continue
+      if (missing === undefined) missing = []
+      missing.push(f)
+    }
+    if (missing !== undefined) reason = "missing-field"
+    else if (ageSeconds === undefined || ageSeconds > options.staleAfterSeconds) reason = "stale"
   }
-  const base = { index, id: e.id, workerUrl: e.workerUrl, dpRank: e.dpRank, reachable, ageSeconds }
-  if (reason !== undefined || row === undefined) return { ...base, known: false, reason, missing }
-  const absent = countFields.filter((f) => row[f] === undefined)
-  const assumedZero = absent.length > 0 ? absent : undefined
+  if (reason !== undefined || row === undefined) {
+    return {
+      index,
+      id: e.id,
+      workerUrl: e.workerUrl,
+      dpRank: e.dpRank,
+      known: false,
+      reachable,
+      reason,
+      missing,
+      ageSeconds
+    }
+  }
+  let assumedZero: Array<LoadField> | undefined
+  for (const f of countFields) {
+    if (row[f] !== undefined) continue
+    if (assumedZero === undefined) assumedZero = []
+    assumedZero.push(f)
+  }
   const load: RankLoad = {
     dpRank: index,
     timestamp: row.timestamp ?? e.changedAtSeconds ?? now,
@@ -148,7 +167,17 @@ const judge = (
     numTotalTokens: row.numTotalTokens ?? 0,
     kvCacheUsage: row.kvCacheUsage
   }
-  return { ...base, known: true, load, assumedZero }
+  return {
+    index,
+    id: e.id,
+    workerUrl: e.workerUrl,
+    dpRank: e.dpRank,
+    known: true,
+    reachable,
+    ageSeconds,
+    load,
+    assumedZero
+  }
 }
 
 /**

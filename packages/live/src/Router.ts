@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import type { Explanation, Policy, RouteRequest } from "@loadledger/policies"
-import { Result } from "effect"
+import { HashMap, Option, Result } from "effect"
 import type { LedgerRow } from "./internal/decode.js"
 import {
   type Ledger,
@@ -45,7 +45,8 @@ export interface RouterOptions {
 }
 
 /**
- * The router value. `inflight` maps each admitted, unfinished request id to its rank index;
+ * The router value. `inflight` maps each admitted, unfinished request id to its rank index (an
+ * effect persistent `HashMap`: O(log n) per route/finish however many requests are in flight);
  * `inflightPerRank` is its per-rank count; `decisions` counts placements per rank.
  *
  * @category models
@@ -57,7 +58,7 @@ export interface RouterState<S> {
   readonly status: StatusOptions
   readonly unknownRanks: "exclude" | "inflight"
   readonly ledger: Ledger
-  readonly inflight: ReadonlyMap<string, number>
+  readonly inflight: HashMap.HashMap<string, number>
   readonly inflightPerRank: ReadonlyArray<number>
   readonly decisions: ReadonlyArray<number>
   readonly cursor: number
@@ -98,6 +99,12 @@ export interface RouterError {
   readonly ranks?: ReadonlyArray<RankStatus> | undefined
 }
 
+const bump = (xs: ReadonlyArray<number>, i: number, by: number): ReadonlyArray<number> => {
+  const out = xs.slice()
+  out[i] = out[i]! + by
+  return out
+}
+
 const routerError = (
   reason: RouterError["reason"],
   message: string,
@@ -135,7 +142,7 @@ export const makeRouter = <S>(
     },
     unknownRanks: options.unknownRanks ?? "inflight",
     ledger,
-    inflight: new Map(),
+    inflight: HashMap.empty(),
     inflightPerRank: Array.from({ length: n }, () => 0),
     decisions: Array.from({ length: n }, () => 0),
     cursor: 0
@@ -152,7 +159,7 @@ export const makeRouter = <S>(
  * ```ts
  * import { applyPoll, makeRouter, statuses } from "@loadledger/live"
  * import { totalRequests } from "@loadledger/policies"
- * import { Result } from "effect"
+ * import { HashMap, Option, Result } from "effect"
  * let r = makeRouter(totalRequests, [{ url: "u", dpSize: 2 }], { staleAfterSeconds: 1 })
  * r = applyPoll(r, "u", Result.succeed([{ dpRank: 0, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }]), 0)
  * // statuses(r, 0).map((s) => s.known) => [true, false]
@@ -221,17 +228,26 @@ export const route = <S>(
   request: RouteRequest,
   now: number
 ): { readonly _tag: "Routed"; readonly state: RouterState<S>; readonly decision: Decision } | RouterError => {
-  if (state.inflight.has(request.requestId)) {
+  if (HashMap.has(state.inflight, request.requestId)) {
     return routerError("DuplicateRequestId", `request ${request.requestId} is already in flight`, {
       field: "requestId"
     })
   }
   const ranks = statuses(state, now)
-  const candidate = ranks.map((s) => s.reachable && (s.known || state.unknownRanks === "inflight"))
-  if (!candidate.some((c) => c)) {
+  const n = ranks.length
+  const candidate: Array<boolean> = new Array(n)
+  const unknownCandidates: Array<RankStatus> = []
+  let candidates = 0
+  for (let i = 0; i < n; i++) {
+    const s = ranks[i]!
+    const c = s.reachable && (s.known || state.unknownRanks === "inflight")
+    candidate[i] = c
+    if (c) candidates++
+    if (c && !s.known) unknownCandidates.push(s)
+  }
+  if (candidates === 0) {
     return routerError("NoAvailableRanks", "no reachable rank with usable load data", { ranks })
   }
-  const unknownCandidates = ranks.filter((s, i) => candidate[i] && !s.known)
   let rank = -1
   let mode: Decision["mode"] = "inflight"
   let explanation: Explanation = {}
@@ -253,7 +269,6 @@ export const route = <S>(
     }
   }
   if (rank < 0) {
-    const n = ranks.length
     for (let k = 0; k < n; k++) {
       const i = (state.cursor + k) % n
       if (candidate[i] !== true) continue
@@ -274,9 +289,9 @@ export const route = <S>(
       ...state,
       policyState,
       cursor,
-      inflight: new Map(state.inflight).set(request.requestId, rank),
-      inflightPerRank: state.inflightPerRank.map((c, i) => (i === rank ? c + 1 : c)),
-      decisions: state.decisions.map((c, i) => (i === rank ? c + 1 : c))
+      inflight: HashMap.set(state.inflight, request.requestId, rank),
+      inflightPerRank: bump(state.inflightPerRank, rank, 1),
+      decisions: bump(state.decisions, rank, 1)
     },
     decision: {
       _tag: "Decision",
@@ -313,15 +328,15 @@ export const finish = <S>(
   requestId: string,
   now: number
 ): { readonly state: RouterState<S>; readonly found: boolean; readonly rank?: number | undefined } => {
-  const rank = state.inflight.get(requestId)
-  if (rank === undefined) return { state, found: false }
-  const inflight = new Map(state.inflight)
-  inflight.delete(requestId)
+  const found = HashMap.get(state.inflight, requestId)
+  if (Option.isNone(found)) return { state, found: false }
+  const rank = found.value
+  const inflight = HashMap.remove(state.inflight, requestId)
   return {
     state: {
       ...state,
       inflight,
-      inflightPerRank: state.inflightPerRank.map((c, i) => (i === rank ? c - 1 : c)),
+      inflightPerRank: bump(state.inflightPerRank, rank, -1),
       policyState: state.policy.finish(state.policyState, [requestId], now)
     },
     found: true,
@@ -337,7 +352,7 @@ export const finish = <S>(
  * ```ts
  * import { applyPoll, makeRouter, observedImbalance, statuses } from "@loadledger/live"
  * import { totalTokens } from "@loadledger/policies"
- * import { Result } from "effect"
+ * import { HashMap, Option, Result } from "effect"
  * const rows = [12000, 0, 0, 3000].map((numTotalTokens, dpRank) => ({ dpRank, numTotalTokens }))
  * const r = applyPoll(makeRouter(totalTokens, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 1, requiredFields: ["numTotalTokens"] }), "u", Result.succeed(rows), 0)
  * observedImbalance(statuses(r, 0)) // => 3.2

@@ -1,5 +1,5 @@
 import { totalRequests, totalTokens } from "@loadledger/policies"
-import { Result } from "effect"
+import { HashMap, Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
@@ -136,8 +136,12 @@ describe("fault cases", () => {
         0
       )
       // in-flight: w1 10, w2 2
-      for (let i = 0; i < 10; i++) r = { ...r, inflight: new Map(r.inflight).set(`a${i}`, 0) }
-      r = { ...r, inflight: new Map(r.inflight).set("b0", 1).set("b1", 1), inflightPerRank: [10, 2] }
+      for (let i = 0; i < 10; i++) r = { ...r, inflight: HashMap.set(r.inflight, `a${i}`, 0) }
+      r = {
+        ...r,
+        inflight: HashMap.set(HashMap.set(r.inflight, "b0", 1), "b1", 1),
+        inflightPerRank: [10, 2]
+      }
       const s = statuses(r, 0.5)
       expect(s[0]?.known).toBe(false)
       expect(s[0]?.reason).toBe("decode-failed")
@@ -170,7 +174,7 @@ describe("fault cases", () => {
   it("S13 replicas: each of 3 replicas with local in-flight [22,0,0,0] follows the engine-reported running [66,0,0,0]", () => {
     for (let replica = 0; replica < 3; replica++) {
       let r = makeRouter(totalRequests, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 1 })
-      for (let i = 0; i < 22; i++) r = { ...r, inflight: new Map(r.inflight).set(`l${replica}-${i}`, 0) }
+      for (let i = 0; i < 22; i++) r = { ...r, inflight: HashMap.set(r.inflight, `l${replica}-${i}`, 0) }
       r = { ...r, inflightPerRank: [22, 0, 0, 0] }
       const running = [66, 0, 0, 0]
       r = applyPoll(
@@ -253,7 +257,7 @@ describe("fault cases", () => {
           const expected = Array.from({ length: 8 }, () => 0)
           for (const rank of truth.values()) expected[rank]! += 1
           expect(r.inflightPerRank).toEqual(expected)
-          expect(r.inflight.size).toBe(truth.size)
+          expect(HashMap.size(r.inflight)).toBe(truth.size)
         }
         for (const id of [...truth.keys()]) r = finish(r, id, now).state
         expect(r.inflightPerRank).toEqual([0, 0, 0, 0, 0, 0, 0, 0])
