@@ -227,3 +227,43 @@ describe("loadledger calibrate", () => {
     ).toMatch(/needs --evaluate/)
   })
 })
+
+describe("loadledger step-time --model config.json", () => {
+  it("reads a Hugging Face config.json (BF16 Llama-2-70b) like the llama2-70b preset", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ll-st-"))
+    const f = join(dir, "config.json")
+    writeFileSync(
+      f,
+      JSON.stringify({
+        hidden_size: 8192,
+        num_hidden_layers: 80,
+        num_attention_heads: 64,
+        num_key_value_heads: 8,
+        intermediate_size: 28672,
+        vocab_size: 32000,
+        hidden_act: "silu",
+        torch_dtype: "float16"
+      })
+    )
+    const a = JSON.parse(
+      (await run("step-time", "--model", f, "--gpu", "a100-80gb", "--ranks", "[[4096, 4096]]", "--json")).out
+    )
+    const b = JSON.parse(
+      (
+        await run(
+          "step-time",
+          "--model",
+          "llama2-70b",
+          "--gpu",
+          "a100-80gb",
+          "--ranks",
+          "[[4096, 4096]]",
+          "--json"
+        )
+      ).out
+    )
+    expect(a.model).toBe("config")
+    expect(a.stepSeconds).toBe(b.stepSeconds)
+    expect(a.ranks[0].kvBytesRead).toBe(8192 * 4096 * 80)
+  })
+})

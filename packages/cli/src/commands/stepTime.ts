@@ -1,9 +1,11 @@
 import { existsSync, readFileSync } from "node:fs"
+import { basename } from "node:path"
 import {
   type Efficiencies,
   type GpuSpec,
   gpus,
   type ModelSpec,
+  modelFromHfConfig,
   modelFromJson,
   models,
   ranksFromJson,
@@ -26,8 +28,10 @@ const readJsonArg = (what: string, arg: string): unknown => {
 }
 
 /**
- * A model preset by name, or a JSON model spec file (see `modelFromJson`). Throws a one-line
- * error naming the bad field or listing the presets.
+ * A model preset by name, or a JSON file: a loadledger model spec (see `modelFromJson`) or a
+ * Hugging Face `config.json` (see `modelFromHfConfig`; FP8 weights when `quantization_config`
+ * says `fp8`, else BF16; BF16 KV cache). Throws a one-line error naming the bad field or listing
+ * the presets.
  *
  * @since 0.1.0
  */
@@ -38,7 +42,21 @@ export const resolveModel = (nameOrFile: string): ModelSpec => {
     throw new Error(
       `unknown model ${nameOrFile} (presets: ${Object.keys(models).join(", ")}; or a JSON spec file)`
     )
-  const r = modelFromJson(readJsonArg("--model", nameOrFile))
+  const doc = readJsonArg("--model", nameOrFile)
+  // a Hugging Face config.json (has hidden_size) or a loadledger model spec
+  const hf =
+    typeof doc === "object" && doc !== null && "hidden_size" in doc
+      ? (doc as Record<string, unknown>)
+      : undefined
+  const quant = hf?.["quantization_config"] as Record<string, unknown> | undefined
+  const r =
+    hf === undefined
+      ? modelFromJson(doc)
+      : modelFromHfConfig(hf, {
+          name: basename(nameOrFile).replace(/\.json$/, ""),
+          weightBytesPerParam:
+            typeof quant?.["quant_method"] === "string" && quant["quant_method"] === "fp8" ? 1 : 2
+        })
   if (Result.isFailure(r)) throw new Error(`${nameOrFile}: ${r.failure.path}: ${r.failure.message}`)
   return r.success
 }
@@ -72,7 +90,7 @@ export const register = (program: Command): void => {
     .description("model one lockstep DP step: per-rank attention, MoE, collectives and sync wait")
     .requiredOption(
       "--model <name|file>",
-      `model preset (${Object.keys(models).join(", ")}) or JSON spec file`
+      `model preset (${Object.keys(models).join(", ")}), JSON spec or HF config.json`
     )
     .requiredOption("--gpu <name>", `GPU preset (${Object.keys(gpus).join(", ")})`)
     .requiredOption("--ranks <json|file>", "per-rank batches: [[L, ...], {decode, extend}, ...]")
