@@ -18,6 +18,7 @@ interface Group {
   readonly ranks: ReadonlyArray<Rank>
   busy: boolean
   startSeconds: number
+  stepSeconds: number
   endSeconds: number
   wave: VllmWaveState | undefined
   pendingEvents: Array<VllmWaveEvent>
@@ -55,6 +56,7 @@ export const runLoop = (
     ranks: rs,
     busy: false,
     startSeconds: 0,
+    stepSeconds: 0,
     endSeconds: 0,
     wave:
       c.engine === "vllm" && c.lockstep && rs.length > 1
@@ -171,25 +173,27 @@ export const runLoop = (
       while (b < IMBALANCE_BUCKETS.length && cost.tokenImbalanceRatio > IMBALANCE_BUCKETS[b]!) b++
       imbalanceCounts[b]!++
     }
-    stepLog?.push({
-      startSeconds: t,
-      stepSeconds: cost.stepSeconds,
-      ranks: ws.map((w, i) => ({
-        rank: g.ranks[i]!.id,
-        tokens: w.tokens,
-        dummyTokens: w.tokens === 0 ? 1 : 0
-      }))
-    })
     g.busy = true
     g.stepEvents = g.pendingEvents
     g.pendingEvents = []
     g.startSeconds = t
+    g.stepSeconds = cost.stepSeconds
     g.endSeconds = t + cost.stepSeconds
     return undefined
   }
 
   const completeStep = (gi: number, g: Group): SimStatus | undefined => {
     const executed = g.ranks.map((r) => r.extend.length + r.decodes.length > 0)
+    // only completed steps are logged: a step cut off by maxSimulatedSeconds ran no tokens
+    stepLog?.push({
+      startSeconds: g.startSeconds,
+      stepSeconds: g.stepSeconds,
+      ranks: works[gi]!.map((w, i) => ({
+        rank: g.ranks[i]!.id,
+        tokens: w.tokens,
+        dummyTokens: w.tokens === 0 ? 1 : 0
+      }))
+    })
     for (const r of g.ranks) r.complete(t, pushItl, hooks)
     router.stepEnd(g.ranks, t)
     g.busy = false
@@ -255,8 +259,12 @@ export const runLoop = (
     const tNext = Math.min(tStep, tArr, tPub)
     if (tNext === Number.POSITIVE_INFINITY) break
     if (tNext > c.maxSimulatedSeconds) {
-      status = { _tag: "TimeLimit", atSeconds: c.maxSimulatedSeconds }
-      t = c.maxSimulatedSeconds
+      // only a limit that leaves requests unfinished is a TimeLimit (trailing wave dummy steps or
+      // coordinator publishes after the last request are not)
+      if (next < reqs.length || ranks.some((r) => r.hasWork)) {
+        status = { _tag: "TimeLimit", atSeconds: c.maxSimulatedSeconds }
+        t = c.maxSimulatedSeconds
+      }
       break
     }
     t = tNext
