@@ -10,4 +10,10 @@ import { simBench } from "./sim.js"
 import { stepTimeBench } from "./step-time.js"
 import { vllmPolicyBench } from "./vllm.js"
 
-export const benchmarks: ReadonlyArray<Benchmark> = [sglangPolicyBench, vllmPolicyBench, simBench, stepTimeBench, liveBench]
+export const benchmarks: ReadonlyArray<Benchmark> = [
+  sglangPolicyBench,
+  vllmPolicyBench,
+  simBench,
+  stepTimeBench,
+  liveBench
+]

@@ -1,6 +1,6 @@
 /** @since 0.1.0 */
 export const version = "0.1.0"
+export * from "./Arbitraries.js"
 export * from "./InflightLaw.js"
 export * from "./PolicyLaws.js"
-export * from "./Arbitraries.js"
 export * from "./SchemaLaws.js"
