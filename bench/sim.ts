@@ -11,19 +11,32 @@ import { isTraceError, kvPoolTokensFor, parseTrace, simulate, stepModelFor } fro
 import { gpus, models } from "@loadledger/step-time"
 import { type Benchmark, consume } from "./harness.js"
 
-const demoPolicies = ["round-robin", "total-requests", "total-tokens", "vllm-kv-pressure", "follow-bootstrap-room"]
+const demoPolicies = [
+  "round-robin",
+  "total-requests",
+  "total-tokens",
+  "vllm-kv-pressure",
+  "follow-bootstrap-room"
+]
 
 export const simBench: Benchmark = {
   name: "sim: Mooncake conversation trace, glm-5.3 / h200 / DP 8",
   run: () => {
-    const text = readFileSync(new URL("../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url), "utf8")
+    const text = readFileSync(
+      new URL("../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url),
+      "utf8"
+    )
     const t0 = performance.now()
     const trace = parseTrace(text)
     if (isTraceError(trace)) throw new Error(trace.message)
     process.stdout.write(`parse: ${trace.length} requests in ${(performance.now() - t0).toFixed(0)} ms\n`)
     const model = models["glm-5.3"]!
     const gpu = gpus["h200"]!
-    const base = { dpSize: 8, stepModel: stepModelFor({ model, gpu }), kvPoolTokens: kvPoolTokensFor(model, gpu) }
+    const base = {
+      dpSize: 8,
+      stepModel: stepModelFor({ model, gpu }),
+      kvPoolTokens: kvPoolTokensFor(model, gpu)
+    }
     process.stdout.write(
       "| policy | engine | wall s | sim requests / wall s | sim s / wall s | steps / wall s |\n|---|---|---|---|---|---|\n"
     )

@@ -12,14 +12,14 @@ import { describe, expect, it } from "vitest"
 import { simulate, type TraceRequest } from "../src/index.js"
 import { asSimPolicy, fixedStep, req } from "./helpers.js"
 
-const policies: ReadonlyArray<Policy<any>> = [
+const policies = [
   roundRobin,
   totalRequests,
   totalTokens,
   followBootstrapRoom,
   vllmKvPressure,
   ledgerBalanced
-]
+] as ReadonlyArray<Policy<unknown>>
 
 // Prompts share prefixes: block ids are chained from a small tree so identical leading ids recur.
 const requestArb = fc

@@ -5,10 +5,22 @@ import { type SimConfig, type StepModel, simulate } from "../src/index.js"
 import { asSimPolicy, fixture, req } from "./helpers.js"
 
 // fixtures/cases/scenarios.json, case S03 (vllm-project/vllm PR #41626), kind simulator, part (c).
-const s03 = (JSON.parse(readFileSync(fixture("fixtures/cases/scenarios.json"), "utf8")) as Array<any>).find(
-  (c) => c.id === "S03"
-)
-const inputs = s03.inputs
+interface S03Inputs {
+  readonly dp: number
+  readonly broadcastIntervalMs: number
+  readonly rank0: {
+    readonly stepDurationMs: number
+    readonly promptTokens: number
+    readonly nextPublishMs: number
+  }
+  readonly rank1: { readonly stepDurationMs: number; readonly runningContextTokens: number }
+  readonly requests: { readonly count: number; readonly inputTokens: number }
+}
+const cases = JSON.parse(readFileSync(fixture("fixtures/cases/scenarios.json"), "utf8")) as ReadonlyArray<{
+  readonly id: string
+  readonly inputs: unknown
+}>
+const inputs = cases.find((c) => c.id === "S03")!.inputs as S03Inputs
 
 // Ranks step independently here (the case has rank 0 in one 2,000 ms step while rank 1 runs 30 ms
 // steps). Rank 0's prefill of the 32,768-token prompt takes 2,000 ms; every other step 30 ms.
@@ -40,7 +52,7 @@ const config: SimConfig = {
 }
 
 describe("S03 loads published only after a long GPU step (simulator part c)", () => {
-  for (const policy of [roundRobin, vllmKvPressure] as ReadonlyArray<Policy<any>>) {
+  for (const policy of [roundRobin, vllmKvPressure] as ReadonlyArray<Policy<unknown>>) {
     it(`${policy.name}: no request sent to rank 0 starts before rank 0's 2,000 ms step ends`, () => {
       const r = simulate(config, trace, asSimPolicy(policy))
       expect(r.status._tag).toBe("Completed")

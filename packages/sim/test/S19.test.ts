@@ -5,9 +5,11 @@ import { simulate } from "../src/index.js"
 import { asSimPolicy, fixedStep, fixture, req } from "./helpers.js"
 
 // fixtures/cases/scenarios.json, case S19 (vllm-project/vllm PR #51984), kind simulator.
-const s19 = (JSON.parse(readFileSync(fixture("fixtures/cases/scenarios.json"), "utf8")) as Array<any>).find(
-  (c) => c.id === "S19"
-)
+const cases = JSON.parse(readFileSync(fixture("fixtures/cases/scenarios.json"), "utf8")) as ReadonlyArray<{
+  readonly id: string
+  readonly inputs: { readonly dp: number; readonly ep: boolean }
+}>
+const s19 = cases.find((c) => c.id === "S19")!
 const dp: number = s19.inputs.dp
 const busy = 5
 const trace = [req(0, 1, 300, 6, { dpRank: busy })]
