@@ -1,15 +1,19 @@
 /**
  * Bounded load test of the example router's added latency (loopback only).
  *
- *   pnpm exec tsx --conditions=@loadledger/source bench/live.ts [--requests 2000] [--concurrency 1,16] [--deadline-s 60]
+ *   pnpm exec tsx --conditions=@loadledger/source bench/live.ts [--requests 2000] [--concurrency 1,16]
+ *     [--deadline-s 60] [--mode processes|inprocess]
  *
- * Two loopback test workers (DP 2 each, no artificial latency, one-chunk answers) behind the proxy
- * (`examples/router/proxy.ts`, policy sglang total-requests, polls every 100 ms). For each request
+ * Two loopback test workers (DP 2 each, no artificial latency, one-chunk answers) behind the example
+ * router (`examples/router/main.ts`, policy total-requests, polls every 100 ms). `processes` (default):
+ * workers, router and this client each run in their own process; `inprocess`: all in this one. For each request
  * we time the same completion through the proxy and straight to the worker and rank the chosen
  * upstream received, and report the difference (proxy − direct) at p50 and p99. Fixed request count
  * and a hard deadline; all servers are closed at the end.
  */
+import { type ChildProcess, spawn } from "node:child_process"
 import { Agent, request as httpRequest } from "node:http"
+import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { applyPoll, finish, makeRouter, route, startLiveRouter } from "@loadledger/live"
 import { totalRequests } from "@loadledger/policies"
@@ -96,12 +100,14 @@ export const liveBench: Benchmark = {
   }
 }
 
-export const run = async (
-  requests = 2000,
-  concurrencies: ReadonlyArray<number> = [1, 16],
-  deadlineS = 60
-) => {
-  const deadline = Date.now() + deadlineS * 1000
+interface Setup {
+  readonly proxyUrl: string
+  readonly inflight: () => Promise<ReadonlyArray<number>>
+  readonly close: () => Promise<void>
+}
+
+/** Workers, router and proxy inside this process (they share the client's event loop). */
+const inProcess = async (): Promise<Setup> => {
   const workers = await Promise.all([0, 1].map(() => startFakeWorker({ dpSize: 2, chunks: 1 })))
   const router = startLiveRouter({
     sources: workers.map((w) => ({
@@ -109,16 +115,127 @@ export const run = async (
       dpSize: 2,
       kind: "sglang-v1-loads" as const,
       intervalMs: 100,
-      timeoutMs: 100
+      timeoutMs: 500
     })),
     policy: totalRequests,
     staleAfterSeconds: 1
   })
   await router.ready
   const proxy = await startProxy({ router })
+  return {
+    proxyUrl: proxy.url,
+    inflight: async () => router.inflight(),
+    close: async () => {
+      await proxy.close()
+      await router.close()
+      await Promise.all(workers.map((w) => w.close()))
+    }
+  }
+}
+
+/** Start `script` under tsx in a child process; resolve with the stdout lines matching `pattern`. */
+const child = (script: string, args: ReadonlyArray<string>, pattern: RegExp, count: number) =>
+  new Promise<{ proc: ChildProcess; matches: Array<RegExpExecArray> }>((resolve, reject) => {
+    const path = fileURLToPath(new URL(script, import.meta.url))
+    const proc = spawn(
+      process.execPath,
+      ["--import", "tsx", "--conditions=@loadledger/source", path, ...args],
+      {
+        stdio: ["ignore", "pipe", "inherit"]
+      }
+    )
+    const matches: Array<RegExpExecArray> = []
+    let buf = ""
+    const timer = setTimeout(() => reject(new Error(`${script} did not start within 60 s`)), 60_000)
+    proc.stdout.setEncoding("utf8")
+    proc.stdout.on("data", (c: string) => {
+      buf += c
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+        const m = pattern.exec(buf.slice(0, nl))
+        buf = buf.slice(nl + 1)
+        if (m !== null) matches.push(m)
+        if (matches.length === count) {
+          clearTimeout(timer)
+          resolve({ proc, matches })
+        }
+      }
+    })
+    proc.on("exit", (code) => reject(new Error(`${script} exited with ${code}`)))
+  })
+
+/** Workers and the router each in their own process, the client alone in this one. */
+const separateProcesses = async (): Promise<Setup> => {
+  const workers = await child(
+    "../examples/router/workers.ts",
+    [
+      "--count",
+      "2",
+      "--dp",
+      "2",
+      "--base-port",
+      "0",
+      "--latency-ms",
+      "0",
+      "--chunks",
+      "1",
+      "--chunk-delay-ms",
+      "0"
+    ],
+    /^test worker (\S+) /,
+    2
+  )
+  const urls = workers.matches.map((m) => m[1]!)
+  const router = await child(
+    "../examples/router/main.ts",
+    [
+      ...urls.flatMap((u) => ["--worker", u]),
+      "--dp",
+      "2",
+      "--port",
+      "0",
+      "--interval-ms",
+      "100",
+      "--policy",
+      "total-requests"
+    ],
+    /^loadledger router on (\S+) /,
+    1
+  ).catch((e) => {
+    workers.proc.kill()
+    throw e
+  })
+  const proxyUrl = router.matches[0]![1]!
+  const stop = (p: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (p.exitCode !== null) return resolve()
+      p.removeAllListeners("exit")
+      p.once("exit", () => resolve())
+      p.kill("SIGTERM")
+    })
+  return {
+    proxyUrl,
+    inflight: async () => {
+      const res = await fetch(`${proxyUrl}/router/ranks`)
+      return ((await res.json()) as { inflight: ReadonlyArray<number> }).inflight
+    },
+    close: async () => {
+      await stop(router.proc)
+      await stop(workers.proc)
+    }
+  }
+}
+
+export const run = async (
+  requests = 2000,
+  concurrencies: ReadonlyArray<number> = [1, 16],
+  deadlineS = 60,
+  mode: "processes" | "inprocess" = "processes"
+) => {
+  const deadline = Date.now() + deadlineS * 1000
+  const setup = mode === "processes" ? await separateProcesses() : await inProcess()
   const lines: Array<string> = []
   try {
-    for (let i = 0; i < 200; i++) await once(`${proxy.url}/v1/completions`, undefined) // warm-up
+    for (let i = 0; i < 200; i++) await once(`${setup.proxyUrl}/v1/completions`, undefined) // warm-up
     for (const c of concurrencies) {
       const added: Array<number> = []
       const viaProxy: Array<number> = []
@@ -128,7 +245,7 @@ export const run = async (
         Array.from({ length: c }, async () => {
           while (next < requests && Date.now() < deadline) {
             next++
-            const p = await once(`${proxy.url}/v1/completions`, undefined)
+            const p = await once(`${setup.proxyUrl}/v1/completions`, undefined)
             const at = p.rank.lastIndexOf("@")
             const d = await once(`${p.rank.slice(0, at)}/v1/completions`, Number(p.rank.slice(at + 1)))
             viaProxy.push(p.ms)
@@ -144,11 +261,9 @@ export const run = async (
       )
     }
     if (Date.now() >= deadline) lines.push(`stopped at the ${deadlineS} s deadline`)
-    lines.push(`in flight after the run: [${router.inflight().join(", ")}]`)
+    lines.push(`in flight after the run: [${(await setup.inflight()).join(", ")}]`)
   } finally {
-    await proxy.close()
-    await router.close()
-    await Promise.all(workers.map((w) => w.close()))
+    await setup.close()
     agent.destroy()
   }
   return lines
@@ -159,15 +274,20 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     options: {
       requests: { type: "string", default: "2000" },
       concurrency: { type: "string", default: "1,16" },
-      "deadline-s": { type: "string", default: "60" }
+      "deadline-s": { type: "string", default: "60" },
+      mode: { type: "string", default: "processes" }
     }
   })
-  console.log(`node ${process.version}, loopback, ${values.requests} requests per concurrency level`)
+  const mode = values.mode === "inprocess" ? "inprocess" : "processes"
+  console.log(
+    `node ${process.version}, loopback, ${values.requests} requests per concurrency level, mode ${mode}`
+  )
   console.log(`decision path (route + finish, 8 ranks, pure): ${decisionCostUs().toFixed(2)} µs per request`)
   const lines = await run(
     Number(values.requests),
     values.concurrency.split(",").map(Number),
-    Number(values["deadline-s"])
+    Number(values["deadline-s"]),
+    mode
   )
   for (const l of lines) console.log(l)
 }

@@ -203,7 +203,6 @@ export const startFakeWorker = async (initial: FakeWorkerOptions = {}): Promise<
   let port = initial.port ?? 0
   const listen = async () => {
     server = createServer(handler)
-    server.keepAliveTimeout = 1000
     server.on("connection", (s) => {
       sockets.add(s)
       s.on("close", () => sockets.delete(s))

@@ -42,6 +42,18 @@ export interface RouterProxy {
 }
 
 const ROUTED = new Set(["/v1/completions", "/v1/chat/completions"])
+// RFC 9110 section 7.6.1: connection-specific headers are not forwarded by a proxy.
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade"
+])
 
 const json = (res: ServerResponse, status: number, body: unknown) => {
   if (res.headersSent) return void res.destroy()
@@ -89,7 +101,9 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
     const timer = setTimeout(() => upstream.destroy(new Error("upstream timeout")), upstreamTimeoutMs)
     upstream.on("response", (up) => {
       clearTimeout(timer)
-      const outHeaders = { ...up.headers, "x-loadledger-rank": decision.rankId }
+      const outHeaders: Record<string, string | Array<string>> = { "x-loadledger-rank": decision.rankId }
+      for (const [k, v] of Object.entries(up.headers))
+        if (v !== undefined && !HOP_BY_HOP.has(k)) outHeaders[k] = v
       res.writeHead(up.statusCode ?? 502, outHeaders)
       up.pipe(res)
       up.on("end", () => end("finish"))

@@ -21,7 +21,7 @@ const { values } = parseArgs({
 const workers = await Promise.all(
   Array.from({ length: Number(values.count) }, (_, i) =>
     startFakeWorker({
-      port: Number(values["base-port"]) + i,
+      port: Number(values["base-port"]) === 0 ? 0 : Number(values["base-port"]) + i, // 0: ephemeral ports
       dpSize: Number(values.dp),
       latencyMs: Number(values["latency-ms"]),
       chunks: Number(values.chunks),
