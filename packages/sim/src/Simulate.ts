@@ -26,8 +26,8 @@ export interface SimPolicy {
 }
 
 /**
- * Options that do not change the result: `onProgress(done, total)` is called as arrivals are
- * processed (the CLI draws its progress bar with it).
+ * Options that do not change the result: `onProgress(done, total)` is called as requests
+ * finish or are rejected (`done` of `total`) (the CLI draws its progress bar with it).
  *
  * @category models
  * @since 0.1.0

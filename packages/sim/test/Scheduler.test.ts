@@ -191,3 +191,16 @@ describe("percentiles", () => {
     expect(r.itlSeconds.mean).toBeCloseTo(0.02, 12)
   })
 })
+
+describe("progress", () => {
+  it("onProgress counts requests done (finished or rejected) and ends at the total", () => {
+    const calls: Array<[number, number]> = []
+    const trace = [req(0, 0, 10, 2), req(1, 0.1, 10_000, 1), req(2, 0.2, 10, 3)]
+    const r = simulate({ dpSize: 1, stepModel: fixedStep(0.01), kvPoolTokens: 5000 }, trace, rr, {
+      onProgress: (done, total) => calls.push([done, total])
+    })
+    expect(r.requests).toMatchObject({ finished: 2, rejected: 1 })
+    expect(calls.at(-1)).toEqual([3, 3])
+    for (let i = 1; i < calls.length; i++) expect(calls[i]![0]).toBeGreaterThanOrEqual(calls[i - 1]![0])
+  })
+})

@@ -124,7 +124,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   if (tty && !o.json) {
     const { SingleBar, Presets } = await import("cli-progress")
     const b = new SingleBar(
-      { format: "simulating {bar} {percentage}% | {value}/{total} arrivals", stream: process.stderr },
+      { format: "simulating {bar} {percentage}% | {value}/{total} requests done", stream: process.stderr },
       Presets.shades_classic
     )
     b.start(trace.length * entries.length, 0)

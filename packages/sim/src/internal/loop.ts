@@ -76,7 +76,16 @@ export const runLoop = (
     c.kvPoolTokens
   )
   const itl = new CountedSamples()
-  const hooks = { onFinish: (r: Req, now: number) => router.finish(r, now) }
+  const progress = (): void => {
+    done++
+    if (onProgress && done % progressEvery === 0) onProgress(done, reqs.length)
+  }
+  const hooks = {
+    onFinish: (r: Req, now: number) => {
+      router.finish(r, now)
+      progress()
+    }
+  }
   const pushItl = (gap: number) => itl.push(gap)
   const imbalanceCounts = new Array<number>(IMBALANCE_BUCKETS.length + 1).fill(0)
   const stepLog: Array<StepRecord> | undefined = c.recordSteps ? [] : undefined
@@ -221,19 +230,20 @@ export const runLoop = (
   }
 
   const arrive = (r: Req): void => {
-    done++
-    if (onProgress && done % progressEvery === 0) onProgress(done, reqs.length)
     if (r.t.inputLength + r.outputTarget > c.kvPoolTokens) {
       r.rejected = `needs ${r.t.inputLength + r.outputTarget} tokens of KV, the pool holds ${c.kvPoolTokens}`
+      progress()
       return
     }
     const rank = router.route(r, t)
     if (typeof rank !== "number") {
       r.rejected = `policy error (${rank.reason}): ${rank.message}`
+      progress()
       return
     }
     if (!Number.isInteger(rank) || rank < 0 || rank >= n) {
       r.rejected = `policy chose rank ${rank}, outside 0..${n - 1}`
+      progress()
       return
     }
     ranks[rank]!.routed++
