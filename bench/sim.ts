@@ -1,13 +1,21 @@
 /**
- * The simulator's speed on the Mooncake conversation trace (12,031 requests, ~1 h of traffic) on
- * glm-5.3 / h200 / DP 8, one run per demo policy: wall seconds, simulated requests per wall second,
- * simulated seconds per wall second, lockstep steps per wall second, and the process's peak RSS.
+ * The simulator's speed on `pnpm demo`'s workload: the Mooncake conversation trace (12,031 requests)
+ * at 0.1x its recorded rate on glm-5.3 / h200 / DP 8, one run per demo policy: wall seconds,
+ * simulated requests per wall second, simulated seconds per wall second, lockstep steps per wall
+ * second, and the process's peak RSS. Issue 6's budget: all five under 60 s, under 1 GB.
  *
  * @since 0.1.0
  */
 import { readFileSync } from "node:fs"
 import { findPolicy } from "@loadledger/policies"
-import { isTraceError, kvPoolTokensFor, parseTrace, simulate, stepModelFor } from "@loadledger/sim"
+import {
+  isTraceError,
+  kvPoolTokensFor,
+  parseTrace,
+  scaleTrace,
+  simulate,
+  stepModelFor
+} from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time"
 import { type Benchmark, consume } from "./harness.js"
 
@@ -20,15 +28,16 @@ const demoPolicies = [
 ]
 
 export const simBench: Benchmark = {
-  name: "sim: Mooncake conversation trace, glm-5.3 / h200 / DP 8",
+  name: "sim: pnpm demo workload (Mooncake conversation trace at 0.1x, glm-5.3 / h200 / DP 8)",
   run: () => {
     const text = readFileSync(
       new URL("../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url),
       "utf8"
     )
     const t0 = performance.now()
-    const trace = parseTrace(text)
-    if (isTraceError(trace)) throw new Error(trace.message)
+    const parsed = parseTrace(text)
+    if (isTraceError(parsed)) throw new Error(parsed.message)
+    const trace = scaleTrace(parsed, { rateScale: 0.1 })
     process.stdout.write(`parse: ${trace.length} requests in ${(performance.now() - t0).toFixed(0)} ms\n`)
     const model = models["glm-5.3"]!
     const gpu = gpus["h200"]!

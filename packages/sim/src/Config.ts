@@ -64,7 +64,7 @@ export type ResolvedSimConfig = Required<Omit<SimConfig, "maxSimulatedSeconds" |
 
 /**
  * Defaults: SGLang engine, lockstep with EP, 64 running requests per rank, 8,192-token chunks
- * (SGLang's default `--chunked-prefill-size` for large GPUs), a 280,000-token KV pool (about
+ * (a common `--chunked-prefill-size`; not checked against an SGLang release), a 280,000-token KV pool (about
  * `kvPoolTokensFor(models["glm-5.3"], gpus["h200"])`), 100 ms
  * coordinator cadence and the verified 32-step finish-sync profile (vLLM @00080ee1), one front end,
  * seed 0.

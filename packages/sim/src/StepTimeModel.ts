@@ -36,7 +36,8 @@ export const stepModelFor =
  * KV pool per rank in tokens: `hbmBytes x memFraction` minus the weights one GPU holds (attention
  * and dense layers, its `numExperts / ep` routed experts and the shared expert per MoE layer, the
  * embedding and LM head), over the KV bytes per token (`kvBytesPerTokenPerLayer x numLayers`).
- * `memFraction` defaults to 0.88, SGLang's `mem_fraction_static` for large GPUs. Never below 0.
+ * `memFraction` defaults to 0.88, a typical SGLang `--mem-fraction-static` (an assumption, not read from a
+ * release). Never below 0.
  *
  * @example
  * ```ts
