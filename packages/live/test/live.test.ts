@@ -189,6 +189,30 @@ describe("polling real payloads", () => {
     expect(e._tag === "RouterError" && e.reason).toBe("NoAvailableRanks")
   })
 
+  it("S04 a worker that keeps answering a frozen timestamp goes stale within the bound and gets no traffic when excluding", async () => {
+    // the docs example always carries the same envelope timestamp (2024-01-15T10:30:00+00:00)
+    const frozen = await worker({
+      loads: { _tag: "file", path: payload("sglang_v1_loads_docs_example.json") }
+    })
+    const fresh = await worker({ dpSize: 1 })
+    const staleMs = 300
+    const r = live({
+      sources: [src(frozen), src(fresh)],
+      staleAfterSeconds: staleMs / 1000,
+      unknownRanks: "exclude"
+    })
+    await r.ready
+    expect(r.ranks().map((s) => s.known)).toEqual([true, true])
+    await sleep(staleMs + 150)
+    expect(r.ranks().map((s) => s.reason)).toEqual(["stale", undefined])
+    const p = await proxyFor(r)
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => post(p.url, "/v1/completions", { prompt: "s" }, `fz-${i}`))
+    )
+    expect(replies.every((x) => x.status === 200 && x.rank === `${fresh.url}@0`)).toBe(true)
+    expect(frozen.received()).toEqual([])
+  })
+
   it("S08 one fetch for a DP-4 worker fills U@0..U@3 by dp_rank; the tokens imbalance is 3.2", async () => {
     let fetches = 0
     const body = JSON.stringify({
