@@ -195,7 +195,7 @@ describe("polling real payloads", () => {
       loads: { _tag: "file", path: payload("sglang_v1_loads_docs_example.json") }
     })
     const fresh = await worker({ dpSize: 1 })
-    const staleMs = 300
+    const staleMs = 800
     const r = live({
       sources: [src(frozen), src(fresh)],
       staleAfterSeconds: staleMs / 1000,
@@ -203,7 +203,7 @@ describe("polling real payloads", () => {
     })
     await r.ready
     expect(r.ranks().map((s) => s.known)).toEqual([true, true])
-    await sleep(staleMs + 150)
+    await sleep(staleMs + 200)
     expect(r.ranks().map((s) => s.reason)).toEqual(["stale", undefined])
     const p = await proxyFor(r)
     const replies = await Promise.all(
