@@ -112,6 +112,23 @@ describe("polling real payloads", () => {
     expect(s.load).toMatchObject({ numRunningReqs: 5, numWaitingReqs: 2, numTotalTokens: 100000 })
   })
 
+  it("legacy /get_load (dp_rank null, perf_counter ts_tic) is rank 0 with present zeros", async () => {
+    const w = await worker({
+      loadPaths: ["/get_load"],
+      loads: { _tag: "file", path: payload("sglang_get_load_legacy_single_rank.json") }
+    })
+    const r = live({
+      sources: [src(w, { kind: "sglang-get-load" })],
+      staleAfterSeconds: 5,
+      ageClock: "receipt"
+    })
+    await r.ready
+    expect(r.ranks()[0]).toMatchObject({
+      known: true,
+      load: { numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }
+    })
+  })
+
   it("a newer /v1/loads payload (accelerator, num_accelerators, unknown keys) still decodes", async () => {
     const body = JSON.stringify({
       accelerator: "NVIDIA GB300",
