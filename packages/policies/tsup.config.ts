@@ -1,11 +1,3 @@
-import { defineConfig } from "tsup"
+import { packageBuild } from "../../tsup.base"
 
-export default defineConfig({
-  entry: ["src/index.ts"],
-  format: ["esm"],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: "node20",
-  tsconfig: "../../tsconfig.base.json"
-})
+export default packageBuild()
