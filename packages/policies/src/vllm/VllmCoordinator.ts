@@ -40,7 +40,7 @@ export interface VllmCoordReaction {
  * @example
  * ```ts
  * import { vllmCoordFirstReq } from "@loadledger/policies"
- * vllmCoordFirstReq({ wave: 1, running: false }, 2, 0).startDpWave // [1, null]
+ * vllmCoordFirstReq({ wave: 1, running: false }, 2, 0).startDpWave // => [1, null]
  * ```
  *
  * @category vllm
@@ -66,7 +66,7 @@ export const vllmCoordFirstReq = (
  * @example
  * ```ts
  * import { vllmCoordWaveComplete } from "@loadledger/policies"
- * vllmCoordWaveComplete({ wave: 0, running: true }, 0).publish // [null, 1, false]
+ * vllmCoordWaveComplete({ wave: 0, running: true }, 0).publish // => [null, 1, false]
  * ```
  *
  * @category vllm
@@ -90,7 +90,7 @@ export const vllmCoordWaveComplete = (coord: VllmCoordWave, wave: number): VllmC
  * @example
  * ```ts
  * import { vllmCoordStartWave } from "@loadledger/policies"
- * vllmCoordStartWave({ wave: 1, running: false }, 1, 1).startDpWave // [1, 1]
+ * vllmCoordStartWave({ wave: 1, running: false }, 1, 1).startDpWave // => [1, 1]
  * ```
  *
  * @category vllm
@@ -142,31 +142,302 @@ export type VllmCoordOutput =
   | { readonly t: number; readonly kind: "start_dp_wave"; readonly msg: readonly [number, number | null] }
   | { readonly t: number; readonly kind: "wave_state"; readonly msg: readonly [null, number, boolean] }
 
+const cmpWaveStep = (a: readonly [number, number], b: readonly [number, number]): number =>
+  a[0] !== b[0] ? a[0] - b[0] : a[1] - b[1]
+
 /**
- * Coordinator settings. `waveCoordination` is true for MoE (lockstep) DP. Times in ms; defaults are
- * upstream's: 100 ms stats interval, 5,000 ms heartbeat, 50 ms minimum poll wait in wave mode.
- * The timeline runs up to and including `untilMs`.
+ * Coordinator settings without a time limit (for the incremental machine, `vllmCoordInit`).
+ * `waveCoordination` is true for MoE (lockstep) DP. Times in ms; defaults are upstream's: 100 ms
+ * stats interval, 5,000 ms heartbeat, 50 ms minimum poll wait in wave mode.
  *
  * @category vllm
  * @since 0.1.0
  */
-export interface VllmCoordConfig {
+export interface VllmCoordOptions {
   readonly engineCount: number
   readonly waveCoordination: boolean
-  readonly untilMs: number
   readonly statsUpdateIntervalMs?: number | undefined
   readonly heartbeatMs?: number | undefined
   readonly minTimeoutMs?: number | undefined
 }
 
-const cmpWaveStep = (a: readonly [number, number], b: readonly [number, number]): number =>
-  a[0] !== b[0] ? a[0] - b[0] : a[1] - b[1]
+/**
+ * Coordinator settings for `vllmCoordinatorTimeline`: `VllmCoordOptions` plus `untilMs`; the
+ * timeline runs up to and including `untilMs`.
+ *
+ * @category vllm
+ * @since 0.1.0
+ */
+export interface VllmCoordConfig extends VllmCoordOptions {
+  readonly untilMs: number
+}
+
+/**
+ * The coordinator between two events, as `vllmCoordInit`, `vllmCoordHandle` and `vllmCoordAdvance`
+ * hand it over. Times in ms. `counts` is the live `[waiting, running, kv]` table, `stepCounts` the
+ * table captured at the last step boundary and not yet published (absent when none), `lastStats`
+ * the highest `[wave, step]` seen in stats (absent before the first stats message), `coord` the wave
+ * view, `nowMs` the time of the last handled message or publish (the poll's start),
+ * `lastPublishMs` absent before the first publish, `horizonMs` the latest time the machine has been
+ * advanced or moved to (no message may arrive before it). Treat it as opaque and immutable.
+ *
+ * @category vllm
+ * @since 0.1.0
+ */
+export interface VllmCoordState {
+  readonly engineCount: number
+  readonly waveCoordination: boolean
+  readonly statsUpdateIntervalMs: number
+  readonly heartbeatMs: number
+  readonly minTimeoutMs: number
+  readonly nowMs: number
+  readonly horizonMs: number
+  readonly counts: ReadonlyArray<VllmEngineRow>
+  readonly statsChanged: boolean
+  readonly stepCounts: ReadonlyArray<VllmEngineRow> | undefined
+  readonly lastStats: readonly [wave: number, step: number] | undefined
+  readonly coord: VllmCoordWave
+  readonly lastPublishMs: number | undefined
+}
+
+/**
+ * The result of one `vllmCoordHandle` or `vllmCoordAdvance`: the next state and everything the
+ * coordinator sent meanwhile, in order (see `VllmCoordOutput`).
+ *
+ * @category vllm
+ * @since 0.1.0
+ */
+export interface VllmCoordStep {
+  readonly state: VllmCoordState
+  readonly outputs: ReadonlyArray<VllmCoordOutput>
+}
+
+/**
+ * A fresh coordinator at time 0 (all rows `[0, 0, 0]`, wave 0, not running, never published).
+ *
+ * **When to use**: to drive the coordinator step by step (a simulation feeding it stats as ranks
+ * finish steps); `vllmCoordinatorTimeline` is the same machine folded over a whole timeline.
+ *
+ * Errors: `NoRanks` (field `engineCount`) when `engineCount < 1`; `InvalidInput` naming the field
+ * when `statsUpdateIntervalMs` or `heartbeatMs` is not a positive finite number or `minTimeoutMs`
+ * is negative (a zero interval would publish forever at one instant).
+ *
+ * Reproduces the initial state of `DPCoordinatorProc.process_input_socket` (vllm
+ * `vllm/v1/engine/coordinator.py`, era of commit `00080ee13c7a451fce071ccb8d0e94d395acf5a7`):
+ * `last_publish_time = 0` is modelled as "never published".
+ *
+ * @example
+ * ```ts
+ * import { vllmCoordInit, vllmCoordNextPublishMs } from "@loadledger/policies"
+ * const s = vllmCoordInit({ engineCount: 2, waveCoordination: true })
+ * if ("_tag" in s) throw new Error(s.message)
+ * vllmCoordNextPublishMs(s) // => 50
+ * ```
+ *
+ * @category vllm
+ * @since 0.1.0
+ */
+export const vllmCoordInit = (options: VllmCoordOptions): VllmCoordState | PolicyError => {
+  const n = options.engineCount
+  if (!Number.isInteger(n) || n < 1) return policyError("NoRanks", "engineCount must be >= 1", "engineCount")
+  const interval = options.statsUpdateIntervalMs ?? 100
+  const heartbeat = options.heartbeatMs ?? 5000
+  const minWait = options.minTimeoutMs ?? 50
+  if (!(Number.isFinite(interval) && interval > 0))
+    return policyError("InvalidInput", "statsUpdateIntervalMs must be > 0", "statsUpdateIntervalMs")
+  if (!(Number.isFinite(heartbeat) && heartbeat > 0))
+    return policyError("InvalidInput", "heartbeatMs must be > 0", "heartbeatMs")
+  if (!(Number.isFinite(minWait) && minWait >= 0))
+    return policyError("InvalidInput", "minTimeoutMs must be >= 0", "minTimeoutMs")
+  return {
+    engineCount: n,
+    waveCoordination: options.waveCoordination,
+    statsUpdateIntervalMs: interval,
+    heartbeatMs: heartbeat,
+    minTimeoutMs: minWait,
+    nowMs: 0,
+    horizonMs: 0,
+    counts: Array.from({ length: n }, (): VllmEngineRow => [0, 0, 0]),
+    statsChanged: false,
+    stepCounts: undefined,
+    lastStats: undefined,
+    coord: { wave: 0, running: false },
+    lastPublishMs: undefined
+  }
+}
+
+/**
+ * When the coordinator publishes next (ms) if no message reaches it first: the poll waits 100 ms
+ * after a change, else the 5,000 ms heartbeat, counted from the last publish; in wave mode never
+ * less than 50 ms from the poll's start unless a step-boundary snapshot is pending; before the first
+ * publish only the minimum.
+ *
+ * **When to use**: to schedule the next publish in an event-driven simulation.
+ *
+ * Reproduces the poll timeout of `DPCoordinatorProc.process_input_socket` (vllm
+ * `vllm/v1/engine/coordinator.py`, era of commit `00080ee1`).
+ *
+ * @example
+ * ```ts
+ * import { vllmCoordInit, vllmCoordNextPublishMs } from "@loadledger/policies"
+ * const s = vllmCoordInit({ engineCount: 2, waveCoordination: false })
+ * if ("_tag" in s) throw new Error(s.message)
+ * vllmCoordNextPublishMs(s) // => 0
+ * ```
+ *
+ * @category vllm
+ * @since 0.1.0
+ */
+export const vllmCoordNextPublishMs = (s: VllmCoordState): number => {
+  const waitFor = s.statsChanged ? s.statsUpdateIntervalMs : s.heartbeatMs
+  const minTimeout = s.waveCoordination && s.stepCounts === undefined ? s.minTimeoutMs : 0
+  const timeout =
+    s.lastPublishMs === undefined ? minTimeout : Math.max(minTimeout, waitFor - (s.nowMs - s.lastPublishMs))
+  return s.nowMs + timeout
+}
+
+const publishOnce = (s: VllmCoordState, at: number, out: Array<VllmCoordOutput>): VllmCoordState => {
+  if (s.stepCounts !== undefined) {
+    out.push({ t: at, kind: "step_snapshot", msg: [s.stepCounts, s.coord.wave, s.coord.running] })
+    return { ...s, nowMs: at, horizonMs: Math.max(s.horizonMs, at), stepCounts: undefined, lastPublishMs: at }
+  }
+  out.push({ t: at, kind: "current", msg: [s.counts, s.coord.wave, s.coord.running] })
+  return { ...s, nowMs: at, horizonMs: Math.max(s.horizonMs, at), statsChanged: false, lastPublishMs: at }
+}
+
+/** Publish at every deadline for which `due(deadline)` holds. */
+const publishWhile = (
+  s: VllmCoordState,
+  due: (deadline: number) => boolean,
+  out: Array<VllmCoordOutput>
+): VllmCoordState => {
+  let st = s
+  for (let d = vllmCoordNextPublishMs(st); due(d); d = vllmCoordNextPublishMs(st))
+    st = publishOnce(st, d, out)
+  return st
+}
+
+/**
+ * Let time pass up to and including `untilMs` with no message arriving: the coordinator publishes
+ * at every deadline `<= untilMs` (see `vllmCoordNextPublishMs`). The poll's start is not moved
+ * (only messages and publishes move it), so advancing in several pieces gives the same publishes
+ * as advancing once.
+ *
+ * **When to use**: in a simulation, before an event that depends on the front ends' view (with
+ * `untilMs` = that event's time), or to run out a quiet period.
+ *
+ * Errors: `InvalidInput` (field `untilMs`) when `untilMs` is not finite.
+ *
+ * Reproduces the timeout branch of `DPCoordinatorProc.process_input_socket` (vllm
+ * `vllm/v1/engine/coordinator.py`, era of commit `00080ee1`): publish the pending step snapshot if
+ * any, else the live table (clearing "changed").
+ *
+ * @example
+ * ```ts
+ * import { vllmCoordAdvance, vllmCoordInit } from "@loadledger/policies"
+ * const s = vllmCoordInit({ engineCount: 2, waveCoordination: true })
+ * if ("_tag" in s) throw new Error(s.message)
+ * const r = vllmCoordAdvance(s, 6000)
+ * if ("_tag" in r) throw new Error(r.message)
+ * r.outputs.map((o) => o.t) // => [50, 5050]
+ * ```
+ *
+ * @category vllm
+ * @since 0.1.0
+ */
+export const vllmCoordAdvance = (state: VllmCoordState, untilMs: number): VllmCoordStep | PolicyError => {
+  if (!Number.isFinite(untilMs)) return policyError("InvalidInput", "untilMs must be finite", "untilMs")
+  const outputs: Array<VllmCoordOutput> = []
+  const st = publishWhile(state, (d) => d <= untilMs, outputs)
+  return { state: st.horizonMs >= untilMs ? st : { ...st, horizonMs: untilMs }, outputs }
+}
+
+/**
+ * One message reaches the coordinator at `message.t` (ms): first every publish due strictly before
+ * `t` (a message arriving exactly at a deadline is handled first), then the message itself. Stats
+ * replace the engine's row and mark the table changed; in wave mode a stats message of a later
+ * `(wave, step)` first captures the table as it was (if it changed) as a step snapshot, which the
+ * next publish sends instead of the live table. Wave messages act at once (section 2 handlers:
+ * `vllmCoordFirstReq`, `vllmCoordWaveComplete`, `vllmCoordStartWave`), producing START_DP_WAVE
+ * broadcasts and wave-state publishes; without wave coordination they are ignored.
+ *
+ * **When to use**: to drive the coordinator step by step; feed messages in time order.
+ *
+ * Errors: `InvalidInput` naming the field: `t` when it is before `state.horizonMs` (the machine
+ * was already advanced or moved past it), `engine` / `rank` when out of `0..engineCount-1`.
+ *
+ * Reproduces the message branch of `DPCoordinatorProc.process_input_socket` (vllm
+ * `vllm/v1/engine/coordinator.py`, era of commit `00080ee13c7a451fce071ccb8d0e94d395acf5a7`,
+ * after PR #49204).
+ *
+ * @example
+ * ```ts
+ * import { vllmCoordAdvance, vllmCoordHandle, vllmCoordInit } from "@loadledger/policies"
+ * const s = vllmCoordInit({ engineCount: 2, waveCoordination: false })
+ * if ("_tag" in s) throw new Error(s.message)
+ * const h = vllmCoordHandle(s, { t: 1000, type: "stats", engine: 1, waiting: 3, running: 1, kv: 0.25, step: 0, wave: 0 })
+ * if ("_tag" in h) throw new Error(h.message)
+ * h.outputs.map((o) => [o.t, o.kind]) // => [[0, "current"]]
+ * const a = vllmCoordAdvance(h.state, 1000)
+ * if ("_tag" in a) throw new Error(a.message)
+ * a.outputs // => [{ t: 1000, kind: "current", msg: [[[0, 0, 0], [3, 1, 0.25]], 0, false] }]
+ * ```
+ *
+ * @category vllm
+ * @since 0.1.0
+ */
+export const vllmCoordHandle = (
+  state: VllmCoordState,
+  message: VllmCoordMessage
+): VllmCoordStep | PolicyError => {
+  const m = message
+  const n = state.engineCount
+  if (!(m.t >= state.horizonMs))
+    return policyError("InvalidInput", `message at t=${m.t} ms is before ${state.horizonMs} ms`, "t")
+  const e = m.type === "first_req" ? (m.rank ?? 0) : m.engine
+  if (!Number.isInteger(e) || e < 0 || e >= n)
+    return policyError(
+      "InvalidInput",
+      `message names engine ${e}, outside 0..${n - 1}`,
+      m.type === "first_req" ? "rank" : "engine"
+    )
+  const outputs: Array<VllmCoordOutput> = []
+  const s = publishWhile(state, (d) => d < m.t, outputs)
+  const t = Math.max(s.nowMs, m.t)
+  if (m.type === "stats") {
+    let stepCounts = s.stepCounts
+    let lastStats = s.lastStats
+    if (s.waveCoordination && (lastStats === undefined || cmpWaveStep([m.wave, m.step], lastStats) > 0)) {
+      if (s.statsChanged) stepCounts = s.counts
+      lastStats = [m.wave, m.step]
+    }
+    const counts = s.counts.slice()
+    counts[m.engine] = [m.waiting, m.running, m.kv]
+    return {
+      state: { ...s, nowMs: t, horizonMs: t, counts, statsChanged: true, stepCounts, lastStats },
+      outputs
+    }
+  }
+  const moved: VllmCoordState = { ...s, nowMs: t, horizonMs: t }
+  if (!s.waveCoordination) return { state: moved, outputs }
+  const r =
+    m.type === "first_req"
+      ? vllmCoordFirstReq(s.coord, m.rank, m.wave)
+      : m.type === "wave_complete"
+        ? vllmCoordWaveComplete(s.coord, m.wave)
+        : vllmCoordStartWave(s.coord, m.engine, m.wave)
+  if (r.startDpWave !== undefined) outputs.push({ t, kind: "start_dp_wave", msg: r.startDpWave })
+  if (r.publish !== undefined) outputs.push({ t, kind: "wave_state", msg: r.publish })
+  return { state: r.coord === s.coord ? moved : { ...moved, coord: r.coord }, outputs }
+}
 
 /**
  * The coordinator's publish cadence as a pure function of a message timeline: what it sends, and when.
+ * A fold of `vllmCoordHandle` over the messages up to `untilMs`, then `vllmCoordAdvance` to `untilMs`.
  *
  * **When to use**: to know exactly when a vLLM front end's load view is refreshed (and so how stale
- * it can be), e.g. to drive `makeVllmLb`'s `observe` in a simulation.
+ * it can be) for a timeline known up front, e.g. replaying the golden vectors; to drive the
+ * coordinator from a running simulation use `vllmCoordInit` / `vllmCoordHandle` / `vllmCoordAdvance`.
  *
  * Model (discrete integer ms, handling takes no time): the poll waits 100 ms after a change, else
  * 5,000 ms (heartbeat), counted from the last publish; in wave mode it never waits less than 50 ms
@@ -176,8 +447,8 @@ const cmpWaveStep = (a: readonly [number, number], b: readonly [number, number])
  * next publish sends instead of the live table. Wave messages act at once (section 2 handlers);
  * without wave coordination they are ignored.
  *
- * Errors: `InvalidInput` (field `messages`) when times decrease or an engine index is out of range;
- * `NoRanks` when `engineCount < 1`.
+ * Errors: `InvalidInput` (field `messages[i].t` / `messages[i]`) when times decrease or an engine
+ * index is out of range; `NoRanks` when `engineCount < 1`; the `vllmCoordInit` setting errors.
  *
  * Reproduces `DPCoordinatorProc.process_input_socket` (vllm `vllm/v1/engine/coordinator.py`,
  * era of commit `00080ee13c7a451fce071ccb8d0e94d395acf5a7`, after PR #49204).
@@ -186,7 +457,8 @@ const cmpWaveStep = (a: readonly [number, number], b: readonly [number, number])
  * ```ts
  * import { vllmCoordinatorTimeline } from "@loadledger/policies"
  * const out = vllmCoordinatorTimeline({ engineCount: 2, waveCoordination: true, untilMs: 6000 }, [])
- * // !("_tag" in out) && out.map((o) => o.t) deep-equals [50, 5050]
+ * if ("_tag" in out) throw new Error(out.message)
+ * out.map((o) => o.t) // => [50, 5050]
  * ```
  *
  * @category vllm
@@ -196,8 +468,9 @@ export const vllmCoordinatorTimeline = (
   config: VllmCoordConfig,
   messages: ReadonlyArray<VllmCoordMessage>
 ): ReadonlyArray<VllmCoordOutput> | PolicyError => {
-  const n = config.engineCount
-  if (!Number.isInteger(n) || n < 1) return policyError("NoRanks", "engineCount must be >= 1", "engineCount")
+  const init = vllmCoordInit(config)
+  if ("_tag" in init) return init
+  const n = init.engineCount
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!
     if (i > 0 && m.t < messages[i - 1]!.t)
@@ -210,58 +483,18 @@ export const vllmCoordinatorTimeline = (
         `messages[${i}]`
       )
   }
-  const interval = config.statsUpdateIntervalMs ?? 100
-  const heartbeat = config.heartbeatMs ?? 5000
-  const minWait = config.minTimeoutMs ?? 50
   const out: Array<VllmCoordOutput> = []
-  let counts: Array<VllmEngineRow> = Array.from({ length: n }, (): VllmEngineRow => [0, 0, 0])
-  let statsChanged = false
-  let lastStepCounts: ReadonlyArray<VllmEngineRow> | null = null
-  let lastStats: readonly [number, number] = [-1, -1]
-  let coord: VllmCoordWave = { wave: 0, running: false }
-  let lastPublish: number | undefined
-  let now = 0
-  let next = 0
-  const react = (t: number, r: VllmCoordReaction): void => {
-    coord = r.coord
-    if (r.startDpWave !== undefined) out.push({ t, kind: "start_dp_wave", msg: r.startDpWave })
-    if (r.publish !== undefined) out.push({ t, kind: "wave_state", msg: r.publish })
+  let s = init
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!
+    if (m.t > config.untilMs) break
+    const r = vllmCoordHandle(s, m)
+    if ("_tag" in r) return { ...r, field: `messages[${i}].${r.field ?? "t"}` }
+    for (const o of r.outputs) out.push(o)
+    s = r.state
   }
-  for (;;) {
-    const waitFor = statsChanged ? interval : heartbeat
-    const minTimeout = config.waveCoordination && lastStepCounts === null ? minWait : 0
-    const timeout =
-      lastPublish === undefined ? minTimeout : Math.max(minTimeout, waitFor - (now - lastPublish))
-    const deadline = now + timeout
-    const m = messages[next]
-    if (m !== undefined && m.t <= deadline && m.t <= config.untilMs) {
-      now = Math.max(now, m.t)
-      next++
-      if (m.type === "stats") {
-        if (config.waveCoordination && cmpWaveStep([m.wave, m.step], lastStats) > 0) {
-          if (statsChanged) lastStepCounts = counts
-          lastStats = [m.wave, m.step]
-        }
-        counts = counts.slice()
-        counts[m.engine] = [m.waiting, m.running, m.kv]
-        statsChanged = true
-      } else if (config.waveCoordination) {
-        if (m.type === "first_req") react(now, vllmCoordFirstReq(coord, m.rank, m.wave))
-        else if (m.type === "wave_complete") react(now, vllmCoordWaveComplete(coord, m.wave))
-        else react(now, vllmCoordStartWave(coord, m.engine, m.wave))
-      }
-      continue
-    }
-    if (deadline > config.untilMs) break
-    now = deadline
-    if (lastStepCounts !== null) {
-      out.push({ t: now, kind: "step_snapshot", msg: [lastStepCounts, coord.wave, coord.running] })
-      lastStepCounts = null
-    } else {
-      out.push({ t: now, kind: "current", msg: [counts, coord.wave, coord.running] })
-      statsChanged = false
-    }
-    lastPublish = now
-  }
+  const last = vllmCoordAdvance(s, config.untilMs)
+  if ("_tag" in last) return last
+  for (const o of last.outputs) out.push(o)
   return out
 }
