@@ -6,9 +6,41 @@
  *
  * @since 0.1.0
  */
-import type { LedgerRow } from "./internal/decode.js"
+import type { LedgerRow as SchemaLedgerRow } from "@loadledger/schema"
 
-export type { LedgerRow } from "./internal/decode.js"
+/**
+ * One rank's decoded load, exactly as `decodeLedger` of @loadledger/schema returns it: the row the
+ * ledger keeps for the virtual worker `url@dpRank` until the next poll of that worker.
+ *
+ * **When to use**: to build rows yourself for {@link recordRows} (tests, a custom transport, a
+ * replay), or to read `RankEntry.row`. Rows from a live poll come from the schema decoders.
+ *
+ * Shape: `dpRank` (0-based, the engine index for vLLM) and optional load fields named from the wire,
+ * e.g. `numRunningReqs`, `numWaitingReqs` (requests), `numTotalTokens` (tokens), `kvCacheUsage`
+ * (0..1), `timestamp` (float epoch seconds on the publisher's clock; it drives `changedAtSeconds`).
+ * A field the payload did not report is absent (`undefined`), never 0. A row with `unknown` set
+ * (duplicate rank, negative count) carries no load fields: the rank's load is unknown. Payloads the
+ * decoders reject never become rows: they are a {@link PollFailure} with `kind: "decode"`.
+ *
+ * Upstream: the load fields of SGLang `/v1/loads` (sgl-project/sglang
+ * `python/sglang/srt/entrypoints/v1_loads.py` @ 0564b5215b333749d722348c3b3d9b92c3de8c44),
+ * `/get_load` (`python/sglang/srt/entrypoints/http_server.py`) and vLLM's per-engine counts
+ * (vllm-project/vllm `vllm/v1/engine/coordinator.py` @ 00080ee13c7a451fce071ccb8d0e94d395acf5a7),
+ * as normalized by `LedgerRow` in @loadledger/schema (`packages/schema/src/Ledger.ts`).
+ *
+ * @example
+ * ```ts
+ * import { type LedgerRow, makeLedger, recordRows } from "@loadledger/live"
+ * const row: LedgerRow = { dpRank: 1, timestamp: 7, numRunningReqs: 2, numTotalTokens: 900 }
+ * const l = recordRows(makeLedger([{ url: "u", dpSize: 2 }]), "u", [row], 10)
+ * l.ranks[1]?.row // => { dpRank: 1, timestamp: 7, numRunningReqs: 2, numTotalTokens: 900 }
+ * l.ranks[0]?.row // => undefined
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type LedgerRow = SchemaLedgerRow
 
 /**
  * One physical worker (one base URL) and how many DP ranks it serves. A worker with `dpSize` N
@@ -103,7 +135,7 @@ export const rankId = (url: string, dpRank: number): string => `${url}@${dpRank}
  * ```ts
  * import { makeLedger } from "@loadledger/live"
  * const l = makeLedger([{ url: "http://127.0.0.1:30000", dpSize: 2 }])
- * // l.ranks.map((r) => r.id) => ["http://127.0.0.1:30000@0", "http://127.0.0.1:30000@1"]
+ * l.ranks.map((r) => r.id) // => ["http://127.0.0.1:30000@0", "http://127.0.0.1:30000@1"]
  * ```
  *
  * @category constructors
@@ -140,8 +172,10 @@ export const makeLedger = (workers: ReadonlyArray<WorkerSpec>): Ledger => ({
  * let l = makeLedger([{ url: "u", dpSize: 2 }])
  * l = recordRows(l, "u", [{ dpRank: 1, timestamp: 7, numRunningReqs: 2 }], 10)
  * l = recordRows(l, "u", [{ dpRank: 1, timestamp: 7, numRunningReqs: 2 }], 11)
- * // l.ranks[1].receivedAtSeconds === 11, l.ranks[1].changedAtSeconds === 10 (same publisher timestamp)
- * // l.ranks[0].row === undefined
+ * l.ranks[1]?.receivedAtSeconds // => 11
+ * // same publisher timestamp: the row has not changed since it was first received
+ * l.ranks[1]?.changedAtSeconds // => 10
+ * l.ranks[0]?.row // => undefined
  * ```
  *
  * @category combinators
@@ -186,7 +220,8 @@ export const recordRows = (
  * ```ts
  * import { makeLedger, recordFailure } from "@loadledger/live"
  * const l = recordFailure(makeLedger([{ url: "u", dpSize: 1 }]), "u", { _tag: "PollFailure", kind: "decode", message: "bad" }, 3)
- * // l.workers[0].decodeFailures === 1, l.workers[0].fetchFailures === 0
+ * l.workers[0]?.decodeFailures // => 1
+ * l.workers[0]?.fetchFailures // => 0
  * ```
  *
  * @category combinators

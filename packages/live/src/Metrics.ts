@@ -22,7 +22,7 @@ import { observedImbalance } from "./Router.js"
  * const m = makeRouterMetrics(() => ({ ranks: [], inflightPerRank: [] }))
  * m.decision("http://127.0.0.1:30000@0", "policy")
  * const text = await m.registry.metrics()
- * // text includes 'loadledger_router_decisions_total{rank="http://127.0.0.1:30000@0",mode="policy"} 1'
+ * text.includes('loadledger_router_decisions_total{rank="http://127.0.0.1:30000@0",mode="policy"} 1') // => true
  * ```
  *
  * @category metrics

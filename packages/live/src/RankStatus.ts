@@ -85,7 +85,10 @@ export interface RankStatus {
  * let l = makeLedger([{ url: "u", dpSize: 2 }])
  * l = recordRows(l, "u", [{ dpRank: 0, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 10 }], 5)
  * const s = rankStatus(l, 6, { staleAfterSeconds: 2, requiredFields: ["numRunningReqs"], ageClock: "receipt" })
- * // s[0].known === true, s[0].ageSeconds === 1; s[1].known === false, s[1].reason === "not-in-payload"
+ * s[0]?.known // => true
+ * s[0]?.ageSeconds // => 1
+ * s[1]?.known // => false
+ * s[1]?.reason // => "not-in-payload"
  * ```
  *
  * @category combinators

@@ -119,7 +119,7 @@ const routerError = (
  * import { makeRouter } from "@loadledger/live"
  * import { totalRequests } from "@loadledger/policies"
  * const r = makeRouter(totalRequests, [{ url: "http://127.0.0.1:30000", dpSize: 4 }], { staleAfterSeconds: 2 })
- * // r.inflightPerRank => [0, 0, 0, 0]
+ * r.inflightPerRank // => [0, 0, 0, 0]
  * ```
  *
  * @category constructors
@@ -159,10 +159,10 @@ export const makeRouter = <S>(
  * ```ts
  * import { applyPoll, makeRouter, statuses } from "@loadledger/live"
  * import { totalRequests } from "@loadledger/policies"
- * import { HashMap, Option, Result } from "effect"
+ * import { Result } from "effect"
  * let r = makeRouter(totalRequests, [{ url: "u", dpSize: 2 }], { staleAfterSeconds: 1 })
  * r = applyPoll(r, "u", Result.succeed([{ dpRank: 0, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }]), 0)
- * // statuses(r, 0).map((s) => s.known) => [true, false]
+ * statuses(r, 0).map((s) => s.known) // => [true, false]
  * ```
  *
  * @category combinators
@@ -217,7 +217,9 @@ export const statuses = <S>(state: RouterState<S>, now: number): ReadonlyArray<R
  * import { totalRequests } from "@loadledger/policies"
  * const r0 = makeRouter(totalRequests, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 2 })
  * const out = route(r0, { requestId: "a", inputLength: 100 }, 0)
- * // no rank has reported yet: out.decision.mode === "inflight", out.decision.rank === 0
+ * // no rank has reported yet: the router falls back to its own in-flight counts
+ * out._tag === "Routed" && out.decision.mode // => "inflight"
+ * out._tag === "Routed" && out.decision.rank // => 0
  * ```
  *
  * @category combinators
@@ -352,7 +354,7 @@ export const finish = <S>(
  * ```ts
  * import { applyPoll, makeRouter, observedImbalance, statuses } from "@loadledger/live"
  * import { totalTokens } from "@loadledger/policies"
- * import { HashMap, Option, Result } from "effect"
+ * import { Result } from "effect"
  * const rows = [12000, 0, 0, 3000].map((numTotalTokens, dpRank) => ({ dpRank, numTotalTokens }))
  * const r = applyPoll(makeRouter(totalTokens, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 1, requiredFields: ["numTotalTokens"] }), "u", Result.succeed(rows), 0)
  * observedImbalance(statuses(r, 0)) // => 3.2

@@ -23,7 +23,7 @@ import { Result, Schema, SchemaIssue } from "effect"
  * ```ts
  * import { formatDecodeError } from "@loadledger/schema"
  * formatDecodeError({ _tag: "InvalidField", path: "$.loads[0].dp_rank", message: "Expected number" })
- * // "$.loads[0].dp_rank: Expected number"
+ * // => "$.loads[0].dp_rank: Expected number"
  * ```
  *
  * @category errors
@@ -44,7 +44,7 @@ export interface DecodeError {
  * @example
  * ```ts
  * import { decodeError } from "@loadledger/schema"
- * decodeError("SyntaxError", "unexpected token", { line: 3 }).line // 3
+ * decodeError("SyntaxError", "unexpected token", { line: 3 }).line // => 3
  * ```
  *
  * @category errors
@@ -67,7 +67,7 @@ export const decodeError = (
  * @example
  * ```ts
  * import { formatPath } from "@loadledger/schema"
- * formatPath(["loads", 0, "queues"]) // "$.loads[0].queues"
+ * formatPath(["loads", 0, "queues"]) // => "$.loads[0].queues"
  * ```
  *
  * **When to use**: building paths for your own `DecodeError`s.
@@ -94,7 +94,7 @@ export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
  * import { Schema } from "effect"
  * import { fromSchemaError } from "@loadledger/schema"
  * const r = Schema.decodeUnknownResult(Schema.Struct({ a: Schema.Number }))({ a: "x" })
- * if (r._tag === "Failure") fromSchemaError(r.failure).path // "$.a"
+ * if (r._tag === "Failure") fromSchemaError(r.failure).path // => "$.a"
  * ```
  *
  * **When to use**: wrapping your own effect Schema decoders so their failures look like this package's.
@@ -120,7 +120,7 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
  * @example
  * ```ts
  * import { formatDecodeError } from "@loadledger/schema"
- * formatDecodeError({ _tag: "SyntaxError", line: 4, message: "bad value" }) // "line 4: bad value"
+ * formatDecodeError({ _tag: "SyntaxError", line: 4, message: "bad value" }) // => "line 4: bad value"
  * ```
  *
  * **When to use**: printing a failure to a person (the CLI does).
@@ -140,7 +140,7 @@ export const formatDecodeError = (e: DecodeError): string => {
  * ```ts
  * import { Schema } from "effect"
  * import { decodeWith } from "@loadledger/schema"
- * decodeWith(Schema.Struct({ a: Schema.Number }))({ a: 1 })._tag // "Success"
+ * decodeWith(Schema.Struct({ a: Schema.Number }))({ a: 1 })._tag // => "Success"
  * ```
  *
  * **When to use**: adding a decoder for a new wire schema.

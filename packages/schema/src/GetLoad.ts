@@ -22,7 +22,7 @@ import { wireStruct } from "./internal/wire.js"
  * ```ts
  * import { Schema } from "effect"
  * import { GetLoadEntry } from "@loadledger/schema"
- * Schema.decodeUnknownSync(GetLoadEntry)({ dp_rank: null, num_reqs: 0, num_waiting_reqs: 0, num_tokens: 0, ts_tic: 2359325.1 }).dpRank // null
+ * Schema.decodeUnknownSync(GetLoadEntry)({ dp_rank: null, num_reqs: 0, num_waiting_reqs: 0, num_tokens: 0, ts_tic: 2359325.1 }).dpRank // => null
  * ```
  *
  * **When to use**: talking to SGLang servers older than `/v1/loads`.
@@ -50,7 +50,7 @@ export type GetLoadEntry = typeof GetLoadEntry.Type
  * ```ts
  * import { Schema } from "effect"
  * import { GetLoadResponse } from "@loadledger/schema"
- * Schema.decodeUnknownSync(GetLoadResponse)([{ num_reqs: 3, num_waiting_reqs: 1, num_tokens: 50 }]) // [{ numReqs: 3, numWaitingReqs: 1, numTokens: 50 }]
+ * Schema.decodeUnknownSync(GetLoadResponse)([{ num_reqs: 3, num_waiting_reqs: 1, num_tokens: 50 }]) // => [{ numReqs: 3, numWaitingReqs: 1, numTokens: 50 }]
  * ```
  *
  * @category GetLoad
@@ -68,7 +68,7 @@ const decode = decodeWith(GetLoadResponse)
  * @example
  * ```ts
  * import { decodeGetLoad } from "@loadledger/schema"
- * decodeGetLoad([{ num_reqs: "x" }])._tag // "Failure"
+ * decodeGetLoad([{ num_reqs: "x" }])._tag // => "Failure"
  * ```
  *
  * **When to use**: polling a legacy SGLang server; `decodeLedger` gives the normalized rows.

@@ -332,7 +332,7 @@ const fromText = (text: string, kind: LedgerKind): Result.Result<Array<LedgerRow
  * ```ts
  * import { decodeLedger } from "@loadledger/schema"
  * const r = decodeLedger('{"loads":[{"dp_rank":0,"num_total_tokens":12000},{"dp_rank":1,"num_total_tokens":0}]}')
- * r._tag === "Success" && r.success // [{ dpRank: 0, numTotalTokens: 12000 }, { dpRank: 1, numTotalTokens: 0 }]
+ * r._tag === "Success" && r.success // => [{ dpRank: 0, numTotalTokens: 12000 }, { dpRank: 1, numTotalTokens: 0 }]
  * ```
  *
  * @category Ledger
@@ -386,8 +386,8 @@ const decodeLoadStatStream = (bytes: Uint8Array): Result.Result<ReadonlyArray<Lo
  * @example
  * ```ts
  * import { ledgerTotal } from "@loadledger/schema"
- * ledgerTotal([{ dpRank: 0, numTotalTokens: 12000 }, { dpRank: 1, numTotalTokens: 3000 }], "numTotalTokens") // 15000
- * ledgerTotal([], "numTotalTokens") // undefined
+ * ledgerTotal([{ dpRank: 0, numTotalTokens: 12000 }, { dpRank: 1, numTotalTokens: 3000 }], "numTotalTokens") // => 15000
+ * ledgerTotal([], "numTotalTokens") // => undefined
  * ```
  *
  * **When to use**: node-level totals (non-DP views of a DP worker); it refuses partial payloads.
@@ -449,8 +449,8 @@ export interface FieldSummary {
  * ```ts
  * import { summarizeField } from "@loadledger/schema"
  * const s = summarizeField([{ dpRank: 0, genThroughput: 10 }, { dpRank: 1 }, { dpRank: 2, genThroughput: 40 }], "genThroughput")
- * s?.mean // 25
- * s?.ranksMissing // [1]
+ * s?.mean // => 25
+ * s?.ranksMissing // => [1]
  * ```
  *
  * **When to use**: reporting a field across ranks without hiding missing ranks or imbalance.

@@ -33,7 +33,7 @@ export type LoadSnapshotEra = "shm-v1" | "shm-v2" | "shm-v3"
  * ```ts
  * import { Schema } from "effect"
  * import { MemoryMetrics } from "@loadledger/schema"
- * Schema.decodeUnknownSync(MemoryMetrics)({ weight_gb: 15.2, kv_cache_gb: 52.1, graph_gb: 1.25, token_capacity: 409600 }).tokenCapacity // 409600
+ * Schema.decodeUnknownSync(MemoryMetrics)({ weight_gb: 15.2, kv_cache_gb: 52.1, graph_gb: 1.25, token_capacity: 409600 }).tokenCapacity // => 409600
  * ```
  *
  * **When to use**: reading the `memory` section of a snapshot.
@@ -59,7 +59,7 @@ export type MemoryMetrics = typeof MemoryMetrics.Type
  * ```ts
  * import { Schema } from "effect"
  * import { SpeculativeMetricsV1 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(SpeculativeMetricsV1)({ accept_length: 3.1, accept_rate: 0.7 }).acceptLength // 3.1
+ * Schema.decodeUnknownSync(SpeculativeMetricsV1)({ accept_length: 3.1, accept_rate: 0.7 }).acceptLength // => 3.1
  * ```
  *
  * @category LoadSnapshot
@@ -79,7 +79,7 @@ export type SpeculativeMetricsV1 = typeof SpeculativeMetricsV1.Type
  * ```ts
  * import { Schema } from "effect"
  * import { SpeculativeMetricsV3 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(SpeculativeMetricsV3)({ accept_length: 3.1, accept_rate: 0.7, draft_occupancy_rate: 0.95 }).proposedDraftLength // 0
+ * Schema.decodeUnknownSync(SpeculativeMetricsV3)({ accept_length: 3.1, accept_rate: 0.7, draft_occupancy_rate: 0.95 }).proposedDraftLength // => 0
  * ```
  *
  * @category LoadSnapshot
@@ -103,7 +103,7 @@ export type SpeculativeMetricsV3 = typeof SpeculativeMetricsV3.Type
  * ```ts
  * import { Schema } from "effect"
  * import { LoraMetrics } from "@loadledger/schema"
- * Schema.decodeUnknownSync(LoraMetrics)({ slots_used: 2, slots_total: 8, utilization: 0.25 }).slotsTotal // 8
+ * Schema.decodeUnknownSync(LoraMetrics)({ slots_used: 2, slots_total: 8, utilization: 0.25 }).slotsTotal // => 8
  * ```
  *
  * @category LoadSnapshot
@@ -127,7 +127,7 @@ export type LoraMetrics = typeof LoraMetrics.Type
  * ```ts
  * import { Schema } from "effect"
  * import { DisaggregationMetrics } from "@loadledger/schema"
- * Schema.decodeUnknownSync(DisaggregationMetrics)({ mode: "decode", decode_transfer_queue_reqs: 4 }).decodePreallocQueueReqs // 0
+ * Schema.decodeUnknownSync(DisaggregationMetrics)({ mode: "decode", decode_transfer_queue_reqs: 4 }).decodePreallocQueueReqs // => 0
  * ```
  *
  * @category LoadSnapshot
@@ -168,7 +168,7 @@ export type DisaggregationMetrics = typeof DisaggregationMetrics.Type
  * ```ts
  * import { Schema } from "effect"
  * import { QueueMetricsV1 } from "@loadledger/schema"
- * Schema.is(QueueMetricsV1)({ waiting: 40, grammar: 0, paused: 0, retracted: 0 }) // true
+ * Schema.is(QueueMetricsV1)({ waiting: 40, grammar: 0, paused: 0, retracted: 0 }) // => true
  * ```
  *
  * @category LoadSnapshot
@@ -192,7 +192,7 @@ export type QueueMetricsV1 = typeof QueueMetricsV1.Type
  * ```ts
  * import { Schema } from "effect"
  * import { QueueMetricsV3 } from "@loadledger/schema"
- * Schema.is(QueueMetricsV3)({ waiting: 40, grammar: 0, paused: 0, retracted: 0 }) // false
+ * Schema.is(QueueMetricsV3)({ waiting: 40, grammar: 0, paused: 0, retracted: 0 }) // => false
  * ```
  *
  * @category LoadSnapshot
@@ -282,9 +282,9 @@ const nullSections = { memory: null, speculative: null, lora: null, disaggregati
  * import { Schema } from "effect"
  * import { LoadSnapshotV1 } from "@loadledger/schema"
  * const s = Schema.decodeUnknownSync(LoadSnapshotV1)({ dp_rank: 1, num_running_reqs: 3, future_key: 1 })
- * s.numRunningReqs // 3
- * s.timestamp // 0
- * s.queues // null
+ * s.numRunningReqs // => 3
+ * s.timestamp // => 0
+ * s.queues // => null
  * ```
  *
  * @category LoadSnapshot
@@ -305,7 +305,7 @@ export type LoadSnapshotV1 = typeof LoadSnapshotV1.Type
  * ```ts
  * import { Schema } from "effect"
  * import { LoadSnapshotV2 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(LoadSnapshotV2)({ dp_rank: 0 }).decodeMoments // null
+ * Schema.decodeUnknownSync(LoadSnapshotV2)({ dp_rank: 0 }).decodeMoments // => null
  * ```
  *
  * **When to use**: decoding a `/v1/loads` entry or shared-memory slot of the PR #32245 era.
@@ -330,7 +330,7 @@ export type LoadSnapshotV2 = typeof LoadSnapshotV2.Type
  * import { Schema } from "effect"
  * import { LoadSnapshotV3 } from "@loadledger/schema"
  * const s = Schema.decodeUnknownSync(LoadSnapshotV3)({ queues: { waiting: 1, grammar: 0, paused: 0, retracted: 0, prealloc_ready: 4 } })
- * s.queues?.preallocReady // 4
+ * s.queues?.preallocReady // => 4
  * ```
  *
  * **When to use**: decoding the newest snapshots (speculative draft occupancy, prealloc-ready queue).
@@ -367,7 +367,7 @@ export type LoadSnapshot = LoadSnapshotV1 | LoadSnapshotV2 | LoadSnapshotV3
  * ```ts
  * import { Schema } from "effect"
  * import { LoadEntryV1 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(LoadEntryV1)({ dp_rank: 0, num_total_reqs: 7 }) // { dpRank: 0, numTotalReqs: 7 }
+ * Schema.decodeUnknownSync(LoadEntryV1)({ dp_rank: 0, num_total_reqs: 7 }) // => { dpRank: 0, numTotalReqs: 7 }
  * ```
  *
  * @category LoadSnapshot
@@ -388,7 +388,7 @@ export type LoadEntryV1 = typeof LoadEntryV1.Type
  * ```ts
  * import { Schema } from "effect"
  * import { LoadEntryV2 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(LoadEntryV2)({ dp_rank: 1, timestamp: 9.5 }) // { dpRank: 1, timestamp: 9.5 }
+ * Schema.decodeUnknownSync(LoadEntryV2)({ dp_rank: 1, timestamp: 9.5 }) // => { dpRank: 1, timestamp: 9.5 }
  * ```
  *
  * @category LoadSnapshot
@@ -405,7 +405,7 @@ export type LoadEntryV2 = typeof LoadEntryV2.Type
  * ```ts
  * import { Schema } from "effect"
  * import { LoadEntryV3 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(LoadEntryV3)({ decode_metrics_windows: null }) // { decodeMetricsWindows: null }
+ * Schema.decodeUnknownSync(LoadEntryV3)({ decode_metrics_windows: null }) // => { decodeMetricsWindows: null }
  * ```
  *
  * @category LoadSnapshot
@@ -430,7 +430,7 @@ const snapshotSchemas = {
  * @example
  * ```ts
  * import { loadSnapshotSchema, LoadSnapshotV2 } from "@loadledger/schema"
- * loadSnapshotSchema("shm-v2") === LoadSnapshotV2 // true
+ * loadSnapshotSchema("shm-v2") === LoadSnapshotV2 // => true
  * ```
  *
  * **When to use**: picking the schema from an era value at run time.
@@ -454,7 +454,7 @@ const decoders = {
  * ```ts
  * import { decodeLoadSnapshot } from "@loadledger/schema"
  * const r = decodeLoadSnapshot("shm-v1")({ dp_rank: 0, queues: { waiting: 1 } })
- * r._tag === "Failure" && r.failure.path // "$.queues.grammar"
+ * r._tag === "Failure" && r.failure.path // => "$.queues.grammar"
  * ```
  *
  * **When to use**: decoding one snapshot (e.g. a shared-memory slot) from `unknown`.
@@ -474,7 +474,7 @@ export const decodeLoadSnapshot =
  * @example
  * ```ts
  * import { snapshotOfEntry } from "@loadledger/schema"
- * snapshotOfEntry({ dpRank: 1, numTotalTokens: 44 }, "shm-v2").numActiveTokens // 0
+ * snapshotOfEntry({ dpRank: 1, numTotalTokens: 44 }, "shm-v2").numActiveTokens // => 0
  * ```
  *
  * **When to use**: reproducing SGLang's own view of a `/v1/loads` entry (the golden vectors' `decoded`).

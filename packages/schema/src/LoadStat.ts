@@ -20,7 +20,7 @@ import { wireStruct } from "./internal/wire.js"
  * ```ts
  * import { Schema } from "effect"
  * import { LoadStat } from "@loadledger/schema"
- * Schema.decodeUnknownSync(LoadStat)({ num_running_reqs: 3, num_waiting_reqs: 2, num_tokens: 256, max_total_num_tokens: 4096, attn_dp_rank: 1 }).attnDpRank // 1
+ * Schema.decodeUnknownSync(LoadStat)({ num_running_reqs: 3, num_waiting_reqs: 2, num_tokens: 256, max_total_num_tokens: 4096, attn_dp_rank: 1 }).attnDpRank // => 1
  * ```
  *
  * **When to use**: reading SGLang's published per-rank load messages.
@@ -47,7 +47,7 @@ export type LoadStat = typeof LoadStat.Type
  * ```ts
  * import { Schema } from "effect"
  * import { LoadStatTagged } from "@loadledger/schema"
- * Schema.is(LoadStatTagged)(["LoadStat", 3, 2, 256, 4096, 0]) // true
+ * Schema.is(LoadStatTagged)(["LoadStat", 3, 2, 256, 4096, 0]) // => true
  * ```
  *
  * @category LoadStat
@@ -73,7 +73,7 @@ const decodeTagged = decodeWith(LoadStatTagged)
  * ```ts
  * import { loadStatFromTagged } from "@loadledger/schema"
  * const r = loadStatFromTagged(["LoadStat", 3, 2, 256, 4096, 0])
- * r._tag === "Success" && r.success.numTokens // 256
+ * r._tag === "Success" && r.success.numTokens // => 256
  * ```
  *
  * **When to use**: a payload already decoded from msgpack or JSON.
@@ -102,7 +102,7 @@ const topic = new TextEncoder().encode("load")
  * ```ts
  * import { encodeLoadStatFrame } from "@loadledger/schema"
  * const [, seq] = encodeLoadStatFrame(7n, { numRunningReqs: 1, numWaitingReqs: 0, numTokens: 10, maxTotalNumTokens: 100, attnDpRank: 0 })
- * seq[7] // 7
+ * seq[7] // => 7
  * ```
  *
  * **When to use**: test doubles and simulators that publish like SGLang.
@@ -136,7 +136,7 @@ export const encodeLoadStatFrame = (
  * import { decodeLoadStatPayload, encodeLoadStatFrame } from "@loadledger/schema"
  * const f = encodeLoadStatFrame(1n, { numRunningReqs: 1, numWaitingReqs: 2, numTokens: 3, maxTotalNumTokens: 4, attnDpRank: 5 })
  * const r = decodeLoadStatPayload(f[2])
- * r._tag === "Success" && r.success.attnDpRank // 5
+ * r._tag === "Success" && r.success.attnDpRank // => 5
  * ```
  *
  * **When to use**: a subscriber that already split the frame.
@@ -165,7 +165,7 @@ export const decodeLoadStatPayload = (bytes: Uint8Array): Result.Result<LoadStat
  * import { decodeLoadStatFrame, encodeLoadStatFrame } from "@loadledger/schema"
  * const f = encodeLoadStatFrame(42n, { numRunningReqs: 1, numWaitingReqs: 2, numTokens: 3, maxTotalNumTokens: 4, attnDpRank: 0 })
  * const r = decodeLoadStatFrame(f)
- * r._tag === "Success" && r.success.seq // 42n
+ * r._tag === "Success" && r.success.seq // => 42n
  * ```
  *
  * **When to use**: a subscriber receiving the 3-part message.

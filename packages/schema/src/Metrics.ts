@@ -32,7 +32,7 @@ const Opt = Schema.optionalKey(Schema.Finite)
  * ```ts
  * import { Schema } from "effect"
  * import { VllmEngineMetrics } from "@loadledger/schema"
- * Schema.is(VllmEngineMetrics)({ engine: 0, numRequestsRunning: 8 }) // true
+ * Schema.is(VllmEngineMetrics)({ engine: 0, numRequestsRunning: 8 }) // => true
  * ```
  *
  * @category Metrics
@@ -58,7 +58,7 @@ export type VllmEngineMetrics = typeof VllmEngineMetrics.Type
  * ```ts
  * import { Schema } from "effect"
  * import { SglangRankMetrics } from "@loadledger/schema"
- * Schema.is(SglangRankMetrics)({ dpRank: 3, genThroughput: 141.75 }) // true
+ * Schema.is(SglangRankMetrics)({ dpRank: 3, genThroughput: 141.75 }) // => true
  * ```
  *
  * @category Metrics
@@ -192,7 +192,7 @@ const group = <K extends string>(
  * ```ts
  * import { decodeVllmMetrics } from "@loadledger/schema"
  * const r = decodeVllmMetrics('vllm:num_requests_running{engine="1"} 8.0\n')
- * r._tag === "Success" && r.success.records[0] // { engine: 1, numRequestsRunning: 8 }
+ * r._tag === "Success" && r.success.records[0] // => { engine: 1, numRequestsRunning: 8 }
  * ```
  *
  * **When to use**: vLLM engines without a load endpoint (S09).
@@ -219,7 +219,7 @@ export const vllmOfExposition = (
  * ```ts
  * import { decodeSglangMetrics } from "@loadledger/schema"
  * const r = decodeSglangMetrics('sglang_num_total_tokens{dp_rank="2"} 3000\n')
- * r._tag === "Success" && r.success.records[0] // { dpRank: 2, numTotalTokens: 3000 }
+ * r._tag === "Success" && r.success.records[0] // => { dpRank: 2, numTotalTokens: 3000 }
  * ```
  *
  * **When to use**: SGLang builds without `/v1/loads`, or its Prometheus form.
@@ -246,7 +246,7 @@ export const sglangOfExposition = (
  * ```ts
  * import { detectMetricsRuntime } from "@loadledger/schema"
  * const r = detectMetricsRuntime("# TYPE vllm:num_requests_running gauge\n")
- * r._tag === "Success" && r.success // "vllm"
+ * r._tag === "Success" && r.success // => "vllm"
  * ```
  *
  * **When to use**: choosing between `decodeVllmMetrics` and `decodeSglangMetrics`.
@@ -275,8 +275,8 @@ export const runtimeOfExposition = (e: Exposition): "vllm" | "sglang" | undefine
  * @example
  * ```ts
  * import { toEngineCounts } from "@loadledger/schema"
- * toEngineCounts({ engine: 0, numRequestsRunning: 0, numRequestsWaiting: 0, gpuCacheUsagePerc: 0 }) // [0, 0, 0]
- * toEngineCounts({ engine: 0, numRequestsRunning: 3 }) // undefined
+ * toEngineCounts({ engine: 0, numRequestsRunning: 0, numRequestsWaiting: 0, gpuCacheUsagePerc: 0 }) // => [0, 0, 0]
+ * toEngineCounts({ engine: 0, numRequestsRunning: 3 }) // => undefined
  * ```
  *
  * **When to use**: feeding vLLM's balancer model from `/metrics`.

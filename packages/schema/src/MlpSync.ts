@@ -24,7 +24,7 @@ import { wireStruct } from "./internal/wire.js"
  * ```ts
  * import { Schema } from "effect"
  * import { MlpSyncBatchInfo } from "@loadledger/schema"
- * Schema.decodeUnknownSync(MlpSyncBatchInfo)({ num_tokens: 4, num_tokens_for_logprob: 4, can_run_decode_cuda_graph: 1, is_extend_in_batch: 0, local_can_run_tbo: 0, local_forward_mode: 2, can_run_prefill_cuda_graph: 1, prefill_cuda_graph_max_prefix_len: 0 }).numTokens // 4
+ * Schema.decodeUnknownSync(MlpSyncBatchInfo)({ num_tokens: 4, num_tokens_for_logprob: 4, can_run_decode_cuda_graph: 1, is_extend_in_batch: 0, local_can_run_tbo: 0, local_forward_mode: 2, can_run_prefill_cuda_graph: 1, prefill_cuda_graph_max_prefix_len: 0 }).numTokens // => 4
  * ```
  *
  * @category MlpSync
@@ -56,7 +56,7 @@ const I = Schema.Int
  * ```ts
  * import { Schema } from "effect"
  * import { MlpSyncRows } from "@loadledger/schema"
- * Schema.is(MlpSyncRows)([[1, 1, 1, 0, 1, 2, 1, 0]]) // true
+ * Schema.is(MlpSyncRows)([[1, 1, 1, 0, 1, 2, 1, 0]]) // => true
  * ```
  *
  * @category MlpSync
@@ -77,7 +77,7 @@ const decodeRows = decodeWith(MlpSyncRows)
  * ```ts
  * import { decodeMlpSyncRows } from "@loadledger/schema"
  * const r = decodeMlpSyncRows([[5, 5, 1, 0, 1, 2, 1, 0, 1, 0, 3]])
- * r._tag === "Success" && r.success[0]?.attentionPairs // 3
+ * r._tag === "Success" && r.success[0]?.attentionPairs // => 3
  * ```
  *
  * **When to use**: turning a gathered tensor (as nested lists) into named rows.
@@ -148,7 +148,7 @@ export interface MlpSyncGlobal {
  * const row = (n: number) => ({ numTokens: n, numTokensForLogprob: n, canRunDecodeCudaGraph: 1, isExtendInBatch: 0,
  *   localCanRunTbo: 1, localForwardMode: 2, canRunPrefillCudaGraph: 1, prefillCudaGraphMaxPrefixLen: 0 })
  * const r = reduceMlpSync([row(4), row(0)])
- * r._tag === "Success" && r.success.needIdleBatch // true
+ * r._tag === "Success" && r.success.needIdleBatch // => true
  * ```
  *
  * @category MlpSync

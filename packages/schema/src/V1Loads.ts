@@ -43,7 +43,7 @@ export type V1LoadsEra = "pre-shm" | LoadSnapshotEra
  * ```ts
  * import { Schema } from "effect"
  * import { V1LoadsAggregate } from "@loadledger/schema"
- * Schema.decodeUnknownSync(V1LoadsAggregate)({ total_reqs: 7 }) // { totalReqs: 7 }
+ * Schema.decodeUnknownSync(V1LoadsAggregate)({ total_reqs: 7 }) // => { totalReqs: 7 }
  * ```
  *
  * @category V1Loads
@@ -78,7 +78,7 @@ const envelope = {
  * ```ts
  * import { Schema } from "effect"
  * import { V1LoadsResponsePreShm } from "@loadledger/schema"
- * Schema.decodeUnknownSync(V1LoadsResponsePreShm)({ dp_rank_count: 1, loads: [{ dp_rank: 0, num_total_reqs: 7 }] }).dpRankCount // 1
+ * Schema.decodeUnknownSync(V1LoadsResponsePreShm)({ dp_rank_count: 1, loads: [{ dp_rank: 0, num_total_reqs: 7 }] }).dpRankCount // => 1
  * ```
  *
  * **When to use**: servers of the first `/v1/loads` version (before PR #26348).
@@ -105,7 +105,7 @@ export type V1LoadsResponsePreShm = typeof V1LoadsResponsePreShm.Type
  * ```ts
  * import { Schema } from "effect"
  * import { V1LoadsResponseShmV1 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(V1LoadsResponseShmV1)({ version: "0.5.12", loads: [] }).version // "0.5.12"
+ * Schema.decodeUnknownSync(V1LoadsResponseShmV1)({ version: "0.5.12", loads: [] }).version // => "0.5.12"
  * ```
  *
  * @category V1Loads
@@ -131,7 +131,7 @@ const newest = {
  * ```ts
  * import { Schema } from "effect"
  * import { V1LoadsResponseShmV2 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(V1LoadsResponseShmV2)({ num_accelerators: 8, loads: [] }).numAccelerators // 8
+ * Schema.decodeUnknownSync(V1LoadsResponseShmV2)({ num_accelerators: 8, loads: [] }).numAccelerators // => 8
  * ```
  *
  * @category V1Loads
@@ -150,7 +150,7 @@ export type V1LoadsResponseShmV2 = typeof V1LoadsResponseShmV2.Type
  * ```ts
  * import { Schema } from "effect"
  * import { V1LoadsResponseShmV3 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(V1LoadsResponseShmV3)({ accelerator: "NVIDIA H200", loads: [] }).accelerator // "NVIDIA H200"
+ * Schema.decodeUnknownSync(V1LoadsResponseShmV3)({ accelerator: "NVIDIA H200", loads: [] }).accelerator // => "NVIDIA H200"
  * ```
  *
  * @category V1Loads
@@ -186,8 +186,8 @@ const isObj = (u: unknown): u is Record<string, unknown> =>
  * @example
  * ```ts
  * import { detectV1LoadsEra } from "@loadledger/schema"
- * detectV1LoadsEra({ dp_rank_count: 1, loads: [] }) // "pre-shm"
- * detectV1LoadsEra({ accelerator: "NVIDIA H200", loads: [] }) // "shm-v2"
+ * detectV1LoadsEra({ dp_rank_count: 1, loads: [] }) // => "pre-shm"
+ * detectV1LoadsEra({ accelerator: "NVIDIA H200", loads: [] }) // => "shm-v2"
  * ```
  *
  * **When to use**: a client that talks to servers of unknown versions.
@@ -236,7 +236,7 @@ const decoders = {
  * ```ts
  * import { decodeV1Loads } from "@loadledger/schema"
  * const r = decodeV1Loads({ loads: [{ dp_rank: 1, num_running_reqs: 2 }] })
- * r._tag === "Success" && r.success.response.loads[0]?.numRunningReqs // 2
+ * r._tag === "Success" && r.success.response.loads[0]?.numRunningReqs // => 2
  * ```
  *
  * @category V1Loads
@@ -255,7 +255,7 @@ export const decodeV1Loads = (input: unknown, era?: V1LoadsEra): Result.Result<V
  * ```ts
  * import { decodeV1Loads, v1LoadsSnapshots } from "@loadledger/schema"
  * const r = decodeV1Loads({ loads: [{ dp_rank: 1 }] })
- * r._tag === "Success" && v1LoadsSnapshots(r.success)[0]?.timestamp // 0
+ * r._tag === "Success" && v1LoadsSnapshots(r.success)[0]?.timestamp // => 0
  * ```
  *
  * **When to use**: comparing with SGLang's own decoder, or feeding code that needs full snapshots.
@@ -275,7 +275,7 @@ export const v1LoadsSnapshots = (d: V1Loads): ReadonlyArray<LoadSnapshot> => {
  * @example
  * ```ts
  * import { isoToEpochSeconds } from "@loadledger/schema"
- * isoToEpochSeconds("2024-01-15T10:30:00+00:00") // 1705314600
+ * isoToEpochSeconds("2024-01-15T10:30:00+00:00") // => 1705314600
  * ```
  *
  * **When to use**: ageing a response that has no per-rank timestamp.
@@ -303,7 +303,7 @@ export const isoToEpochSeconds = (iso: string | undefined): number | undefined =
  * import { budgetInputs, decodeV1Loads } from "@loadledger/schema"
  * const r = decodeV1Loads({ timestamp: "2024-01-15T10:30:00+00:00", loads: [{ dp_rank: 0, num_running_reqs: 5, num_waiting_reqs: 2 }] })
  * r._tag === "Success" && budgetInputs(r.success)[0]
- * // { dpRank: 0, timestampPresent: false, timestamp: 1705314600, totalRequests: 7, totalTokens: 0 }
+ * // => { dpRank: 0, timestampPresent: false, timestamp: 1705314600, totalRequests: 7, totalTokens: 0 }
  * ```
  *
  * **When to use**: feeding SGLang's DP budget model (`update_budget`) from a response.
@@ -338,7 +338,7 @@ export const budgetInputs = (
  * @example
  * ```ts
  * import { includeTokens } from "@loadledger/schema"
- * includeTokens.length // 7
+ * includeTokens.length // => 7
  * ```
  *
  * @category V1Loads
@@ -354,8 +354,8 @@ export const includeTokens = ["all", "core", "disagg", "lora", "memory", "queues
  * @example
  * ```ts
  * import { parseInclude } from "@loadledger/schema"
- * parseInclude("queues, disagg") // ["disagg", "queues"]
- * parseInclude(null) // null
+ * parseInclude("queues, disagg") // => ["disagg", "queues"]
+ * parseInclude(null) // => null
  * ```
  *
  * **When to use**: reproducing the server's parsing of `?include=`.
@@ -379,8 +379,8 @@ const pyRepr = (s: string): string => `'${s.replace(/\\/g, "\\\\").replace(/'/g,
  * @example
  * ```ts
  * import { validateInclude } from "@loadledger/schema"
- * validateInclude(["all", "bogus"])._tag // "Success"
- * validateInclude(["", "core"])._tag // "Failure"
+ * validateInclude(["all", "bogus"])._tag // => "Success"
+ * validateInclude(["", "core"])._tag // => "Failure"
  * ```
  *
  * **When to use**: rejecting an `include` value the server would reject.
@@ -433,7 +433,7 @@ const coreKeysV2 = [
  * @example
  * ```ts
  * import { jsonCoreKeys } from "@loadledger/schema"
- * jsonCoreKeys("shm-v1").includes("timestamp") // false
+ * jsonCoreKeys("shm-v1").includes("timestamp") // => false
  * ```
  *
  * **When to use**: reproducing `to_dict` output per era.
@@ -464,7 +464,7 @@ const sectionTokens = [
  * import { LoadSnapshotV1, toDict } from "@loadledger/schema"
  * const s = Schema.decodeUnknownSync(LoadSnapshotV1)({ dp_rank: 2, queues: { waiting: 1, grammar: 0, paused: 0, retracted: 0 } })
  * const r = toDict(s, ["core"], "shm-v1")
- * r._tag === "Success" && "queues" in r.success // false
+ * r._tag === "Success" && "queues" in r.success // => false
  * ```
  *
  * **When to use**: a simulator or test double that serves `/v1/loads` like SGLang.
@@ -495,7 +495,7 @@ export const toDict = (
  * @example
  * ```ts
  * import { selectRank } from "@loadledger/schema"
- * selectRank([{ dpRank: 0 }, { dpRank: 1 }], 9) // []
+ * selectRank([{ dpRank: 0 }, { dpRank: 1 }], 9) // => []
  * ```
  *
  * **When to use**: serving `?dp_rank=` like SGLang.

@@ -20,8 +20,8 @@ import { wireStruct } from "./internal/wire.js"
  * ```ts
  * import { Schema } from "effect"
  * import { EngineCounts } from "@loadledger/schema"
- * Schema.is(EngineCounts)([117, 51, 1.0]) // true
- * Schema.is(EngineCounts)([1, 2, 100]) // false
+ * Schema.is(EngineCounts)([117, 51, 1.0]) // => true
+ * Schema.is(EngineCounts)([1, 2, 100]) // => false
  * ```
  *
  * **When to use**: the per-engine rows of vLLM's DP balancer.
@@ -45,7 +45,7 @@ export type EngineCounts = typeof EngineCounts.Type
  * ```ts
  * import { decodeCoordinatorUpdate } from "@loadledger/schema"
  * const r = decodeCoordinatorUpdate([null, 3, true])
- * r._tag === "Success" && r.success[1] // 3
+ * r._tag === "Success" && r.success[1] // => 3
  * ```
  *
  * **When to use**: decoding the coordinator's publishes to front-ends.
@@ -71,7 +71,7 @@ export type CoordinatorUpdate = typeof CoordinatorUpdate.Type
  * ```ts
  * import { Schema } from "effect"
  * import { SchedulerStats } from "@loadledger/schema"
- * Schema.decodeUnknownSync(SchedulerStats)({ num_running_reqs: 8, num_waiting_reqs: 0, kv_cache_usage: 0.4, step_counter: 31, current_wave: 2 }).stepCounter // 31
+ * Schema.decodeUnknownSync(SchedulerStats)({ num_running_reqs: 8, num_waiting_reqs: 0, kv_cache_usage: 0.4, step_counter: 31, current_wave: 2 }).stepCounter // => 31
  * ```
  *
  * @category vLLM
@@ -97,7 +97,7 @@ const decStats = decodeWith(SchedulerStats)
  * @example
  * ```ts
  * import { decodeEngineCounts } from "@loadledger/schema"
- * decodeEngineCounts([0, 8, 0.5])._tag // "Success"
+ * decodeEngineCounts([0, 8, 0.5])._tag // => "Success"
  * ```
  *
  * **When to use**: validating one row from an untrusted source.
@@ -127,7 +127,7 @@ export const decodeCoordinatorUpdate = (u: unknown): Result.Result<CoordinatorUp
  * ```ts
  * import { decodeSchedulerStats } from "@loadledger/schema"
  * const r = decodeSchedulerStats({ num_running_reqs: 8 })
- * r._tag === "Failure" && r.failure.path // "$.num_waiting_reqs"
+ * r._tag === "Failure" && r.failure.path // => "$.num_waiting_reqs"
  * ```
  *
  * @category vLLM

@@ -20,7 +20,7 @@ const Opt = Schema.optionalKey(Schema.Finite)
  * ```ts
  * import { Schema } from "effect"
  * import { VllmLoggerRecord } from "@loadledger/schema"
- * Schema.is(VllmLoggerRecord)({ engine: 1, line: 2, numWaitingReqs: 108, kvCacheUsage: 0.986 }) // true
+ * Schema.is(VllmLoggerRecord)({ engine: 1, line: 2, numWaitingReqs: 108, kvCacheUsage: 0.986 }) // => true
  * ```
  *
  * @category VllmLogger
@@ -77,7 +77,7 @@ export const percentToFraction = (s: string): number => {
  * ```ts
  * import { decodeVllmLoggerLines } from "@loadledger/schema"
  * const r = decodeVllmLoggerLines("Engine 001: Avg prompt throughput: 0.0 tokens/s, Running: 31 reqs, Waiting: 108 reqs, GPU KV cache usage: 98.6%")
- * r._tag === "Success" && r.success[0]?.kvCacheUsage // 0.986
+ * r._tag === "Success" && r.success[0]?.kvCacheUsage // => 0.986
  * ```
  *
  * **When to use**: log excerpts; `decodeLedger` keeps the latest line per engine.
@@ -126,7 +126,7 @@ export const decodeVllmLoggerLines = (
  * @example
  * ```ts
  * import { latestPerEngine } from "@loadledger/schema"
- * latestPerEngine([{ engine: 0, line: 1, numRunningReqs: 1 }, { engine: 0, line: 2, numRunningReqs: 2 }])[0]?.numRunningReqs // 2
+ * latestPerEngine([{ engine: 0, line: 1, numRunningReqs: 1 }, { engine: 0, line: 2, numRunningReqs: 2 }])[0]?.numRunningReqs // => 2
  * ```
  *
  * **When to use**: collapsing a log to the current state of each engine.

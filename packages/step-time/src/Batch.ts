@@ -23,7 +23,7 @@ export interface ExtendChunk {
  * ```ts
  * import { attentionPairs, type RankBatch } from "@loadledger/step-time"
  * const b: RankBatch = { decode: [8192, 8192], extend: [{ prefix: 1000, tokens: 2 }] }
- * console.log(attentionPairs(b)) // 18387
+ * attentionPairs(b) // => 18387
  * ```
  *
  * @category models
@@ -65,7 +65,7 @@ export interface RankAggregate {
  * @example
  * ```ts
  * import { extendPairs } from "@loadledger/step-time"
- * console.log(extendPairs({ prefix: 0, tokens: 4 })) // 10
+ * extendPairs({ prefix: 0, tokens: 4 }) // => 10
  * ```
  *
  * @category attention
@@ -83,7 +83,7 @@ export const extendPairs = (chunk: ExtendChunk): number =>
  * @example
  * ```ts
  * import { attentionPairs } from "@loadledger/step-time"
- * console.log(attentionPairs({ decode: [8192, 8192, 8192, 204800], extend: [] })) // 229376
+ * attentionPairs({ decode: [8192, 8192, 8192, 204800], extend: [] }) // => 229376
  * ```
  *
  * @category attention
@@ -102,7 +102,7 @@ export const attentionPairs = (batch: RankBatch): number => {
  * @example
  * ```ts
  * import { extendQueryTile } from "@loadledger/step-time"
- * console.log(extendQueryTile) // 128
+ * extendQueryTile // => 128
  * ```
  *
  * @category attention
@@ -118,7 +118,8 @@ export const extendQueryTile = 128
  * @example
  * ```ts
  * import { extendKvReadTokens } from "@loadledger/step-time"
- * console.log(extendKvReadTokens({ prefix: 0, tokens: 256 })) // 384 (128 + 256)
+ * // 128 + 256
+ * extendKvReadTokens({ prefix: 0, tokens: 256 }) // => 384
  * ```
  *
  * @category attention
@@ -138,7 +139,7 @@ export const extendKvReadTokens = (chunk: ExtendChunk): number => {
  * @example
  * ```ts
  * import { kvReadPairs } from "@loadledger/step-time"
- * console.log(kvReadPairs({ decode: [8192, 100], extend: [] }, 2048)) // 2148
+ * kvReadPairs({ decode: [8192, 100], extend: [] }, 2048) // => 2148
  * ```
  *
  * @category attention
@@ -166,7 +167,8 @@ export const kvReadPairs = (batch: RankBatch, topK?: number): number => {
  * ```ts
  * import { aggregate } from "@loadledger/step-time"
  * const a = aggregate({ decode: [100], extend: [{ prefix: 0, tokens: 4 }] })
- * console.log(a.attentionPairs, a.tokens) // 110 5
+ * a.attentionPairs // => 110
+ * a.tokens // => 5
  * ```
  *
  * @category attention

@@ -148,7 +148,7 @@ const objective = (ps: ReadonlyArray<Prepared>, theta: ReadonlyArray<number>, c:
  *   return { model, gpu, ranks, measuredSeconds: stepTime({ model, gpu, params: truth }, ranks).stepSeconds }
  * })
  * const r = fit(samples)
- * console.log(Result.isSuccess(r) && r.success.mape < 1) // true
+ * Result.isSuccess(r) && r.success.mape < 1 // => true
  * ```
  *
  * @category calibration
@@ -240,7 +240,7 @@ export const fit = (
  * ```ts
  * import { defaultEfficiencies, gpus, models, predict } from "@loadledger/step-time"
  * const s = { model: models["glm-5.3"]!, gpu: gpus["h200"]!, ranks: [{ decode: [8192], extend: [] }], measuredSeconds: 0.03 }
- * console.log(predict(s, defaultEfficiencies) > 0) // true
+ * predict(s, defaultEfficiencies) > 0 // => true
  * ```
  *
  * @category calibration
@@ -298,7 +298,7 @@ const summarize = (
  * import { gpus, mape, models, stepTime } from "@loadledger/step-time"
  * const model = models["glm-5.3"]!, gpu = gpus["h200"]!, ranks = [{ decode: [8192], extend: [] }]
  * const t = stepTime({ model, gpu }, ranks).stepSeconds
- * console.log(mape([{ model, gpu, ranks, measuredSeconds: t * 1.1 }], {}).mape.toFixed(2)) // "9.09"
+ * mape([{ model, gpu, ranks, measuredSeconds: t * 1.1 }], {}).mape.toFixed(2) // => "9.09"
  * ```
  *
  * @category calibration
@@ -337,7 +337,7 @@ export const mape = (
  *   return { model, gpu, ranks, measuredSeconds: stepTime({ model, gpu }, ranks).stepSeconds }
  * })
  * const cv = crossValidate(samples, 7)
- * console.log(Result.isSuccess(cv) && cv.success.mape < 1) // true
+ * Result.isSuccess(cv) && cv.success.mape < 1 // => true
  * ```
  *
  * @category calibration

@@ -13,7 +13,7 @@
  * @example
  * ```ts
  * import { runningCapacity } from "@loadledger/step-time"
- * console.log(runningCapacity({ maxRunningRequests: 128, dpSize: 8 })) // { perRank: 16, fleet: 128 }
+ * runningCapacity({ maxRunningRequests: 128, dpSize: 8 }) // => { perRank: 16, fleet: 128 }
  * ```
  *
  * @category capacity
@@ -34,7 +34,7 @@ export const runningCapacity = (input: {
  * @example
  * ```ts
  * import { admitCount } from "@loadledger/step-time"
- * console.log(admitCount({ running: 15, waiting: 3, perRankCap: 16 })) // 1
+ * admitCount({ running: 15, waiting: 3, perRankCap: 16 }) // => 1
  * ```
  *
  * @category capacity

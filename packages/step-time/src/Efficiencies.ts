@@ -23,7 +23,7 @@
  * @example
  * ```ts
  * import { defaultEfficiencies } from "@loadledger/step-time"
- * console.log(defaultEfficiencies.memoryEfficiency) // 0.7
+ * defaultEfficiencies.memoryEfficiency // => 0.7
  * ```
  *
  * @category models
@@ -50,7 +50,7 @@ export interface Efficiencies {
  * @example
  * ```ts
  * import { defaultEfficiencies } from "@loadledger/step-time"
- * console.log(defaultEfficiencies.fixedOverheadSeconds) // 0.003
+ * defaultEfficiencies.fixedOverheadSeconds // => 0.003
  * ```
  *
  * @category presets

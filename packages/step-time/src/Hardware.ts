@@ -17,7 +17,7 @@
  * @example
  * ```ts
  * import { gpus } from "@loadledger/step-time"
- * console.log(gpus["h200"]!.hbmBandwidthBytesPerSecond) // 4.8e12
+ * gpus["h200"]!.hbmBandwidthBytesPerSecond // => 4.8e12
  * ```
  *
  * @category models
@@ -54,7 +54,7 @@ export interface GpuSpec {
  * @example
  * ```ts
  * import { gpus } from "@loadledger/step-time"
- * console.log(Object.keys(gpus).sort().join(",")) // a100-80gb,b200,h100-80gb,h100-80gb-pcap,h200
+ * Object.keys(gpus).sort().join(",") // => "a100-80gb,b200,h100-80gb,h100-80gb-pcap,h200"
  * ```
  *
  * @category presets

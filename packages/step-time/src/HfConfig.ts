@@ -65,7 +65,7 @@ const fail = (path: string, message: string): Result.Result<never, ModelSpecErro
  * const llama = { hidden_size: 8192, num_hidden_layers: 80, num_attention_heads: 64, num_key_value_heads: 8,
  *   intermediate_size: 28672, vocab_size: 32000, hidden_act: "silu" }
  * const r = modelFromHfConfig(llama, { name: "llama2-70b", weightBytesPerParam: 2 })
- * console.log(Result.isSuccess(r) && r.success.attention.kvBytesPerTokenPerLayer) // 4096
+ * Result.isSuccess(r) && r.success.attention.kvBytesPerTokenPerLayer // => 4096
  * ```
  *
  * @category constructors

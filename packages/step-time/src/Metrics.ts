@@ -13,7 +13,9 @@ import type { StepTimeResult } from "./StepTime.js"
  * @example
  * ```ts
  * import { imbalanceBuckets } from "@loadledger/step-time"
- * console.log(imbalanceBuckets.length, imbalanceBuckets[0], imbalanceBuckets.at(-1)) // 16 1 64
+ * imbalanceBuckets.length // => 16
+ * imbalanceBuckets[0] // => 1
+ * imbalanceBuckets.at(-1) // => 64
  * ```
  *
  * @category metrics
@@ -61,7 +63,8 @@ export interface RankMetrics {
  *   { decode: [100, 100], extend: [] },
  *   { decode: [], extend: [] }
  * ])
- * console.log(stepMetrics(r)[1]!.imbalanceTokens, stepMetrics(r)[0]!.maxOverMean) // 2 2
+ * stepMetrics(r)[1]!.imbalanceTokens // => 2
+ * stepMetrics(r)[0]!.maxOverMean // => 2
  * ```
  *
  * @category metrics
@@ -116,7 +119,7 @@ export interface ImbalanceTotals {
  * @example
  * ```ts
  * import { emptyImbalanceTotals } from "@loadledger/step-time"
- * console.log(emptyImbalanceTotals.tokenImbalanceCounts.length) // 17
+ * emptyImbalanceTotals.tokenImbalanceCounts.length // => 17
  * ```
  *
  * @category metrics
@@ -141,7 +144,9 @@ const observe = (counts: ReadonlyArray<number>, ratio: number): ReadonlyArray<nu
  * import { accumulateImbalance, emptyImbalanceTotals, gpus, models, stepTime } from "@loadledger/step-time"
  * const r = stepTime({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, [{ decode: [10], extend: [] }, { decode: [], extend: [] }])
  * const t = accumulateImbalance(emptyImbalanceTotals, r)
- * console.log(t.idleRankSteps, t.tokenImbalanceCounts[5]) // 1 1  (ratio 2 falls in le=2)
+ * // ratio 2 falls in le=2
+ * t.idleRankSteps // => 1
+ * t.tokenImbalanceCounts[5] // => 1
  * ```
  *
  * @category metrics

@@ -63,7 +63,7 @@ export type MlpSpec =
  * @example
  * ```ts
  * import { models } from "@loadledger/step-time"
- * console.log(models["glm-5.3"]!.attention.kvBytesPerTokenPerLayer) // 576
+ * models["glm-5.3"]!.attention.kvBytesPerTokenPerLayer // => 576
  * ```
  *
  * @category models
@@ -122,7 +122,7 @@ const MlpSchema = Schema.Union([
  * ```ts
  * import { Schema } from "effect"
  * import { ModelSpecJson, models } from "@loadledger/step-time"
- * console.log(Schema.is(ModelSpecJson)(models["llama2-70b"])) // true
+ * Schema.is(ModelSpecJson)(models["llama2-70b"]) // => true
  * ```
  *
  * @category schemas
@@ -167,9 +167,9 @@ const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
  * import { Result } from "effect"
  * import { modelFromJson, models } from "@loadledger/step-time"
  * const r = modelFromJson(JSON.parse(JSON.stringify(models["llama2-70b"])))
- * console.log(Result.isSuccess(r)) // true
+ * Result.isSuccess(r) // => true
  * const bad = modelFromJson({ ...models["llama2-70b"], numLayers: -1 })
- * console.log(Result.isFailure(bad) && bad.failure.path) // "numLayers"
+ * Result.isFailure(bad) && bad.failure.path // => "numLayers"
  * ```
  *
  * @category constructors
@@ -240,7 +240,8 @@ const dsv3AttentionParams =
  * ```ts
  * import { models } from "@loadledger/step-time"
  * const glm = models["glm-5.3"]!
- * console.log(glm.numLayers, glm.mlp.kind === "moe" && glm.mlp.numExperts) // 78 256
+ * glm.numLayers // => 78
+ * glm.mlp.kind === "moe" && glm.mlp.numExperts // => 256
  * ```
  *
  * @category presets
@@ -345,7 +346,7 @@ export const models: Record<string, ModelSpec> = {
  * @example
  * ```ts
  * import { models, withTp } from "@loadledger/step-time"
- * console.log(withTp(models["llama2-70b"]!, 4).tp) // 4
+ * withTp(models["llama2-70b"]!, 4).tp // => 4
  * ```
  *
  * @category constructors

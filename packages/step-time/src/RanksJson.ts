@@ -18,7 +18,7 @@ const PositiveTokens = Schema.Int.check(Schema.isGreaterThan(0))
  * ```ts
  * import { Schema } from "effect"
  * import { RanksJson } from "@loadledger/step-time"
- * console.log(Schema.is(RanksJson)([[8192], { extend: [{ prefix: 0, tokens: 4 }] }])) // true
+ * Schema.is(RanksJson)([[8192], { extend: [{ prefix: 0, tokens: 4 }] }]) // => true
  * ```
  *
  * @category schemas
@@ -63,9 +63,9 @@ const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
  * import { Result } from "effect"
  * import { ranksFromJson } from "@loadledger/step-time"
  * const r = ranksFromJson([[8192, 8192], { extend: [{ prefix: 0, tokens: 512 }] }, []])
- * console.log(Result.isSuccess(r) && r.success.length) // 3
+ * Result.isSuccess(r) && r.success.length // => 3
  * const bad = ranksFromJson([[1], { decode: [-3] }])
- * console.log(Result.isFailure(bad) && bad.failure.path) // "1.decode.0"
+ * Result.isFailure(bad) && bad.failure.path // => "1.decode.0"
  * ```
  *
  * @category constructors

@@ -49,7 +49,9 @@ export interface ChunkedPrefillTimeline {
  * ```ts
  * import { chunkedPrefillTimeline } from "@loadledger/step-time"
  * const t = chunkedPrefillTimeline({ extendChunks: 16, prefillDecodeInterval: 2, extendStepSeconds: 0.6, decodeStepSeconds: 0.03 })
- * console.log(t.decodeSteps, t.extendDoneSeconds.toFixed(1), t.medianItlSeconds) // 30 10.5 0.03
+ * t.decodeSteps // => 30
+ * t.extendDoneSeconds.toFixed(1) // => "10.5"
+ * t.medianItlSeconds // => 0.03
  * ```
  *
  * @category schedule

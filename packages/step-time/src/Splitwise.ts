@@ -37,7 +37,7 @@ const required = [
  * const csv = "model,hardware,prompt_size,batch_size,token_size,prompt_time,token_time,tensor_parallel\n" +
  *   "llama2-70b,h100-80gb,512,4,128,132.7,31.6,8\n"
  * const r = splitwiseSamples(csv, { model: models["llama2-70b"]! })
- * console.log(Result.isSuccess(r) && r.success.map((s) => s.phase).join(",")) // "decode,prefill"
+ * Result.isSuccess(r) && r.success.map((s) => s.phase).join(",") // => "decode,prefill"
  * ```
  *
  * @category calibration

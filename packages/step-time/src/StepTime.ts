@@ -66,7 +66,10 @@ export interface RankStepTime {
  * ```ts
  * import { gpus, models, stepTime } from "@loadledger/step-time"
  * const r = stepTime({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, [{ decode: [100], extend: [] }, { decode: [], extend: [] }])
- * console.log(r.tokenImbalanceRatio, r.idleRanks, r.cudaGraph, r.moeTokens) // 2 1 true 1
+ * r.tokenImbalanceRatio // => 2
+ * r.idleRanks // => 1
+ * r.cudaGraph // => true
+ * r.moeTokens // => 1
  * ```
  *
  * @category models
@@ -144,7 +147,7 @@ const expectedDistinctLocalExperts = (numExperts: number, topK: number, ep: numb
  * import { gpus, models, stepTimeFromAggregates } from "@loadledger/step-time"
  * const rank = { attentionPairs: 32768, tokens: 4, numDecodes: 4, extendTokens: 0 }
  * const r = stepTimeFromAggregates({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, Array(8).fill(rank))
- * console.log(r.stepSeconds > 0.025 && r.stepSeconds < 0.035) // true
+ * r.stepSeconds > 0.025 && r.stepSeconds < 0.035 // => true
  * ```
  *
  * @category step time
@@ -309,7 +312,8 @@ export const stepTimeFromAggregates = (
  *   ...Array.from({ length: 7 }, () => ({ decode: [8192, 8192, 8192, 8192], extend: [] }))
  * ]
  * const r = stepTime({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, ranks)
- * console.log(r.ranks[0]!.attentionPairs, r.ranks[1]!.imbalancePairs) // 229376 196608
+ * r.ranks[0]!.attentionPairs // => 229376
+ * r.ranks[1]!.imbalancePairs // => 196608
  * ```
  *
  * @category step time
@@ -330,7 +334,8 @@ export const stepTime = (config: StepTimeConfig, ranks: ReadonlyArray<RankBatch>
  * ```ts
  * import { lockstepSyncWait } from "@loadledger/step-time"
  * const r = lockstepSyncWait([0.006, 0.001, 0.001], 78)
- * console.log(r.syncWaitSeconds[1]) // 0.39 (up to float rounding)
+ * // up to float rounding
+ * r.syncWaitSeconds[1] // => 0.39
  * ```
  *
  * @category step time

@@ -129,7 +129,8 @@ const allHealthy = (sc: PolicyScenario): PolicyScenario => ({ ...sc, status: sc.
  * import fc from "fast-check"
  * const laws = policyLaws(totalRequests)
  * fc.assert(laws.burstSpread)
- * fc.check(laws.permutationEquivariant).failed // true: ties go to the lowest index
+ * // ties go to the lowest index, so relabelling the ranks can change the choice
+ * fc.check(laws.permutationEquivariant).failed // => true
  * ```
  *
  * @category laws

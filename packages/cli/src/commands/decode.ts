@@ -16,8 +16,8 @@ const kinds: ReadonlyArray<LedgerKind> = [
  *
  * @example
  * ```ts
- * import { renderLedger } from "@loadledger/cli/src/commands/decode.js"
- * renderLedger([{ dpRank: 0, numTotalTokens: 100 }]) // '[\n  {"dpRank":0,"numTotalTokens":100}\n]\n'
+ * import { renderLedger } from "./decode.js"
+ * renderLedger([{ dpRank: 0, numTotalTokens: 100 }]) // => '[\n  {"dpRank":0,"numTotalTokens":100}\n]\n'
  * ```
  *
  * @since 0.1.0

@@ -17,7 +17,8 @@ const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
  *
  * @example
  * ```ts
- * imbalanceQuantile({ le: [1, 2], counts: [1, 3, 0] }, 0.5) // 2
+ * import { imbalanceQuantile } from "./simulateTable.js"
+ * imbalanceQuantile({ le: [1, 2], counts: [1, 3, 0] }, 0.5) // => 2
  * ```
  *
  * @category simulate

@@ -201,7 +201,7 @@ const runCase = (c: unknown, index: number): CaseResult => {
  * @example
  * ```ts
  * import { sglangDpLb } from "./sglangDpLb.js"
- * sglangDpLb.detect({ format: "sglang-dp-lb-golden", cases: [] }) // true
+ * sglangDpLb.detect({ format: "sglang-dp-lb-golden", cases: [] }) // => true
  * ```
  *
  * @since 0.1.0
