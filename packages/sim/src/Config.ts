@@ -13,18 +13,21 @@ import type { StepModel } from "./StepModel.js"
  * - `engine`: `sglang` (a rank runs either an extend batch or a decode batch; schedulers publish
  *   load snapshots at their step boundaries, which the policy receives through `observe`; the
  *   SGLang policies refresh their ledger from them at most every 20 ms on arrival, sglang
- *   `data_parallel_controller.py`) or `vllm` (mixed batches under one token budget; engines report
- *   to a coordinator that publishes to every front end every `coordinatorIntervalSeconds` when
- *   something changed, each front end keeping its own in-flight counts; lockstep groups run in
- *   waves decided by `vllmWaveStep` from @loadledger/policies with `vllmWaveProfile`, vllm
- *   `v1/engine/core.py` @00080ee1).
+ *   `data_parallel_controller.py`) or `vllm` (mixed batches under one token budget; engines send
+ *   stats to the coordinator at each step boundary, and the coordinator, `vllmCoordHandle` /
+ *   `vllmCoordAdvance` from @loadledger/policies, publishes to every front end on its own cadence:
+ *   `coordinatorIntervalSeconds` after a change, a 5 s heartbeat, a 50 ms minimum wait and
+ *   step-boundary snapshots in wave mode; each front end keeps its own in-flight counts; lockstep
+ *   groups run in waves decided by `vllmWaveStep` with `vllmWaveProfile`, vllm
+ *   `v1/engine/coordinator.py` and `v1/engine/core.py` @00080ee1).
  * - `lockstep`: all ranks step together (DP attention + EP); false gives each rank its own steps.
  * - `kvPoolTokens`: KV pool per rank, in tokens (prefix-cache blocks count against it).
  * - `sparseTopK`: the model's sparse-attention cap on keys read per query (DSA), if any.
  * - `chunkedPrefillTokens`: SGLang `--chunked-prefill-size` / vLLM `max_num_batched_tokens`.
  * - `frontEnds`: vLLM API-server processes (each its own policy state); SGLang always has one.
  * - `faults.zeroTokenRanksReturnEarly`: ranks with no tokens skip the dummy forward (vllm PR #51984).
- * - `recordSteps` / `recordRequests`: keep a per-step log / per-request outcomes in the result.
+ * - `recordSteps` / `recordRequests` / `recordPublishes`: keep a per-step log / per-request
+ *   outcomes / the vLLM coordinator's publishes in the result.
  *
  * @category config
  * @since 0.1.0
@@ -48,6 +51,7 @@ export interface SimConfig {
   readonly faults?: { readonly zeroTokenRanksReturnEarly?: boolean | undefined } | undefined
   readonly recordSteps?: boolean | undefined
   readonly recordRequests?: boolean | undefined
+  readonly recordPublishes?: boolean | undefined
 }
 
 /**
@@ -97,5 +101,6 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
   loadSamples: c.loadSamples ?? 200,
   faults: { zeroTokenRanksReturnEarly: c.faults?.zeroTokenRanksReturnEarly ?? false },
   recordSteps: c.recordSteps ?? false,
-  recordRequests: c.recordRequests ?? false
+  recordRequests: c.recordRequests ?? false,
+  recordPublishes: c.recordPublishes ?? false
 })

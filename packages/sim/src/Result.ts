@@ -102,6 +102,31 @@ export interface StepRecord {
 }
 
 /**
+ * One publish of vLLM's DP coordinator to the front ends (kept when `recordPublishes` is set, vLLM
+ * engine only): when (`atSeconds`), what kind (`current` = the live table, `step_snapshot` = the
+ * table captured at a step boundary, `wave_state` = an immediate `[null, wave, running]` wave
+ * notice), the coordinator's wave view, and for load publishes every rank's row (index = rank) with
+ * the `numTotalTokens` the simulator carries next to vLLM's `[waiting, running, kv]`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PublishRecord {
+  readonly atSeconds: number
+  readonly kind: "current" | "step_snapshot" | "wave_state"
+  readonly wave: number
+  readonly running: boolean
+  readonly rows?:
+    | ReadonlyArray<{
+        readonly numWaitingReqs: number
+        readonly numRunningReqs: number
+        readonly kvCacheUsage: number | undefined
+        readonly numTotalTokens: number
+      }>
+    | undefined
+}
+
+/**
  * Results of one policy on one trace.
  *
  * - latencies: TTFT (arrival to first token), ITL (gap between consecutive tokens of a request),
@@ -159,4 +184,5 @@ export interface PolicyResult {
   }
   readonly outcomes?: ReadonlyArray<RequestOutcome> | undefined
   readonly stepLog?: ReadonlyArray<StepRecord> | undefined
+  readonly publishLog?: ReadonlyArray<PublishRecord> | undefined
 }

@@ -138,6 +138,7 @@ export const simulate = (
     },
     loadSamples: { seconds: run.sampleSeconds, perRank: run.samplePerRank },
     outcomes,
-    stepLog: run.stepLog
+    stepLog: run.stepLog,
+    publishLog: run.publishLog
   }
 }

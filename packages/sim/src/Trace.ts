@@ -10,7 +10,10 @@ import { parse } from "csv-parse/sync"
  * One request of a trace. `arrivalSeconds` counts from the trace start; lengths are tokens;
  * `hashIds` holds one id per 512-token prompt block (equal leading ids = a shareable prefix), absent
  * when the trace has no prefix information. `dpRank` pins the request to a rank; `bootstrapRoom` is
- * SGLang's PD bootstrap room (decimal string).
+ * SGLang's PD bootstrap room (decimal string); `sessionId` names the conversation or agent session
+ * the request belongs to, absent when the trace does not say (Mooncake and Azure traces do not).
+ * The simulator hands `hashIds` (as decimal strings) and `sessionId` to the policy as
+ * `RouteRequest.prefixHashes` / `sessionId`.
  *
  * @category models
  * @since 0.1.0
@@ -23,6 +26,7 @@ export interface TraceRequest {
   readonly hashIds?: ReadonlyArray<number> | undefined
   readonly dpRank?: number | undefined
   readonly bootstrapRoom?: string | undefined
+  readonly sessionId?: string | undefined
 }
 
 /**
@@ -47,9 +51,9 @@ export interface TraceError {
  * - `azure`: CSV `TIMESTAMP,ContextTokens,GeneratedTokens`, wall-clock timestamps
  *   (Azure/AzurePublicDataset `data/AzureLLMInferenceTrace_*.csv`, commit 7909210).
  * - `generic-jsonl`: JSONL `{"arrival_seconds", "input_length", "output_length", "hash_ids"?,
- *   "dp_rank"?, "bootstrap_room"?}`.
+ *   "dp_rank"?, "bootstrap_room"?, "session_id"?}` (`session_id` a string or an integer).
  * - `generic-csv`: CSV with header `arrival_seconds,input_length,output_length` and optional
- *   `hash_ids` (ids separated by spaces), `dp_rank`, `bootstrap_room` columns.
+ *   `hash_ids` (ids separated by spaces), `dp_rank`, `bootstrap_room`, `session_id` columns.
  *
  * @category models
  * @since 0.1.0
@@ -145,6 +149,12 @@ const readJsonl = (text: string, generic: boolean): ReadonlyArray<TraceRequest> 
     const room = o["bootstrap_room"]
     if (room !== undefined && typeof room !== "string" && !Number.isInteger(room))
       return traceError("bootstrap_room must be a decimal string or an integer", line, "bootstrap_room")
+    const session = o["session_id"]
+    if (
+      session !== undefined &&
+      ((typeof session !== "string" && !Number.isInteger(session)) || session === "")
+    )
+      return traceError("session_id must be a non-empty string or an integer", line, "session_id")
     out.push({
       requestId: String(out.length),
       arrivalSeconds: generic ? t : t / 1000,
@@ -152,7 +162,8 @@ const readJsonl = (text: string, generic: boolean): ReadonlyArray<TraceRequest> 
       outputLength: o["output_length"] as number,
       hashIds: h as ReadonlyArray<number> | undefined,
       dpRank: dpRank as number | undefined,
-      bootstrapRoom: room === undefined ? undefined : String(room)
+      bootstrapRoom: room === undefined ? undefined : String(room),
+      sessionId: session === undefined ? undefined : String(session)
     })
   }
   return out
@@ -228,6 +239,7 @@ const readGenericCsv = (text: string): ReadonlyArray<TraceRequest> | TraceError 
     if (rankText && dpRank === undefined)
       return traceError("dp_rank must be a non-negative integer", line, "dp_rank")
     const room = row["bootstrap_room"]?.trim()
+    const session = row["session_id"]?.trim()
     out.push({
       requestId: String(out.length),
       arrivalSeconds: t,
@@ -235,7 +247,8 @@ const readGenericCsv = (text: string): ReadonlyArray<TraceRequest> | TraceError 
       outputLength: output!,
       hashIds,
       dpRank,
-      bootstrapRoom: room ? room : undefined
+      bootstrapRoom: room ? room : undefined,
+      sessionId: session ? session : undefined
     })
   }
   return out

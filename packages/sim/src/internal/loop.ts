@@ -2,10 +2,16 @@
  * The discrete-event loop: arrivals -> router -> ranks; groups of ranks step (all ranks in one
  * lockstep group, or one group per rank); the step model charges each step.
  */
-import type { Policy, PolicyOptions, VllmWaveEvent, VllmWaveState } from "@loadledger/policies"
+import type {
+  Policy,
+  PolicyOptions,
+  VllmWaveEvent,
+  VllmWaveMessage,
+  VllmWaveState
+} from "@loadledger/policies"
 import { vllmWaveInit, vllmWaveStep } from "@loadledger/policies"
 import type { ResolvedSimConfig } from "../Config.js"
-import type { SimStatus, StepRecord } from "../Result.js"
+import type { PublishRecord, SimStatus, StepRecord } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
 import type { RankWork } from "../StepModel.js"
 import type { TraceRequest } from "../Trace.js"
@@ -40,6 +46,7 @@ export interface RawRun {
   readonly sampleSeconds: ReadonlyArray<number>
   readonly samplePerRank: ReadonlyArray<Array<number>>
   readonly stepLog: ReadonlyArray<StepRecord> | undefined
+  readonly publishLog: ReadonlyArray<PublishRecord> | undefined
 }
 
 export const runLoop = (
@@ -73,8 +80,24 @@ export const runLoop = (
     c.frontEnds,
     c.seed,
     c.coordinatorIntervalSeconds,
-    c.kvPoolTokens
+    // vLLM coordinates waves for MoE (lockstep) DP
+    groups.some((g) => g.wave !== undefined),
+    c.kvPoolTokens,
+    c.recordPublishes
   )
+  const coordinatorError = (): SimStatus | undefined =>
+    router.error === undefined
+      ? undefined
+      : {
+          _tag: "NoProgress",
+          atSeconds: t,
+          ranks: [],
+          message: `vLLM coordinator rejected a message at t=${t}s: ${router.error.message}`
+        }
+  /** The front ends got a coordinator publish: the wave model's client takes on its wave view. */
+  const clientSync = (): void => {
+    for (const g of groups) if (g.wave) g.pendingEvents.push({ ev: "client_sync" })
+  }
   const itl = new CountedSamples()
   const progress = (): void => {
     done++
@@ -204,8 +227,8 @@ export const runLoop = (
       }))
     })
     for (const r of g.ranks) r.complete(t, pushItl, hooks)
-    router.stepEnd(g.ranks, t)
     g.busy = false
+    let notices: ReadonlyArray<VllmWaveMessage> = []
     if (g.wave) {
       const w = vllmWaveStep(g.wave, {
         localUnfinished: g.ranks.map((r) => r.hasWork),
@@ -220,7 +243,14 @@ export const runLoop = (
           message: `vLLM wave model rejected step ${steps} of group ${gi}: ${w.message}`
         }
       g.wave = w.state
+      notices = w.eventLog.length === 0 ? w.emitted : [...w.eventLog, ...w.emitted]
     }
+    // ranks report at the step boundary, after the wave notices of the step, with their step
+    // counter and wave after it
+    const ws = g.wave
+    if (router.stepEnd(g.ranks, t, notices, ws ? (i) => ws.ranks[i]! : undefined)) clientSync()
+    const ce = coordinatorError()
+    if (ce) return ce
     while (t >= nextSample) {
       sampleSeconds.push(nextSample)
       for (const r of ranks) samplePerRank[r.id]!.push(r.running.length + r.waiting.length)
@@ -252,7 +282,8 @@ export const runLoop = (
     if (g.wave) g.pendingEvents.push({ ev: "client_request", rank })
   }
 
-  outer: while (true) {
+  status = coordinatorError() ?? status
+  outer: while (status._tag === "Completed") {
     for (let gi = 0; gi < groups.length; gi++) {
       const g = groups[gi]!
       if (g.busy) continue
@@ -265,9 +296,10 @@ export const runLoop = (
     let tStep = Number.POSITIVE_INFINITY
     for (const g of groups) if (g.busy && g.endSeconds < tStep) tStep = g.endSeconds
     const tArr = next < reqs.length ? reqs[next]!.t.arrivalSeconds : Number.POSITIVE_INFINITY
+    // coordinator publishes (heartbeats included) matter only while something is left to happen
+    if (tStep === Number.POSITIVE_INFINITY && tArr === Number.POSITIVE_INFINITY) break
     const tPub = router.nextPublish
     const tNext = Math.min(tStep, tArr, tPub)
-    if (tNext === Number.POSITIVE_INFINITY) break
     if (tNext > c.maxSimulatedSeconds) {
       // only a limit that leaves requests unfinished is a TimeLimit (trailing wave dummy steps or
       // coordinator publishes after the last request are not)
@@ -289,8 +321,12 @@ export const runLoop = (
         }
       }
     } else if (tPub === tNext) {
-      router.publish(t)
-      for (const g of groups) if (g.wave) g.pendingEvents.push({ ev: "client_sync" })
+      if (router.publish()) clientSync()
+      const ce = coordinatorError()
+      if (ce) {
+        status = ce
+        break
+      }
     } else while (next < reqs.length && reqs[next]!.t.arrivalSeconds === t) arrive(reqs[next++]!)
   }
   onProgress?.(done, reqs.length)
@@ -308,6 +344,7 @@ export const runLoop = (
     imbalanceCounts,
     sampleSeconds,
     samplePerRank,
-    stepLog
+    stepLog,
+    publishLog: router.publishLog
   }
 }

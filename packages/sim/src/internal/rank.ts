@@ -3,6 +3,7 @@
  * token budget, a KV pool in tokens with retraction (the request stays on its rank and recomputes),
  * and a prefix cache. Mutable on purpose, private to one `simulate` call.
  */
+import type { RouteRequest } from "@loadledger/policies"
 import type { TraceRequest } from "../Trace.js"
 import { BLOCK_TOKENS, PrefixCache } from "./prefixCache.js"
 
@@ -29,11 +30,21 @@ export class Req {
   rejected: string | undefined = undefined
   readonly outputTarget: number
   readonly fullBlocks: number
+  /** What the policy is given: the trace's block hashes as `prefixHashes`, its session if it has one. */
+  readonly request: RouteRequest
   constructor(
     readonly index: number,
     readonly t: TraceRequest,
     readonly room: string
   ) {
+    this.request = {
+      requestId: t.requestId,
+      inputLength: t.inputLength,
+      routedDpRank: t.dpRank,
+      bootstrapRoom: room,
+      prefixHashes: t.hashIds?.map(String),
+      sessionId: t.sessionId
+    }
     this.prefillTarget = t.inputLength
     this.outputTarget = Math.max(1, t.outputLength)
     this.fullBlocks = t.hashIds ? Math.min(t.hashIds.length, Math.floor(t.inputLength / BLOCK_TOKENS)) : 0

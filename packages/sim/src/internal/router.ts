@@ -4,12 +4,16 @@
  *   write); the controller's policy reads them on arrival, at most once per 20 ms (the throttle is
  *   the SGLang policies' own `refresh`, sglang `data_parallel_controller.py`, see
  *   fixtures/reference/sglang/README.md).
- * - vllm: engines report `[waiting, running, kv]` to the coordinator after each step; the
- *   coordinator publishes to every front end at most every `coordinatorIntervalSeconds` when
- *   something changed (vllm `DPCoordinatorProc` @00080ee1); each front end routes its share of
- *   the arrivals with its own policy state and in-flight counts.
+ * - vllm: engines send stats `[waiting, running, kv]` with their step counter and wave to the
+ *   coordinator at each step boundary, and the wave model's notices reach it as they are emitted;
+ *   the coordinator (the pure machine of @loadledger/policies, vllm `DPCoordinatorProc` @00080ee1)
+ *   publishes on its own cadence: 100 ms after a change, a 5 s heartbeat, the 50 ms minimum in wave
+ *   mode, step-boundary snapshots. Each front end applies a publish with `observe`, and routes its
+ *   share of the arrivals with its own policy state and in-flight counts.
  */
-import type { Policy, PolicyError, PolicyOptions, RankLoad } from "@loadledger/policies"
+import type { Policy, PolicyError, PolicyOptions, RankLoad, VllmWaveMessage } from "@loadledger/policies"
+import type { PublishRecord } from "../Result.js"
+import { type CoordEvent, Coordinator } from "./coordinator.js"
 import type { Rank, Req } from "./rank.js"
 
 interface FrontEnd {
@@ -20,8 +24,13 @@ interface FrontEnd {
 export class Router {
   private readonly fronts: Array<FrontEnd> = []
   private readonly shm: Array<RankLoad | undefined>
-  private lastPublish = Number.NEGATIVE_INFINITY
-  nextPublish = Number.POSITIVE_INFINITY
+  private readonly coordinator: Coordinator | undefined
+  private readonly stepsDone: Array<number>
+  private readonly events: Array<CoordEvent> = []
+  /** Every coordinator publish, when recorded (vllm). */
+  readonly publishLog: Array<PublishRecord> | undefined
+  /** Set when the coordinator rejected a message (a simulator bug, reported as a status). */
+  error: PolicyError | undefined = undefined
 
   constructor(
     make: (o: PolicyOptions) => Policy<unknown>,
@@ -29,37 +38,35 @@ export class Router {
     dpSize: number,
     frontEnds: number,
     seed: number,
-    private readonly coordinatorIntervalSeconds: number,
-    private readonly kvPoolTokens: number
+    coordinatorIntervalSeconds: number,
+    waveCoordination: boolean,
+    private readonly kvPoolTokens: number,
+    recordPublishes: boolean
   ) {
     for (let i = 0; i < frontEnds; i++) {
       const policy = make({ clientCount: frontEnds, clientIndex: i, seed })
       this.fronts.push({ policy, state: policy.init(dpSize) })
     }
     this.shm = new Array<RankLoad | undefined>(dpSize).fill(undefined)
+    this.stepsDone = new Array<number>(dpSize).fill(0)
+    this.publishLog = recordPublishes && engine === "vllm" ? [] : undefined
+    if (engine === "vllm") {
+      const c = Coordinator.make(dpSize, waveCoordination, coordinatorIntervalSeconds)
+      if ("_tag" in c) this.error = c
+      else this.coordinator = c
+    }
   }
 
-  private loads(): Array<RankLoad> {
-    const out: Array<RankLoad> = []
-    for (const l of this.shm) if (l) out.push(l)
-    return out
+  /** When the coordinator publishes next if nothing reaches it first (vllm; never for sglang). */
+  get nextPublish(): number {
+    return this.coordinator?.nextPublishSeconds ?? Number.POSITIVE_INFINITY
   }
 
   /** Place one arrival; the chosen rank, or the policy's error. */
   route(r: Req, now: number): number | PolicyError {
     const f = this.fronts[r.index % this.fronts.length]!
     r.frontEnd = r.index % this.fronts.length
-    const res = f.policy.route(
-      f.state,
-      {
-        requestId: r.t.requestId,
-        inputLength: r.t.inputLength,
-        routedDpRank: r.t.dpRank,
-        bootstrapRoom: r.room,
-        prefixHashes: r.t.hashIds?.map(String)
-      },
-      now
-    )
+    const res = f.policy.route(f.state, r.request, now)
     if (res._tag === "PolicyError") {
       // upstream effects before the failure (e.g. a consumed refresh window) still count
       if (res.state !== undefined) f.state = res.state
@@ -74,14 +81,60 @@ export class Router {
     f.state = f.policy.finish(f.state, [r.t.requestId], now)
   }
 
-  /** Ranks finished a step at `now`: they publish (sglang) or report to the coordinator (vllm). */
-  stepEnd(ranks: ReadonlyArray<Rank>, now: number): void {
+  /**
+   * Ranks finished a step at `now`: they publish (sglang) or report to the coordinator (vllm),
+   * after the wave model's notices of that step (`notices`, in the order they were sent) and with
+   * the ranks' step counter and wave after the step (`waveOf`; absent without wave coordination:
+   * each rank's own step count, wave 0). Returns true when the front ends got a publish (vllm).
+   */
+  stepEnd(
+    ranks: ReadonlyArray<Rank>,
+    now: number,
+    notices: ReadonlyArray<VllmWaveMessage> = [],
+    waveOf?: (i: number) => { readonly step: number; readonly wave: number }
+  ): boolean {
     for (const rank of ranks) this.snapshot(rank, now)
     if (this.engine === "sglang") {
       const loads = ranks.map((r) => this.shm[r.id]!)
       for (const f of this.fronts) f.state = f.policy.observe(f.state, loads, now)
-    } else if (this.nextPublish === Number.POSITIVE_INFINITY)
-      this.nextPublish = Math.max(now, this.lastPublish + this.coordinatorIntervalSeconds)
+      return false
+    }
+    const c = this.coordinator
+    if (c === undefined) return false
+    const ev = this.events
+    for (const m of notices) {
+      const e = c.send(
+        now,
+        m.kind === "first_req"
+          ? { t: 0, type: "first_req", rank: m.rank, wave: m.wave }
+          : { t: 0, type: m.kind, engine: m.rank, wave: m.wave },
+        ev
+      )
+      if (e) this.error ??= e
+    }
+    for (let i = 0; i < ranks.length; i++) {
+      const rank = ranks[i]!
+      const l = this.shm[rank.id]!
+      this.stepsDone[rank.id]!++
+      const ws = waveOf?.(i) ?? { step: this.stepsDone[rank.id]!, wave: 0 }
+      const e = c.send(
+        now,
+        {
+          t: 0,
+          type: "stats",
+          engine: rank.id,
+          waiting: l.numWaitingReqs,
+          running: l.numRunningReqs,
+          kv: l.kvCacheUsage ?? 0,
+          step: ws.step,
+          wave: ws.wave
+        },
+        ev,
+        l.numTotalTokens
+      )
+      if (e) this.error ??= e
+    }
+    return this.deliver()
   }
 
   private snapshot(rank: Rank, now: number): void {
@@ -95,11 +148,49 @@ export class Router {
     }
   }
 
-  /** The coordinator publishes its counts to every front end (vllm). */
-  publish(now: number): void {
-    const loads = this.loads().map((l) => ({ ...l, timestamp: now }))
-    for (const f of this.fronts) f.state = f.policy.observe(f.state, loads, now)
-    this.lastPublish = now
-    this.nextPublish = Number.POSITIVE_INFINITY
+  /** The coordinator publishes what is due now (vllm). Returns true when the front ends got one. */
+  publish(): boolean {
+    const c = this.coordinator
+    if (c === undefined) return false
+    const e = c.publishDue(this.events)
+    if (e) this.error ??= e
+    return this.deliver()
+  }
+
+  /** Hand the coordinator's publishes to every front end (`observe`), in order. */
+  private deliver(): boolean {
+    const ev = this.events
+    if (ev.length === 0) return false
+    for (const p of ev) {
+      this.publishLog?.push(
+        p.kind === "wave_state"
+          ? { atSeconds: p.atSeconds, kind: p.kind, wave: p.wave, running: p.running }
+          : {
+              atSeconds: p.atSeconds,
+              kind: p.kind,
+              wave: p.wave,
+              running: p.running,
+              rows: p.rows.map((r, i) => ({
+                numWaitingReqs: r[0],
+                numRunningReqs: r[1],
+                kvCacheUsage: r[2],
+                numTotalTokens: p.tokens[i]!
+              }))
+            }
+      )
+      if (p.kind === "wave_state") continue
+      // the coordinator publishes every rank's row; the publish time is the rows' timestamp
+      const loads: Array<RankLoad> = p.rows.map((r, i) => ({
+        dpRank: i,
+        timestamp: p.atSeconds,
+        numWaitingReqs: r[0],
+        numRunningReqs: r[1],
+        numTotalTokens: p.tokens[i]!,
+        kvCacheUsage: r[2]
+      }))
+      for (const f of this.fronts) f.state = f.policy.observe(f.state, loads, p.atSeconds)
+    }
+    ev.length = 0
+    return true
   }
 }

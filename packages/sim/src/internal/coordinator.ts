@@ -1,0 +1,129 @@
+/**
+ * vLLM's DP coordinator inside the simulation, driven step by step through the pure machine of
+ * @loadledger/policies (`vllmCoordHandle` / `vllmCoordAdvance`, vllm `DPCoordinatorProc` @00080ee1):
+ * ranks send stats at their step boundaries, the wave model's notices reach it as they are emitted,
+ * and it publishes on its own cadence (100 ms when changed, 5 s heartbeat, the 50 ms minimum in wave
+ * mode, step-boundary snapshots). Simulation time is seconds; the coordinator's is ms.
+ *
+ * The coordinator's rows are `[waiting, running, kvCacheUsage]`. A `RankLoad` also needs
+ * `numTotalTokens`, which vLLM does not publish: this driver carries each rank's value from the same
+ * stats message as the row (and captures it with the row in a step snapshot), so a token-based policy
+ * run on the vLLM engine sees tokens exactly as stale as the rows.
+ */
+import {
+  type PolicyError,
+  type VllmCoordMessage,
+  type VllmCoordOutput,
+  type VllmCoordState,
+  vllmCoordAdvance,
+  vllmCoordHandle,
+  vllmCoordInit,
+  vllmCoordNextPublishMs
+} from "@loadledger/policies"
+
+/** A load publish to the front ends, with the tokens that go with its rows. */
+export interface CoordPublish {
+  readonly atSeconds: number
+  readonly kind: "current" | "step_snapshot"
+  readonly rows: ReadonlyArray<readonly [number, number, number | undefined]>
+  readonly tokens: ReadonlyArray<number>
+  readonly wave: number
+  readonly running: boolean
+}
+
+/** An immediate wave-state publish `[null, wave, running]`. */
+export interface CoordWaveState {
+  readonly atSeconds: number
+  readonly kind: "wave_state"
+  readonly wave: number
+  readonly running: boolean
+}
+
+export type CoordEvent = CoordPublish | CoordWaveState
+
+export class Coordinator {
+  private s: VllmCoordState
+  private readonly tokens: Array<number>
+  private snapTokens: ReadonlyArray<number> | undefined = undefined
+  /** The next publish (seconds) if no message comes first. */
+  nextPublishSeconds: number
+
+  constructor(init: VllmCoordState) {
+    this.s = init
+    this.tokens = new Array<number>(init.engineCount).fill(0)
+    this.nextPublishSeconds = vllmCoordNextPublishMs(init) / 1000
+  }
+
+  static make(
+    engineCount: number,
+    waveCoordination: boolean,
+    statsUpdateIntervalSeconds: number
+  ): Coordinator | PolicyError {
+    const s = vllmCoordInit({
+      engineCount,
+      waveCoordination,
+      statsUpdateIntervalMs: statsUpdateIntervalSeconds * 1000
+    })
+    return "_tag" in s ? s : new Coordinator(s)
+  }
+
+  private toMs(seconds: number): number {
+    // never before what the coordinator has already reached (float rounding between s and ms)
+    return Math.max(seconds * 1000, this.s.horizonMs)
+  }
+
+  private events(outputs: ReadonlyArray<VllmCoordOutput>, out: Array<CoordEvent>): void {
+    for (const o of outputs) {
+      const atSeconds = o.t / 1000
+      if (o.kind === "current" || o.kind === "step_snapshot") {
+        const tokens = o.kind === "step_snapshot" ? (this.snapTokens ?? this.tokens) : this.tokens
+        if (o.kind === "step_snapshot") this.snapTokens = undefined
+        out.push({
+          atSeconds,
+          kind: o.kind,
+          rows: o.msg[0],
+          tokens: tokens.slice(),
+          wave: o.msg[1],
+          running: o.msg[2]
+        })
+      } else if (o.kind === "wave_state")
+        out.push({ atSeconds, kind: o.kind, wave: o.msg[1], running: o.msg[2] })
+      // start_dp_wave: the wave model (vllmWaveStep) has already delivered it to the ranks
+    }
+  }
+
+  /** One message at `seconds`; what the coordinator sent meanwhile is appended to `out`. */
+  send(
+    seconds: number,
+    m: VllmCoordMessage,
+    out: Array<CoordEvent>,
+    totalTokens?: number
+  ): PolicyError | undefined {
+    const r = vllmCoordHandle(this.s, { ...m, t: this.toMs(seconds) })
+    if ("_tag" in r) return r
+    // publishes due before the message went out with the tables as they were
+    this.events(r.outputs, out)
+    // a stats message of a later (wave, step) that leaves a snapshot pending has just captured it
+    // (a snapshot is only ever pending while the table has changed)
+    if (r.state.lastStats !== this.s.lastStats && r.state.stepCounts !== undefined)
+      this.snapTokens = this.tokens.slice()
+    if (m.type === "stats" && totalTokens !== undefined) this.tokens[m.engine] = totalTokens
+    this.s = r.state
+    this.nextPublishSeconds = vllmCoordNextPublishMs(this.s) / 1000
+    return undefined
+  }
+
+  /** Publish what is due at `nextPublishSeconds` (the deadline itself, exactly, in ms). */
+  publishDue(out: Array<CoordEvent>): PolicyError | undefined {
+    const r = vllmCoordAdvance(this.s, vllmCoordNextPublishMs(this.s))
+    if ("_tag" in r) return r
+    this.events(r.outputs, out)
+    this.s = r.state
+    this.nextPublishSeconds = vllmCoordNextPublishMs(this.s) / 1000
+    return undefined
+  }
+
+  get state(): VllmCoordState {
+    return this.s
+  }
+}
