@@ -13,10 +13,14 @@
  *   `[1, 2]`, `{ _tag: "Routed", rank: 1 }`, `undefined`), compared with vitest's `toEqual`;
  *   numbers are equal within a relative 1e-9.
  * - A value too long for one line continues on the comment lines right below (`//   ...`) until it
- *   parses.
+ *   parses. `// => value` alone on the line right below a statement checks that statement.
+ * - A bare literal after `//` (`expr // 3`) is rejected: it reads like a check and is not one.
+ *
+ * The blocks are also type-checked (`typecheckExamples`), and every export must have a docstring
+ * (`undocumentedExports`).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
-import { relative } from "node:path"
+import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
 import { describe, expect, it } from "vitest"
@@ -140,6 +144,37 @@ export const readmeUsage = (pkgDir: URL): DocExample | undefined => {
   if (m === null) return undefined
   const line = text.slice(0, m.index).split("\n").length + 1
   return { name: "README.md Usage", location: where(file, line), code: m[1]!, file }
+}
+
+/**
+ * Type errors of the examples, compiled with the repository's tsconfig.json as if each one were a
+ * file next to the file it documents (so imports resolve to the package sources). `// => value`
+ * comments are not type-checked.
+ */
+export const typecheckExamples = (examples: ReadonlyArray<DocExample>): Array<string> => {
+  const root = fileURLToPath(repoRoot)
+  const config = ts.readConfigFile(join(root, "tsconfig.json"), ts.sys.readFile).config
+  const options = { ...ts.parseJsonConfigFileContent(config, ts.sys, root).options, noEmit: true }
+  const virtual = new Map<string, DocExample>()
+  for (const [i, e] of examples.entries())
+    virtual.set(join(dirname(fileURLToPath(e.file)), `__docExample${i}.ts`), e)
+  const host = ts.createCompilerHost(options)
+  const { getSourceFile, fileExists } = host
+  host.fileExists = (f) => virtual.has(f) || fileExists(f)
+  host.getSourceFile = (f, language, ...rest) => {
+    const e = virtual.get(f)
+    return e !== undefined
+      ? ts.createSourceFile(f, `export {}\n${e.code}`, language)
+      : getSourceFile(f, language, ...rest)
+  }
+  const program = ts.createProgram([...virtual.keys()], options, host)
+  return [...virtual].flatMap(([f, e]) =>
+    ts.getPreEmitDiagnostics(program, program.getSourceFile(f)).map((d) => {
+      const line =
+        d.file !== undefined && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : 0
+      return `${e.location} (line ${line} of the example): ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`
+    })
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -312,6 +347,13 @@ export const describeDocExamples = (
     })
     it("every export has a docstring", () => {
       expect(undocumentedExports(pkgDir)).toEqual([])
+    })
+    it("the examples and the README Usage block type-check", () => {
+      const typed = [
+        ...examples.filter((e) => !pending.has(e.name)),
+        ...(readme === undefined ? [] : [readme])
+      ]
+      expect(typecheckExamples(typed)).toEqual([])
     })
   })
   describe(`${pkg.name}: README`, () => {

@@ -474,7 +474,9 @@ export const decodeLoadSnapshot =
  * @example
  * ```ts
  * import { snapshotOfEntry } from "@loadledger/schema"
- * snapshotOfEntry({ dpRank: 1, numTotalTokens: 44 }, "shm-v2").numActiveTokens // => 0
+ * const s = snapshotOfEntry({ dpRank: 1, numTotalTokens: 44 }, "shm-v2")
+ * s.numTotalTokens // => 44
+ * "numActiveTokens" in s && s.numActiveTokens // => 0
  * ```
  *
  * **When to use**: reproducing SGLang's own view of a `/v1/loads` entry (the golden vectors' `decoded`).
