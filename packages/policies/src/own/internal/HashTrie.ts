@@ -35,19 +35,23 @@ const fnv1a = (s: string): number => {
 
 const isLeaf = <V>(s: Branch<V> | Leaf<V>): s is Leaf<V> => "entries" in s
 
-const find = <V>(slot: Slot<V>, key: string, hash: number): readonly [boolean, V | undefined] => {
+/** Marks "no entry for the key in this generation" (a stored `undefined` is a deletion). */
+const MISSING: unique symbol = Symbol("missing")
+
+const find = <V>(slot: Slot<V>, key: string, hash: number): V | undefined | typeof MISSING => {
   let shift = 0
   let s = slot
   while (s !== undefined) {
     if (isLeaf(s)) {
-      if (s.hash !== hash) return [false, undefined]
-      for (const [k, v] of s.entries) if (k === key) return [true, v]
-      return [false, undefined]
+      if (s.hash !== hash) return MISSING
+      const es = s.entries
+      for (let i = 0; i < es.length; i++) if (es[i]![0] === key) return es[i]![1]
+      return MISSING
     }
     s = s.children[(hash >>> shift) & 31]
     shift += 5
   }
-  return [false, undefined]
+  return MISSING
 }
 
 const emptyChildren = <V>(): Array<Slot<V>> => new Array<Slot<V>>(32).fill(undefined)
@@ -91,8 +95,10 @@ export const emptyTrie = <V>(maxSize: number): HashTrie<V> => ({
 /** Look a key up; `undefined` when absent or deleted. @internal */
 export const getTrie = <V>(t: HashTrie<V>, key: string): V | undefined => {
   const h = fnv1a(key)
-  const [found, v] = find(t.current, key, h)
-  return found ? v : find(t.previous, key, h)[1]
+  const v = find(t.current, key, h)
+  if (v !== MISSING) return v
+  const p = find(t.previous, key, h)
+  return p === MISSING ? undefined : p
 }
 
 /** Set (or, with `undefined`, delete) a key. @internal */

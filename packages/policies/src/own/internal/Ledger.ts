@@ -17,12 +17,51 @@ export interface Charge {
 }
 
 /**
+ * One charge in a rank's charge list (newest first). A node stays in the list after its request
+ * finished (a tombstone, skipped and compacted away); it is live while the `live` map still lists
+ * this exact `Held` under its request id.
+ *
+ * @internal
+ */
+export interface ChargeNode {
+  readonly held: Held
+  readonly next: ChargeNode | undefined
+}
+
+/** A charge and the rank it was charged to: the identity the `live` map lists. @internal */
+export interface Held {
+  readonly charge: Charge
+  readonly rank: number
+}
+
+/**
+ * A rank's charges: the list (newest first, tombstones included), how many of its nodes are live
+ * and dead, how many live charges are not non-negative safe integers (`inexact`: their sums are
+ * recomputed in routing order instead of updated by subtraction, so the doubles stay those of a
+ * recount), and whether `routedAtSeconds` never decreases from oldest to newest (`ordered`: a
+ * snapshot then drops a suffix of the list and stops at the first charge it keeps).
+ *
+ * @internal
+ */
+export interface ChargeList {
+  readonly head: ChargeNode | undefined
+  readonly live: number
+  readonly dead: number
+  readonly inexact: number
+  readonly ordered: boolean
+}
+
+const noCharges: ChargeList = { head: undefined, live: 0, dead: 0, inexact: 0, ordered: true }
+
+/**
  * The in-flight-charging ledger both loadledger policies build on, stored column-wise so routing
  * reads flat arrays: the newest snapshot per rank (`snapshots`, and its numbers in `snap*`, with
  * `snapTimestamp` NaN for a rank that never published and `snapKv` NaN when KV usage was not
- * reported), the charges not yet provably included (routing order) and their sums, per-rank
- * health, and which rank each request id was charged to (for `finish`; bounded, see `HashTrie`).
- * Nothing here is ever mutated after construction.
+ * reported), the charges not yet provably included (per rank, a persistent list in routing order)
+ * and their sums, per-rank health, which rank each request id was charged to (for `finish`;
+ * bounded, see `HashTrie`) and the live charges by request id (`live`). Nothing here is ever
+ * mutated after construction; charging, finishing and dropping cost O(ranks) plus O(1) amortized
+ * per charge, whatever the number of requests in flight.
  *
  * @internal
  */
@@ -34,11 +73,12 @@ export interface LedgerState {
   readonly snapWaiting: ReadonlyArray<number>
   readonly snapTokens: ReadonlyArray<number>
   readonly snapKv: ReadonlyArray<number>
-  readonly charges: ReadonlyArray<ReadonlyArray<Charge>>
+  readonly charges: ReadonlyArray<ChargeList>
   readonly chargedRequests: ReadonlyArray<number>
   readonly chargedTokens: ReadonlyArray<number>
   readonly healthy: ReadonlyArray<boolean>
   readonly owner: HashTrie<number>
+  readonly live: HashTrie<ReadonlyArray<Held>>
 }
 
 /** A fresh ledger for `dpSize` ranks: nothing published, nothing charged, all healthy. @internal */
@@ -52,13 +92,37 @@ export const emptyLedger = (dpSize: number, maxTrackedRequests = 1_000_000): Led
     snapWaiting: new Array<number>(n).fill(0),
     snapTokens: new Array<number>(n).fill(0),
     snapKv: new Array<number>(n).fill(Number.NaN),
-    charges: new Array<ReadonlyArray<Charge>>(n).fill([]),
+    charges: new Array<ChargeList>(n).fill(noCharges),
     chargedRequests: new Array<number>(n).fill(0),
     chargedTokens: new Array<number>(n).fill(0),
     healthy: new Array<boolean>(n).fill(true),
-    owner: emptyTrie(maxTrackedRequests)
+    owner: emptyTrie(maxTrackedRequests),
+    live: emptyTrie(Number.POSITIVE_INFINITY)
   }
 }
+
+const withCharges = (
+  s: LedgerState,
+  charges: ReadonlyArray<ChargeList>,
+  chargedRequests: ReadonlyArray<number>,
+  chargedTokens: ReadonlyArray<number>,
+  owner: HashTrie<number>,
+  live: HashTrie<ReadonlyArray<Held>>
+): LedgerState => ({
+  dpSize: s.dpSize,
+  snapshots: s.snapshots,
+  snapTimestamp: s.snapTimestamp,
+  snapRequests: s.snapRequests,
+  snapWaiting: s.snapWaiting,
+  snapTokens: s.snapTokens,
+  snapKv: s.snapKv,
+  charges,
+  chargedRequests,
+  chargedTokens,
+  healthy: s.healthy,
+  owner,
+  live
+})
 
 const isCount = (x: number): boolean => Number.isFinite(x) && x >= 0
 
@@ -74,14 +138,129 @@ export const validLoad = (l: RankLoad, dpSize: number): boolean =>
   (l.kvCacheUsage === undefined ||
     (Number.isFinite(l.kvCacheUsage) && l.kvCacheUsage >= 0 && l.kvCacheUsage <= 1))
 
-const sumCharges = (charges: ReadonlyArray<Charge>): readonly [number, number] => {
+/** Charges whose sums are exact under any order of additions and subtractions. */
+const isExact = (c: Charge): boolean =>
+  Number.isSafeInteger(c.requests) && c.requests >= 0 && Number.isSafeInteger(c.tokens) && c.tokens >= 0
+
+const isLive = (live: HashTrie<ReadonlyArray<Held>>, node: ChargeNode): boolean => {
+  const xs = getTrie(live, node.held.charge.requestId)
+  if (xs === undefined) return false
+  for (let i = 0; i < xs.length; i++) if (xs[i] === node.held) return true
+  return false
+}
+
+/** Remove `node` from the live map (it is known to be live). */
+const unlive = (live: HashTrie<ReadonlyArray<Held>>, node: ChargeNode): HashTrie<ReadonlyArray<Held>> => {
+  const id = node.held.charge.requestId
+  const xs = getTrie(live, id)!
+  if (xs.length === 1) return setTrie(live, id, undefined)
+  return setTrie(
+    live,
+    id,
+    xs.filter((x) => x !== node.held)
+  )
+}
+
+/** Rebuild a list from nodes given newest first (fresh nodes, same charges). */
+const relink = (nodes: ReadonlyArray<ChargeNode>): ChargeNode | undefined => {
+  let head: ChargeNode | undefined
+  for (let i = nodes.length - 1; i >= 0; i--) head = { held: nodes[i]!.held, next: head }
+  return head
+}
+
+/**
+ * The sums of the live charges (given newest first), added in routing order (oldest first) as a
+ * recount does.
+ */
+const recount = (nodes: ReadonlyArray<ChargeNode>): readonly [number, number] => {
   let q = 0
   let t = 0
-  for (const c of charges) {
-    q += c.requests
-    t += c.tokens
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    q += nodes[i]!.held.charge.requests
+    t += nodes[i]!.held.charge.tokens
   }
   return [q, t]
+}
+
+/** The live nodes of a list, newest first. */
+const liveNodes = (live: HashTrie<ReadonlyArray<Held>>, head: ChargeNode | undefined): Array<ChargeNode> => {
+  const out: Array<ChargeNode> = []
+  for (let x = head; x !== undefined; x = x.next) if (isLive(live, x)) out.push(x)
+  return out
+}
+
+const countInexact = (nodes: ReadonlyArray<ChargeNode>): number => {
+  let k = 0
+  for (const x of nodes) if (!isExact(x.held.charge)) k++
+  return k
+}
+
+/** Mutable working copies of the charge columns, made on first change. */
+interface ChargeEdit {
+  charges: Array<ChargeList>
+  chargedRequests: Array<number>
+  chargedTokens: Array<number>
+  live: HashTrie<ReadonlyArray<Held>>
+}
+
+/**
+ * Drop the charges of rank `r` routed strictly before `timestamp - margin` (provably included in a
+ * snapshot stamped `timestamp`). Returns whether anything changed; the sums become the recount of
+ * the charges kept, in routing order.
+ */
+const dropIncluded = (e: ChargeEdit, r: number, timestamp: number, margin: number): void => {
+  const list = e.charges[r]!
+  if (list.live === 0 && list.head === undefined) return
+  const kept: Array<ChargeNode> = []
+  let removed = false
+  let q = e.chargedRequests[r]!
+  let t = e.chargedTokens[r]!
+  let inexact = list.inexact
+  let x = list.head
+  // walk newest first; in an ordered list, the first charge to drop means every older one drops too
+  for (; x !== undefined; x = x.next) {
+    const live = isLive(e.live, x)
+    if (!(x.held.charge.routedAtSeconds + margin < timestamp)) {
+      if (live) kept.push(x)
+      continue
+    }
+    if (live) {
+      removed = true
+      e.live = unlive(e.live, x)
+      q -= x.held.charge.requests
+      t -= x.held.charge.tokens
+      if (!isExact(x.held.charge)) inexact--
+    }
+    if (list.ordered) {
+      for (let y = x.next; y !== undefined; y = y.next) {
+        if (!isLive(e.live, y)) continue
+        removed = true
+        e.live = unlive(e.live, y)
+        q -= y.held.charge.requests
+        t -= y.held.charge.tokens
+        if (!isExact(y.held.charge)) inexact--
+      }
+      break
+    }
+  }
+  if (!removed) return
+  if (list.inexact > 0) [q, t] = recount(kept)
+  e.charges[r] = {
+    head: relink(kept),
+    live: kept.length,
+    dead: 0,
+    inexact,
+    ordered: list.ordered || isOrdered(kept)
+  }
+  e.chargedRequests[r] = kept.length === 0 ? 0 : q
+  e.chargedTokens[r] = kept.length === 0 ? 0 : t
+}
+
+const isOrdered = (newestFirst: ReadonlyArray<ChargeNode>): boolean => {
+  for (let i = 1; i < newestFirst.length; i++)
+    if (!(newestFirst[i]!.held.charge.routedAtSeconds <= newestFirst[i - 1]!.held.charge.routedAtSeconds))
+      return false
+  return true
 }
 
 /**
@@ -97,102 +276,171 @@ export const observeLedger = (
   loads: ReadonlyArray<RankLoad>,
   inclusionMarginSeconds: number
 ): LedgerState => {
-  let next:
+  let snaps:
     | {
-        -readonly [K in keyof LedgerState]: LedgerState[K] extends ReadonlyArray<infer T>
-          ? Array<T>
-          : LedgerState[K]
+        snapshots: Array<RankLoad | undefined>
+        snapTimestamp: Array<number>
+        snapRequests: Array<number>
+        snapWaiting: Array<number>
+        snapTokens: Array<number>
+        snapKv: Array<number>
       }
     | undefined
+  let edit: ChargeEdit | undefined
   for (const l of loads) {
     if (!validLoad(l, state.dpSize)) continue
     const r = l.dpRank
-    const held = (next ?? state).snapTimestamp[r]!
+    const held = (snaps ?? state).snapTimestamp[r]!
     if (l.timestamp < held) continue // NaN (never published) compares false: applied
-    next ??= {
-      ...state,
-      snapshots: [...state.snapshots],
+    snaps ??= {
+      snapshots: state.snapshots.slice(),
       snapTimestamp: state.snapTimestamp.slice(),
       snapRequests: state.snapRequests.slice(),
       snapWaiting: state.snapWaiting.slice(),
       snapTokens: state.snapTokens.slice(),
-      snapKv: state.snapKv.slice(),
-      charges: [...state.charges],
+      snapKv: state.snapKv.slice()
+    }
+    snaps.snapshots[r] = l
+    snaps.snapTimestamp[r] = l.timestamp
+    snaps.snapRequests[r] = l.numRunningReqs + l.numWaitingReqs
+    snaps.snapWaiting[r] = l.numWaitingReqs
+    snaps.snapTokens[r] = l.numTotalTokens
+    snaps.snapKv[r] = l.kvCacheUsage ?? Number.NaN
+    if ((edit ?? state).charges[r]!.live === 0) continue
+    edit ??= {
+      charges: state.charges.slice(),
       chargedRequests: state.chargedRequests.slice(),
       chargedTokens: state.chargedTokens.slice(),
-      healthy: [...state.healthy]
+      live: state.live
     }
-    next.snapshots[r] = l
-    next.snapTimestamp[r] = l.timestamp
-    next.snapRequests[r] = l.numRunningReqs + l.numWaitingReqs
-    next.snapWaiting[r] = l.numWaitingReqs
-    next.snapTokens[r] = l.numTotalTokens
-    next.snapKv[r] = l.kvCacheUsage ?? Number.NaN
-    const cs = next.charges[r]!
-    const kept = cs.filter((c) => !(c.routedAtSeconds + inclusionMarginSeconds < l.timestamp))
-    if (kept.length !== cs.length) {
-      next.charges[r] = kept
-      const [q, t] = sumCharges(kept)
-      next.chargedRequests[r] = q
-      next.chargedTokens[r] = t
-    }
+    dropIncluded(edit, r, l.timestamp, inclusionMarginSeconds)
   }
-  return next ?? state
-}
-
-/** Charge one routed request to `rank` (copies the charge columns and that rank's list). @internal */
-export const chargeLedger = (state: LedgerState, rank: number, charge: Charge): LedgerState => {
-  const charges = [...state.charges]
-  charges[rank] = [...state.charges[rank]!, charge]
-  const chargedRequests = state.chargedRequests.slice()
-  chargedRequests[rank] = chargedRequests[rank]! + charge.requests
-  const chargedTokens = state.chargedTokens.slice()
-  chargedTokens[rank] = chargedTokens[rank]! + charge.tokens
+  if (snaps === undefined) return state
   return {
-    ...state,
-    charges,
-    chargedRequests,
-    chargedTokens,
-    owner: setTrie(state.owner, charge.requestId, rank)
+    dpSize: state.dpSize,
+    snapshots: snaps.snapshots,
+    snapTimestamp: snaps.snapTimestamp,
+    snapRequests: snaps.snapRequests,
+    snapWaiting: snaps.snapWaiting,
+    snapTokens: snaps.snapTokens,
+    snapKv: snaps.snapKv,
+    charges: edit?.charges ?? state.charges,
+    chargedRequests: edit?.chargedRequests ?? state.chargedRequests,
+    chargedTokens: edit?.chargedTokens ?? state.chargedTokens,
+    healthy: state.healthy,
+    owner: state.owner,
+    live: edit?.live ?? state.live
   }
 }
 
 /**
+ * Charge one routed request to `rank`: O(ranks) for the copied columns plus two persistent-map
+ * writes, whatever the number of charges held. @internal
+ */
+export const chargeLedger = (state: LedgerState, rank: number, charge: Charge): LedgerState => {
+  const list = state.charges[rank]!
+  const held: Held = { charge, rank }
+  const node: ChargeNode = { held, next: list.head }
+  const charges = state.charges.slice()
+  charges[rank] = {
+    head: node,
+    live: list.live + 1,
+    dead: list.dead,
+    inexact: isExact(charge) ? list.inexact : list.inexact + 1,
+    ordered:
+      list.ordered &&
+      (list.head === undefined || list.head.held.charge.routedAtSeconds <= charge.routedAtSeconds)
+  }
+  const chargedRequests = state.chargedRequests.slice()
+  chargedRequests[rank] = chargedRequests[rank]! + charge.requests
+  const chargedTokens = state.chargedTokens.slice()
+  chargedTokens[rank] = chargedTokens[rank]! + charge.tokens
+  const prev = getTrie(state.live, charge.requestId)
+  const live = setTrie(state.live, charge.requestId, prev === undefined ? [held] : [...prev, held])
+  return withCharges(
+    state,
+    charges,
+    chargedRequests,
+    chargedTokens,
+    setTrie(state.owner, charge.requestId, rank),
+    live
+  )
+}
+
+/**
  * Drop the charges of finished or aborted requests (unknown ids are ignored). Each id is looked up
- * in the owner map, so the cost does not grow with the requests in flight on other ranks. A
- * request id reused while still charged keeps only its latest rank in the map; an older charge
- * under the same id then leaves at the next snapshot that includes it.
+ * in the owner map, so the cost does not grow with the requests in flight. A request id reused
+ * while still charged keeps only its latest rank in the map; an older charge under the same id then
+ * leaves at the next snapshot that includes it.
  *
  * @internal
  */
 export const finishLedger = (state: LedgerState, requestIds: ReadonlyArray<string>): LedgerState => {
-  let charges: Array<ReadonlyArray<Charge>> | undefined
-  let chargedRequests: Array<number> | undefined
-  let chargedTokens: Array<number> | undefined
+  let edit: ChargeEdit | undefined
   let owner = state.owner
   for (const id of requestIds) {
     const r = getTrie(owner, id)
     if (r === undefined) continue
     owner = setTrie(owner, id, undefined)
-    const cs = (charges ?? state.charges)[r]!
-    const kept = cs.filter((c) => c.requestId !== id)
-    if (kept.length === cs.length) continue
-    charges ??= [...state.charges]
-    chargedRequests ??= state.chargedRequests.slice()
-    chargedTokens ??= state.chargedTokens.slice()
-    charges[r] = kept
-    const [q, t] = sumCharges(kept)
-    chargedRequests[r] = q
-    chargedTokens[r] = t
+    const live = edit?.live ?? state.live
+    const xs = getTrie(live, id)
+    if (xs === undefined) continue
+    let onRank = 0
+    for (const x of xs) if (x.rank === r) onRank++
+    if (onRank === 0) continue
+    edit ??= {
+      charges: state.charges.slice(),
+      chargedRequests: state.chargedRequests.slice(),
+      chargedTokens: state.chargedTokens.slice(),
+      live: state.live
+    }
+    const rest = onRank === xs.length ? undefined : xs.filter((x) => x.rank !== r)
+    edit.live = setTrie(edit.live, id, rest)
+    const list = edit.charges[r]!
+    let q = edit.chargedRequests[r]!
+    let t = edit.chargedTokens[r]!
+    let inexact = list.inexact
+    for (const x of xs) {
+      if (x.rank !== r) continue
+      q -= x.charge.requests
+      t -= x.charge.tokens
+      if (!isExact(x.charge)) inexact--
+    }
+    const liveLeft = list.live - onRank
+    const dead = list.dead + onRank
+    if (liveLeft === 0) {
+      edit.charges[r] = noCharges
+      edit.chargedRequests[r] = 0
+      edit.chargedTokens[r] = 0
+    } else if (list.inexact > 0 || dead > 32 + liveLeft) {
+      // recount in routing order (inexact sums), or compact the tombstones away (amortized O(1))
+      const kept = liveNodes(edit.live, list.head)
+      if (list.inexact > 0) [q, t] = recount(kept)
+      const compact = dead > 32 + liveLeft
+      edit.charges[r] = {
+        head: compact ? relink(kept) : list.head,
+        live: liveLeft,
+        dead: compact ? 0 : dead,
+        inexact: countInexact(kept),
+        ordered: compact ? list.ordered || isOrdered(kept) : list.ordered
+      }
+      edit.chargedRequests[r] = q
+      edit.chargedTokens[r] = t
+    } else {
+      edit.charges[r] = { head: list.head, live: liveLeft, dead, inexact, ordered: list.ordered }
+      edit.chargedRequests[r] = q
+      edit.chargedTokens[r] = t
+    }
   }
   if (owner === state.owner) return state
-  return {
-    ...state,
-    charges: charges ?? state.charges,
-    chargedRequests: chargedRequests ?? state.chargedRequests,
-    chargedTokens: chargedTokens ?? state.chargedTokens,
-    owner
-  }
+  return withCharges(
+    state,
+    edit?.charges ?? state.charges,
+    edit?.chargedRequests ?? state.chargedRequests,
+    edit?.chargedTokens ?? state.chargedTokens,
+    owner,
+    edit?.live ?? state.live
+  )
 }
 
 /** Replace health; a status of the wrong length is ignored (as upstream). @internal */
