@@ -106,7 +106,9 @@ export interface StepRecord {
  * engine only): when (`atSeconds`), what kind (`current` = the live table, `step_snapshot` = the
  * table captured at a step boundary, `wave_state` = an immediate `[null, wave, running]` wave
  * notice), the coordinator's wave view, and for load publishes every rank's row (index = rank) with
- * the `numTotalTokens` the simulator carries next to vLLM's `[waiting, running, kv]`.
+ * the `numTotalTokens` the simulator carries next to vLLM's `[waiting, running, kv]` and the time
+ * the rank's stats were taken (`measuredSeconds`, NaN for a rank that never reported; the front
+ * ends' `RankLoad.timestamp`, or the publish time for such a rank).
  *
  * @category models
  * @since 0.1.0
@@ -118,6 +120,7 @@ export interface PublishRecord {
   readonly running: boolean
   readonly rows?:
     | ReadonlyArray<{
+        readonly measuredSeconds: number
         readonly numWaitingReqs: number
         readonly numRunningReqs: number
         readonly kvCacheUsage: number | undefined

@@ -76,12 +76,14 @@ describe("vLLM coordinator cadence in the simulator", () => {
     expect(wave0).toHaveLength(19)
     // the snapshot published at 0.16 s is the table before the first stats of the step that ended
     // at 0.15 s: rank 0 after 4 steps (100 prompt tokens + 3 decoded), not the live 104
-    expect(row0(wave0[1]!)).toEqual({
+    expect(row0(wave0[1]!)).toMatchObject({
       numWaitingReqs: 0,
       numRunningReqs: 1,
       kvCacheUsage: 0.103,
       numTotalTokens: 103
     })
+    // ... and its rows carry the time those stats were taken
+    expect(row0(wave0[1]!)?.measuredSeconds).toBeCloseTo(0.12, 9)
     // after wave 0: the step-boundary snapshot of wave 1 / step 0, the live table 100 ms later, then
     // only the heartbeat until the next request
     const quiet = log.filter((p) => p.atSeconds > 1.9 && p.atSeconds < 12).map((p) => [at(p), p.kind])
@@ -104,7 +106,7 @@ describe("vLLM coordinator cadence in the simulator", () => {
     expect(row0(log[1]!)?.numTotalTokens).toBe(102)
   })
 
-  it("every front end observes each load publish (not the wave notices), all ranks' rows stamped with the publish time", () => {
+  it("every front end observes each load publish (not the wave notices), each row stamped with the time of its stats", () => {
     const seen: Array<Seen> = []
     const r = simulate(
       {
@@ -124,7 +126,14 @@ describe("vLLM coordinator cadence in the simulator", () => {
       expect(s.observed.map((o) => o.now)).toEqual(loadPublishes.map((p) => p.atSeconds))
       for (const o of s.observed) {
         expect(o.loads.map((l) => l.dpRank)).toEqual([0, 1])
-        expect(o.loads.every((l) => l.timestamp === o.now)).toBe(true)
+        expect(o.loads.every((l) => l.timestamp <= o.now)).toBe(true)
+      }
+      // stamped with the rows' stats times (the publish time only before a rank ever reported)
+      for (const [k, o] of s.observed.entries()) {
+        const rows = loadPublishes[k]!.rows!
+        expect(o.loads.map((l) => l.timestamp)).toEqual(
+          rows.map((r) => (Number.isNaN(r.measuredSeconds) ? o.now : r.measuredSeconds))
+        )
       }
     }
   })

@@ -8,7 +8,10 @@
  * The coordinator's rows are `[waiting, running, kvCacheUsage]`. A `RankLoad` also needs
  * `numTotalTokens`, which vLLM does not publish: this driver carries each rank's value from the same
  * stats message as the row (and captures it with the row in a step snapshot), so a token-based policy
- * run on the vLLM engine sees tokens exactly as stale as the rows.
+ * run on the vLLM engine sees tokens exactly as stale as the rows. It also carries the time of
+ * that stats message (`measuredSeconds`, NaN before a rank's first stats): the front ends' rows are
+ * stamped with it, so a ledger that keeps its in-flight charges until a snapshot taken after the
+ * route (ledger-balanced, cache-affinity) does not drop them on a publish whose rows predate the route.
  */
 import {
   type PolicyError,
@@ -27,6 +30,7 @@ export interface CoordPublish {
   readonly kind: "current" | "step_snapshot"
   readonly rows: ReadonlyArray<readonly [number, number, number | undefined]>
   readonly tokens: ReadonlyArray<number>
+  readonly measuredSeconds: ReadonlyArray<number>
   readonly wave: number
   readonly running: boolean
 }
@@ -44,13 +48,16 @@ export type CoordEvent = CoordPublish | CoordWaveState
 export class Coordinator {
   private s: VllmCoordState
   private readonly tokens: Array<number>
+  private readonly measured: Array<number>
   private snapTokens: ReadonlyArray<number> | undefined = undefined
+  private snapMeasured: ReadonlyArray<number> | undefined = undefined
   /** The next publish (seconds) if no message comes first. */
   nextPublishSeconds: number
 
   constructor(init: VllmCoordState) {
     this.s = init
     this.tokens = new Array<number>(init.engineCount).fill(0)
+    this.measured = new Array<number>(init.engineCount).fill(Number.NaN)
     this.nextPublishSeconds = vllmCoordNextPublishMs(init) / 1000
   }
 
@@ -76,13 +83,19 @@ export class Coordinator {
     for (const o of outputs) {
       const atSeconds = o.t / 1000
       if (o.kind === "current" || o.kind === "step_snapshot") {
-        const tokens = o.kind === "step_snapshot" ? (this.snapTokens ?? this.tokens) : this.tokens
-        if (o.kind === "step_snapshot") this.snapTokens = undefined
+        const snap = o.kind === "step_snapshot"
+        const tokens = snap ? (this.snapTokens ?? this.tokens) : this.tokens
+        const measured = snap ? (this.snapMeasured ?? this.measured) : this.measured
+        if (snap) {
+          this.snapTokens = undefined
+          this.snapMeasured = undefined
+        }
         out.push({
           atSeconds,
           kind: o.kind,
           rows: o.msg[0],
           tokens: tokens.slice(),
+          measuredSeconds: measured.slice(),
           wave: o.msg[1],
           running: o.msg[2]
         })
@@ -105,9 +118,14 @@ export class Coordinator {
     this.events(r.outputs, out)
     // a stats message of a later (wave, step) that leaves a snapshot pending has just captured it
     // (a snapshot is only ever pending while the table has changed)
-    if (r.state.lastStats !== this.s.lastStats && r.state.stepCounts !== undefined)
+    if (r.state.lastStats !== this.s.lastStats && r.state.stepCounts !== undefined) {
       this.snapTokens = this.tokens.slice()
-    if (m.type === "stats" && totalTokens !== undefined) this.tokens[m.engine] = totalTokens
+      this.snapMeasured = this.measured.slice()
+    }
+    if (m.type === "stats") {
+      if (totalTokens !== undefined) this.tokens[m.engine] = totalTokens
+      this.measured[m.engine] = seconds
+    }
     this.s = r.state
     this.nextPublishSeconds = vllmCoordNextPublishMs(this.s) / 1000
     return undefined

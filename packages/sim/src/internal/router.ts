@@ -171,6 +171,7 @@ export class Router {
               wave: p.wave,
               running: p.running,
               rows: p.rows.map((r, i) => ({
+                measuredSeconds: p.measuredSeconds[i]!,
                 numWaitingReqs: r[0],
                 numRunningReqs: r[1],
                 kvCacheUsage: r[2],
@@ -179,10 +180,11 @@ export class Router {
             }
       )
       if (p.kind === "wave_state") continue
-      // the coordinator publishes every rank's row; the publish time is the rows' timestamp
+      // the coordinator publishes every rank's row, each stamped with the time its stats were taken
+      // (a rank that never reported is the coordinator's initial zero row, as of the publish)
       const loads: Array<RankLoad> = p.rows.map((r, i) => ({
         dpRank: i,
-        timestamp: p.atSeconds,
+        timestamp: Number.isNaN(p.measuredSeconds[i]!) ? p.atSeconds : p.measuredSeconds[i]!,
         numWaitingReqs: r[0],
         numRunningReqs: r[1],
         numTotalTokens: p.tokens[i]!,
