@@ -38,7 +38,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     return process.exitCode === undefined ? 0 : Number(process.exitCode)
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 1
-    process.stderr.write(`loadledger: ${e instanceof Error ? e.message : String(e)}\n`)
+    const message = e instanceof Error ? e.message : String(e)
+    process.stderr.write(`loadledger: ${message.replace(/\s*\n\s*/g, " ")}\n`)
     return 1
   }
 }

@@ -6,3 +6,32 @@ describe("conformance format detection", () => {
     expect(runVectors({ format: "something-else", cases: [] })).toBeUndefined()
   })
 })
+
+describe("bad input gets one line naming the file", () => {
+  const run = async (args: ReadonlyArray<string>) => {
+    const { main } = await import("../src/index.js")
+    const chunks: Array<string> = []
+    const write = process.stderr.write.bind(process.stderr)
+    process.stderr.write = ((c: string) => {
+      chunks.push(String(c))
+      return true
+    }) as typeof process.stderr.write
+    try {
+      const code = await main(["node", "loadledger", ...args])
+      return { code, err: chunks.join("") }
+    } finally {
+      process.stderr.write = write
+      process.exitCode = undefined
+    }
+  }
+  it("missing file", async () => {
+    const r = await run(["conformance", "/no/such/file.json"])
+    expect(r).toEqual({ code: 1, err: "loadledger: /no/such/file.json: file not found\n" })
+  })
+  it("a file that is not JSON", async () => {
+    const r = await run(["conformance", new URL("../../../README.md", import.meta.url).pathname])
+    expect(r.code).toBe(1)
+    expect(r.err).toMatch(/README\.md: not JSON \(/)
+    expect(r.err.trim().split("\n")).toHaveLength(1)
+  })
+})

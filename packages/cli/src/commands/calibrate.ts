@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs"
 import {
   type CalibrationSample,
   crossValidate,
@@ -11,6 +10,7 @@ import {
 import Table from "cli-table3"
 import type { Command } from "commander"
 import { Result } from "effect"
+import { readText } from "../internal/readInput.js"
 import { resolveGpu, resolveModel } from "./stepTime.js"
 
 interface Opts {
@@ -31,12 +31,7 @@ const positiveInt = (flag: string, v: string): number => {
 }
 
 const load = (file: string, modelName: string, gpu: string | undefined, tp: number | undefined) => {
-  let text: string
-  try {
-    text = readFileSync(file, "utf8")
-  } catch (e) {
-    throw new Error(`${file}: ${e instanceof Error ? e.message : String(e)}`)
-  }
+  const text = readText(file)
   const r = splitwiseSamples(text, { model: resolveModel(modelName), gpu, tp })
   if (Result.isFailure(r))
     throw new Error(

@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs"
 import type { Command } from "commander"
 import { runVectors } from "../conformance/index.js"
+import { readText } from "../internal/readInput.js"
 
 /**
  * Registers `loadledger conformance FILE...`: detects each file's vector format, replays every
@@ -18,11 +18,12 @@ export const register = (program: Command): void => {
       let passed = 0
       let failed = 0
       for (const file of files) {
+        const text = readText(file)
         let doc: unknown
         try {
-          doc = JSON.parse(readFileSync(file, "utf8"))
+          doc = JSON.parse(text)
         } catch (e) {
-          throw new Error(`${file}: ${e instanceof Error ? e.message : String(e)}`)
+          throw new Error(`${file}: not JSON (${e instanceof Error ? e.message : String(e)})`)
         }
         const out = runVectors(doc)
         if (out === undefined) throw new Error(`${file}: not a known golden-vector format`)

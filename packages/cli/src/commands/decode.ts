@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs"
 import { decodeLedger, formatDecodeError, type LedgerKind } from "@loadledger/schema"
 import { type Command, Option } from "commander"
+import { readInput } from "../internal/readInput.js"
 
 const kinds: ReadonlyArray<LedgerKind> = [
   "auto",
@@ -40,12 +40,7 @@ export const register = (program: Command): void => {
     .argument("[file]", "payload file, or - for stdin", "-")
     .addOption(new Option("--kind <kind>", "payload format").choices(kinds as Array<string>).default("auto"))
     .action((file: string, opts: { kind: LedgerKind }) => {
-      let bytes: Buffer
-      try {
-        bytes = readFileSync(file === "-" ? 0 : file)
-      } catch (e) {
-        throw new Error(`${file}: ${e instanceof Error ? e.message : String(e)}`)
-      }
+      const bytes = readInput(file)
       const isText = opts.kind !== "load-stat" && isProbablyText(bytes)
       const input = isText ? bytes.toString("utf8") : new Uint8Array(bytes)
       const r = decodeLedger(input, opts.kind)
