@@ -14,7 +14,7 @@ it("compares the five policies on the same arrivals and prints one Markdown tabl
   const lines = markdown(rows)
   expect(lines[0]).toBe("rate x0.1, 200 requests")
   expect(lines[2]).toBe(
-    "| policy | TTFT p50 / p99 s | ITL p50 / p99 ms | E2E p50 / p99 s | cache hit | req/rank min-max | TTFT p99 vs total-tokens |"
+    "| policy | TTFT p50 / p90 / p99 s | ITL p50 / p99 ms | E2E p50 / p99 s | cache hit | req/rank min-max | TTFT p99 vs total-tokens |"
   )
   expect(lines.filter((l) => l.startsWith("| cache-affinity |"))).toHaveLength(2)
   // deterministic: the same run gives the same table

@@ -10,11 +10,14 @@
  *       --trace fixtures/traces/azure2023/AzureLLMInferenceTrace_conv.csv --rates 1,2,3
  *
  * Options: `--trace FILE` (default: the Mooncake conversation trace), `--rates LIST` (rate scales,
- * default 0.1), `--limit N` (first N requests), `--policies LIST`.
+ * default 0.1), `--limit N` (first N requests), `--policies LIST`, `--engine sglang|vllm` (default:
+ * each policy's own, SGLang for these five) and `--front-ends N` (vLLM API servers, each with its own
+ * policy state), e.g. `--engine vllm --front-ends 4 --policies vllm-kv-pressure,ledger-balanced`.
  *
  * @since 0.1.0
  */
 import { readFileSync } from "node:fs"
+import { relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { findPolicy } from "@loadledger/policies"
@@ -64,6 +67,8 @@ export const compare = (
     readonly rates: ReadonlyArray<number>
     readonly limit?: number | undefined
     readonly policies?: ReadonlyArray<string> | undefined
+    readonly engine?: "sglang" | "vllm" | undefined
+    readonly frontEnds?: number | undefined
   }
 ): Array<Row> => {
   const model = models["glm-5.3"]!
@@ -72,7 +77,8 @@ export const compare = (
     dpSize: 8,
     stepModel: stepModelFor({ model, gpu }),
     kvPoolTokens: kvPoolTokensFor(model, gpu),
-    sparseTopK: model.attention.sparseTopK
+    sparseTopK: model.attention.sparseTopK,
+    frontEnds: options.frontEnds
   }
   const rows: Array<Row> = []
   for (const rateScale of options.rates) {
@@ -80,7 +86,7 @@ export const compare = (
     for (const name of options.policies ?? defaultPolicies) {
       const policy = findPolicy(name)
       if (policy === undefined) throw new Error(`policy ${name} is not registered`)
-      const engine = policy.engine === "vllm" ? "vllm" : "sglang"
+      const engine = options.engine ?? (policy.engine === "vllm" ? "vllm" : "sglang")
       rows.push({ rateScale, result: simulate({ ...config, engine }, arrivals, policy) })
     }
   }
@@ -105,7 +111,7 @@ export const markdown = (rows: ReadonlyArray<Row>): Array<string> => {
     out.push(
       `rate x${rate}, ${base.requests.total} requests`,
       "",
-      `| policy | TTFT p50 / p99 s | ITL p50 / p99 ms | E2E p50 / p99 s | cache hit | req/rank min-max | TTFT p99 vs ${base.policy} |`,
+      `| policy | TTFT p50 / p90 / p99 s | ITL p50 / p99 ms | E2E p50 / p99 s | cache hit | req/rank min-max | TTFT p99 vs ${base.policy} |`,
       "|---|---|---|---|---|---|---|"
     )
     for (const { result: r } of at) {
@@ -118,7 +124,7 @@ export const markdown = (rows: ReadonlyArray<Row>): Array<string> => {
       const status =
         r.status._tag === "Completed" ? "" : ` (${r.status._tag}, ${r.requests.finished} finished)`
       out.push(
-        `| ${r.policy}${status} | ${secs(r.ttftSeconds.p50)} / ${secs(p99)} | ` +
+        `| ${r.policy}${status} | ${secs(r.ttftSeconds.p50)} / ${secs(r.ttftSeconds.p90)} / ${secs(p99)} | ` +
           `${s((r.itlSeconds.p50 ?? 0) * 1000, 1)} / ${s((r.itlSeconds.p99 ?? 0) * 1000, 0)} | ` +
           `${secs(r.e2eSeconds.p50)} / ${secs(r.e2eSeconds.p99)} | ${(r.prefixCacheHitRate * 100).toFixed(1)}% | ` +
           `${Math.min(...r.requestsPerRank)}-${Math.max(...r.requestsPerRank)} | ${delta} |`
@@ -138,14 +144,24 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       },
       rates: { type: "string", default: "0.1" },
       limit: { type: "string" },
-      policies: { type: "string" }
+      policies: { type: "string" },
+      engine: { type: "string" },
+      "front-ends": { type: "string" }
     }
   })
+  const engine = values.engine
+  if (engine !== undefined && engine !== "sglang" && engine !== "vllm")
+    throw new Error(`--engine must be sglang or vllm, got ${engine}`)
+  const frontEnds = values["front-ends"] === undefined ? undefined : Number(values["front-ends"])
   const rates = values.rates.split(",").map(Number)
   if (rates.some((r) => !(r > 0))) throw new Error(`--rates must be positive numbers, got ${values.rates}`)
   const limit = values.limit === undefined ? undefined : Number(values.limit)
   const policies = values.policies?.split(",").map((p) => p.trim())
   const trace = readTrace(values.trace)
-  process.stdout.write(`${values.trace}: glm-5.3 on h200, DP 8\n\n`)
-  process.stdout.write(`${markdown(compare(trace, { rates, limit, policies })).join("\n")}\n`)
+  process.stdout.write(
+    `${relative(process.cwd(), values.trace)}: glm-5.3 on h200, DP 8${engine ? `, ${engine} engine` : ""}${frontEnds ? `, ${frontEnds} front ends` : ""}\n\n`
+  )
+  process.stdout.write(
+    `${markdown(compare(trace, { rates, limit, policies, engine, frontEnds })).join("\n")}\n`
+  )
 }
