@@ -5,6 +5,7 @@
  */
 import type { Benchmark } from "./harness.js"
 import { liveBench } from "./live.js"
+import { ownPolicyBench } from "./ownPolicies.js"
 import { sglangPolicyBench } from "./sglangPolicies.js"
 import { simBench } from "./sim.js"
 import { stepTimeBench } from "./step-time.js"
@@ -13,6 +14,7 @@ import { vllmPolicyBench } from "./vllm.js"
 export const benchmarks: ReadonlyArray<Benchmark> = [
   sglangPolicyBench,
   vllmPolicyBench,
+  ownPolicyBench,
   simBench,
   stepTimeBench,
   liveBench

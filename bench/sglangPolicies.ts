@@ -4,7 +4,8 @@
  * shown for ROUND_ROBIN and FOLLOW_BOOTSTRAP_ROOM too; (tokens, requests) for TOTAL_TOKENS).
  *
  * Requests arrive 1 us apart, so the 20 ms refresh throttle lets one route in 20 000 refresh, as
- * in a burst; every `route` builds a new immutable state and an explanation.
+ * in a burst; every `route` builds a new immutable state and an explanation. Timing: interleaved
+ * rounds, each candidate in its own compiled loop and step (see `bench/harness.ts`), fastest round.
  *
  * @since 0.1.0
  */
@@ -15,7 +16,8 @@ import {
   consume,
   iterationsFor,
   nsPerOpInterleaved,
-  prng
+  prng,
+  routeStep
 } from "./harness.js"
 
 const sizes = [8, 64, 1024] as const
@@ -88,26 +90,15 @@ const floorTokens = (loads: ReadonlyArray<RankLoad>, reqs: ReadonlyArray<RouteRe
   }
 }
 
-/** One immutable `route` per step, threading the returned state. */
+/** One immutable `route` per step, threading the returned state (its own compiled step). */
 const routeCandidate = <S>(
   policy: Policy<S>,
   loads: ReadonlyArray<RankLoad>,
   reqs: ReadonlyArray<RouteRequest>
-): Candidate => {
-  let s = policy.observe(policy.init(loads.length), loads, 0)
-  let now = 1
-  return {
-    iterations: iterationsFor(4 * loads.length + 50),
-    step: (k) => {
-      now += 1e-6
-      const out = policy.route(s, reqs[k & 1023]!, now)
-      if (out._tag === "Routed") {
-        s = out.state
-        consume(out.rank)
-      }
-    }
-  }
-}
+): Candidate => ({
+  iterations: iterationsFor(4 * loads.length + 50),
+  step: routeStep(policy, policy.observe(policy.init(loads.length), loads, 0), reqs, 1)
+})
 
 const widths = [22, 6, 10, 10, 7, 7]
 const line = (xs: ReadonlyArray<string>) =>

@@ -6,11 +6,20 @@
  *
  * Each step routes request k and finishes request k - 512, so about 512 requests stay in flight;
  * every `route` builds a new immutable state (persistent hash map for the ids) and an explanation.
+ * Timing: interleaved rounds, each candidate in its own compiled loop and step, fastest round.
  *
  * @since 0.1.0
  */
 import { makeVllmLb, type Policy, type RankLoad, vllmKvPressure } from "@loadledger/policies"
-import { type Benchmark, consume, iterationsFor, nsPerOp, prng } from "./harness.js"
+import {
+  type Benchmark,
+  type Candidate,
+  consume,
+  iterationsFor,
+  nsPerOpInterleaved,
+  prng,
+  routeStep
+} from "./harness.js"
 
 const sizes = [8, 64, 1024] as const
 
@@ -27,17 +36,20 @@ const loadsFor = (n: number): ReadonlyArray<RankLoad> => {
 }
 
 const ids = Array.from({ length: 1024 }, (_, i) => `r${i}`)
+const reqs = ids.map((requestId) => ({ requestId, inputLength: 16 }))
+const finishLists = ids.map((id) => [id])
 
-const floorNs = (loads: ReadonlyArray<RankLoad>): number => {
+const floor = (loads: ReadonlyArray<RankLoad>): Candidate => {
   const n = loads.length
   const waiting = loads.map((l) => l.numWaitingReqs)
   const running = loads.map((l) => l.numRunningReqs)
   const kv = loads.map((l) => l.kvCacheUsage ?? 0)
-  const inflight = new Array<number>(n).fill(0)
-  const reqs = new Map<string, number>()
+  const inflight = loads.map(() => 0)
+  const inFlight = new Map<string, number>()
   let start = 0
-  return nsPerOp(
-    (k) => {
+  return {
+    iterations: iterationsFor(4 * n + 100),
+    step: (k) => {
       let best = 0
       let min = Number.POSITIVE_INFINITY
       for (let i = 0; i < n; i++) {
@@ -53,34 +65,22 @@ const floorNs = (loads: ReadonlyArray<RankLoad>): number => {
       waiting[best]! += 1
       start = (start + 1) % n
       inflight[best]! += 1
-      reqs.set(ids[k & 1023]!, best)
+      inFlight.set(ids[k & 1023]!, best)
       const old = ids[(k + 512) & 1023]!
-      const e = reqs.get(old)
+      const e = inFlight.get(old)
       if (e !== undefined) {
-        reqs.delete(old)
+        inFlight.delete(old)
         inflight[e]! -= 1
       }
       consume(best)
-    },
-    iterationsFor(4 * n + 100)
-  )
+    }
+  }
 }
 
-const routeNs = <S>(policy: Policy<S>, loads: ReadonlyArray<RankLoad>): number => {
-  let s = policy.observe(policy.init(loads.length), loads, 1)
-  let now = 1
-  return nsPerOp(
-    (k) => {
-      now += 1e-6
-      const out = policy.route(s, { requestId: ids[k & 1023]!, inputLength: 16 }, now)
-      if (out._tag === "Routed") {
-        s = policy.finish(out.state, [ids[(k + 512) & 1023]!], now)
-        consume(out.rank)
-      }
-    },
-    iterationsFor(8 * loads.length + 400)
-  )
-}
+const routeCandidate = <S>(policy: Policy<S>, loads: ReadonlyArray<RankLoad>): Candidate => ({
+  iterations: iterationsFor(8 * loads.length + 400),
+  step: routeStep(policy, policy.observe(policy.init(loads.length), loads, 1), reqs, 1, finishLists)
+})
 
 const cell = (x: string, w: number) => x.padStart(w)
 
@@ -107,11 +107,13 @@ export const vllmPolicyBench: Benchmark = {
     ]
     for (const n of sizes) {
       const loads = loadsFor(n)
-      const floor = floorNs(loads)
-      for (const [name, policy] of policies) {
-        const ns = routeNs(policy, loads)
-        line([name, String(n), ns.toFixed(1), floor.toFixed(1), `${(ns / floor).toFixed(2)}x`])
-      }
+      const [f, ...ns] = nsPerOpInterleaved([
+        floor(loads),
+        ...policies.map(([, p]) => routeCandidate(p, loads))
+      ])
+      policies.forEach(([name], i) => {
+        line([name, String(n), ns[i]!.toFixed(1), f!.toFixed(1), `${(ns[i]! / f!).toFixed(2)}x`])
+      })
     }
   }
 }

@@ -6,6 +6,8 @@
  *
  * @since 0.1.0
  */
+
+import { floorModRoom } from "../internal/floorModRoom.js"
 import {
   type Explanation,
   type Policy,
@@ -50,68 +52,238 @@ const explain = (
   }
 }
 
-const make = (method: LoadBalanceMethod): Policy<DpController.DpControllerState> => {
-  const refreshes = DpController.refreshesOnDispatch(method)
+/** Every route not on a method's fast path: the general `DpController` decision, as upstream. */
+const routeGeneric = (
+  method: LoadBalanceMethod,
+  state: DpController.DpControllerState,
+  request: RouteRequest,
+  now: number
+): RouteResult<DpController.DpControllerState> => {
+  if (!Number.isFinite(now))
+    return policyError("InvalidInput", `now must be finite seconds, got ${now}`, "now")
+  let before = state
+  let refreshed: boolean | undefined
+  if (DpController.refreshesOnDispatch(method)) {
+    const r = DpController.refresh(state, now)
+    refreshed = r.refreshed
+    before = r.state
+  }
+  const out = DpController.schedule(before, request)
+  if ("_tag" in out) return before === state ? out : { ...out, state: before }
   return {
-    name: method.toLowerCase().replaceAll("_", "-"),
-    init: (dpSize: number) => DpController.init(method, dpSize),
-    observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>) =>
-      DpController.publish(state, loads),
-    route: (
-      state: DpController.DpControllerState,
-      request: RouteRequest,
-      now: number
-    ): RouteResult<DpController.DpControllerState> => {
-      if (!Number.isFinite(now))
-        return policyError("InvalidInput", `now must be finite seconds, got ${now}`, "now")
-      let before = state
-      let refreshed: boolean | undefined
-      if (refreshes) {
-        // same test as DpController.refresh, inlined so a throttled route allocates nothing for it
-        refreshed = !(now - state.lastRefreshTimeSeconds < DpController.refreshIntervalSeconds)
-        if (refreshed) before = DpController.refresh(state, now).state
-      }
-      const tokens = method === "TOTAL_TOKENS" ? request.inputLength : 0
-      if (
-        refreshes &&
-        request.routedDpRank === undefined &&
-        before.dpSize > 0 &&
-        Number.isSafeInteger(tokens) &&
-        tokens >= 0
-      ) {
-        // the budget methods' common case, fused (same result as DpController.schedule)
-        const b = before.budget
-        const rank = method === "TOTAL_TOKENS" ? DpBudget.argminTokens(b) : DpBudget.argminRequests(b)
-        const budget = DpBudget.charge(b, rank, tokens)
-        return {
-          _tag: "Routed",
-          rank,
-          state: {
-            method,
-            dpSize: before.dpSize,
-            budget,
-            roundRobinCounter: before.roundRobinCounter,
-            lastRefreshTimeSeconds: before.lastRefreshTimeSeconds,
-            status: before.status,
-            shm: before.shm
-          },
-          explanation: explain(before, request, refreshed)
-        }
-      }
-      const out = DpController.schedule(before, request)
-      if ("_tag" in out) return before === state ? out : { ...out, state: before }
-      return {
-        _tag: "Routed",
-        rank: out.rank,
-        state: out.state,
-        explanation: explain(before, request, refreshed)
-      }
-    },
-    finish: (state: DpController.DpControllerState) => state,
-    setStatus: (state: DpController.DpControllerState, status: ReadonlyArray<boolean>) =>
-      DpController.setStatus(state, status).state
+    _tag: "Routed",
+    rank: out.rank,
+    state: out.state,
+    explanation: explain(before, request, refreshed)
   }
 }
+
+/** `s` with a new budget (an explicit literal: one shape, no spread). */
+const withBudget = (
+  s: DpController.DpControllerState,
+  budget: DpBudget.DpBudget
+): DpController.DpControllerState => ({
+  method: s.method,
+  dpSize: s.dpSize,
+  budget,
+  roundRobinCounter: s.roundRobinCounter,
+  lastRefreshTimeSeconds: s.lastRefreshTimeSeconds,
+  status: s.status,
+  shm: s.shm
+})
+
+/** `b` with new request (and token) counts, keeping `tokensUnknown` only when present. */
+const budgetWith = (
+  b: DpBudget.DpBudget,
+  totalRequests: ReadonlyArray<number>,
+  totalTokens: ReadonlyArray<number>
+): DpBudget.DpBudget =>
+  b.tokensUnknown === undefined
+    ? { totalRequests, totalTokens, lastTimestamp: b.lastTimestamp }
+    : { totalRequests, totalTokens, lastTimestamp: b.lastTimestamp, tokensUnknown: b.tokensUnknown }
+
+/**
+ * The refreshed state when the 20 ms window has passed, else `state` (the same test as
+ * `DpController.refresh`, inlined so a throttled route allocates nothing for it).
+ */
+const refreshed = (state: DpController.DpControllerState, now: number): DpController.DpControllerState =>
+  now - state.lastRefreshTimeSeconds < DpController.refreshIntervalSeconds
+    ? state
+    : DpController.refresh(state, now).state
+
+/**
+ * TOTAL_REQUESTS: refresh, lowest index among minimal `totalRequests`, +1 there (copy of that one
+ * array; tokens, stamps and the rest of the state are shared). Same result as `DpController.schedule`.
+ */
+const routeTotalRequests = (
+  state: DpController.DpControllerState,
+  request: RouteRequest,
+  now: number
+): RouteResult<DpController.DpControllerState> => {
+  if (!Number.isFinite(now) || request.routedDpRank !== undefined || state.dpSize === 0)
+    return routeGeneric("TOTAL_REQUESTS", state, request, now)
+  const before = refreshed(state, now)
+  const b = before.budget
+  const req = b.totalRequests
+  const n = req.length
+  let best = 0
+  let bestReq = req[0]!
+  for (let i = 1; i < n; i++) {
+    const v = req[i]!
+    if (v < bestReq) {
+      bestReq = v
+      best = i
+    }
+  }
+  const nextReq = req.slice()
+  nextReq[best] = bestReq + 1
+  return {
+    _tag: "Routed",
+    rank: best,
+    state: withBudget(before, budgetWith(b, nextReq, b.totalTokens)),
+    explanation: {
+      scores: req,
+      tieBreak: tieBreaks.TOTAL_REQUESTS,
+      refreshed: before !== state,
+      details: { method: "TOTAL_REQUESTS", budget: b }
+    }
+  }
+}
+
+/**
+ * TOTAL_TOKENS: refresh, lowest index among minimal `(totalTokens, totalRequests)` (requests only
+ * while a rank's tokens are unknown), +1 request and +`inputLength` tokens there. Same result as
+ * `DpController.schedule`.
+ */
+const routeTotalTokens = (
+  state: DpController.DpControllerState,
+  request: RouteRequest,
+  now: number
+): RouteResult<DpController.DpControllerState> => {
+  const tokens = request.inputLength
+  if (
+    !Number.isFinite(now) ||
+    request.routedDpRank !== undefined ||
+    state.dpSize === 0 ||
+    !Number.isSafeInteger(tokens) ||
+    tokens < 0
+  )
+    return routeGeneric("TOTAL_TOKENS", state, request, now)
+  const before = refreshed(state, now)
+  const b = before.budget
+  const req = b.totalRequests
+  const tok = b.totalTokens
+  const n = req.length
+  let best = 0
+  if (b.tokensUnknown !== undefined) best = DpBudget.argminRequests(b)
+  else {
+    let bestTok = tok[0]!
+    let bestReq = req[0]!
+    for (let i = 1; i < n; i++) {
+      const t = tok[i]!
+      if (t < bestTok || (t === bestTok && req[i]! < bestReq)) {
+        bestTok = t
+        bestReq = req[i]!
+        best = i
+      }
+    }
+  }
+  const nextReq = req.slice()
+  nextReq[best] = req[best]! + 1
+  let nextTok = tok
+  if (tokens !== 0) {
+    const t = tok.slice()
+    t[best] = tok[best]! + tokens
+    nextTok = t
+  }
+  return {
+    _tag: "Routed",
+    rank: best,
+    state: withBudget(before, budgetWith(b, nextReq, nextTok)),
+    explanation: {
+      scores: b.tokensUnknown === undefined ? tok : req,
+      tieBreak: tieBreaks.TOTAL_TOKENS,
+      refreshed: before !== state,
+      details: { method: "TOTAL_TOKENS", budget: b }
+    }
+  }
+}
+
+/** ROUND_ROBIN: the next healthy slot after the counter. Same result as `DpController.schedule`. */
+const routeRoundRobin = (
+  state: DpController.DpControllerState,
+  request: RouteRequest,
+  now: number
+): RouteResult<DpController.DpControllerState> => {
+  if (!Number.isFinite(now) || request.routedDpRank !== undefined)
+    return routeGeneric("ROUND_ROBIN", state, request, now)
+  const n = state.dpSize
+  const status = state.status
+  let counter = state.roundRobinCounter
+  for (let i = 0; i < n; i++) {
+    const slot = counter % n
+    counter = (counter + 1) % n
+    if (status[slot] === true)
+      return {
+        _tag: "Routed",
+        rank: slot,
+        state: {
+          method: state.method,
+          dpSize: n,
+          budget: state.budget,
+          roundRobinCounter: counter,
+          lastRefreshTimeSeconds: state.lastRefreshTimeSeconds,
+          status,
+          shm: state.shm
+        },
+        explanation: {
+          tieBreak: tieBreaks.ROUND_ROBIN,
+          details: { method: "ROUND_ROBIN", roundRobinCounter: state.roundRobinCounter, status }
+        }
+      }
+  }
+  return routeGeneric("ROUND_ROBIN", state, request, now)
+}
+
+/** FOLLOW_BOOTSTRAP_ROOM: the room floor-modulo dpSize. Same result as `DpController.schedule`. */
+const routeFollowBootstrapRoom = (
+  state: DpController.DpControllerState,
+  request: RouteRequest,
+  now: number
+): RouteResult<DpController.DpControllerState> => {
+  const room = request.bootstrapRoom
+  if (!Number.isFinite(now) || request.routedDpRank !== undefined || room === undefined || state.dpSize === 0)
+    return routeGeneric("FOLLOW_BOOTSTRAP_ROOM", state, request, now)
+  const rank = floorModRoom(room, state.dpSize)
+  if (rank === undefined) return routeGeneric("FOLLOW_BOOTSTRAP_ROOM", state, request, now)
+  return {
+    _tag: "Routed",
+    rank,
+    state,
+    explanation: {
+      tieBreak: tieBreaks.FOLLOW_BOOTSTRAP_ROOM,
+      details: {
+        method: "FOLLOW_BOOTSTRAP_ROOM",
+        roundRobinCounter: state.roundRobinCounter,
+        status: state.status
+      }
+    }
+  }
+}
+
+type Route = Policy<DpController.DpControllerState>["route"]
+
+/** The policy for `method`; `route` is that method's own function (its own type feedback). */
+const make = (method: LoadBalanceMethod, route: Route): Policy<DpController.DpControllerState> => ({
+  name: method.toLowerCase().replaceAll("_", "-"),
+  init: (dpSize: number) => DpController.init(method, dpSize),
+  observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>) =>
+    DpController.publish(state, loads),
+  route,
+  finish: (state: DpController.DpControllerState) => state,
+  setStatus: (state: DpController.DpControllerState, status: ReadonlyArray<boolean>) =>
+    DpController.setStatus(state, status).state
+})
 
 /**
  * SGLang `ROUND_ROBIN`: the next healthy rank after a counter (the only method that honours status).
@@ -131,7 +303,7 @@ const make = (method: LoadBalanceMethod): Policy<DpController.DpControllerState>
  * @category policies
  * @since 0.1.0
  */
-export const roundRobin: Policy<DpController.DpControllerState> = make("ROUND_ROBIN")
+export const roundRobin: Policy<DpController.DpControllerState> = make("ROUND_ROBIN", routeRoundRobin)
 
 /**
  * SGLang `FOLLOW_BOOTSTRAP_ROOM`: rank = `bootstrapRoom` floor-modulo `dpSize` (BigInt; rooms up to
@@ -150,7 +322,10 @@ export const roundRobin: Policy<DpController.DpControllerState> = make("ROUND_RO
  * @category policies
  * @since 0.1.0
  */
-export const followBootstrapRoom: Policy<DpController.DpControllerState> = make("FOLLOW_BOOTSTRAP_ROOM")
+export const followBootstrapRoom: Policy<DpController.DpControllerState> = make(
+  "FOLLOW_BOOTSTRAP_ROOM",
+  routeFollowBootstrapRoom
+)
 
 /**
  * SGLang `TOTAL_REQUESTS`: refresh the DPBudget from published snapshots at most every 20 ms, then the
@@ -177,7 +352,10 @@ export const followBootstrapRoom: Policy<DpController.DpControllerState> = make(
  * @category policies
  * @since 0.1.0
  */
-export const totalRequests: Policy<DpController.DpControllerState> = make("TOTAL_REQUESTS")
+export const totalRequests: Policy<DpController.DpControllerState> = make(
+  "TOTAL_REQUESTS",
+  routeTotalRequests
+)
 
 /**
  * SGLang `TOTAL_TOKENS`: like {@link totalRequests}, comparing `(totalTokens, totalRequests)`
@@ -198,7 +376,7 @@ export const totalRequests: Policy<DpController.DpControllerState> = make("TOTAL
  * @category policies
  * @since 0.1.0
  */
-export const totalTokens: Policy<DpController.DpControllerState> = make("TOTAL_TOKENS")
+export const totalTokens: Policy<DpController.DpControllerState> = make("TOTAL_TOKENS", routeTotalTokens)
 
 /**
  * The four SGLang policies by their upstream method name.

@@ -2,19 +2,25 @@
  * A small persistent (immutable, path-copying) hash trie keyed by strings, with a two-generation
  * bound: writes go to `current`; when it holds `maxSize / 2` keys it becomes `previous` and a new
  * `current` starts, so the map keeps at least the `maxSize / 2` most recently written keys and at
- * most `maxSize`. A write copies at most 7 nodes of 32 slots, whatever the size.
+ * most `maxSize`. Branches are bitmap-compressed (a child array holds only the occupied slots) and
+ * every node has one shape, so a write copies at most 7 short arrays whatever the size.
  *
  * @internal
  */
 
-interface Leaf<V> {
+/**
+ * A branch (`children` set: `bitmap` says which of the 32 slots are occupied, in order) or a leaf
+ * (`children` undefined: one key, and `more` other leaves with the same 32-bit hash).
+ */
+interface Node<V> {
+  readonly bitmap: number
+  readonly children: ReadonlyArray<Node<V>> | undefined
   readonly hash: number
-  readonly entries: ReadonlyArray<readonly [string, V | undefined]>
+  readonly key: string
+  readonly value: V | undefined
+  readonly more: Node<V> | undefined
 }
-type Slot<V> = Branch<V> | Leaf<V> | undefined
-interface Branch<V> {
-  readonly children: ReadonlyArray<Slot<V>>
-}
+type Slot<V> = Node<V> | undefined
 
 /** @internal */
 export interface HashTrie<V> {
@@ -33,7 +39,29 @@ const fnv1a = (s: string): number => {
   return h >>> 0
 }
 
-const isLeaf = <V>(s: Branch<V> | Leaf<V>): s is Leaf<V> => "entries" in s
+const popcount = (x: number): number => {
+  let v = x - ((x >>> 1) & 0x55555555)
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333)
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 63
+}
+
+const leaf = <V>(hash: number, key: string, value: V | undefined, more: Node<V> | undefined): Node<V> => ({
+  bitmap: 0,
+  children: undefined,
+  hash,
+  key,
+  value,
+  more
+})
+
+const branch = <V>(bitmap: number, children: ReadonlyArray<Node<V>>): Node<V> => ({
+  bitmap,
+  children,
+  hash: 0,
+  key: "",
+  value: undefined,
+  more: undefined
+})
 
 /** Marks "no entry for the key in this generation" (a stored `undefined` is a deletion). */
 const MISSING: unique symbol = Symbol("missing")
@@ -42,46 +70,62 @@ const find = <V>(slot: Slot<V>, key: string, hash: number): V | undefined | type
   let shift = 0
   let s = slot
   while (s !== undefined) {
-    if (isLeaf(s)) {
+    const children = s.children
+    if (children === undefined) {
       if (s.hash !== hash) return MISSING
-      const es = s.entries
-      for (let i = 0; i < es.length; i++) if (es[i]![0] === key) return es[i]![1]
+      for (let l: Slot<V> = s; l !== undefined; l = l.more) if (l.key === key) return l.value
       return MISSING
     }
-    s = s.children[(hash >>> shift) & 31]
+    const bit = 1 << ((hash >>> shift) & 31)
+    if ((s.bitmap & bit) === 0) return MISSING
+    s = children[popcount(s.bitmap & (bit - 1))]
     shift += 5
   }
   return MISSING
 }
 
-const emptyChildren = <V>(): Array<Slot<V>> => new Array<Slot<V>>(32).fill(undefined)
+/** Set by `insert`: whether the last insert added a key (rather than replacing one). */
+let added = false
 
-/** Returns the new slot and whether a key was added. */
+/** A copy of the same-hash chain `l` with `key` set to `value` (appended when absent). */
+const setInChain = <V>(l: Node<V> | undefined, hash: number, key: string, value: V | undefined): Node<V> => {
+  if (l === undefined) {
+    added = true
+    return leaf(hash, key, value, undefined)
+  }
+  if (l.key === key) return leaf(hash, key, value, l.more)
+  return leaf(hash, l.key, l.value, setInChain(l.more, hash, key, value))
+}
+
 const insert = <V>(
   slot: Slot<V>,
   key: string,
   hash: number,
   value: V | undefined,
   shift: number
-): readonly [Slot<V>, boolean] => {
-  if (slot === undefined) return [{ hash, entries: [[key, value]] }, true]
-  if (isLeaf(slot)) {
-    if (slot.hash === hash) {
-      const i = slot.entries.findIndex(([k]) => k === key)
-      if (i < 0) return [{ hash, entries: [...slot.entries, [key, value]] }, true]
-      const entries = [...slot.entries]
-      entries[i] = [key, value]
-      return [{ hash, entries }, false]
-    }
-    const children = emptyChildren<V>()
-    children[(slot.hash >>> shift) & 31] = slot
-    return insert({ children }, key, hash, value, shift)
+): Node<V> => {
+  if (slot === undefined) {
+    added = true
+    return leaf(hash, key, value, undefined)
   }
-  const idx = (hash >>> shift) & 31
-  const [child, added] = insert(slot.children[idx], key, hash, value, shift + 5)
-  const children = [...slot.children]
-  children[idx] = child
-  return [{ children }, added]
+  const children = slot.children
+  if (children === undefined) {
+    if (slot.hash === hash) return setInChain(slot, hash, key, value)
+    return insert(branch(1 << ((slot.hash >>> shift) & 31), [slot]), key, hash, value, shift)
+  }
+  const bit = 1 << ((hash >>> shift) & 31)
+  const idx = popcount(slot.bitmap & (bit - 1))
+  if ((slot.bitmap & bit) !== 0) {
+    const next = children.slice()
+    next[idx] = insert(children[idx], key, hash, value, shift + 5)
+    return branch(slot.bitmap, next)
+  }
+  added = true
+  const next: Array<Node<V>> = []
+  for (let i = 0; i < idx; i++) next.push(children[i]!)
+  next.push(leaf(hash, key, value, undefined))
+  for (let i = idx; i < children.length; i++) next.push(children[i]!)
+  return branch(slot.bitmap | bit, next)
 }
 
 /** An empty trie keeping at most `maxSize` keys. @internal */
@@ -103,7 +147,8 @@ export const getTrie = <V>(t: HashTrie<V>, key: string): V | undefined => {
 
 /** Set (or, with `undefined`, delete) a key. @internal */
 export const setTrie = <V>(t: HashTrie<V>, key: string, value: V | undefined): HashTrie<V> => {
-  const [current, added] = insert(t.current, key, fnv1a(key), value, 0)
+  added = false
+  const current = insert(t.current, key, fnv1a(key), value, 0)
   const currentSize = t.currentSize + (added ? 1 : 0)
   if (currentSize >= t.maxSize / 2)
     return { current: undefined, previous: current, currentSize: 0, maxSize: t.maxSize }

@@ -1,0 +1,149 @@
+/**
+ * ns per `route` (+ the matching `finish`) of loadledger's own policies (`ledger-balanced`,
+ * `ledger-balanced-requests`, `cache-affinity`) at 8, 64 and 1024 ranks, next to a floor: a bare
+ * lexicographic argmin over plain mutable arrays (published load plus charges), charging the
+ * chosen rank in place and tracking the in-flight charges in a mutable Map, as the ledger does.
+ *
+ * Each step routes request k and finishes request k - 512, so about 512 charges stay in flight
+ * (the ledger used to copy every charge of the chosen rank per route); `cache-affinity` requests
+ * carry two prefix-block hashes (a shared system prompt out of 8, a per-request block) and a
+ * session out of 256. Timing: interleaved rounds, each candidate in its own compiled loop and
+ * step, fastest round.
+ *
+ * @since 0.1.0
+ */
+import {
+  makeCacheAffinity,
+  makeLedgerBalanced,
+  type Policy,
+  type RankLoad,
+  type RouteRequest
+} from "@loadledger/policies"
+import {
+  type Benchmark,
+  type Candidate,
+  consume,
+  iterationsFor,
+  nsPerOpInterleaved,
+  prng,
+  routeStep
+} from "./harness.js"
+
+const sizes = [8, 64, 1024] as const
+
+const loadsFor = (n: number): ReadonlyArray<RankLoad> => {
+  const rnd = prng(n)
+  return Array.from({ length: n }, (_, dpRank) => ({
+    dpRank,
+    timestamp: 1,
+    numRunningReqs: Math.floor(rnd() * 64),
+    numWaitingReqs: Math.floor(rnd() * 64),
+    numTotalTokens: Math.floor(rnd() * 200_000),
+    kvCacheUsage: 0.8 * rnd()
+  }))
+}
+
+const requests = (withAffinity: boolean): ReadonlyArray<RouteRequest> => {
+  const rnd = prng(11)
+  return Array.from({ length: 1024 }, (_, i) => ({
+    requestId: `r${i}`,
+    inputLength: 1 + Math.floor(rnd() * 8192),
+    ...(withAffinity
+      ? { prefixHashes: [`sys${i & 7}`, `u${i}`], sessionId: `s${Math.floor(rnd() * 256)}` }
+      : {})
+  }))
+}
+const finishLists = Array.from({ length: 1024 }, (_, i) => [`r${i}`])
+
+/** Lexicographic argmin of (a, b) over plain arrays, charge in place, in-flight Map. */
+const floor = (
+  loads: ReadonlyArray<RankLoad>,
+  reqs: ReadonlyArray<RouteRequest>,
+  byTokens: boolean
+): Candidate => {
+  const n = loads.length
+  const req = loads.map((l) => l.numRunningReqs + l.numWaitingReqs)
+  const tok = loads.map((l) => l.numTotalTokens)
+  const inFlight = new Map<string, number>()
+  return {
+    iterations: iterationsFor(4 * n + 200),
+    step: (k) => {
+      const a = byTokens ? tok : req
+      const b = byTokens ? req : tok
+      let best = 0
+      let bestA = a[0]!
+      let bestB = b[0]!
+      for (let i = 1; i < n; i++) {
+        const x = a[i]!
+        if (x < bestA || (x === bestA && b[i]! < bestB)) {
+          bestA = x
+          bestB = b[i]!
+          best = i
+        }
+      }
+      const r = reqs[k & 1023]!
+      req[best]! += 1
+      tok[best]! += r.inputLength
+      inFlight.set(r.requestId, best)
+      const old = reqs[(k + 512) & 1023]!
+      const e = inFlight.get(old.requestId)
+      if (e !== undefined) {
+        inFlight.delete(old.requestId)
+        req[e]! -= 1
+        tok[e]! -= old.inputLength
+      }
+      consume(best)
+    }
+  }
+}
+
+const routeCandidate = <S>(
+  policy: Policy<S>,
+  loads: ReadonlyArray<RankLoad>,
+  reqs: ReadonlyArray<RouteRequest>
+): Candidate => ({
+  iterations: iterationsFor(12 * loads.length + 1000),
+  step: routeStep(policy, policy.observe(policy.init(loads.length), loads, 1), reqs, 1, finishLists)
+})
+
+/**
+ * The own-policy benchmark, registered in `bench/registry.ts`.
+ *
+ * @since 0.1.0
+ */
+export const ownPolicyBench: Benchmark = {
+  name: "own policies: ns per route+finish vs a bare argmin floor",
+  run: () => {
+    const widths = [26, 6, 10, 10, 7]
+    const line = (xs: ReadonlyArray<string>) =>
+      process.stdout.write(
+        `${xs.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join(" ")}\n`
+      )
+    line(["policy", "ranks", "ns/route", "floor ns", "ratio"])
+    const plain = requests(false)
+    const affinity = requests(true)
+    const policies: ReadonlyArray<readonly [string, Policy<unknown>, ReadonlyArray<RouteRequest>, boolean]> =
+      [
+        ["ledger-balanced", makeLedgerBalanced() as Policy<unknown>, plain, true],
+        [
+          "ledger-balanced-requests",
+          makeLedgerBalanced({ metric: "requests" }) as Policy<unknown>,
+          plain,
+          false
+        ],
+        ["cache-affinity", makeCacheAffinity() as Policy<unknown>, affinity, false]
+      ]
+    for (const n of sizes) {
+      const loads = loadsFor(n)
+      const [fTok, fReq, ...ns] = nsPerOpInterleaved([
+        floor(loads, plain, true),
+        floor(loads, plain, false),
+        ...policies.map(([, p, reqs]) => routeCandidate(p, loads, reqs))
+      ])
+      policies.forEach(([name, , , byTokens], i) => {
+        const f = byTokens ? fTok! : fReq!
+        line([name, String(n), ns[i]!.toFixed(1), f.toFixed(1), `${(ns[i]! / f).toFixed(2)}x`])
+      })
+    }
+  }
+}
