@@ -108,18 +108,16 @@ export const routeStep = <S>(
     "lag",
     "consume",
     `let s = state0
-    let now = now0
     return finishLists === undefined
       ? function step(k) {
-          now += 1e-6
-          const out = policy.route(s, reqs[k & 1023], now)
+          const out = policy.route(s, reqs[k & 1023], now0 + (k + 1) * 1e-6)
           if (out._tag === "Routed") {
             s = out.state
             consume(out.rank)
           }
         }
       : function stepFinish(k) {
-          now += 1e-6
+          const now = now0 + (k + 1) * 1e-6
           const out = policy.route(s, reqs[k & 1023], now)
           if (out._tag === "Routed") {
             s = policy.finish(out.state, finishLists[(k + lag) & 1023], now)

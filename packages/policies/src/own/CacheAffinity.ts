@@ -84,6 +84,28 @@ export interface CacheAffinityPolicy extends Policy<CacheAffinityState> {
 }
 
 const maxOwners = 4
+const noOwners: ReadonlyArray<number> = []
+const tieBreak = "lowest (load, processed, index)"
+
+const isOverloaded = (kv: ReadonlyArray<number | undefined>, r: number, kvOverload: number): boolean => {
+  const k = kv[r]
+  return k !== undefined && k >= kvOverload
+}
+
+/** The candidate with the lowest `(load, processed, index)` (the first of `cands` on a full tie). */
+const leastLoaded = (
+  cands: ReadonlyArray<number>,
+  loads: ReadonlyArray<number>,
+  processed: ReadonlyArray<number>
+): number => {
+  let best = cands[0]!
+  for (let i = 0; i < cands.length; i++) {
+    const r = cands[i]!
+    const a = loads[r]! - loads[best]!
+    if (a < 0 || (a === 0 && processed[r]! < processed[best]!)) best = r
+  }
+  return best
+}
 
 const projected = (state: CacheAffinityState, r: number): number | undefined => {
   const kv = kvOf(state.ledger, r)
@@ -185,19 +207,23 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       requests: 1,
       tokens: request.inputLength
     })
-    const processed = [...state.processed]
+    const processed = state.processed.slice()
     processed[rank] = processed[rank]! + 1
     const hashes = request.prefixHashes ?? []
     let prefixOwners = state.prefixOwners
     for (const h of hashes) {
-      const prev = getTrie(prefixOwners, h) ?? []
-      if (prev[0] !== rank)
-        prefixOwners = setTrie(prefixOwners, h, [rank, ...prev.filter((w) => w !== rank)].slice(0, maxOwners))
+      const prev = getTrie(prefixOwners, h) ?? noOwners
+      if (prev[0] !== rank) {
+        const owners = [rank]
+        for (let i = 0; i < prev.length && owners.length < maxOwners; i++)
+          if (prev[i] !== rank) owners.push(prev[i]!)
+        prefixOwners = setTrie(prefixOwners, h, owners)
+      }
     }
     let { sessions, sessionCount, kvAdjust } = state
     if (request.sessionId !== undefined && sessionFrom !== rank) {
       sessions = setTrie(sessions, request.sessionId, rank)
-      const counts = [...sessionCount]
+      const counts = sessionCount.slice()
       counts[rank] = counts[rank]! + 1
       if (sessionFrom !== undefined) counts[sessionFrom] = Math.max(0, counts[sessionFrom]! - 1)
       sessionCount = counts
@@ -259,51 +285,64 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     for (let r = 0; r < n; r++) if (state.ledger.healthy[r]) eligible.push(r)
     if (eligible.length === 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} workers are unavailable.`)
-    const kv = Array.from({ length: n }, (_, r) => projected(state, r))
-    const overloaded = (r: number) => kv[r] !== undefined && kv[r]! >= kvOverload
-    const cool = eligible.filter((r) => !overloaded(r))
-    const pool = cool.length > 0 ? cool : eligible
-    const load = (r: number) => loads[r]!
+    const kv: Array<number | undefined> = []
+    for (let r = 0; r < n; r++) kv.push(projected(state, r))
+    const cool: Array<number> = []
+    const hot: Array<number> = []
     let maxL = Number.NEGATIVE_INFINITY
     let minL = Number.POSITIVE_INFINITY
-    for (const r of eligible) {
-      maxL = Math.max(maxL, load(r))
-      minL = Math.min(minL, load(r))
+    for (let i = 0; i < eligible.length; i++) {
+      const r = eligible[i]!
+      if (isOverloaded(kv, r, kvOverload)) hot.push(r)
+      else cool.push(r)
+      maxL = Math.max(maxL, loads[r]!)
+      minL = Math.min(minL, loads[r]!)
     }
+    const pool = cool.length > 0 ? cool : eligible
     const imbalanced = maxL - minL > absT && maxL > relT * minL
-    const leastLoaded = (cands: ReadonlyArray<number>): number => {
-      let best = cands[0]!
-      for (const r of cands) {
-        const a = load(r) - load(best)
-        if (a < 0 || (a === 0 && state.processed[r]! < state.processed[best]!)) best = r
-      }
-      return best
-    }
-    const base = {
-      scores: loads,
-      tieBreak: "lowest (load, processed, index)",
-      stale
-    }
-    const details = { imbalanced, projectedKv: kv, overloaded: eligible.filter(overloaded) }
+    const processed = state.processed
 
     if (known !== undefined && known < n) {
       const e = known
       let draining = state.draining
       const ke = kv[e]
-      if (!draining[e] && ke !== undefined && ke >= high)
-        draining = draining.map((d, r) => (r === e ? true : d))
-      const dests = eligible.filter((r) => r !== e && kv[r] !== undefined && kv[r]! < low)
+      if (!draining[e] && ke !== undefined && ke >= high) {
+        const d = draining.slice()
+        d[e] = true
+        draining = d
+      }
+      const dests: Array<number> = []
+      for (let i = 0; i < eligible.length; i++) {
+        const r = eligible[i]!
+        const k = kv[r]
+        if (r !== e && k !== undefined && k < low) dests.push(r)
+      }
       if (state.ledger.healthy[e] && !(draining[e] && dests.length > 0))
         return commit(state, request, e, now, e, undefined, draining, {
-          ...base,
-          details: { ...details, reason: "session" }
+          scores: loads,
+          tieBreak,
+          stale,
+          details: { imbalanced, projectedKv: kv, overloaded: hot, reason: "session" }
         })
-      const others = pool.filter((r) => r !== e)
-      const dest = dests.length > 0 ? leastLoaded(dests) : leastLoaded(others.length > 0 ? others : pool)
+      const others: Array<number> = []
+      for (let i = 0; i < pool.length; i++) if (pool[i] !== e) others.push(pool[i]!)
+      const dest =
+        dests.length > 0
+          ? leastLoaded(dests, loads, processed)
+          : leastLoaded(others.length > 0 ? others : pool, loads, processed)
       const share = ke !== undefined && state.sessionCount[e]! > 0 ? ke / state.sessionCount[e]! : undefined
       return commit(state, request, dest, now, e, share, draining, {
-        ...base,
-        details: { ...details, reason: "session-migrated", migratedFrom: e, kvShare: share }
+        scores: loads,
+        tieBreak,
+        stale,
+        details: {
+          imbalanced,
+          projectedKv: kv,
+          overloaded: hot,
+          reason: "session-migrated",
+          migratedFrom: e,
+          kvShare: share
+        }
       })
     }
 
@@ -311,19 +350,25 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     let matchRank: number | undefined
     let matchLen = 0
     if (hashes.length > 0) {
-      const first = getTrie(state.prefixOwners, hashes[0]!) ?? []
-      let alive = first.filter((w) => w < n && state.ledger.healthy[w])
+      const first = getTrie(state.prefixOwners, hashes[0]!) ?? noOwners
+      let alive: Array<number> = []
+      for (let i = 0; i < first.length; i++) {
+        const w = first[i]!
+        if (w < n && state.ledger.healthy[w]) alive.push(w)
+      }
       let len = 0
       let lastAlive = alive
       while (alive.length > 0 && len < hashes.length) {
         lastAlive = alive
         len++
         if (len === hashes.length) break
-        const owners = getTrie(state.prefixOwners, hashes[len]!) ?? []
-        alive = alive.filter((w) => owners.includes(w))
+        const owners = getTrie(state.prefixOwners, hashes[len]!) ?? noOwners
+        const next: Array<number> = []
+        for (let i = 0; i < alive.length; i++) if (owners.includes(alive[i]!)) next.push(alive[i]!)
+        alive = next
       }
       if (len > 0 && lastAlive.length > 0) {
-        matchRank = leastLoaded(lastAlive)
+        matchRank = leastLoaded(lastAlive, loads, processed)
         matchLen = len
       }
     }
@@ -331,23 +376,25 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     let rank: number
     let reason: string
     if (matchRank !== undefined && matchRatio >= cacheThreshold) {
-      if (overloaded(matchRank) && cool.length > 0) {
-        rank = leastLoaded(pool)
+      if (isOverloaded(kv, matchRank, kvOverload) && cool.length > 0) {
+        rank = leastLoaded(pool, loads, processed)
         reason = "kv-overloaded"
       } else if (imbalanced) {
-        rank = leastLoaded(pool)
+        rank = leastLoaded(pool, loads, processed)
         reason = "imbalanced"
       } else {
         rank = matchRank
         reason = "cache-hit"
       }
     } else {
-      rank = leastLoaded(pool)
+      rank = leastLoaded(pool, loads, processed)
       reason = "cache-miss"
     }
     return commit(state, request, rank, now, undefined, undefined, state.draining, {
-      ...base,
-      details: { ...details, reason, matchRank, matchRatio }
+      scores: loads,
+      tieBreak,
+      stale,
+      details: { imbalanced, projectedKv: kv, overloaded: hot, reason, matchRank, matchRatio }
     })
   }
 

@@ -59,6 +59,8 @@ export interface LedgerBalancedPolicy extends Policy<LedgerBalancedState> {
   readonly view: (state: LedgerBalancedState, now: number) => ReadonlyArray<RankView>
 }
 
+const ascending = (x: number, y: number): number => x - y
+
 const validate = (request: RouteRequest): PolicyError | undefined =>
   Number.isFinite(request.inputLength) && request.inputLength >= 0
     ? undefined
@@ -196,9 +198,13 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     }
     if (best < 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
-    stale.sort((x, y) => x - y)
-    unknown.sort((x, y) => x - y)
-    guarded.sort((x, y) => x - y)
+    if (start !== 0) {
+      stale.sort(ascending)
+      unknown.sort(ascending)
+      guarded.sort(ascending)
+    }
+    const staleAgesSeconds: Array<number> = []
+    for (let i = 0; i < stale.length; i++) staleAgesSeconds.push(now - snapTimestamp[stale[i]!]!)
     return {
       _tag: "Routed",
       rank: best,
@@ -210,7 +216,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
         details: {
           unknown,
           kvGuarded: guarded,
-          staleAgesSeconds: stale.map((r) => now - state.snapTimestamp[r]!)
+          staleAgesSeconds
         }
       }
     }

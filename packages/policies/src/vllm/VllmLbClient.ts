@@ -127,8 +127,9 @@ export const vllmLbInit = (
  * @since 0.1.0
  */
 export const vllmLbScore = (row: VllmEngineRow, inflight: number, clientCount: number): number => {
-  const [waiting, running, kv] = row
-  let score = Math.max(clientCount * inflight, waiting + running)
+  const waiting = row[0]
+  const kv = row[2]
+  let score = Math.max(clientCount * inflight, waiting + row[1])
   if (waiting !== 0 && kv !== undefined) score = score + waiting * 6.0 * Math.max(0.0, kv - 0.5)
   return score
 }
@@ -195,12 +196,16 @@ export const vllmLbRoute = (
   if (dataParallelRank === undefined) {
     let minScore = Number.POSITIVE_INFINITY
     chosen = -1
-    scores = new Array<number>(n)
-    for (let i = 0; i < n; i++) {
-      const idx = (startIndexUsed + i) % n
-      const score = vllmLbScore(state.lbEngines[idx]!, state.inflight[idx]!, state.clientCount)
-      scores[idx] = score
-      if (skip?.[idx] === true) continue
+    // scores in index order (a packed array of doubles), then the scan from the start index
+    const rows = state.lbEngines
+    const inflight = state.inflight
+    const c = state.clientCount
+    const sc: Array<number> = []
+    for (let i = 0; i < n; i++) sc.push(vllmLbScore(rows[i]!, inflight[i]!, c))
+    scores = sc
+    for (let i = 0, idx = startIndexUsed % n; i < n; i++, idx = idx + 1 === n ? 0 : idx + 1) {
+      if (skip !== undefined && skip[idx] === true) continue
+      const score = sc[idx]!
       if (score < minScore) {
         minScore = score
         chosen = idx
@@ -328,5 +333,18 @@ export const vllmLbFinish = (
   }
   return inflight === undefined
     ? { state, decremented }
-    : { state: { ...state, reqsInFlight: reqs, inflight }, decremented }
+    : {
+        state: {
+          numEngines: state.numEngines,
+          clientCount: state.clientCount,
+          clientIndex: state.clientIndex,
+          lbEngines: state.lbEngines,
+          inflight,
+          reqsInFlight: reqs,
+          engStartIndex: state.engStartIndex,
+          currentWave: state.currentWave,
+          enginesRunning: state.enginesRunning
+        },
+        decremented
+      }
 }

@@ -174,8 +174,9 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
         }
         if (room) {
           for (let i = 0; i < rows.length; i++) {
-            const [w, , kv] = rows[i]!
-            if (kv !== undefined && kv >= saturatedAt && w > 0) kvGuarded.push(i)
+            const row = rows[i]!
+            const kv = row[2]
+            if (kv !== undefined && kv >= saturatedAt && row[0] > 0) kvGuarded.push(i)
           }
           if (kvGuarded.length > 0) {
             const sk = state.healthy.map((h) => !h)
