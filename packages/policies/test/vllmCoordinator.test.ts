@@ -9,6 +9,7 @@ import {
   type VllmCoordState,
   vllmCoordAdvance,
   vllmCoordHandle,
+  vllmCoordHandleAll,
   vllmCoordInit,
   vllmCoordinatorTimeline,
   vllmCoordNextPublishMs
@@ -73,6 +74,22 @@ const drive = (c: CoordCase, cuts: ReadonlyArray<number>): Array<VllmCoordOutput
   return out
 }
 
+/** Drive a case with `vllmCoordHandleAll`, batching consecutive messages (`sizes` cycles). */
+const driveBatched = (c: CoordCase, sizes: ReadonlyArray<number>): Array<VllmCoordOutput> => {
+  const out: Array<VllmCoordOutput> = []
+  let s = init(c)
+  const ms = c.messages.filter((m) => m.t <= c.until_ms)
+  for (let i = 0, k = 0; i < ms.length; k++) {
+    const n = Math.max(1, sizes[k % sizes.length] ?? 1)
+    const h = ok(vllmCoordHandleAll(s, ms.slice(i, i + n)))
+    out.push(...h.outputs)
+    s = h.state
+    i += n
+  }
+  out.push(...ok(vllmCoordAdvance(s, c.until_ms)).outputs)
+  return out
+}
+
 describe("incremental coordinator on the golden vectors (README section 3)", () => {
   for (const c of cases)
     it(`${c.id}: handle/advance step by step gives the expected outputs`, () => {
@@ -84,6 +101,26 @@ describe("incremental coordinator on the golden vectors (README section 3)", () 
     numRuns: 40
   })("advancing in arbitrary pieces never changes what is published, or when", (cuts) => {
     for (const c of cases) expect(drive(c, cuts)).toEqual(c.expected_outputs)
+  })
+
+  test.prop([fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 6 })], { numRuns: 40 })(
+    "vllmCoordHandleAll over any batching of the messages is vllmCoordHandle one by one",
+    (sizes) => {
+      for (const c of cases) expect(driveBatched(c, sizes)).toEqual(c.expected_outputs)
+    }
+  )
+
+  it("vllmCoordHandleAll: an error names the message and changes nothing", () => {
+    const s = ok(vllmCoordInit({ engineCount: 2, waveCoordination: true }))
+    const e = vllmCoordHandleAll(s, [
+      { t: 10, type: "stats", engine: 0, waiting: 1, running: 0, kv: 0, step: 1, wave: 0 },
+      { t: 10, type: "stats", engine: 2, waiting: 1, running: 0, kv: 0, step: 1, wave: 0 }
+    ])
+    expect("_tag" in e && [e.reason, e.field]).toEqual(["InvalidInput", "messages[1].engine"])
+    expect(s.counts).toEqual([
+      [0, 0, 0],
+      [0, 0, 0]
+    ])
   })
 
   it("vllmCoordinatorTimeline is the same machine folded", () => {
@@ -204,6 +241,29 @@ describe("incremental coordinator cadence", () => {
 })
 
 describe("docstring examples (VllmCoordinator.ts)", () => {
+  it("vllmCoordHandleAll", () => {
+    const s = ok(vllmCoordInit({ engineCount: 2, waveCoordination: true }))
+    const h = ok(
+      vllmCoordHandleAll(s, [
+        { t: 30, type: "stats", engine: 0, waiting: 0, running: 1, kv: 0.1, step: 1, wave: 0 },
+        { t: 30, type: "stats", engine: 1, waiting: 2, running: 0, kv: 0.0, step: 1, wave: 0 }
+      ])
+    )
+    expect(ok(vllmCoordAdvance(h.state, 80)).outputs).toEqual([
+      {
+        t: 80,
+        kind: "current",
+        msg: [
+          [
+            [0, 1, 0.1],
+            [2, 0, 0]
+          ],
+          0,
+          false
+        ]
+      }
+    ])
+  })
   it("vllmCoordInit / vllmCoordNextPublishMs", () => {
     const s = ok(vllmCoordInit({ engineCount: 2, waveCoordination: true }))
     expect(vllmCoordNextPublishMs(s)).toBe(50)
