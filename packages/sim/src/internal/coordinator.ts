@@ -19,7 +19,7 @@ import {
   type VllmCoordOutput,
   type VllmCoordState,
   vllmCoordAdvance,
-  vllmCoordHandle,
+  vllmCoordHandleAll,
   vllmCoordInit,
   vllmCoordNextPublishMs
 } from "@loadledger/policies"
@@ -44,6 +44,11 @@ export interface CoordWaveState {
 }
 
 export type CoordEvent = CoordPublish | CoordWaveState
+
+const later = (
+  m: { readonly wave: number; readonly step: number },
+  last: readonly [number, number] | undefined
+) => last === undefined || m.wave > last[0] || (m.wave === last[0] && m.step > last[1])
 
 export class Coordinator {
   private s: VllmCoordState
@@ -105,28 +110,50 @@ export class Coordinator {
     }
   }
 
-  /** One message at `seconds`; what the coordinator sent meanwhile is appended to `out`. */
-  send(
+  /**
+   * Messages that all reach the coordinator at `seconds`, in order (`tokens[i]`: the rank's
+   * `numTotalTokens` that goes with stats message `i`); what the coordinator sent meanwhile is
+   * appended to `out`. They are handed over in as few `vllmCoordHandleAll` batches as keep the
+   * token mirror exact: a batch ends before a stats message of a later (wave, step) than the batch
+   * has seen, the only message that can capture a step snapshot.
+   */
+  sendAll(
     seconds: number,
-    m: VllmCoordMessage,
-    out: Array<CoordEvent>,
-    totalTokens?: number
+    msgs: ReadonlyArray<VllmCoordMessage>,
+    tokens: ReadonlyArray<number>,
+    out: Array<CoordEvent>
   ): PolicyError | undefined {
-    const r = vllmCoordHandle(this.s, { ...m, t: this.toMs(seconds) })
-    if ("_tag" in r) return r
-    // publishes due before the message went out with the tables as they were
-    this.events(r.outputs, out)
-    // a stats message of a later (wave, step) that leaves a snapshot pending has just captured it
-    // (a snapshot is only ever pending while the table has changed)
-    if (r.state.lastStats !== this.s.lastStats && r.state.stepCounts !== undefined) {
-      this.snapTokens = this.tokens.slice()
-      this.snapMeasured = this.measured.slice()
+    const t = this.toMs(seconds)
+    const all = msgs.map((m) => (m.t === t ? m : { ...m, t }))
+    for (let i = 0; i < all.length; ) {
+      const first = all[i]!
+      let ls = this.s.lastStats
+      if (first.type === "stats" && this.s.waveCoordination && later(first, ls)) ls = [first.wave, first.step]
+      let j = i + 1
+      while (j < all.length) {
+        const m = all[j]!
+        if (m.type === "stats" && this.s.waveCoordination && later(m, ls)) break
+        j++
+      }
+      const r = vllmCoordHandleAll(this.s, i === 0 && j === all.length ? all : all.slice(i, j))
+      if ("_tag" in r) return r
+      // publishes due before the batch went out with the tables as they were
+      this.events(r.outputs, out)
+      // a stats message of a later (wave, step) that leaves a snapshot pending has just captured
+      // it (only the batch's first message can; a snapshot is only pending while the table changed)
+      if (r.state.lastStats !== this.s.lastStats && r.state.stepCounts !== undefined) {
+        this.snapTokens = this.tokens.slice()
+        this.snapMeasured = this.measured.slice()
+      }
+      for (let k = i; k < j; k++) {
+        const m = all[k]!
+        if (m.type !== "stats") continue
+        this.tokens[m.engine] = tokens[k]!
+        this.measured[m.engine] = seconds
+      }
+      this.s = r.state
+      i = j
     }
-    if (m.type === "stats") {
-      if (totalTokens !== undefined) this.tokens[m.engine] = totalTokens
-      this.measured[m.engine] = seconds
-    }
-    this.s = r.state
     this.nextPublishSeconds = vllmCoordNextPublishMs(this.s) / 1000
     return undefined
   }

@@ -11,7 +11,14 @@
  *   mode, step-boundary snapshots. Each front end applies a publish with `observe`, and routes its
  *   share of the arrivals with its own policy state and in-flight counts.
  */
-import type { Policy, PolicyError, PolicyOptions, RankLoad, VllmWaveMessage } from "@loadledger/policies"
+import type {
+  Policy,
+  PolicyError,
+  PolicyOptions,
+  RankLoad,
+  VllmCoordMessage,
+  VllmWaveMessage
+} from "@loadledger/policies"
 import type { PublishRecord } from "../Result.js"
 import { type CoordEvent, Coordinator } from "./coordinator.js"
 import type { Rank, Req } from "./rank.js"
@@ -101,39 +108,35 @@ export class Router {
     }
     const c = this.coordinator
     if (c === undefined) return false
-    const ev = this.events
+    const msgs: Array<VllmCoordMessage> = []
+    const tokens: Array<number> = []
     for (const m of notices) {
-      const e = c.send(
-        now,
+      msgs.push(
         m.kind === "first_req"
           ? { t: 0, type: "first_req", rank: m.rank, wave: m.wave }
-          : { t: 0, type: m.kind, engine: m.rank, wave: m.wave },
-        ev
+          : { t: 0, type: m.kind, engine: m.rank, wave: m.wave }
       )
-      if (e) this.error ??= e
+      tokens.push(0)
     }
     for (let i = 0; i < ranks.length; i++) {
       const rank = ranks[i]!
       const l = this.shm[rank.id]!
       this.stepsDone[rank.id]!++
       const ws = waveOf?.(i) ?? { step: this.stepsDone[rank.id]!, wave: 0 }
-      const e = c.send(
-        now,
-        {
-          t: 0,
-          type: "stats",
-          engine: rank.id,
-          waiting: l.numWaitingReqs,
-          running: l.numRunningReqs,
-          kv: l.kvCacheUsage ?? 0,
-          step: ws.step,
-          wave: ws.wave
-        },
-        ev,
-        l.numTotalTokens
-      )
-      if (e) this.error ??= e
+      msgs.push({
+        t: 0,
+        type: "stats",
+        engine: rank.id,
+        waiting: l.numWaitingReqs,
+        running: l.numRunningReqs,
+        kv: l.kvCacheUsage ?? 0,
+        step: ws.step,
+        wave: ws.wave
+      })
+      tokens.push(l.numTotalTokens)
     }
+    const e = c.sendAll(now, msgs, tokens, this.events)
+    if (e) this.error ??= e
     return this.deliver()
   }
 
