@@ -3,6 +3,8 @@
  *
  * @since 0.1.0
  */
+import { execFileSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
 
 /** A benchmark module: `run` prints its own table to stdout. */
 export interface Benchmark {
@@ -39,16 +41,25 @@ export interface Candidate {
 }
 
 /**
+ * Counts compiled copies: each source is made unique, because V8 caches `new Function` by source
+ * and the cached copies would share one type feedback vector.
+ */
+let compiled = 0
+
+/**
  * A timing loop of its own for `step`: each call compiles a fresh function, so every candidate's
  * loop keeps its own type feedback (monomorphic, `step` inlinable) instead of sharing one call site
  * with the other candidates, as a router running a single policy would.
  */
 const ownLoop = (step: (i: number) => void): ((from: number, to: number) => void) =>
-  new Function("step", "return function loop(from, to) { for (let i = from; i < to; i++) step(i) }")(step)
+  new Function(
+    "step",
+    `// copy ${++compiled}\nreturn function loop(from, to) { for (let i = from; i < to; i++) step(i) }`
+  )(step)
 
 /**
  * Nanoseconds per operation for each candidate, timed in interleaved passes (each pass times one
- * round of every candidate, each in its own loop) after a warm-up of 3 rounds each, keeping each
+ * round of every candidate, each in its own loop) after 3 interleaved warm-up passes, keeping each
  * candidate's fastest round, so that load from other processes hits all candidates alike. The call
  * index keeps counting across rounds, so every round sees the same mix of inputs (index mod 1024).
  */
@@ -56,10 +67,12 @@ export const nsPerOpInterleaved = (cands: ReadonlyArray<Candidate>, passes = 15)
   const best = cands.map(() => Number.POSITIVE_INFINITY)
   const loops = cands.map((c) => ownLoop(c.step))
   const at = cands.map(() => 0)
-  for (let k = 0; k < cands.length; k++) {
-    loops[k]!(0, 3 * cands[k]!.iterations)
-    at[k] = 3 * cands[k]!.iterations
-  }
+  for (let w = 0; w < 3; w++)
+    for (let k = 0; k < cands.length; k++) {
+      const n = cands[k]!.iterations
+      loops[k]!(at[k]!, at[k]! + n)
+      at[k] = at[k]! + n
+    }
   for (let p = 0; p < passes; p++) {
     for (let k = 0; k < cands.length; k++) {
       const n = cands[k]!.iterations
@@ -107,7 +120,8 @@ export const routeStep = <S>(
     "finishLists",
     "lag",
     "consume",
-    `let s = state0
+    `// copy ${++compiled}
+    let s = state0
     return finishLists === undefined
       ? function step(k) {
           const out = policy.route(s, reqs[k & 1023], now0 + (k + 1) * 1e-6)
@@ -141,3 +155,27 @@ export const prng = (seed: number): (() => number) => {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }
+
+/**
+ * `module[exportName](arg)` run in a fresh Node process (same flags, so tsx and the source
+ * condition carry over), its result parsed from JSON. Each policy is then measured in a process of
+ * its own, next to its floor, as a router running that one policy would run it: code shared by
+ * several policies (object shapes, helpers) is not polluted by the others' type feedback.
+ */
+export const inChild = <T>(moduleUrl: string, exportName: string, arg: string): T =>
+  JSON.parse(
+    execFileSync(
+      process.execPath,
+      [
+        ...process.execArgv,
+        fileURLToPath(new URL("./child.ts", import.meta.url)),
+        moduleUrl,
+        exportName,
+        arg
+      ],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }
+    )
+  ) as T
+
+/** One row of a policy table: ranks, ns per route, the floor's ns. */
+export type Row = readonly [ranks: number, ns: number, floorNs: number]

@@ -7,8 +7,8 @@
  * Each step routes request k and finishes request k - 512, so about 512 charges stay in flight
  * (the ledger used to copy every charge of the chosen rank per route); `cache-affinity` requests
  * carry two prefix-block hashes (a shared system prompt out of 8, a per-request block) and a
- * session out of 256. Timing: interleaved rounds, each candidate in its own compiled loop and
- * step, fastest round.
+ * session out of 256. Timing: each policy in a process of its own with its floor, interleaved
+ * rounds, each candidate in its own compiled loop and step, fastest round.
  *
  * @since 0.1.0
  */
@@ -23,9 +23,11 @@ import {
   type Benchmark,
   type Candidate,
   consume,
+  inChild,
   iterationsFor,
   nsPerOpInterleaved,
   prng,
+  type Row,
   routeStep
 } from "./harness.js"
 
@@ -106,8 +108,39 @@ const routeCandidate = <S>(
   step: routeStep(policy, policy.observe(policy.init(loads.length), loads, 1), reqs, 1, finishLists)
 })
 
+const policies: Record<
+  string,
+  { readonly make: () => Policy<unknown>; readonly affinity: boolean; readonly byTokens: boolean }
+> = {
+  "ledger-balanced": { make: () => makeLedgerBalanced() as Policy<unknown>, affinity: false, byTokens: true },
+  "ledger-balanced-requests": {
+    make: () => makeLedgerBalanced({ metric: "requests" }) as Policy<unknown>,
+    affinity: false,
+    byTokens: false
+  },
+  "cache-affinity": { make: () => makeCacheAffinity() as Policy<unknown>, affinity: true, byTokens: false }
+}
+
 /**
- * The own-policy benchmark, registered in `bench/registry.ts`.
+ * Rows for one own policy (a key of the table above), measured in this process next to its floor.
+ *
+ * @since 0.1.0
+ */
+export const measureOwn = (name: string): Array<Row> => {
+  const { make, affinity, byTokens } = policies[name]!
+  const plain = requests(false)
+  const reqs = affinity ? requests(true) : plain
+  const policy = make()
+  return sizes.map((n): Row => {
+    const loads = loadsFor(n)
+    const [f, ns] = nsPerOpInterleaved([floor(loads, plain, byTokens), routeCandidate(policy, loads, reqs)])
+    return [n, ns!, f!]
+  })
+}
+
+/**
+ * The own-policy benchmark, registered in `bench/registry.ts`; each policy runs in a process of
+ * its own next to its floor.
  *
  * @since 0.1.0
  */
@@ -119,31 +152,14 @@ export const ownPolicyBench: Benchmark = {
       process.stdout.write(
         `${xs.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join(" ")}\n`
       )
+    const names = Object.keys(policies)
+    const rows = names.map((name) => inChild<Array<Row>>(import.meta.url, "measureOwn", name))
     line(["policy", "ranks", "ns/route", "floor ns", "ratio"])
-    const plain = requests(false)
-    const affinity = requests(true)
-    const policies: ReadonlyArray<readonly [string, Policy<unknown>, ReadonlyArray<RouteRequest>, boolean]> =
-      [
-        ["ledger-balanced", makeLedgerBalanced() as Policy<unknown>, plain, true],
-        [
-          "ledger-balanced-requests",
-          makeLedgerBalanced({ metric: "requests" }) as Policy<unknown>,
-          plain,
-          false
-        ],
-        ["cache-affinity", makeCacheAffinity() as Policy<unknown>, affinity, false]
-      ]
-    for (const n of sizes) {
-      const loads = loadsFor(n)
-      const [fTok, fReq, ...ns] = nsPerOpInterleaved([
-        floor(loads, plain, true),
-        floor(loads, plain, false),
-        ...policies.map(([, p, reqs]) => routeCandidate(p, loads, reqs))
-      ])
-      policies.forEach(([name, , , byTokens], i) => {
-        const f = byTokens ? fTok! : fReq!
-        line([name, String(n), ns[i]!.toFixed(1), f.toFixed(1), `${(ns[i]! / f).toFixed(2)}x`])
+    sizes.forEach((n, k) => {
+      names.forEach((name, i) => {
+        const [, ns, f] = rows[i]![k]!
+        line([name, String(n), ns.toFixed(1), f.toFixed(1), `${(ns / f).toFixed(2)}x`])
       })
-    }
+    })
   }
 }

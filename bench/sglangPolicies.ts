@@ -4,8 +4,9 @@
  * shown for ROUND_ROBIN and FOLLOW_BOOTSTRAP_ROOM too; (tokens, requests) for TOTAL_TOKENS).
  *
  * Requests arrive 1 us apart, so the 20 ms refresh throttle lets one route in 20 000 refresh, as
- * in a burst; every `route` builds a new immutable state and an explanation. Timing: interleaved
- * rounds, each candidate in its own compiled loop and step (see `bench/harness.ts`), fastest round.
+ * in a burst; every `route` builds a new immutable state and an explanation. Timing: each policy in
+ * a process of its own with its floor, interleaved rounds, each candidate in its own compiled loop
+ * and step (see `bench/harness.ts`), fastest round.
  *
  * @since 0.1.0
  */
@@ -14,9 +15,11 @@ import {
   type Benchmark,
   type Candidate,
   consume,
+  inChild,
   iterationsFor,
   nsPerOpInterleaved,
   prng,
+  type Row,
   routeStep
 } from "./harness.js"
 
@@ -100,6 +103,25 @@ const routeCandidate = <S>(
   step: routeStep(policy, policy.observe(policy.init(loads.length), loads, 0), reqs, 1)
 })
 
+/**
+ * Rows for one SGLang method, measured in this process: the method's floor and its `route`,
+ * interleaved, at each size. Called in a child process by `sglangPolicyBench`.
+ *
+ * @since 0.1.0
+ */
+export const measureSglang = (method: string): Array<Row> => {
+  const reqs = requestsFor()
+  const policy = sglangPolicies[method as keyof typeof sglangPolicies]
+  return sizes.map((n): Row => {
+    const loads = loadsFor(n)
+    const [floor, ns] = nsPerOpInterleaved([
+      method === "TOTAL_TOKENS" ? floorTokens(loads, reqs) : floorRequests(loads),
+      routeCandidate(policy, loads, reqs)
+    ])
+    return [n, ns!, floor!]
+  })
+}
+
 const widths = [22, 6, 10, 10, 7, 7]
 const line = (xs: ReadonlyArray<string>) =>
   process.stdout.write(
@@ -107,35 +129,23 @@ const line = (xs: ReadonlyArray<string>) =>
   )
 
 /**
- * The SGLang policy benchmark: prints one row per (policy, ranks).
+ * The SGLang policy benchmark: prints one row per (policy, ranks); each policy runs in a process
+ * of its own next to its floor (see `inChild`).
  *
  * @since 0.1.0
  */
 export const sglangPolicyBench: Benchmark = {
   name: "SGLang policies: ns per route vs a bare argmin floor",
   run: () => {
-    const reqs = requestsFor()
-    const methods = Object.entries(sglangPolicies)
+    const methods = Object.keys(sglangPolicies)
+    const rows = methods.map((m) => inChild<Array<Row>>(import.meta.url, "measureSglang", m))
     line(["policy", "ranks", "ns/route", "floor ns", "ratio", "target"])
-    for (const n of sizes) {
-      const loads = loadsFor(n)
-      const [fReq, fTok, ...ns] = nsPerOpInterleaved([
-        floorRequests(loads),
-        floorTokens(loads, reqs),
-        ...methods.map(([, p]) => routeCandidate(p, loads, reqs))
-      ])
-      methods.forEach(([method], i) => {
-        const floor = method === "TOTAL_TOKENS" ? fTok! : fReq!
+    sizes.forEach((n, k) => {
+      methods.forEach((method, i) => {
+        const [, ns, floor] = rows[i]![k]!
         const target = n <= 8 ? "<=3x" : n >= 1024 ? "<=2x" : "-"
-        line([
-          method,
-          String(n),
-          ns[i]!.toFixed(1),
-          floor.toFixed(1),
-          `${(ns[i]! / floor).toFixed(2)}x`,
-          target
-        ])
+        line([method, String(n), ns.toFixed(1), floor.toFixed(1), `${(ns / floor).toFixed(2)}x`, target])
       })
-    }
+    })
   }
 }

@@ -6,7 +6,8 @@
  *
  * Each step routes request k and finishes request k - 512, so about 512 requests stay in flight;
  * every `route` builds a new immutable state (persistent hash map for the ids) and an explanation.
- * Timing: interleaved rounds, each candidate in its own compiled loop and step, fastest round.
+ * Timing: each policy in a process of its own with the floor, interleaved rounds, each candidate in
+ * its own compiled loop and step, fastest round.
  *
  * @since 0.1.0
  */
@@ -15,9 +16,11 @@ import {
   type Benchmark,
   type Candidate,
   consume,
+  inChild,
   iterationsFor,
   nsPerOpInterleaved,
   prng,
+  type Row,
   routeStep
 } from "./harness.js"
 
@@ -82,10 +85,31 @@ const routeCandidate = <S>(policy: Policy<S>, loads: ReadonlyArray<RankLoad>): C
   step: routeStep(policy, policy.observe(policy.init(loads.length), loads, 1), reqs, 1, finishLists)
 })
 
+const policies: Record<string, () => Policy<unknown>> = {
+  "vllm-kv-pressure": () => vllmKvPressure as Policy<unknown>,
+  "vllm-kv-pressure-kv-guard-stale": () =>
+    makeVllmLb({ staleAfterSeconds: 1, kvSaturationGuard: true }) as Policy<unknown>
+}
+
+/**
+ * Rows for one vLLM policy (a key of the table above), measured in this process next to the floor.
+ *
+ * @since 0.1.0
+ */
+export const measureVllm = (name: string): Array<Row> => {
+  const policy = policies[name]!()
+  return sizes.map((n): Row => {
+    const loads = loadsFor(n)
+    const [f, ns] = nsPerOpInterleaved([floor(loads), routeCandidate(policy, loads)])
+    return [n, ns!, f!]
+  })
+}
+
 const cell = (x: string, w: number) => x.padStart(w)
 
 /**
- * The vLLM balancer benchmark, registered in `bench/registry.ts`.
+ * The vLLM balancer benchmark, registered in `bench/registry.ts`; each policy runs in a process of
+ * its own next to its floor.
  *
  * @since 0.1.0
  */
@@ -97,23 +121,14 @@ export const vllmPolicyBench: Benchmark = {
       process.stdout.write(
         `${xs.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : cell(x, widths[i]!))).join(" ")}\n`
       )
+    const names = Object.keys(policies)
+    const rows = names.map((name) => inChild<Array<Row>>(import.meta.url, "measureVllm", name))
     line(["policy", "ranks", "ns/route", "floor ns", "ratio"])
-    const policies: ReadonlyArray<readonly [string, Policy<unknown>]> = [
-      ["vllm-kv-pressure", vllmKvPressure as Policy<unknown>],
-      [
-        "vllm-kv-pressure-kv-guard-stale",
-        makeVllmLb({ staleAfterSeconds: 1, kvSaturationGuard: true }) as Policy<unknown>
-      ]
-    ]
-    for (const n of sizes) {
-      const loads = loadsFor(n)
-      const [f, ...ns] = nsPerOpInterleaved([
-        floor(loads),
-        ...policies.map(([, p]) => routeCandidate(p, loads))
-      ])
-      policies.forEach(([name], i) => {
-        line([name, String(n), ns[i]!.toFixed(1), f!.toFixed(1), `${(ns[i]! / f!).toFixed(2)}x`])
+    sizes.forEach((n, k) => {
+      names.forEach((name, i) => {
+        const [, ns, f] = rows[i]![k]!
+        line([name, String(n), ns.toFixed(1), f.toFixed(1), `${(ns / f).toFixed(2)}x`])
       })
-    }
+    })
   }
 }
