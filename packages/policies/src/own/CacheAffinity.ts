@@ -281,23 +281,30 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       if (!fresh && !Number.isNaN(state.ledger.snapTimestamp[r]!)) stale.push(r)
       loads[r] = effectiveRequests(state.ledger, r, fresh, fm)
     }
-    const eligible: Array<number> = []
-    for (let r = 0; r < n; r++) if (state.ledger.healthy[r]) eligible.push(r)
+    // indexed stores then a trimmed length: several times faster than push in V8
+    const eligible = new Array<number>(n)
+    let ne = 0
+    for (let r = 0; r < n; r++) if (state.ledger.healthy[r]) eligible[ne++] = r
+    eligible.length = ne
     if (eligible.length === 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} workers are unavailable.`)
-    const kv: Array<number | undefined> = []
-    for (let r = 0; r < n; r++) kv.push(projected(state, r))
-    const cool: Array<number> = []
-    const hot: Array<number> = []
+    const kv = new Array<number | undefined>(n)
+    for (let r = 0; r < n; r++) kv[r] = projected(state, r)
+    const cool = new Array<number>(ne)
+    const hot = new Array<number>(ne)
+    let nc = 0
+    let nh = 0
     let maxL = Number.NEGATIVE_INFINITY
     let minL = Number.POSITIVE_INFINITY
-    for (let i = 0; i < eligible.length; i++) {
+    for (let i = 0; i < ne; i++) {
       const r = eligible[i]!
-      if (isOverloaded(kv, r, kvOverload)) hot.push(r)
-      else cool.push(r)
+      if (isOverloaded(kv, r, kvOverload)) hot[nh++] = r
+      else cool[nc++] = r
       maxL = Math.max(maxL, loads[r]!)
       minL = Math.min(minL, loads[r]!)
     }
+    cool.length = nc
+    hot.length = nh
     const pool = cool.length > 0 ? cool : eligible
     const imbalanced = maxL - minL > absT && maxL > relT * minL
     const processed = state.processed

@@ -196,12 +196,13 @@ export const vllmLbRoute = (
   if (dataParallelRank === undefined) {
     let minScore = Number.POSITIVE_INFINITY
     chosen = -1
-    // scores in index order (a packed array of doubles), then the scan from the start index
+    // scores in index order (indexed stores: pushing doubles is several times slower), then the
+    // scan from the start index
     const rows = state.lbEngines
     const inflight = state.inflight
     const c = state.clientCount
-    const sc: Array<number> = []
-    for (let i = 0; i < n; i++) sc.push(vllmLbScore(rows[i]!, inflight[i]!, c))
+    const sc = new Array<number>(n)
+    for (let i = 0; i < n; i++) sc[i] = vllmLbScore(rows[i]!, inflight[i]!, c)
     scores = sc
     for (let i = 0, idx = startIndexUsed % n; i < n; i++, idx = idx + 1 === n ? 0 : idx + 1) {
       if (skip !== undefined && skip[idx] === true) continue

@@ -179,8 +179,10 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
             if (kv !== undefined && kv >= saturatedAt && row[0] > 0) kvGuarded.push(i)
           }
           if (kvGuarded.length > 0) {
-            const sk = state.healthy.map((h) => !h)
-            for (const i of kvGuarded) sk[i] = true
+            const healthy = state.healthy
+            const sk = new Array<boolean>(healthy.length)
+            for (let i = 0; i < healthy.length; i++) sk[i] = !healthy[i]
+            for (let i = 0; i < kvGuarded.length; i++) sk[kvGuarded[i]!] = true
             skip = sk
           }
         }
@@ -199,13 +201,14 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       if (state.rejectedRanks.length > 0) details["rejectedRanks"] = state.rejectedRanks
       let stale: Array<number> | undefined
       if (staleAfter !== undefined) {
-        const ages: Array<number | undefined> = []
+        const at = state.snapshotAt
+        const ages = new Array<number | undefined>(at.length)
         const never: Array<number> = []
         stale = []
-        for (let i = 0; i < state.snapshotAt.length; i++) {
-          const t = state.snapshotAt[i]
+        for (let i = 0; i < at.length; i++) {
+          const t = at[i]
           const age = t === undefined ? undefined : now - t
-          ages.push(age)
+          ages[i] = age
           if (age === undefined) never.push(i)
           else if (age > staleAfter) stale.push(i)
         }
