@@ -1,3 +1,4 @@
+import { packed } from "../internal/packed.js"
 import { type Explanation, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
@@ -173,10 +174,10 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       ledger,
       prefixOwners: emptyTrie(maxPrefix),
       sessions: emptyTrie(maxSessions),
-      sessionCount: new Array<number>(n).fill(0),
-      processed: new Array<number>(n).fill(0),
-      kvAdjust: new Array<ReadonlyArray<KvAdjust>>(n).fill([]),
-      draining: new Array<boolean>(n).fill(false)
+      sessionCount: packed<number>(n, 0),
+      processed: packed<number>(n, 0),
+      kvAdjust: packed<ReadonlyArray<KvAdjust>>(n, []),
+      draining: packed<boolean>(n, false)
     }
   }
 
@@ -274,7 +275,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       })
     }
     const fm = freshMax(state.ledger, now, staleAfter)
-    const loads: Array<number> = new Array<number>(n).fill(0)
+    const loads = new Array<number>(n)
     const stale: Array<number> = []
     for (let r = 0; r < n; r++) {
       const fresh = isFresh(state.ledger, r, now, staleAfter)

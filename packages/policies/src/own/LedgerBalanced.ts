@@ -160,7 +160,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     const byTokens = metric === "tokens"
     let room = false
     for (let r = 0; r < n; r++) if (healthy[r] && snapKv[r]! < kvRoom) room = true
-    const scores: Array<number> = new Array<number>(n).fill(0)
+    const scores = new Array<number>(n)
     const stale: Array<number> = []
     const unknown: Array<number> = []
     const guarded: Array<number> = []

@@ -1,3 +1,4 @@
+import { packed } from "../../internal/packed.js"
 import type { RankLoad } from "../../Policy.js"
 import type { RankView } from "../RankView.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
@@ -86,16 +87,16 @@ export const emptyLedger = (dpSize: number, maxTrackedRequests = 1_000_000): Led
   const n = Number.isInteger(dpSize) && dpSize > 0 ? dpSize : 0
   return {
     dpSize: n,
-    snapshots: new Array<RankLoad | undefined>(n).fill(undefined),
-    snapTimestamp: new Array<number>(n).fill(Number.NaN),
-    snapRequests: new Array<number>(n).fill(0),
-    snapWaiting: new Array<number>(n).fill(0),
-    snapTokens: new Array<number>(n).fill(0),
-    snapKv: new Array<number>(n).fill(Number.NaN),
-    charges: new Array<ChargeList>(n).fill(noCharges),
-    chargedRequests: new Array<number>(n).fill(0),
-    chargedTokens: new Array<number>(n).fill(0),
-    healthy: new Array<boolean>(n).fill(true),
+    snapshots: packed<RankLoad | undefined>(n, undefined),
+    snapTimestamp: packed<number>(n, Number.NaN),
+    snapRequests: packed<number>(n, 0),
+    snapWaiting: packed<number>(n, 0),
+    snapTokens: packed<number>(n, 0),
+    snapKv: packed<number>(n, Number.NaN),
+    charges: packed<ChargeList>(n, noCharges),
+    chargedRequests: packed<number>(n, 0),
+    chargedTokens: packed<number>(n, 0),
+    healthy: packed<boolean>(n, true),
     owner: emptyTrie(maxTrackedRequests),
     live: emptyTrie(Number.POSITIVE_INFINITY)
   }
