@@ -1,4 +1,5 @@
 import { HashMap, Option } from "effect"
+import { packed } from "../internal/packed.js"
 import { type PolicyError, policyError } from "../Policy.js"
 
 /**
@@ -50,6 +51,13 @@ export interface VllmClientOptions {
   readonly clientIndex?: number | undefined
 }
 
+/** `n` rows `[0, 0, 0]` in a packed array (see `packed`). */
+const zeroRows = (n: number): Array<VllmEngineRow> => {
+  const out: Array<VllmEngineRow> = []
+  for (let i = 0; i < n; i++) out.push([0, 0, 0])
+  return out
+}
+
 const isNonNegInt = (x: number): boolean => Number.isInteger(x) && x >= 0
 
 /**
@@ -98,8 +106,8 @@ export const vllmLbInit = (
     numEngines,
     clientCount,
     clientIndex,
-    lbEngines: Array.from({ length: numEngines }, (): VllmEngineRow => [0, 0, 0]),
-    inflight: Array.from({ length: numEngines }, () => 0),
+    lbEngines: zeroRows(numEngines),
+    inflight: packed(numEngines, 0),
     reqsInFlight: HashMap.empty(),
     engStartIndex: Math.floor((numEngines * clientIndex) / clientCount),
     currentWave: 0,

@@ -1,4 +1,5 @@
 import { HashMap } from "effect"
+import { packed } from "../internal/packed.js"
 import type { Explanation, Policy, PolicyError, RankLoad, RouteResult } from "../Policy.js"
 import {
   type VllmClientOptions,
@@ -130,8 +131,8 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
         }
       return {
         lb,
-        snapshotAt: Array.from({ length: dpSize }, () => undefined),
-        healthy: Array.from({ length: dpSize }, () => true),
+        snapshotAt: packed<number | undefined>(dpSize, undefined),
+        healthy: packed(dpSize, true),
         unhealthy: [],
         kvMissing: [],
         rejectedRanks: []
