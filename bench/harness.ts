@@ -63,7 +63,7 @@ const ownLoop = (step: (i: number) => void): ((from: number, to: number) => void
  * candidate's fastest round, so that load from other processes hits all candidates alike. The call
  * index keeps counting across rounds, so every round sees the same mix of inputs (index mod 1024).
  */
-export const nsPerOpInterleaved = (cands: ReadonlyArray<Candidate>, passes = 15): Array<number> => {
+export const nsPerOpInterleaved = (cands: ReadonlyArray<Candidate>, passes = 12): Array<number> => {
   const best = cands.map(() => Number.POSITIVE_INFINITY)
   const loops = cands.map((c) => ownLoop(c.step))
   const at = cands.map(() => 0)
