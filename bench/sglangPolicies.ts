@@ -139,12 +139,15 @@ export const sglangPolicyBench: Benchmark = {
   run: () => {
     const methods = Object.keys(sglangPolicies)
     const rows = methods.map((m) => inChild<Array<Row>>(import.meta.url, "measureSglang", m))
-    line(["policy", "ranks", "ns/route", "floor ns", "ratio", "target"])
+    line(["policy", "ranks", "ns/route", "floor ns", "ratio", "target", "met"])
     sizes.forEach((n, k) => {
       methods.forEach((method, i) => {
         const [, ns, floor] = rows[i]![k]!
-        const target = n <= 8 ? "<=3x" : n >= 1024 ? "<=2x" : "-"
-        line([method, String(n), ns.toFixed(1), floor.toFixed(1), `${(ns / floor).toFixed(2)}x`, target])
+        const limit = n <= 8 ? 3 : n >= 1024 ? 2 : undefined
+        const ratio = ns / floor
+        const met = limit === undefined ? "-" : ratio <= limit ? "yes" : "MISSED"
+        const target = limit === undefined ? "-" : `<=${limit}x`
+        line([method, String(n), ns.toFixed(1), floor.toFixed(1), `${ratio.toFixed(2)}x`, target, met])
       })
     })
   }
