@@ -115,7 +115,7 @@ export type RouteResult<S> = Routed<S> | PolicyError
  * import { roundRobin } from "@loadledger/policies"
  * const s0 = roundRobin.init(4)
  * const r = roundRobin.route(s0, { requestId: "a", inputLength: 10 }, 0)
- * // r._tag === "Routed" && r.rank === 0
+ * r._tag === "Routed" && r.rank // => 0
  * ```
  *
  * @category models

@@ -45,6 +45,7 @@ const entries: ReadonlyArray<PolicyEntry> = [
  * ```ts
  * import { policyEntries } from "@loadledger/policies"
  * const names = policyEntries().map((e) => e.name)
+ * names.includes("total-tokens") && names.includes("vllm-kv-pressure") // => true
  * ```
  *
  * @category registry

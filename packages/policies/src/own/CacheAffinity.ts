@@ -149,7 +149,8 @@ const projected = (state: CacheAffinityState, r: number): number | undefined => 
  * import { makeCacheAffinity } from "@loadledger/policies"
  * const p = makeCacheAffinity({})
  * const a = p.route(p.init(2), { requestId: "a", inputLength: 8, prefixHashes: ["sys", "u1"] }, 0)
- * // a.rank === 0 (miss: least loaded, then processed, then index)
+ * // a cache miss: the least loaded rank, then the least processed, then the lowest index
+ * a._tag === "Routed" && a.rank // => 0
  * ```
  *
  * @category own policies
@@ -433,7 +434,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
  * ```ts
  * import { cacheAffinity } from "@loadledger/policies"
  * const r = cacheAffinity.route(cacheAffinity.init(3), { requestId: "a", inputLength: 10 }, 0)
- * // r._tag === "Routed" && r.rank === 0
+ * r._tag === "Routed" && r.rank // => 0
  * ```
  *
  * @category own policies

@@ -14,7 +14,7 @@ const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unkno
  * ```ts
  * import { findPolicy } from "@loadledger/policies"
  * const p = findPolicy("ledger-balanced")!.make({ clientCount: 2, clientIndex: 1 })
- * // p.name === "ledger-balanced"
+ * p.name // => "ledger-balanced"
  * ```
  *
  * @category registry

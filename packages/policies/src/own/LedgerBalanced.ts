@@ -103,7 +103,10 @@ const validate = (request: RouteRequest): PolicyError | undefined =>
  *   { dpRank: 1, timestamp: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 100 }
  * ], 0)
  * const a = p.route(s, { requestId: "a", inputLength: 50 }, 0.001)
- * // a.rank === 0; the next request goes to rank 1 because rank 0 now carries 150 tokens
+ * a._tag === "Routed" && a.rank // => 0
+ * // rank 0 now carries 150 tokens, so the next request goes to rank 1
+ * const b = a._tag === "Routed" ? p.route(a.state, { requestId: "b", inputLength: 50 }, 0.002) : a
+ * b._tag === "Routed" && b.rank // => 1
  * ```
  *
  * @category own policies
@@ -240,7 +243,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
  * ```ts
  * import { ledgerBalanced } from "@loadledger/policies"
  * const r = ledgerBalanced.route(ledgerBalanced.init(4), { requestId: "a", inputLength: 10 }, 0)
- * // r._tag === "Routed" && r.rank === 0
+ * r._tag === "Routed" && r.rank // => 0
  * ```
  *
  * @category own policies

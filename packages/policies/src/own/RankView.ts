@@ -17,7 +17,8 @@
  * import { makeLedgerBalanced } from "@loadledger/policies"
  * const p = makeLedgerBalanced({})
  * const v = p.view(p.init(2), 0)
- * // v[0].unknown === true && v[0].requests === 0
+ * v[0]?.unknown // => true
+ * v[0]?.requests // => 0
  * ```
  *
  * @category models

@@ -46,7 +46,7 @@ export interface DpBudget {
  * @example
  * ```ts
  * import { DpBudget } from "@loadledger/policies"
- * DpBudget.empty(2) // { totalRequests: [0, 0], totalTokens: [0, 0], lastTimestamp: [0, 0] }
+ * DpBudget.empty(2) // => { totalRequests: [0, 0], totalTokens: [0, 0], lastTimestamp: [0, 0] }
  * ```
  *
  * @category constructors
@@ -67,7 +67,7 @@ export const empty = (dpSize: number): DpBudget => ({
  * @example
  * ```ts
  * import { DpBudget } from "@loadledger/policies"
- * DpBudget.filled(3, 0) // [0, 0, 0]
+ * DpBudget.filled(3, 0) // => [0, 0, 0]
  * ```
  *
  * @category constructors
@@ -98,7 +98,7 @@ const isCount = (x: number): boolean => Number.isSafeInteger(x) && x >= 0
  * ```ts
  * import { DpBudget } from "@loadledger/policies"
  * const load = { dpRank: 1, timestamp: 1, numRunningReqs: 2, numWaitingReqs: 3, numTotalTokens: 80 }
- * DpBudget.update(DpBudget.empty(2), [load]).totalRequests // [0, 5]
+ * DpBudget.update(DpBudget.empty(2), [load]).totalRequests // => [0, 5]
  * ```
  *
  * @category combinators
@@ -146,7 +146,7 @@ export const update = (budget: DpBudget, loads: ReadonlyArray<RankLoad>): DpBudg
  * @example
  * ```ts
  * import { DpBudget } from "@loadledger/policies"
- * DpBudget.argminRequests({ totalRequests: [3, 1, 1], totalTokens: [0, 0, 0], lastTimestamp: [0, 0, 0] }) // 1
+ * DpBudget.argminRequests({ totalRequests: [3, 1, 1], totalTokens: [0, 0, 0], lastTimestamp: [0, 0, 0] }) // => 1
  * ```
  *
  * @category getters
@@ -175,7 +175,7 @@ export const argminRequests = (budget: DpBudget): number => {
  * @example
  * ```ts
  * import { DpBudget } from "@loadledger/policies"
- * DpBudget.argminTokens({ totalRequests: [3, 2, 1], totalTokens: [5, 5, 9], lastTimestamp: [0, 0, 0] }) // 1
+ * DpBudget.argminTokens({ totalRequests: [3, 2, 1], totalTokens: [5, 5, 9], lastTimestamp: [0, 0, 0] }) // => 1
  * ```
  *
  * @category getters
@@ -225,7 +225,9 @@ export interface Dispatched {
  * ```ts
  * import { DpBudget } from "@loadledger/policies"
  * const d = DpBudget.dispatch(DpBudget.empty(2), "TOTAL_TOKENS", 100)
- * // d.rank === 0, d.budget.totalTokens = [100, 0], d.budget.totalRequests = [1, 0]
+ * d.rank // => 0
+ * d.budget.totalTokens // => [100, 0]
+ * d.budget.totalRequests // => [1, 0]
  * ```
  *
  * @category combinators
@@ -253,7 +255,7 @@ export const dispatch = (
  * @example
  * ```ts
  * import { DpBudget } from "@loadledger/policies"
- * DpBudget.charge(DpBudget.empty(2), 1, 7).totalTokens // [0, 7]
+ * DpBudget.charge(DpBudget.empty(2), 1, 7).totalTokens // => [0, 7]
  * ```
  *
  * @category combinators

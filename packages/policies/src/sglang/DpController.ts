@@ -50,7 +50,9 @@ export interface DpControllerState {
  * ```ts
  * import { DpController } from "@loadledger/policies"
  * const s = DpController.init("TOTAL_TOKENS", 4)
- * // s.lastRefreshTimeSeconds === 0, s.roundRobinCounter === 0, s.shm = [undefined x 4]
+ * s.lastRefreshTimeSeconds // => 0
+ * s.roundRobinCounter // => 0
+ * s.shm // => [undefined, undefined, undefined, undefined]
  * ```
  *
  * @category constructors
@@ -107,7 +109,9 @@ const next = (
  * const s = DpController.publish(DpController.init("TOTAL_REQUESTS", 2), [
  *   { dpRank: 1, timestamp: 3, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }
  * ])
- * DpController.readAll(s).map((l) => l.dpRank) // [1]; s.budget is unchanged until a refresh
+ * DpController.readAll(s).map((l) => l.dpRank) // => [1]
+ * // the budget is unchanged until a refresh
+ * s.budget.totalRequests // => [0, 0]
  * ```
  *
  * @category combinators
@@ -158,8 +162,8 @@ export interface Refreshed {
  * ```ts
  * import { DpController } from "@loadledger/policies"
  * const s = DpController.init("TOTAL_REQUESTS", 2)
- * DpController.refresh(s, 0.01).refreshed // false
- * DpController.refresh(s, 0.02).refreshed // true
+ * DpController.refresh(s, 0.01).refreshed // => false
+ * DpController.refresh(s, 0.02).refreshed // => true
  * ```
  *
  * @category combinators
@@ -189,7 +193,7 @@ export const refresh = (state: DpControllerState, nowSeconds: number): Refreshed
  * @example
  * ```ts
  * import { DpController } from "@loadledger/policies"
- * DpController.setStatus(DpController.init("ROUND_ROBIN", 2), [true]).applied // false
+ * DpController.setStatus(DpController.init("ROUND_ROBIN", 2), [true]).applied // => false
  * ```
  *
  * @category combinators
@@ -221,7 +225,7 @@ export const setStatus = (
  * @example
  * ```ts
  * import { DpController } from "@loadledger/policies"
- * DpController.refreshesOnDispatch("ROUND_ROBIN") // false
+ * DpController.refreshesOnDispatch("ROUND_ROBIN") // => false
  * ```
  *
  * @category getters
@@ -262,7 +266,7 @@ export interface Scheduled {
  * import { DpController } from "@loadledger/policies"
  * const s = DpController.init("FOLLOW_BOOTSTRAP_ROOM", 4)
  * const r = DpController.schedule(s, { requestId: "a", inputLength: 1, bootstrapRoom: "-1" })
- * // "rank" in r && r.rank === 3
+ * "rank" in r && r.rank // => 3
  * ```
  *
  * @category combinators
@@ -357,8 +361,10 @@ export interface RequestOutcome {
  * ```ts
  * import { DpController } from "@loadledger/policies"
  * const out = DpController.dispatchRequest(DpController.init("TOTAL_TOKENS", 2), { requestId: "a", inputLength: 5, routedDpRank: 7 }, 1)
- * // out.refreshed === true, out.rank === undefined, out.error?.reason === "InvalidRoutedRank",
- * // out.state.lastRefreshTimeSeconds === 1
+ * out.refreshed // => true
+ * out.rank // => undefined
+ * out.error?.reason // => "InvalidRoutedRank"
+ * out.state.lastRefreshTimeSeconds // => 1
  * ```
  *
  * @category combinators
@@ -405,7 +411,7 @@ export interface BatchOutcome {
  * ```ts
  * import { DpController } from "@loadledger/policies"
  * const reqs = [5, 5, 5].map((n, i) => ({ requestId: String(i), inputLength: n }))
- * DpController.dispatchBatch(DpController.init("TOTAL_REQUESTS", 2), reqs, 1).ranks // [0, 1, 0]
+ * DpController.dispatchBatch(DpController.init("TOTAL_REQUESTS", 2), reqs, 1).ranks // => [0, 1, 0]
  * ```
  *
  * @category combinators

@@ -15,7 +15,7 @@ const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unkno
  * ```ts
  * import { findPolicy } from "@loadledger/policies"
  * const p = findPolicy("total-tokens")!.make({})
- * // p.name === "total-tokens"
+ * p.name // => "total-tokens"
  * ```
  *
  * @category registry

@@ -297,7 +297,10 @@ const make = (method: LoadBalanceMethod, route: Route): Policy<DpController.DpCo
  * import { roundRobin } from "@loadledger/policies"
  * let s = roundRobin.setStatus(roundRobin.init(3), [true, false, true])
  * const a = roundRobin.route(s, { requestId: "a", inputLength: 1 }, 1)
- * // a._tag === "Routed" && a.rank === 0; the next request goes to 2
+ * a._tag === "Routed" && a.rank // => 0
+ * // rank 1 is unhealthy: the next request goes to 2
+ * const b = a._tag === "Routed" ? roundRobin.route(a.state, { requestId: "b", inputLength: 1 }, 1) : a
+ * b._tag === "Routed" && b.rank // => 2
  * ```
  *
  * @category policies
@@ -316,7 +319,8 @@ export const roundRobin: Policy<DpController.DpControllerState> = make("ROUND_RO
  * ```ts
  * import { followBootstrapRoom } from "@loadledger/policies"
  * const r = followBootstrapRoom.route(followBootstrapRoom.init(4), { requestId: "a", inputLength: 1, bootstrapRoom: "18446744073709551623" }, 1)
- * // r._tag === "Routed" && r.rank === 3   (2^64 + 7 = 3 mod 4)
+ * // 2^64 + 7 = 3 mod 4
+ * r._tag === "Routed" && r.rank // => 3
  * ```
  *
  * @category policies
@@ -346,7 +350,7 @@ export const followBootstrapRoom: Policy<DpController.DpControllerState> = make(
  *   { dpRank: 1, timestamp: 5, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 99 }
  * ], 1)
  * const r = totalRequests.route(s, { requestId: "a", inputLength: 10 }, 1)
- * // r._tag === "Routed" && r.rank === 1
+ * r._tag === "Routed" && r.rank // => 1
  * ```
  *
  * @category policies
@@ -370,7 +374,10 @@ export const totalRequests: Policy<DpController.DpControllerState> = make(
  * import { totalTokens } from "@loadledger/policies"
  * let s = totalTokens.init(2)
  * const a = totalTokens.route(s, { requestId: "a", inputLength: 4096 }, 1)
- * // a._tag === "Routed" && a.rank === 0; then rank 1 is preferred (4096 tokens charged to 0)
+ * a._tag === "Routed" && a.rank // => 0
+ * // 4096 tokens are now charged to rank 0, so rank 1 is preferred
+ * const b = a._tag === "Routed" ? totalTokens.route(a.state, { requestId: "b", inputLength: 4096 }, 1) : a
+ * b._tag === "Routed" && b.rank // => 1
  * ```
  *
  * @category policies
@@ -386,7 +393,7 @@ export const totalTokens: Policy<DpController.DpControllerState> = make("TOTAL_T
  * @example
  * ```ts
  * import { sglangPolicies } from "@loadledger/policies"
- * sglangPolicies.TOTAL_TOKENS.name // "total-tokens"
+ * sglangPolicies.TOTAL_TOKENS.name // => "total-tokens"
  * ```
  *
  * @category policies

@@ -16,7 +16,10 @@ const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unkno
  * ```ts
  * import { findPolicy } from "@loadledger/policies"
  * const p = findPolicy("vllm-kv-pressure")!.make({ clientCount: 2, clientIndex: 1 })
- * // p.name === "vllm-kv-pressure"
+ * p.name // => "vllm-kv-pressure"
+ * // client 1 of 2 on 4 engines starts its scan at floor(4 * 1 / 2) = 2
+ * const r = p.route(p.init(4), { requestId: "a", inputLength: 1 }, 0)
+ * r._tag === "Routed" && r.rank // => 2
  * ```
  *
  * @category registry

@@ -76,7 +76,7 @@ const isNonNegInt = (x: number): boolean => Number.isInteger(x) && x >= 0
  * ```ts
  * import { vllmLbInit } from "@loadledger/policies"
  * const s = vllmLbInit(8, { clientCount: 3, clientIndex: 1 })
- * // "_tag" in s === false && s.engStartIndex === 2
+ * !("_tag" in s) && s.engStartIndex // => 2
  * ```
  *
  * @category vllm
@@ -128,7 +128,7 @@ export const vllmLbInit = (
  * @example
  * ```ts
  * import { vllmLbScore } from "@loadledger/policies"
- * vllmLbScore([2, 0, 0.5000001], 0, 1) // 2.0000011999999994
+ * vllmLbScore([2, 0, 0.5000001], 0, 1) // => 2.0000011999999994
  * ```
  *
  * @category vllm
@@ -181,7 +181,8 @@ export interface VllmLbRouted {
  * const s0 = vllmLbInit(2)
  * if (!("_tag" in s0)) {
  *   const r = vllmLbRoute(s0, "r0")
- *   // !("_tag" in r) && r.chosen === 0 && r.state.engStartIndex === 1
+ *   !("_tag" in r) && r.chosen // => 0
+ *   !("_tag" in r) && r.state.engStartIndex // => 1
  * }
  * ```
  *
@@ -275,7 +276,7 @@ export const vllmLbRoute = (
  * const s0 = vllmLbInit(2)
  * if (!("_tag" in s0)) {
  *   const s1 = vllmLbCoord(s0, [[1, 2, 0.3], [0, 0, 0.0]], 3, true)
- *   // !("_tag" in s1) && s1.currentWave === 3
+ *   !("_tag" in s1) && s1.currentWave // => 3
  * }
  * ```
  *
@@ -317,7 +318,7 @@ export const vllmLbCoord = (
  * const s0 = vllmLbInit(2)
  * if (!("_tag" in s0)) {
  *   const r = vllmLbRoute(s0, "a", 1)
- *   if (!("_tag" in r)) vllmLbFinish(r.state, ["a", "unknown-id"]).decremented // [1]
+ *   if (!("_tag" in r)) vllmLbFinish(r.state, ["a", "unknown-id"]).decremented // => [1]
  * }
  * ```
  *

@@ -102,7 +102,7 @@ const emptyLb = (): VllmLbState => ({
  *   { dpRank: 1, timestamp: 0, numWaitingReqs: 0, numRunningReqs: 1, numTotalTokens: 0, kvCacheUsage: 0.1 }
  * ], 0)
  * const r = p.route(s, { requestId: "a", inputLength: 10 }, 0)
- * // r._tag === "Routed" && r.rank === 1
+ * r._tag === "Routed" && r.rank // => 1
  * ```
  *
  * @category vllm
@@ -250,7 +250,7 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
  * ```ts
  * import { vllmKvPressure } from "@loadledger/policies"
  * const r = vllmKvPressure.route(vllmKvPressure.init(4), { requestId: "a", inputLength: 1 }, 0)
- * // r._tag === "Routed" && r.rank === 0
+ * r._tag === "Routed" && r.rank // => 0
  * ```
  *
  * @category vllm

@@ -28,7 +28,7 @@ export interface VllmWaveProfile {
  * @example
  * ```ts
  * import { vllmWaveSnapshotProfile } from "@loadledger/policies"
- * vllmWaveSnapshotProfile.syncInterval // 32
+ * vllmWaveSnapshotProfile.syncInterval // => 32
  * ```
  *
  * @category vllm
@@ -49,7 +49,7 @@ export const vllmWaveSnapshotProfile: VllmWaveProfile = {
  * @example
  * ```ts
  * import { vllmWaveLaterProfile } from "@loadledger/policies"
- * vllmWaveLaterProfile(16).syncFirstStep // true
+ * vllmWaveLaterProfile(16).syncFirstStep // => true
  * ```
  *
  * @category vllm
@@ -208,7 +208,7 @@ const waveError = (reason: VllmWaveError["reason"], message: string, field?: str
  * @example
  * ```ts
  * import { vllmWaveInit, vllmWaveSnapshotProfile } from "@loadledger/policies"
- * vllmWaveInit(4, vllmWaveSnapshotProfile).ranks.length // 4
+ * vllmWaveInit(4, vllmWaveSnapshotProfile).ranks.length // => 4
  * ```
  *
  * @category vllm
@@ -267,7 +267,7 @@ const isSyncStep = (p: VllmWaveProfile, step: number): boolean =>
  *   executed: [true, false],
  *   events: [{ ev: "client_request", rank: 0 }]
  * })
- * // r._tag === "WaveStep" && r.action.join("") === "RD"
+ * r._tag === "WaveStep" && r.action.join("") // => "RD"
  * ```
  *
  * @category vllm
@@ -461,7 +461,7 @@ export const vllmWaveStep = (
  * @example
  * ```ts
  * import { vllmDummyShare } from "@loadledger/policies"
- * vllmDummyShare({ steps: 4, realRankSteps: 4, dummyRankSteps: 12, idleRankSteps: 0 })?.ofAll // 0.75
+ * vllmDummyShare({ steps: 4, realRankSteps: 4, dummyRankSteps: 12, idleRankSteps: 0 })?.ofAll // => 0.75
  * ```
  *
  * @category vllm
