@@ -77,7 +77,8 @@ export type ResolvedSimConfig = Required<Omit<SimConfig, "maxSimulatedSeconds" |
  * ```ts
  * import { resolveConfig } from "@loadledger/sim"
  * const c = resolveConfig({ dpSize: 8, stepModel: () => ({ stepSeconds: 0.03, tokenImbalanceRatio: 1, ranks: [] }) })
- * // c.chunkedPrefillTokens === 8192
+ * c.chunkedPrefillTokens // => 8192
+ * c.engine // => "sglang"
  * ```
  *
  * @category config

@@ -53,7 +53,8 @@ export interface Percentiles {
  * @example
  * ```ts
  * import { IMBALANCE_BUCKETS } from "@loadledger/sim"
- * IMBALANCE_BUCKETS.length // 16
+ * IMBALANCE_BUCKETS.length // => 16
+ * IMBALANCE_BUCKETS // => [1.0, 1.05, 1.1, 1.25, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
  * ```
  *
  * @category models

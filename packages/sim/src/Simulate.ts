@@ -60,7 +60,8 @@ const CDF_POINTS = 101
  *   [{ requestId: "a", arrivalSeconds: 0, inputLength: 100, outputLength: 3 }],
  *   { name: "rr", make: () => rr as Policy<unknown> }
  * )
- * // result.requests.finished === 1 && result.ttftSeconds.p50 === 0.01
+ * result.requests.finished // => 1
+ * result.ttftSeconds.p50 // => 0.01
  * ```
  *
  * @category simulation

@@ -49,6 +49,7 @@ export interface StepCost {
  *   tokenImbalanceRatio: 1,
  *   ranks: ranks.map(() => ({ syncWaitSeconds: 0 }))
  * })
+ * fixed([]).stepSeconds // => 0.03
  * ```
  *
  * @category models

@@ -21,7 +21,9 @@ import type { StepModel } from "./StepModel.js"
  * const m = stepModelFor({ model: models["glm-5.3"]!, gpu: gpus["h200"]! })
  * const w = { attentionPairs: 32768, tokens: 4, numDecodes: 4, extendTokens: 0, numRequests: 4, numExtends: 0 }
  * const cost = m(Array(8).fill(w))
- * // cost.stepSeconds is about 0.03 (issue 5: batch 32 of 8K contexts on glm-5.3 / h200)
+ * // issue 5: a batch of 32 requests with 8K contexts on glm-5.3 / h200 takes about 30 ms
+ * cost.stepSeconds > 0.03 * 0.85 && cost.stepSeconds < 0.03 * 1.15 // => true
+ * cost.ranks.length // => 8
  * ```
  *
  * @category step time
@@ -44,7 +46,11 @@ export const stepModelFor =
  * import { kvPoolTokensFor } from "@loadledger/sim"
  * import { gpus, models } from "@loadledger/step-time"
  * const tokens = kvPoolTokensFor(models["glm-5.3"]!, gpus["h200"]!)
- * // tokens > 100_000
+ * tokens > 100_000 // => true
+ * // HBM for 1,000 more tokens of KV (576 bytes per token per layer, 78 layers; memFraction 0.88)
+ * const extraBytes = (576 * 78 * 1000) / 0.88
+ * const bigger = kvPoolTokensFor(models["glm-5.3"]!, { ...gpus["h200"]!, hbmBytes: gpus["h200"]!.hbmBytes + extraBytes })
+ * Math.abs(bigger - tokens - 1000) <= 1 // => true
  * ```
  *
  * @category step time

@@ -73,7 +73,7 @@ const traceError = (message: string, line?: number, field?: string): TraceError 
  * @example
  * ```ts
  * import { isTraceError, parseTrace } from "@loadledger/sim"
- * isTraceError(parseTrace("not a trace")) // true
+ * isTraceError(parseTrace("not a trace")) // => true
  * ```
  *
  * @category guards
@@ -92,7 +92,7 @@ const intFromText = (s: string): number | undefined => (/^\s*\d+\s*$/.test(s) ? 
  * ```ts
  * import { detectTraceFormat } from "@loadledger/sim"
  * detectTraceFormat('{"timestamp": 0, "input_length": 10, "output_length": 2, "hash_ids": [0]}')
- * // "mooncake"
+ * // => "mooncake"
  * ```
  *
  * @category readers
@@ -264,7 +264,7 @@ const readGenericCsv = (text: string): ReadonlyArray<TraceRequest> | TraceError 
  * ```ts
  * import { parseTrace } from "@loadledger/sim"
  * const t = parseTrace('{"timestamp": 1500, "input_length": 900, "output_length": 20, "hash_ids": [0, 1]}\n')
- * // Array.isArray(t) && t[0].arrivalSeconds === 1.5
+ * Array.isArray(t) && t[0]?.arrivalSeconds // => 1.5
  * ```
  *
  * @category readers
@@ -296,7 +296,7 @@ export const parseTrace = (text: string, format?: TraceFormat): ReadonlyArray<Tr
  * ```ts
  * import { scaleTrace } from "@loadledger/sim"
  * const t = scaleTrace([{ requestId: "0", arrivalSeconds: 4, inputLength: 10, outputLength: 1 }], { rateScale: 2 })
- * // t[0].arrivalSeconds === 2
+ * t[0]?.arrivalSeconds // => 2
  * ```
  *
  * @category readers
