@@ -5,6 +5,7 @@
  */
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import type { RankLoad } from "@loadledger/policies"
 
 /** A benchmark module: `run` prints its own table to stdout. */
 export interface Benchmark {
@@ -145,6 +146,27 @@ export const iterationsFor = (roughNs: number, targetMs = 5): number =>
   Math.max(1000, Math.round((targetMs * 1e6) / Math.max(roughNs, 1)))
 
 /** A fixed-seed PRNG (mulberry32) so every run benches the same inputs. */
+/** The rank counts every policy benchmark measures (the issue's 8, 64 and 1024). */
+export const sizes = [8, 64, 1024] as const
+
+/**
+ * `n` ranks of seeded random load: running and waiting in [0, 64), `numTotalTokens` in [0, 200000)
+ * (or 0 with `tokens: false`), and `kvCacheUsage` in [0, kvMax) when `kvMax` is given.
+ */
+export const randomLoads = (
+  n: number,
+  options: { readonly tokens?: boolean; readonly kvMax?: number } = {}
+): ReadonlyArray<RankLoad> => {
+  const rnd = prng(n)
+  return Array.from({ length: n }, (_, dpRank) => {
+    const numRunningReqs = Math.floor(rnd() * 64)
+    const numWaitingReqs = Math.floor(rnd() * 64)
+    const numTotalTokens = options.tokens === false ? 0 : Math.floor(rnd() * 200_000)
+    const load = { dpRank, timestamp: 1, numRunningReqs, numWaitingReqs, numTotalTokens }
+    return options.kvMax === undefined ? load : { ...load, kvCacheUsage: options.kvMax * rnd() }
+  })
+}
+
 export const prng = (seed: number): (() => number) => {
   let a = seed >>> 0
   return () => {

@@ -20,21 +20,12 @@ import {
   nsPerOpInterleaved,
   prng,
   type Row,
-  routeStep
+  randomLoads,
+  routeStep,
+  sizes
 } from "./harness.js"
 
-const sizes = [8, 64, 1024] as const
-
-const loadsFor = (n: number): ReadonlyArray<RankLoad> => {
-  const rnd = prng(n)
-  return Array.from({ length: n }, (_, dpRank) => ({
-    dpRank,
-    timestamp: 1,
-    numRunningReqs: Math.floor(rnd() * 64),
-    numWaitingReqs: Math.floor(rnd() * 64),
-    numTotalTokens: Math.floor(rnd() * 200_000)
-  }))
-}
+const loadsFor = (n: number): ReadonlyArray<RankLoad> => randomLoads(n)
 
 const requestsFor = (): ReadonlyArray<RouteRequest> => {
   const rnd = prng(7)

@@ -19,24 +19,13 @@ import {
   inChild,
   iterationsFor,
   nsPerOpInterleaved,
-  prng,
   type Row,
-  routeStep
+  randomLoads,
+  routeStep,
+  sizes
 } from "./harness.js"
 
-const sizes = [8, 64, 1024] as const
-
-const loadsFor = (n: number): ReadonlyArray<RankLoad> => {
-  const rnd = prng(n)
-  return Array.from({ length: n }, (_, dpRank) => ({
-    dpRank,
-    timestamp: 1,
-    numRunningReqs: Math.floor(rnd() * 64),
-    numWaitingReqs: Math.floor(rnd() * 64),
-    numTotalTokens: 0,
-    kvCacheUsage: rnd()
-  }))
-}
+const loadsFor = (n: number): ReadonlyArray<RankLoad> => randomLoads(n, { tokens: false, kvMax: 1 })
 
 const ids = Array.from({ length: 1024 }, (_, i) => `r${i}`)
 const reqs = ids.map((requestId) => ({ requestId, inputLength: 16 }))
