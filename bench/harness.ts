@@ -201,3 +201,33 @@ export const inChild = <T>(moduleUrl: string, exportName: string, arg: string): 
 
 /** One row of a policy table: ranks, ns per route, the floor's ns. */
 export type Row = readonly [ranks: number, ns: number, floorNs: number]
+
+/**
+ * Print one row per (policy, ranks) of ns per operation next to its floor and the ratio, ranks in
+ * the outer order. With `limit`, two more columns say the target ratio at that rank count and
+ * whether it was met.
+ */
+export const printRatioTable = (
+  names: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<Row>>,
+  limit?: (ranks: number) => number | undefined
+): void => {
+  const widths = [Math.max(6, ...names.map((x) => x.length)) + 2, 6, 10, 10, 7, 7]
+  const line = (xs: ReadonlyArray<string>) =>
+    process.stdout.write(
+      `${xs.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i] ?? 7))).join(" ")}\n`
+    )
+  line(["policy", "ranks", "ns/route", "floor ns", "ratio", ...(limit ? ["target", "met"] : [])])
+  sizes.forEach((n, k) => {
+    names.forEach((name, i) => {
+      const [, ns, floor] = rows[i]![k]!
+      const ratio = ns / floor
+      const cells = [name, String(n), ns.toFixed(1), floor.toFixed(1), `${ratio.toFixed(2)}x`]
+      if (limit) {
+        const l = limit(n)
+        cells.push(l === undefined ? "-" : `<=${l}x`, l === undefined ? "-" : ratio <= l ? "yes" : "MISSED")
+      }
+      line(cells)
+    })
+  })
+}

@@ -26,6 +26,7 @@ import {
   inChild,
   iterationsFor,
   nsPerOpInterleaved,
+  printRatioTable,
   prng,
   type Row,
   randomLoads,
@@ -137,19 +138,8 @@ export const measureOwn = (name: string): Array<Row> => {
 export const ownPolicyBench: Benchmark = {
   name: "own policies: ns per route+finish vs a bare argmin floor",
   run: () => {
-    const widths = [26, 6, 10, 10, 7]
-    const line = (xs: ReadonlyArray<string>) =>
-      process.stdout.write(
-        `${xs.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join(" ")}\n`
-      )
     const names = Object.keys(policies)
     const rows = names.map((name) => inChild<Array<Row>>(import.meta.url, "measureOwn", name))
-    line(["policy", "ranks", "ns/route", "floor ns", "ratio"])
-    sizes.forEach((n, k) => {
-      names.forEach((name, i) => {
-        const [, ns, f] = rows[i]![k]!
-        line([name, String(n), ns.toFixed(1), f.toFixed(1), `${(ns / f).toFixed(2)}x`])
-      })
-    })
+    printRatioTable(names, rows)
   }
 }

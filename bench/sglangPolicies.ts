@@ -18,6 +18,7 @@ import {
   inChild,
   iterationsFor,
   nsPerOpInterleaved,
+  printRatioTable,
   prng,
   type Row,
   randomLoads,
@@ -113,12 +114,6 @@ export const measureSglang = (method: string): Array<Row> => {
   })
 }
 
-const widths = [22, 6, 10, 10, 7, 7]
-const line = (xs: ReadonlyArray<string>) =>
-  process.stdout.write(
-    `${xs.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join(" ")}\n`
-  )
-
 /**
  * The SGLang policy benchmark: prints one row per (policy, ranks); each policy runs in a process
  * of its own next to its floor (see `inChild`).
@@ -130,16 +125,6 @@ export const sglangPolicyBench: Benchmark = {
   run: () => {
     const methods = Object.keys(sglangPolicies)
     const rows = methods.map((m) => inChild<Array<Row>>(import.meta.url, "measureSglang", m))
-    line(["policy", "ranks", "ns/route", "floor ns", "ratio", "target", "met"])
-    sizes.forEach((n, k) => {
-      methods.forEach((method, i) => {
-        const [, ns, floor] = rows[i]![k]!
-        const limit = n <= 8 ? 3 : n >= 1024 ? 2 : undefined
-        const ratio = ns / floor
-        const met = limit === undefined ? "-" : ratio <= limit ? "yes" : "MISSED"
-        const target = limit === undefined ? "-" : `<=${limit}x`
-        line([method, String(n), ns.toFixed(1), floor.toFixed(1), `${ratio.toFixed(2)}x`, target, met])
-      })
-    })
+    printRatioTable(methods, rows, (n) => (n <= 8 ? 3 : n >= 1024 ? 2 : undefined))
   }
 }

@@ -19,6 +19,7 @@ import {
   inChild,
   iterationsFor,
   nsPerOpInterleaved,
+  printRatioTable,
   type Row,
   randomLoads,
   routeStep,
@@ -94,7 +95,7 @@ export const measureVllm = (name: string): Array<Row> => {
   })
 }
 
-const cell = (x: string, w: number) => x.padStart(w)
+const _cell = (x: string, w: number) => x.padStart(w)
 
 /**
  * The vLLM balancer benchmark, registered in `bench/registry.ts`; each policy runs in a process of
@@ -105,19 +106,8 @@ const cell = (x: string, w: number) => x.padStart(w)
 export const vllmPolicyBench: Benchmark = {
   name: "vLLM DP balancer: ns per route+finish vs a bare scan floor",
   run: () => {
-    const widths = [32, 6, 10, 10, 7]
-    const line = (xs: ReadonlyArray<string>) =>
-      process.stdout.write(
-        `${xs.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : cell(x, widths[i]!))).join(" ")}\n`
-      )
     const names = Object.keys(policies)
     const rows = names.map((name) => inChild<Array<Row>>(import.meta.url, "measureVllm", name))
-    line(["policy", "ranks", "ns/route", "floor ns", "ratio"])
-    sizes.forEach((n, k) => {
-      names.forEach((name, i) => {
-        const [, ns, f] = rows[i]![k]!
-        line([name, String(n), ns.toFixed(1), f.toFixed(1), `${(ns / f).toFixed(2)}x`])
-      })
-    })
+    printRatioTable(names, rows)
   }
 }
