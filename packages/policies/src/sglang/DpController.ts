@@ -10,6 +10,7 @@
  */
 
 import { floorModRoom } from "../internal/floorModRoom.js"
+import { storeSnapshots } from "../internal/snapshotStore.js"
 import { type PolicyError, policyError, type RankLoad, type RouteRequest } from "../Policy.js"
 import * as DpBudget from "./DpBudget.js"
 
@@ -118,13 +119,8 @@ const next = (
  * @since 0.1.0
  */
 export const publish = (state: DpControllerState, snapshots: ReadonlyArray<RankLoad>): DpControllerState => {
-  let shm: Array<RankLoad | undefined> | undefined
-  for (const s of snapshots) {
-    if (!Number.isInteger(s.dpRank) || s.dpRank < 0 || s.dpRank >= state.dpSize) continue
-    shm ??= state.shm.slice()
-    shm[s.dpRank] = s
-  }
-  return shm === undefined
+  const shm = storeSnapshots(state.shm, snapshots)
+  return shm === state.shm
     ? state
     : next(state, state.budget, state.roundRobinCounter, state.lastRefreshTimeSeconds, state.status, shm)
 }

@@ -8,6 +8,7 @@
  */
 
 import { floorModRoom } from "../internal/floorModRoom.js"
+import { storeSnapshots } from "../internal/snapshotStore.js"
 import {
   type Explanation,
   type Policy,
@@ -19,14 +20,8 @@ import {
 import type { LoadBalanceMethod } from "./DpBudget.js"
 import * as DpBudget from "./DpBudget.js"
 import * as DpController from "./DpController.js"
-
-const tieBreaks: Record<LoadBalanceMethod, string> = {
-  ROUND_ROBIN: "next healthy slot after the round-robin counter",
-  FOLLOW_BOOTSTRAP_ROOM: "bootstrapRoom floor-modulo dpSize",
-  TOTAL_REQUESTS: "lowest index among minimal totalRequests",
-  TOTAL_TOKENS: "lowest index among minimal (totalTokens, totalRequests)"
-}
-const routedTieBreak = "routedDpRank bypasses the budget"
+import * as Charged from "./internal/ChargedState.js"
+import { BudgetExplanation, routedTieBreak, tieBreaks } from "./internal/Explanations.js"
 
 const explain = (
   before: DpController.DpControllerState,
@@ -34,23 +29,31 @@ const explain = (
   refreshed: boolean | undefined
 ): Explanation => {
   const method = before.method
-  const routed = req.routedDpRank !== undefined
-  const budget = before.budget
+  const tieBreak = req.routedDpRank !== undefined ? routedTieBreak : tieBreaks[method]
   if (method === "TOTAL_REQUESTS" || method === "TOTAL_TOKENS")
-    return {
-      scores:
-        method === "TOTAL_TOKENS" && budget.tokensUnknown === undefined
-          ? budget.totalTokens
-          : budget.totalRequests,
-      tieBreak: routed ? routedTieBreak : tieBreaks[method],
-      refreshed,
-      details: { method, budget }
-    }
+    return new BudgetExplanation(before, refreshed === true, tieBreak)
   return {
-    tieBreak: routed ? routedTieBreak : tieBreaks[method],
+    tieBreak,
     details: { method, roundRobinCounter: before.roundRobinCounter, status: before.status }
   }
 }
+
+/** Whether a route at `now` refreshes the budget first (the test of `DpController.refresh`). */
+const refreshDue = (state: DpController.DpControllerState, now: number): boolean =>
+  !(now - state.lastRefreshTimeSeconds < DpController.refreshIntervalSeconds)
+
+/** `s` refreshed at `now` (the update of `DpController.refresh`, keeping the persistent representation). */
+const refreshCharged = (s: Charged.ChargedState, now: number): Charged.ChargedState =>
+  Charged.chargedOf(s, DpBudget.update(s.budget, DpController.readAll(s)), now)
+
+/** `state` converted to a `ChargedState` (O(ranks), once), then routed by `method`'s policy. */
+const routeCharged = (
+  method: "TOTAL_REQUESTS" | "TOTAL_TOKENS",
+  state: DpController.DpControllerState,
+  request: RouteRequest,
+  now: number
+): RouteResult<DpController.DpControllerState> =>
+  sglangPolicies[method].route(Charged.lift(state), request, now)
 
 /** Every route not on a method's fast path: the general `DpController` decision, as upstream. */
 const routeGeneric = (
@@ -64,9 +67,8 @@ const routeGeneric = (
   let before = state
   let refreshed: boolean | undefined
   if (DpController.refreshesOnDispatch(method)) {
-    const r = DpController.refresh(state, now)
-    refreshed = r.refreshed
-    before = r.state
+    refreshed = refreshDue(state, now)
+    if (refreshed) before = refreshCharged(Charged.lift(state), now)
   }
   const out = DpController.schedule(before, request)
   if ("_tag" in out) return before === state ? out : { ...out, state: before }
@@ -78,53 +80,45 @@ const routeGeneric = (
   }
 }
 
-/** `s` with a new budget (an explicit literal: one shape, no spread). */
-const withBudget = (
-  s: DpController.DpControllerState,
-  budget: DpBudget.DpBudget
-): DpController.DpControllerState => ({
-  method: s.method,
-  dpSize: s.dpSize,
-  budget,
-  roundRobinCounter: s.roundRobinCounter,
-  lastRefreshTimeSeconds: s.lastRefreshTimeSeconds,
-  status: s.status,
-  shm: s.shm
-})
-
-/** `b` with new request (and token) counts, keeping `tokensUnknown` only when present. */
-const budgetWith = (
-  b: DpBudget.DpBudget,
-  totalRequests: ReadonlyArray<number>,
-  totalTokens: ReadonlyArray<number>
-): DpBudget.DpBudget =>
-  b.tokensUnknown === undefined
-    ? { totalRequests, totalTokens, lastTimestamp: b.lastTimestamp }
-    : { totalRequests, totalTokens, lastTimestamp: b.lastTimestamp, tokensUnknown: b.tokensUnknown }
-
 /**
- * The refreshed state when the 20 ms window has passed, else `state` (the same test as
- * `DpController.refresh`, inlined so a throttled route allocates nothing for it).
- */
-const refreshed = (state: DpController.DpControllerState, now: number): DpController.DpControllerState =>
-  now - state.lastRefreshTimeSeconds < DpController.refreshIntervalSeconds
-    ? state
-    : DpController.refresh(state, now).state
-
-/**
- * TOTAL_REQUESTS: refresh, lowest index among minimal `totalRequests`, +1 there (copy of that one
- * array; tokens, stamps and the rest of the state are shared). Same result as `DpController.schedule`.
+ * TOTAL_REQUESTS: refresh, lowest index among minimal `totalRequests`, +1 there. Same result as
+ * `DpController.schedule`. The fast path works on a `ChargedState` (a plain state is converted
+ * once), so the charge is O(1) and the route allocates one object; this entry is kept small so
+ * that V8 can inline it into the caller, the scan being in {@link leastRequests}.
  */
 const routeTotalRequests = (
   state: DpController.DpControllerState,
   request: RouteRequest,
   now: number
 ): RouteResult<DpController.DpControllerState> => {
-  if (!Number.isFinite(now) || request.routedDpRank !== undefined || state.dpSize === 0)
+  if (!Charged.isCharged(state)) return routeCharged("TOTAL_REQUESTS", state, request, now)
+  const f = state.frame
+  if (request.routedDpRank !== undefined || !Number.isFinite(now) || f.dpSize === 0)
     return routeGeneric("TOTAL_REQUESTS", state, request, now)
-  const before = refreshed(state, now)
-  const b = before.budget
-  const req = b.totalRequests
+  return now - f.lastRefreshTimeSeconds < DpController.refreshIntervalSeconds
+    ? leastRequests(state, false)
+    : leastRequests(refreshCharged(state, now), true)
+}
+
+/** The lowest index among the minimal values of `xs` (at least one). */
+const leastOf = (xs: ReadonlyArray<number>): number => {
+  const n = xs.length
+  let best = 0
+  let bestValue = xs[0]!
+  for (let i = 1; i < n; i++) {
+    const v = xs[i]!
+    if (v < bestValue) {
+      bestValue = v
+      best = i
+    }
+  }
+  return best
+}
+
+/** The TOTAL_REQUESTS pick from `before` (at least one rank): the scan, then the O(1) charge. */
+const leastRequests = (before: Charged.ChargedState, refreshed: boolean): Charged.RoutedState => {
+  const totals = Charged.totalsOf(before)
+  const req = totals.requests
   const n = req.length
   let best = 0
   let bestReq = req[0]!
@@ -135,78 +129,59 @@ const routeTotalRequests = (
       best = i
     }
   }
-  const nextReq = req.slice()
-  nextReq[best] = bestReq + 1
-  return {
-    _tag: "Routed",
-    rank: best,
-    state: withBudget(before, budgetWith(b, nextReq, b.totalTokens)),
-    explanation: {
-      scores: req,
-      tieBreak: tieBreaks.TOTAL_REQUESTS,
-      refreshed: before !== state,
-      details: { method: "TOTAL_REQUESTS", budget: b }
-    }
-  }
+  return Charged.routeFrom(before, totals, best, 0, refreshed)
 }
 
 /**
  * TOTAL_TOKENS: refresh, lowest index among minimal `(totalTokens, totalRequests)` (requests only
  * while a rank's tokens are unknown), +1 request and +`inputLength` tokens there. Same result as
- * `DpController.schedule`.
+ * `DpController.schedule`; fast path as in {@link routeTotalRequests}, scan in {@link leastTokens}.
  */
 const routeTotalTokens = (
   state: DpController.DpControllerState,
   request: RouteRequest,
   now: number
 ): RouteResult<DpController.DpControllerState> => {
+  if (!Charged.isCharged(state)) return routeCharged("TOTAL_TOKENS", state, request, now)
+  const f = state.frame
   const tokens = request.inputLength
   if (
-    !Number.isFinite(now) ||
     request.routedDpRank !== undefined ||
-    state.dpSize === 0 ||
+    !Number.isFinite(now) ||
+    f.dpSize === 0 ||
     !Number.isSafeInteger(tokens) ||
     tokens < 0
   )
     return routeGeneric("TOTAL_TOKENS", state, request, now)
-  const before = refreshed(state, now)
-  const b = before.budget
-  const req = b.totalRequests
-  const tok = b.totalTokens
+  return now - f.lastRefreshTimeSeconds < DpController.refreshIntervalSeconds
+    ? leastTokens(state, tokens, false)
+    : leastTokens(refreshCharged(state, now), tokens, true)
+}
+
+/** The TOTAL_TOKENS pick from `before` (at least one rank), charged `tokens`. */
+const leastTokens = (
+  before: Charged.ChargedState,
+  tokens: number,
+  refreshed: boolean
+): Charged.RoutedState => {
+  const totals = Charged.totalsOf(before)
+  if (before.frame.baseBudget.tokensUnknown !== undefined)
+    return Charged.routeFrom(before, totals, leastOf(totals.requests), tokens, refreshed)
+  const req = totals.requests
+  const tok = totals.tokens
   const n = req.length
   let best = 0
-  if (b.tokensUnknown !== undefined) best = DpBudget.argminRequests(b)
-  else {
-    let bestTok = tok[0]!
-    let bestReq = req[0]!
-    for (let i = 1; i < n; i++) {
-      const t = tok[i]!
-      if (t < bestTok || (t === bestTok && req[i]! < bestReq)) {
-        bestTok = t
-        bestReq = req[i]!
-        best = i
-      }
+  let bestTok = tok[0]!
+  let bestReq = req[0]!
+  for (let i = 1; i < n; i++) {
+    const t = tok[i]!
+    if (t < bestTok || (t === bestTok && req[i]! < bestReq)) {
+      bestTok = t
+      bestReq = req[i]!
+      best = i
     }
   }
-  const nextReq = req.slice()
-  nextReq[best] = req[best]! + 1
-  let nextTok = tok
-  if (tokens !== 0) {
-    const t = tok.slice()
-    t[best] = tok[best]! + tokens
-    nextTok = t
-  }
-  return {
-    _tag: "Routed",
-    rank: best,
-    state: withBudget(before, budgetWith(b, nextReq, nextTok)),
-    explanation: {
-      scores: b.tokensUnknown === undefined ? tok : req,
-      tieBreak: tieBreaks.TOTAL_TOKENS,
-      refreshed: before !== state,
-      details: { method: "TOTAL_TOKENS", budget: b }
-    }
-  }
+  return Charged.routeFrom(before, totals, best, tokens, refreshed)
 }
 
 /** ROUND_ROBIN: the next healthy slot after the counter. Same result as `DpController.schedule`. */
@@ -286,6 +261,24 @@ const make = (method: LoadBalanceMethod, route: Route): Policy<DpController.DpCo
 })
 
 /**
+ * The policy for a budget method: like {@link make}, but every state it returns is a `ChargedState`
+ * (the same `DpControllerState` content, with O(1) charges; a plain state passed in is converted).
+ */
+const makeBudgeted = (method: LoadBalanceMethod, route: Route): Policy<DpController.DpControllerState> => ({
+  ...make(method, route),
+  init: (dpSize: number) => Charged.chargedOf(DpController.init(method, dpSize)),
+  observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>) => {
+    const s = Charged.lift(state)
+    const shm = storeSnapshots(s.shm, loads)
+    return shm === s.shm ? s : Charged.withStore(s, s.status, shm)
+  },
+  setStatus: (state: DpController.DpControllerState, status: ReadonlyArray<boolean>) => {
+    const s = Charged.lift(state)
+    return status.length === s.dpSize ? Charged.withStore(s, status.slice(), s.shm) : s
+  }
+})
+
+/**
  * SGLang `ROUND_ROBIN`: the next healthy rank after a counter (the only method that honours status).
  * `route` never refreshes; a `PolicyError` `AllRanksUnavailable` when no rank is healthy.
  *
@@ -356,7 +349,7 @@ export const followBootstrapRoom: Policy<DpController.DpControllerState> = make(
  * @category policies
  * @since 0.1.0
  */
-export const totalRequests: Policy<DpController.DpControllerState> = make(
+export const totalRequests: Policy<DpController.DpControllerState> = makeBudgeted(
   "TOTAL_REQUESTS",
   routeTotalRequests
 )
@@ -383,7 +376,10 @@ export const totalRequests: Policy<DpController.DpControllerState> = make(
  * @category policies
  * @since 0.1.0
  */
-export const totalTokens: Policy<DpController.DpControllerState> = make("TOTAL_TOKENS", routeTotalTokens)
+export const totalTokens: Policy<DpController.DpControllerState> = makeBudgeted(
+  "TOTAL_TOKENS",
+  routeTotalTokens
+)
 
 /**
  * The four SGLang policies by their upstream method name.

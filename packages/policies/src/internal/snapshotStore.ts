@@ -1,0 +1,26 @@
+/**
+ * The SGLang controller's published snapshot store, shared by `DpController.publish` and the
+ * policies' persistent state.
+ *
+ * @internal
+ */
+import type { RankLoad } from "../Policy.js"
+
+/**
+ * `shm` with each snapshot written to its `dpRank` slot (later ones win), copy-on-write; snapshots
+ * for a rank outside `[0, shm.length)` are ignored. `shm` itself when nothing was written.
+ *
+ * @internal
+ */
+export const storeSnapshots = (
+  shm: ReadonlyArray<RankLoad | undefined>,
+  snapshots: ReadonlyArray<RankLoad>
+): ReadonlyArray<RankLoad | undefined> => {
+  let out: Array<RankLoad | undefined> | undefined
+  for (const s of snapshots) {
+    if (!Number.isInteger(s.dpRank) || s.dpRank < 0 || s.dpRank >= shm.length) continue
+    out ??= shm.slice()
+    out[s.dpRank] = s
+  }
+  return out ?? shm
+}

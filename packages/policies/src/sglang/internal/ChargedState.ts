@@ -1,0 +1,396 @@
+/**
+ * The state the SGLang `TOTAL_REQUESTS` / `TOTAL_TOKENS` policies thread from route to route: a
+ * persistent `DpControllerState` whose budget is a base budget plus the speculative charges routed
+ * since, so that a route records one charge (one small object) instead of copying per-rank arrays.
+ *
+ * The hot path uses module functions only: under tsx (esbuild `keepNames` redefines every class's
+ * `name`), V8 no longer inlines `instanceof`, `super()` or static methods of a class, each of which
+ * then costs as much as a whole route (measured with `pnpm bench`).
+ *
+ * @internal
+ */
+import type { Explanation, RankLoad, Routed } from "../../Policy.js"
+import type * as DpBudget from "../DpBudget.js"
+import type { DpControllerState } from "../DpController.js"
+import { BudgetExplanation, budgetExplanation, tieBreaks } from "./Explanations.js"
+
+/**
+ * The per-rank totals of one state (`at`): mutable, shared by the states of one base, and valid
+ * only while `at` is the state asking (any other state rebuilds them from its base and charges).
+ *
+ * @internal
+ */
+export interface Totals {
+  requests: Array<number>
+  tokens: Array<number>
+  at: ChargedState | undefined
+}
+
+/** Budgets already computed by `ChargedState.budget` (a memo: each state's budget never changes). */
+const budgets = new WeakMap<ChargedState, DpBudget.DpBudget>()
+
+/** Explanations of route results, computed when first read, or stored when a route folds. */
+const explanations = new WeakMap<ChargedState, Explanation>()
+
+/** Route results whose route refreshed the budget first (one in each 20 ms window at most). */
+const refreshedRoutes = new WeakSet<ChargedState>()
+
+/** The brand of `ChargedState.prototype` (see {@link isCharged}). */
+const charged = Symbol("ChargedState")
+
+const budgetOf = (
+  base: DpBudget.DpBudget,
+  requests: Array<number>,
+  tokens: Array<number>
+): DpBudget.DpBudget =>
+  base.tokensUnknown === undefined
+    ? { totalRequests: requests, totalTokens: tokens, lastTimestamp: base.lastTimestamp }
+    : {
+        totalRequests: requests,
+        totalTokens: tokens,
+        lastTimestamp: base.lastTimestamp,
+        tokensUnknown: base.tokensUnknown
+      }
+
+/** The totals cache of a frame's base (set by `Frame`'s static block: `#totals` stays private). */
+let totalsOfFrame: (f: Frame) => Totals
+
+/**
+ * What the states of one base share: the controller fields, the budget at the last refresh or
+ * fold (`baseBudget`), the fold bound and, privately, the totals cache. A new frame comes with each
+ * refresh, fold, `observe` and `setStatus` (the last two keep the cache).
+ */
+class Frame {
+  declare readonly method: DpControllerState["method"]
+  declare readonly dpSize: number
+  declare readonly roundRobinCounter: number
+  declare readonly lastRefreshTimeSeconds: number
+  declare readonly status: ReadonlyArray<boolean>
+  declare readonly shm: ReadonlyArray<RankLoad | undefined>
+  declare readonly baseBudget: DpBudget.DpBudget
+  /** Charges kept before a route folds them into a new base: bounds memory and every rebuild. */
+  declare readonly maxCharges: number
+  readonly #totals: Totals
+
+  constructor(
+    s: Pick<DpControllerState, "method" | "dpSize" | "roundRobinCounter">,
+    lastRefreshTimeSeconds: number,
+    status: ReadonlyArray<boolean>,
+    shm: ReadonlyArray<RankLoad | undefined>,
+    baseBudget: DpBudget.DpBudget,
+    totals: Totals
+  ) {
+    this.method = s.method
+    this.dpSize = s.dpSize
+    this.roundRobinCounter = s.roundRobinCounter
+    this.lastRefreshTimeSeconds = lastRefreshTimeSeconds
+    this.status = status
+    this.shm = shm
+    this.baseBudget = baseBudget
+    this.maxCharges = Math.max(256, 2 * s.dpSize)
+    this.#totals = totals
+  }
+
+  static {
+    totalsOfFrame = (f) => f.#totals
+  }
+}
+
+/**
+ * A `DpControllerState` whose `budget` is `frame.baseBudget` plus the speculative charges of the
+ * routes since: this state's own charge (`+1` request and `+chargedTokens` tokens to `chargedRank`)
+ * on top of `previous`'s budget, `charges` of them in all. A base (after a refresh or a fold, or
+ * from `init`) has `charges` 0 and no `previous`. The controller fields are read from the frame.
+ *
+ * Every instance is immutable as observed: its fields never change and its `budget` is always the
+ * same value. The only mutable part is the totals cache shared by the states of one base: a route
+ * from the state it is at updates it in place and moves it to the new state (O(1)); routing from
+ * any other state rebuilds it first (O(ranks + charges)). After `frame.maxCharges` charges a route
+ * folds them into a new base (O(ranks)), which bounds memory and rebuilds.
+ *
+ * Own enumerable fields are the whole value, so structural equality (`util.isDeepStrictEqual`,
+ * vitest `toEqual`) compares states by content; `JSON.stringify` writes the plain `DpControllerState`.
+ *
+ * @internal
+ */
+export class ChargedState implements DpControllerState {
+  declare readonly frame: Frame
+  /** Charges since `frame.baseBudget`, this state's own included. */
+  declare readonly charges: number
+  /** The rank this state's route charged (also kept by a route that folds). */
+  declare readonly chargedRank: number
+  /** The tokens this state's route charged (also kept by a route that folds). */
+  declare readonly chargedTokens: number
+  /** The state charged from (`undefined` at a base). */
+  declare readonly previous: ChargedState | undefined
+
+  constructor(
+    frame: Frame,
+    charges: number,
+    chargedRank: number,
+    chargedTokens: number,
+    previous: ChargedState | undefined
+  ) {
+    this.frame = frame
+    this.charges = charges
+    this.chargedRank = chargedRank
+    this.chargedTokens = chargedTokens
+    this.previous = previous
+  }
+
+  get method(): DpControllerState["method"] {
+    return this.frame.method
+  }
+  get dpSize(): number {
+    return this.frame.dpSize
+  }
+  get roundRobinCounter(): number {
+    return this.frame.roundRobinCounter
+  }
+  get lastRefreshTimeSeconds(): number {
+    return this.frame.lastRefreshTimeSeconds
+  }
+  get status(): ReadonlyArray<boolean> {
+    return this.frame.status
+  }
+  get shm(): ReadonlyArray<RankLoad | undefined> {
+    return this.frame.shm
+  }
+
+  /** `frame.baseBudget` plus every charge, as plain arrays. */
+  get budget(): DpBudget.DpBudget {
+    let b = budgets.get(this)
+    if (b === undefined) {
+      const base = this.frame.baseBudget
+      const t = totalsOfFrame(this.frame)
+      const next = t.at
+      b =
+        this.charges === 0
+          ? base
+          : next === this
+            ? budgetOf(base, t.requests.slice(), t.tokens.slice())
+            : next !== undefined && next.previous === this && next.charges > 0
+              ? budgetOf(base, ...uncharged(t, next.chargedRank, next.chargedTokens))
+              : budgetOf(base, ...rebuild(this))
+      budgets.set(this, b)
+    }
+    return b
+  }
+
+  /** The plain `DpControllerState` (what `JSON.stringify` writes). */
+  toJSON(): DpControllerState {
+    return {
+      method: this.method,
+      dpSize: this.dpSize,
+      budget: this.budget,
+      roundRobinCounter: this.roundRobinCounter,
+      lastRefreshTimeSeconds: this.lastRefreshTimeSeconds,
+      status: this.status,
+      shm: this.shm
+    }
+  }
+}
+Object.defineProperty(ChargedState.prototype, charged, { value: true })
+
+/** Copies of the totals of `t` without one charge of `rank` (`+1` request, `+tokens` tokens). */
+const uncharged = (t: Totals, rank: number, tokens: number): [Array<number>, Array<number>] => {
+  const requests = t.requests.slice()
+  const tok = t.tokens.slice()
+  requests[rank]! -= 1
+  tok[rank]! -= tokens
+  return [requests, tok]
+}
+
+/** Per-rank totals of `s` from its base and charges (fresh arrays). */
+const rebuild = (s: ChargedState): [Array<number>, Array<number>] => {
+  const requests = s.frame.baseBudget.totalRequests.slice()
+  const tokens = s.frame.baseBudget.totalTokens.slice()
+  for (let c: ChargedState | undefined = s; c !== undefined && c.charges > 0; c = c.previous) {
+    requests[c.chargedRank]! += 1
+    tokens[c.chargedRank]! += c.chargedTokens
+  }
+  return [requests, tokens]
+}
+
+/** `ChargedState` with its fields writable: for `RoutedState`'s constructor only. */
+type Fields = {
+  -readonly [K in "frame" | "charges" | "chargedRank" | "chargedTokens" | "previous"]: ChargedState[K]
+}
+
+/**
+ * The state a budget route returns, which is also the route's `Routed` result (`r.state === r`),
+ * so that the fast path allocates one object per route: `rank` is the charged rank and
+ * `explanation` is built when first read from `previous`, the state routed from (a route that
+ * folds its charges stores its explanation as plain data instead).
+ *
+ * Not declared with `extends` (see the module note): its prototype is chained to
+ * `ChargedState.prototype` below, so it inherits the budget and the controller fields.
+ *
+ * @internal
+ */
+export interface RoutedState extends ChargedState {}
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the merged interface declares what the prototype chain below provides
+export class RoutedState implements Routed<DpControllerState> {
+  constructor(
+    frame: Frame,
+    charges: number,
+    chargedRank: number,
+    chargedTokens: number,
+    previous: ChargedState | undefined
+  ) {
+    const self = this as unknown as Fields
+    self.frame = frame
+    self.charges = charges
+    self.chargedRank = chargedRank
+    self.chargedTokens = chargedTokens
+    self.previous = previous
+  }
+
+  get _tag(): "Routed" {
+    return "Routed"
+  }
+  get rank(): number {
+    return this.chargedRank
+  }
+  get state(): DpControllerState {
+    return this
+  }
+  get explanation(): Explanation {
+    let e = explanations.get(this)
+    if (e === undefined) {
+      const before = this.previous!
+      e = new BudgetExplanation(before, refreshedRoutes.has(this), tieBreaks[before.method])
+      explanations.set(this, e)
+    }
+    return e
+  }
+}
+Object.setPrototypeOf(RoutedState.prototype, ChargedState.prototype)
+Object.defineProperty(RoutedState.prototype, charged, { value: true })
+
+/**
+ * Whether `s` is a `ChargedState` (a `RoutedState` included): a brand on the prototype, not
+ * `instanceof` (see the module note).
+ *
+ * @internal
+ */
+export const isCharged = (s: DpControllerState): s is ChargedState =>
+  (s as { readonly [charged]?: true })[charged] === true
+
+/**
+ * A base state: `s` with budget `budget` (default `s.budget`), no charges, a fresh totals cache.
+ *
+ * @internal
+ */
+export const chargedOf = (
+  s: DpControllerState,
+  budget: DpBudget.DpBudget = s.budget,
+  lastRefreshTimeSeconds = s.lastRefreshTimeSeconds
+): ChargedState => {
+  const t: Totals = {
+    requests: budget.totalRequests.slice(),
+    tokens: budget.totalTokens.slice(),
+    at: undefined
+  }
+  const out = new ChargedState(
+    new Frame(s, lastRefreshTimeSeconds, s.status, s.shm, budget, t),
+    0,
+    0,
+    0,
+    undefined
+  )
+  t.at = out
+  return out
+}
+
+/**
+ * `s` unless it is a plain `DpControllerState`, which is converted (O(ranks)).
+ *
+ * @internal
+ */
+export const lift = (s: DpControllerState): ChargedState => (isCharged(s) ? s : chargedOf(s))
+
+/**
+ * `s` with another status and snapshot store (same budget); the totals cache follows it.
+ *
+ * @internal
+ */
+export const withStore = (
+  s: ChargedState,
+  status: ReadonlyArray<boolean>,
+  shm: ReadonlyArray<RankLoad | undefined>
+): ChargedState => {
+  const f = s.frame
+  const t = totalsOfFrame(f)
+  const out = new ChargedState(
+    new Frame(f, f.lastRefreshTimeSeconds, status, shm, f.baseBudget, t),
+    s.charges,
+    s.chargedRank,
+    s.chargedTokens,
+    s.previous
+  )
+  if (t.at === s) t.at = out
+  return out
+}
+
+/**
+ * The per-rank totals of `s`, to scan and then charge through {@link routeFrom}: the shared cache
+ * when it is at `s`, else rebuilt for `s` first. Mutated only by `routeFrom`.
+ *
+ * @internal
+ */
+export const totalsOf = (s: ChargedState): Totals => {
+  const t = totalsOfFrame(s.frame)
+  if (t.at !== s) {
+    const [requests, tokens] = rebuild(s)
+    t.requests = requests
+    t.tokens = tokens
+    t.at = s
+  }
+  return t
+}
+
+/**
+ * Route to `rank` from `s`: the state after charging `rank` `+1` request and `+tokens` tokens,
+ * which is also the route's `Routed` result; `refreshed` says whether the route refreshed the
+ * budget to make `s`. `t` is {@link totalsOf} `s`, updated in place; the cache moves to the new state.
+ *
+ * @internal
+ */
+export const routeFrom = (
+  s: ChargedState,
+  t: Totals,
+  rank: number,
+  tokens: number,
+  refreshed: boolean
+): RoutedState => {
+  t.requests[rank]! += 1
+  t.tokens[rank]! += tokens
+  const f = s.frame
+  const charges = s.charges + 1
+  if (charges > f.maxCharges) return fold(s, t, rank, tokens, refreshed)
+  const out = new RoutedState(f, charges, rank, tokens, s)
+  t.at = out
+  if (refreshed) refreshedRoutes.add(out)
+  return out
+}
+
+/** The route from `s` (charged in `t` already) that folds every charge into a new base. */
+const fold = (s: ChargedState, t: Totals, rank: number, tokens: number, refreshed: boolean): RoutedState => {
+  const f = s.frame
+  const budget = budgetOf(f.baseBudget, t.requests.slice(), t.tokens.slice())
+  const moved: Totals = { requests: t.requests, tokens: t.tokens, at: undefined }
+  t.at = undefined // the states of the old base rebuild their totals on use
+  const out = new RoutedState(
+    new Frame(f, f.lastRefreshTimeSeconds, f.status, f.shm, budget, moved),
+    0,
+    rank,
+    tokens,
+    undefined
+  )
+  moved.at = out
+  // the explanation as data: a lazy one would keep `s`, and through it every earlier base, alive
+  const before = budgetOf(f.baseBudget, ...uncharged(moved, rank, tokens))
+  explanations.set(out, budgetExplanation(f.method, before, refreshed))
+  return out
+}

@@ -1,0 +1,248 @@
+/**
+ * The TOTAL_REQUESTS / TOTAL_TOKENS policies keep a persistent state (a base budget plus the
+ * charges routed since, with one shared totals cache; see `src/sglang/internal/ChargedState.ts`).
+ * These tests hold it to the plain reference controller (`DpController`, which copies arrays) on
+ * histories that branch: any earlier state may be routed from, observed or re-statused again, so
+ * a cache that leaked between versions would show up as a wrong rank or budget.
+ */
+import { isDeepStrictEqual } from "node:util"
+import {
+  DpBudget,
+  DpController,
+  isPolicyError,
+  type Policy,
+  type RankLoad,
+  type RouteRequest,
+  totalRequests,
+  totalTokens
+} from "@loadledger/policies"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+
+type State = DpController.DpControllerState
+
+/** One step of a history: act on the state made by an earlier step (`from`, modulo their number). */
+type Op =
+  | { readonly kind: "route"; readonly from: number; readonly req: RouteRequest; readonly dt: number }
+  | { readonly kind: "observe"; readonly from: number; readonly loads: ReadonlyArray<RankLoad> }
+  | { readonly kind: "status"; readonly from: number; readonly status: ReadonlyArray<boolean> }
+
+const dpSize = 3
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant("route" as const),
+      from: fc.nat(),
+      req: fc.record({
+        requestId: fc.constant("r"),
+        inputLength: fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.constant(-1)),
+        routedDpRank: fc.option(fc.integer({ min: -1, max: dpSize }), { nil: undefined })
+      }),
+      dt: fc.oneof(
+        fc.constant(0),
+        fc.constant(0.005),
+        fc.constant(0.02),
+        fc.double({ min: -0.05, max: 0.1, noNaN: true })
+      )
+    })
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("observe" as const),
+      from: fc.nat(),
+      loads: fc.array(
+        fc.record({
+          dpRank: fc.integer({ min: 0, max: dpSize - 1 }),
+          timestamp: fc.integer({ min: 0, max: 4 }),
+          numRunningReqs: fc.integer({ min: 0, max: 9 }),
+          numWaitingReqs: fc.integer({ min: 0, max: 9 }),
+          numTotalTokens: fc.oneof(fc.integer({ min: 0, max: 9000 }), fc.constant(-1))
+        }),
+        { maxLength: 3 }
+      )
+    })
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("status" as const),
+      from: fc.nat(),
+      status: fc.array(fc.boolean(), { minLength: dpSize, maxLength: dpSize })
+    })
+  }
+)
+
+/** The reference: the plain controller, as `DpController` documents it. */
+const referenceRoute = (s: State, req: RouteRequest, now: number) => {
+  const out = DpController.dispatchRequest(s, req, now)
+  return out.error === undefined
+    ? { rank: out.rank, state: out.state, refreshed: out.refreshed }
+    : { error: out.error.reason, state: out.state }
+}
+
+const plain = (s: State) => ({
+  budget: s.budget,
+  roundRobinCounter: s.roundRobinCounter,
+  lastRefreshTimeSeconds: s.lastRefreshTimeSeconds,
+  status: s.status,
+  shm: s.shm
+})
+
+/**
+ * Replays `ops` on `policy` and on the reference side by side; returns the first mismatch. Every
+ * state is compared with its twin after the steps `inspect` picks and at the end (a budget, once
+ * read, is memoized, so reading every state at every step would leave some paths untried).
+ */
+const replay = (
+  policy: Policy<State>,
+  ops: ReadonlyArray<Op>,
+  inspect: ReadonlyArray<boolean>
+): string | undefined => {
+  const method = policy === totalTokens ? "TOTAL_TOKENS" : "TOTAL_REQUESTS"
+  const mine: Array<State> = [policy.init(dpSize)]
+  const ref: Array<State> = [DpController.init(method, dpSize)]
+  const times: Array<number> = [0]
+  for (const [i, op] of ops.entries()) {
+    const k = op.from % mine.length
+    const s = mine[k]!
+    const r = ref[k]!
+    if (op.kind === "observe") {
+      mine.push(policy.observe(s, op.loads, times[k]!))
+      ref.push(DpController.publish(r, op.loads))
+      times.push(times[k]!)
+    } else if (op.kind === "status") {
+      mine.push(policy.setStatus(s, op.status))
+      ref.push(DpController.setStatus(r, op.status).state)
+      times.push(times[k]!)
+    } else {
+      const now = times[k]! + op.dt
+      const got = policy.route(s, op.req, now)
+      const want = referenceRoute(r, op.req, now)
+      if (isPolicyError(got)) {
+        if (want.error !== got.reason)
+          return `op ${i}: error ${got.reason}, reference ${want.error ?? want.rank}`
+        // a request rejected after a refresh still consumed the refresh window
+        const next = (got.state as State | undefined) ?? s
+        mine.push(next)
+        ref.push(want.state)
+      } else {
+        if (want.rank !== got.rank) return `op ${i}: rank ${got.rank}, reference ${want.rank}`
+        if (got.explanation.refreshed !== want.refreshed)
+          return `op ${i}: refreshed ${got.explanation.refreshed}, reference ${want.refreshed}`
+        // the explanation's budget is the budget routed against, after the refresh
+        const routedAgainst = want.refreshed ? DpController.refresh(r, now).state.budget : r.budget
+        if (!isDeepStrictEqual(got.explanation.details?.["budget"], routedAgainst))
+          return `op ${i}: explanation budget ${JSON.stringify(got.explanation.details?.["budget"])}`
+        mine.push(got.state)
+        ref.push(want.state)
+      }
+      times.push(now)
+    }
+    // every state made so far, old ones included, still reads as its reference twin
+    if (inspect[i] === true || i === ops.length - 1)
+      for (let j = 0; j < mine.length; j++)
+        if (!isDeepStrictEqual(plain(mine[j]!), plain(ref[j]!)))
+          return `op ${i}: state ${j} is ${JSON.stringify(plain(mine[j]!))}, reference ${JSON.stringify(plain(ref[j]!))}`
+  }
+  return undefined
+}
+
+describe("persistent budget state (TOTAL_REQUESTS, TOTAL_TOKENS)", () => {
+  for (const policy of [totalRequests, totalTokens])
+    it(`${policy.name}: branching histories match the reference controller, old states unchanged`, () => {
+      fc.assert(
+        fc.property(fc.array(opArb, { maxLength: 40 }), fc.array(fc.boolean()), (ops, inspect) => {
+          const mismatch = replay(policy, ops, inspect)
+          if (mismatch !== undefined) throw new Error(mismatch)
+        }),
+        { numRuns: 300 }
+      )
+    })
+
+  it("a long burst folds its charges into a new base without changing any earlier state", () => {
+    // 3 ranks fold after 256 charges; route 700 requests inside one refresh window
+    let s: State = totalTokens.observe(
+      totalTokens.init(3),
+      [{ dpRank: 1, timestamp: 1, numRunningReqs: 5, numWaitingReqs: 0, numTotalTokens: 40 }],
+      0
+    )
+    let r: State = DpController.publish(DpController.init("TOTAL_TOKENS", 3), [
+      { dpRank: 1, timestamp: 1, numRunningReqs: 5, numWaitingReqs: 0, numTotalTokens: 40 }
+    ])
+    const kept: Array<[State, State]> = []
+    for (let i = 0; i < 700; i++) {
+      const req = { requestId: `r${i}`, inputLength: 1 + ((i * 37) % 100) }
+      const got = totalTokens.route(s, req, 1)
+      const want = DpController.dispatchRequest(r, req, 1)
+      if (isPolicyError(got)) throw new Error(got.message)
+      expect(got.rank).toBe(want.rank)
+      s = got.state
+      r = want.state
+      if (i % 50 === 0 || (i >= 255 && i <= 258)) kept.push([s, r])
+    }
+    expect(s.budget).toEqual(r.budget)
+    for (const [a, b] of kept) expect(a.budget).toEqual(b.budget)
+    // route again from a state before the folds: the same answer as the reference gives
+    const [oldMine, oldRef] = kept[1]!
+    const again = totalTokens.route(oldMine, { requestId: "x", inputLength: 10 }, 1)
+    const want = DpController.dispatchRequest(oldRef, { requestId: "x", inputLength: 10 }, 1)
+    expect(!isPolicyError(again) && again.rank).toBe(want.rank)
+    expect(!isPolicyError(again) && again.state.budget).toEqual(want.state.budget)
+  })
+
+  it("the explanation of the route that folds is the budget routed against", () => {
+    let s: State = totalRequests.init(2)
+    let before: State = s
+    for (let i = 0; i < 257; i++) {
+      const out = totalRequests.route(s, { requestId: `r${i}`, inputLength: 1 }, 1)
+      if (isPolicyError(out)) throw new Error(out.message)
+      if (i === 256) {
+        expect(out.explanation.details?.["budget"]).toEqual(before.budget)
+        expect(out.explanation.scores).toEqual(before.budget.totalRequests)
+        expect(out.explanation.refreshed).toBe(false)
+      }
+      before = s = out.state
+    }
+    expect(s.budget.totalRequests).toEqual([129, 128])
+  })
+
+  it("a plain DpControllerState is accepted and gives the reference result", () => {
+    const plainState = DpController.publish(DpController.init("TOTAL_REQUESTS", 2), [
+      { dpRank: 0, timestamp: 1, numRunningReqs: 4, numWaitingReqs: 0, numTotalTokens: 0 }
+    ])
+    const out = totalRequests.route(plainState, { requestId: "a", inputLength: 1 }, 1)
+    expect(!isPolicyError(out) && [out.rank, out.state.budget.totalRequests]).toEqual([1, [4, 1]])
+  })
+
+  it("JSON.stringify writes the plain controller state and explanation", () => {
+    const s = totalTokens.observe(
+      totalTokens.init(2),
+      [{ dpRank: 0, timestamp: 1, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }],
+      0
+    )
+    const out = totalTokens.route(s, { requestId: "a", inputLength: 5 }, 1)
+    if (isPolicyError(out)) throw new Error(out.message)
+    const json = JSON.parse(JSON.stringify({ state: out.state, explanation: out.explanation }))
+    expect(json.state).toEqual({
+      method: "TOTAL_TOKENS",
+      dpSize: 2,
+      budget: { totalRequests: [1, 1], totalTokens: [9, 5], lastTimestamp: [1, 0] },
+      roundRobinCounter: 0,
+      lastRefreshTimeSeconds: 1,
+      status: [true, true],
+      shm: [{ dpRank: 0, timestamp: 1, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }, null]
+    })
+    expect(json.explanation).toEqual({
+      scores: [9, 0],
+      tieBreak: "lowest index among minimal (totalTokens, totalRequests)",
+      refreshed: true,
+      details: {
+        method: "TOTAL_TOKENS",
+        budget: { totalRequests: [1, 0], totalTokens: [9, 0], lastTimestamp: [1, 0] }
+      }
+    })
+    expect(DpBudget.argminTokens(out.state.budget)).toBe(1)
+  })
+})
