@@ -21,7 +21,7 @@ import type { LoadBalanceMethod } from "./DpBudget.js"
 import * as DpBudget from "./DpBudget.js"
 import * as DpController from "./DpController.js"
 import * as Charged from "./internal/ChargedState.js"
-import { BudgetExplanation, routedTieBreak, tieBreaks } from "./internal/Explanations.js"
+import { BudgetExplanation, RoomRouted, routedTieBreak, tieBreaks } from "./internal/Explanations.js"
 
 const explain = (
   before: DpController.DpControllerState,
@@ -231,19 +231,7 @@ const routeFollowBootstrapRoom = (
     return routeGeneric("FOLLOW_BOOTSTRAP_ROOM", state, request, now)
   const rank = floorModRoom(room, state.dpSize)
   if (rank === undefined) return routeGeneric("FOLLOW_BOOTSTRAP_ROOM", state, request, now)
-  return {
-    _tag: "Routed",
-    rank,
-    state,
-    explanation: {
-      tieBreak: tieBreaks.FOLLOW_BOOTSTRAP_ROOM,
-      details: {
-        method: "FOLLOW_BOOTSTRAP_ROOM",
-        roundRobinCounter: state.roundRobinCounter,
-        status: state.status
-      }
-    }
-  }
+  return new RoomRouted(rank, state)
 }
 
 type Route = Policy<DpController.DpControllerState>["route"]

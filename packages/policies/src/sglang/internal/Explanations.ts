@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { Explanation } from "../../Policy.js"
+import type { Explanation, Routed } from "../../Policy.js"
 import type { DpBudget, LoadBalanceMethod } from "../DpBudget.js"
 import type { DpControllerState } from "../DpController.js"
 
@@ -63,5 +63,37 @@ export class BudgetExplanation implements Explanation {
   /** The same explanation as plain data (what `JSON.stringify` writes). */
   toJSON(): Explanation {
     return budgetExplanation(this.#before.method, this.#before.budget, this.refreshed)
+  }
+}
+
+/**
+ * The result of a FOLLOW_BOOTSTRAP_ROOM route, which leaves the state as it is: the explanation
+ * (method, round-robin counter and status of that state) is built when first read, so the route
+ * allocates this object only.
+ */
+export class RoomRouted implements Routed<DpControllerState> {
+  declare readonly rank: number
+  declare readonly state: DpControllerState
+
+  constructor(rank: number, state: DpControllerState) {
+    this.rank = rank
+    this.state = state
+  }
+
+  get _tag(): "Routed" {
+    return "Routed"
+  }
+
+  get explanation(): Explanation {
+    const s = this.state
+    return {
+      tieBreak: tieBreaks.FOLLOW_BOOTSTRAP_ROOM,
+      details: { method: "FOLLOW_BOOTSTRAP_ROOM", roundRobinCounter: s.roundRobinCounter, status: s.status }
+    }
+  }
+
+  /** The same result as plain data (what `JSON.stringify` writes). */
+  toJSON(): Routed<DpControllerState> {
+    return { _tag: "Routed", rank: this.rank, state: this.state, explanation: this.explanation }
   }
 }
