@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import { type Policy, type RankLoad, type RouteRequest, sglangPolicies } from "@loadledger/policies"
+import { floorModRoom } from "../packages/policies/src/internal/floorModRoom.js"
 import {
   type Benchmark,
   type Candidate,
@@ -85,6 +86,35 @@ const floorTokens = (loads: ReadonlyArray<RankLoad>, reqs: ReadonlyArray<RouteRe
   }
 }
 
+/**
+ * What FOLLOW_BOOTSTRAP_ROOM must do per route whatever the policy around it: read the room's
+ * decimal digits (a loop that only sums their char codes) and reduce them modulo the rank count
+ * (`floorModRoom`, the policy's own parser, called bare). ns per room at 8 ranks.
+ *
+ * @since 0.1.0
+ */
+export const measureRoomParse = (): {
+  readonly readNs: number
+  readonly parseNs: number
+  readonly digits: number
+} => {
+  const rooms = requestsFor().map((r) => r.bootstrapRoom as string)
+  const [readNs, parseNs] = nsPerOpInterleaved([
+    {
+      iterations: iterationsFor(60),
+      step: (k) => {
+        const room = rooms[k & 1023]!
+        let t = 0
+        for (let i = 0; i < room.length; i++) t += room.charCodeAt(i)
+        consume(t)
+      }
+    },
+    { iterations: iterationsFor(60), step: (k) => consume(floorModRoom(rooms[k & 1023]!, 8) ?? -1) }
+  ])
+  const digits = rooms.reduce((a, r) => a + r.length, 0) / rooms.length
+  return { readNs: readNs!, parseNs: parseNs!, digits }
+}
+
 /** One immutable `route` per step, threading the returned state (its own compiled step). */
 const routeCandidate = <S>(
   policy: Policy<S>,
@@ -94,6 +124,9 @@ const routeCandidate = <S>(
   iterations: iterationsFor(4 * loads.length + 50),
   step: routeStep(policy, policy.observe(policy.init(loads.length), loads, 0), reqs, 1)
 })
+
+/** Timed passes per size: more than the harness default, as the 8-rank figures are a few ns. */
+const passes = 24
 
 /**
  * Rows for one SGLang method, measured in this process: the method's floor and its `route`,
@@ -106,10 +139,13 @@ export const measureSglang = (method: string): Array<Row> => {
   const policy = sglangPolicies[method as keyof typeof sglangPolicies]
   return sizes.map((n): Row => {
     const loads = loadsFor(n)
-    const [floor, ns] = nsPerOpInterleaved([
-      method === "TOTAL_TOKENS" ? floorTokens(loads, reqs) : floorRequests(loads),
-      routeCandidate(policy, loads, reqs)
-    ])
+    const [floor, ns] = nsPerOpInterleaved(
+      [
+        method === "TOTAL_TOKENS" ? floorTokens(loads, reqs) : floorRequests(loads),
+        routeCandidate(policy, loads, reqs)
+      ],
+      passes
+    )
     return [n, ns!, floor!]
   })
 }
@@ -126,5 +162,13 @@ export const sglangPolicyBench: Benchmark = {
     const methods = Object.keys(sglangPolicies)
     const rows = methods.map((m) => inChild<Array<Row>>(import.meta.url, "measureSglang", m))
     printRatioTable(methods, rows, (n) => (n <= 8 ? 3 : n >= 1024 ? 2 : undefined))
+    const room = inChild<ReturnType<typeof measureRoomParse>>(import.meta.url, "measureRoomParse", "")
+    const at8 = rows[methods.indexOf("FOLLOW_BOOTSTRAP_ROOM")]![0]!
+    process.stdout.write(
+      `\nFOLLOW_BOOTSTRAP_ROOM parses a ${room.digits.toFixed(1)}-digit decimal room on every route. Here, only reading\n` +
+        `its digits takes ${room.readNs.toFixed(1)} ns (${(room.readNs / at8[2]).toFixed(1)}x the 8-rank argmin floor), the bare floor-modulo ` +
+        `${room.parseNs.toFixed(1)} ns;\nthe route costs ${at8[1].toFixed(1)} ns, ` +
+        `${(at8[1] / room.parseNs).toFixed(2)}x the bare floor-modulo.\n`
+    )
   }
 }

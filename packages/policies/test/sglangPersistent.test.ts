@@ -27,52 +27,53 @@ type Op =
   | { readonly kind: "observe"; readonly from: number; readonly loads: ReadonlyArray<RankLoad> }
   | { readonly kind: "status"; readonly from: number; readonly status: ReadonlyArray<boolean> }
 
-const dpSize = 3
-const opArb: fc.Arbitrary<Op> = fc.oneof(
-  {
-    weight: 6,
-    arbitrary: fc.record({
-      kind: fc.constant("route" as const),
-      from: fc.nat(),
-      req: fc.record({
-        requestId: fc.constant("r"),
-        inputLength: fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.constant(-1)),
-        routedDpRank: fc.option(fc.integer({ min: -1, max: dpSize }), { nil: undefined })
-      }),
-      dt: fc.oneof(
-        fc.constant(0),
-        fc.constant(0.005),
-        fc.constant(0.02),
-        fc.double({ min: -0.05, max: 0.1, noNaN: true })
-      )
-    })
-  },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant("observe" as const),
-      from: fc.nat(),
-      loads: fc.array(
-        fc.record({
-          dpRank: fc.integer({ min: 0, max: dpSize - 1 }),
-          timestamp: fc.integer({ min: 0, max: 4 }),
-          numRunningReqs: fc.integer({ min: 0, max: 9 }),
-          numWaitingReqs: fc.integer({ min: 0, max: 9 }),
-          numTotalTokens: fc.oneof(fc.integer({ min: 0, max: 9000 }), fc.constant(-1))
+/** Ops on `dpSize` ranks (3 ranks scan; 20 ranks use the tournament tree of the totals cache). */
+const opArb = (dpSize: number): fc.Arbitrary<Op> =>
+  fc.oneof(
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        kind: fc.constant("route" as const),
+        from: fc.nat(),
+        req: fc.record({
+          requestId: fc.constant("r"),
+          inputLength: fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.constant(-1)),
+          routedDpRank: fc.option(fc.integer({ min: -1, max: dpSize }), { nil: undefined })
         }),
-        { maxLength: 3 }
-      )
-    })
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant("status" as const),
-      from: fc.nat(),
-      status: fc.array(fc.boolean(), { minLength: dpSize, maxLength: dpSize })
-    })
-  }
-)
+        dt: fc.oneof(
+          fc.constant(0),
+          fc.constant(0.005),
+          fc.constant(0.02),
+          fc.double({ min: -0.05, max: 0.1, noNaN: true })
+        )
+      })
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("observe" as const),
+        from: fc.nat(),
+        loads: fc.array(
+          fc.record({
+            dpRank: fc.integer({ min: 0, max: dpSize - 1 }),
+            timestamp: fc.integer({ min: 0, max: 4 }),
+            numRunningReqs: fc.integer({ min: 0, max: 9 }),
+            numWaitingReqs: fc.integer({ min: 0, max: 9 }),
+            numTotalTokens: fc.oneof(fc.integer({ min: 0, max: 9000 }), fc.constant(-1))
+          }),
+          { maxLength: 3 }
+        )
+      })
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("status" as const),
+        from: fc.nat(),
+        status: fc.array(fc.boolean(), { minLength: dpSize, maxLength: dpSize })
+      })
+    }
+  )
 
 /** The reference: the plain controller, as `DpController` documents it. */
 const referenceRoute = (s: State, req: RouteRequest, now: number) => {
@@ -97,6 +98,7 @@ const plain = (s: State) => ({
  */
 const replay = (
   policy: Policy<State>,
+  dpSize: number,
   ops: ReadonlyArray<Op>,
   inspect: ReadonlyArray<boolean>
 ): string | undefined => {
@@ -151,15 +153,16 @@ const replay = (
 
 describe("persistent budget state (TOTAL_REQUESTS, TOTAL_TOKENS)", () => {
   for (const policy of [totalRequests, totalTokens])
-    it(`${policy.name}: branching histories match the reference controller, old states unchanged`, () => {
-      fc.assert(
-        fc.property(fc.array(opArb, { maxLength: 40 }), fc.array(fc.boolean()), (ops, inspect) => {
-          const mismatch = replay(policy, ops, inspect)
-          if (mismatch !== undefined) throw new Error(mismatch)
-        }),
-        { numRuns: 300 }
-      )
-    })
+    for (const dpSize of [3, 20])
+      it(`${policy.name}, ${dpSize} ranks: branching histories match the reference controller, old states unchanged`, () => {
+        fc.assert(
+          fc.property(fc.array(opArb(dpSize), { maxLength: 40 }), fc.array(fc.boolean()), (ops, inspect) => {
+            const mismatch = replay(policy, dpSize, ops, inspect)
+            if (mismatch !== undefined) throw new Error(mismatch)
+          }),
+          { numRuns: 300 }
+        )
+      })
 
   it("a long burst folds its charges into a new base without changing any earlier state", () => {
     // 3 ranks fold after 256 charges; route 700 requests inside one refresh window

@@ -90,46 +90,29 @@ const routeTotalRequests = (
   state: DpController.DpControllerState,
   request: RouteRequest,
   now: number
+): RouteResult<DpController.DpControllerState> =>
+  Charged.routeRequestsFast(state, request.routedDpRank, now, DpController.refreshIntervalSeconds) ??
+  routeTotalRequestsSlow(state, request, now)
+
+/** TOTAL_REQUESTS off the fast path: conversion, refresh, cache rebuild, fold, routed ranks, errors. */
+const routeTotalRequestsSlow = (
+  state: DpController.DpControllerState,
+  request: RouteRequest,
+  now: number
 ): RouteResult<DpController.DpControllerState> => {
-  if (!Charged.isCharged(state)) return routeCharged("TOTAL_REQUESTS", state, request, now)
-  const f = state.frame
+  const f = Charged.frameOf(state)
+  if (f === undefined) return routeCharged("TOTAL_REQUESTS", state, request, now)
   if (request.routedDpRank !== undefined || !Number.isFinite(now) || f.dpSize === 0)
     return routeGeneric("TOTAL_REQUESTS", state, request, now)
   return now - f.lastRefreshTimeSeconds < DpController.refreshIntervalSeconds
-    ? leastRequests(state, false)
-    : leastRequests(refreshCharged(state, now), true)
+    ? leastRequests(state as Charged.ChargedState, false)
+    : leastRequests(refreshCharged(state as Charged.ChargedState, now), true)
 }
 
-/** The lowest index among the minimal values of `xs` (at least one). */
-const leastOf = (xs: ReadonlyArray<number>): number => {
-  const n = xs.length
-  let best = 0
-  let bestValue = xs[0]!
-  for (let i = 1; i < n; i++) {
-    const v = xs[i]!
-    if (v < bestValue) {
-      bestValue = v
-      best = i
-    }
-  }
-  return best
-}
-
-/** The TOTAL_REQUESTS pick from `before` (at least one rank): the scan, then the O(1) charge. */
+/** The TOTAL_REQUESTS pick from `before` (at least one rank), charged `+1`. */
 const leastRequests = (before: Charged.ChargedState, refreshed: boolean): Charged.RoutedState => {
   const totals = Charged.totalsOf(before)
-  const req = totals.requests
-  const n = req.length
-  let best = 0
-  let bestReq = req[0]!
-  for (let i = 1; i < n; i++) {
-    const v = req[i]!
-    if (v < bestReq) {
-      bestReq = v
-      best = i
-    }
-  }
-  return Charged.routeFrom(before, totals, best, 0, refreshed)
+  return Charged.routeFrom(before, totals, Charged.pickOf(totals), 0, refreshed)
 }
 
 /**
@@ -141,9 +124,23 @@ const routeTotalTokens = (
   state: DpController.DpControllerState,
   request: RouteRequest,
   now: number
+): RouteResult<DpController.DpControllerState> =>
+  Charged.routeTokensFast(
+    state,
+    request.routedDpRank,
+    request.inputLength,
+    now,
+    DpController.refreshIntervalSeconds
+  ) ?? routeTotalTokensSlow(state, request, now)
+
+/** TOTAL_TOKENS off the fast path (as {@link routeTotalRequestsSlow}, and unknown tokens). */
+const routeTotalTokensSlow = (
+  state: DpController.DpControllerState,
+  request: RouteRequest,
+  now: number
 ): RouteResult<DpController.DpControllerState> => {
-  if (!Charged.isCharged(state)) return routeCharged("TOTAL_TOKENS", state, request, now)
-  const f = state.frame
+  const f = Charged.frameOf(state)
+  if (f === undefined) return routeCharged("TOTAL_TOKENS", state, request, now)
   const tokens = request.inputLength
   if (
     request.routedDpRank !== undefined ||
@@ -154,34 +151,18 @@ const routeTotalTokens = (
   )
     return routeGeneric("TOTAL_TOKENS", state, request, now)
   return now - f.lastRefreshTimeSeconds < DpController.refreshIntervalSeconds
-    ? leastTokens(state, tokens, false)
-    : leastTokens(refreshCharged(state, now), tokens, true)
+    ? leastTokens(state as Charged.ChargedState, tokens, false)
+    : leastTokens(refreshCharged(state as Charged.ChargedState, now), tokens, true)
 }
 
-/** The TOTAL_TOKENS pick from `before` (at least one rank), charged `tokens`. */
+/** The TOTAL_TOKENS pick from `before` (at least one rank), charged `+1` and `tokens`. */
 const leastTokens = (
   before: Charged.ChargedState,
   tokens: number,
   refreshed: boolean
 ): Charged.RoutedState => {
   const totals = Charged.totalsOf(before)
-  if (before.frame.baseBudget.tokensUnknown !== undefined)
-    return Charged.routeFrom(before, totals, leastOf(totals.requests), tokens, refreshed)
-  const req = totals.requests
-  const tok = totals.tokens
-  const n = req.length
-  let best = 0
-  let bestTok = tok[0]!
-  let bestReq = req[0]!
-  for (let i = 1; i < n; i++) {
-    const t = tok[i]!
-    if (t < bestTok || (t === bestTok && req[i]! < bestReq)) {
-      bestTok = t
-      bestReq = req[i]!
-      best = i
-    }
-  }
-  return Charged.routeFrom(before, totals, best, tokens, refreshed)
+  return Charged.routeFrom(before, totals, Charged.pickOf(totals), tokens, refreshed)
 }
 
 /** ROUND_ROBIN: the next healthy slot after the counter. Same result as `DpController.schedule`. */

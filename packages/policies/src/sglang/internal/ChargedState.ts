@@ -18,12 +18,122 @@ import { BudgetExplanation, budgetExplanation, tieBreaks } from "./Explanations.
  * The per-rank totals of one state (`at`): mutable, shared by the states of one base, and valid
  * only while `at` is the state asking (any other state rebuilds them from its base and charges).
  *
+ * `tree` is a tournament over the ranks that keeps the pick at hand: with `size` the least power
+ * of two >= the rank count, `tree[size + r]` is rank `r` (`n`, no rank, past the last one) and
+ * every inner node `tree[i]` is the winner of `tree[2i]` and `tree[2i + 1]`, the lower index on a
+ * tie, so `tree[1]` is the lowest index among the minimal keys: `totalRequests`, or
+ * `(totalTokens, totalRequests)` when `byTokens`. A charge replays one leaf-to-root path, O(log n).
+ * Up to `scanRanks` ranks there is no tree: a scan of so few is faster than replaying a path.
+ *
  * @internal
  */
 export interface Totals {
   requests: Array<number>
   tokens: Array<number>
+  tree: Int32Array | undefined
+  readonly byTokens: boolean
   at: ChargedState | undefined
+}
+
+/**
+ * The winner of ranks `a` (the lower indices) and `b`: `b` only when its key is strictly less;
+ * `n` (no rank) always loses.
+ */
+const winner = (
+  requests: ReadonlyArray<number>,
+  tokens: ReadonlyArray<number>,
+  byTokens: boolean,
+  a: number,
+  b: number
+): number => {
+  const n = requests.length
+  if (b >= n) return a
+  if (a >= n) return b
+  if (byTokens) {
+    const ta = tokens[a]!
+    const tb = tokens[b]!
+    return tb < ta || (tb === ta && requests[b]! < requests[a]!) ? b : a
+  }
+  return requests[b]! < requests[a]! ? b : a
+}
+
+/** Rank counts up to which the pick is a scan, not a tournament (measured with `pnpm bench`). */
+const scanRanks = 16
+
+/** A tournament over the ranks of `requests` / `tokens` (see {@link Totals}); none for few ranks. */
+const treeOf = (
+  requests: ReadonlyArray<number>,
+  tokens: ReadonlyArray<number>,
+  byTokens: boolean
+): Int32Array | undefined => {
+  const n = requests.length
+  if (n <= scanRanks) return undefined
+  let size = 1
+  while (size < n) size *= 2
+  const tree = new Int32Array(2 * size)
+  for (let r = 0; r < size; r++) tree[size + r] = Math.min(r, n)
+  for (let i = size - 1; i >= 1; i--)
+    tree[i] = winner(requests, tokens, byTokens, tree[2 * i]!, tree[2 * i + 1]!)
+  return tree
+}
+
+/** Fresh totals for `budget` and `method` (copies of its arrays, a new tournament). */
+const totalsFor = (
+  method: DpControllerState["method"],
+  budget: DpBudget.DpBudget,
+  requests: Array<number> = budget.totalRequests.slice(),
+  tokens: Array<number> = budget.totalTokens.slice()
+): Totals => {
+  const byTokens = method === "TOTAL_TOKENS" && budget.tokensUnknown === undefined
+  return { requests, tokens, tree: treeOf(requests, tokens, byTokens), byTokens, at: undefined }
+}
+
+/** Rank `rank` was charged `+1` request and `+tokens` tokens in `t`: update its totals and path. */
+const chargeTotals = (t: Totals, rank: number, tokens: number): void => {
+  const requests = t.requests
+  const tok = t.tokens
+  requests[rank]! += 1
+  tok[rank]! += tokens
+  const tree = t.tree
+  if (tree === undefined) return
+  const byTokens = t.byTokens
+  for (let i = (tree.length / 2 + rank) >> 1; i >= 1; i >>= 1)
+    tree[i] = winner(requests, tok, byTokens, tree[2 * i]!, tree[2 * i + 1]!)
+}
+
+/**
+ * The pick of `t` (at least one rank): the lowest index among the minimal keys (see {@link Totals}),
+ * from the tournament's root or, for few ranks, a scan.
+ *
+ * @internal
+ */
+export const pickOf = (t: Totals): number => {
+  if (t.tree !== undefined) return t.tree[1]!
+  const req = t.requests
+  const n = req.length
+  let best = 0
+  let bestReq = req[0]!
+  if (!t.byTokens) {
+    for (let i = 1; i < n; i++) {
+      const v = req[i]!
+      if (v < bestReq) {
+        bestReq = v
+        best = i
+      }
+    }
+    return best
+  }
+  const tok = t.tokens
+  let bestTok = tok[0]!
+  for (let i = 1; i < n; i++) {
+    const x = tok[i]!
+    if (x < bestTok || (x === bestTok && req[i]! < bestReq)) {
+      bestTok = x
+      bestReq = req[i]!
+      best = i
+    }
+  }
+  return best
 }
 
 /** Budgets already computed by `ChargedState.budget` (a memo: each state's budget never changes). */
@@ -52,15 +162,14 @@ const budgetOf = (
         tokensUnknown: base.tokensUnknown
       }
 
-/** The totals cache of a frame's base (set by `Frame`'s static block: `#totals` stays private). */
-let totalsOfFrame: (f: Frame) => Totals
-
 /**
  * What the states of one base share: the controller fields, the budget at the last refresh or
- * fold (`baseBudget`), the fold bound and, privately, the totals cache. A new frame comes with each
- * refresh, fold, `observe` and `setStatus` (the last two keep the cache).
+ * fold (`baseBudget`), the fold bound and the totals cache. A new frame comes with each refresh,
+ * fold, `observe` and `setStatus` (the last two keep the cache).
+ *
+ * @internal
  */
-class Frame {
+export class Frame {
   declare readonly method: DpControllerState["method"]
   declare readonly dpSize: number
   declare readonly roundRobinCounter: number
@@ -70,7 +179,10 @@ class Frame {
   declare readonly baseBudget: DpBudget.DpBudget
   /** Charges kept before a route folds them into a new base: bounds memory and every rebuild. */
   declare readonly maxCharges: number
-  readonly #totals: Totals
+  /** Whether some rank's tokens are unknown in `baseBudget` (then TOTAL_TOKENS compares requests). */
+  declare readonly tokensUnknown: boolean
+  /** The totals cache of this base: non-enumerable, so structural equality never compares it. */
+  declare readonly totals: Totals
 
   constructor(
     s: Pick<DpControllerState, "method" | "dpSize" | "roundRobinCounter">,
@@ -88,11 +200,8 @@ class Frame {
     this.shm = shm
     this.baseBudget = baseBudget
     this.maxCharges = Math.max(256, 2 * s.dpSize)
-    this.#totals = totals
-  }
-
-  static {
-    totalsOfFrame = (f) => f.#totals
+    this.tokensUnknown = baseBudget.tokensUnknown !== undefined
+    Object.defineProperty(this, "totals", { value: totals })
   }
 }
 
@@ -162,7 +271,7 @@ export class ChargedState implements DpControllerState {
     let b = budgets.get(this)
     if (b === undefined) {
       const base = this.frame.baseBudget
-      const t = totalsOfFrame(this.frame)
+      const t = this.frame.totals
       const next = t.at
       b =
         this.charges === 0
@@ -278,6 +387,14 @@ export const isCharged = (s: DpControllerState): s is ChargedState =>
   (s as { readonly [charged]?: true })[charged] === true
 
 /**
+ * The frame of `s` when `s` is a `ChargedState` (a plain `DpControllerState` has none): the check
+ * of the routes' fast path, cheaper than {@link isCharged}.
+ *
+ * @internal
+ */
+export const frameOf = (s: DpControllerState): Frame | undefined => (s as { readonly frame?: Frame }).frame
+
+/**
  * A base state: `s` with budget `budget` (default `s.budget`), no charges, a fresh totals cache.
  *
  * @internal
@@ -287,11 +404,7 @@ export const chargedOf = (
   budget: DpBudget.DpBudget = s.budget,
   lastRefreshTimeSeconds = s.lastRefreshTimeSeconds
 ): ChargedState => {
-  const t: Totals = {
-    requests: budget.totalRequests.slice(),
-    tokens: budget.totalTokens.slice(),
-    at: undefined
-  }
+  const t = totalsFor(s.method, budget)
   const out = new ChargedState(
     new Frame(s, lastRefreshTimeSeconds, s.status, s.shm, budget, t),
     0,
@@ -321,7 +434,7 @@ export const withStore = (
   shm: ReadonlyArray<RankLoad | undefined>
 ): ChargedState => {
   const f = s.frame
-  const t = totalsOfFrame(f)
+  const t = f.totals
   const out = new ChargedState(
     new Frame(f, f.lastRefreshTimeSeconds, status, shm, f.baseBudget, t),
     s.charges,
@@ -340,11 +453,12 @@ export const withStore = (
  * @internal
  */
 export const totalsOf = (s: ChargedState): Totals => {
-  const t = totalsOfFrame(s.frame)
+  const t = s.frame.totals
   if (t.at !== s) {
     const [requests, tokens] = rebuild(s)
     t.requests = requests
     t.tokens = tokens
+    t.tree = treeOf(requests, tokens, t.byTokens)
     t.at = s
   }
   return t
@@ -364,8 +478,7 @@ export const routeFrom = (
   tokens: number,
   refreshed: boolean
 ): RoutedState => {
-  t.requests[rank]! += 1
-  t.tokens[rank]! += tokens
+  chargeTotals(t, rank, tokens)
   const f = s.frame
   const charges = s.charges + 1
   if (charges > f.maxCharges) return fold(s, t, rank, tokens, refreshed)
@@ -379,7 +492,13 @@ export const routeFrom = (
 const fold = (s: ChargedState, t: Totals, rank: number, tokens: number, refreshed: boolean): RoutedState => {
   const f = s.frame
   const budget = budgetOf(f.baseBudget, t.requests.slice(), t.tokens.slice())
-  const moved: Totals = { requests: t.requests, tokens: t.tokens, at: undefined }
+  const moved: Totals = {
+    requests: t.requests,
+    tokens: t.tokens,
+    tree: t.tree,
+    byTokens: t.byTokens,
+    at: undefined
+  }
   t.at = undefined // the states of the old base rebuild their totals on use
   const out = new RoutedState(
     new Frame(f, f.lastRefreshTimeSeconds, f.status, f.shm, budget, moved),
@@ -392,5 +511,88 @@ const fold = (s: ChargedState, t: Totals, rank: number, tokens: number, refreshe
   // the explanation as data: a lazy one would keep `s`, and through it every earlier base, alive
   const before = budgetOf(f.baseBudget, ...uncharged(moved, rank, tokens))
   explanations.set(out, budgetExplanation(f.method, before, refreshed))
+  return out
+}
+
+/**
+ * TOTAL_REQUESTS on its common path, in one function so that V8 inlines all of it: `state` is a
+ * `ChargedState` the totals cache is at, `now` is finite and inside the refresh window, the
+ * request names no rank, and there are ranks. The lowest index among the minimal `totalRequests`,
+ * charged `+1`, or the charge would fold. `undefined` when any of that does not hold: the caller
+ * then takes the general path (lift, refresh, rebuild, fold, errors), which gives the same result.
+ *
+ * @internal
+ */
+export const routeRequestsFast = (
+  state: DpControllerState,
+  routedDpRank: number | undefined,
+  now: number,
+  refreshIntervalSeconds: number
+): RoutedState | undefined => {
+  const f = frameOf(state)
+  if (f === undefined || routedDpRank !== undefined || !Number.isFinite(now)) return undefined
+  if (!(now - f.lastRefreshTimeSeconds < refreshIntervalSeconds)) return undefined
+  const s = state as ChargedState
+  const t = f.totals
+  const req = t.requests
+  const n = req.length
+  const charges = s.charges + 1
+  if (t.at !== s || n === 0 || charges > f.maxCharges || t.tree !== undefined) return undefined
+  let best = 0
+  let bestReq = req[0]!
+  for (let i = 1; i < n; i++) {
+    const v = req[i]!
+    if (v < bestReq) {
+      bestReq = v
+      best = i
+    }
+  }
+  req[best] = bestReq + 1
+  const out = new RoutedState(f, charges, best, 0, s)
+  t.at = out
+  return out
+}
+
+/**
+ * TOTAL_TOKENS on its common path, as {@link routeRequestsFast} (and every rank's tokens known,
+ * `tokens` a valid count): the lowest index among the lexicographically minimal
+ * `(totalTokens, totalRequests)`, charged `+1` request and `+tokens`.
+ *
+ * @internal
+ */
+export const routeTokensFast = (
+  state: DpControllerState,
+  routedDpRank: number | undefined,
+  tokens: number,
+  now: number,
+  refreshIntervalSeconds: number
+): RoutedState | undefined => {
+  const f = frameOf(state)
+  if (f === undefined || routedDpRank !== undefined || !Number.isFinite(now) || f.tokensUnknown)
+    return undefined
+  if (!(now - f.lastRefreshTimeSeconds < refreshIntervalSeconds)) return undefined
+  if (!(tokens >= 0 && Number.isSafeInteger(tokens))) return undefined
+  const s = state as ChargedState
+  const t = f.totals
+  const req = t.requests
+  const tok = t.tokens
+  const n = tok.length
+  const charges = s.charges + 1
+  if (t.at !== s || n === 0 || charges > f.maxCharges || t.tree !== undefined) return undefined
+  let best = 0
+  let bestTok = tok[0]!
+  let bestReq = req[0]!
+  for (let i = 1; i < n; i++) {
+    const x = tok[i]!
+    if (x < bestTok || (x === bestTok && req[i]! < bestReq)) {
+      bestTok = x
+      bestReq = req[i]!
+      best = i
+    }
+  }
+  req[best] = bestReq + 1
+  tok[best] = bestTok + tokens
+  const out = new RoutedState(f, charges, best, tokens, s)
+  t.at = out
   return out
 }
