@@ -4,9 +4,12 @@
  * shown for ROUND_ROBIN and FOLLOW_BOOTSTRAP_ROOM too; (tokens, requests) for TOTAL_TOKENS).
  *
  * Requests arrive 1 us apart, so the 20 ms refresh throttle lets one route in 20 000 refresh, as
- * in a burst; every `route` builds a new immutable state and an explanation. Timing: each policy in
- * a process of its own with its floor, interleaved rounds, each candidate in its own compiled loop
- * and step (see `bench/harness.ts`), fastest round.
+ * in a burst; every `route` returns a new state and leaves the old one valid and unchanged (the
+ * explanation is built when read, and the step does not read it). Timing: each policy in a process
+ * of its own with its floor, interleaved rounds, each candidate in its own compiled loop and step
+ * (see `bench/harness.ts`), fastest round. FOLLOW_BOOTSTRAP_ROOM parses a ~19-digit decimal room on
+ * every route, which alone costs several argmin floors at 8 ranks: the table is followed by that
+ * parse's own cost, measured bare.
  *
  * @since 0.1.0
  */

@@ -304,6 +304,15 @@ export const followBootstrapRoom: Policy<DpController.DpControllerState> = make(
  * status is ignored (upstream behaviour). A failing request that refreshed carries the refreshed
  * state in `PolicyError.state`.
  *
+ * **Performance**: the state is persistent: the budget of the last refresh plus the speculative
+ * charges routed since, with one shared cache of the current totals. A route allocates one object
+ * (the result, which is also its new state: `r.state === r`), and picks by a scan up to 16 ranks
+ * or from a tournament tree above (O(log ranks)): about 3x a bare argmin loop at 8 ranks and
+ * 0.1x of it at 1024 (`pnpm bench SGLang`). Every state stays valid and unchanged as observed:
+ * routing again from an older one rebuilds the cache (O(ranks + routes since the refresh, at most
+ * max(256, 2 * ranks))). `state.budget` and the explanation's `scores` / `details.budget` are
+ * computed when first read; `JSON.stringify(state)` writes the plain `DpControllerState`.
+ *
  * @example
  * ```ts
  * import { totalRequests } from "@loadledger/policies"
@@ -327,7 +336,8 @@ export const totalRequests: Policy<DpController.DpControllerState> = makeBudgete
  * SGLang `TOTAL_TOKENS`: like {@link totalRequests}, comparing `(totalTokens, totalRequests)`
  * lexicographically and charging the prompt length (`inputLength`) and +1 request to the chosen rank.
  * While a rank's token count is unknown (an invalid snapshot value such as `-1`), compares request
- * counts only (loadledger extension; never fires on SGLang's own snapshots).
+ * counts only (loadledger extension; never fires on SGLang's own snapshots). State and performance
+ * as {@link totalRequests}.
  *
  * **When to use**: to model an SGLang server started with `--load-balance-method total_tokens`.
  *
