@@ -46,15 +46,6 @@ const refreshDue = (state: DpController.DpControllerState, now: number): boolean
 const refreshCharged = (s: Charged.ChargedState, now: number): Charged.ChargedState =>
   Charged.chargedOf(s, DpBudget.update(s.budget, DpController.readAll(s)), now)
 
-/** `state` converted to a `ChargedState` (O(ranks), once), then routed by `method`'s policy. */
-const routeCharged = (
-  method: "TOTAL_REQUESTS" | "TOTAL_TOKENS",
-  state: DpController.DpControllerState,
-  request: RouteRequest,
-  now: number
-): RouteResult<DpController.DpControllerState> =>
-  sglangPolicies[method].route(Charged.lift(state), request, now)
-
 /** Every route not on a method's fast path: the general `DpController` decision, as upstream. */
 const routeGeneric = (
   method: LoadBalanceMethod,
@@ -82,9 +73,9 @@ const routeGeneric = (
 
 /**
  * TOTAL_REQUESTS: refresh, lowest index among minimal `totalRequests`, +1 there. Same result as
- * `DpController.schedule`. The fast path works on a `ChargedState` (a plain state is converted
- * once), so the charge is O(1) and the route allocates one object; this entry is kept small so
- * that V8 can inline it into the caller, the scan being in {@link leastRequests}.
+ * `DpController.schedule`. States are `ChargedState`s (a plain state is converted once), so the
+ * charge is O(1) and the route allocates one object; the common case takes the inlinable fast
+ * path, everything else {@link routeBudgetSlow}.
  */
 const routeTotalRequests = (
   state: DpController.DpControllerState,
@@ -92,33 +83,12 @@ const routeTotalRequests = (
   now: number
 ): RouteResult<DpController.DpControllerState> =>
   Charged.routeRequestsFast(state, request.routedDpRank, now, DpController.refreshIntervalSeconds) ??
-  routeTotalRequestsSlow(state, request, now)
-
-/** TOTAL_REQUESTS off the fast path: conversion, refresh, cache rebuild, fold, routed ranks, errors. */
-const routeTotalRequestsSlow = (
-  state: DpController.DpControllerState,
-  request: RouteRequest,
-  now: number
-): RouteResult<DpController.DpControllerState> => {
-  const f = Charged.frameOf(state)
-  if (f === undefined) return routeCharged("TOTAL_REQUESTS", state, request, now)
-  if (request.routedDpRank !== undefined || !Number.isFinite(now) || f.dpSize === 0)
-    return routeGeneric("TOTAL_REQUESTS", state, request, now)
-  return now - f.lastRefreshTimeSeconds < DpController.refreshIntervalSeconds
-    ? leastRequests(state as Charged.ChargedState, false)
-    : leastRequests(refreshCharged(state as Charged.ChargedState, now), true)
-}
-
-/** The TOTAL_REQUESTS pick from `before` (at least one rank), charged `+1`. */
-const leastRequests = (before: Charged.ChargedState, refreshed: boolean): Charged.RoutedState => {
-  const totals = Charged.totalsOf(before)
-  return Charged.routeFrom(before, totals, Charged.pickOf(totals), 0, refreshed)
-}
+  routeBudgetSlow("TOTAL_REQUESTS", state, request, now)
 
 /**
  * TOTAL_TOKENS: refresh, lowest index among minimal `(totalTokens, totalRequests)` (requests only
  * while a rank's tokens are unknown), +1 request and +`inputLength` tokens there. Same result as
- * `DpController.schedule`; fast path as in {@link routeTotalRequests}, scan in {@link leastTokens}.
+ * `DpController.schedule`; paths as in {@link routeTotalRequests}.
  */
 const routeTotalTokens = (
   state: DpController.DpControllerState,
@@ -131,36 +101,33 @@ const routeTotalTokens = (
     request.inputLength,
     now,
     DpController.refreshIntervalSeconds
-  ) ?? routeTotalTokensSlow(state, request, now)
+  ) ?? routeBudgetSlow("TOTAL_TOKENS", state, request, now)
 
-/** TOTAL_TOKENS off the fast path (as {@link routeTotalRequestsSlow}, and unknown tokens). */
-const routeTotalTokensSlow = (
+/**
+ * A budget method's route off its fast path: a plain state (converted, then routed again), a
+ * refresh, a cache to rebuild, a fold, a tournament (more than 16 ranks), a routed rank or an error.
+ */
+const routeBudgetSlow = (
+  method: "TOTAL_REQUESTS" | "TOTAL_TOKENS",
   state: DpController.DpControllerState,
   request: RouteRequest,
   now: number
 ): RouteResult<DpController.DpControllerState> => {
-  const f = Charged.frameOf(state)
-  if (f === undefined) return routeCharged("TOTAL_TOKENS", state, request, now)
-  const tokens = request.inputLength
+  if (Charged.frameOf(state) === undefined)
+    return sglangPolicies[method].route(Charged.lift(state), request, now)
+  const tokens = method === "TOTAL_TOKENS" ? request.inputLength : 0
   if (
     request.routedDpRank !== undefined ||
     !Number.isFinite(now) ||
-    f.dpSize === 0 ||
+    state.dpSize === 0 ||
     !Number.isSafeInteger(tokens) ||
     tokens < 0
   )
-    return routeGeneric("TOTAL_TOKENS", state, request, now)
-  return now - f.lastRefreshTimeSeconds < DpController.refreshIntervalSeconds
-    ? leastTokens(state as Charged.ChargedState, tokens, false)
-    : leastTokens(refreshCharged(state as Charged.ChargedState, now), tokens, true)
-}
-
-/** The TOTAL_TOKENS pick from `before` (at least one rank), charged `+1` and `tokens`. */
-const leastTokens = (
-  before: Charged.ChargedState,
-  tokens: number,
-  refreshed: boolean
-): Charged.RoutedState => {
+    return routeGeneric(method, state, request, now)
+  const refreshed = refreshDue(state, now)
+  const before = refreshed
+    ? refreshCharged(state as Charged.ChargedState, now)
+    : (state as Charged.ChargedState)
   const totals = Charged.totalsOf(before)
   return Charged.routeFrom(before, totals, Charged.pickOf(totals), tokens, refreshed)
 }

@@ -3,14 +3,15 @@
  * persistent `DpControllerState` whose budget is a base budget plus the speculative charges routed
  * since, so that a route records one charge (one small object) instead of copying per-rank arrays.
  *
- * The hot path uses module functions only: under tsx (esbuild `keepNames` redefines every class's
- * `name`), V8 no longer inlines `instanceof`, `super()` or static methods of a class, each of which
- * then costs as much as a whole route (measured with `pnpm bench`).
+ * The hot path uses module functions and plain constructors only: under tsx (esbuild `keepNames`
+ * redefines every class's `name`), V8 stops inlining `instanceof` and `super()` for such a class,
+ * and each then costs as much as a whole route (measured with `pnpm bench`).
  *
  * @internal
  */
 import type { Explanation, RankLoad, Routed } from "../../Policy.js"
 import type * as DpBudget from "../DpBudget.js"
+import { argminRequests, argminTokens } from "../DpBudget.js"
 import type { DpControllerState } from "../DpController.js"
 import { BudgetExplanation, budgetExplanation, tieBreaks } from "./Explanations.js"
 
@@ -78,12 +79,9 @@ const treeOf = (
 }
 
 /** Fresh totals for `budget` and `method` (copies of its arrays, a new tournament). */
-const totalsFor = (
-  method: DpControllerState["method"],
-  budget: DpBudget.DpBudget,
-  requests: Array<number> = budget.totalRequests.slice(),
-  tokens: Array<number> = budget.totalTokens.slice()
-): Totals => {
+const totalsFor = (method: DpControllerState["method"], budget: DpBudget.DpBudget): Totals => {
+  const requests = budget.totalRequests.slice()
+  const tokens = budget.totalTokens.slice()
   const byTokens = method === "TOTAL_TOKENS" && budget.tokensUnknown === undefined
   return { requests, tokens, tree: treeOf(requests, tokens, byTokens), byTokens, at: undefined }
 }
@@ -103,37 +101,14 @@ const chargeTotals = (t: Totals, rank: number, tokens: number): void => {
 
 /**
  * The pick of `t` (at least one rank): the lowest index among the minimal keys (see {@link Totals}),
- * from the tournament's root or, for few ranks, a scan.
+ * the tournament's root, or for few ranks `DpBudget`'s scan.
  *
  * @internal
  */
 export const pickOf = (t: Totals): number => {
   if (t.tree !== undefined) return t.tree[1]!
-  const req = t.requests
-  const n = req.length
-  let best = 0
-  let bestReq = req[0]!
-  if (!t.byTokens) {
-    for (let i = 1; i < n; i++) {
-      const v = req[i]!
-      if (v < bestReq) {
-        bestReq = v
-        best = i
-      }
-    }
-    return best
-  }
-  const tok = t.tokens
-  let bestTok = tok[0]!
-  for (let i = 1; i < n; i++) {
-    const x = tok[i]!
-    if (x < bestTok || (x === bestTok && req[i]! < bestReq)) {
-      bestTok = x
-      bestReq = req[i]!
-      best = i
-    }
-  }
-  return best
+  const view = { totalRequests: t.requests, totalTokens: t.tokens, lastTimestamp: [] }
+  return t.byTokens ? argminTokens(view) : argminRequests(view)
 }
 
 /** Budgets already computed by `ChargedState.budget` (a memo: each state's budget never changes). */
@@ -515,11 +490,12 @@ const fold = (s: ChargedState, t: Totals, rank: number, tokens: number, refreshe
 }
 
 /**
- * TOTAL_REQUESTS on its common path, in one function so that V8 inlines all of it: `state` is a
- * `ChargedState` the totals cache is at, `now` is finite and inside the refresh window, the
- * request names no rank, and there are ranks. The lowest index among the minimal `totalRequests`,
- * charged `+1`, or the charge would fold. `undefined` when any of that does not hold: the caller
- * then takes the general path (lift, refresh, rebuild, fold, errors), which gives the same result.
+ * TOTAL_REQUESTS on its common path, in one function so that V8 inlines all of it (the scan is
+ * written out here, not called, for that): `state` is a `ChargedState` the totals cache is at,
+ * `now` is finite and inside the refresh window, the request names no rank, there are 1 to 16
+ * ranks and the charge does not fold. The lowest index among the minimal `totalRequests`, charged
+ * `+1`. `undefined` when any of that does not hold: the caller then takes the general path
+ * (lift, refresh, rebuild, fold, tournament, errors), which gives the same result.
  *
  * @internal
  */
