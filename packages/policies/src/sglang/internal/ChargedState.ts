@@ -154,8 +154,6 @@ export class Frame {
   declare readonly baseBudget: DpBudget.DpBudget
   /** Charges kept before a route folds them into a new base: bounds memory and every rebuild. */
   declare readonly maxCharges: number
-  /** Whether some rank's tokens are unknown in `baseBudget` (then TOTAL_TOKENS compares requests). */
-  declare readonly tokensUnknown: boolean
   /** The totals cache of this base: non-enumerable, so structural equality never compares it. */
   declare readonly totals: Totals
 
@@ -175,7 +173,6 @@ export class Frame {
     this.shm = shm
     this.baseBudget = baseBudget
     this.maxCharges = Math.max(256, 2 * s.dpSize)
-    this.tokensUnknown = baseBudget.tokensUnknown !== undefined
     Object.defineProperty(this, "totals", { value: totals })
   }
 }
@@ -490,12 +487,40 @@ const fold = (s: ChargedState, t: Totals, rank: number, tokens: number, refreshe
 }
 
 /**
- * TOTAL_REQUESTS on its common path, in one function so that V8 inlines all of it (the scan is
- * written out here, not called, for that): `state` is a `ChargedState` the totals cache is at,
- * `now` is finite and inside the refresh window, the request names no rank, there are 1 to 16
- * ranks and the charge does not fold. The lowest index among the minimal `totalRequests`, charged
- * `+1`. `undefined` when any of that does not hold: the caller then takes the general path
- * (lift, refresh, rebuild, fold, tournament, errors), which gives the same result.
+ * The totals cache of `state` when a route from it can take the fast path: `state` is a
+ * `ChargedState` the cache is at, `now` is finite and inside the refresh window, the request names
+ * no rank, there are 1 to 16 ranks (no tournament) and the charge does not fold. `undefined`
+ * otherwise: the caller then takes the general path (lift, refresh, rebuild, fold, tournament,
+ * errors), which gives the same result.
+ */
+const fastTotals = (
+  state: DpControllerState,
+  routedDpRank: number | undefined,
+  now: number,
+  refreshIntervalSeconds: number
+): Totals | undefined => {
+  const f = frameOf(state)
+  if (f === undefined || routedDpRank !== undefined || !Number.isFinite(now)) return undefined
+  if (!(now - f.lastRefreshTimeSeconds < refreshIntervalSeconds)) return undefined
+  const t = f.totals
+  const n = t.requests.length
+  return t.at !== state || n === 0 || t.tree !== undefined || (state as ChargedState).charges >= f.maxCharges
+    ? undefined
+    : t
+}
+
+/** The route from the state `t` is at to `rank` (charged in `t` already); the cache moves along. */
+const advance = (t: Totals, rank: number, tokens: number): RoutedState => {
+  const s = t.at!
+  const out = new RoutedState(s.frame, s.charges + 1, rank, tokens, s)
+  t.at = out
+  return out
+}
+
+/**
+ * TOTAL_REQUESTS on its fast path (see {@link fastTotals}), in small functions V8 inlines into the
+ * caller (the scan is written out here, not called, for that): the lowest index among the minimal
+ * `totalRequests`, charged `+1`. `undefined` off the fast path.
  *
  * @internal
  */
@@ -505,15 +530,10 @@ export const routeRequestsFast = (
   now: number,
   refreshIntervalSeconds: number
 ): RoutedState | undefined => {
-  const f = frameOf(state)
-  if (f === undefined || routedDpRank !== undefined || !Number.isFinite(now)) return undefined
-  if (!(now - f.lastRefreshTimeSeconds < refreshIntervalSeconds)) return undefined
-  const s = state as ChargedState
-  const t = f.totals
+  const t = fastTotals(state, routedDpRank, now, refreshIntervalSeconds)
+  if (t === undefined) return undefined
   const req = t.requests
   const n = req.length
-  const charges = s.charges + 1
-  if (t.at !== s || n === 0 || charges > f.maxCharges || t.tree !== undefined) return undefined
   let best = 0
   let bestReq = req[0]!
   for (let i = 1; i < n; i++) {
@@ -524,15 +544,13 @@ export const routeRequestsFast = (
     }
   }
   req[best] = bestReq + 1
-  const out = new RoutedState(f, charges, best, 0, s)
-  t.at = out
-  return out
+  return advance(t, best, 0)
 }
 
 /**
- * TOTAL_TOKENS on its common path, as {@link routeRequestsFast} (and every rank's tokens known,
- * `tokens` a valid count): the lowest index among the lexicographically minimal
- * `(totalTokens, totalRequests)`, charged `+1` request and `+tokens`.
+ * TOTAL_TOKENS on its fast path (see {@link fastTotals}; also every rank's tokens known and
+ * `tokens` a count): the lowest index among the lexicographically minimal
+ * `(totalTokens, totalRequests)`, charged `+1` request and `+tokens`. `undefined` off the fast path.
  *
  * @internal
  */
@@ -543,18 +561,11 @@ export const routeTokensFast = (
   now: number,
   refreshIntervalSeconds: number
 ): RoutedState | undefined => {
-  const f = frameOf(state)
-  if (f === undefined || routedDpRank !== undefined || !Number.isFinite(now) || f.tokensUnknown)
-    return undefined
-  if (!(now - f.lastRefreshTimeSeconds < refreshIntervalSeconds)) return undefined
-  if (!(tokens >= 0 && Number.isSafeInteger(tokens))) return undefined
-  const s = state as ChargedState
-  const t = f.totals
+  const t = fastTotals(state, routedDpRank, now, refreshIntervalSeconds)
+  if (t === undefined || !t.byTokens || !(tokens >= 0 && Number.isSafeInteger(tokens))) return undefined
   const req = t.requests
   const tok = t.tokens
   const n = tok.length
-  const charges = s.charges + 1
-  if (t.at !== s || n === 0 || charges > f.maxCharges || t.tree !== undefined) return undefined
   let best = 0
   let bestTok = tok[0]!
   let bestReq = req[0]!
@@ -568,7 +579,5 @@ export const routeTokensFast = (
   }
   req[best] = bestReq + 1
   tok[best] = bestTok + tokens
-  const out = new RoutedState(f, charges, best, tokens, s)
-  t.at = out
-  return out
+  return advance(t, best, tokens)
 }
