@@ -9,6 +9,7 @@ import { isDeepStrictEqual } from "node:util"
 import {
   DpBudget,
   DpController,
+  followBootstrapRoom,
   isPolicyError,
   type Policy,
   type RankLoad,
@@ -27,8 +28,12 @@ type Op =
   | { readonly kind: "observe"; readonly from: number; readonly loads: ReadonlyArray<RankLoad> }
   | { readonly kind: "status"; readonly from: number; readonly status: ReadonlyArray<boolean> }
 
-/** Ops on `dpSize` ranks (3 ranks scan; 20 ranks use the tournament tree of the totals cache). */
-const opArb = (dpSize: number): fc.Arbitrary<Op> =>
+/**
+ * Ops on `dpSize` ranks (3 ranks scan; 20 ranks use the tournament tree of the totals cache). With
+ * `oneWindow`, every route is at the same time as its state, so no route refreshes and every state
+ * shares one base: the cache then moves between siblings, ancestors and copies.
+ */
+const opArb = (dpSize: number, oneWindow = false): fc.Arbitrary<Op> =>
   fc.oneof(
     {
       weight: 6,
@@ -40,12 +45,14 @@ const opArb = (dpSize: number): fc.Arbitrary<Op> =>
           inputLength: fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.constant(-1)),
           routedDpRank: fc.option(fc.integer({ min: -1, max: dpSize }), { nil: undefined })
         }),
-        dt: fc.oneof(
-          fc.constant(0),
-          fc.constant(0.005),
-          fc.constant(0.02),
-          fc.double({ min: -0.05, max: 0.1, noNaN: true })
-        )
+        dt: oneWindow
+          ? fc.constant(0)
+          : fc.oneof(
+              fc.constant(0),
+              fc.constant(0.005),
+              fc.constant(0.02),
+              fc.double({ min: -0.05, max: 0.1, noNaN: true })
+            )
       })
     },
     {
@@ -154,15 +161,50 @@ const replay = (
 describe("persistent budget state (TOTAL_REQUESTS, TOTAL_TOKENS)", () => {
   for (const policy of [totalRequests, totalTokens])
     for (const dpSize of [3, 20])
-      it(`${policy.name}, ${dpSize} ranks: branching histories match the reference controller, old states unchanged`, () => {
-        fc.assert(
-          fc.property(fc.array(opArb(dpSize), { maxLength: 40 }), fc.array(fc.boolean()), (ops, inspect) => {
-            const mismatch = replay(policy, dpSize, ops, inspect)
-            if (mismatch !== undefined) throw new Error(mismatch)
-          }),
-          { numRuns: 300 }
-        )
-      })
+      for (const oneWindow of [false, true])
+        it(`${policy.name}, ${dpSize} ranks${oneWindow ? ", one refresh window" : ""}: branching histories match the reference controller, old states unchanged`, () => {
+          fc.assert(
+            fc.property(
+              fc.array(opArb(dpSize, oneWindow), { maxLength: 40 }),
+              fc.array(fc.boolean()),
+              (ops, inspect) => {
+                // in one window, check every new state at once: a wrong cache move shows at the next read
+                const mismatch = replay(policy, dpSize, ops, oneWindow ? ops.map(() => true) : inspect)
+                if (mismatch !== undefined) throw new Error(mismatch)
+              }
+            ),
+            { numRuns: 300 }
+          )
+        })
+
+  it("routing from an older sibling after a newer one moves the cache back (retry, fan-out)", () => {
+    const route = (op: { from: number; inputLength: number }): Op => ({
+      kind: "route",
+      from: op.from,
+      req: { requestId: "r", inputLength: op.inputLength },
+      dt: 0
+    })
+    for (const dpSize of [3, 20]) {
+      const ops = [
+        route({ from: 0, inputLength: 100 }), // state 1
+        route({ from: 0, inputLength: 5000 }), // state 2, a sibling of 1
+        route({ from: 1, inputLength: 7 }), // from 1 while the cache is at 2
+        route({ from: 2, inputLength: 9 }), // and back
+        { kind: "status", from: 3, status: Array.from({ length: dpSize }, (_, i) => i > 0) } as Op, // a copy of 3
+        route({ from: 5, inputLength: 11 }), // from the copy
+        route({ from: 3, inputLength: 13 }) // from the original again
+      ]
+      for (const policy of [totalRequests, totalTokens])
+        expect(
+          replay(
+            policy,
+            dpSize,
+            ops,
+            ops.map(() => true)
+          )
+        ).toBeUndefined()
+    }
+  })
 
   it("a long burst folds its charges into a new base without changing any earlier state", () => {
     // 3 ranks fold after 256 charges; route 700 requests inside one refresh window
@@ -211,6 +253,36 @@ describe("persistent budget state (TOTAL_REQUESTS, TOTAL_TOKENS)", () => {
     expect(s.budget.totalRequests).toEqual([129, 128])
   })
 
+  it("a spread or structuredClone of a policy state gets a typed error naming the field, not a throw", () => {
+    for (const policy of [totalRequests, totalTokens]) {
+      const s = policy.route(policy.init(2), { requestId: "a", inputLength: 1 }, 1)
+      if (isPolicyError(s)) throw new Error(s.message)
+      for (const copy of [
+        { ...s.state },
+        structuredClone(s.state),
+        { ...s.state, budget: DpBudget.empty(2) }
+      ]) {
+        const out = policy.route(copy as State, { requestId: "b", inputLength: 1 }, 1)
+        expect(isPolicyError(out) && [out.reason, out.field]).toEqual(["InvalidInput", "state"])
+        // observe and setStatus leave such a state as it is, for route to report
+        expect(policy.observe(copy as State, [], 1)).toBe(copy)
+        expect(policy.setStatus(copy as State, [true, true])).toBe(copy)
+      }
+    }
+  })
+
+  it("no ranks, a negative or a NaN rank count: NoRanks, as the reference", () => {
+    for (const policy of [totalRequests, totalTokens, followBootstrapRoom])
+      for (const dpSize of [0, -1, Number.NaN]) {
+        const out = policy.route(
+          policy.init(dpSize),
+          { requestId: "a", inputLength: 1, bootstrapRoom: "7" },
+          1
+        )
+        expect(isPolicyError(out) && out.reason).toBe("NoRanks")
+      }
+  })
+
   it("a plain DpControllerState is accepted and gives the reference result", () => {
     const plainState = DpController.publish(DpController.init("TOTAL_REQUESTS", 2), [
       { dpRank: 0, timestamp: 1, numRunningReqs: 4, numWaitingReqs: 0, numTotalTokens: 0 }
@@ -219,7 +291,7 @@ describe("persistent budget state (TOTAL_REQUESTS, TOTAL_TOKENS)", () => {
     expect(!isPolicyError(out) && [out.rank, out.state.budget.totalRequests]).toEqual([1, [4, 1]])
   })
 
-  it("JSON.stringify writes the plain controller state and explanation", () => {
+  it("JSON.stringify writes a result as a result and a state as a plain DpControllerState", () => {
     const s = totalTokens.observe(
       totalTokens.init(2),
       [{ dpRank: 0, timestamp: 1, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }],
@@ -227,8 +299,7 @@ describe("persistent budget state (TOTAL_REQUESTS, TOTAL_TOKENS)", () => {
     )
     const out = totalTokens.route(s, { requestId: "a", inputLength: 5 }, 1)
     if (isPolicyError(out)) throw new Error(out.message)
-    const json = JSON.parse(JSON.stringify({ state: out.state, explanation: out.explanation }))
-    expect(json.state).toEqual({
+    const plainAfter = {
       method: "TOTAL_TOKENS",
       dpSize: 2,
       budget: { totalRequests: [1, 1], totalTokens: [9, 5], lastTimestamp: [1, 0] },
@@ -236,16 +307,42 @@ describe("persistent budget state (TOTAL_REQUESTS, TOTAL_TOKENS)", () => {
       lastRefreshTimeSeconds: 1,
       status: [true, true],
       shm: [{ dpRank: 0, timestamp: 1, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }, null]
-    })
-    expect(json.explanation).toEqual({
-      scores: [9, 0],
-      tieBreak: "lowest index among minimal (totalTokens, totalRequests)",
-      refreshed: true,
-      details: {
-        method: "TOTAL_TOKENS",
-        budget: { totalRequests: [1, 0], totalTokens: [9, 0], lastTimestamp: [1, 0] }
+    }
+    // a budget route's result is also its new state (`out.state === out`): it serializes as a result
+    expect(JSON.parse(JSON.stringify(out))).toEqual({
+      _tag: "Routed",
+      rank: 1,
+      state: plainAfter,
+      explanation: {
+        scores: [9, 0],
+        tieBreak: "lowest index among minimal (totalTokens, totalRequests)",
+        refreshed: true,
+        details: {
+          method: "TOTAL_TOKENS",
+          budget: { totalRequests: [1, 0], totalTokens: [9, 0], lastTimestamp: [1, 0] }
+        }
       }
     })
+    // a state that is not a route result (init, observe, setStatus) serializes as the plain state
+    const statused = totalTokens.setStatus(out.state, [true, false])
+    expect(JSON.parse(JSON.stringify(statused))).toEqual({ ...plainAfter, status: [true, false] })
     expect(DpBudget.argminTokens(out.state.budget)).toBe(1)
+  })
+
+  it("an explanation is plain data: structural equality sees its scores and budget", () => {
+    let s: State = totalTokens.init(2)
+    const explanations: Array<unknown> = []
+    for (let i = 0; i < 3; i++) {
+      const out = totalTokens.route(s, { requestId: `r${i}`, inputLength: 4096 }, 1)
+      if (isPolicyError(out)) throw new Error(out.message)
+      explanations.push(out.explanation)
+      s = out.state
+    }
+    expect(isDeepStrictEqual(explanations[1], explanations[2])).toBe(false)
+    expect(explanations.map((e) => (e as { scores: unknown }).scores)).toEqual([
+      [0, 0],
+      [4096, 0],
+      [4096, 4096]
+    ])
   })
 })

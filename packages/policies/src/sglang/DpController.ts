@@ -301,7 +301,7 @@ export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled
           "req.bootstrap_room should not be None. Do not send requests directly to prefill or decode instances; send to the router instead.",
           "bootstrapRoom"
         )
-      if (n === 0) return policyError("NoRanks", "dpSize is 0", "dpSize")
+      if (!(Number.isInteger(n) && n > 0)) return policyError("NoRanks", `dpSize is ${n}`, "dpSize")
       const rank = floorModRoom(req.bootstrapRoom, n)
       if (rank === undefined)
         return policyError(

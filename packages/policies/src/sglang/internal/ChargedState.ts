@@ -13,7 +13,7 @@ import type { Explanation, RankLoad, Routed } from "../../Policy.js"
 import type * as DpBudget from "../DpBudget.js"
 import { argminRequests, argminTokens } from "../DpBudget.js"
 import type { DpControllerState } from "../DpController.js"
-import { BudgetExplanation, budgetExplanation, tieBreaks } from "./Explanations.js"
+import { budgetExplanation } from "./Explanations.js"
 
 /**
  * The per-rank totals of one state (`at`): mutable, shared by the states of one base, and valid
@@ -86,12 +86,15 @@ const totalsFor = (method: DpControllerState["method"], budget: DpBudget.DpBudge
   return { requests, tokens, tree: treeOf(requests, tokens, byTokens), byTokens, at: undefined }
 }
 
-/** Rank `rank` was charged `+1` request and `+tokens` tokens in `t`: update its totals and path. */
-const chargeTotals = (t: Totals, rank: number, tokens: number): void => {
+/**
+ * Charge rank `rank` `times` times in `t` (`times` is 1, or -1 to take a charge back): `+times`
+ * requests and `+times * tokens` tokens, then its tournament path.
+ */
+const chargeTotals = (t: Totals, rank: number, tokens: number, times = 1): void => {
   const requests = t.requests
   const tok = t.tokens
-  requests[rank]! += 1
-  tok[rank]! += tokens
+  requests[rank]! += times
+  tok[rank]! += times * tokens
   const tree = t.tree
   if (tree === undefined) return
   const byTokens = t.byTokens
@@ -190,7 +193,9 @@ export class Frame {
  * folds them into a new base (O(ranks)), which bounds memory and rebuilds.
  *
  * Own enumerable fields are the whole value, so structural equality (`util.isDeepStrictEqual`,
- * vitest `toEqual`) compares states by content; `JSON.stringify` writes the plain `DpControllerState`.
+ * vitest `toEqual`) compares states by content and history (the charges since the base): a state
+ * and an `observe` / `setStatus` copy of it with the same content are not equal, nor is a policy
+ * state equal to the plain `DpController` state. `JSON.stringify` writes the plain `DpControllerState`.
  *
  * @internal
  */
@@ -259,19 +264,22 @@ export class ChargedState implements DpControllerState {
   }
 
   /** The plain `DpControllerState` (what `JSON.stringify` writes). */
-  toJSON(): DpControllerState {
-    return {
-      method: this.method,
-      dpSize: this.dpSize,
-      budget: this.budget,
-      roundRobinCounter: this.roundRobinCounter,
-      lastRefreshTimeSeconds: this.lastRefreshTimeSeconds,
-      status: this.status,
-      shm: this.shm
-    }
+  toJSON(): object {
+    return plainOf(this)
   }
 }
 Object.defineProperty(ChargedState.prototype, charged, { value: true })
+
+/** `s` as a plain `DpControllerState` (fresh object, the budget computed if needed). */
+const plainOf = (s: ChargedState): DpControllerState => ({
+  method: s.method,
+  dpSize: s.dpSize,
+  budget: s.budget,
+  roundRobinCounter: s.roundRobinCounter,
+  lastRefreshTimeSeconds: s.lastRefreshTimeSeconds,
+  status: s.status,
+  shm: s.shm
+})
 
 /** Copies of the totals of `t` without one charge of `rank` (`+1` request, `+tokens` tokens). */
 const uncharged = (t: Totals, rank: number, tokens: number): [Array<number>, Array<number>] => {
@@ -336,11 +344,16 @@ export class RoutedState implements Routed<DpControllerState> {
   get state(): DpControllerState {
     return this
   }
+  /** The route result as plain data, as other policies' results serialize (`state` plain too). */
+  toJSON(): object {
+    return { _tag: "Routed", rank: this.rank, state: plainOf(this), explanation: this.explanation }
+  }
+
   get explanation(): Explanation {
     let e = explanations.get(this)
     if (e === undefined) {
       const before = this.previous!
-      e = new BudgetExplanation(before, refreshedRoutes.has(this), tieBreaks[before.method])
+      e = budgetExplanation(before.method, before.budget, refreshedRoutes.has(this))
       explanations.set(this, e)
     }
     return e
@@ -388,8 +401,32 @@ export const chargedOf = (
   return out
 }
 
+const isArrayOf = (x: unknown, n: number): boolean => Array.isArray(x) && x.length === n
+
 /**
- * `s` unless it is a plain `DpControllerState`, which is converted (O(ranks)).
+ * The first field of `s` that makes it no `DpControllerState` a policy can convert, as a message;
+ * `undefined` for a well-formed one. A spread or `structuredClone` of a policy state is such a
+ * case: it keeps the own fields but not the controller fields read through the prototype.
+ *
+ * @internal
+ */
+export const stateProblem = (s: DpControllerState): string | undefined => {
+  const n = s.dpSize
+  if (!(Number.isInteger(n) && n >= 0)) return `state.dpSize must be a rank count, got ${n}`
+  const b = s.budget as Partial<DpBudget.DpBudget> | undefined
+  if (typeof b !== "object" || b === null)
+    return "state.budget is missing (a spread or clone of a policy state?)"
+  for (const k of ["totalRequests", "totalTokens", "lastTimestamp"] as const)
+    if (!isArrayOf(b[k], n)) return `state.budget.${k} must have dpSize (${n}) entries`
+  if (!isArrayOf(s.status, n)) return `state.status must have dpSize (${n}) entries`
+  if (!isArrayOf(s.shm, n)) return `state.shm must have dpSize (${n}) entries`
+  if (typeof s.lastRefreshTimeSeconds !== "number") return "state.lastRefreshTimeSeconds must be a number"
+  return undefined
+}
+
+/**
+ * `s` unless it is a plain `DpControllerState`, which is converted (O(ranks)); check it with
+ * {@link stateProblem} first.
  *
  * @internal
  */
@@ -419,22 +456,58 @@ export const withStore = (
 }
 
 /**
- * The per-rank totals of `s`, to scan and then charge through {@link routeFrom}: the shared cache
- * when it is at `s`, else rebuilt for `s` first. Mutated only by `routeFrom`.
+ * The per-rank totals of `s` (see {@link pickOf}), to charge through {@link routeFrom}: the
+ * shared cache, moved to `s` first when it is at another state of the base. Both states' charges
+ * are walked back to where their histories meet (at the base at the latest): the cache's own are
+ * taken back and those of `s` applied, O(charges walked x log ranks). Routing twice from one state
+ * (a retry) takes back one charge. Mutated only by `routeFrom`.
  *
  * @internal
  */
 export const totalsOf = (s: ChargedState): Totals => {
   const t = s.frame.totals
-  if (t.at !== s) {
+  let a = t.at
+  if (a === s) return t
+  if (a === undefined) {
+    // a fold moved the cache to a later base: start again from this base
     const [requests, tokens] = rebuild(s)
     t.requests = requests
     t.tokens = tokens
     t.tree = treeOf(requests, tokens, t.byTokens)
     t.at = s
+    return t
   }
+  const redo: Array<ChargedState> = []
+  let b: ChargedState = s
+  while (a.charges > b.charges) {
+    chargeTotals(t, a.chargedRank, a.chargedTokens, -1)
+    a = a.previous!
+  }
+  while (b.charges > a.charges) {
+    redo.push(b)
+    b = b.previous!
+  }
+  while (!sameBudget(a, b)) {
+    chargeTotals(t, a.chargedRank, a.chargedTokens, -1)
+    redo.push(b)
+    a = a.previous!
+    b = b.previous!
+  }
+  for (const c of redo) chargeTotals(t, c.chargedRank, c.chargedTokens)
+  t.at = s
   return t
 }
+
+/**
+ * Whether two states of one base (one totals cache) have the same budget: the same object, both
+ * at the base, or the same charge on the same previous state (a copy made by `observe` or
+ * `setStatus`).
+ */
+const sameBudget = (a: ChargedState, b: ChargedState): boolean =>
+  a === b ||
+  (a.charges === b.charges &&
+    (a.charges === 0 ||
+      (a.previous === b.previous && a.chargedRank === b.chargedRank && a.chargedTokens === b.chargedTokens)))
 
 /**
  * Route to `rank` from `s`: the state after charging `rank` `+1` request and `+tokens` tokens,
@@ -502,9 +575,10 @@ const fastTotals = (
   const f = frameOf(state)
   if (f === undefined || routedDpRank !== undefined || !Number.isFinite(now)) return undefined
   if (!(now - f.lastRefreshTimeSeconds < refreshIntervalSeconds)) return undefined
-  const t = f.totals
-  const n = t.requests.length
-  return t.at !== state || n === 0 || t.tree !== undefined || (state as ChargedState).charges >= f.maxCharges
+  // a clone of a state has a `frame` without the (non-enumerable) cache: not the fast path either
+  const t = f.totals as Totals | undefined
+  if (t === undefined || t.at !== state) return undefined
+  return t.requests.length === 0 || t.tree !== undefined || (state as ChargedState).charges >= f.maxCharges
     ? undefined
     : t
 }

@@ -1,6 +1,6 @@
 /**
- * The explanations the SGLang policies attach to a route: tie-break texts and the lazily read
- * explanation of a budget route.
+ * The explanations the SGLang policies attach to a route: tie-break texts, a budget route's
+ * explanation, and the FOLLOW_BOOTSTRAP_ROOM result that builds its explanation when read.
  *
  * @internal
  */
@@ -19,52 +19,25 @@ export const tieBreaks: Readonly<Record<LoadBalanceMethod, string>> = {
 /** The tie-break of a request that names its rank. */
 export const routedTieBreak = "routedDpRank bypasses the budget"
 
-/** The explanation of a budget route against `budget`, as plain data. */
+/**
+ * The explanation of a budget route against `budget` (the budget routed from, after any refresh),
+ * as plain data: `scores` are the values compared (`totalTokens` under TOTAL_TOKENS while every
+ * rank's tokens are known, else `totalRequests`).
+ */
 export const budgetExplanation = (
   method: LoadBalanceMethod,
   budget: DpBudget,
-  refreshed: boolean
+  refreshed: boolean,
+  tieBreak: string = tieBreaks[method]
 ): Explanation => ({
   scores:
     method === "TOTAL_TOKENS" && budget.tokensUnknown === undefined
       ? budget.totalTokens
       : budget.totalRequests,
-  tieBreak: tieBreaks[method],
+  tieBreak,
   refreshed,
   details: { method, budget }
 })
-
-/**
- * The explanation of a `TOTAL_REQUESTS` / `TOTAL_TOKENS` route: `scores` and `details.budget` are
- * read from the state routed from (which never changes) when first asked for, so a route copies no
- * per-rank array for them; `JSON.stringify` writes them all.
- */
-export class BudgetExplanation implements Explanation {
-  readonly tieBreak: string
-  readonly refreshed: boolean
-  readonly #before: DpControllerState
-
-  constructor(before: DpControllerState, refreshed: boolean, tieBreak: string) {
-    this.tieBreak = tieBreak
-    this.refreshed = refreshed
-    this.#before = before
-  }
-
-  /** The values compared: `totalTokens` under TOTAL_TOKENS while every rank's tokens are known, else `totalRequests`. */
-  get scores(): ReadonlyArray<number> {
-    return this.toJSON().scores!
-  }
-
-  /** The method and the whole budget routed against. */
-  get details(): Readonly<Record<string, unknown>> {
-    return this.toJSON().details!
-  }
-
-  /** The same explanation as plain data (what `JSON.stringify` writes). */
-  toJSON(): Explanation {
-    return budgetExplanation(this.#before.method, this.#before.budget, this.refreshed)
-  }
-}
 
 /**
  * The result of a FOLLOW_BOOTSTRAP_ROOM route, which leaves the state as it is: the explanation
@@ -74,6 +47,7 @@ export class BudgetExplanation implements Explanation {
 export class RoomRouted implements Routed<DpControllerState> {
   declare readonly rank: number
   declare readonly state: DpControllerState
+  #explanation: Explanation | undefined
 
   constructor(rank: number, state: DpControllerState) {
     this.rank = rank
@@ -86,10 +60,11 @@ export class RoomRouted implements Routed<DpControllerState> {
 
   get explanation(): Explanation {
     const s = this.state
-    return {
+    this.#explanation ??= {
       tieBreak: tieBreaks.FOLLOW_BOOTSTRAP_ROOM,
       details: { method: "FOLLOW_BOOTSTRAP_ROOM", roundRobinCounter: s.roundRobinCounter, status: s.status }
     }
+    return this.#explanation
   }
 
   /** The same result as plain data (what `JSON.stringify` writes). */
