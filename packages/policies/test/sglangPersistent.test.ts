@@ -207,7 +207,7 @@ describe("persistent budget state (TOTAL_REQUESTS, TOTAL_TOKENS)", () => {
   })
 
   it("a long burst folds its charges into a new base without changing any earlier state", () => {
-    // 3 ranks fold after 256 charges; route 700 requests inside one refresh window
+    // 3 ranks fold after 1024 charges (max(1024, 2 * ranks)); route 2500 requests inside one refresh window
     let s: State = totalTokens.observe(
       totalTokens.init(3),
       [{ dpRank: 1, timestamp: 1, numRunningReqs: 5, numWaitingReqs: 0, numTotalTokens: 40 }],
@@ -217,7 +217,7 @@ describe("persistent budget state (TOTAL_REQUESTS, TOTAL_TOKENS)", () => {
       { dpRank: 1, timestamp: 1, numRunningReqs: 5, numWaitingReqs: 0, numTotalTokens: 40 }
     ])
     const kept: Array<[State, State]> = []
-    for (let i = 0; i < 700; i++) {
+    for (let i = 0; i < 2500; i++) {
       const req = { requestId: `r${i}`, inputLength: 1 + ((i * 37) % 100) }
       const got = totalTokens.route(s, req, 1)
       const want = DpController.dispatchRequest(r, req, 1)
@@ -225,7 +225,7 @@ describe("persistent budget state (TOTAL_REQUESTS, TOTAL_TOKENS)", () => {
       expect(got.rank).toBe(want.rank)
       s = got.state
       r = want.state
-      if (i % 50 === 0 || (i >= 255 && i <= 258)) kept.push([s, r])
+      if (i % 200 === 0 || (i >= 1023 && i <= 1026) || (i >= 2047 && i <= 2050)) kept.push([s, r])
     }
     expect(s.budget).toEqual(r.budget)
     for (const [a, b] of kept) expect(a.budget).toEqual(b.budget)
@@ -240,17 +240,17 @@ describe("persistent budget state (TOTAL_REQUESTS, TOTAL_TOKENS)", () => {
   it("the explanation of the route that folds is the budget routed against", () => {
     let s: State = totalRequests.init(2)
     let before: State = s
-    for (let i = 0; i < 257; i++) {
+    for (let i = 0; i < 1025; i++) {
       const out = totalRequests.route(s, { requestId: `r${i}`, inputLength: 1 }, 1)
       if (isPolicyError(out)) throw new Error(out.message)
-      if (i === 256) {
+      if (i === 1024) {
         expect(out.explanation.details?.["budget"]).toEqual(before.budget)
         expect(out.explanation.scores).toEqual(before.budget.totalRequests)
         expect(out.explanation.refreshed).toBe(false)
       }
       before = s = out.state
     }
-    expect(s.budget.totalRequests).toEqual([129, 128])
+    expect(s.budget.totalRequests).toEqual([513, 512])
   })
 
   it("a spread or structuredClone of a policy state gets a typed error naming the field, not a throw", () => {

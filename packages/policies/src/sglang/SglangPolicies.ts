@@ -297,7 +297,7 @@ export const followBootstrapRoom: Policy<DpController.DpControllerState> = make(
  * 0.1x of it at 1024 (`pnpm bench SGLang`). Every state stays valid and unchanged as observed:
  * routing again from an older one first moves the cache there, taking back and re-applying the
  * charges between the two (a retry from the same state: one), or rebuilding it (O(ranks + charges))
- * after the charges were folded into a new base (every max(256, 2 * ranks) routes).
+ * after the charges were folded into a new base (every max(1024, 2 * ranks) routes).
  * `state.budget` and the explanation are computed when first read. A route result is its own new
  * state, so `JSON.stringify` writes a result as `{_tag, rank, state, explanation}`, any other state
  * as the plain `DpControllerState`; spread or clone a state and `route` answers `InvalidInput`
