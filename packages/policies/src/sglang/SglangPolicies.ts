@@ -293,15 +293,15 @@ export const followBootstrapRoom: Policy<DpController.DpControllerState> = make(
  * **Performance**: the state is persistent: the budget of the last refresh plus the speculative
  * charges routed since, with one shared cache of the current totals. A route allocates one object
  * (the result, which is also its new state: `r.state === r`), and picks by a scan up to 16 ranks
- * or from a tournament tree above (O(log ranks)): about 3x a bare argmin loop at 8 ranks and
+ * or from a tournament tree above (O(log ranks)): about 2.6x a bare argmin loop at 8 ranks and
  * 0.1x of it at 1024 (`pnpm bench SGLang`). Every state stays valid and unchanged as observed:
  * routing again from an older one first moves the cache there, taking back and re-applying the
  * charges between the two (a retry from the same state: one), or rebuilding it (O(ranks + charges))
  * after the charges were folded into a new base (every max(1024, 2 * ranks) routes).
- * `state.budget` and the explanation are computed when first read. A route result is its own new
- * state, so `JSON.stringify` writes a result as `{_tag, rank, state, explanation}`, any other state
- * as the plain `DpControllerState`; spread or clone a state and `route` answers `InvalidInput`
- * (use the `DpController` functions to derive plain states).
+ * `state.budget` is computed when first read, the explanation (plain data) on each read. A route
+ * result is its own new state, so `JSON.stringify` writes a result as `{_tag, rank, state,
+ * explanation}`, any other state as the plain `DpControllerState`; spread or clone a state and
+ * `route` answers `InvalidInput` (use the `DpController` functions to derive plain states).
  *
  * @example
  * ```ts

@@ -117,12 +117,6 @@ export const pickOf = (t: Totals): number => {
 /** Budgets already computed by `ChargedState.budget` (a memo: each state's budget never changes). */
 const budgets = new WeakMap<ChargedState, DpBudget.DpBudget>()
 
-/** Explanations of route results, computed when first read, or stored when a route folds. */
-const explanations = new WeakMap<ChargedState, Explanation>()
-
-/** Route results whose route refreshed the budget first (one in each 20 ms window at most). */
-const refreshedRoutes = new WeakSet<ChargedState>()
-
 /** The brand of `ChargedState.prototype` (see {@link isCharged}). */
 const charged = Symbol("ChargedState")
 
@@ -251,24 +245,9 @@ export class ChargedState implements DpControllerState {
     return this.frame.shm
   }
 
-  /** `frame.baseBudget` plus every charge, as plain arrays. */
+  /** `frame.baseBudget` plus every charge, as plain arrays (computed on first read). */
   get budget(): DpBudget.DpBudget {
-    let b = budgets.get(this)
-    if (b === undefined) {
-      const base = this.frame.baseBudget
-      const t = this.frame.totals
-      const next = t.at
-      b =
-        this.charges === 0
-          ? base
-          : next === this
-            ? budgetOf(base, t.requests.slice(), t.tokens.slice())
-            : next !== undefined && next.previous === this && next.charges > 0
-              ? budgetOf(base, ...uncharged(t, next.chargedRank, next.chargedTokens))
-              : budgetOf(base, ...rebuild(this))
-      budgets.set(this, b)
-    }
-    return b
+    return budgetOfState(this, true)
   }
 
   /** The plain `DpControllerState` (what `JSON.stringify` writes). */
@@ -277,6 +256,34 @@ export class ChargedState implements DpControllerState {
   }
 }
 Object.defineProperty(ChargedState.prototype, charged, { value: true })
+
+/**
+ * The budget of `s`: its base budget, a copy of the totals cache when it is at `s` or one route
+ * past it, else the base plus the charges walked back. `memo` keeps it for the next read.
+ */
+const budgetOfState = (s: ChargedState, memo: boolean): DpBudget.DpBudget => {
+  let b = budgets.get(s)
+  if (b !== undefined) return b
+  const base = s.frame.baseBudget
+  const t = s.frame.totals
+  const next = t.at
+  b =
+    s.charges === 0
+      ? base
+      : next === s
+        ? budgetOf(base, t.requests.slice(), t.tokens.slice())
+        : next !== undefined && next.previous === s && next.charges > 0
+          ? budgetOf(base, ...uncharged(t, next.chargedRank, next.chargedTokens))
+          : budgetOf(base, ...rebuild(s))
+  if (memo) budgets.set(s, b)
+  return b
+}
+
+/** The explanations of the routes that folded (a route result with no charge). */
+const foldExplanations = new WeakMap<ChargedState, Explanation>()
+
+/** Route results whose route refreshed the budget first (one in each 20 ms window at most). */
+const refreshedRoutes = new WeakSet<ChargedState>()
 
 /** `s` as a plain `DpControllerState` (fresh object, the budget computed if needed). */
 const plainOf = (s: ChargedState): DpControllerState => ({
@@ -317,7 +324,7 @@ type Fields = {
 /**
  * The state a budget route returns, which is also the route's `Routed` result (`r.state === r`),
  * so that the fast path allocates one object per route: `rank` is the charged rank and
- * `explanation` is built when first read from `previous`, the state routed from (a route that
+ * `explanation` is built on each read from `previous`, the state routed from (a route that
  * folds its charges stores its explanation as plain data instead).
  *
  * Not declared with `extends` (see the module note): its prototype is chained to
@@ -357,14 +364,11 @@ export class RoutedState implements Routed<DpControllerState> {
     return { _tag: "Routed", rank: this.rank, state: plainOf(this), explanation: this.explanation }
   }
 
+  /** Plain data, built on each read from the state routed from (kept by a route that folded). */
   get explanation(): Explanation {
-    let e = explanations.get(this)
-    if (e === undefined) {
-      const before = this.previous!
-      e = budgetExplanation(before.method, before.budget, refreshedRoutes.has(this))
-      explanations.set(this, e)
-    }
-    return e
+    if (this.charges === 0) return foldExplanations.get(this)!
+    const before = this.previous!
+    return budgetExplanation(before.method, budgetOfState(before, false), refreshedRoutes.has(this))
   }
 }
 Object.setPrototypeOf(RoutedState.prototype, ChargedState.prototype)
@@ -553,6 +557,8 @@ const fold = (s: ChargedState, t: Totals, rank: number, tokens: number, refreshe
     at: undefined
   }
   t.at = undefined // the states of the old base rebuild their totals on use
+  // the explanation as data now: a lazy one would keep `s`, and through it every earlier base, alive
+  const before = budgetOf(f.baseBudget, ...uncharged(moved, rank, tokens))
   const out = new RoutedState(
     new Frame(f, f.lastRefreshTimeSeconds, f.status, f.shm, budget, moved),
     0,
@@ -561,9 +567,7 @@ const fold = (s: ChargedState, t: Totals, rank: number, tokens: number, refreshe
     undefined
   )
   moved.at = out
-  // the explanation as data: a lazy one would keep `s`, and through it every earlier base, alive
-  const before = budgetOf(f.baseBudget, ...uncharged(moved, rank, tokens))
-  explanations.set(out, budgetExplanation(f.method, before, refreshed))
+  foldExplanations.set(out, budgetExplanation(f.method, before, refreshed))
   return out
 }
 
