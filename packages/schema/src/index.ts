@@ -19,6 +19,7 @@ export {
   VllmEngineMetrics
 } from "./Metrics.js"
 export * from "./MlpSync.js"
+export * from "./RankLoad.js"
 export * from "./V1Loads.js"
 export * from "./Vllm.js"
 export * from "./VllmLogger.js"
