@@ -13,7 +13,8 @@ const root = resolve(import.meta.dirname, "..")
 const dir = mkdtempSync(join(tmpdir(), "loadledger-pack-"))
 const tarballs = join(dir, "tarballs")
 const app = join(dir, "app")
-const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+const run = (cmd, args, cwd) =>
+  execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
 
 try {
   run("pnpm", ["-r", "--filter", "./packages/*", "pack", "--pack-destination", tarballs], root)
@@ -24,7 +25,10 @@ try {
     if (manifest.includes("workspace:")) throw new Error(`${f}: package.json still has a workspace: range`)
   }
   execFileSync("mkdir", ["-p", app])
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
+  writeFileSync(
+    join(app, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module" })
+  )
   run(
     "npm",
     [
@@ -41,7 +45,16 @@ try {
     app
   )
 
-  const payload = JSON.stringify({ timestamp: "2026-12-01T00:00:00Z", dp_rank_count: 2, loads: [0, 1].map((r) => ({ dp_rank: r, num_running_reqs: 1, num_waiting_reqs: 0, num_total_tokens: r === 0 ? 300 : 10 })) })
+  const payload = JSON.stringify({
+    timestamp: "2026-12-01T00:00:00Z",
+    dp_rank_count: 2,
+    loads: [0, 1].map((r) => ({
+      dp_rank: r,
+      num_running_reqs: 1,
+      num_waiting_reqs: 0,
+      num_total_tokens: r === 0 ? 300 : 10
+    }))
+  })
   const use = (imports) => `${imports}
 const rows = decodeLedger(${JSON.stringify(payload)})
 if (rows._tag !== "Success") throw new Error("decode failed")
@@ -111,7 +124,9 @@ export const used = [simulate, stepTime, policyLaws, live]
     )
     run(join(app, "node_modules", ".bin", "tsc"), ["-p", `tsconfig.${resolution}.json`], app)
   }
-  console.log(`pack check: ${tgz.length} tarballs installed with npm; ESM, CommonJS, bin, tsc node16 + bundler ok`)
+  console.log(
+    `pack check: ${tgz.length} tarballs installed with npm; ESM, CommonJS, bin, tsc node16 + bundler ok`
+  )
 } catch (e) {
   const err = /** @type {{ stdout?: string, stderr?: string, message: string }} */ (e)
   console.error(`pack check failed: ${err.message}\n${err.stdout ?? ""}\n${err.stderr ?? ""}`)
