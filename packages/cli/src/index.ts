@@ -9,6 +9,7 @@ import * as conformance from "./commands/conformance.js"
 import * as decode from "./commands/decode.js"
 import * as simulate from "./commands/simulate.js"
 import * as stepTime from "./commands/stepTime.js"
+import * as sweep from "./commands/sweep.js"
 
 /**
  * Build the `loadledger` program (commander) with every subcommand registered.
@@ -21,7 +22,7 @@ export const program = (): Command => {
     .description("Model and check how LLM serving engines spread requests over data-parallel ranks.")
     .version("0.1.0")
     .exitOverride()
-  for (const c of [decode, conformance, stepTime, calibrate, simulate]) c.register(p)
+  for (const c of [decode, conformance, stepTime, calibrate, simulate, sweep]) c.register(p)
   return p
 }
 

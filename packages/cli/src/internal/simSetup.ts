@@ -1,0 +1,69 @@
+/**
+ * What `simulate` and `sweep` share: reading a trace file into requests (with a one-line error) and
+ * the simulator config for a model, GPU, DP size, engine and front-end count.
+ *
+ * @since 0.2.0
+ */
+import { readFileSync } from "node:fs"
+import {
+  isTraceError,
+  kvPoolTokensFor,
+  parseTrace,
+  type SimConfig,
+  stepModelFor,
+  type TraceFormat,
+  type TraceRequest
+} from "@loadledger/sim"
+import { gpus, models } from "@loadledger/step-time"
+
+/** Read and parse a trace file; throws an `Error` with a one-line message naming the file and line. */
+export const readTraceFile = (path: string, format?: TraceFormat): ReadonlyArray<TraceRequest> => {
+  let text: string
+  try {
+    text = readFileSync(path, "utf8")
+  } catch (e) {
+    const code = (e as { code?: string }).code
+    throw new Error(
+      code === "ENOENT" ? `trace file not found: ${path}` : `cannot read trace ${path}: ${code ?? e}`
+    )
+  }
+  const parsed = parseTrace(text, format)
+  if (isTraceError(parsed))
+    throw new Error(
+      `${path}${parsed.line === undefined ? "" : ` line ${parsed.line}`}: ${parsed.message}${parsed.field && !parsed.message.includes(parsed.field) ? ` (${parsed.field})` : ""}`
+    )
+  if (parsed.length === 0) throw new Error(`${path}: the trace has no requests`)
+  return parsed
+}
+
+/** The simulator config for a model/GPU preset pair; throws on unknown names or no room for a KV pool. */
+export const simConfigFor = (o: {
+  readonly model: string
+  readonly gpu: string
+  readonly dp: number
+  readonly engine: "sglang" | "vllm"
+  readonly frontEnds: number
+  readonly seed: number
+  readonly kvPoolTokens?: number | undefined
+  readonly chunkedPrefill?: number | undefined
+  readonly maxRunning?: number | undefined
+}): SimConfig => {
+  const model = models[o.model]
+  if (model === undefined)
+    throw new Error(`unknown model "${o.model}"; known: ${Object.keys(models).join(", ")}`)
+  const gpu = gpus[o.gpu]
+  if (gpu === undefined) throw new Error(`unknown GPU "${o.gpu}"; known: ${Object.keys(gpus).join(", ")}`)
+  const kvPoolTokens = o.kvPoolTokens ?? kvPoolTokensFor(model, gpu)
+  if (!(kvPoolTokens > 0)) throw new Error(`${o.model} does not fit on one ${o.gpu}: no room for a KV pool`)
+  return {
+    dpSize: o.dp,
+    engine: o.engine,
+    stepModel: stepModelFor({ model, gpu }),
+    kvPoolTokens,
+    sparseTopK: model.attention.sparseTopK,
+    chunkedPrefillTokens: o.chunkedPrefill,
+    maxRunningRequests: o.maxRunning,
+    frontEnds: o.frontEnds,
+    seed: o.seed
+  }
+}

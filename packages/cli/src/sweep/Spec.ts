@@ -1,0 +1,278 @@
+/**
+ * A sweep's grid spec (YAML or JSON) and its expansion into cells: traces x rates x DP sizes x front
+ * ends x policies, every cell one `simulate` run with a stable id.
+ *
+ * @since 0.2.0
+ */
+import { dirname, isAbsolute, resolve } from "node:path"
+import { findPolicy, policyEntries } from "@loadledger/policies"
+import { gpus, models } from "@loadledger/step-time"
+import { parse as parseYaml } from "yaml"
+
+/**
+ * One cell of a sweep: everything `simulate` needs, as plain data (it crosses worker threads and is
+ * written next to its result). `trace` is an absolute path; `rate` scales the arrival rate.
+ *
+ * @category sweep
+ * @since 0.2.0
+ */
+export interface Cell {
+  readonly id: string
+  readonly trace: string
+  readonly traceName: string
+  readonly rate: number
+  readonly limit?: number | undefined
+  readonly dp: number
+  readonly engine: "sglang" | "vllm"
+  readonly frontEnds: number
+  readonly policy: string
+  readonly model: string
+  readonly gpu: string
+  readonly seed: number
+}
+
+/**
+ * A parsed and checked grid spec. Trace paths are absolute (relative ones are resolved against the
+ * spec file's folder, as in docker-compose).
+ *
+ * @category sweep
+ * @since 0.2.0
+ */
+export interface SweepSpec {
+  readonly name: string
+  readonly model: string
+  readonly gpu: string
+  readonly seed: number
+  readonly limit?: number | undefined
+  readonly traces: ReadonlyArray<{
+    readonly path: string
+    readonly name: string
+    readonly rates: ReadonlyArray<number>
+  }>
+  readonly dp: ReadonlyArray<number>
+  readonly frontEnds: ReadonlyArray<{ readonly engine: "sglang" | "vllm"; readonly clients: number }>
+  readonly policies: ReadonlyArray<string>
+}
+
+/**
+ * Why a spec was refused: `path` names the field (`traces[1].rates[0]`).
+ *
+ * @category sweep
+ * @since 0.2.0
+ */
+export class SpecError extends Error {
+  readonly _tag = "SpecError"
+  constructor(
+    readonly path: string,
+    message: string
+  ) {
+    super(`${path}: ${message}`)
+  }
+}
+
+const isObj = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+const list = (u: unknown): ReadonlyArray<unknown> => (u === undefined ? [] : Array.isArray(u) ? u : [u])
+const num = (u: unknown, path: string, test: (n: number) => boolean, what: string): number => {
+  if (typeof u !== "number" || !test(u))
+    throw new SpecError(path, `must be ${what}, got ${JSON.stringify(u)}`)
+  return u
+}
+const posInt = (u: unknown, path: string) =>
+  num(u, path, (n) => Number.isInteger(n) && n > 0, "a positive integer")
+const posNum = (u: unknown, path: string) =>
+  num(u, path, (n) => Number.isFinite(n) && n > 0, "a positive number")
+const str = (u: unknown, path: string): string => {
+  if (typeof u !== "string" || u === "")
+    throw new SpecError(path, `must be a non-empty string, got ${JSON.stringify(u)}`)
+  return u
+}
+const known = new Set([
+  "name",
+  "model",
+  "gpu",
+  "seed",
+  "limit",
+  "traces",
+  "rates",
+  "dp",
+  "frontEnds",
+  "policies"
+])
+
+const baseName = (p: string) =>
+  p
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.(jsonl|json|csv)$/i, "")
+
+/**
+ * Parse a spec's text (YAML, of which JSON is a subset) and check every field; `specFile` anchors
+ * relative trace paths. Throws a {@link SpecError} naming the field; unknown keys, unknown policies,
+ * models and GPUs, duplicate policies and duplicate trace names are refused.
+ *
+ * `policies: all` takes every registered policy.
+ *
+ * @example
+ * ```ts
+ * import { parseSpec } from "./Spec.js"
+ * const spec = parseSpec("traces: [{path: /t/a.jsonl, rates: [0.1, 0.2]}]\npolicies: [total-tokens, round-robin]\n", "/s/x.yaml")
+ * spec.traces[0]?.name // => "a"
+ * spec.frontEnds // => [{ engine: "sglang", clients: 1 }]
+ * ```
+ *
+ * @category sweep
+ * @since 0.2.0
+ */
+export const parseSpec = (text: string, specFile: string): SweepSpec => {
+  let doc: unknown
+  try {
+    doc = parseYaml(text)
+  } catch (e) {
+    throw new SpecError("$", `not YAML or JSON: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`)
+  }
+  if (!isObj(doc)) throw new SpecError("$", "the spec must be a mapping")
+  for (const k of Object.keys(doc))
+    if (!known.has(k)) throw new SpecError(k, `unknown key (known: ${[...known].join(", ")})`)
+  const model = doc.model === undefined ? "glm-5.3" : str(doc.model, "model")
+  if (models[model] === undefined)
+    throw new SpecError("model", `unknown model "${model}" (known: ${Object.keys(models).join(", ")})`)
+  const gpu = doc.gpu === undefined ? "h200" : str(doc.gpu, "gpu")
+  if (gpus[gpu] === undefined)
+    throw new SpecError("gpu", `unknown GPU "${gpu}" (known: ${Object.keys(gpus).join(", ")})`)
+  const seed =
+    doc.seed === undefined
+      ? 0
+      : num(doc.seed, "seed", (n) => Number.isInteger(n) && n >= 0, "a non-negative integer")
+  const limit = doc.limit === undefined ? undefined : posInt(doc.limit, "limit")
+  const topRates = list(doc.rates).map((r, i) => posNum(r, `rates[${i}]`))
+  const base = dirname(resolve(specFile))
+  const traces = list(doc.traces).map((t, i) => {
+    const p = `traces[${i}]`
+    const o = typeof t === "string" ? { path: t } : isObj(t) ? t : undefined
+    if (o === undefined) throw new SpecError(p, "must be a path or {path, rates?, name?}")
+    for (const k of Object.keys(o))
+      if (!["path", "rates", "name"].includes(k))
+        throw new SpecError(`${p}.${k}`, "unknown key (known: path, rates, name)")
+    const raw = str(o.path, `${p}.path`)
+    const path = isAbsolute(raw) ? raw : resolve(base, raw)
+    const rates =
+      o.rates === undefined ? topRates : list(o.rates).map((r, j) => posNum(r, `${p}.rates[${j}]`))
+    if (rates.length === 0)
+      throw new SpecError(`${p}.rates`, "no rates: give `rates` here or at the top level")
+    return { path, name: o.name === undefined ? baseName(raw) : str(o.name, `${p}.name`), rates }
+  })
+  if (traces.length === 0) throw new SpecError("traces", "at least one trace is needed")
+  const names = traces.map((t) => t.name)
+  names.forEach((n, i) => {
+    if (names.indexOf(n) !== i)
+      throw new SpecError(`traces[${i}].name`, `trace name "${n}" is used twice: give one a \`name\``)
+  })
+  const dp = (doc.dp === undefined ? [8] : list(doc.dp)).map((d, i) => posInt(d, `dp[${i}]`))
+  const frontEnds = (doc.frontEnds === undefined ? [{ engine: "sglang" }] : list(doc.frontEnds)).map(
+    (f, i) => {
+      const p = `frontEnds[${i}]`
+      const o = typeof f === "string" ? { engine: f } : isObj(f) ? f : undefined
+      if (o === undefined) throw new SpecError(p, "must be an engine name or {engine, clients?}")
+      if (o.engine !== "sglang" && o.engine !== "vllm")
+        throw new SpecError(`${p}.engine`, `must be "sglang" or "vllm", got ${JSON.stringify(o.engine)}`)
+      return {
+        engine: o.engine as "sglang" | "vllm",
+        clients: o.clients === undefined ? 1 : posInt(o.clients, `${p}.clients`)
+      }
+    }
+  )
+  const rawPolicies =
+    doc.policies === "all"
+      ? policyEntries().map((e) => e.name)
+      : list(doc.policies).map((n, i) => str(n, `policies[${i}]`))
+  if (rawPolicies.length === 0) throw new SpecError("policies", "at least one policy is needed (or `all`)")
+  rawPolicies.forEach((n, i) => {
+    if (findPolicy(n) === undefined) throw new SpecError(`policies[${i}]`, `unknown policy "${n}"`)
+    if (rawPolicies.indexOf(n) !== i) throw new SpecError(`policies[${i}]`, `policy "${n}" is listed twice`)
+  })
+  return {
+    name: doc.name === undefined ? baseName(specFile) : str(doc.name, "name"),
+    model,
+    gpu,
+    seed,
+    limit,
+    traces,
+    dp,
+    frontEnds,
+    policies: rawPolicies
+  }
+}
+
+const slug = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, "~")
+
+/**
+ * Every cell of the grid, in a fixed order (trace, rate, DP, front end, policy) with ids that are
+ * stable across runs and machines (they name the cell's JSON file).
+ *
+ * @example
+ * ```ts
+ * import { expandCells, parseSpec } from "./Spec.js"
+ * const spec = parseSpec("traces: [{path: /t/a.jsonl}]\nrates: [0.1]\npolicies: [total-tokens, vllm-kv-pressure]\nfrontEnds: [sglang, {engine: vllm, clients: 4}]\n", "/s/x.yaml")
+ * expandCells(spec).map((c) => c.id)
+ * // => ["a_r0.1_dp8_sglang1_total-tokens", "a_r0.1_dp8_sglang1_vllm-kv-pressure", "a_r0.1_dp8_vllm4_total-tokens", "a_r0.1_dp8_vllm4_vllm-kv-pressure"]
+ * ```
+ *
+ * @category sweep
+ * @since 0.2.0
+ */
+export const expandCells = (spec: SweepSpec): ReadonlyArray<Cell> => {
+  const cells: Array<Cell> = []
+  for (const t of spec.traces)
+    for (const rate of t.rates)
+      for (const dp of spec.dp)
+        for (const fe of spec.frontEnds)
+          for (const policy of spec.policies)
+            cells.push({
+              id: `${slug(t.name)}_r${rate}_dp${dp}_${fe.engine}${fe.clients}_${slug(policy)}`,
+              trace: t.path,
+              traceName: t.name,
+              rate,
+              limit: spec.limit,
+              dp,
+              engine: fe.engine,
+              frontEnds: fe.clients,
+              policy,
+              model: spec.model,
+              gpu: spec.gpu,
+              seed: spec.seed
+            })
+  return cells
+}
+
+/**
+ * Parse `i/n` (1-based shard `i` of `n`); the shard holds cells `k` (0-based, grid order) with
+ * `k % n === i - 1`, so the shards partition the grid whatever its size.
+ *
+ * @example
+ * ```ts
+ * import { parseShard, inShard } from "./Spec.js"
+ * const s = parseShard("2/3") // => { index: 2, count: 3 }
+ * const mine = [0, 1, 2, 3, 4].filter((k) => inShard(s, k)) // => [1, 4]
+ * ```
+ *
+ * @category sweep
+ * @since 0.2.0
+ */
+export const parseShard = (text: string): { readonly index: number; readonly count: number } => {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim())
+  const index = Number(m?.[1])
+  const count = Number(m?.[2])
+  if (m === null || count < 1 || index < 1 || index > count)
+    throw new SpecError("--shard", `must be i/n with 1 <= i <= n, got "${text}"`)
+  return { index, count }
+}
+
+/**
+ * Whether grid cell number `k` (0-based) belongs to `shard`.
+ *
+ * @category sweep
+ * @since 0.2.0
+ */
+export const inShard = (shard: { readonly index: number; readonly count: number }, k: number): boolean =>
+  k % shard.count === shard.index - 1

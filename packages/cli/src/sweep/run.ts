@@ -1,0 +1,166 @@
+/**
+ * Run a sweep's cells on worker threads, keep each finished cell as JSON (so a rerun resumes), and
+ * merge the cells of several runs or shards.
+ *
+ * @since 0.2.0
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { availableParallelism } from "node:os"
+import { join } from "node:path"
+import { isDeepStrictEqual } from "node:util"
+import type { CellResult } from "./runCell.js"
+import { runCell } from "./runCell.js"
+import { type Cell, expandCells, inShard, type SweepSpec } from "./Spec.js"
+
+/**
+ * How to run a sweep: `workers` threads (0 runs the cells in this thread), an optional shard, and a
+ * progress callback called after every finished cell.
+ *
+ * @category sweep
+ * @since 0.2.0
+ */
+export interface RunOptions {
+  readonly outDir: string
+  readonly workers?: number | undefined
+  readonly shard?: { readonly index: number; readonly count: number } | undefined
+  readonly onProgress?:
+    | ((p: { done: number; total: number; skipped: number; cell: Cell }) => void)
+    | undefined
+}
+
+/**
+ * What a run did: the cells of its grid slice (`cells`), how many were already finished and kept
+ * (`skipped`) and how many it ran (`ran`).
+ *
+ * @category sweep
+ * @since 0.2.0
+ */
+export interface RunReport {
+  readonly cells: ReadonlyArray<Cell>
+  readonly skipped: number
+  readonly ran: number
+}
+
+const cellsDir = (outDir: string) => join(outDir, "cells")
+const cellFile = (outDir: string, id: string) => join(cellsDir(outDir), `${id}.json`)
+
+/** A finished cell kept in `outDir`, when its file holds exactly this cell. */
+const kept = (outDir: string, cell: Cell): CellResult | undefined => {
+  const f = cellFile(outDir, cell.id)
+  if (!existsSync(f)) return undefined
+  try {
+    const r = JSON.parse(readFileSync(f, "utf8")) as CellResult
+    return isDeepStrictEqual(r.cell, cell) ? r : undefined
+  } catch {
+    return undefined // a torn or foreign file: run the cell again
+  }
+}
+
+const writeCell = (outDir: string, r: CellResult) => {
+  const f = cellFile(outDir, r.cell.id)
+  writeFileSync(`${f}.tmp`, JSON.stringify(r))
+  renameSync(`${f}.tmp`, f)
+}
+
+// From sources (tsx, vitest) the worker loads the TypeScript entry through tsx and resolves the
+// workspace packages to their sources; the built CLI ships dist/sweep-worker.js.
+const fromSources = import.meta.url.endsWith(".ts")
+const workerUrl = () =>
+  fromSources ? new URL("./worker.dev.mjs", import.meta.url) : new URL("./sweep-worker.js", import.meta.url)
+
+/**
+ * Run every cell of `spec` (or of one shard) that `outDir` does not already hold, writing
+ * `outDir/spec.json` and one `outDir/cells/<id>.json` per cell as it finishes. A cell file is
+ * reused only when it holds exactly the same cell, so changing the spec reruns what changed.
+ *
+ * @category sweep
+ * @since 0.2.0
+ */
+export const runSweep = async (spec: SweepSpec, o: RunOptions): Promise<RunReport> => {
+  const all = expandCells(spec)
+  const cells = o.shard === undefined ? all : all.filter((_, k) => inShard(o.shard!, k))
+  mkdirSync(cellsDir(o.outDir), { recursive: true })
+  writeFileSync(join(o.outDir, "spec.json"), `${JSON.stringify(spec, null, 2)}\n`)
+  const todo = cells.filter((c) => kept(o.outDir, c) === undefined)
+  const skipped = cells.length - todo.length
+  let done = skipped
+  const finished = (r: CellResult) => {
+    writeCell(o.outDir, r)
+    done++
+    o.onProgress?.({ done, total: cells.length, skipped, cell: r.cell })
+  }
+  const workers = Math.min(o.workers ?? availableParallelism(), todo.length)
+  if (workers <= 0) for (const c of todo) finished(runCell(c))
+  else {
+    const { Tinypool } = await import("tinypool")
+    const pool = new Tinypool({
+      filename: workerUrl().href,
+      minThreads: workers,
+      maxThreads: workers,
+      execArgv: fromSources ? ["--conditions=@loadledger/source"] : []
+    })
+    try {
+      await Promise.all(todo.map((c) => (pool.run(c) as Promise<CellResult>).then(finished)))
+    } finally {
+      await pool.destroy()
+    }
+  }
+  return { cells, skipped, ran: todo.length }
+}
+
+/**
+ * Read the finished cells of `cells` from `outDir`, in grid order; cells not (yet) there are listed
+ * in `missing`.
+ *
+ * @category sweep
+ * @since 0.2.0
+ */
+export const readCells = (
+  outDir: string,
+  cells: ReadonlyArray<Cell>
+): { readonly results: ReadonlyArray<CellResult>; readonly missing: ReadonlyArray<Cell> } => {
+  const results: Array<CellResult> = []
+  const missing: Array<Cell> = []
+  for (const c of cells) {
+    const r = kept(outDir, c)
+    if (r === undefined) missing.push(c)
+    else results.push(r)
+  }
+  return { results, missing }
+}
+
+/**
+ * Combine the output folders of several runs or shards of one spec into `outDir`: every folder's
+ * `spec.json` must be the same spec; only cell files that hold a cell of that spec are taken (a cell
+ * found in several folders is deterministic, so any copy will do). Returns
+ * the spec (for the summary and report).
+ *
+ * @category sweep
+ * @since 0.2.0
+ */
+export const mergeRuns = (outDir: string, from: ReadonlyArray<string>): SweepSpec => {
+  if (from.length === 0) throw new Error("sweep merge needs at least one folder to merge")
+  let spec: SweepSpec | undefined
+  for (const d of from) {
+    const f = join(d, "spec.json")
+    if (!existsSync(f)) throw new Error(`${d}: no spec.json (not a sweep output folder)`)
+    const s = JSON.parse(readFileSync(f, "utf8")) as SweepSpec
+    if (spec !== undefined && !isDeepStrictEqual(s, spec))
+      throw new Error(`${d}: its spec.json differs from ${from[0]}'s`)
+    spec = s
+  }
+  mkdirSync(cellsDir(outDir), { recursive: true })
+  writeFileSync(join(outDir, "spec.json"), `${JSON.stringify(spec, null, 2)}\n`)
+  const byId = new Map(expandCells(spec!).map((c) => [c.id, c]))
+  for (const d of from) {
+    if (!existsSync(cellsDir(d))) continue
+    for (const name of readdirSync(cellsDir(d))) {
+      if (!name.endsWith(".json")) continue
+      const cell = byId.get(name.slice(0, -5))
+      if (cell === undefined) continue
+      const r = kept(d, cell)
+      if (r !== undefined) writeCell(outDir, r)
+    }
+  }
+  return spec!
+}

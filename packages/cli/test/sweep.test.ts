@@ -1,0 +1,186 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
+import { main } from "../src/index.js"
+import { mergeRuns, readCells, runSweep } from "../src/sweep/run.js"
+import { expandCells, parseShard, parseSpec, SpecError } from "../src/sweep/Spec.js"
+
+const mooncake = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
+  .pathname
+const dir = mkdtempSync(join(tmpdir(), "loadledger-sweep-"))
+const specText = `name: t
+limit: 60
+traces: [{ path: ${mooncake}, rates: [0.1, 0.3] }]
+frontEnds: [sglang, { engine: vllm, clients: 2 }]
+policies: [round-robin, total-tokens, vllm-kv-pressure]
+`
+const spec = parseSpec(specText, join(dir, "t.yaml"))
+const withoutWall = (d: string) =>
+  readCells(d, expandCells(spec)).results.map(({ wallSeconds: _w, ...rest }) => rest)
+
+describe("sweep spec", () => {
+  it("expands the grid in a fixed order with stable ids", () => {
+    const cells = expandCells(spec)
+    expect(cells).toHaveLength(2 * 2 * 3)
+    expect(cells[0]?.id).toBe("conversation_trace_r0.1_dp8_sglang1_round-robin")
+    expect(cells[11]?.id).toBe("conversation_trace_r0.3_dp8_vllm2_vllm-kv-pressure")
+    expect(new Set(cells.map((c) => c.id)).size).toBe(12)
+  })
+
+  it("refuses bad fields, naming them", () => {
+    const bad = (text: string) => {
+      try {
+        parseSpec(text, "/x/s.yaml")
+      } catch (e) {
+        return e instanceof SpecError ? e.path : "not a SpecError"
+      }
+      return "accepted"
+    }
+    expect(bad("traces: [a.jsonl]\nrates: [0.1]\npolicies: [total-tokens, total-tokens]")).toBe("policies[1]")
+    expect(bad("traces: [a.jsonl]\nrates: [0.1]\npolicies: [nope]")).toBe("policies[0]")
+    expect(bad("traces: [a.jsonl]\nrates: [-1]\npolicies: [total-tokens]")).toBe("rates[0]")
+    expect(bad("traces: [a.jsonl]\npolicies: [total-tokens]")).toBe("traces[0].rates")
+    expect(bad("traces: [a.jsonl]\nrates: [1]\npolicies: [total-tokens]\nfrontEnds: [{engine: trt}]")).toBe(
+      "frontEnds[0].engine"
+    )
+    expect(bad("traces: [a.jsonl, b/a.jsonl]\nrates: [1]\npolicies: [total-tokens]")).toBe("traces[1].name")
+    expect(bad("traces: [a.jsonl]\nrates: [1]\npolicies: [total-tokens]\nmodle: x")).toBe("modle")
+    expect(bad("traces: [a.jsonl]\nrates: [1]\npolicies: [total-tokens]\ngpu: tpu")).toBe("gpu")
+    expect(bad("{")).toBe("$")
+  })
+
+  it("resolves relative trace paths against the spec's folder", () => {
+    expect(
+      parseSpec("traces: [../t/a.jsonl]\nrates: [1]\npolicies: [total-tokens]", "/s/x/spec.yaml").traces[0]
+        ?.path
+    ).toBe("/s/t/a.jsonl")
+  })
+
+  it("shards partition the grid", () => {
+    const n = expandCells(spec).length
+    const seen = [1, 2, 3].flatMap((i) =>
+      expandCells(spec)
+        .map((c, k) => ({ c, k }))
+        .filter(({ k }) => k % 3 === parseShard(`${i}/3`).index - 1)
+        .map(({ c }) => c.id)
+    )
+    expect(seen.sort()).toEqual(
+      expandCells(spec)
+        .map((c) => c.id)
+        .sort()
+    )
+    expect(seen).toHaveLength(n)
+    expect(() => parseShard("0/2")).toThrow("--shard")
+    expect(() => parseShard("3/2")).toThrow("--shard")
+  })
+})
+
+describe("sweep runs", () => {
+  it("two shards merged equal one run, and a rerun keeps finished cells", async () => {
+    const one = join(dir, "one")
+    const r1 = await runSweep(spec, { outDir: one, workers: 0 })
+    expect(r1).toMatchObject({ skipped: 0, ran: 12 })
+    const a = join(dir, "a")
+    const b = join(dir, "b")
+    await runSweep(spec, { outDir: a, workers: 0, shard: { index: 1, count: 2 } })
+    await runSweep(spec, { outDir: b, workers: 0, shard: { index: 2, count: 2 } })
+    expect(readdirSync(join(a, "cells"))).toHaveLength(6)
+    expect(readCells(a, expandCells(spec)).missing).toHaveLength(6)
+    const merged = join(dir, "merged")
+    mergeRuns(merged, [a, b])
+    expect(withoutWall(merged)).toEqual(withoutWall(one))
+    expect(withoutWall(one)[0]?.result.requests).toEqual({
+      total: 60,
+      finished: 60,
+      unfinished: 0,
+      rejected: 0
+    })
+
+    const before = statSync(join(one, "cells", `${expandCells(spec)[0]!.id}.json`)).mtimeMs
+    const r2 = await runSweep(spec, { outDir: one, workers: 0 })
+    expect(r2).toMatchObject({ skipped: 12, ran: 0 })
+    expect(statSync(join(one, "cells", `${expandCells(spec)[0]!.id}.json`)).mtimeMs).toBe(before)
+
+    const changed = parseSpec(specText.replace("limit: 60", "limit: 50"), join(dir, "t.yaml"))
+    const r3 = await runSweep(changed, { outDir: one, workers: 0, shard: { index: 1, count: 6 } })
+    expect(r3).toMatchObject({ skipped: 0, ran: 2 })
+  }, 60_000)
+
+  it("runs cells on worker threads with the same results", async () => {
+    const small = parseSpec(specText.replace("rates: [0.1, 0.3]", "rates: [0.1]"), join(dir, "t.yaml"))
+    const w = join(dir, "threads")
+    await runSweep(small, { outDir: w, workers: 2 })
+    const inline = join(dir, "inline")
+    await runSweep(small, { outDir: inline, workers: 0 })
+    const strip = (d: string) =>
+      readCells(d, expandCells(small)).results.map(({ wallSeconds: _w, ...r }) => r)
+    expect(strip(w)).toHaveLength(6)
+    expect(strip(w)).toEqual(strip(inline))
+  }, 60_000)
+
+  it("merge refuses folders of different specs", async () => {
+    const other = join(dir, "other")
+    writeFileSync(join(dir, "o.yaml"), specText.replace("name: t", "name: o"))
+    mergeRuns(other, [join(dir, "one")])
+    const o = join(dir, "o")
+    await runSweep(parseSpec(specText.replace("name: t", "name: o"), join(dir, "o.yaml")), {
+      outDir: o,
+      workers: 0,
+      shard: { index: 1, count: 12 }
+    })
+    expect(() => mergeRuns(join(dir, "x"), [join(dir, "one"), o])).toThrow("differs")
+    expect(() => mergeRuns(join(dir, "y"), [join(dir, "nothing")])).toThrow("no spec.json")
+  })
+})
+
+describe("loadledger sweep", () => {
+  let out = ""
+  let err = ""
+  beforeEach(() => {
+    out = ""
+    err = ""
+    process.exitCode = undefined
+    vi.spyOn(process.stdout, "write").mockImplementation((s: string | Uint8Array) => {
+      out += String(s)
+      return true
+    })
+    vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => {
+      err += String(s)
+      return true
+    })
+  })
+  afterEach(() => {
+    vi.restoreAllMocks()
+  })
+
+  it("writes the summary, prints the table and progress lines off a terminal", async () => {
+    const file = join(dir, "cli.yaml")
+    writeFileSync(file, specText.replace("rates: [0.1, 0.3]", "rates: [0.1]"))
+    const o = join(dir, "cli-out")
+    const code = await main(["node", "loadledger", "sweep", file, "--out", o, "--workers", "0"])
+    expect(code).toBe(0)
+    expect(out).toContain("**conversation_trace at 0.1x, DP 8, vllm x2**")
+    expect(out).toMatch(/\| total-tokens \| .* \| ok 60\/60 \|/)
+    expect(err).toMatch(/^sweep: 0\/6 cells 0m00s elapsed$/m)
+    expect(err).toMatch(/^sweep: 6\/6 cells \d+m\d\ds elapsed, ETA 0m00s$/m)
+    const summary = JSON.parse(readFileSync(join(o, "summary.json"), "utf8"))
+    expect(summary.rows).toHaveLength(6)
+    expect(summary.missing).toEqual([])
+    expect(existsSync(join(o, "summary.md"))).toBe(true)
+  }, 60_000)
+
+  it("fails before running on a bad spec, shard or output folder", async () => {
+    const file = join(dir, "bad.yaml")
+    writeFileSync(file, "traces: [a.jsonl]\nrates: [1]\npolicies: [total-tokens, total-tokens]\n")
+    expect(await main(["node", "loadledger", "sweep", file])).toBe(1)
+    expect(err).toContain('policies[1]: policy "total-tokens" is listed twice')
+    writeFileSync(file, specText)
+    expect(await main(["node", "loadledger", "sweep", file, "--shard", "3/2"])).toBe(1)
+    expect(err).toContain("--shard: must be i/n")
+    expect(await main(["node", "loadledger", "sweep", file, "--out", join(file, "under-a-file")])).toBe(1)
+    expect(err).toContain(`cannot write to ${join(file, "under-a-file")}: ENOTDIR`)
+    expect(await main(["node", "loadledger", "sweep", join(dir, "missing.yaml")])).toBe(1)
+    expect(err).toContain("spec file not found")
+  })
+})
