@@ -184,3 +184,29 @@ describe("loadledger sweep", () => {
     expect(err).toContain("spec file not found")
   })
 })
+
+describe("the Kubernetes Indexed Job example", () => {
+  it("shards as many ways as it has completions, and its spec parses", async () => {
+    const { parseAllDocuments } = await import("yaml")
+    const text = readFileSync(new URL("../../../examples/sweeps/k8s/job.yaml", import.meta.url), "utf8")
+    const docs = parseAllDocuments(text).map((d) => d.toJS())
+    const job = docs.find((d) => d.kind === "Job")
+    expect(job.spec.completionMode).toBe("Indexed")
+    const c = job.spec.template.spec.containers[0]
+    const shards = Number(c.env.find((e: { name: string }) => e.name === "SHARDS").value)
+    expect(job.spec.completions).toBe(shards)
+    expect(job.spec.parallelism).toBe(shards)
+    expect(c.args[0]).toContain("--shard $((JOB_COMPLETION_INDEX + 1))/$SHARDS")
+    const spec = parseSpec(
+      docs.find((d) => d.kind === "ConfigMap").data["compare.yaml"],
+      "/spec/compare.yaml"
+    )
+    expect(spec.policies.length).toBeGreaterThan(5)
+    const merge = parseAllDocuments(
+      readFileSync(new URL("../../../examples/sweeps/k8s/merge-job.yaml", import.meta.url), "utf8")
+    )[0]!.toJS()
+    expect(merge.spec.template.spec.containers[0].args[0]).toContain(
+      "sweep merge /results/merged /results/shard-*"
+    )
+  })
+})
