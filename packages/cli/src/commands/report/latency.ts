@@ -40,74 +40,79 @@ export const fmtSeconds = (s: number): string =>
 
 /**
  * One CDF chart per latency (TTFT, ITL, E2E): a line per run, log x axis bounded by the data, the
- * p50/p90/p99 of each run as markers on its curve, dashed guides at 50/90/99%. A run without CDF
- * points for a latency (an ITL from a result written before ITL CDFs existed) shows its markers only.
+ * p50/p90/p99 of each run as markers on its curve, dashed guides at 50/90/99%. Each chart has an
+ * alternate "tail" view (share slower than x, log y axis) where p90 and p99 get as much room as
+ * the median. A run without CDF points for a latency (an ITL from a result written before ITL
+ * CDFs existed) shows its markers only.
  *
  * @category report
  * @since 0.2.0
  */
 export const latencyCharts = (runs: ReadonlyArray<ReportRun>): Array<ChartSpec> =>
   (["ttftSeconds", "itlSeconds", "e2eSeconds"] as const).map((key) => {
-    const series = runs.map((run) => {
-      const r = run.result
-      const values = r.latencyCdf[key]
-      return {
-        type: "line",
-        name: runLabel(run),
-        showSymbol: false,
-        smooth: false,
-        lineStyle: { width: 2 },
-        emphasis: { focus: "series" },
-        data: values ? cdfPoints(r.latencyCdf.quantiles, values).map(([x, y]) => [sig(x), sig(y)]) : [],
-        markPoint: {
-          symbol: "circle",
-          symbolSize: 7,
-          label: { show: false },
-          data: markers(r[key])
-        }
-      }
-    })
-    const xs = series.flatMap((s) => [
-      ...s.data.map((d) => d[0]!),
-      ...s.markPoint.data.map((m) => m.coord[0]!)
-    ])
-    const lo = xs.length ? Math.min(...xs) : 0.001
-    const hi = xs.length ? Math.max(...xs) : 1
-    const guides = [0.5, 0.9, 0.99].map((y) => ({ yAxis: y, name: `p${Math.round(y * 100)}` }))
-    if (series[0]) (series[0] as Record<string, unknown>).markLine = guideLines(guides)
     const n = NAMES[key]
+    const what = key === "itlSeconds" ? "token gaps" : "requests"
     return {
       id: `cdf-${key}`,
       title: `${n.long}: distribution per policy`,
-      how: `Each line is one policy: at a given ${n.short} (x, log scale) it shows the share of ${
-        key === "itlSeconds" ? "token gaps" : "requests"
-      } that were at least that fast (y). Further left and steeper is better; the tail is where the curve meets the dashed 90% and 99% lines. Dots mark each policy's p50, p90 and p99. Drag or scroll to zoom; click a legend entry to hide a policy.`,
+      how: `Each line is one policy: at a given ${n.short} (x, log scale) it shows the share of ${what} that were at least that fast (y). Further left and steeper is better. Dots mark each policy's p50, p90 and p99 (dashed lines). The "tail view" button plots the share slower than x on a log scale instead, so p90 and p99 are as far apart as p50 and p90. Drag or scroll to zoom (shift+scroll zooms y); click a legend entry to hide a policy.`,
       height: 420,
-      option: {
-        legend: { top: 0, type: "scroll" },
-        grid: { top: 40, left: 64, right: 48, bottom: 80 },
-        tooltip: { trigger: "axis", axisPointer: { type: "cross" } },
-        xAxis: {
-          type: "log",
-          name: "seconds (log)",
-          nameLocation: "middle",
-          nameGap: 28,
-          min: logFloor(lo),
-          max: logCeil(hi),
-          minorTick: { show: true },
-          minorSplitLine: { show: true, lineStyle: { opacity: 0.3 } }
-        },
-        yAxis: { type: "value", min: 0, max: 1, name: "share ≤ x" },
-        dataZoom: [
-          { type: "inside", xAxisIndex: 0, filterMode: "none" },
-          { type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 8, height: 18 },
-          { type: "inside", yAxisIndex: 0, filterMode: "none", zoomOnMouseWheel: "shift" }
-        ],
-        series
-      }
+      option: cdfOption(runs, key, false),
+      alt: { label: "tail view (share slower, log)", back: "CDF view", option: cdfOption(runs, key, true) }
     }
   })
 
+const cdfOption = (runs: ReadonlyArray<ReportRun>, key: Key, tail: boolean): Record<string, unknown> => {
+  const y = (share: number) => sig(tail ? 1 - share : share)
+  const series = runs.map((run) => {
+    const r = run.result
+    const values = r.latencyCdf[key]
+    const points = values ? cdfPoints(r.latencyCdf.quantiles, values) : []
+    return {
+      type: "line",
+      name: runLabel(run),
+      showSymbol: false,
+      lineStyle: { width: 2 },
+      emphasis: { focus: "series" },
+      data: points.filter(([, q]) => !tail || q < 1).map(([x, q]) => [sig(x), y(q)]),
+      markPoint: {
+        symbol: "circle",
+        symbolSize: 7,
+        label: { show: false },
+        data: markers(r[key]).map((m) => ({ ...m, coord: [m.coord[0]!, y(m.coord[1]!)] }))
+      }
+    }
+  })
+  const xs = series.flatMap((s) => [...s.data.map((d) => d[0]!), ...s.markPoint.data.map((m) => m.coord[0]!)])
+  const lo = xs.length ? Math.min(...xs) : 0.001
+  const hi = xs.length ? Math.max(...xs) : 1
+  const guides = [0.5, 0.9, 0.99].map((q) => ({ yAxis: y(q), name: `p${Math.round(q * 100)}` }))
+  if (series[0]) (series[0] as Record<string, unknown>).markLine = guideLines(guides)
+  return {
+    legend: { top: 0, type: "scroll" },
+    grid: { top: 40, left: 64, right: 48, bottom: 80 },
+    tooltip: { trigger: "axis", axisPointer: { type: "cross" } },
+    xAxis: {
+      type: "log",
+      name: "seconds (log)",
+      nameLocation: "middle",
+      nameGap: 28,
+      min: logFloor(lo),
+      max: logCeil(hi),
+      minorTick: { show: true },
+      minorSplitLine: { show: true, lineStyle: { opacity: 0.3 } }
+    },
+    yAxis: tail
+      ? { type: "log", min: 0.01, max: 1, name: "share slower than x (log)" }
+      : { type: "value", min: 0, max: 1, name: "share ≤ x" },
+    dataZoom: [
+      { type: "inside", xAxisIndex: 0, filterMode: "none" },
+      { type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 8, height: 18 },
+      { type: "inside", yAxisIndex: 0, filterMode: "none", zoomOnMouseWheel: "shift", moveOnMouseWheel: false }
+    ],
+    series
+  }
+}
 const guideLines = (data: ReadonlyArray<{ yAxis: number; name: string }>) => ({
   silent: true,
   symbol: "none",

@@ -33,10 +33,7 @@ const CLIENT = `
     return a >= 1000 ? Math.round(v).toLocaleString("en") : a >= 1 ? String(+v.toPrecision(4)) : String(+v.toPrecision(3));
   };
   var charts = [];
-  specs.forEach(function (spec) {
-    var el = document.getElementById(spec.id);
-    var chart = echarts.init(el, null, { renderer: "canvas" });
-    var o = spec.option;
+  var prepare = function (spec, o) {
     o.animation = false;
     if (o.tooltip) {
       o.tooltip.confine = true;
@@ -53,8 +50,23 @@ const CLIENT = `
         };
       }
     }
-    chart.setOption(o);
+    return o;
+  };
+  specs.forEach(function (spec) {
+    var el = document.getElementById(spec.id);
+    var chart = echarts.init(el, null, { renderer: "canvas" });
+    chart.setOption(prepare(spec, spec.option));
     charts.push(chart);
+    var button = document.getElementById(spec.id + "-alt");
+    if (button && spec.alt) {
+      var showingAlt = false;
+      button.addEventListener("click", function () {
+        showingAlt = !showingAlt;
+        chart.setOption(prepare(spec, showingAlt ? spec.alt.option : spec.option), true);
+        button.textContent = showingAlt ? spec.alt.back : spec.alt.label;
+        button.setAttribute("aria-pressed", String(showingAlt));
+      });
+    }
   });
   window.addEventListener("resize", function () { charts.forEach(function (c) { c.resize(); }); });
   window.__charts = charts;
@@ -95,20 +107,22 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:0 0 4px}
 .context{color:#555;margin:0 0 12px;font-size:13px}
 nav{font-size:13px;margin:0 0 12px}nav a{margin-right:12px}
 .table-wrap{overflow-x:auto;max-width:100%;border:1px solid #ddd}
-table{border-collapse:collapse;font-size:13px;white-space:nowrap}
-th,td{padding:4px 8px;border-bottom:1px solid #eee}td.n{text-align:right;font-variant-numeric:tabular-nums}
+table{border-collapse:collapse;font-size:13px}
+th,td{padding:4px 6px;border-bottom:1px solid #eee}td{white-space:nowrap}th.n{text-align:right}th{min-width:3.5em;max-width:6.5em;vertical-align:bottom}td.n{text-align:right;font-variant-numeric:tabular-nums}
 th{position:sticky;top:0;background:#f4f6f8;cursor:pointer;user-select:none;text-align:left}
 th:hover{background:#e6ebf0}th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
 tbody tr:hover{background:#f9fbfd}
 section{margin:20px 0;padding-top:8px;border-top:1px solid #eee}
 .how{color:#555;font-size:13px;margin:0 0 6px;max-width:1100px}
 .chart{width:100%;min-width:320px}
+button.alt{font-size:12px;margin:0 0 4px;padding:2px 8px;cursor:pointer}
 details{margin:12px 0;font-size:12px}pre{overflow-x:auto}
 footer{color:#888;font-size:12px;margin-top:24px}
 `
 
 const section = (c: ChartSpec): string =>
   `<section id="s-${esc(c.id)}"><h2>${esc(c.title)}</h2><p class="how"><b>How to read this:</b> ${esc(c.how)}</p>
+${c.alt ? `<button type="button" class="alt" id="${esc(c.id)}-alt" aria-pressed="false">${esc(c.alt.label)}</button>` : ""}
 <div class="chart" id="${esc(c.id)}" style="height:${c.height}px"></div></section>`
 
 /**

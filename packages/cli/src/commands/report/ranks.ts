@@ -7,6 +7,8 @@
 import { type ChartSpec, downsampleMax, nonEmptyRange, type ReportRun, runLabel, sig } from "./model.js"
 
 const MAX_COLUMNS = 400
+/** Time labels with as many decimals as the span needs (0 past 100 s). */
+const timeLabel = (span: number) => (t: number) => t.toFixed(span >= 100 ? 0 : span >= 10 ? 1 : 2)
 const zoomX = [
   { type: "inside", xAxisIndex: 0 },
   { type: "slider", xAxisIndex: 0, bottom: 8, height: 18 }
@@ -41,19 +43,18 @@ export const loadHeatmaps = (runs: ReadonlyArray<ReportRun>): Array<ChartSpec> =
       how: "One row per DP rank, time runs left to right; the colour is the number of requests running + waiting on that rank (same scale for every policy). A balanced policy gives even colour down each column; a dark cell in a pale column is one rank holding a pile-up the others do not share. Hover for values; drag the slider or scroll to zoom in time.",
       height: Math.max(200, Math.min(700, 90 + ranks * 22)),
       option: {
-        grid: { top: 10, left: 70, right: 90, bottom: 70 },
+        grid: { top: 10, left: 60, right: 90, bottom: 70 },
         tooltip: { position: "top" },
         xAxis: {
           type: "category",
           name: "simulated seconds",
           nameLocation: "middle",
           nameGap: 26,
-          data: seconds.map((t) => sig(t)),
+          data: seconds.map(timeLabel(seconds[seconds.length - 1] ?? 0)),
           splitArea: { show: false }
         },
         yAxis: {
           type: "category",
-          name: "rank",
           inverse: true,
           data: perRank.map((_, r) => `rank ${r}`)
         },
@@ -102,7 +103,7 @@ const barChart = (
     tooltip: { trigger: "axis", axisPointer: { type: "shadow" } },
     xAxis: { type: "category", data: categories },
     yAxis: { type: "value", name: yName, ...(percent ? { axisLabel: { formatter: "{value}%" } } : {}) },
-    dataZoom: zoomX,
+    dataZoom: categories.length > 12 ? zoomX : [{ type: "inside", xAxisIndex: 0 }],
     series: series.map((s) => ({ type: "bar", name: s.name, data: s.data, emphasis: { focus: "series" } }))
   }
 })

@@ -98,7 +98,7 @@ const row = (run: ReportRun): Array<Cell> => {
  */
 export const summaryTable = (runs: ReadonlyArray<ReportRun>): string => {
   const head = SUMMARY_COLUMNS.map(
-    (c, i) => `<th scope="col" title="${esc(c.title)}" data-col="${i}" tabindex="0">${esc(c.head)}</th>`
+    (c, i) => `<th scope="col"${i >= 2 ? ' class="n"' : ""} title="${esc(c.title)}" data-col="${i}" tabindex="0">${esc(c.head)}</th>`
   ).join("")
   const body = runs
     .map(
