@@ -111,8 +111,10 @@ export interface ProgressOptions {
  * @category progress
  * @since 0.2.0
  */
-export const progressMode = (o: { readonly quiet: boolean; readonly isTTY: boolean }): "bar" | "lines" | "off" =>
-  o.quiet ? "off" : o.isTTY ? "bar" : "lines"
+export const progressMode = (o: {
+  readonly quiet: boolean
+  readonly isTTY: boolean
+}): "bar" | "lines" | "off" => (o.quiet ? "off" : o.isTTY ? "bar" : "lines")
 
 /**
  * Start showing progress (see {@link ProgressOptions}). The simulator is synchronous, so no timer

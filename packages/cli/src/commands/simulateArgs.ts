@@ -113,7 +113,9 @@ export const checkOutputPath = (option: string, path: string): ArgError | undefi
   } catch {
     return argError(
       option,
-      fileStat === undefined ? `${option}: directory ${dir} is not writable` : `${option}: ${path} is not writable`
+      fileStat === undefined
+        ? `${option}: directory ${dir} is not writable`
+        : `${option}: ${path} is not writable`
     )
   }
   return undefined

@@ -44,15 +44,18 @@ const echartsLibrary = (): string => {
  */
 export const renderReport = async (input: ReportInput): Promise<string> => {
   const runs = input.runs
-  const imbalance = imbalanceChart(runs)
+  const imbalance = runs.length > 0 ? imbalanceChart(runs) : undefined
   return page({
     title: input.title,
     context: input.context ?? [],
     table: summaryTable(runs),
     groups: [
       { heading: "Sweep grid", charts: (input.grids ?? []).map((g, i) => gridChart(g, `grid-${i}`)) },
-      { heading: "Latency", charts: latencyCharts(runs) },
-      { heading: "Balance", charts: [...rankCharts(runs), ...(imbalance ? [imbalance] : [])] },
+      { heading: "Latency", charts: runs.length > 0 ? latencyCharts(runs) : [] },
+      {
+        heading: "Balance",
+        charts: [...(runs.length > 0 ? rankCharts(runs) : []), ...(imbalance ? [imbalance] : [])]
+      },
       { heading: "Load per rank over time", charts: loadHeatmaps(runs) }
     ],
     tableText: input.tableText,

@@ -19,7 +19,9 @@ const markers = (p: Percentiles) =>
   (["p50", "p90", "p99"] as const).flatMap((k) => {
     const v = p[k]
     const share = k === "p50" ? 0.5 : k === "p90" ? 0.9 : 0.99
-    return v !== undefined && v > 0 ? [{ name: k, coord: [sig(v), share], value: `${k} ${fmtSeconds(v)}` }] : []
+    return v !== undefined && v > 0
+      ? [{ name: k, coord: [sig(v), share], value: `${k} ${fmtSeconds(v)}` }]
+      : []
   })
 
 /**
@@ -108,7 +110,13 @@ const cdfOption = (runs: ReadonlyArray<ReportRun>, key: Key, tail: boolean): Rec
     dataZoom: [
       { type: "inside", xAxisIndex: 0, filterMode: "none" },
       { type: "slider", xAxisIndex: 0, filterMode: "none", bottom: 8, height: 18 },
-      { type: "inside", yAxisIndex: 0, filterMode: "none", zoomOnMouseWheel: "shift", moveOnMouseWheel: false }
+      {
+        type: "inside",
+        yAxisIndex: 0,
+        filterMode: "none",
+        zoomOnMouseWheel: "shift",
+        moveOnMouseWheel: false
+      }
     ],
     series
   }

@@ -67,7 +67,9 @@ export interface ChartSpec {
   readonly height: number
   readonly option: Record<string, unknown>
   /** A second view the reader can switch to with a button (`label`; `back` switches back). */
-  readonly alt?: { readonly label: string; readonly back: string; readonly option: Record<string, unknown> } | undefined
+  readonly alt?:
+    | { readonly label: string; readonly back: string; readonly option: Record<string, unknown> }
+    | undefined
 }
 
 /** The label a run is shown under. @category report @since 0.2.0 */

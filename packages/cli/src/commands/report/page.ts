@@ -20,7 +20,10 @@ import { esc } from "./table.js"
  * @since 0.2.0
  */
 export const scriptJson = (x: unknown): string =>
-  JSON.stringify(x).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")
+  JSON.stringify(x)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029")
 
 // Runs in the browser. Plain ES2017, no imports: `echarts` is the inlined global.
 const CLIENT = `

@@ -84,7 +84,10 @@ const row = (run: ReportRun): Array<Cell> => {
     num(r.retractions, 0),
     perRank.length ? num(Math.min(...perRank), 0) : { text: "-", sort: undefined },
     perRank.length ? num(Math.max(...perRank), 0) : { text: "-", sort: undefined },
-    { text: `${r.requests.finished}/${r.requests.total}`, sort: r.requests.finished / Math.max(1, r.requests.total) },
+    {
+      text: `${r.requests.finished}/${r.requests.total}`,
+      sort: r.requests.finished / Math.max(1, r.requests.total)
+    },
     { text: r.status._tag === "Completed" ? "ok" : r.status._tag, sort: r.status._tag }
   ]
 }
@@ -98,7 +101,8 @@ const row = (run: ReportRun): Array<Cell> => {
  */
 export const summaryTable = (runs: ReadonlyArray<ReportRun>): string => {
   const head = SUMMARY_COLUMNS.map(
-    (c, i) => `<th scope="col"${i >= 2 ? ' class="n"' : ""} title="${esc(c.title)}" data-col="${i}" tabindex="0">${esc(c.head)}</th>`
+    (c, i) =>
+      `<th scope="col"${i >= 2 ? ' class="n"' : ""} title="${esc(c.title)}" data-col="${i}" tabindex="0">${esc(c.head)}</th>`
   ).join("")
   const body = runs
     .map(
