@@ -48,11 +48,11 @@ export const isArgError = (x: unknown): x is ArgError =>
  *
  * @example
  * ```ts
- * import { parsePolicyList } from "./simulateArgs.js"
+ * import { isArgError, parsePolicyList } from "./simulateArgs.js"
  * const ok = parsePolicyList(" round-robin , total-tokens ")
- * Array.isArray(ok) && ok.map((e) => e.name) // => ["round-robin", "total-tokens"]
+ * !isArgError(ok) && ok.map((e) => e.name) // => ["round-robin", "total-tokens"]
  * const dup = parsePolicyList("total-tokens,total-tokens")
- * !Array.isArray(dup) && dup.message // => "--policies names \"total-tokens\" twice; give each policy once"
+ * isArgError(dup) && dup.message // => "--policies names \"total-tokens\" twice; give each policy once"
  * ```
  *
  * @category simulate

@@ -63,5 +63,3 @@ export const renderReport = async (input: ReportInput): Promise<string> => {
     libraryName: "Apache ECharts 6 (Apache-2.0)"
   })
 }
-
-export type { ReportGrid, ReportInput, ReportRun } from "./report/model.js"
