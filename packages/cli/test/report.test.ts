@@ -2,6 +2,7 @@
 import { fc, test } from "@fast-check/vitest"
 import { IMBALANCE_BUCKETS, type PolicyResult } from "@loadledger/sim"
 import { describe, expect, it } from "vitest"
+import { gridChart } from "../src/commands/report/grid.js"
 import { latencyCharts } from "../src/commands/report/latency.js"
 import { cdfPoints, downsampleMax, nonEmptyRange } from "../src/commands/report/model.js"
 import { imbalanceChart, loadHeatmaps } from "../src/commands/report/ranks.js"
@@ -158,5 +159,36 @@ describe("trimming and axes", () => {
     })
     expect(html).toContain("<title>&lt;b&gt;t&lt;/b&gt;</title>")
     expect(html).not.toContain("<script>alert(1)")
+  })
+
+  it("grid cells are coloured by their ratio to the column's best; columns sort numerically", () => {
+    const chart = gridChart(
+      {
+        title: "t",
+        metric: "retractions",
+        xName: "rate",
+        better: "lower",
+        cells: [
+          { policy: "a", x: 10, value: 0 },
+          { policy: "b", x: 10, value: 3 },
+          { policy: "a", x: 2, value: 4 },
+          { policy: "b", x: 2, value: 2 },
+          { policy: "a", x: 1 }
+        ]
+      },
+      "grid-0"
+    )
+    const o = chart.option as {
+      xAxis: { data: Array<string> }
+      series: Array<{ data: Array<{ value: unknown }> }>
+    }
+    expect(o.xAxis.data).toEqual(["1", "2", "10"])
+    expect(o.series[0]!.data.map((d) => d.value)).toEqual([
+      [2, 0, 1, 0], // the best of rate 10 (0 retractions)
+      [2, 1, 1e9, 3], // 3 / 0: as bad as it gets
+      [1, 0, 2, 4],
+      [1, 1, 1, 2],
+      [0, 0, "-", "-"] // did not run: blank, not 0
+    ])
   })
 })

@@ -154,7 +154,7 @@ export const startProgress = async (o: ProgressOptions): Promise<Progress> => {
       },
       Presets.shades_classic
     )
-    bar.start(o.total, 0, { label: "" })
+    bar.start(o.total, 0, { label: "starting" })
     return {
       update: (done, label) => bar.update(done, label === undefined ? {} : { label }),
       stop: () => bar.stop()

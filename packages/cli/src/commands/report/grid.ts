@@ -35,8 +35,11 @@ export const bestPerColumn = (g: ReportGrid): Map<string, string> => {
 }
 
 /**
- * The grid as a heat map: policies (rows) by `x` (columns), each cell labelled with its value,
- * colour scaled so that better is green; the best cell of each column gets a thick border and a ★.
+ * The grid as a heat map: policies (rows) by `x` (columns), each cell labelled with its value and
+ * coloured by how far it is from the best cell of its column (value / best, or best / value when
+ * higher is better: 1 = the best, green; 2 and more, red), so a column at a heavy rate is not all
+ * red just because every latency is longer there. The best cell of each column gets a thick border
+ * and a ★. Data items are `[column, row, ratio to best, value]`.
  *
  * @category report
  * @since 0.2.0
@@ -47,42 +50,48 @@ export const gridChart = (g: ReportGrid, id: string): ChartSpec => {
   if (numeric) xs.sort((a, b) => Number(a) - Number(b))
   const policies = [...new Set(g.cells.map((c) => c.policy))]
   const best = bestPerColumn(g)
-  const values = g.cells.flatMap((c) => (c.value !== undefined && Number.isFinite(c.value) ? [c.value] : []))
-  const lo = values.length ? Math.min(...values) : 0
-  const hi = values.length ? Math.max(...values) : 1
+  const bestValue = new Map<string, number>()
+  for (const c of g.cells)
+    if (best.get(String(c.x)) === c.policy && c.value !== undefined) bestValue.set(String(c.x), c.value)
+  const ratio = (x: string, v: number): number | "-" => {
+    const b = bestValue.get(x)
+    if (b === undefined) return "-"
+    const r = g.better === "lower" ? v / b : b / v
+    return Number.isFinite(r) ? sig(r) : v === b ? 1 : 1e9 // x / 0: as bad as it gets
+  }
   const data = g.cells.map((c) => {
-    const x = xs.indexOf(String(c.x))
-    const y = policies.indexOf(c.policy)
-    const isBest = best.get(String(c.x)) === c.policy
-    const v = c.value !== undefined && Number.isFinite(c.value) ? sig(c.value) : "-"
+    const key = String(c.x)
+    const isBest = best.get(key) === c.policy
+    const ok = c.value !== undefined && Number.isFinite(c.value)
+    const v = ok ? sig(c.value!) : "-"
     return {
-      value: [x, y, v],
+      value: [xs.indexOf(key), policies.indexOf(c.policy), ok ? ratio(key, c.value!) : "-", v],
       label: { show: true, formatter: isBest ? `★ ${v}` : `${v}`, fontWeight: isBest ? "bold" : "normal" },
       ...(isBest ? { itemStyle: { borderColor: "#111", borderWidth: 3 } } : {})
     }
   })
-  const good = "#1a9850"
-  const bad = "#d73027"
   return {
     id,
     title: g.title,
     how: `${g.metric} for each policy (rows) at each ${g.xName} (columns); ${
       g.better === "lower" ? "lower" : "higher"
-    } is better and greener. The best policy of each column is starred with a thick border; an empty cell ("-") did not run or failed.`,
+    } is better. The colour compares a cell with the best of its column (green = the best, red = twice as bad or worse), and the best policy of each column is starred with a thick border. A blank cell did not run or failed. Hover for the value and its ratio to the best.`,
     height: Math.max(220, 100 + policies.length * 40),
     option: {
-      grid: { top: 10, left: 160, right: 90, bottom: 50 },
+      grid: { top: 10, left: 160, right: 100, bottom: 50 },
       tooltip: { position: "top" },
       xAxis: { type: "category", data: xs, name: g.xName, nameLocation: "middle", nameGap: 28 },
       yAxis: { type: "category", data: policies, inverse: true },
       visualMap: {
-        min: lo,
-        max: hi === lo ? lo + 1 : hi,
+        min: 1,
+        max: 2,
+        dimension: 2,
+        precision: 1,
         calculable: true,
         right: 8,
         top: "middle",
-        text: [g.metric, ""],
-        inRange: { color: g.better === "lower" ? [good, "#ffffbf", bad] : [bad, "#ffffbf", good] }
+        text: ["≥ 2x best", "best"],
+        inRange: { color: ["#1a9850", "#ffffbf", "#d73027"] }
       },
       series: [{ type: "heatmap", name: g.metric, data }]
     }

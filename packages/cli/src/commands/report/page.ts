@@ -49,7 +49,8 @@ const CLIENT = `
       } else if (spec.id.indexOf("grid-") === 0) {
         var gx = o.xAxis.data, gy = o.yAxis.data;
         o.tooltip.formatter = function (p) {
-          return gy[p.value[1]] + " at " + gx[p.value[0]] + ": <b>" + fmt(p.value[2]) + "</b>";
+          return gy[p.value[1]] + " at " + gx[p.value[0]] + ": <b>" + fmt(p.value[3]) + "</b>" +
+            (p.value[2] === "-" ? "" : " (" + fmt(p.value[2]) + "x the best)");
         };
       }
     }
