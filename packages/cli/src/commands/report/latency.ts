@@ -41,7 +41,7 @@ export const fmtSeconds = (s: number): string =>
   s < 1 ? `${Number((s * 1000).toPrecision(3))} ms` : `${Number(s.toPrecision(3))} s`
 
 /**
- * One CDF chart per latency (TTFT, ITL, E2E): a line per run, log x axis bounded by the data, the
+ * One CDF chart per latency (TTFT, ITL, E2E): a line per run, log x axis from the fastest to the slowest point (no blank decade past the data), the
  * p50/p90/p99 of each run as markers on its curve, dashed guides at 50/90/99%. Each chart has an
  * alternate "tail" view (share slower than x, log y axis) where p90 and p99 get as much room as
  * the median. A run without CDF points for a latency (an ITL from a result written before ITL
@@ -99,8 +99,8 @@ const cdfOption = (runs: ReadonlyArray<ReportRun>, key: Key, tail: boolean): Rec
       name: "seconds (log)",
       nameLocation: "middle",
       nameGap: 28,
-      min: logFloor(lo),
-      max: logCeil(hi),
+      min: sig(lo),
+      max: sig(hi),
       minorTick: { show: true },
       minorSplitLine: { show: true, lineStyle: { opacity: 0.3 } }
     },
@@ -128,17 +128,3 @@ const guideLines = (data: ReadonlyArray<{ yAxis: number; name: string }>) => ({
   label: { formatter: "{b}", position: "insideEndTop", color: "#666" },
   data
 })
-
-/** The power-of-ten steps a log axis snaps to, kept close to the data (1, 2, 5 per decade). */
-const STEPS = [1, 2, 5]
-const logFloor = (x: number): number => {
-  const d = 10 ** Math.floor(Math.log10(x))
-  let best = d
-  for (const s of STEPS) if (s * d <= x) best = s * d
-  return sig(best)
-}
-const logCeil = (x: number): number => {
-  const d = 10 ** Math.floor(Math.log10(x))
-  for (const s of [...STEPS, 10]) if (s * d >= x) return sig(s * d)
-  return sig(10 * d)
-}
