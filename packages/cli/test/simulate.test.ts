@@ -1,6 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { policyEntries } from "@loadledger/policies"
+import { gpus, models } from "@loadledger/step-time"
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { main } from "../src/index.js"
 
@@ -31,6 +33,34 @@ afterEach(() => {
 const run = (...args: Array<string>) => main(["node", "loadledger", "simulate", ...args])
 
 describe("loadledger simulate", () => {
+  it("--help lists every registered policy, model and GPU", async () => {
+    expect(await run("--help")).toBe(0)
+    for (const e of policyEntries()) expect(out).toMatch(new RegExp(`\\n  ${e.name} +\\[${e.engine}\\]`))
+    expect(out).toContain(`Models (--model):\n  ${Object.keys(models).join(", ")}`)
+    for (const g of Object.keys(gpus)) expect(out).toContain(g)
+    expect(out).toContain("--quiet")
+  })
+
+  it("progress: one line every 2 s on a non-terminal stderr, nothing with --quiet", async () => {
+    let t = 0
+    vi.spyOn(performance, "now").mockImplementation(() => (t += 150)) // 0.15 s per clock read
+    await run("--trace", mooncake, "--policies", "round-robin,total-tokens", "--limit", "100", "--json")
+    const lines = err.trim().split("\n")
+    expect(lines.length).toBeGreaterThan(1)
+    for (const l of lines.slice(0, -1))
+      expect(l).toMatch(
+        /^progress: \d+\/200 requests \(\d+\.\d%\) \| policy [12]\/2 (round-robin|total-tokens) \| elapsed \d+\.\ds \| ETA (\d+\.\ds|\d+m\d\ds)$/
+      )
+    expect(lines.at(-1)).toMatch(/^done: 200\/200 requests in \d+\.\ds$/)
+    // elapsed grows by at least 2 s from line to line
+    const elapsed = lines.slice(0, -1).map((l) => Number(l.match(/elapsed (\d+\.\d)s/)![1]))
+    for (let i = 1; i < elapsed.length; i++) expect(elapsed[i]! - elapsed[i - 1]!).toBeGreaterThanOrEqual(2)
+    JSON.parse(out) // stdout stays clean JSON
+    err = ""
+    await run("--trace", mooncake, "--policies", "round-robin", "--limit", "100", "--quiet")
+    expect(err).toBe("")
+  })
+
   it("prints one table row per policy", async () => {
     const code = await run("--trace", mooncake, "--policies", "round-robin,total-tokens", "--limit", "200")
     expect(code).toBe(0)
@@ -85,7 +115,7 @@ describe("loadledger simulate", () => {
     expect(doc.results[0].requestsPerRank).toEqual([25, 25])
   })
 
-  it("--report writes a self-contained HTML page with SVG charts", async () => {
+  it("--report writes one self-contained HTML page: ECharts inlined, chart data, no network", async () => {
     const file = join(dir, "report.html")
     const code = await run(
       "--trace",
@@ -98,12 +128,28 @@ describe("loadledger simulate", () => {
       file
     )
     expect(code).toBe(0)
+    expect(out).toContain(`report written to ${file}`)
     const html = readFileSync(file, "utf8")
     expect(html.startsWith("<!doctype html>")).toBe(true)
-    expect((html.match(/<svg/g) ?? []).length).toBe(3 + 2)
-    expect(html).toContain("Time to first token CDF")
-    expect(html).toContain("round-robin (sglang): requests running + waiting on each rank")
-    expect(html).not.toMatch(/<script|src="http/)
+    expect(html).not.toMatch(/(src|href)="https?:/)
+    expect(html).toContain("Apache ECharts")
+    const data = JSON.parse(
+      html.match(/<script type="application\/json" id="chart-data">(.*?)<\/script>/s)![1]!
+    )
+    expect(data.map((c: { id: string }) => c.id)).toEqual([
+      "cdf-ttftSeconds",
+      "cdf-itlSeconds",
+      "cdf-e2eSeconds",
+      "shares",
+      "requests-per-rank",
+      "tokens-per-rank",
+      "imbalance",
+      "load-0",
+      "load-1"
+    ])
+    expect(html).toContain("round-robin (sglang): requests on each rank over time")
+    // the summary table: one row per policy
+    expect(html.match(/<tbody>([\s\S]*?)<\/tbody>/)![1]!.match(/<tr>/g)).toHaveLength(2)
   })
 
   it("reads the generic CSV format", async () => {
@@ -142,6 +188,34 @@ describe("loadledger simulate", () => {
       expect(await run("--trace", mooncake, "--policies", "round-robin,fastest")).toBe(1)
       expect(err).toMatch(/^loadledger: unknown policy "fastest"; known: .*round-robin/)
       expect(err.trim().split("\n")).toHaveLength(1)
+    })
+    it("a policy named twice is rejected before the trace is read", async () => {
+      expect(
+        await run("--trace", join(dir, "nope.jsonl"), "--policies", "total-tokens,round-robin, total-tokens")
+      ).toBe(1)
+      expect(err).toBe('loadledger: --policies names "total-tokens" twice; give each policy once\n')
+    })
+    it("a bad --report path is reported before any simulation", async () => {
+      const missing = join(dir, "no-such-dir", "r.html")
+      const t0 = performance.now()
+      expect(await run("--trace", mooncake, "--policies", "round-robin", "--report", missing)).toBe(1)
+      expect(err).toBe(`loadledger: --report: directory ${join(dir, "no-such-dir")} does not exist\n`)
+      expect(out).toBe("")
+      expect(performance.now() - t0).toBeLessThan(2000) // no simulation of the 23k-request trace ran
+      err = ""
+      expect(await run("--trace", mooncake, "--policies", "round-robin", "--report", dir)).toBe(1)
+      expect(err).toBe(`loadledger: --report: ${dir} is a directory, not a file\n`)
+      err = ""
+      const notADir = join(dir, "plain-file")
+      writeFileSync(notADir, "x")
+      expect(
+        await run("--trace", mooncake, "--policies", "round-robin", "--report", join(notADir, "r.html"))
+      ).toBe(1)
+      expect(err).toBe(`loadledger: --report: ${notADir} is not a directory\n`)
+    })
+    it("--trace naming a directory", async () => {
+      expect(await run("--trace", dir, "--policies", "round-robin")).toBe(1)
+      expect(err).toBe(`loadledger: --trace ${dir} is a directory, not a file\n`)
     })
     it("unknown model, bad --dp", async () => {
       expect(await run("--trace", mooncake, "--policies", "round-robin", "--model", "gpt-9")).toBe(1)

@@ -145,6 +145,9 @@ export interface PublishRecord {
  *   tokens produced by prefill steps (a request's first token, and the next token after each
  *   re-prefill that follows a retraction), output tokens delivered (= decode + outputFromPrefill).
  * - `loadSamples`: running + waiting requests per rank at evenly spaced times.
+ * - `tokensPerRank` (since 0.2.0): the `tokens` counts split by rank (index = rank).
+ * - `latencyCdf.itlSeconds` (since 0.2.0): the ITL quantiles at `latencyCdf.quantiles`, as for
+ *   TTFT and E2E (absent in results written before it was added).
  *
  * @category models
  * @since 0.1.0
@@ -181,11 +184,19 @@ export interface PolicyResult {
     readonly quantiles: ReadonlyArray<number>
     readonly ttftSeconds: ReadonlyArray<number>
     readonly e2eSeconds: ReadonlyArray<number>
+    readonly itlSeconds?: ReadonlyArray<number> | undefined
   }
   readonly loadSamples: {
     readonly seconds: ReadonlyArray<number>
     readonly perRank: ReadonlyArray<ReadonlyArray<number>>
   }
+  readonly tokensPerRank?:
+    | {
+        readonly prefillComputed: ReadonlyArray<number>
+        readonly prefillCached: ReadonlyArray<number>
+        readonly decode: ReadonlyArray<number>
+      }
+    | undefined
   readonly outcomes?: ReadonlyArray<RequestOutcome> | undefined
   readonly stepLog?: ReadonlyArray<StepRecord> | undefined
   readonly publishLog?: ReadonlyArray<PublishRecord> | undefined

@@ -94,6 +94,7 @@ export const simulate = (
   const sum = (f: (r: (typeof run.ranks)[number]) => number) => run.ranks.reduce((a, r) => a + f(r), 0)
   const output = sum((r) => r.outputTokens)
   const admitted = sum((r) => r.admittedPromptTokens)
+  const itlQuantile = run.itl.quantiles()
   const qs = Array.from({ length: CDF_POINTS }, (_, i) => i / (CDF_POINTS - 1))
   const outcomes: Array<RequestOutcome> | undefined = c.recordRequests
     ? run.reqs.map((r) => ({
@@ -135,9 +136,15 @@ export const simulate = (
     latencyCdf: {
       quantiles: qs,
       ttftSeconds: qs.map((q) => quantile(ttftSorted, q) ?? 0),
-      e2eSeconds: qs.map((q) => quantile(e2eSorted, q) ?? 0)
+      e2eSeconds: qs.map((q) => quantile(e2eSorted, q) ?? 0),
+      itlSeconds: qs.map((q) => itlQuantile(q) ?? 0)
     },
     loadSamples: { seconds: run.sampleSeconds, perRank: run.samplePerRank },
+    tokensPerRank: {
+      prefillComputed: run.ranks.map((r) => r.prefillComputed),
+      prefillCached: run.ranks.map((r) => r.cachedPromptTokens),
+      decode: run.ranks.map((r) => r.decodeTokens)
+    },
     outcomes,
     stepLog: run.stepLog,
     publishLog: run.publishLog

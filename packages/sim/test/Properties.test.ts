@@ -135,6 +135,23 @@ describe("conservation and lockstep invariants", () => {
       const log = r.stepLog!
       const stepTokens = log.reduce((a, s) => a + s.ranks.reduce((b, x) => b + x.tokens, 0), 0)
       expect(stepTokens).toBe(r.tokens.prefillComputed + r.tokens.decode)
+      // tokens per rank: the totals split by rank, each rank's share matching what its steps ran
+      const perRank = r.tokensPerRank!
+      const total = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0)
+      expect(total(perRank.prefillComputed)).toBe(r.tokens.prefillComputed)
+      expect(total(perRank.prefillCached)).toBe(r.tokens.prefillCached)
+      expect(total(perRank.decode)).toBe(r.tokens.decode)
+      for (let k = 0; k < sc.dpSize; k++)
+        expect(perRank.prefillComputed[k]! + perRank.decode[k]!).toBe(
+          log.reduce((a, s) => a + s.ranks.filter((x) => x.rank === k).reduce((b, x) => b + x.tokens, 0), 0)
+        )
+      // the ITL CDF: non-decreasing, through the reported percentiles
+      const itl = r.latencyCdf.itlSeconds!
+      expect(itl).toHaveLength(r.latencyCdf.quantiles.length)
+      for (let i = 1; i < itl.length; i++) expect(itl[i]!).toBeGreaterThanOrEqual(itl[i - 1]!)
+      expect(itl[50]).toBe(r.itlSeconds.p50 ?? 0)
+      expect(itl[90]).toBe(r.itlSeconds.p90 ?? 0)
+      expect(itl[99]).toBe(r.itlSeconds.p99 ?? 0)
       // lockstep: each step includes every rank, each running real tokens or a dummy batch; steps never overlap
       if (sc.lockstep) {
         for (const s of log) {

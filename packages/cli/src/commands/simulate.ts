@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from "node:fs"
-import { findPolicy, type PolicyEntry, policyEntries } from "@loadledger/policies"
+import type { PolicyEntry } from "@loadledger/policies"
 import {
   isTraceError,
   kvPoolTokensFor,
@@ -13,6 +13,8 @@ import {
 } from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time"
 import { type Command, Option } from "commander"
+import { progressMode, startProgress } from "./progress.js"
+import { checkOutputPath, isArgError, parsePolicyList, simulateHelpText } from "./simulateArgs.js"
 import { renderReport } from "./simulateReport.js"
 import { renderTable } from "./simulateTable.js"
 
@@ -39,6 +41,7 @@ export interface SimulateOptions {
   readonly kvPoolTokens?: number | undefined
   readonly chunkedPrefill?: number | undefined
   readonly maxRunning?: number | undefined
+  readonly quiet?: boolean | undefined
 }
 
 const fail = (message: string): never => {
@@ -71,13 +74,27 @@ const engineFor = (entry: PolicyEntry, forced: "sglang" | "vllm" | undefined): "
  * @since 0.1.0
  */
 export const runSimulate = async (o: SimulateOptions): Promise<void> => {
+  // every argument and output path first: a typo must not cost a simulation
+  const entries = parsePolicyList(o.policies)
+  if (isArgError(entries)) return fail(entries.message)
+  const model =
+    models[o.model] ?? fail(`unknown model "${o.model}"; known: ${Object.keys(models).join(", ")}`)
+  const gpu = gpus[o.gpu] ?? fail(`unknown GPU "${o.gpu}"; known: ${Object.keys(gpus).join(", ")}`)
+  if (o.report !== undefined) {
+    const bad = checkOutputPath("--report", o.report)
+    if (bad) return fail(bad.message)
+  }
   let text: string
   try {
     text = readFileSync(o.trace, "utf8")
   } catch (e) {
     const code = (e as { code?: string }).code
     return fail(
-      code === "ENOENT" ? `trace file not found: ${o.trace}` : `cannot read trace ${o.trace}: ${code ?? e}`
+      code === "ENOENT"
+        ? `trace file not found: ${o.trace}`
+        : code === "EISDIR"
+          ? `--trace ${o.trace} is a directory, not a file`
+          : `cannot read trace ${o.trace}: ${code ?? e}`
     )
   }
   const parsed = parseTrace(text, o.format)
@@ -87,25 +104,6 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     )
   const trace = scaleTrace(parsed, { rateScale: o.rateScale, limit: o.limit })
   if (trace.length === 0) return fail(`${o.trace}: the trace has no requests`)
-  const names = o.policies
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s !== "")
-  if (names.length === 0) return fail("--policies needs at least one policy name")
-  const entries = names.map(
-    (n) =>
-      findPolicy(n) ??
-      fail(
-        `unknown policy "${n}"; known: ${
-          policyEntries()
-            .map((e) => e.name)
-            .join(", ") || "(none registered)"
-        }`
-      )
-  )
-  const model =
-    models[o.model] ?? fail(`unknown model "${o.model}"; known: ${Object.keys(models).join(", ")}`)
-  const gpu = gpus[o.gpu] ?? fail(`unknown GPU "${o.gpu}"; known: ${Object.keys(gpus).join(", ")}`)
   const base: SimConfig = {
     dpSize: o.dp,
     stepModel: stepModelFor({ model, gpu }),
@@ -119,26 +117,25 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   if ((base.kvPoolTokens ?? 0) <= 0)
     return fail(`${o.model} does not fit on one ${o.gpu}: no room for a KV pool`)
 
-  const tty = process.stderr.isTTY === true
-  let bar: { update: (n: number) => void; stop: () => void } | undefined
-  if (tty && !o.json) {
-    const { SingleBar, Presets } = await import("cli-progress")
-    const b = new SingleBar(
-      { format: "simulating {bar} {percentage}% | {value}/{total} requests done", stream: process.stderr },
-      Presets.shades_classic
-    )
-    b.start(trace.length * entries.length, 0)
-    bar = b
-  }
+  const progress = await startProgress({
+    total: trace.length * entries.length,
+    unit: "requests",
+    mode: progressMode({ quiet: o.quiet === true, isTTY: process.stderr.isTTY === true }),
+    stream: process.stderr,
+    now: () => performance.now() / 1000
+  })
   const rows: Array<{ engine: "sglang" | "vllm"; result: PolicyResult }> = []
   entries.forEach((entry, k) => {
     const engine = engineFor(entry, o.engine)
+    const label = `policy ${k + 1}/${entries.length} ${entry.name}`
+    progress.update(k * trace.length, label)
     const result = simulate({ ...base, engine }, trace, entry, {
-      onProgress: bar ? (done) => bar!.update(k * trace.length + done) : undefined
+      onProgress: (done) => progress.update(k * trace.length + done)
     })
     rows.push({ engine, result })
   })
-  bar?.stop()
+  progress.update(trace.length * entries.length)
+  progress.stop()
 
   const table = renderTable(rows, process.stdout.isTTY === true)
   const header = `${trace.length} requests from ${o.trace}${o.rateScale && o.rateScale !== 1 ? ` at ${o.rateScale}x rate` : ""}; ${o.model} on ${o.gpu}, DP ${o.dp}`
@@ -159,7 +156,11 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     if (result.status._tag !== "Completed" && result.status._tag !== "TimeLimit")
       process.stderr.write(`loadledger: ${result.policy}: ${result.status.message}\n`)
   if (o.report !== undefined) {
-    const html = await renderReport(`loadledger simulate: ${header}`, rows, renderTable(rows, false))
+    const html = await renderReport({
+      title: `loadledger simulate: ${header}`,
+      runs: rows.map(({ engine, result }) => ({ engine, result })),
+      tableText: renderTable(rows, false)
+    })
     writeFileSync(o.report, html)
     if (!o.json) process.stdout.write(`report written to ${o.report}\n`)
   }
@@ -176,10 +177,10 @@ export const register = (program: Command): void => {
     .command("simulate")
     .description("replay a request trace through routing policies on a simulated lockstep DP group")
     .requiredOption("--trace <file>", "trace file: Mooncake JSONL, Azure CSV, or generic CSV/JSONL")
-    .requiredOption("--policies <list>", "comma-separated policy names (see the policies registry)")
+    .requiredOption("--policies <list>", "comma-separated policy names, each once (listed below)")
     .option("--dp <n>", "data-parallel ranks", positiveInt("--dp"), 8)
-    .option("--model <name>", "step-time model preset", "glm-5.3")
-    .option("--gpu <name>", "GPU preset", "h200")
+    .option("--model <name>", "step-time model preset (listed below)", "glm-5.3")
+    .option("--gpu <name>", "GPU preset (listed below)", "h200")
     .addOption(
       new Option("--engine <engine>", "engine model for every policy (default: each policy's own)").choices([
         "sglang",
@@ -211,6 +212,8 @@ export const register = (program: Command): void => {
       positiveInt("--chunked-prefill")
     )
     .option("--max-running <n>", "max running requests per rank (default 64)", positiveInt("--max-running"))
+    .option("--quiet", "no progress on stderr (a bar on a terminal, a line every 2 s otherwise)")
+    .addHelpText("after", () => simulateHelpText())
     .action(async (opts: SimulateOptions) => {
       await runSimulate(opts)
     })

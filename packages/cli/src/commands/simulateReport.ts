@@ -1,109 +1,65 @@
 /**
- * The `simulate --report` page: a self-contained HTML file with SVG charts rendered server-side
- * by Apache ECharts (`echarts.init(null, null, { renderer: "svg", ssr: true })`).
+ * The interactive report of `simulate --report` (and of a sweep): one self-contained HTML file
+ * with Apache ECharts inlined, so it opens offline from `file://`.
  *
  * @since 0.1.0
  */
-import type { PolicyResult } from "@loadledger/sim"
-import { IMBALANCE_BUCKETS } from "@loadledger/sim"
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { gridChart } from "./report/grid.js"
+import { latencyCharts } from "./report/latency.js"
+import type { ReportInput } from "./report/model.js"
+import { page } from "./report/page.js"
+import { imbalanceChart, loadHeatmaps, rankCharts } from "./report/ranks.js"
+import { summaryTable } from "./report/table.js"
 
-type EChartsOption = Record<string, unknown>
-
-const esc = (s: string): string =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+let library: string | undefined
+/** The ECharts browser build (read once; ~1.1 MB minified, Apache-2.0). */
+const echartsLibrary = (): string => {
+  library ??= readFileSync(createRequire(import.meta.url).resolve("echarts/dist/echarts.min.js"), "utf8")
+  return library
+}
 
 /**
- * Build the report page. `title` heads it, `rows` are the policies' results (with their engine),
- * `tableText` is the terminal table shown verbatim. Charts: requests on each rank over time (one
- * chart per policy), TTFT and E2E CDFs per policy, and the token imbalance histogram per policy.
+ * Build the report page for one or many simulation runs, with optional sweep grid views.
+ *
+ * **When to use**: `simulate --report` passes its policies' results; a sweep passes the runs it
+ * wants drawn in detail plus `grids` (a metric per policy across rates, best cell marked). The page
+ * holds: a sortable per-policy summary table; TTFT, ITL and E2E CDFs (log time axis, p50/p90/p99
+ * markers); sync-wait and idle-rank shares; requests and tokens per rank; token-imbalance buckets
+ * trimmed to the data; a rank x time heat map of each run's load (downsampled to 400 columns).
+ * Every chart has zoom, legend toggles, hover values and a "how to read this" line. Pure apart
+ * from reading the ECharts file from `node_modules` once.
+ *
+ * @example
+ * ```ts
+ * import { renderReport } from "./simulateReport.js"
+ * const html = await renderReport({ title: "empty", runs: [] })
+ * html.startsWith("<!doctype html>") // => true
+ * html.includes("echarts") // => true
+ * ```
  *
  * @category simulate
  * @since 0.1.0
  */
-export const renderReport = async (
-  title: string,
-  rows: ReadonlyArray<{ readonly engine: string; readonly result: PolicyResult }>,
-  tableText: string
-): Promise<string> => {
-  const echarts = await import("echarts")
-  const svg = (option: EChartsOption, width = 900, height = 360): string => {
-    const chart = echarts.init(null, null, { renderer: "svg", ssr: true, width, height })
-    chart.setOption({ animation: false, ...option })
-    const out = chart.renderToSVGString()
-    chart.dispose()
-    return out
-  }
-  const legend = { top: 34, type: "scroll" }
-  const parts: Array<string> = []
-  const cdf = (key: "ttftSeconds" | "e2eSeconds", name: string) =>
-    svg({
-      title: { text: `${name} CDF (seconds, log scale)`, left: "center", textStyle: { fontSize: 14 } },
-      legend,
-      grid: { top: 80, left: 60, right: 40, bottom: 55 },
-      xAxis: { type: "log", name: "seconds", nameLocation: "middle", nameGap: 30, minorTick: { show: true } },
-      yAxis: { type: "value", min: 0, max: 1, name: "share of requests" },
-      series: rows.map(({ result: r }) => ({
-        type: "line",
-        name: r.policy,
-        showSymbol: false,
-        data: r.latencyCdf.quantiles.map((q, i) => [Math.max(r.latencyCdf[key][i]!, 1e-4), q])
-      }))
-    })
-  parts.push(cdf("ttftSeconds", "Time to first token"), cdf("e2eSeconds", "End-to-end latency"))
-  const labels = [...IMBALANCE_BUCKETS.map((b) => `≤${b}`), ">64"]
-  parts.push(
-    svg({
-      title: {
-        text: "Token imbalance ratio per step (max / mean tokens over ranks; SGLang buckets)",
-        left: "center",
-        textStyle: { fontSize: 14 }
+export const renderReport = async (input: ReportInput): Promise<string> => {
+  const runs = input.runs
+  const imbalance = runs.length > 0 ? imbalanceChart(runs) : undefined
+  return page({
+    title: input.title,
+    context: input.context ?? [],
+    table: summaryTable(runs),
+    groups: [
+      { heading: "Sweep grid", charts: (input.grids ?? []).map((g, i) => gridChart(g, `grid-${i}`)) },
+      { heading: "Latency", charts: runs.length > 0 ? latencyCharts(runs) : [] },
+      {
+        heading: "Balance",
+        charts: [...(runs.length > 0 ? rankCharts(runs) : []), ...(imbalance ? [imbalance] : [])]
       },
-      legend,
-      grid: { top: 80, left: 60, right: 40, bottom: 55 },
-      xAxis: { type: "category", data: labels },
-      yAxis: { type: "value", name: "share of steps" },
-      series: rows.map(({ result: r }) => {
-        const total = r.imbalanceHistogram.counts.reduce((a, b) => a + b, 0)
-        return {
-          type: "bar",
-          name: r.policy,
-          data: r.imbalanceHistogram.counts.map((c) => (total ? c / total : 0))
-        }
-      })
-    })
-  )
-  for (const { engine, result: r } of rows)
-    parts.push(
-      svg(
-        {
-          title: {
-            text: `${r.policy} (${engine}): requests running + waiting on each rank`,
-            left: "center",
-            textStyle: { fontSize: 14 }
-          },
-          legend,
-          grid: { top: 80, left: 60, right: 40, bottom: 55 },
-          xAxis: { type: "value", name: "simulated seconds", nameLocation: "middle", nameGap: 30 },
-          yAxis: { type: "value", name: "requests" },
-          series: r.loadSamples.perRank.map((ys, rank) => ({
-            type: "line",
-            name: `rank ${rank}`,
-            showSymbol: false,
-            data: ys.map((y, i) => [Number(r.loadSamples.seconds[i]!.toFixed(3)), y])
-          }))
-        },
-        900,
-        320
-      )
-    )
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
-<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1000px}pre{font-size:12px;overflow-x:auto}
-figure{margin:1.5em 0}</style></head>
-<body><h1>${esc(title)}</h1>
-<pre>${esc(tableText)}</pre>
-${parts.map((p) => `<figure>${p}</figure>`).join("\n")}
-<p>Generated by loadledger simulate. Charts rendered with Apache ECharts (server-side SVG).</p>
-</body></html>
-`
+      { heading: "Load per rank over time", charts: loadHeatmaps(runs) }
+    ],
+    tableText: input.tableText,
+    library: echartsLibrary(),
+    libraryName: "Apache ECharts 6 (Apache-2.0)"
+  })
 }

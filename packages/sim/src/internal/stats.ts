@@ -66,6 +66,20 @@ export class CountedSamples {
     this.runValue = Number.NaN
   }
   percentiles(): Percentiles {
+    const { q, sum } = this.table()
+    return {
+      count: this.length,
+      p50: q(0.5),
+      p90: q(0.9),
+      p99: q(0.99),
+      mean: this.length === 0 ? undefined : sum / this.length
+    }
+  }
+  /** The quantile function of the expanded sample (for CDFs); `undefined` when empty. */
+  quantiles(): (p: number) => number | undefined {
+    return this.table().q
+  }
+  private table(): { q: (p: number) => number | undefined; sum: number } {
     this.flush()
     const keys = Float64Array.from(this.counts.keys()).sort()
     const cum = new Float64Array(keys.length)
@@ -96,12 +110,6 @@ export class CountedSamples {
       const b = at(Math.min(this.length - 1, lo + 1))
       return a + (b - a) * (pos - lo)
     }
-    return {
-      count: this.length,
-      p50: q(0.5),
-      p90: q(0.9),
-      p99: q(0.99),
-      mean: this.length === 0 ? undefined : sum / this.length
-    }
+    return { q, sum }
   }
 }

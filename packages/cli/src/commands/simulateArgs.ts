@@ -1,0 +1,186 @@
+/**
+ * Checks of `simulate`'s arguments that run before any work starts (policy list, output paths),
+ * and the help text listing what the registries hold.
+ *
+ * @since 0.2.0
+ */
+import { accessSync, constants, statSync } from "node:fs"
+import { dirname, resolve } from "node:path"
+import { findPolicy, type PolicyEntry, policyEntries } from "@loadledger/policies"
+import { gpus, models } from "@loadledger/step-time"
+
+/**
+ * A bad argument: the option it came from (`--policies`, `--report`, ...) and a one-line message.
+ *
+ * @category simulate
+ * @since 0.2.0
+ */
+export interface ArgError {
+  readonly _tag: "ArgError"
+  readonly option: string
+  readonly message: string
+}
+
+const argError = (option: string, message: string): ArgError => ({ _tag: "ArgError", option, message })
+
+/**
+ * `true` when `x` is an {@link ArgError}.
+ *
+ * @example
+ * ```ts
+ * import { isArgError, parsePolicyList } from "./simulateArgs.js"
+ * isArgError(parsePolicyList("round-robin")) // => false
+ * ```
+ *
+ * @category simulate
+ * @since 0.2.0
+ */
+export const isArgError = (x: unknown): x is ArgError =>
+  typeof x === "object" && x !== null && (x as { _tag?: unknown })._tag === "ArgError"
+
+/**
+ * Split a comma-separated `--policies` value and resolve each name in the policies registry.
+ *
+ * **When to use**: before reading the trace, so a typo or a repeated name costs no simulation.
+ * Errors (an {@link ArgError} for `--policies`): an empty list, an unknown name (the message lists
+ * the registered ones), a name given twice (`total-tokens,total-tokens` would run the same policy
+ * twice and show two identical rows).
+ *
+ * @example
+ * ```ts
+ * import { isArgError, parsePolicyList } from "./simulateArgs.js"
+ * const ok = parsePolicyList(" round-robin , total-tokens ")
+ * !isArgError(ok) && ok.map((e) => e.name) // => ["round-robin", "total-tokens"]
+ * const dup = parsePolicyList("total-tokens,total-tokens")
+ * isArgError(dup) && dup.message // => "--policies names \"total-tokens\" twice; give each policy once"
+ * ```
+ *
+ * @category simulate
+ * @since 0.2.0
+ */
+export const parsePolicyList = (list: string): ReadonlyArray<PolicyEntry> | ArgError => {
+  const names = list
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+  if (names.length === 0) return argError("--policies", "--policies needs at least one policy name")
+  const entries: Array<PolicyEntry> = []
+  const seen = new Set<string>()
+  for (const n of names) {
+    if (seen.has(n)) return argError("--policies", `--policies names "${n}" twice; give each policy once`)
+    seen.add(n)
+    const entry = findPolicy(n)
+    if (entry === undefined)
+      return argError(
+        "--policies",
+        `unknown policy "${n}"; known: ${
+          policyEntries()
+            .map((e) => e.name)
+            .join(", ") || "(none registered)"
+        }`
+      )
+    entries.push(entry)
+  }
+  return entries
+}
+
+/**
+ * Check that a file can be written at `path` before any work is done: its directory exists, is a
+ * directory and is writable, and `path` itself is not a directory (nor an existing read-only file).
+ * Returns `undefined` when it can, else an {@link ArgError} for `option`. Reads the file system;
+ * writes nothing.
+ *
+ * @example
+ * ```ts
+ * import { checkOutputPath } from "./simulateArgs.js"
+ * checkOutputPath("--report", "/no/such/dir/r.html")?.message // => "--report: directory /no/such/dir does not exist"
+ * ```
+ *
+ * @category simulate
+ * @since 0.2.0
+ */
+export const checkOutputPath = (option: string, path: string): ArgError | undefined => {
+  if (path.trim() === "") return argError(option, `${option} needs a file path`)
+  const full = resolve(path)
+  const dir = dirname(full)
+  const dirStat = statOrUndefined(dir)
+  if (dirStat === undefined) return argError(option, `${option}: directory ${dir} does not exist`)
+  if (!dirStat.isDirectory()) return argError(option, `${option}: ${dir} is not a directory`)
+  const fileStat = statOrUndefined(full)
+  if (fileStat?.isDirectory()) return argError(option, `${option}: ${path} is a directory, not a file`)
+  try {
+    accessSync(fileStat === undefined ? dir : full, constants.W_OK)
+  } catch {
+    return argError(
+      option,
+      fileStat === undefined
+        ? `${option}: directory ${dir} is not writable`
+        : `${option}: ${path} is not writable`
+    )
+  }
+  return undefined
+}
+
+const statOrUndefined = (p: string) => {
+  try {
+    return statSync(p)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The text `simulate --help` appends: the registered policy names (with their engine and one-line
+ * description), model presets and GPU presets, read from the registries at call time so a new
+ * policy or preset shows up without editing the CLI.
+ *
+ * @example
+ * ```ts
+ * import { simulateHelpText } from "./simulateArgs.js"
+ * simulateHelpText().includes("  round-robin") // => true
+ * simulateHelpText().includes("GPUs (--gpu):") // => true
+ * ```
+ *
+ * @category simulate
+ * @since 0.2.0
+ */
+export const simulateHelpText = (): string => {
+  const entries = policyEntries()
+  const width = Math.max(0, ...entries.map((e) => e.name.length))
+  const policies = entries.map(
+    (e) => `  ${e.name.padEnd(width)}  ${`[${e.engine}]`.padEnd(8)} ${firstSentence(e.description)}`
+  )
+  const list = (xs: ReadonlyArray<string>) => wrap(xs.join(", "), 76, "  ")
+  return [
+    "",
+    "Policies (--policies, comma-separated, each once):",
+    ...policies,
+    "",
+    "Models (--model):",
+    list(Object.keys(models)),
+    "",
+    "GPUs (--gpu):",
+    list(Object.keys(gpus)),
+    ""
+  ].join("\n")
+}
+
+const firstSentence = (s: string): string => {
+  const one = s.replace(/\s+/g, " ").trim()
+  const cut = one.search(/[.;](\s|$)/)
+  const first = cut < 0 ? one : one.slice(0, cut)
+  return first.length > 90 ? `${first.slice(0, 87)}...` : first
+}
+
+const wrap = (text: string, width: number, indent: string): string => {
+  const lines: Array<string> = []
+  let line = ""
+  for (const word of text.split(" ")) {
+    if (line !== "" && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line)
+      line = word
+    } else line = line === "" ? word : `${line} ${word}`
+  }
+  if (line !== "") lines.push(indent + line)
+  return lines.join("\n")
+}
