@@ -196,4 +196,25 @@ describe.skipIf(browserMissing)("simulate --report in headless Chromium", () => 
     expect(errors).toEqual([])
     await page.close()
   })
+  it("a real sweep's report.html: grids for each metric, per-run charts, no errors", async () => {
+    const spec = join(dir, "sweep.yaml")
+    writeFileSync(
+      spec,
+      `name: b\nlimit: 60\ntraces: [{ path: ${mooncake}, rates: [0.1, 0.3] }]\npolicies: [round-robin, total-tokens]\n`
+    )
+    vi.spyOn(process.stdout, "write").mockImplementation(() => true)
+    vi.spyOn(process.stderr, "write").mockImplementation(() => true)
+    const out = join(dir, "sweep-out")
+    const code = await main(["node", "loadledger", "sweep", spec, "--out", out, "--workers", "0", "--quiet"])
+    vi.restoreAllMocks()
+    expect(code).toBe(0)
+    const { page, errors } = await open(join(out, "report.html"))
+    const ids = (await chartCanvases(page)).map((c) => c.id)
+    expect(ids.filter((id) => id.startsWith("grid-"))).toEqual(["grid-0", "grid-1", "grid-2"])
+    expect(ids.length).toBeGreaterThan(6)
+    const shot = pngStats(await page.locator("#grid-0").screenshot({ path: join(dir, "sweep-grid.png") }))
+    expect(shot.colours).toBeGreaterThan(10)
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
 })

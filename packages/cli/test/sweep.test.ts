@@ -162,12 +162,14 @@ describe("loadledger sweep", () => {
     expect(code).toBe(0)
     expect(out).toContain("**conversation_trace at 0.1x, DP 8, vllm x2**")
     expect(out).toMatch(/\| total-tokens \| .* \| ok 60\/60 \|/)
-    expect(err).toMatch(/^sweep: 0\/6 cells 0m00s elapsed$/m)
-    expect(err).toMatch(/^sweep: 6\/6 cells \d+m\d\ds elapsed, ETA 0m00s$/m)
+    expect(err).toMatch(/^done: 6\/6 cells in \d/m)
     const summary = JSON.parse(readFileSync(join(o, "summary.json"), "utf8"))
     expect(summary.rows).toHaveLength(6)
     expect(summary.missing).toEqual([])
     expect(existsSync(join(o, "summary.md"))).toBe(true)
+    const html = readFileSync(join(o, "report.html"), "utf8")
+    expect(html).toContain("TTFT p99 (s): conversation_trace, DP 8, vllm x2")
+    expect(html).toContain("total-tokens @ 0.1x")
   }, 60_000)
 
   it("fails before running on a bad spec, shard or output folder", async () => {

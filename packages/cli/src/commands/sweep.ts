@@ -1,9 +1,12 @@
 import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Command } from "commander"
+import { sweepReport } from "../sweep/report.js"
 import { mergeRuns, readCells, runSweep } from "../sweep/run.js"
 import { expandCells, parseShard, parseSpec, type SweepSpec } from "../sweep/Spec.js"
 import { markdownTable, summaryRows } from "../sweep/Summary.js"
+import { progressMode, startProgress } from "./progress.js"
+import { renderReport } from "./simulateReport.js"
 
 /**
  * Options of `loadledger sweep`, as parsed.
@@ -47,78 +50,11 @@ const writableDir = (dir: string) => {
   }
 }
 
-const clock = (s: number) => {
-  const t = Math.round(s)
-  return t >= 3600
-    ? `${Math.floor(t / 3600)}h${String(Math.floor((t % 3600) / 60)).padStart(2, "0")}m`
-    : `${Math.floor(t / 60)}m${String(t % 60).padStart(2, "0")}s`
-}
-
-/**
- * One progress line for a sweep: cells done of total (kept from an earlier run in brackets), elapsed,
- * and an ETA from the cells this run finished.
- *
- * @example
- * ```ts
- * import { progressLine } from "./sweep.js"
- * progressLine({ done: 6, total: 10, skipped: 2, elapsedSeconds: 40 })
- * // => "sweep: 6/10 cells (2 kept) 0m40s elapsed, ETA 0m40s"
- * ```
- *
- * @category sweep
- * @since 0.2.0
- */
-export const progressLine = (p: {
-  done: number
-  total: number
-  skipped: number
-  elapsedSeconds: number
-}): string => {
-  const ran = p.done - p.skipped
-  const eta = ran > 0 ? `, ETA ${clock(((p.total - p.done) * p.elapsedSeconds) / ran)}` : ""
-  return `sweep: ${p.done}/${p.total} cells${p.skipped > 0 ? ` (${p.skipped} kept)` : ""} ${clock(p.elapsedSeconds)} elapsed${eta}`
-}
-
-type Progress = (p: { done: number; total: number; skipped: number }) => void
-
-const progress = async (quiet: boolean, total: number): Promise<{ tick: Progress; stop: () => void }> => {
-  if (quiet) return { tick: () => {}, stop: () => {} }
-  const started = performance.now()
-  if (process.stderr.isTTY === true) {
-    const { SingleBar, Presets } = await import("cli-progress")
-    const bar = new SingleBar(
-      {
-        format: "sweep {bar} {value}/{total} cells | {duration_formatted} elapsed | ETA {eta_formatted}",
-        stream: process.stderr
-      },
-      Presets.shades_classic
-    )
-    bar.start(total, 0)
-    return { tick: (p) => bar.update(p.done), stop: () => bar.stop() }
-  }
-  let last: { done: number; total: number; skipped: number } = { done: 0, total, skipped: 0 }
-  const say = () =>
-    process.stderr.write(
-      `${progressLine({ ...last, elapsedSeconds: (performance.now() - started) / 1000 })}\n`
-    )
-  const timer = setInterval(say, 2000)
-  timer.unref()
-  say()
-  return {
-    tick: (p) => {
-      last = p
-    },
-    stop: () => {
-      clearInterval(timer)
-      say()
-    }
-  }
-}
-
-const writeSummary = (outDir: string, spec: SweepSpec, json: boolean) => {
+const writeSummary = async (outDir: string, spec: SweepSpec, json: boolean) => {
   const { results, missing } = readCells(outDir, expandCells(spec))
   const rows = summaryRows(results)
   const table = markdownTable(rows)
+  writeFileSync(join(outDir, "report.html"), await renderReport(sweepReport(spec, results)))
   writeFileSync(
     join(outDir, "summary.json"),
     `${JSON.stringify({ spec, rows, missing: missing.map((c) => c.id) }, null, 2)}\n`
@@ -134,7 +70,7 @@ const writeSummary = (outDir: string, spec: SweepSpec, json: boolean) => {
 /**
  * Run a sweep from its spec file: check everything first (spec, shard, output folder), then run the
  * cells on worker threads with progress on stderr, keep each cell's JSON, and write
- * `summary.json`, `summary.md` (printed) for the cells present.
+ * `summary.json`, `summary.md` (printed) and the interactive `report.html` for the cells present.
  *
  * @category sweep
  * @since 0.2.0
@@ -147,13 +83,32 @@ export const runSweepCommand = async (specFile: string, o: SweepOptions): Promis
   const total = expandCells(spec).filter(
     (_, k) => shard === undefined || k % shard.count === shard.index - 1
   ).length
-  const bar = await progress(o.quiet === true, total)
+  const started = performance.now()
+  const bar = await startProgress({
+    total,
+    unit: "cells",
+    mode: progressMode({ quiet: o.quiet === true, isTTY: process.stderr.isTTY === true }),
+    stream: process.stderr,
+    now: () => (performance.now() - started) / 1000
+  })
+  let done = 0
+  // cells run on worker threads, so this thread is free to say where the sweep stands every 2 s
+  const ticker = setInterval(() => bar.update(done), 2000)
   try {
-    await runSweep(spec, { outDir, workers: o.workers, shard, onProgress: bar.tick })
+    await runSweep(spec, {
+      outDir,
+      workers: o.workers,
+      shard,
+      onProgress: (p) => {
+        done = p.done
+        bar.update(p.done, `${p.skipped > 0 ? `${p.skipped} kept, ` : ""}last ${p.cell.id}`)
+      }
+    })
   } finally {
+    clearInterval(ticker)
     bar.stop()
   }
-  writeSummary(outDir, spec, o.json === true)
+  await writeSummary(outDir, spec, o.json === true)
 }
 
 const count = (name: string) => (v: string) => {
@@ -192,9 +147,9 @@ export const register = (program: Command): void => {
     .command("merge <out> <dirs...>")
     .description("combine the output folders of several shards or runs of one spec into OUT")
     .option("--json", "print the summary rows as JSON")
-    .action((out: string, dirs: Array<string>, opts: { json?: boolean }) => {
+    .action(async (out: string, dirs: Array<string>, opts: { json?: boolean }) => {
       writableDir(out)
       const spec = mergeRuns(out, dirs)
-      writeSummary(out, spec, opts.json === true)
+      await writeSummary(out, spec, opts.json === true)
     })
 }
