@@ -127,7 +127,7 @@ describe("KV pool", () => {
       [req(0, 0, 990, 20)],
       rr
     )
-    expect(r.requests).toEqual({ total: 1, finished: 0, unfinished: 1, rejected: 1 })
+    expect(r.requests).toEqual({ total: 1, finished: 0, unfinished: 1, rejected: 1, stalled: 0 })
     expect(r.outcomes![0]!.rejected).toMatch(/1010 tokens of KV/)
   })
 })
