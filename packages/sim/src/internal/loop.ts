@@ -149,13 +149,12 @@ export const runLoop = (
   )
   const progressEvery = Math.max(1, Math.floor(trace.length / 200))
 
-  /** NoProgress of group `g`: the ranks with empty batches, each with its cause. */
+  /** NoProgress: `held` ranks hold requests that cannot run; `causes` names each empty rank and why. */
   const noProgress = (
-    g: Group,
+    held: ReadonlyArray<number>,
     causes: ReadonlyArray<{ readonly rank: number; readonly cause: string }>,
     why: string
   ): SimStatus => {
-    const held = g.ranks.filter((r) => r.hasWork).map((r) => r.id)
     return {
       _tag: "NoProgress",
       atSeconds: t,
@@ -213,7 +212,8 @@ export const runLoop = (
       const stuck = g.ranks.filter((r) => r.emptyAttempts >= c.stallSteps)
       if (stuck.length > 0)
         return noProgress(
-          g,
+          // without dummy batches every rank holding requests waits for the stuck ones
+          (veto ? g.ranks.filter((r) => r.hasWork) : stuck).map((r) => r.id),
           stuck.map((r) => ({ rank: r.id, cause: r.blockedReason() })),
           ` (an empty batch in ${c.stallSteps} consecutive step attempts${veto ? ", and without dummy batches no rank's forward runs" : ""})`
         )
@@ -366,7 +366,7 @@ export const runLoop = (
           const empty = g.ranks.filter((r) => !r.formed || r.batchTokens === 0)
           const waiting = g.ranks.filter((r) => r.hasWork && !empty.includes(r)).map((r) => r.id)
           status = noProgress(
-            g,
+            g.ranks.filter((r) => r.hasWork).map((r) => r.id),
             empty.map((r) => ({ rank: r.id, cause: r.hasWork ? r.blockedReason() : "no request to run" })),
             ` (without dummy batches the forward of ranks ${waiting.join(",")} waits for the empty ranks, and no request is left to arrive)`
           )
