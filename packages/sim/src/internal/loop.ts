@@ -193,6 +193,7 @@ export const runLoop = (
     for (;;) {
       total = 0
       empty = 0
+      let maxEmpty = 0
       for (let i = 0; i < g.ranks.length; i++) {
         const r = g.ranks[i]!
         const w = ws[i]!
@@ -208,15 +209,17 @@ export const runLoop = (
         w.numExtends = r.extend.length
         if (c.sparseTopK !== undefined) w.kvReadPairs = r.kvReadPairs
         r.emptyAttempts = tokens === 0 && r.hasWork ? r.emptyAttempts + 1 : 0
+        if (r.emptyAttempts > maxEmpty) maxEmpty = r.emptyAttempts
       }
-      const stuck = g.ranks.filter((r) => r.emptyAttempts >= c.stallSteps)
-      if (stuck.length > 0)
+      if (maxEmpty >= c.stallSteps) {
+        const stuck = g.ranks.filter((r) => r.emptyAttempts >= c.stallSteps)
         return noProgress(
           // without dummy batches every rank holding requests waits for the stuck ones
           (veto ? g.ranks.filter((r) => r.hasWork) : stuck).map((r) => r.id),
           stuck.map((r) => ({ rank: r.id, cause: r.blockedReason() })),
           ` (an empty batch in ${c.stallSteps} consecutive step attempts${veto ? ", and without dummy batches no rank's forward runs" : ""})`
         )
+      }
       if (total > 0 || !work) break
     }
     if (veto && empty > 0) {
