@@ -135,3 +135,41 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
   recordRequests: c.recordRequests ?? false,
   recordPublishes: c.recordPublishes ?? false
 })
+
+/**
+ * Check the lockstep options of a resolved config: `prefillIntervalSteps` and `stallSteps` must
+ * be integers >= 1, `maxRequestTokens` a positive number. Returns the first bad field with a
+ * message, or `undefined` when they are valid. `simulate` reports a bad field as an
+ * `InvalidConfig` status and runs nothing.
+ *
+ * **When to use**: before a long run, to fail fast on a config typed by hand.
+ *
+ * @example
+ * ```ts
+ * import { checkConfig, resolveConfig } from "@loadledger/sim"
+ * const stepModel = () => ({ stepSeconds: 0.03, tokenImbalanceRatio: 1, ranks: [] })
+ * checkConfig(resolveConfig({ dpSize: 8, stepModel })) // => undefined
+ * checkConfig(resolveConfig({ dpSize: 8, stepModel, prefillIntervalSteps: 0 }))?.field // => "prefillIntervalSteps"
+ * ```
+ *
+ * @category config
+ * @since 0.2.0
+ */
+export const checkConfig = (
+  c: ResolvedSimConfig
+): { readonly field: string; readonly message: string } | undefined => {
+  const intAtLeast1 = (field: string, v: number) =>
+    Number.isInteger(v) && v >= 1
+      ? undefined
+      : { field, message: `${field} must be an integer >= 1, got ${v}` }
+  return (
+    intAtLeast1("prefillIntervalSteps", c.prefillIntervalSteps) ??
+    intAtLeast1("stallSteps", c.stallSteps) ??
+    (c.maxRequestTokens > 0
+      ? undefined
+      : {
+          field: "maxRequestTokens",
+          message: `maxRequestTokens must be positive, got ${c.maxRequestTokens}`
+        })
+  )
+}

@@ -11,7 +11,8 @@
  * requests that can no longer run: a rank formed an empty batch while holding requests in
  * `stallSteps` consecutive step attempts, or a vetoed forward (no dummy batches) has no event left
  * to fill its empty ranks; `causes` names each empty rank and why (e.g. its only request needs more
- * KV than is free), `message` says it in one line. `TimeLimit`:
+ * KV than is free), `message` says it in one line. `InvalidConfig`: `field` of the config is out of
+ * range (`checkConfig`); nothing ran. `TimeLimit`:
  * `maxSimulatedSeconds` was reached.
  *
  * @category models
@@ -34,6 +35,7 @@ export type SimStatus =
       readonly message: string
     }
   | { readonly _tag: "TimeLimit"; readonly atSeconds: number }
+  | { readonly _tag: "InvalidConfig"; readonly field: string; readonly message: string }
 
 /**
  * p50 / p90 / p99 (linear interpolation between order statistics) and the mean, in seconds;

@@ -154,3 +154,20 @@ describe("KV-aware admission and bounded no-progress detection", () => {
     expect(r.requests).toEqual({ total: 2, finished: 1, unfinished: 1, rejected: 1, stalled: 0 })
   })
 })
+
+describe("lockstep options out of range", () => {
+  for (const [field, value] of [
+    ["prefillIntervalSteps", 0],
+    ["prefillIntervalSteps", 2.5],
+    ["stallSteps", 0],
+    ["stallSteps", -1],
+    ["maxRequestTokens", 0],
+    ["maxRequestTokens", Number.NaN]
+  ] as const)
+    it(`${field} = ${value}: an InvalidConfig status naming the field, nothing run`, () => {
+      const r = run({ [field]: value }, [req(0, 0, 100, 3)])
+      expect(r.status).toMatchObject({ _tag: "InvalidConfig", field })
+      expect(r.steps).toBe(0)
+      expect(r.requests).toEqual({ total: 1, finished: 0, unfinished: 1, rejected: 0, stalled: 0 })
+    })
+})

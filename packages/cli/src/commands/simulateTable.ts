@@ -99,8 +99,8 @@ export const statusLabel = (r: Pick<PolicyResult, "status" | "requests">): strin
 /**
  * The exit code of `loadledger simulate` for its runs: 0 when every request of every run finished;
  * 2 when a run completed or hit `maxSimulatedSeconds` with requests rejected or unfinished; 3 when
- * a run could not go on (`NoProgress` or `Deadlock`: stalled ranks). The worst run decides. (1 is
- * bad input, printed before any run.)
+ * a run could not go on (`NoProgress` or `Deadlock`: stalled ranks). The worst run decides. 1 is
+ * bad input (printed before any run, or a run's `InvalidConfig` status).
  *
  * **When to use**: to turn simulation outcomes into a process status a script or CI can test.
  *
@@ -122,6 +122,7 @@ export const simulateExitCode = (
   let code = 0
   for (const r of results) {
     const tag = r.status._tag
+    if (tag === "InvalidConfig") return 1
     const c =
       tag === "NoProgress" || tag === "Deadlock"
         ? 3

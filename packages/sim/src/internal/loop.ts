@@ -11,6 +11,7 @@ import type {
 } from "@loadledger/policies"
 import { vllmWaveInit, vllmWaveStep } from "@loadledger/policies"
 import type { ResolvedSimConfig } from "../Config.js"
+import { checkConfig } from "../Config.js"
 import type { PublishRecord, SimStatus, StepRecord } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
 import type { RankWork } from "../StepModel.js"
@@ -347,7 +348,8 @@ export const runLoop = (
     if (g.wave) g.pendingEvents.push({ ev: "client_request", rank })
   }
 
-  status = coordinatorError() ?? status
+  const invalid = checkConfig(c)
+  status = invalid ? { _tag: "InvalidConfig", ...invalid } : (coordinatorError() ?? status)
   outer: while (status._tag === "Completed") {
     for (let gi = 0; gi < groups.length; gi++) {
       const g = groups[gi]!
