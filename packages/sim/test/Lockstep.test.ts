@@ -22,6 +22,31 @@ const run = (config: Partial<SimConfig>, trace: ReadonlyArray<TraceRequest>) =>
 const firstToken = (r: ReturnType<typeof run>, id: string) =>
   r.outcomes!.find((o) => o.requestId === id)!.firstTokenSeconds
 
+describe("one step for all ranks under lockstep", () => {
+  // a step costs 50 ms when any rank runs a prefill chunk, else 10 ms
+  const prefillSpeed: SimConfig["stepModel"] = (ranks) => ({
+    stepSeconds: ranks.some((w) => w.extendTokens > 0) ? 0.05 : 0.01,
+    tokenImbalanceRatio: 1,
+    ranks: ranks.map(() => ({ syncWaitSeconds: 0 }))
+  })
+  // A decodes on rank 1; B arrives on rank 0 during A's prefill and is prefilled in step 1
+  const trace = [req(0, 0, 100, 5, { dpRank: 1 }), req(1, 0.025, 100, 2, { dpRank: 0 })]
+
+  it("a prefill on rank 0 makes rank 1's decode step a prefill-speed step (A's ITL 50 ms once)", () => {
+    const r = run({ dpSize: 2, stepModel: prefillSpeed }, trace)
+    // A: prefill 0-0.05, decode 0.05-0.10 (B's prefill sets the step), then 0.11, 0.12, 0.13
+    expect(r.outcomes![0]!.finishSeconds).toBeCloseTo(0.13, 12)
+    // gaps: A 0.05, 0.01, 0.01, 0.01; B 0.01
+    expect(r.itlSeconds.count).toBe(5)
+    expect(r.itlSeconds.mean).toBeCloseTo(0.09 / 5, 12)
+  })
+
+  it("ranks that step alone (lockstep: false) keep their own decode speed", () => {
+    const r = run({ dpSize: 2, stepModel: prefillSpeed, lockstep: false }, trace)
+    expect(r.outcomes![0]!.finishSeconds).toBeCloseTo(0.09, 12)
+  })
+})
+
 describe("prefill cadence (prefillIntervalSteps, vLLM prefill_schedule_interval)", () => {
   // A decodes from step 1 on; B arrives during step 1 (t = 0.015)
   const trace = [req(0, 0, 100, 20), req(1, 0.015, 100, 3)]
