@@ -390,6 +390,8 @@ export const runLoop = (
         status = { _tag: "TimeLimit", atSeconds: c.maxSimulatedSeconds }
         t = c.maxSimulatedSeconds
       }
+      for (const g of groups)
+        if (!Number.isNaN(g.vetoSince)) forwardStallSeconds += Math.max(0, t - g.vetoSince)
       break
     }
     t = tNext
