@@ -30,8 +30,10 @@ import type { StepModel } from "./StepModel.js"
  *   KV pool, so every accepted request fits an empty rank. Set it above `kvPoolTokens` to model an
  *   engine that accepts requests its KV pool cannot hold: such a request blocks its rank's queue.
  * - `dummyBatches`: whether a rank with an empty batch runs a dummy forward in a lockstep step
- *   (default true: SGLang pads idle DP-attention ranks with an idle batch, vLLM runs
- *   `execute_dummy_batch`). False: the forward veto — a lockstep group's forward runs only when
+ *   (default true: SGLang pads an idle DP-attention rank with an IDLE-mode batch, `get_idle_batch`
+ *   in `prepare_mlp_sync_batch`, sglang `python/sglang/srt/managers/scheduler.py`; vLLM runs
+ *   `execute_dummy_batch` in `DPEngineCoreProc.run_busy_loop`, vllm `v1/engine/core.py`
+ *   @00080ee1). False: the forward veto — a lockstep group's forward runs only when
  *   every rank has a non-empty batch; otherwise no rank runs, the ranks that formed a batch keep it
  *   and the group waits for the next arrival (see `simulate` for the step rule).
  * - `prefillIntervalSteps`: vLLM's `--prefill-schedule-interval` (default 1: off): prefills
