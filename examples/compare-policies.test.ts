@@ -8,7 +8,7 @@ it("compares the five policies on the same arrivals and prints one Markdown tabl
     [0.1, 0.2].flatMap((rate) => defaultPolicies.map((p) => [rate, p]))
   )
   for (const { result } of rows) {
-    expect(result.requests).toEqual({ total: 200, finished: 200, unfinished: 0, rejected: 0 })
+    expect(result.requests).toEqual({ total: 200, finished: 200, unfinished: 0, rejected: 0, stalled: 0 })
     expect(result.requestsPerRank.reduce((a, b) => a + b, 0)).toBe(200)
   }
   const lines = markdown(rows)

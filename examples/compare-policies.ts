@@ -121,8 +121,11 @@ export const markdown = (rows: ReadonlyArray<Row>): Array<string> => {
         r === base || p99 === undefined || b99 === undefined || b99 === 0
           ? ""
           : `${p99 >= b99 ? "+" : ""}${(((p99 - b99) / b99) * 100).toFixed(1)}%`
+      // silent only when every request finished (rejections are named, as in the CLI's status)
       const status =
-        r.status._tag === "Completed" ? "" : ` (${r.status._tag}, ${r.requests.finished} finished)`
+        r.status._tag === "Completed" && r.requests.finished === r.requests.total
+          ? ""
+          : ` (${r.status._tag === "Completed" ? "incomplete" : r.status._tag}, ${r.requests.finished} finished, ${r.requests.rejected} rejected)`
       out.push(
         `| ${r.policy}${status} | ${secs(r.ttftSeconds.p50)} / ${secs(r.ttftSeconds.p90)} / ${secs(p99)} | ` +
           `${s((r.itlSeconds.p50 ?? 0) * 1000, 1)} / ${s((r.itlSeconds.p99 ?? 0) * 1000, 0)} | ` +

@@ -88,7 +88,7 @@ describe("loadledger simulate", () => {
     expect(doc.results[0].requestsPerRank).toEqual(Array(8).fill(25))
     for (const r of doc.results) {
       expect(r.engine).toBe("sglang")
-      expect(r.requests).toEqual({ total: 200, finished: 200, unfinished: 0, rejected: 0 })
+      expect(r.requests).toEqual({ total: 200, finished: 200, unfinished: 0, rejected: 0, stalled: 0 })
       expect(r.ttftSeconds.p50).toBeGreaterThan(0)
       expect(r.imbalanceHistogram.le).toEqual([
         1.0, 1.05, 1.1, 1.25, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64

@@ -25,6 +25,28 @@ import type { StepModel } from "./StepModel.js"
  * - `sparseTopK`: the model's sparse-attention cap on keys read per query (DSA), if any.
  * - `chunkedPrefillTokens`: SGLang `--chunked-prefill-size` / vLLM `max_num_batched_tokens`.
  * - `frontEnds`: vLLM API-server processes (each its own policy state); SGLang always has one.
+ * - `maxRequestTokens`: the engine's request limit (SGLang `--context-length`, vLLM
+ *   `max_model_len`): a request whose input + output exceed it is rejected on arrival. Default: the
+ *   KV pool, so every accepted request fits an empty rank. Set it above `kvPoolTokens` to model an
+ *   engine that accepts requests its KV pool cannot hold: such a request blocks its rank's queue.
+ * - `dummyBatches`: whether a rank with an empty batch runs a dummy forward in a lockstep step
+ *   (default true: SGLang pads an idle DP-attention rank with an IDLE-mode batch, `get_idle_batch`
+ *   in `prepare_mlp_sync_batch`, sglang `python/sglang/srt/managers/scheduler.py`; vLLM runs
+ *   `execute_dummy_batch` in `DPEngineCoreProc.run_busy_loop`, vllm `v1/engine/core.py`
+ *   @00080ee1). False: the forward veto — a lockstep group's forward runs only when
+ *   every rank has a non-empty batch; otherwise no rank runs, the ranks that formed a batch keep it
+ *   and the group waits for the next arrival (see `simulate` for the step rule).
+ * - `prefillIntervalSteps`: vLLM's `--prefill-schedule-interval` (default 1: off): prefills
+ *   (admissions and chunks in progress) run only on steps whose group step counter is a multiple
+ *   of it; other steps run decodes only, unless the rank's last prefill-admitting step left
+ *   requests waiting (saturation guard) or it has nothing to decode. The counter restarts at 0
+ *   when the group goes idle (vLLM: at each new wave), so prefills after idle start at once.
+ *   vllm `v1/engine/core.py` `DPEngineCoreProc._should_throttle_prefills` and
+ *   `v1/core/sched/scheduler.py` `Scheduler.schedule` (`defer_prefills`, `prefill_capacity_bound`).
+ *   Applied to both engines' simulated schedulers.
+ * - `stallSteps`: no-progress bound: a rank that holds requests and forms an empty batch in this
+ *   many consecutive step attempts ends the run with `NoProgress` naming it and the cause
+ *   (default 16).
  * - `faults.zeroTokenRanksReturnEarly`: ranks with no tokens skip the dummy forward (vllm PR #51984).
  * - `recordSteps` / `recordRequests` / `recordPublishes`: keep a per-step log / per-request
  *   outcomes / the vLLM coordinator's publishes in the result.
@@ -48,6 +70,10 @@ export interface SimConfig {
   readonly seed?: number | undefined
   readonly maxSimulatedSeconds?: number | undefined
   readonly loadSamples?: number | undefined
+  readonly maxRequestTokens?: number | undefined
+  readonly dummyBatches?: boolean | undefined
+  readonly prefillIntervalSteps?: number | undefined
+  readonly stallSteps?: number | undefined
   readonly faults?: { readonly zeroTokenRanksReturnEarly?: boolean | undefined } | undefined
   readonly recordSteps?: boolean | undefined
   readonly recordRequests?: boolean | undefined
@@ -71,7 +97,7 @@ export type ResolvedSimConfig = Required<Omit<SimConfig, "maxSimulatedSeconds" |
  * (a common `--chunked-prefill-size`; not checked against an SGLang release), a 280,000-token KV pool (about
  * `kvPoolTokensFor(models["glm-5.3"], gpus["h200"])`), 100 ms
  * coordinator cadence and the verified 32-step finish-sync profile (vLLM @00080ee1), one front end,
- * seed 0.
+ * seed 0, request limit = KV pool, dummy batches on, no prefill cadence, 16 stall steps.
  *
  * @example
  * ```ts
@@ -79,6 +105,8 @@ export type ResolvedSimConfig = Required<Omit<SimConfig, "maxSimulatedSeconds" |
  * const c = resolveConfig({ dpSize: 8, stepModel: () => ({ stepSeconds: 0.03, tokenImbalanceRatio: 1, ranks: [] }) })
  * c.chunkedPrefillTokens // => 8192
  * c.engine // => "sglang"
+ * c.prefillIntervalSteps // => 1
+ * c.dummyBatches // => true
  * ```
  *
  * @category config
@@ -100,8 +128,50 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
   seed: c.seed ?? 0,
   maxSimulatedSeconds: c.maxSimulatedSeconds ?? Number.POSITIVE_INFINITY,
   loadSamples: c.loadSamples ?? 200,
+  maxRequestTokens: c.maxRequestTokens ?? c.kvPoolTokens ?? 280_000,
+  dummyBatches: c.dummyBatches ?? true,
+  prefillIntervalSteps: c.prefillIntervalSteps ?? 1,
+  stallSteps: c.stallSteps ?? 16,
   faults: { zeroTokenRanksReturnEarly: c.faults?.zeroTokenRanksReturnEarly ?? false },
   recordSteps: c.recordSteps ?? false,
   recordRequests: c.recordRequests ?? false,
   recordPublishes: c.recordPublishes ?? false
 })
+
+/**
+ * Check the lockstep options of a resolved config: `prefillIntervalSteps` and `stallSteps` must
+ * be integers >= 1, `maxRequestTokens` a positive number. Returns the first bad field with a
+ * message, or `undefined` when they are valid. `simulate` reports a bad field as an
+ * `InvalidConfig` status and runs nothing.
+ *
+ * **When to use**: before a long run, to fail fast on a config typed by hand.
+ *
+ * @example
+ * ```ts
+ * import { checkConfig, resolveConfig } from "@loadledger/sim"
+ * const stepModel = () => ({ stepSeconds: 0.03, tokenImbalanceRatio: 1, ranks: [] })
+ * checkConfig(resolveConfig({ dpSize: 8, stepModel })) // => undefined
+ * checkConfig(resolveConfig({ dpSize: 8, stepModel, prefillIntervalSteps: 0 }))?.field // => "prefillIntervalSteps"
+ * ```
+ *
+ * @category config
+ * @since 0.2.0
+ */
+export const checkConfig = (
+  c: ResolvedSimConfig
+): { readonly field: string; readonly message: string } | undefined => {
+  const intAtLeast1 = (field: string, v: number) =>
+    Number.isInteger(v) && v >= 1
+      ? undefined
+      : { field, message: `${field} must be an integer >= 1, got ${v}` }
+  return (
+    intAtLeast1("prefillIntervalSteps", c.prefillIntervalSteps) ??
+    intAtLeast1("stallSteps", c.stallSteps) ??
+    (c.maxRequestTokens > 0
+      ? undefined
+      : {
+          field: "maxRequestTokens",
+          message: `maxRequestTokens must be positive, got ${c.maxRequestTokens}`
+        })
+  )
+}

@@ -7,8 +7,12 @@
 /**
  * How the run ended. `Completed`: every request finished or was rejected. `Deadlock`: a lockstep
  * step could not run because some ranks skipped the collective (`busyRanks` had tokens,
- * `skippingRanks` returned early); simulated time stops at `atSeconds`. `NoProgress`: a step would
- * execute no token while `ranks` still hold work that nothing can unblock. `TimeLimit`:
+ * `skippingRanks` returned early); simulated time stops at `atSeconds`. `NoProgress`: `ranks` hold
+ * requests that can no longer run: a rank formed an empty batch while holding requests in
+ * `stallSteps` consecutive step attempts, or a vetoed forward (no dummy batches) has no event left
+ * to fill its empty ranks; `causes` names each empty rank and why (e.g. its only request needs more
+ * KV than is free), `message` says it in one line. `InvalidConfig`: `field` of the config is out of
+ * range (`checkConfig`); nothing ran. `TimeLimit`:
  * `maxSimulatedSeconds` was reached.
  *
  * @category models
@@ -27,9 +31,11 @@ export type SimStatus =
       readonly _tag: "NoProgress"
       readonly atSeconds: number
       readonly ranks: ReadonlyArray<number>
+      readonly causes?: ReadonlyArray<{ readonly rank: number; readonly cause: string }> | undefined
       readonly message: string
     }
   | { readonly _tag: "TimeLimit"; readonly atSeconds: number }
+  | { readonly _tag: "InvalidConfig"; readonly field: string; readonly message: string }
 
 /**
  * p50 / p90 / p99 (linear interpolation between order statistics) and the mean, in seconds;
@@ -133,12 +139,18 @@ export interface PublishRecord {
 /**
  * Results of one policy on one trace.
  *
+ * - `requests`: `finished`; `unfinished` = total - finished (rejected and stalled included);
+ *   `rejected` never ran (too large for the KV pool or the request limit, or the policy could not
+ *   place them); `stalled` were held on a rank that could not run them when a `NoProgress` run
+ *   stopped (the ranks its status names);
  * - latencies: TTFT (arrival to first token), ITL (gap between consecutive tokens of a request),
  *   E2E (arrival to last token);
  * - `outputTokensPerSecond`: output tokens over the span from the first arrival to the last finish;
  * - `imbalanceHistogram.counts[i]`: steps whose token imbalance ratio is <= `le[i]` and above the
  *   previous bound (the last count is above 64);
  * - `syncWaitShare`: sum of ranks' sync wait over sum of ranks' step time;
+ * - `forwardStallSeconds`: simulated time lockstep forwards were vetoed (no dummy batches: some
+ *   ranks had a batch while others had none); 0 with dummy batches;
  * - `idleRankStepShare`: rank-steps that ran an idle/dummy batch over all rank-steps;
  * - `prefixCacheHitRate`: prompt tokens served from the prefix cache over prompt tokens admitted;
  * - `tokens`: prefill tokens computed, prompt tokens served from cache, decode tokens, output
@@ -160,6 +172,7 @@ export interface PolicyResult {
     readonly finished: number
     readonly unfinished: number
     readonly rejected: number
+    readonly stalled: number
   }
   readonly ttftSeconds: Percentiles
   readonly itlSeconds: Percentiles
@@ -167,6 +180,7 @@ export interface PolicyResult {
   readonly outputTokensPerSecond: number
   readonly imbalanceHistogram: { readonly le: ReadonlyArray<number>; readonly counts: ReadonlyArray<number> }
   readonly syncWaitShare: number
+  readonly forwardStallSeconds: number
   readonly idleRankStepShare: number
   readonly prefixCacheHitRate: number
   readonly retractions: number

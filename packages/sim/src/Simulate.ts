@@ -47,6 +47,28 @@ const CDF_POINTS = 101
  * are counted as rejected, not dropped silently; a run that cannot go on ends with a `Deadlock` or
  * `NoProgress` status naming the ranks.
  *
+ * **The step rule.** A group (all ranks under `lockstep`, else each rank alone) is idle until a
+ * rank holds a request. A step of the group, at time `t`:
+ * 1. every rank forms its batch from its own queue (SGLang: an extend batch if it can, else a decode
+ *    batch; vLLM: decodes, then prefill chunks, under one token budget). Admission is KV-aware: a
+ *    waiting request is admitted only when its whole prompt (less its cached prefix) fits the
+ *    rank's free KV next to what the prefills in progress still need, so a request larger than the
+ *    free KV waits at the head of its rank's queue (FCFS) and one larger than the pool never runs.
+ *    With `prefillIntervalSteps` k > 1, a step whose group counter is not a multiple of k defers
+ *    every prefill on ranks that have a decode to run, unless the rank's last prefill-admitting
+ *    step left requests waiting (vLLM's `prefill_schedule_interval` and its saturation guard).
+ * 2. a rank that holds requests but formed an empty batch counts an empty attempt; after
+ *    `stallSteps` attempts in a row the run ends `NoProgress`, naming the rank and its cause. A step
+ *    in which no rank formed a token is re-formed at once (bounded by the same count).
+ * 3. with `dummyBatches` (default) the step runs if any rank has tokens; ranks with an empty batch
+ *    run a 1-token dummy forward. Without them, a lockstep group's forward runs only when every rank
+ *    has a non-empty batch: otherwise it is vetoed — no rank runs, the formed batches wait, and the
+ *    group forms again at the next arrival (the wait is `forwardStallSeconds`); with no arrival
+ *    left, the run ends `NoProgress` naming the empty ranks.
+ * 4. the step lasts what the step model charges for all ranks' batches (lockstep: one duration for
+ *    every rank, so one prefill on any rank sets every rank's step); tokens and finishes apply at
+ *    its end.
+ *
  * @example
  * ```ts
  * import { simulate } from "@loadledger/sim"
@@ -79,9 +101,15 @@ export const simulate = (
   const e2e = new Samples()
   let finished = 0
   let rejected = 0
+  let stalled = 0
   let lastFinish = 0
+  const st = run.status
+  const stuckRanks = new Set(
+    st._tag === "NoProgress" ? st.ranks : st._tag === "Deadlock" ? [...st.busyRanks, ...st.skippingRanks] : []
+  )
   for (const r of run.reqs) {
     if (r.rejected !== undefined) rejected++
+    else if (Number.isNaN(r.finishSeconds) && r.rank >= 0 && stuckRanks.has(r.rank)) stalled++
     if (Number.isNaN(r.finishSeconds)) continue
     finished++
     ttft.push(r.firstTokenSeconds - r.t.arrivalSeconds)
@@ -113,13 +141,14 @@ export const simulate = (
   return {
     policy: policy.name,
     status: run.status,
-    requests: { total: trace.length, finished, unfinished: trace.length - finished, rejected },
+    requests: { total: trace.length, finished, unfinished: trace.length - finished, rejected, stalled },
     ttftSeconds: percentiles(ttftSorted),
     itlSeconds: run.itl.percentiles(),
     e2eSeconds: percentiles(e2eSorted),
     outputTokensPerSecond: lastFinish > firstArrival ? output / (lastFinish - firstArrival) : 0,
     imbalanceHistogram: { le: IMBALANCE_BUCKETS, counts: run.imbalanceCounts },
     syncWaitShare: run.rankSeconds > 0 ? run.syncWaitSeconds / run.rankSeconds : 0,
+    forwardStallSeconds: run.forwardStallSeconds,
     idleRankStepShare: run.rankSteps > 0 ? run.idleRankSteps / run.rankSteps : 0,
     prefixCacheHitRate: admitted > 0 ? sum((r) => r.cachedPromptTokens) / admitted : 0,
     retractions: sum((r) => r.retractions),

@@ -50,6 +50,8 @@ const scenarioArb = fc.record({
   maxSimulatedSeconds: fc.option(fc.double({ min: 0.01, max: 3, noNaN: true }), { freq: 3 }),
   chunkedPrefillTokens: fc.constantFrom(512, 2048, 8192),
   maxRunningRequests: fc.integer({ min: 1, max: 8 }),
+  // the prefill cadence (vLLM prefill_schedule_interval) must keep every invariant below
+  prefillIntervalSteps: fc.constantFrom(1, 1, 2, 5),
   policy: fc.constantFrom(...policies),
   seed: fc.integer({ min: 0, max: 1000 }),
   requests: fc.array(requestArb, { minLength: 0, maxLength: 25 })
@@ -165,6 +167,42 @@ describe("conservation and lockstep invariants", () => {
         // vLLM @00080ee1: a wave ends only when step_counter % 32 == 0, so waves are whole multiples of 32 steps
         if (sc.engine === "vllm" && sc.dpSize > 1 && !cut) expect(r.steps % 32).toBe(0)
       }
+    }
+  )
+})
+
+describe("forward veto invariants (dummyBatches: false)", () => {
+  test.prop([scenarioArb, fc.constantFrom(0, 4)], { numRuns: 40 })(
+    "no lockstep step runs a dummy batch; a run ends Completed, TimeLimit or NoProgress naming each empty rank's cause; counts add up",
+    (sc, maxRequestSlack) => {
+      const trace = traceOf(sc.requests, sc.dpSize)
+      const r = simulate(
+        {
+          ...sc,
+          lockstep: true,
+          engine: "sglang",
+          dummyBatches: false,
+          // slack > 0 lets requests larger than the pool reach (and block) their rank
+          maxRequestTokens: sc.kvPoolTokens * (1 + maxRequestSlack),
+          maxSimulatedSeconds: sc.maxSimulatedSeconds ?? undefined,
+          stepModel: fixedStep(0.02),
+          recordSteps: true
+        },
+        trace,
+        asSimPolicy(sc.policy)
+      )
+      for (const s of r.stepLog!) for (const x of s.ranks) expect(x.tokens).toBeGreaterThan(0)
+      expect(["Completed", "TimeLimit", "NoProgress"]).toContain(r.status._tag)
+      if (r.status._tag === "NoProgress") {
+        expect(r.status.causes!.length).toBeGreaterThan(0)
+        for (const x of r.status.causes!) expect(r.status.message).toContain(`rank ${x.rank}`)
+      }
+      if (r.status._tag === "Completed") expect(r.requests.finished + r.requests.rejected).toBe(trace.length)
+      const q = r.requests
+      expect(q.finished + q.unfinished).toBe(trace.length)
+      expect(q.rejected + q.stalled).toBeLessThanOrEqual(q.unfinished)
+      expect(r.forwardStallSeconds).toBeGreaterThanOrEqual(0)
+      expect(r.forwardStallSeconds).toBeLessThanOrEqual(r.simulatedSeconds + 1e-9)
     }
   )
 })

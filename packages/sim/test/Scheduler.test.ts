@@ -127,7 +127,7 @@ describe("KV pool", () => {
       [req(0, 0, 990, 20)],
       rr
     )
-    expect(r.requests).toEqual({ total: 1, finished: 0, unfinished: 1, rejected: 1 })
+    expect(r.requests).toEqual({ total: 1, finished: 0, unfinished: 1, rejected: 1, stalled: 0 })
     expect(r.outcomes![0]!.rejected).toMatch(/1010 tokens of KV/)
   })
 })
@@ -139,7 +139,12 @@ describe("no-progress detection", () => {
       [req(0, 2, 10, 1, { dpRank: 1 })],
       rr
     )
-    expect(r.status).toMatchObject({ _tag: "NoProgress", atSeconds: 2, ranks: [1] })
+    expect(r.status).toMatchObject({
+      _tag: "NoProgress",
+      atSeconds: 2,
+      ranks: [1],
+      causes: [{ rank: 1, cause: "it admits no request (maxRunningRequests 0)" }]
+    })
     expect(r.steps).toBe(0)
   })
   it("a step model returning a zero step is reported, not looped on", () => {

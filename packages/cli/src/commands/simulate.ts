@@ -16,7 +16,7 @@ import { type Command, Option } from "commander"
 import { progressMode, startProgress } from "./progress.js"
 import { checkOutputPath, isArgError, parsePolicyList, simulateHelpText } from "./simulateArgs.js"
 import { renderReport } from "./simulateReport.js"
-import { renderTable } from "./simulateTable.js"
+import { renderTable, simulateExitCode } from "./simulateTable.js"
 
 /**
  * Options of `loadledger simulate`, as parsed.
@@ -164,6 +164,8 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     writeFileSync(o.report, html)
     if (!o.json) process.stdout.write(`report written to ${o.report}\n`)
   }
+  // 0 every request finished, 2 requests rejected or unfinished, 3 a run stalled (simulateExitCode)
+  process.exitCode = simulateExitCode(rows.map((r) => r.result))
 }
 
 /**
@@ -176,6 +178,10 @@ export const register = (program: Command): void => {
   program
     .command("simulate")
     .description("replay a request trace through routing policies on a simulated lockstep DP group")
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 every request of every policy finished; 1 bad input; 2 requests were rejected or\nleft unfinished (the status column counts them); 3 a run stalled (NoProgress or Deadlock)."
+    )
     .requiredOption("--trace <file>", "trace file: Mooncake JSONL, Azure CSV, or generic CSV/JSONL")
     .requiredOption("--policies <list>", "comma-separated policy names, each once (listed below)")
     .option("--dp <n>", "data-parallel ranks", positiveInt("--dp"), 8)

@@ -59,10 +59,86 @@ export const TABLE_HEAD: ReadonlyArray<string> = [
 ]
 
 /**
+ * The table's status cell for one run: `ok F/T` only when every request finished; otherwise how
+ * the run ended (`incomplete` when it completed with requests left over, else the status tag:
+ * `NoProgress`, `Deadlock`, `TimeLimit`), `F/T` finished of total, and the non-zero counts of
+ * requests `rejected` (never ran: too large for the KV pool, or the policy could not place them),
+ * `stalled` (held on a rank that could not run them when the run stopped) and `unfinished` (the
+ * rest: admitted or waiting when the run stopped).
+ *
+ * **When to use**: anywhere a run's outcome is shown in one cell; `simulateExitCode` gives the
+ * matching process exit code.
+ *
+ * @example
+ * ```ts
+ * import { statusLabel } from "./simulateTable.js"
+ * statusLabel({ status: { _tag: "Completed" }, requests: { total: 100, finished: 76, unfinished: 24, rejected: 24, stalled: 0 } })
+ * // => "incomplete 76/100, 24 rejected"
+ * statusLabel({ status: { _tag: "Completed" }, requests: { total: 3, finished: 3, unfinished: 0, rejected: 0, stalled: 0 } })
+ * // => "ok 3/3"
+ * ```
+ *
+ * @category simulate
+ * @since 0.2.0
+ */
+export const statusLabel = (r: Pick<PolicyResult, "status" | "requests">): string => {
+  const q = r.requests
+  const stalled = q.stalled ?? 0
+  const rest = q.unfinished - q.rejected - stalled
+  const counted = `${q.finished}/${q.total}`
+  if (r.status._tag === "Completed" && q.finished === q.total) return `ok ${counted}`
+  const parts = [
+    q.rejected > 0 ? `${q.rejected} rejected` : undefined,
+    stalled > 0 ? `${stalled} stalled` : undefined,
+    rest > 0 ? `${rest} unfinished` : undefined
+  ].filter((x) => x !== undefined)
+  const tag = r.status._tag === "Completed" ? "incomplete" : r.status._tag
+  return `${tag} ${counted}${parts.length > 0 ? `, ${parts.join(", ")}` : ""}`
+}
+
+/**
+ * The exit code of `loadledger simulate` for its runs: 0 when every request of every run finished;
+ * 2 when a run completed or hit `maxSimulatedSeconds` with requests rejected or unfinished; 3 when
+ * a run could not go on (`NoProgress` or `Deadlock`: stalled ranks). The worst run decides. 1 is
+ * bad input (printed before any run, or a run's `InvalidConfig` status).
+ *
+ * **When to use**: to turn simulation outcomes into a process status a script or CI can test.
+ *
+ * @example
+ * ```ts
+ * import { simulateExitCode } from "./simulateTable.js"
+ * const req = { total: 2, finished: 2, unfinished: 0, rejected: 0, stalled: 0 }
+ * simulateExitCode([{ status: { _tag: "Completed" }, requests: req }]) // => 0
+ * simulateExitCode([{ status: { _tag: "Completed" }, requests: { ...req, finished: 1, unfinished: 1, rejected: 1 } }]) // => 2
+ * simulateExitCode([{ status: { _tag: "NoProgress", atSeconds: 1, ranks: [1], message: "" }, requests: req }]) // => 3
+ * ```
+ *
+ * @category simulate
+ * @since 0.2.0
+ */
+export const simulateExitCode = (
+  results: ReadonlyArray<Pick<PolicyResult, "status" | "requests">>
+): number => {
+  let code = 0
+  for (const r of results) {
+    const tag = r.status._tag
+    if (tag === "InvalidConfig") return 1
+    const c =
+      tag === "NoProgress" || tag === "Deadlock"
+        ? 3
+        : tag === "TimeLimit" || r.requests.finished < r.requests.total
+          ? 2
+          : 0
+    if (c > code) code = c
+  }
+  return code
+}
+
+/**
  * One row per policy: latencies (p50/p99), output tokens/s, token imbalance ratio (the SGLang bucket
  * holding the median and the 90th percentile step), sync-wait share, idle-rank step share,
  * prefix-cache hit rate, retractions, the fewest and most requests any rank got, and how the run
- * ended.
+ * ended (`statusLabel`: `ok` only when every request finished).
  *
  * @category simulate
  * @since 0.1.0
@@ -90,9 +166,7 @@ export const renderTable = (
       pct(r.prefixCacheHitRate),
       String(r.retractions),
       perRank.length === 0 ? "-" : `${Math.min(...perRank)}-${Math.max(...perRank)}`,
-      r.status._tag === "Completed"
-        ? `ok ${r.requests.finished}/${r.requests.total}`
-        : `${r.status._tag} ${r.requests.finished}/${r.requests.total}`
+      statusLabel(r)
     ])
   }
   return t.toString()

@@ -11,6 +11,7 @@ import type {
 } from "@loadledger/policies"
 import { vllmWaveInit, vllmWaveStep } from "@loadledger/policies"
 import type { ResolvedSimConfig } from "../Config.js"
+import { checkConfig } from "../Config.js"
 import type { PublishRecord, SimStatus, StepRecord } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
 import type { RankWork } from "../StepModel.js"
@@ -29,6 +30,10 @@ interface Group {
   wave: VllmWaveState | undefined
   pendingEvents: Array<VllmWaveEvent>
   stepEvents: Array<VllmWaveEvent>
+  /** Steps since the group last went idle (the prefill cadence counter of non-wave groups). */
+  cadenceStep: number
+  /** When the current forward veto began (NaN: not vetoed). */
+  vetoSince: number
 }
 
 export interface RawRun {
@@ -40,6 +45,7 @@ export interface RawRun {
   readonly endSeconds: number
   readonly rankSeconds: number
   readonly syncWaitSeconds: number
+  readonly forwardStallSeconds: number
   readonly idleRankSteps: number
   readonly rankSteps: number
   readonly imbalanceCounts: ReadonlyArray<number>
@@ -70,7 +76,9 @@ export const runLoop = (
         ? vllmWaveInit(rs.length, c.vllmWaveProfile)
         : undefined,
     pendingEvents: [],
-    stepEvents: []
+    stepEvents: [],
+    cadenceStep: 0,
+    vetoSince: Number.NaN
   }))
   const groupOf = ranks.map((_, i) => (c.lockstep ? 0 : i))
   const router = new Router(
@@ -120,6 +128,7 @@ export const runLoop = (
   let steps = 0
   let rankSeconds = 0
   let syncWaitSeconds = 0
+  let forwardStallSeconds = 0
   let idleRankSteps = 0
   let rankSteps = 0
   let next = 0
@@ -141,35 +150,87 @@ export const runLoop = (
   )
   const progressEvery = Math.max(1, Math.floor(trace.length / 200))
 
+  /** NoProgress: `held` ranks hold requests that cannot run; `causes` names each empty rank and why. */
+  const noProgress = (
+    held: ReadonlyArray<number>,
+    causes: ReadonlyArray<{ readonly rank: number; readonly cause: string }>,
+    why: string
+  ): SimStatus => {
+    return {
+      _tag: "NoProgress",
+      atSeconds: t,
+      ranks: held,
+      causes,
+      message: `no progress at t=${t}s: ${causes.map((x) => `rank ${x.rank}: ${x.cause}`).join("; ")}${why}`
+    }
+  }
+
+  /** The group's step counter for the prefill cadence (vLLM's `step_counter`, reset per wave). */
+  const cadenceCounter = (g: Group): number => (g.wave ? g.wave.ranks[0]!.step : g.cadenceStep)
+
+  /**
+   * Try to start a step of group `gi` at `t` (the step rule, see `simulate`): every rank forms its
+   * batch; a rank that holds requests but forms an empty batch counts an empty attempt (`stallSteps`
+   * in a row end the run); with dummy batches the step runs when any rank has tokens (or a vLLM
+   * wave is running), the others run a dummy; without them a lockstep group runs only when every
+   * rank has tokens, else the forward is vetoed and the formed batches wait for the next event.
+   */
   const startStep = (gi: number, g: Group): SimStatus | undefined => {
     let work = false
     for (const r of g.ranks) if (r.hasWork) work = true
     // no work: SGLang groups and non-lockstep ranks wait; a vLLM wave keeps running dummy batches
     // until a finish-sync step finds every rank done
-    if (!work && !g.wave?.ranks.some((r) => r.running)) return undefined
+    if (!work && !(c.dummyBatches && g.wave?.ranks.some((r) => r.running))) {
+      g.cadenceStep = 0
+      return undefined
+    }
+    const veto = !c.dummyBatches && c.lockstep && g.ranks.length > 1
+    const throttle = c.prefillIntervalSteps > 1 && cadenceCounter(g) % c.prefillIntervalSteps !== 0
     const ws = works[gi]!
     let total = 0
-    for (let i = 0; i < g.ranks.length; i++) {
-      const r = g.ranks[i]!
-      const w = ws[i]!
-      const tokens = r.form(t)
-      total += tokens
-      w.attentionPairs = r.attentionPairs
-      w.tokens = tokens
-      w.numDecodes = r.decodes.length
-      w.extendTokens = r.extendTokens
-      w.numRequests = r.running.length
-      w.numExtends = r.extend.length
-      if (c.sparseTopK !== undefined) w.kvReadPairs = r.kvReadPairs
-    }
-    if (total === 0 && work) {
-      const stuck = g.ranks.filter((r) => r.hasWork).map((r) => r.id)
-      return {
-        _tag: "NoProgress",
-        atSeconds: t,
-        ranks: stuck,
-        message: `no progress at t=${t}s: ranks ${stuck.join(",")} hold requests but no step can run any token`
+    let empty = 0
+    // a batch that formed no token changed nothing but its rank's queue order (a retraction): form
+    // again at the same instant, at most stallSteps times, before calling the rank stuck
+    for (;;) {
+      total = 0
+      empty = 0
+      let maxEmpty = 0
+      for (let i = 0; i < g.ranks.length; i++) {
+        const r = g.ranks[i]!
+        const w = ws[i]!
+        // a batch formed for a vetoed forward is kept (its KV is allocated) until the step runs
+        const tokens = veto && r.formed && r.batchTokens > 0 ? r.batchTokens : r.form(t, throttle)
+        total += tokens
+        if (tokens === 0) empty++
+        w.attentionPairs = r.attentionPairs
+        w.tokens = tokens
+        w.numDecodes = r.decodes.length
+        w.extendTokens = r.extendTokens
+        w.numRequests = r.running.length
+        w.numExtends = r.extend.length
+        if (c.sparseTopK !== undefined) w.kvReadPairs = r.kvReadPairs
+        r.emptyAttempts = tokens === 0 && r.hasWork ? r.emptyAttempts + 1 : 0
+        if (r.emptyAttempts > maxEmpty) maxEmpty = r.emptyAttempts
       }
+      if (maxEmpty >= c.stallSteps) {
+        const stuck = g.ranks.filter((r) => r.emptyAttempts >= c.stallSteps)
+        return noProgress(
+          // without dummy batches every rank holding requests waits for the stuck ones
+          (veto ? g.ranks.filter((r) => r.hasWork) : stuck).map((r) => r.id),
+          stuck.map((r) => ({ rank: r.id, cause: r.blockedReason() })),
+          ` (an empty batch in ${c.stallSteps} consecutive step attempts${veto ? ", and without dummy batches no rank's forward runs" : ""})`
+        )
+      }
+      if (total > 0 || !work) break
+    }
+    if (veto && empty > 0) {
+      // the forward veto: ranks that formed a batch wait in the forward for the empty ranks
+      if (Number.isNaN(g.vetoSince)) g.vetoSince = t
+      return undefined
+    }
+    if (!Number.isNaN(g.vetoSince)) {
+      forwardStallSeconds += t - g.vetoSince
+      g.vetoSince = Number.NaN
     }
     if (c.faults.zeroTokenRanksReturnEarly && c.expertParallel && g.ranks.length > 1 && total > 0) {
       const busy = g.ranks.filter((_, i) => ws[i]!.tokens > 0).map((r) => r.id)
@@ -206,6 +267,7 @@ export const runLoop = (
       imbalanceCounts[b]!++
     }
     g.busy = true
+    g.cadenceStep++
     g.stepEvents = g.pendingEvents
     g.pendingEvents = []
     g.startSeconds = t
@@ -260,8 +322,12 @@ export const runLoop = (
   }
 
   const arrive = (r: Req): void => {
-    if (r.t.inputLength + r.outputTarget > c.kvPoolTokens) {
-      r.rejected = `needs ${r.t.inputLength + r.outputTarget} tokens of KV, the pool holds ${c.kvPoolTokens}`
+    const size = r.t.inputLength + r.outputTarget
+    if (size > c.maxRequestTokens) {
+      r.rejected =
+        c.maxRequestTokens === c.kvPoolTokens
+          ? `needs ${size} tokens of KV, the pool holds ${c.kvPoolTokens}`
+          : `needs ${size} tokens, the request limit (maxRequestTokens) is ${c.maxRequestTokens}`
       progress()
       return
     }
@@ -282,7 +348,8 @@ export const runLoop = (
     if (g.wave) g.pendingEvents.push({ ev: "client_request", rank })
   }
 
-  status = coordinatorError() ?? status
+  const invalid = checkConfig(c)
+  status = invalid ? { _tag: "InvalidConfig", ...invalid } : (coordinatorError() ?? status)
   outer: while (status._tag === "Completed") {
     for (let gi = 0; gi < groups.length; gi++) {
       const g = groups[gi]!
@@ -297,7 +364,23 @@ export const runLoop = (
     for (const g of groups) if (g.busy && g.endSeconds < tStep) tStep = g.endSeconds
     const tArr = next < reqs.length ? reqs[next]!.t.arrivalSeconds : Number.POSITIVE_INFINITY
     // coordinator publishes (heartbeats included) matter only while something is left to happen
-    if (tStep === Number.POSITIVE_INFINITY && tArr === Number.POSITIVE_INFINITY) break
+    if (tStep === Number.POSITIVE_INFINITY && tArr === Number.POSITIVE_INFINITY) {
+      // a vetoed forward with no event left to fill its empty ranks never runs
+      for (const g of groups)
+        if (!Number.isNaN(g.vetoSince) && g.ranks.some((r) => r.hasWork)) {
+          const empty = g.ranks.filter((r) => !r.formed || r.batchTokens === 0)
+          const waiting = g.ranks.filter((r) => r.hasWork && !empty.includes(r)).map((r) => r.id)
+          status = noProgress(
+            g.ranks.filter((r) => r.hasWork).map((r) => r.id),
+            empty.map((r) => ({ rank: r.id, cause: r.hasWork ? r.blockedReason() : "no request to run" })),
+            ` (without dummy batches the forward of ranks ${waiting.join(",")} waits for the empty ranks, and no request is left to arrive)`
+          )
+          forwardStallSeconds += t - g.vetoSince
+          g.vetoSince = Number.NaN
+          break
+        }
+      break
+    }
     const tPub = router.nextPublish
     const tNext = Math.min(tStep, tArr, tPub)
     if (tNext > c.maxSimulatedSeconds) {
@@ -307,6 +390,8 @@ export const runLoop = (
         status = { _tag: "TimeLimit", atSeconds: c.maxSimulatedSeconds }
         t = c.maxSimulatedSeconds
       }
+      for (const g of groups)
+        if (!Number.isNaN(g.vetoSince)) forwardStallSeconds += Math.max(0, t - g.vetoSince)
       break
     }
     t = tNext
@@ -339,6 +424,7 @@ export const runLoop = (
     endSeconds: t,
     rankSeconds,
     syncWaitSeconds,
+    forwardStallSeconds,
     idleRankSteps,
     rankSteps,
     imbalanceCounts,

@@ -59,6 +59,9 @@ export interface RankParams {
   readonly sparseTopK: number | undefined
 }
 
+/** Whether a request still has prompt (or recompute) tokens to prefill. */
+const isPrefilling = (r: Req): boolean => r.prefilled < r.prefillTarget
+
 export interface Hooks {
   readonly onFinish: (r: Req, now: number) => void
 }
@@ -76,6 +79,12 @@ export class Rank {
   attentionPairs = 0
   kvReadPairs = 0
   extendTokens = 0
+  /** The batch in `extend`/`decodes` is formed and not yet run (a vetoed forward keeps it). */
+  formed = false
+  /** vLLM's `prefill_capacity_bound`: the last step that admitted prefills left requests waiting. */
+  prefillCapacityBound = false
+  /** Consecutive step attempts in which this rank held requests but formed an empty batch. */
+  emptyAttempts = 0
   // counters
   retractions = 0
   admittedPromptTokens = 0
@@ -230,14 +239,30 @@ export class Rank {
     return n
   }
 
-  /** Form this step's batch. Returns the real tokens it runs (0: an idle/dummy batch). */
-  form(now: number): number {
+  /** Real tokens of the formed batch. */
+  get batchTokens(): number {
+    return this.extendTokens + this.decodes.length
+  }
+
+  /**
+   * Form this step's batch. Returns the real tokens it runs (0: an idle/dummy batch).
+   *
+   * `throttlePrefills` is vLLM's prefill cadence signal (`EngineCore._should_throttle_prefills`,
+   * vllm `v1/engine/core.py` @00080ee1): on a throttled step the rank defers every prefill (new
+   * admissions and chunks in progress) and runs only its decodes, unless the last step that
+   * admitted prefills left requests waiting (`prefillCapacityBound`, the saturation guard) or no
+   * running request can decode (the step would otherwise be empty) — `Scheduler.schedule`'s
+   * `defer_prefills`, vllm `v1/core/sched/scheduler.py`.
+   */
+  form(now: number, throttlePrefills = false): number {
     if (this.extend.length > 0) this.extend.length = 0
     if (this.decodes.length > 0) this.decodes.length = 0
     this.attentionPairs = 0
     this.kvReadPairs = 0
     this.extendTokens = 0
-    if (this.p.engine === "sglang") {
+    const defer = throttlePrefills && !this.prefillCapacityBound && this.running.some((r) => !isPrefilling(r))
+    if (defer) this.addDecodes()
+    else if (this.p.engine === "sglang") {
       // a rank runs an extend batch when it can, otherwise a decode batch
       this.addPrefills(this.p.chunkedPrefillTokens, now)
       if (this.extend.length === 0) this.addDecodes()
@@ -246,7 +271,33 @@ export class Rank {
       const n = this.addDecodes()
       this.addPrefills(this.p.chunkedPrefillTokens - n, now)
     }
+    if (!defer) this.prefillCapacityBound = this.waiting.length > 0
+    this.formed = true
     return this.extendTokens + this.decodes.length
+  }
+
+  /**
+   * Why this rank, holding requests, formed an empty batch: the waiting head cannot be admitted
+   * (its prompt does not fit the free KV next to the prefills in progress, or never fits the
+   * pool), the running set is full, or the running requests cannot get KV for their next tokens.
+   */
+  blockedReason(): string {
+    const pool = this.p.kvPoolTokens
+    const head = this.waiting[0]
+    if (head !== undefined && this.running.length < this.p.maxRunningRequests) {
+      let pending = 0
+      for (const x of this.running) pending += x.prefillTarget - x.prefilled
+      const free = pool - this.kvOwned - this.cache.pinnedBlocks * BLOCK_TOKENS - pending
+      const need = head.pendingUncached
+      return need > pool
+        ? `request ${head.t.requestId} needs ${need} tokens of KV for its prompt, more than the rank's pool of ${pool}: it can never be admitted`
+        : `request ${head.t.requestId} needs ${need} tokens of KV for its prompt, ${Math.max(0, free)} of ${pool} are free`
+    }
+    if (this.running.length >= this.p.maxRunningRequests && this.waiting.length > 0)
+      return this.running.length === 0
+        ? `it admits no request (maxRunningRequests ${this.p.maxRunningRequests})`
+        : `its running set is full (maxRunningRequests ${this.p.maxRunningRequests}) and none of its ${this.running.length} running requests can run`
+    return `its ${this.running.length} running requests cannot get KV for their next tokens (${pool - this.kvOwned - this.cache.blocks * BLOCK_TOKENS} of ${pool} free)`
   }
 
   private emit(r: Req, now: number, itl: (gap: number) => void, hooks: Hooks): void {
@@ -269,6 +320,7 @@ export class Rank {
 
   /** Apply the step that ends at `now`. */
   complete(now: number, itl: (gap: number) => void, hooks: Hooks): void {
+    this.formed = false
     for (const r of this.extend) {
       r.ctx += r.chunk
       r.prefilled += r.chunk

@@ -1,0 +1,198 @@
+// The lockstep rules of `simulate` (see its docstring, "The step rule"), each on a small hand-built
+// scenario with a fixed 10 ms step, so every time below is a whole number of steps.
+import type { Policy } from "@loadledger/policies"
+import { describe, expect, it } from "vitest"
+import type { SimConfig, TraceRequest } from "../src/index.js"
+import { simulate } from "../src/index.js"
+import { asSimPolicy, fixedStep, req } from "./helpers.js"
+
+/** Routes every request to the trace's `dpRank`. */
+const follow = asSimPolicy<null>({
+  name: "follow",
+  init: () => null,
+  observe: (s) => s,
+  finish: (s) => s,
+  setStatus: (s) => s,
+  route: (s, r) => ({ _tag: "Routed", rank: r.routedDpRank ?? 0, state: s, explanation: {} })
+} satisfies Policy<null>)
+
+const run = (config: Partial<SimConfig>, trace: ReadonlyArray<TraceRequest>) =>
+  simulate({ dpSize: 1, stepModel: fixedStep(0.01), recordRequests: true, ...config }, trace, follow)
+
+const firstToken = (r: ReturnType<typeof run>, id: string) =>
+  r.outcomes!.find((o) => o.requestId === id)!.firstTokenSeconds
+
+describe("one step for all ranks under lockstep", () => {
+  // a step costs 50 ms when any rank runs a prefill chunk, else 10 ms
+  const prefillSpeed: SimConfig["stepModel"] = (ranks) => ({
+    stepSeconds: ranks.some((w) => w.extendTokens > 0) ? 0.05 : 0.01,
+    tokenImbalanceRatio: 1,
+    ranks: ranks.map(() => ({ syncWaitSeconds: 0 }))
+  })
+  // A decodes on rank 1; B arrives on rank 0 during A's prefill and is prefilled in step 1
+  const trace = [req(0, 0, 100, 5, { dpRank: 1 }), req(1, 0.025, 100, 2, { dpRank: 0 })]
+
+  it("a prefill on rank 0 makes rank 1's decode step a prefill-speed step (A's ITL 50 ms once)", () => {
+    const r = run({ dpSize: 2, stepModel: prefillSpeed }, trace)
+    // A: prefill 0-0.05, decode 0.05-0.10 (B's prefill sets the step), then 0.11, 0.12, 0.13
+    expect(r.outcomes![0]!.finishSeconds).toBeCloseTo(0.13, 12)
+    // gaps: A 0.05, 0.01, 0.01, 0.01; B 0.01
+    expect(r.itlSeconds.count).toBe(5)
+    expect(r.itlSeconds.mean).toBeCloseTo(0.09 / 5, 12)
+  })
+
+  it("ranks that step alone (lockstep: false) keep their own decode speed", () => {
+    const r = run({ dpSize: 2, stepModel: prefillSpeed, lockstep: false }, trace)
+    expect(r.outcomes![0]!.finishSeconds).toBeCloseTo(0.09, 12)
+  })
+})
+
+describe("prefill cadence (prefillIntervalSteps, vLLM prefill_schedule_interval)", () => {
+  // A decodes from step 1 on; B arrives during step 1 (t = 0.015)
+  const trace = [req(0, 0, 100, 20), req(1, 0.015, 100, 3)]
+
+  it("off by default: B is prefilled at the next step (t = 0.02) and gets its token at 0.03", () => {
+    const r = run({}, trace)
+    expect(firstToken(r, "1")).toBeCloseTo(0.03, 12)
+    expect(run({ prefillIntervalSteps: 1 }, trace)).toEqual(r)
+  })
+
+  for (const engine of ["sglang", "vllm"] as const)
+    it(`${engine}, k = 4: prefills wait for step 4 (t = 0.04) while A decodes; B's token at 0.05`, () => {
+      const r = run({ engine, prefillIntervalSteps: 4, recordSteps: true }, trace)
+      expect(r.status._tag).toBe("Completed")
+      expect(firstToken(r, "1")).toBeCloseTo(0.05, 12)
+      // steps 1-3 ran A's decode only (1 token), step 4 ran B's 100-token prefill
+      expect(r.stepLog!.slice(0, 5).map((s) => s.ranks[0]!.tokens)).toEqual(
+        engine === "sglang" ? [100, 1, 1, 1, 100] : [100, 1, 1, 1, 101]
+      )
+    })
+
+  it("saturation guard: a prefill step that left requests waiting lets the next step admit", () => {
+    // a 100-token budget admits A alone at step 0 (B waits): step 1 is throttled but not deferred
+    const both = [req(0, 0, 100, 20), req(1, 0, 100, 3)]
+    const r = run({ prefillIntervalSteps: 4, chunkedPrefillTokens: 100 }, both)
+    expect(firstToken(r, "1")).toBeCloseTo(0.02, 12)
+  })
+
+  it("nothing to decode: a chunked prompt alone keeps prefilling on throttled steps", () => {
+    // ceil(20000 / 8192) = 3 extend steps, the same as without the cadence
+    const r = run({ prefillIntervalSteps: 4 }, [req(0, 0, 20_000, 1)])
+    expect(r.steps).toBe(3)
+    expect(r.ttftSeconds.p50).toBeCloseTo(0.03, 12)
+  })
+
+  it("the counter restarts when the group goes idle: a request after idle is prefilled at once", () => {
+    // A runs steps 0-2 (counter 3), the group idles, B arrives at t = 1: counter 0, no wait
+    const r = run({ prefillIntervalSteps: 4 }, [req(0, 0, 100, 3), req(1, 1, 100, 2)])
+    expect(firstToken(r, "1")).toBeCloseTo(1.01, 12)
+  })
+})
+
+describe("forward veto (dummyBatches: false) under attention DP", () => {
+  const dp2 = { dpSize: 2 } as const
+
+  it("with dummy batches (SGLang's default) rank 0 runs alone while rank 1 is idle", () => {
+    const r = run(dp2, [req(0, 0, 100, 3, { dpRank: 0 }), req(1, 0.5, 100, 3, { dpRank: 1 })])
+    expect(r.outcomes![0]!.finishSeconds).toBeCloseTo(0.03, 12)
+    expect(r.forwardStallSeconds).toBe(0)
+    expect(r.idleRankStepShare).toBe(0.5)
+  })
+
+  it("without them rank 0's forward waits for rank 1's first request (t = 0.5): 0.5 s stalled", () => {
+    const r = run({ ...dp2, dummyBatches: false }, [
+      req(0, 0, 100, 3, { dpRank: 0 }),
+      req(1, 0.5, 100, 3, { dpRank: 1 })
+    ])
+    expect(r.status._tag).toBe("Completed")
+    expect(firstToken(r, "0")).toBeCloseTo(0.51, 12)
+    expect(r.outcomes![0]!.finishSeconds).toBeCloseTo(0.53, 12)
+    expect(r.forwardStallSeconds).toBeCloseTo(0.5, 12)
+    expect(r.steps).toBe(3)
+    expect(r.idleRankStepShare).toBe(0)
+  })
+
+  it("a rank left empty with no request to come ends the run NoProgress, naming it and the cause", () => {
+    // both prefill at 0, B finishes at 0.02 (2 tokens), then rank 1 is empty for good
+    const r = run({ ...dp2, dummyBatches: false }, [
+      req(0, 0, 100, 10, { dpRank: 0 }),
+      req(1, 0, 100, 2, { dpRank: 1 })
+    ])
+    expect(r.status).toMatchObject({
+      _tag: "NoProgress",
+      atSeconds: 0.02,
+      ranks: [0],
+      causes: [{ rank: 1, cause: "no request to run" }]
+    })
+    if (r.status._tag === "NoProgress") expect(r.status.message).toMatch(/forward of ranks 0 waits/)
+    expect(r.steps).toBe(2)
+    expect(r.requests).toEqual({ total: 2, finished: 1, unfinished: 1, rejected: 0, stalled: 1 })
+  })
+
+  it("with dummy batches the same trace completes (rank 1 pads with dummies)", () => {
+    const r = run(dp2, [req(0, 0, 100, 10, { dpRank: 0 }), req(1, 0, 100, 2, { dpRank: 1 })])
+    expect(r.status._tag).toBe("Completed")
+    expect(r.simulatedSeconds).toBeCloseTo(0.1, 12)
+  })
+})
+
+describe("KV-aware admission and bounded no-progress detection", () => {
+  // the engine accepts 4,000-token requests but each rank's KV pool holds 1,000 tokens
+  const config = { dpSize: 2, kvPoolTokens: 1000, maxRequestTokens: 4000, stallSteps: 3 } as const
+  const trace = [req(0, 0, 2000, 1, { dpRank: 1 }), req(1, 0, 100, 50, { dpRank: 0 })]
+
+  it("a request larger than its rank's free KV is never admitted: with dummies the rank is named after stallSteps steps", () => {
+    const r = run(config, trace)
+    // attempts at t = 0, 0.01, 0.02: rank 1 empty in all three; the third ends the run
+    expect(r.status).toMatchObject({ _tag: "NoProgress", atSeconds: 0.02, ranks: [1] })
+    if (r.status._tag !== "NoProgress") return
+    expect(r.status.causes).toEqual([
+      {
+        rank: 1,
+        cause:
+          "request 0 needs 2000 tokens of KV for its prompt, more than the rank's pool of 1000: it can never be admitted"
+      }
+    ])
+    expect(r.steps).toBe(2)
+    expect(r.requests).toEqual({ total: 2, finished: 0, unfinished: 2, rejected: 0, stalled: 1 })
+  })
+
+  it("without dummies rank 1's empty batch vetoes every forward: NoProgress at once, both ranks stalled", () => {
+    const r = run({ ...config, dummyBatches: false }, trace)
+    expect(r.status).toMatchObject({ _tag: "NoProgress", atSeconds: 0, ranks: [0, 1] })
+    expect(r.steps).toBe(0)
+    expect(r.requests.stalled).toBe(2)
+  })
+
+  it("a request that fits the pool but not the free KV waits, then runs once KV frees (no false alarm)", () => {
+    // B (600) holds KV until 0.5 s; C (600) cannot fit next to it and waits 50 steps: more than stallSteps
+    // would allow if the rank were empty, but rank 0 decodes B meanwhile, so it is never empty
+    const r = run({ dpSize: 1, kvPoolTokens: 1000, stallSteps: 3 }, [req(0, 0, 600, 50), req(1, 0, 600, 2)])
+    expect(r.status._tag).toBe("Completed")
+    expect(r.requests.finished).toBe(2)
+    expect(firstToken(r, "1")).toBeCloseTo(0.51, 12)
+  })
+
+  it("by default the request limit is the pool: the same request is rejected on arrival", () => {
+    const r = run({ dpSize: 2, kvPoolTokens: 1000 }, trace)
+    expect(r.status._tag).toBe("Completed")
+    expect(r.requests).toEqual({ total: 2, finished: 1, unfinished: 1, rejected: 1, stalled: 0 })
+  })
+})
+
+describe("lockstep options out of range", () => {
+  for (const [field, value] of [
+    ["prefillIntervalSteps", 0],
+    ["prefillIntervalSteps", 2.5],
+    ["stallSteps", 0],
+    ["stallSteps", -1],
+    ["maxRequestTokens", 0],
+    ["maxRequestTokens", Number.NaN]
+  ] as const)
+    it(`${field} = ${value}: an InvalidConfig status naming the field, nothing run`, () => {
+      const r = run({ [field]: value }, [req(0, 0, 100, 3)])
+      expect(r.status).toMatchObject({ _tag: "InvalidConfig", field })
+      expect(r.steps).toBe(0)
+      expect(r.requests).toEqual({ total: 1, finished: 0, unfinished: 1, rejected: 0, stalled: 0 })
+    })
+})
