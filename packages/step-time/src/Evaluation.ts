@@ -126,7 +126,9 @@ export const batchBucket = (b: number): string => {
 const keyOf = (s: CalibrationSample) => sampleModel(s) ?? s.kind ?? "step"
 
 // signed percentage errors, one per row, each under its own parameters
-const breakdownOf = (rows: ReadonlyArray<{ readonly s: CalibrationSample; readonly e: number }>): ErrorBreakdown => {
+const breakdownOf = (
+  rows: ReadonlyArray<{ readonly s: CalibrationSample; readonly e: number }>
+): ErrorBreakdown => {
   const groups = (key: (s: CalibrationSample) => string) => {
     const m = new Map<string, Array<number>>()
     for (const { s, e } of rows) {
@@ -219,7 +221,9 @@ export const leaveOneModelOut = (
 ): Result.Result<ReadonlyArray<HeldOutModel>, CalibrationError> => {
   const names = [...new Set(samples.map(sampleModel).filter((m): m is string => m !== undefined))]
   const out: Array<HeldOutModel> = []
-  const prior = priorCentres(options?.priors === "none" || options?.priors === undefined ? defaultPriors : options.priors)
+  const prior = priorCentres(
+    options?.priors === "none" || options?.priors === undefined ? defaultPriors : options.priors
+  )
   for (const name of names) {
     const test = samples.filter((s) => sampleModel(s) === name)
     const gpuNames = [...new Set(test.map((s) => s.gpu.name))]

@@ -8,6 +8,7 @@ import type { CalibrationError, CalibrationSample } from "./Calibration.js"
 import { mape } from "./Calibration.js"
 import type { Efficiencies } from "./Efficiencies.js"
 import { nnls } from "./internal/nnls.js"
+import { thetaPrior } from "./internal/prior.js"
 import {
   evalPrepared,
   features,
@@ -18,7 +19,6 @@ import {
   prepare,
   toTheta
 } from "./internal/theta.js"
-import { thetaPrior } from "./internal/prior.js"
 import { defaultPriors, type Priors, priorCentres } from "./Priors.js"
 
 /**
@@ -65,7 +65,8 @@ const objective = (
     s += c * c * Math.log1p((e / c) ** 2)
   }
   s /= noise * noise
-  if (prior !== undefined) for (let i = 0; i < NP; i++) s += ((theta[i]! - prior.centre[i]!) / prior.sd[i]!) ** 2
+  if (prior !== undefined)
+    for (let i = 0; i < NP; i++) s += ((theta[i]! - prior.centre[i]!) / prior.sd[i]!) ** 2
   return s
 }
 
@@ -129,7 +130,9 @@ export const fit = (
   const noise = options?.noiseScale ?? 0.05
   const ps = samples.map(prepare)
   let theta =
-    priors === "none" ? toTheta({ ...options?.start }) : toTheta({ ...priorCentres(priors), ...options?.start })
+    priors === "none"
+      ? toTheta({ ...options?.start })
+      : toTheta({ ...priorCentres(priors), ...options?.start })
   let best = theta
   const maxIt = options?.maxIterations ?? 30
   const outlier = options?.outlierScale ?? 0.1

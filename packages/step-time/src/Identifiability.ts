@@ -120,8 +120,12 @@ export const identifiability = (
   }
   // posterior = (D + P)^-1 in relative units; prior variance of theta_i / unit_i is (sd_i / unit_i)^2
   const priorVar = prior.sd.map((sd, i) => (sd / unit[i]!) ** 2)
-  const post = inverse(new Matrix(info.map((row, i) => row.map((v, j) => v + (i === j ? 1 / priorVar[i]! : 0)))))
-  const priorDominated = parameterNames.filter((_, i) => used.includes(i) && post.get(i, i) > 0.5 * priorVar[i]!)
+  const post = inverse(
+    new Matrix(info.map((row, i) => row.map((v, j) => v + (i === j ? 1 / priorVar[i]! : 0))))
+  )
+  const priorDominated = parameterNames.filter(
+    (_, i) => used.includes(i) && post.get(i, i) > 0.5 * priorVar[i]!
+  )
   const implausible = parameterNames.flatMap((name) => {
     const value = (params as Partial<Record<ParameterName, number>>)[name] ?? fromDefault(name, theta)
     const range = priors[name].plausible
@@ -130,7 +134,8 @@ export const identifiability = (
   const fmt = (v: number) => (Math.abs(v) < 1 && v !== 0 ? v.toPrecision(3) : String(v))
   const messages = [
     ...implausible.map(
-      (x) => `${x.parameter} = ${fmt(x.value)} is outside the plausible ${fmt(x.plausible[0])}..${fmt(x.plausible[1])}`
+      (x) =>
+        `${x.parameter} = ${fmt(x.value)} is outside the plausible ${fmt(x.plausible[0])}..${fmt(x.plausible[1])}`
     ),
     ...unseparable.map((set) => `the data cannot separate ${set.join(", ")}`),
     ...priorDominated.map((n) => `${n} is set by its prior, not by the data`),

@@ -206,11 +206,16 @@ export const vidurMlpSamples = (
       v[c] = n.success
     }
     const vocab = rec["vocab_size"] === undefined ? undefined : Number(rec["vocab_size"])
-    const key = mlpConfig.slice(0, 5).map((c) => rec[c]).join(",")
+    const key = mlpConfig
+      .slice(0, 5)
+      .map((c) => rec[c])
+      .join(",")
     let base = models.get(key)
     if (base === undefined) {
       base = vidurModel({
-        name: options.model ?? `vidur-${rec["n_embd"]}x${rec["n_head"]}h${rec["n_kv_head"]}kv-${rec["n_expanded_embd"]}`,
+        name:
+          options.model ??
+          `vidur-${rec["n_embd"]}x${rec["n_head"]}h${rec["n_kv_head"]}kv-${rec["n_expanded_embd"]}`,
         nHead: v["n_head"]!,
         nKvHead: v["n_kv_head"]!,
         nEmbd: v["n_embd"]!,
@@ -223,7 +228,9 @@ export const vidurMlpSamples = (
     const tp = v["num_tensor_parallel_workers"]!
     const tokens = v["num_tokens"]!
     if (!(tp >= 1) || !(tokens >= 1))
-      return Result.fail(err(tp >= 1 ? "num_tokens" : "num_tensor_parallel_workers", "must be at least 1", row))
+      return Result.fail(
+        err(tp >= 1 ? "num_tokens" : "num_tensor_parallel_workers", "must be at least 1", row)
+      )
     const ms = ops.reduce((s, o) => s + v[col(o)]!, 0)
     out.push({
       kind: "layer",
@@ -294,7 +301,12 @@ export const vidurAttentionSamples = (
     const rec = t.success.records[i]!
     const row = i + 2
     const v: Record<string, number> = {}
-    for (const c of [...attnConfig.filter((c) => c !== "is_prefill"), col("attn_prefill"), col("attn_decode"), ...save]) {
+    for (const c of [
+      ...attnConfig.filter((c) => c !== "is_prefill"),
+      col("attn_prefill"),
+      col("attn_decode"),
+      ...save
+    ]) {
       const n = number(rec, c, row)
       if (Result.isFailure(n)) return Result.fail(n.failure)
       v[c] = n.success
@@ -392,4 +404,57 @@ export const vidurCollectiveSamples = (
     })
   }
   return Result.succeed(out)
+}
+
+const modelNames: Record<string, string> = {
+  "meta-llama/Llama-2-70b-hf": "llama2-70b",
+  "meta-llama/Llama-2-7b-hf": "llama2-7b",
+  "meta-llama/Meta-Llama-3-70B": "llama3-70b",
+  "meta-llama/Meta-Llama-3-8B": "llama3-8b",
+  "codellama/CodeLlama-34b-Instruct-hf": "codellama-34b",
+  "internlm/internlm-20b": "internlm-20b",
+  "microsoft/phi-2": "phi-2"
+}
+
+/**
+ * What a Vidur profile's path says: the file kind, the GPU (compute) or network device, and the
+ * model (compute files), from the upstream layout `compute/<gpu>/<org>/<model>/mlp.csv`,
+ * `network/<device>/all_reduce.csv` or the flattened `<gpu>_<org>_<model>_mlp.csv`,
+ * `<device>_all_reduce.csv`. Known models get short names (`meta-llama/Llama-2-70b-hf` ->
+ * `llama2-70b`, the preset name); others keep `org/model`. `undefined` when the name fits no
+ * layout.
+ *
+ * @example
+ * ```ts
+ * import { vidurFileInfo } from "@loadledger/step-time"
+ * vidurFileInfo("data/a100_meta-llama_Llama-2-70b-hf_mlp.csv") // => { kind: "mlp", gpu: "a100", model: "llama2-70b" }
+ * vidurFileInfo("network/a100_dgx/all_reduce.csv") // => { kind: "all_reduce", gpu: "a100_dgx", model: undefined }
+ * ```
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export const vidurFileInfo = (
+  path: string
+):
+  | {
+      readonly kind: "mlp" | "attention" | "all_reduce" | "send_recv"
+      readonly gpu: string
+      readonly model: string | undefined
+    }
+  | undefined => {
+  const p = path.replaceAll("\\", "/")
+  const name = (org: string, model: string) => modelNames[`${org}/${model}`] ?? `${org}/${model}`
+  const up = /(?:^|\/)compute\/([^/]+)\/([^/]+)\/([^/]+)\/(mlp|attention)\.csv$/.exec(p)
+  if (up !== null) return { kind: up[4] as "mlp" | "attention", gpu: up[1]!, model: name(up[2]!, up[3]!) }
+  const net = /(?:^|\/)network\/([^/]+)\/(all_reduce|send_recv)\.csv$/.exec(p)
+  if (net !== null) return { kind: net[2] as "all_reduce" | "send_recv", gpu: net[1]!, model: undefined }
+  const base = p.slice(p.lastIndexOf("/") + 1)
+  const flatNet = /^(.+?_(?:dgx|pairwise_nvlink))_(all_reduce|send_recv)\.csv$/.exec(base)
+  if (flatNet !== null)
+    return { kind: flatNet[2] as "all_reduce" | "send_recv", gpu: flatNet[1]!, model: undefined }
+  const flat = /^([a-z0-9]+)_([^_]+)_(.+)_(mlp|attention)\.csv$/.exec(base)
+  if (flat !== null)
+    return { kind: flat[4] as "mlp" | "attention", gpu: flat[1]!, model: name(flat[2]!, flat[3]!) }
+  return undefined
 }

@@ -38,7 +38,14 @@ describe("presets", () => {
       "glm-5.3-dsa",
       "llama2-70b"
     ])
-    expect(Object.keys(gpus).sort()).toEqual(["a100-80gb", "a40", "b200", "h100-80gb", "h100-80gb-pcap", "h200"])
+    expect(Object.keys(gpus).sort()).toEqual([
+      "a100-80gb",
+      "a40",
+      "b200",
+      "h100-80gb",
+      "h100-80gb-pcap",
+      "h200"
+    ])
   })
   it("llama2-70b weighs about 69e9 parameters (attention + MLP over 80 layers)", () => {
     const m = models["llama2-70b"]!

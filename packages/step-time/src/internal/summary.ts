@@ -24,4 +24,3 @@ export const summarize = (
   const all = errors.map((x) => x.e)
   return { mape: mean(all), medianApe: median(all), rows: errors.length, byGroup }
 }
-

@@ -82,7 +82,9 @@ export const evalPrepared = (p: Prepared, theta: ReadonlyArray<number>): number 
       const roof = (params: number) =>
         Math.max((params * m.weightBytesPerParam) / m.tp / bw, (2 * s.tokens * params) / m.tp / peak)
       const mlpParams =
-        m.mlp.kind === "dense" ? m.mlp.paramsPerLayer : m.mlp.topK * m.mlp.expertParams + m.mlp.sharedExpertParams
+        m.mlp.kind === "dense"
+          ? m.mlp.paramsPerLayer
+          : m.mlp.topK * m.mlp.expertParams + m.mlp.sharedExpertParams
       return roof(m.attention.paramsPerLayer) + roof(mlpParams) + theta[4]!
     }
     case "attention": {
