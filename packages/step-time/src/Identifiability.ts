@@ -17,10 +17,10 @@ import { defaultPriors, type Priors } from "./Priors.js"
  * - `conditionNumber`: of the data's information matrix over the parameters some row depends on,
  *   after scaling each to unit norm (1 = orthogonal effects; above ~1e4 some combination is
  *   nearly invisible to the data; `Infinity` = exactly collinear).
- * - `unseparable`: sets of parameters whose combination the data pin to no better than +-50%
- *   (a direction of parameter space with data information below 4, i.e. a standard error above
- *   0.5 in relative units): the data cannot tell these apart (e.g. one model's per-layer and
- *   per-step overheads, which are both constant per step).
+ * - `unseparable`: the parameters loading (|component| >= 0.3) on the directions of parameter
+ *   space the data pin no better than +-50% (data information below 4, a standard error above
+ *   0.5 in relative units), as one set (empty when there is none): the data cannot tell these
+ *   apart (e.g. one model's per-layer and per-step overheads, both constant per step).
  * - `priorDominated`: parameters whose posterior spread is more than half their prior spread:
  *   their value comes from the prior, not the data.
  * - `unused`: parameters no row depends on.
@@ -106,11 +106,13 @@ export const identifiability = (
     const eig = new EigenvalueDecomposition(d, { assumeSymmetric: true })
     const vals = eig.realEigenvalues
     const vecs = eig.eigenvectorMatrix
-    vals.forEach((v, k) => {
-      if (v >= 4) return
-      const set = used.filter((_, r) => Math.abs(vecs.get(r, k)) >= 0.3).map((i) => parameterNames[i]!)
-      if (set.length > 0 && !unseparable.some((x) => x.join() === set.join())) unseparable.push(set)
-    })
+    // the weak directions span one subspace (a degenerate eigenspace has no preferred basis), so
+    // every parameter loading on any of them belongs to one unseparable set
+    const weak = vals.map((v, k) => (v < 4 ? k : -1)).filter((k) => k >= 0)
+    const set = used
+      .filter((_, r) => weak.some((k) => Math.abs(vecs.get(r, k)) >= 0.3))
+      .map((i) => parameterNames[i]!)
+    if (set.length > 0) unseparable.push(set)
     const norms = used.map((i) => Math.sqrt(info[i]![i]!))
     const r = new Matrix(used.map((i, a) => used.map((j, b) => info[i]![j]! / norms[a]! / norms[b]!)))
     const rv = new EigenvalueDecomposition(r, { assumeSymmetric: true }).realEigenvalues

@@ -19,11 +19,16 @@ const isPow2 = (n: number) => n >= 1 && (n & (n - 1)) === 0
 
 export const sharedSamples = (): ReadonlyArray<CalibrationSample> => {
   const out: Array<CalibrationSample> = []
-  out.push(
-    ...Result.getOrThrow(
-      splitwiseSamples(text("splitwise/perf_model_llama2-70b.csv"), { model: models["llama2-70b"]! })
-    )
+  // splitwise measures each configuration about 5 times: keep the first repeat of each
+  const seen = new Set<string>()
+  const sw = Result.getOrThrow(
+    splitwiseSamples(text("splitwise/perf_model_llama2-70b.csv"), { model: models["llama2-70b"]! })
   )
+  for (const s of sw) {
+    if (seen.has(s.configuration!)) continue
+    seen.add(s.configuration!)
+    out.push(s)
+  }
   for (const f of readdirSync(new URL("vidur/", dir)).sort()) {
     const info = vidurFileInfo(f)
     if (info?.kind === "mlp") {
