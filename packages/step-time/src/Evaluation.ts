@@ -250,3 +250,40 @@ export const leaveOneModelOut = (
   }
   return Result.succeed(out)
 }
+
+/**
+ * Thin a calibration set to a geometric grid, so that every model and GPU weighs alike in a
+ * joint fit and leave-one-model-out stays fast: step rows keep the first row of each
+ * `configuration` (repeats dropped), layer and attention rows those whose `batchSize` (tokens or
+ * requests) is a power of two, collectives the first row of each power-of-two size bucket per
+ * (kind, GPUs, GPU). Order is kept. The README's leave-one-model-out table uses it
+ * (`loadledger calibrate --thin`).
+ *
+ * @example
+ * ```ts
+ * import { gpus, models, thinSamples } from "@loadledger/step-time"
+ * const model = models["llama2-70b"]!, gpu = gpus["a100-80gb"]!
+ * const rows = [1, 2, 3, 4, 8].map((tokens) => ({ kind: "layer" as const, model, gpu, tokens, batchSize: tokens, measuredSeconds: 1 }))
+ * thinSamples(rows).map((s) => s.batchSize).join(",") // => "1,2,4,8"
+ * ```
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export const thinSamples = <S extends CalibrationSample>(samples: ReadonlyArray<S>): Array<S> => {
+  const seen = new Set<string>()
+  const pow2 = (n: number) => n >= 1 && Number.isInteger(Math.log2(n))
+  return samples.filter((s) => {
+    if (s.kind === "all-reduce" || s.kind === "send-recv") {
+      const key = `${s.kind} ${s.gpus} ${s.gpu.name} ${Math.floor(Math.log2(Math.max(1, s.bytes)))}`
+      if (seen.has(key)) return false
+      seen.add(key)
+      return true
+    }
+    if (s.kind === "layer" || s.kind === "attention") return pow2(s.batchSize ?? 1)
+    if (s.configuration === undefined) return true
+    if (seen.has(s.configuration)) return false
+    seen.add(s.configuration)
+    return true
+  })
+}

@@ -21,6 +21,7 @@ export * from "./Schedule.js"
 export * from "./Splitwise.js"
 export * from "./StepTime.js"
 export * from "./Vidur.js"
+export * from "./VidurFiles.js"
 
 /** Package version. @since 0.1.0 */
 export const version = "0.1.0"

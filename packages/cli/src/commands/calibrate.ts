@@ -10,7 +10,8 @@ import {
   identifiability,
   leaveOneModelOut,
   type MapeReport,
-  mape
+  mape,
+  thinSamples
 } from "@loadledger/step-time"
 import Table from "cli-table3"
 import type { Command } from "commander"
@@ -26,6 +27,7 @@ interface Opts {
   readonly evaluate?: ReadonlyArray<string>
   readonly evaluateModel?: string
   readonly leaveOneModelOut?: boolean
+  readonly thin?: boolean
   readonly priors: boolean
   readonly folds: string
   readonly json?: boolean
@@ -93,7 +95,7 @@ const lomoTable = (r: ReadonlyArray<HeldOutModel>): string => {
 
 /**
  * Registers `loadledger calibrate --profile CSV... [--model NAME] [--gpu NAME --tp N] [--evaluate
- * CSV... --evaluate-model NAME] [--leave-one-model-out] [--no-priors] [--folds K] [--json]`: reads
+ * CSV... --evaluate-model NAME] [--leave-one-model-out] [--no-priors] [--thin] [--folds K] [--json]`: reads
  * splitwise step profiles and Vidur per-operator (`mlp.csv`, `attention.csv`) and network
  * (`all_reduce.csv`, `send_recv.csv`) profiles (format recognised by header), fits the
  * step-time parameters per hardware jointly over every model and TP degree given (MAP under
@@ -117,6 +119,7 @@ export const register = (program: Command): void => {
     .option("--evaluate-model <name|file>", "model of splitwise --evaluate profiles (default: --model)")
     .option("--leave-one-model-out", "cross-validate holding out each model in turn")
     .option("--no-priors", "plain least squares (no physical priors)")
+    .option("--thin", "thin every profile to a geometric grid (thinSamples) before fitting")
     .option("--folds <k>", "cross-validation folds", "5")
     .option("--json", "print JSON")
     .action((opts: Opts) => {
@@ -128,7 +131,8 @@ export const register = (program: Command): void => {
       if (opts.evaluateModel !== undefined && opts.evaluate === undefined)
         throw new Error("--evaluate-model needs --evaluate CSV")
       const fitOptions = opts.priors ? {} : { priors: "none" as const }
-      const profile = opts.profile.flatMap((f) => loadProfile(f, { model: opts.model, gpu: opts.gpu, tp }))
+      const loaded = opts.profile.flatMap((f) => loadProfile(f, { model: opts.model, gpu: opts.gpu, tp }))
+      const profile = opts.thin ? thinSamples(loaded) : loaded
       const evaluate =
         opts.evaluate === undefined
           ? undefined
