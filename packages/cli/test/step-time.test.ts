@@ -228,6 +228,34 @@ describe("loadledger calibrate", () => {
   })
 })
 
+describe("loadledger calibrate on Vidur profiles", () => {
+  const vidur = (f: string) => new URL(`../../../fixtures/calibration/vidur/${f}`, import.meta.url).pathname
+  it("reads an mlp.csv (was: missing column hardware), evaluates another model per phase and batch", async () => {
+    const { out, error } = await run(
+      "calibrate",
+      ...["--profile", vidur("a40_microsoft_phi-2_mlp.csv"), "--tp", "1"],
+      ...["--evaluate", vidur("a40_internlm_internlm-20b_mlp.csv"), "--json"]
+    )
+    expect(error).toBeUndefined()
+    const j = JSON.parse(out)
+    expect(j.hardware[0].gpu).toBe("a40")
+    expect(j.hardware[0].rows).toBe(261)
+    expect(j.hardware[0].identifiability.unused).toContain("fixedOverheadSeconds")
+    const e = j.hardware[0].evaluateErrors
+    expect(e.overall.rows).toBe(261)
+    expect(Object.keys(e.byPhase).sort()).toEqual(["internlm-20b/decode", "internlm-20b/prefill"])
+    expect(e.byBatch["internlm-20b/decode/1"].rows).toBe(1)
+    expect(e.byModel["internlm-20b"].mape).toBeLessThan(15)
+  })
+  it("a Vidur file without a GPU in its name needs --gpu; a splitwise file needs --model", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ll-cal-"))
+    const f = join(dir, "mlp.csv")
+    writeFileSync(f, "time_stats.mlp_up_proj.median\n1\n")
+    expect((await run("calibrate", "--profile", f)).error).toMatch(/--gpu/)
+    expect((await run("calibrate", "--profile", profile)).error).toMatch(/needs --model/)
+  })
+})
+
 describe("loadledger step-time --model config.json", () => {
   it("reads a Hugging Face config.json (BF16 Llama-2-70b) like the llama2-70b preset", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ll-st-"))

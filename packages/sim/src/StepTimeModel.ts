@@ -14,10 +14,17 @@ import type { StepModel } from "./StepModel.js"
  *
  * **When to use**: always, unless a test needs a hand-made cost.
  *
+ * Attention arithmetic comes from the model: the `glm-5.3` preset (the simulator's and CLI's
+ * default) uses `arithmetic: "dense"` (dense MLA FLOPs over every pair, the seed's worked
+ * example); `glm-5.3-dsa` uses `"dsa"` (DeepSeek sparse attention: at most 2,048 keys per query
+ * plus the FP8 lightning indexer). Pass the model's `attention.sparseTopK` as
+ * `SimConfig.sparseTopK` so the ranks count the capped pairs.
+ *
  * @example
  * ```ts
  * import { stepModelFor } from "@loadledger/sim"
  * import { gpus, models } from "@loadledger/step-time"
+ * models["glm-5.3"]!.attention.arithmetic // => "dense"
  * const m = stepModelFor({ model: models["glm-5.3"]!, gpu: gpus["h200"]! })
  * const w = { attentionPairs: 32768, tokens: 4, numDecodes: 4, extendTokens: 0, numRequests: 4, numExtends: 0 }
  * const cost = m(Array(8).fill(w))

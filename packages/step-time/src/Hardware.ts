@@ -46,6 +46,8 @@ export interface GpuSpec {
  *   (github.com/Mutinifni/splitwise-sim, `data/perf_model.csv`); same datasheet numbers, the
  *   cap shows up as a lower fitted efficiency in {@link fit}.
  * - `h200`: NVIDIA H200 datasheet: HBM3e 4.8 TB/s, 141 GB, same compute and NVLink as H100.
+ * - `a40`: NVIDIA A40 datasheet: GDDR6 696 GB/s, FP16/BF16 tensor 149.7 TFLOPS (no FP8), 48 GB,
+ *   NVLink bridge 112.5 GB/s (a Vidur profile GPU).
  * - `b200`: NVIDIA HGX B200 datasheet: HBM3e 8 TB/s, 180 GB, BF16 2.25 PFLOPS, FP8 4.5 PFLOPS,
  *   NVLink 5 1.8 TB/s.
  *
@@ -54,7 +56,7 @@ export interface GpuSpec {
  * @example
  * ```ts
  * import { gpus } from "@loadledger/step-time"
- * Object.keys(gpus).sort().join(",") // => "a100-80gb,b200,h100-80gb,h100-80gb-pcap,h200"
+ * Object.keys(gpus).sort().join(",") // => "a100-80gb,a40,b200,h100-80gb,h100-80gb-pcap,h200"
  * ```
  *
  * @category presets
@@ -68,6 +70,14 @@ export const gpus: Record<string, GpuSpec> = {
     peakFp8FlopsPerSecond: 312e12,
     linkBandwidthBytesPerSecond: 300e9,
     hbmBytes: 80e9
+  },
+  a40: {
+    name: "a40",
+    hbmBandwidthBytesPerSecond: 696e9,
+    peakFlopsPerSecond: 149.7e12,
+    peakFp8FlopsPerSecond: 149.7e12,
+    linkBandwidthBytesPerSecond: 56.25e9,
+    hbmBytes: 48e9
   },
   "h100-80gb": {
     name: "h100-80gb",

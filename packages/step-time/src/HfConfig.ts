@@ -55,8 +55,10 @@ const fail = (path: string, message: string): Result.Result<never, ModelSpecErro
  * `num_experts_per_tok`, `moe_intermediate_size`, shared experts and `first_k_dense_replace`.
  * Deployment facts the config does not hold come from `options`: `weightBytesPerParam` (1 FP8,
  * 2 BF16), `kvCacheBytesPerElement` (default 2; 1 for an FP8 KV cache, which gives MLA's 576 B),
- * `tp` (default 1), `ep` (default 8 for MoE), `sparseAttention` (apply the DSA `index_topk` cap,
- * default false). Fails with the first missing or bad field; never throws.
+ * `tp` (default 1), `ep` (default 8 for MoE), `sparseAttention` (default false: a config with
+ * a DSA indexer gets `arithmetic: "dense"`; true: `arithmetic: "dsa"` with the `index_topk` cap on
+ * attended keys and the FP8 lightning indexer from `index_n_heads` / `index_head_dim`, whose
+ * cost {@link stepTime} charges). Fails with the first missing or bad field; never throws.
  *
  * @example
  * ```ts
@@ -116,7 +118,21 @@ export const modelFromHfConfig = (
       paramsPerLayer:
         q + h * (c.kv_lora_rank + rope) + c.kv_lora_rank * heads * (nope + v) + heads * v * h + indexer,
       flopsPerPair: 2 * heads * (qk + v),
-      ...(options.sparseAttention === true && c.index_topk !== undefined ? { sparseTopK: c.index_topk } : {})
+      ...(c.index_topk === undefined || c.index_n_heads === undefined || c.index_head_dim === undefined
+        ? {}
+        : options.sparseAttention === true
+          ? {
+              sparseTopK: c.index_topk,
+              arithmetic: "dsa" as const,
+              // FP8 index keys: headDim bytes + one 4-byte scale per token (DeepSeek-V3.2 indexer)
+              indexer: {
+                heads: c.index_n_heads,
+                headDim: c.index_head_dim,
+                bytesPerElement: 1,
+                keyBytesPerTokenPerLayer: c.index_head_dim + 4
+              }
+            }
+          : { arithmetic: "dense" as const })
     }
   } else {
     const kvHeads = c.num_key_value_heads ?? heads

@@ -15,8 +15,14 @@ import { Result, Schema, SchemaIssue, SchemaParser } from "effect"
  * - `flopsPerPair`: FLOPs for one (query, key) pair, all heads (2 x heads x (qkDim + vDim)).
  * - `kvHeads`: KV heads a tensor-parallel group can split (GQA/MHA); absent for MLA, whose
  *   latent cache is replicated on every TP rank.
- * - `sparseTopK`: DSA-style cap, each query reads at most this many KV tokens (memory term only;
- *   `attentionPairs` stay the dense count).
+ * - `sparseTopK`: DSA-style cap, each query reads at most this many KV tokens (`attentionPairs`
+ *   stay the dense count).
+ * - `arithmetic`: which attention arithmetic the compute term uses. `"dense"` (the default when
+ *   absent; the seed's worked example): FLOPs over every (query, key) pair, `sparseTopK` caps KV
+ *   bytes only. `"dsa"` (DeepSeek sparse attention, needs `sparseTopK` and `indexer`): FLOPs
+ *   over at most `sparseTopK` keys per query, plus the lightning indexer scoring every earlier
+ *   token (see {@link IndexerSpec}).
+ * - `indexer`: the DSA lightning indexer's shape and precision.
  *
  * @category models
  * @since 0.1.0
@@ -29,6 +35,35 @@ export interface AttentionSpec {
   readonly paramsPerLayer: number
   readonly flopsPerPair: number
   readonly sparseTopK?: number | undefined
+  readonly arithmetic?: "dense" | "dsa" | undefined
+  readonly indexer?: IndexerSpec | undefined
+}
+
+/**
+ * The DSA lightning indexer of one layer: `heads` index heads of `headDim` each score every
+ * earlier token for every query (per pair `heads x (2 x headDim + 2)` FLOPs: a dot product per
+ * head, then the weighted ReLU sum), at `bytesPerElement` precision (1 = FP8: the FLOPs run at
+ * the GPU's FP8 peak); the index keys it reads take `keyBytesPerTokenPerLayer` per cached token
+ * (FP8: `headDim` bytes plus a 4-byte scale).
+ *
+ * Source: DeepSeek-V3.2-Exp (deepseek-ai/DeepSeek-V3.2-Exp `config.json`: `index_n_heads` 64,
+ * `index_head_dim` 128, `index_topk` 2048, FP8 indexer) and GLM-5 (huggingface/transformers
+ * `GlmMoeDsaConfig`: `index_n_heads` 32, `index_head_dim` 128, `index_topk` 2048).
+ *
+ * @example
+ * ```ts
+ * import { models } from "@loadledger/step-time"
+ * models["glm-5.3-dsa"]!.attention.indexer // => { heads: 32, headDim: 128, bytesPerElement: 1, keyBytesPerTokenPerLayer: 132 }
+ * ```
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface IndexerSpec {
+  readonly heads: number
+  readonly headDim: number
+  readonly bytesPerElement: number
+  readonly keyBytesPerTokenPerLayer: number
 }
 
 /**
@@ -97,7 +132,16 @@ const AttentionSchema = Schema.Struct({
   kvBytesPerTokenPerLayer: Positive,
   paramsPerLayer: Positive,
   flopsPerPair: Positive,
-  sparseTopK: Schema.optional(PositiveInt)
+  sparseTopK: Schema.optional(PositiveInt),
+  arithmetic: Schema.optional(Schema.Literals(["dense", "dsa"])),
+  indexer: Schema.optional(
+    Schema.Struct({
+      heads: PositiveInt,
+      headDim: PositiveInt,
+      bytesPerElement: Positive,
+      keyBytesPerTokenPerLayer: Positive
+    })
+  )
 })
 
 const MlpSchema = Schema.Union([
@@ -185,6 +229,20 @@ export const modelFromJson = (u: unknown): Result.Result<ModelSpec, ModelSpecErr
     return Result.fail({ _tag: "ModelSpecError", path, message: first?.message ?? "invalid model spec" })
   }
   const v = r.success
+  if (v.attention.arithmetic === "dsa") {
+    if (v.attention.sparseTopK === undefined)
+      return Result.fail({
+        _tag: "ModelSpecError",
+        path: "attention.sparseTopK",
+        message: 'arithmetic "dsa" needs sparseTopK'
+      })
+    if (v.attention.indexer === undefined)
+      return Result.fail({
+        _tag: "ModelSpecError",
+        path: "attention.indexer",
+        message: 'arithmetic "dsa" needs indexer'
+      })
+  }
   if (v.mlp.kind === "moe") {
     if (v.mlp.topK > v.mlp.numExperts)
       return Result.fail({ _tag: "ModelSpecError", path: "mlp.topK", message: "topK exceeds numExperts" })
@@ -219,16 +277,20 @@ const dsv3AttentionParams =
   7168 * 1536 + 1536 * 128 * (128 + 64) + 7168 * (512 + 64) + 512 * 128 * (128 + 128) + 128 * 128 * 7168
 
 /**
- * Model presets: `glm-5.3`, `deepseek-v3`, `llama2-70b`, `bloom-176b`.
+ * Model presets: `glm-5.3`, `glm-5.3-dsa`, `deepseek-v3`, `llama2-70b`, `bloom-176b`.
  *
  * Sources:
  * - `glm-5.3`: the GLM-5 architecture (huggingface/transformers
  *   `src/transformers/models/glm_moe_dsa/modular_glm_moe_dsa.py`, `GlmMoeDsaConfig` defaults,
  *   checkpoint zai-org/GLM-5): 78 layers, hidden 6144, MLA with a 576-byte FP8 latent cache
  *   (512 + 64), 256 routed experts top-8 of 3 x 6144 x 2048 parameters, one shared expert, 3 dense
- *   layers, FP8 weights, deployed as DP8 attention + EP8 (issue 5). The DSA cap (index_topk 2048)
- *   is left off so KV reads follow the dense pair count of the issue; set
- *   `attention.sparseTopK: 2048` to model DSA.
+ *   layers, FP8 weights, deployed as DP8 attention + EP8 (issue 5). Attention arithmetic:
+ *   `arithmetic: "dense"` (dense MLA over every pair, the seed's worked example: issue 5's ~30 ms
+ *   step at 32 x 8K), no DSA cap.
+ * - `glm-5.3-dsa`: the same model with DeepSeek sparse attention as GLM-5 runs it
+ *   (`arithmetic: "dsa"`, `index_topk` 2048, lightning indexer 32 heads x 128 in FP8, 132-byte
+ *   FP8 index keys per token per layer): each query attends at most 2,048 keys, the indexer
+ *   scores all earlier tokens.
  * - `deepseek-v3`: deepseek-ai/DeepSeek-V3 `config.json` (61 layers, hidden 7168, 128 heads, MLA,
  *   256 experts top-8, 3 dense layers, FP8), DP8 + EP8 like glm-5.3.
  * - `llama2-70b`: meta-llama/Llama-2-70b-hf `config.json` (80 layers, hidden 8192, 64 heads, 8 KV
@@ -261,7 +323,8 @@ export const models: Record<string, ModelSpec> = {
       numHeads: 64,
       kvBytesPerTokenPerLayer: 576,
       paramsPerLayer: glmAttentionParams,
-      flopsPerPair: 2 * 64 * (256 + 256)
+      flopsPerPair: 2 * 64 * (256 + 256),
+      arithmetic: "dense"
     },
     mlp: {
       kind: "moe",
@@ -335,6 +398,17 @@ export const models: Record<string, ModelSpec> = {
       flopsPerPair: 2 * 112 * (128 + 128)
     },
     mlp: { kind: "dense", paramsPerLayer: 2 * 14336 * 4 * 14336 }
+  }
+}
+
+models["glm-5.3-dsa"] = {
+  ...models["glm-5.3"]!,
+  name: "glm-5.3-dsa",
+  attention: {
+    ...models["glm-5.3"]!.attention,
+    sparseTopK: 2048,
+    arithmetic: "dsa",
+    indexer: { heads: 32, headDim: 128, bytesPerElement: 1, keyBytesPerTokenPerLayer: 132 }
   }
 }
 

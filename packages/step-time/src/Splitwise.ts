@@ -5,7 +5,7 @@
  */
 import { parse } from "csv-parse/sync"
 import { Result } from "effect"
-import type { CalibrationError, CalibrationSample } from "./Calibration.js"
+import type { CalibrationError, StepSample } from "./Calibration.js"
 import { type GpuSpec, gpus as gpuPresets } from "./Hardware.js"
 import { type ModelSpec, withTp } from "./Model.js"
 
@@ -51,7 +51,7 @@ export const splitwiseSamples = (
     readonly tp?: number | undefined
     readonly gpus?: Record<string, GpuSpec> | undefined
   }
-): Result.Result<ReadonlyArray<CalibrationSample>, CalibrationError> => {
+): Result.Result<ReadonlyArray<StepSample>, CalibrationError> => {
   let records: Array<Record<string, string>>
   try {
     records = parse(csvText, { columns: true, skip_empty_lines: true, trim: true })
@@ -63,7 +63,7 @@ export const splitwiseSamples = (
     })
   }
   const table = options.gpus ?? gpuPresets
-  const out: Array<CalibrationSample> = []
+  const out: Array<StepSample> = []
   for (let i = 0; i < records.length; i++) {
     const rec = records[i]!
     const row = i + 2 // 1-based line number, after the header
@@ -104,6 +104,8 @@ export const splitwiseSamples = (
       gpu,
       group,
       phase: "decode",
+      batchSize: batch,
+      source: "splitwise",
       configuration: `${configuration} decode`,
       ranks: [{ decode: new Array<number>(batch).fill(context), extend: [] }],
       measuredSeconds: num("token_time") / 1000
@@ -113,6 +115,8 @@ export const splitwiseSamples = (
       gpu,
       group,
       phase: "prefill",
+      batchSize: batch,
+      source: "splitwise",
       configuration: `${configuration} prefill`,
       ranks: [{ decode: [], extend: Array.from({ length: batch }, () => ({ prefix: 0, tokens: prompt })) }],
       measuredSeconds: num("prompt_time") / 1000

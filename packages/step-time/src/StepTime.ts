@@ -90,15 +90,20 @@ export interface StepTimeResult {
   readonly ranks: ReadonlyArray<RankStepTime>
 }
 
-// KV tokens read when the caller did not say: exact for decodes; for extends, the causal part of
-// the chunks (n chunks of e/n tokens after no prefix, at least) is read once per query tile
-const kvReadOf = (r: RankAggregate): number => {
-  if (r.kvReadPairs !== undefined) return r.kvReadPairs
+// KV tokens a dense attention reads: exact for decodes; for extends, the causal part of the
+// chunks (n chunks of e/n tokens after no prefix, at least) is read once per query tile
+const denseKvReadOf = (r: RankAggregate): number => {
   if (r.extendTokens <= 0) return r.attentionPairs
   const n = r.numExtends ?? 1
   const per = r.extendTokens / Math.max(n, 1)
   const causal = (n * per * (per + 1)) / 2
   return Math.max(0, r.attentionPairs - causal * (1 - 1 / extendQueryTile))
+}
+// KV tokens read when the caller did not say: the dense estimate, capped at topK per query
+const kvReadOf = (r: RankAggregate, topK: number | undefined): number => {
+  if (r.kvReadPairs !== undefined) return r.kvReadPairs
+  const dense = denseKvReadOf(r)
+  return topK === undefined ? dense : Math.min(dense, r.tokens * topK)
 }
 
 // merged parameters per (immutable) params object: the hot path must not re-spread them per call
@@ -131,7 +136,12 @@ const expectedDistinctLocalExperts = (numExperts: number, topK: number, ep: numb
  * all-reduces under plain TP, or with `model.collective: "all-to-all"` the MoE dispatch and
  * combine, whose volume is the busiest rank's tokens x top-k) costing
  * `(g - 1) x latency + bytes / link`; the step waits for the
- * slowest rank at every layer. A rank with no work runs a 0-token idle batch. If any rank is idle
+ * slowest rank at every layer. With `attention.arithmetic: "dsa"` (DeepSeek sparse attention)
+ * the attention FLOPs count at most `sparseTopK` keys per query (the capped pairs: the rank's
+ * `kvReadPairs`, or `min(attentionPairs, tokens x sparseTopK)` when absent) and the lightning
+ * indexer adds `attentionPairs x heads x (2 x headDim + 2)` FLOPs at its precision's peak and
+ * reads the index keys of every attended token once per query tile, as dense attention reads
+ * KV; with `"dense"` (default) the FLOPs count every pair. A rank with no work runs a 0-token idle batch. If any rank is idle
  * in a step that contains an extend, every rank runs eagerly (no CUDA graph) and pays
  * `eagerOverheadSecondsPerLayer` (SGLang's DP-attention idle ranks run a dummy extend that
  * cannot replay a graph: sgl-project/sglang PR 33871).
@@ -171,6 +181,15 @@ export const stepTimeFromAggregates = (
       : gpu.peakFlopsPerSecond) * p.computeEfficiency
   const kvShards = att.kind === "mla" ? 1 : Math.min(tp, att.kvHeads ?? att.numHeads)
   const attnWeightBytes = (att.paramsPerLayer * model.weightBytesPerParam) / tp
+  const topK = att.sparseTopK
+  const dsa = att.arithmetic === "dsa" && topK !== undefined ? att.indexer : undefined
+  const peakIndexer =
+    dsa === undefined
+      ? peak16
+      : (dsa.bytesPerElement <= 1
+          ? (gpu.peakFp8FlopsPerSecond ?? 2 * gpu.peakFlopsPerSecond)
+          : gpu.peakFlopsPerSecond) * p.computeEfficiency
+  const indexerFlopsPerPair = dsa === undefined ? 0 : dsa.heads * (2 * dsa.headDim + 2)
   const lmHeadBytes = (model.vocabSize * model.hiddenSize * model.activationBytes) / tp
 
   // pass 1: local times, totals
@@ -189,11 +208,18 @@ export const stepTimeFromAggregates = (
     let t = p.perLayerOverheadSeconds
     if (r.tokens <= 0) idleRanks++
     else {
-      const kvPairs = kvReadOf(r)
-      const mem = (attnWeightBytes + (kvPairs * att.kvBytesPerTokenPerLayer) / kvShards) / bw
-      const comp =
-        (2 * r.tokens * att.paramsPerLayer) / tp / peakW + (r.attentionPairs * att.flopsPerPair) / tp / peak16
-      t += Math.max(mem, comp) + numReq * p.perRequestSecondsPerLayer
+      const kvPairs = kvReadOf(r, topK)
+      let memBytes = attnWeightBytes + (kvPairs * att.kvBytesPerTokenPerLayer) / kvShards
+      let comp = (2 * r.tokens * att.paramsPerLayer) / tp / peakW
+      if (dsa === undefined) comp += (r.attentionPairs * att.flopsPerPair) / tp / peak16
+      else {
+        // capped pairs attend, the indexer scores every pair and reads every index key
+        comp +=
+          (kvPairs * att.flopsPerPair) / tp / peak16 +
+          (r.attentionPairs * indexerFlopsPerPair) / tp / peakIndexer
+        memBytes += (denseKvReadOf(r) * dsa.keyBytesPerTokenPerLayer) / kvShards
+      }
+      t += Math.max(memBytes / bw, comp) + numReq * p.perRequestSecondsPerLayer
       const lmMem = lmHeadBytes / bw
       const lmComp = (2 * numReq * model.vocabSize * model.hiddenSize) / tp / peak16
       const lm = Math.max(lmMem, lmComp)
@@ -264,7 +290,7 @@ export const stepTimeFromAggregates = (
   const kvStepFactor = att.kvBytesPerTokenPerLayer * L
   for (let i = 0; i < dp; i++) {
     const r = ranks[i]!
-    const kvPairs = kvReadOf(r)
+    const kvPairs = kvReadOf(r, topK)
     const li = local[i]!
     out[i] = {
       dpRank: i,

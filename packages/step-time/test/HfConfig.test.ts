@@ -83,6 +83,8 @@ describe("modelFromHfConfig reproduces the presets from config.json dimensions",
       })
     )
     expect(r.attention.sparseTopK).toBe(2048)
+    // the DSA compute model too: the glm-5.3-dsa preset, from the config's index fields
+    expect({ ...r, name: "glm-5.3-dsa" }).toEqual(models["glm-5.3-dsa"])
     const s = stepTime({ model: r, gpu: gpus["h200"]! }, [{ decode: [204800], extend: [] }])
     expect(s.ranks[0]!.kvBytesRead).toBe(2048 * 576 * 78)
   })

@@ -31,8 +31,21 @@ describe("presets", () => {
     expect(m.mlp).toMatchObject({ kind: "moe", numExperts: 256, topK: 8, ep: 8 })
   })
   it("model and GPU preset names", () => {
-    expect(Object.keys(models).sort()).toEqual(["bloom-176b", "deepseek-v3", "glm-5.3", "llama2-70b"])
-    expect(Object.keys(gpus).sort()).toEqual(["a100-80gb", "b200", "h100-80gb", "h100-80gb-pcap", "h200"])
+    expect(Object.keys(models).sort()).toEqual([
+      "bloom-176b",
+      "deepseek-v3",
+      "glm-5.3",
+      "glm-5.3-dsa",
+      "llama2-70b"
+    ])
+    expect(Object.keys(gpus).sort()).toEqual([
+      "a100-80gb",
+      "a40",
+      "b200",
+      "h100-80gb",
+      "h100-80gb-pcap",
+      "h200"
+    ])
   })
   it("llama2-70b weighs about 69e9 parameters (attention + MLP over 80 layers)", () => {
     const m = models["llama2-70b"]!

@@ -2,24 +2,33 @@ import {
   type CalibrationSample,
   crossValidate,
   type Efficiencies,
+  type ErrorBreakdown,
+  errorBreakdown,
   fit,
+  type HeldOutModel,
+  type IdentifiabilityReport,
+  identifiability,
+  leaveOneModelOut,
   type MapeReport,
   mape,
-  splitwiseSamples
+  thinSamples
 } from "@loadledger/step-time"
 import Table from "cli-table3"
 import type { Command } from "commander"
 import { Result } from "effect"
-import { readText } from "../internal/readInput.js"
-import { resolveGpu, resolveModel } from "./stepTime.js"
+import { loadProfile } from "./calibrateLoad.js"
+import { resolveGpu } from "./stepTime.js"
 
 interface Opts {
-  readonly profile: string
-  readonly model: string
+  readonly profile: ReadonlyArray<string>
+  readonly model?: string
   readonly gpu?: string
   readonly tp?: string
-  readonly evaluate?: string
+  readonly evaluate?: ReadonlyArray<string>
   readonly evaluateModel?: string
+  readonly leaveOneModelOut?: boolean
+  readonly thin?: boolean
+  readonly priors: boolean
   readonly folds: string
   readonly json?: boolean
 }
@@ -30,97 +39,154 @@ const positiveInt = (flag: string, v: string): number => {
   return n
 }
 
-const load = (file: string, modelName: string, gpu: string | undefined, tp: number | undefined) => {
-  const text = readText(file)
-  const r = splitwiseSamples(text, { model: resolveModel(modelName), gpu, tp })
-  if (Result.isFailure(r))
-    throw new Error(
-      `${file}${r.failure.row === undefined ? "" : `:${r.failure.row}`}: ${r.failure.field}: ${r.failure.message}`
-    )
-  if (r.success.length === 0)
-    throw new Error(`${file}: no rows match${gpu ? ` --gpu ${gpu}` : ""}${tp ? ` --tp ${tp}` : ""}`)
-  return r.success
-}
-
 const byHardware = (samples: ReadonlyArray<CalibrationSample>) => {
   const m = new Map<string, Array<CalibrationSample>>()
   for (const s of samples) {
-    const k = s.group ?? s.gpu.name
+    const k = s.gpu.name
     m.set(k, [...(m.get(k) ?? []), s])
   }
   return m
 }
 
+const pct = (v: number | undefined) => (v === undefined ? "" : v.toFixed(1))
+
+const breakdownTable = (e: ErrorBreakdown): string => {
+  const t = new Table({
+    head: ["model/phase/batch", "rows", "MAPE %", "median %", "bias %"],
+    style: { head: [], border: [], compact: true }
+  })
+  const keys = [...Object.keys(e.byModel), ...Object.keys(e.byPhase), ...Object.keys(e.byBatch)].sort()
+  for (const k of keys) {
+    const c = e.byModel[k] ?? e.byPhase[k] ?? e.byBatch[k]!
+    t.push([k, c.rows, pct(c.mape), pct(c.medianApe), pct(c.bias)])
+  }
+  return t.toString()
+}
+
+const lomoTable = (r: ReadonlyArray<HeldOutModel>): string => {
+  const t = new Table({
+    head: [
+      "held-out model",
+      "rows",
+      "decode MAPE %",
+      "prefill MAPE %",
+      "overall MAPE %",
+      "bias %",
+      "GPUs (prior only)"
+    ],
+    style: { head: [], border: [], compact: true }
+  })
+  for (const m of r) {
+    const ph = (p: string) => m.errors.byPhase[`${m.model}/${p}`]?.mape
+    t.push([
+      m.model,
+      m.errors.overall.rows,
+      pct(ph("decode")),
+      pct(ph("prefill")),
+      pct(m.errors.overall.mape),
+      pct(m.errors.overall.bias),
+      Object.entries(m.byGpu)
+        .map(([g, c]) => `${g} ${pct(c.mape)}%${c.priorOnly ? " (prior only)" : ""}`)
+        .join(", ")
+    ])
+  }
+  return t.toString()
+}
+
 /**
- * Registers `loadledger calibrate --profile CSV --model NAME [--gpu NAME --tp N] [--evaluate CSV
- * --evaluate-model NAME] [--folds K] [--json]`: fits the step-time efficiencies and overheads per
- * hardware by least squares on a splitwise-format profile, and prints the fitted parameters, the
- * in-sample MAPE, the K-fold held-out MAPE (decode and prefill; each measured configuration and
- * its repeats held out together), and, with `--evaluate`, the MAPE
- * of those parameters on another profile predicted with `--evaluate-model` (cross-model through
- * the physical features).
+ * Registers `loadledger calibrate --profile CSV... [--model NAME] [--gpu NAME --tp N] [--evaluate
+ * CSV... --evaluate-model NAME] [--leave-one-model-out] [--no-priors] [--thin] [--folds K] [--json]`: reads
+ * splitwise step profiles and Vidur per-operator (`mlp.csv`, `attention.csv`) and network
+ * (`all_reduce.csv`, `send_recv.csv`) profiles (format recognised by header), fits the
+ * step-time parameters per hardware jointly over every model and TP degree given (MAP under
+ * physical priors; `--no-priors` for plain least squares), and prints the parameters, the
+ * identifiability check, in-sample MAPE and K-fold held-out MAPE per phase (configurations held
+ * out whole). `--evaluate` predicts other profiles with those parameters and reports error per
+ * model, phase and batch size; `--leave-one-model-out` refits without each model in turn and
+ * reports the held-out model's error.
  *
  * @since 0.1.0
  */
 export const register = (program: Command): void => {
   program
     .command("calibrate")
-    .description("fit step-time efficiencies/overheads to a measured profile and report MAPE")
-    .requiredOption("--profile <csv>", "splitwise-format profile (model,hardware,prompt_size,batch_size,...)")
-    .requiredOption("--model <name|file>", "model preset or JSON spec the profile was measured on")
-    .option("--gpu <name>", "only rows of this hardware")
-    .option("--tp <n>", "only rows with this tensor_parallel")
-    .option("--evaluate <csv>", "a second profile to predict with the fitted parameters")
-    .option("--evaluate-model <name|file>", "model of the --evaluate profile (default: --model)")
+    .description("fit step-time efficiencies/overheads to measured profiles and report held-out error")
+    .requiredOption("--profile <csv...>", "splitwise step profiles and/or Vidur mlp/attention/network CSVs")
+    .option("--model <name|file>", "model preset or JSON spec of splitwise profiles (Vidur: from the file)")
+    .option("--gpu <name>", "only rows of this hardware (Vidur files: the GPU they were measured on)")
+    .option("--tp <n>", "only rows with this tensor-parallel degree")
+    .option("--evaluate <csv...>", "profiles to predict with the fitted parameters")
+    .option("--evaluate-model <name|file>", "model of splitwise --evaluate profiles (default: --model)")
+    .option("--leave-one-model-out", "cross-validate holding out each model in turn")
+    .option("--no-priors", "plain least squares (no physical priors)")
+    .option("--thin", "thin every profile to a geometric grid (thinSamples) before fitting")
     .option("--folds <k>", "cross-validation folds", "5")
     .option("--json", "print JSON")
     .action((opts: Opts) => {
       const tp = opts.tp === undefined ? undefined : positiveInt("--tp", opts.tp)
       const folds = positiveInt("--folds", opts.folds)
       if (folds < 2) throw new Error("--folds: expected at least 2")
-      if (opts.gpu !== undefined) resolveGpu(opts.gpu)
+      if (opts.gpu !== undefined && !["a100", "h100", "a40", "a100_dgx"].includes(opts.gpu))
+        resolveGpu(opts.gpu)
       if (opts.evaluateModel !== undefined && opts.evaluate === undefined)
         throw new Error("--evaluate-model needs --evaluate CSV")
-      const profile = load(opts.profile, opts.model, opts.gpu, tp)
+      const fitOptions = opts.priors ? {} : { priors: "none" as const }
+      const loaded = opts.profile.flatMap((f) => loadProfile(f, { model: opts.model, gpu: opts.gpu, tp }))
+      const profile = opts.thin ? thinSamples(loaded) : loaded
       const evaluate =
         opts.evaluate === undefined
           ? undefined
-          : byHardware(load(opts.evaluate, opts.evaluateModel ?? opts.model, opts.gpu, tp))
+          : byHardware(
+              opts.evaluate.flatMap((f) =>
+                loadProfile(f, { model: opts.evaluateModel ?? opts.model, gpu: opts.gpu, tp })
+              )
+            )
       const out: Array<{
         gpu: string
         rows: number
         params: Efficiencies
+        identifiability: IdentifiabilityReport
         fit: MapeReport
         crossValidated: MapeReport
         evaluate?: MapeReport | undefined
+        evaluateErrors?: ErrorBreakdown | undefined
       }> = []
       for (const [hw, samples] of byHardware(profile)) {
-        const f = fit(samples)
+        const f = fit(samples, fitOptions)
         if (Result.isFailure(f)) throw new Error(`${hw}: ${f.failure.field}: ${f.failure.message}`)
-        const cv = crossValidate(samples, folds, { holdOut: "configuration" })
+        const cv = crossValidate(samples, folds, { ...fitOptions, holdOut: "configuration" })
         if (Result.isFailure(cv)) throw new Error(`${hw}: ${cv.failure.field}: ${cv.failure.message}`)
         const ev = evaluate?.get(hw)
         out.push({
           gpu: hw,
           rows: samples.length,
           params: f.success.params,
+          identifiability: identifiability(samples, f.success.params),
           fit: mape(samples, f.success.params),
           crossValidated: cv.success,
-          evaluate: ev === undefined ? undefined : mape(ev, f.success.params)
+          evaluate: ev === undefined ? undefined : mape(ev, f.success.params),
+          evaluateErrors: ev === undefined ? undefined : errorBreakdown(ev, f.success.params)
         })
       }
       const unmatched =
         evaluate === undefined ? [] : [...evaluate.keys()].filter((k) => !out.some((o) => o.gpu === k))
+      let lomo: ReadonlyArray<HeldOutModel> | undefined
+      if (opts.leaveOneModelOut) {
+        const r = leaveOneModelOut(profile, fitOptions)
+        if (Result.isFailure(r)) throw new Error(`${r.failure.field}: ${r.failure.message}`)
+        lomo = r.success
+      }
       if (opts.json) {
         process.stdout.write(
           `${JSON.stringify(
             {
-              model: resolveModel(opts.model).name,
-              evaluateModel:
-                opts.evaluate === undefined ? undefined : resolveModel(opts.evaluateModel ?? opts.model).name,
+              model: opts.model,
+              evaluateModel: opts.evaluate === undefined ? undefined : (opts.evaluateModel ?? opts.model),
               folds,
+              priors: opts.priors,
               hardware: out,
-              evaluateUncalibratedHardware: unmatched
+              evaluateUncalibratedHardware: unmatched,
+              leaveOneModelOut: lomo
             },
             null,
             2
@@ -136,37 +202,33 @@ export const register = (program: Command): void => {
             `linkEfficiency ${p.linkEfficiency.toFixed(3)}\n` +
             `  collectiveLatency ${(p.collectiveLatencySeconds * 1e6).toFixed(2)} us/peer  perLayer ` +
             `${(p.perLayerOverheadSeconds * 1e6).toFixed(2)} us  perRequest ${(p.perRequestSecondsPerLayer * 1e6).toFixed(3)} us/layer  ` +
-            `fixed ${(p.fixedOverheadSeconds * 1e3).toFixed(3)} ms  eager ${(p.eagerOverheadSecondsPerLayer * 1e6).toFixed(2)} us/layer\n`
+            `fixed ${(p.fixedOverheadSeconds * 1e3).toFixed(3)} ms  eager ${(p.eagerOverheadSecondsPerLayer * 1e6).toFixed(2)} us/layer\n` +
+            `  identifiability: ${o.identifiability.ok ? "ok" : "NOT IDENTIFIED"} (condition number ${o.identifiability.conditionNumber.toPrecision(3)})\n` +
+            o.identifiability.messages.map((m) => `    - ${m}\n`).join("")
         )
         const table = new Table({
-          head: [
-            "phase",
-            "rows",
-            "fit MAPE %",
-            `held-out MAPE % (${folds}-fold)`,
-            "held-out median %",
-            ...(o.evaluate ? ["evaluate MAPE %"] : [])
-          ],
+          head: ["phase", "rows", "fit MAPE %", `held-out MAPE % (${folds}-fold)`, "held-out median %"],
           style: { head: [], border: [], compact: true }
         })
-        for (const phase of ["decode", "prefill"]) {
-          const key = `${o.gpu}/${phase}`
-          const f = o.fit.byGroup[key]
-          if (f === undefined) continue
+        for (const key of Object.keys(o.fit.byGroup).sort()) {
+          const f = o.fit.byGroup[key]!
           const cv = o.crossValidated.byGroup[key]
-          const ev = o.evaluate?.byGroup[key]
           table.push([
-            phase,
+            key,
             f.rows,
             f.mape.toFixed(2),
             cv === undefined ? "" : cv.mape.toFixed(2),
-            cv === undefined ? "" : cv.medianApe.toFixed(2),
-            ...(o.evaluate ? [ev === undefined ? "" : `${ev.mape.toFixed(2)} (${ev.rows} rows)`] : [])
+            cv === undefined ? "" : cv.medianApe.toFixed(2)
           ])
         }
         process.stdout.write(`${table.toString()}\n`)
+        if (o.evaluateErrors !== undefined)
+          process.stdout.write(
+            `  evaluate (${o.evaluateErrors.overall.rows} rows):\n${breakdownTable(o.evaluateErrors)}\n`
+          )
       }
       if (unmatched.length > 0)
         process.stdout.write(`not evaluated (no calibration for this hardware): ${unmatched.join(", ")}\n`)
+      if (lomo !== undefined) process.stdout.write(`leave-one-model-out:\n${lomoTable(lomo)}\n`)
     })
 }

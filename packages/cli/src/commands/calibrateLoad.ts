@@ -1,0 +1,66 @@
+import {
+  type CalibrationSample,
+  splitwiseSamples,
+  vidurAttentionSamples,
+  vidurCollectiveSamples,
+  vidurFileInfo,
+  vidurMlpSamples
+} from "@loadledger/step-time"
+import { Result } from "effect"
+import { readText } from "../internal/readInput.js"
+import { resolveModel } from "./stepTime.js"
+
+/**
+ * Read one calibration profile, recognising its format by its header: splitwise step rows
+ * (`hardware`, `prompt_time`, ...: needs `--model`), Vidur `mlp.csv` (`time_stats.mlp_up_proj.*`),
+ * `attention.csv` (`time_stats.attn_prefill.*`) or a network file (`collective`). Vidur's GPU and
+ * model come from the file's path (`vidurFileInfo`), or `--gpu` / `--model`. Throws a one-line
+ * error naming the file (and line/column for bad values).
+ *
+ * @since 0.2.0
+ */
+export const loadProfile = (
+  file: string,
+  opts: {
+    readonly model?: string | undefined
+    readonly gpu?: string | undefined
+    readonly tp?: number | undefined
+  }
+): ReadonlyArray<CalibrationSample> => {
+  const text = readText(file)
+  const header = text.slice(0, text.indexOf("\n") >= 0 ? text.indexOf("\n") : text.length)
+  const cols = header.split(",").map((c) => c.trim())
+  const info = vidurFileInfo(file)
+  const fail = (r: { field: string; message: string; row?: number | undefined }): never => {
+    throw new Error(`${file}${r.row === undefined ? "" : `:${r.row}`}: ${r.field}: ${r.message}`)
+  }
+  const vidurGpu = () =>
+    opts.gpu ??
+    info?.gpu ??
+    fail({ field: "gpu", message: "cannot tell the GPU from the file name; pass --gpu" })
+  let rows: ReadonlyArray<CalibrationSample>
+  if (cols.some((c) => c.startsWith("time_stats.mlp_up_proj."))) {
+    const r = vidurMlpSamples(text, { gpu: vidurGpu(), model: info?.model ?? opts.model })
+    rows = Result.isFailure(r)
+      ? fail(r.failure)
+      : r.success.filter((s) => opts.tp === undefined || s.model.tp === opts.tp)
+  } else if (cols.some((c) => c.startsWith("time_stats.attn_prefill."))) {
+    const r = vidurAttentionSamples(text, { gpu: vidurGpu(), model: info?.model ?? opts.model })
+    rows = Result.isFailure(r)
+      ? fail(r.failure)
+      : r.success.filter((s) => opts.tp === undefined || s.model.tp === opts.tp)
+  } else if (cols.includes("collective")) {
+    const r = vidurCollectiveSamples(text, { gpu: vidurGpu() })
+    rows = Result.isFailure(r) ? fail(r.failure) : r.success
+  } else {
+    if (opts.model === undefined)
+      throw new Error(`${file}: a splitwise step profile needs --model (the model it was measured on)`)
+    const r = splitwiseSamples(text, { model: resolveModel(opts.model), gpu: opts.gpu, tp: opts.tp })
+    rows = Result.isFailure(r) ? fail(r.failure) : r.success
+  }
+  if (rows.length === 0)
+    throw new Error(
+      `${file}: no rows match${opts.gpu ? ` --gpu ${opts.gpu}` : ""}${opts.tp ? ` --tp ${opts.tp}` : ""}`
+    )
+  return rows
+}

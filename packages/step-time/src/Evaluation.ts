@@ -1,0 +1,289 @@
+/**
+ * Held-out evaluation of a calibration: K-fold over rows or configurations, leave-one-model-out,
+ * and error breakdowns per model, phase and batch size.
+ *
+ * @since 0.2.0
+ */
+import { Result } from "effect"
+import type { CalibrationError, CalibrationSample, MapeReport } from "./Calibration.js"
+import { mape, predict, sampleModel } from "./Calibration.js"
+import type { Efficiencies } from "./Efficiencies.js"
+import { type FitOptions, fit } from "./Fit.js"
+import { median, summarize } from "./internal/summary.js"
+import { defaultPriors, priorCentres } from "./Priors.js"
+
+/**
+ * K-fold cross-validation: each fold is fitted on the other rows and scored on its own; returns
+ * the held-out MAPE overall and per `group/phase`. By default row i is held out in fold
+ * `i mod folds`. With `holdOut: "configuration"` all rows sharing a `configuration` key (the
+ * repeats of one measured setup) are held out together, so the score is on setups the fit never
+ * saw (the n-th distinct configuration goes to fold `n mod folds`).
+ *
+ * **When to use**: to report how well a calibration predicts rows it did not see (issue 5:
+ * "fit on part of the rows, report MAPE on the rest").
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import { crossValidate, gpus, models, stepTime } from "@loadledger/step-time"
+ * const model = models["llama2-70b"]!, gpu = gpus["a100-80gb"]!
+ * const samples = [1, 2, 4, 8, 16, 32, 64].map((b) => {
+ *   const ranks = [{ decode: Array(b).fill(600), extend: [] }]
+ *   return { model, gpu, ranks, measuredSeconds: stepTime({ model, gpu }, ranks).stepSeconds }
+ * })
+ * const cv = crossValidate(samples, 7)
+ * Result.isSuccess(cv) && cv.success.mape < 1 // => true
+ * ```
+ *
+ * @category calibration
+ * @since 0.1.0
+ */
+export const crossValidate = (
+  samples: ReadonlyArray<CalibrationSample>,
+  folds = 5,
+  options?: FitOptions & { readonly holdOut?: "row" | "configuration" | undefined }
+): Result.Result<MapeReport, CalibrationError> => {
+  if (samples.length < 2 || folds < 2)
+    return Result.fail({
+      _tag: "CalibrationError",
+      field: "samples",
+      message: "need at least 2 rows and 2 folds"
+    })
+  const configs = new Map<string, number>()
+  const foldOf = samples.map((s, i) => {
+    if (options?.holdOut !== "configuration") return i % folds
+    const key = s.configuration ?? `row ${i}`
+    const n = configs.get(key) ?? configs.size
+    configs.set(key, n)
+    return n % folds
+  })
+  const scored: Array<{ s: CalibrationSample; p: Efficiencies }> = []
+  for (let f = 0; f < folds; f++) {
+    const train = samples.filter((_, i) => foldOf[i] !== f)
+    const test = samples.filter((_, i) => foldOf[i] === f)
+    if (test.length === 0) continue
+    const r = fit(train, options)
+    if (Result.isFailure(r)) return Result.fail(r.failure)
+    for (const s of test) scored.push({ s, p: r.success.params })
+  }
+  // score each held-out row with its own fold's parameters
+  return Result.succeed(summarize(scored.map(({ s, p }) => ({ s, e: mape([s], p).mape }))))
+}
+
+/**
+ * Error of a set of rows: MAPE (percent), median absolute percentage error, mean signed error
+ * (percent, positive = the model predicts too slow) and the row count.
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export interface ErrorCell {
+  readonly rows: number
+  readonly mape: number
+  readonly medianApe: number
+  readonly bias: number
+}
+
+/**
+ * Errors keyed by `model`, `model/phase` and `model/phase/batch` (batch: the bucket
+ * `lo-hi` of powers of two holding the row's `batchSize`, requests per step or tokens per
+ * layer), plus `overall`.
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export interface ErrorBreakdown {
+  readonly overall: ErrorCell
+  readonly byModel: Record<string, ErrorCell>
+  readonly byPhase: Record<string, ErrorCell>
+  readonly byBatch: Record<string, ErrorCell>
+}
+
+const cell = (errs: ReadonlyArray<number>): ErrorCell => {
+  const abs = errs.map(Math.abs)
+  const mean = (xs: ReadonlyArray<number>) => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : 0)
+  return { rows: errs.length, mape: mean(abs), medianApe: median(abs), bias: mean(errs) }
+}
+
+/**
+ * The power-of-two bucket of a batch size: `1`, `2-3`, `4-7`, ...
+ *
+ * @example
+ * ```ts
+ * import { batchBucket } from "@loadledger/step-time"
+ * batchBucket(1) // => "1"
+ * batchBucket(24) // => "16-31"
+ * ```
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export const batchBucket = (b: number): string => {
+  const lo = 2 ** Math.floor(Math.log2(Math.max(1, b)))
+  return lo === 1 ? "1" : `${lo}-${2 * lo - 1}`
+}
+
+const keyOf = (s: CalibrationSample) => sampleModel(s) ?? s.kind ?? "step"
+
+// signed percentage errors, one per row, each under its own parameters
+const breakdownOf = (
+  rows: ReadonlyArray<{ readonly s: CalibrationSample; readonly e: number }>
+): ErrorBreakdown => {
+  const groups = (key: (s: CalibrationSample) => string) => {
+    const m = new Map<string, Array<number>>()
+    for (const { s, e } of rows) {
+      const k = key(s)
+      m.set(k, [...(m.get(k) ?? []), e])
+    }
+    return Object.fromEntries([...m].map(([k, v]) => [k, cell(v)]))
+  }
+  return {
+    overall: cell(rows.map((r) => r.e)),
+    byModel: groups(keyOf),
+    byPhase: groups((s) => `${keyOf(s)}/${s.phase ?? "step"}`),
+    byBatch: groups((s) => `${keyOf(s)}/${s.phase ?? "step"}/${batchBucket(s.batchSize ?? 1)}`)
+  }
+}
+
+const signed = (s: CalibrationSample, p: Partial<Efficiencies>) =>
+  (100 * (predict(s, p) - s.measuredSeconds)) / s.measuredSeconds
+
+/**
+ * Per-model, per-phase and per-batch-size error of `params` on `samples`.
+ *
+ * **When to use**: `loadledger calibrate --evaluate` prints it; use it to see where a calibration
+ * fails (decode vs prefill, small vs large batches) rather than one averaged figure.
+ *
+ * @example
+ * ```ts
+ * import { errorBreakdown, gpus, models, stepTime } from "@loadledger/step-time"
+ * const model = models["llama2-70b"]!, gpu = gpus["h100-80gb"]!, ranks = [{ decode: [600], extend: [] }]
+ * const t = stepTime({ model, gpu }, ranks).stepSeconds
+ * const r = errorBreakdown([{ model, gpu, ranks, measuredSeconds: t / 1.1, phase: "decode", batchSize: 1 }], {})
+ * r.byBatch["llama2-70b/decode/1"]!.bias.toFixed(1) // => "10.0"
+ * ```
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export const errorBreakdown = (
+  samples: ReadonlyArray<CalibrationSample>,
+  params: Partial<Efficiencies>
+): ErrorBreakdown => breakdownOf(samples.map((s) => ({ s, e: signed(s, params) })))
+
+/**
+ * One held-out model of {@link leaveOneModelOut}: its errors when every row of it was left out
+ * of the fit, and per GPU the parameters used and whether any other model's rows calibrated that
+ * GPU (`priorOnly`: none did; the prediction rests on the priors and any collective rows).
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export interface HeldOutModel {
+  readonly model: string
+  readonly errors: ErrorBreakdown
+  readonly byGpu: Record<
+    string,
+    ErrorCell & { readonly priorOnly: boolean; readonly trainRows: number; readonly params: Efficiencies }
+  >
+}
+
+/**
+ * Leave-one-model-out cross-validation: for each model, fit each GPU's parameters on every other
+ * model's rows of that GPU (and the model-independent collective rows), then score the held-out
+ * model's rows.
+ *
+ * **When to use**: to know whether a calibration transfers to a model it never saw, which
+ * row-wise or configuration-wise folds of one model cannot tell (issue 17). Fits use
+ * {@link fit}'s options (priors by default). A GPU with no rows left falls back to the prior
+ * centres. Fails only when {@link fit} fails.
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import { gpus, leaveOneModelOut, models, stepTime } from "@loadledger/step-time"
+ * const gpu = gpus["h100-80gb"]!
+ * const rows = ["llama2-70b", "bloom-176b"].flatMap((name) => [1, 4, 16, 64].map((b) => {
+ *   const model = models[name]!, ranks = [{ decode: Array(b).fill(1000), extend: [] }]
+ *   return { model, gpu, ranks, phase: "decode" as const, measuredSeconds: stepTime({ model, gpu }, ranks).stepSeconds }
+ * }))
+ * const r = Result.getOrThrow(leaveOneModelOut(rows))
+ * r.map((m) => m.model).join(",") // => "llama2-70b,bloom-176b"
+ * r[0]!.errors.overall.mape < 10 // => true
+ * ```
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export const leaveOneModelOut = (
+  samples: ReadonlyArray<CalibrationSample>,
+  options?: FitOptions
+): Result.Result<ReadonlyArray<HeldOutModel>, CalibrationError> => {
+  const names = [...new Set(samples.map(sampleModel).filter((m): m is string => m !== undefined))]
+  const out: Array<HeldOutModel> = []
+  const prior = priorCentres(
+    options?.priors === "none" || options?.priors === undefined ? defaultPriors : options.priors
+  )
+  for (const name of names) {
+    const test = samples.filter((s) => sampleModel(s) === name)
+    const gpuNames = [...new Set(test.map((s) => s.gpu.name))]
+    const scored: Array<{ s: CalibrationSample; e: number }> = []
+    const byGpu: HeldOutModel["byGpu"] = {}
+    for (const g of gpuNames) {
+      const train = samples.filter((s) => s.gpu.name === g && sampleModel(s) !== name)
+      let params: Efficiencies = prior
+      if (train.length > 0) {
+        const r = fit(train, options)
+        if (Result.isFailure(r)) return Result.fail(r.failure)
+        params = r.success.params
+      }
+      const rows = test.filter((s) => s.gpu.name === g).map((s) => ({ s, e: signed(s, params) }))
+      scored.push(...rows)
+      byGpu[g] = {
+        ...cell(rows.map((r) => r.e)),
+        priorOnly: !train.some((s) => sampleModel(s) !== undefined),
+        trainRows: train.length,
+        params
+      }
+    }
+    out.push({ model: name, errors: breakdownOf(scored), byGpu })
+  }
+  return Result.succeed(out)
+}
+
+/**
+ * Thin a calibration set to a geometric grid, so that every model and GPU weighs alike in a
+ * joint fit and leave-one-model-out stays fast: step rows keep the first row of each
+ * `configuration` (repeats dropped), layer and attention rows those whose `batchSize` (tokens or
+ * requests) is a power of two, collectives the first row of each power-of-two size bucket per
+ * (kind, GPUs, GPU). Order is kept. The README's leave-one-model-out table uses it
+ * (`loadledger calibrate --thin`).
+ *
+ * @example
+ * ```ts
+ * import { gpus, models, thinSamples } from "@loadledger/step-time"
+ * const model = models["llama2-70b"]!, gpu = gpus["a100-80gb"]!
+ * const rows = [1, 2, 3, 4, 8].map((tokens) => ({ kind: "layer" as const, model, gpu, tokens, batchSize: tokens, measuredSeconds: 1 }))
+ * thinSamples(rows).map((s) => s.batchSize).join(",") // => "1,2,4,8"
+ * ```
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export const thinSamples = <S extends CalibrationSample>(samples: ReadonlyArray<S>): Array<S> => {
+  const seen = new Set<string>()
+  const pow2 = (n: number) => n >= 1 && Number.isInteger(Math.log2(n))
+  return samples.filter((s) => {
+    if (s.kind === "all-reduce" || s.kind === "send-recv") {
+      const key = `${s.kind} ${s.gpus} ${s.gpu.name} ${Math.floor(Math.log2(Math.max(1, s.bytes)))}`
+      if (seen.has(key)) return false
+      seen.add(key)
+      return true
+    }
+    if (s.kind === "layer" || s.kind === "attention") return pow2(s.batchSize ?? 1)
+    if (s.configuration === undefined) return true
+    if (seen.has(s.configuration)) return false
+    seen.add(s.configuration)
+    return true
+  })
+}
