@@ -12,7 +12,7 @@ const qs = Array.from({ length: 101 }, (_, i) => i / 100)
 const result = (over: Partial<PolicyResult> = {}): PolicyResult => ({
   policy: "p",
   status: { _tag: "Completed" },
-  requests: { total: 10, finished: 10, unfinished: 0, rejected: 0 },
+  requests: { total: 10, finished: 10, unfinished: 0, rejected: 0, stalled: 0 },
   ttftSeconds: { count: 10, p50: 0.2, p90: 0.9, p99: 3 },
   itlSeconds: { count: 100, p50: 0.02, p90: 0.03, p99: 0.5 },
   e2eSeconds: { count: 10, p50: 2, p90: 5, p99: 9 },
