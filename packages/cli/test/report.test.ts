@@ -21,6 +21,7 @@ const result = (over: Partial<PolicyResult> = {}): PolicyResult => ({
   syncWaitShare: 0.2,
   idleRankStepShare: 0.1,
   prefixCacheHitRate: 0,
+  forwardStallSeconds: 0,
   retractions: 0,
   requestsPerRank: [5, 5],
   steps: 10,
