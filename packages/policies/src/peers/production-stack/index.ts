@@ -1,3 +1,4 @@
+export * from "./Policies.js"
 export * from "./PrefixAware.js"
 export * from "./Qps.js"
 export * from "./RoundRobin.js"
