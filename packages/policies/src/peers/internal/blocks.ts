@@ -2,12 +2,12 @@
  * How a peer policy that wants request text or token ids reads a trace request that carries only
  * its prefix block hashes (`RouteRequest.prefixHashes`, Mooncake's `hash_ids`, 512 tokens a block).
  */
-import { xxh3Hex } from "./hashes.js"
+import { xxh3Hex, xxh3Of } from "./hashes.js"
 
 const enc = new TextEncoder()
 
 /** XXH3-64 (seed 0) of the UTF-8 block hash, as a bigint. */
-const h64 = (s: string): bigint => BigInt(`0x${xxh3Hex(enc.encode(s))}`)
+const h64 = (s: string): bigint => xxh3Of(enc.encode(s))
 
 /**
  * Text for a char-level tree: each block becomes two astral code points from 40 bits of its XXH3

@@ -1,39 +1,34 @@
 /**
- * The hash functions the peer routers use, from `hash-wasm` 4.13.0 (maintained WebAssembly builds
- * of the reference C implementations). hash-wasm builds its hashers asynchronously, once: this
- * module awaits them at load (top-level `await`, ESM only); afterwards every call is synchronous.
+ * The hash functions the peer routers use, all synchronous, from maintained npm packages:
  *
- * - XXH3-64 (seed 0) of bytes: SMG `prefix_hash` (xxhash-rust `xxh3_64`).
- * - XXH64 (seed 0) of a UTF-8 string: production-stack `HashTrie` (python-xxhash `xxh64`).
- * - BLAKE3 of a UTF-8 string, first 8 bytes read little-endian: SMG hash ring positions.
- * - MD5 of a UTF-8 string as a 128-bit integer: uhashring's `MetaRing` (production-stack session).
+ * - XXH3-64 (seed 0) of bytes: SMG `prefix_hash` (xxhash-rust `xxh3_64`), via `@node-rs/xxhash`
+ *   1.7.8 (napi-rs bindings of the reference C/Rust xxHash; prebuilt binaries ship in the package).
+ * - XXH64 (seed 0) of a UTF-8 string: production-stack `HashTrie` (python-xxhash `xxh64`), same package.
+ * - BLAKE3 of a UTF-8 string, first 8 bytes read little-endian: SMG hash ring positions, via
+ *   `@noble/hashes` 2.4.0 (audited pure JS).
+ * - MD5 of a UTF-8 string as a 128-bit integer: uhashring's `MetaRing` (production-stack session),
+ *   via `@noble/hashes`.
+ *
+ * No top-level `await`: the package stays loadable through `require(esm)`.
  */
-import { createBLAKE3, createMD5, createXXHash3, createXXHash64 } from "hash-wasm"
+import { blake3 } from "@noble/hashes/blake3.js"
+import { md5 } from "@noble/hashes/legacy.js"
+import { xxh3, xxh64 } from "@node-rs/xxhash"
 
-const xxh3 = await createXXHash3()
-const xxh64 = await createXXHash64()
-const blake3 = await createBLAKE3()
-const md5 = await createMD5()
+const enc = new TextEncoder()
 
 /** XXH3-64 (seed 0) of `bytes`, 16 lowercase hex digits (Rust `format!("{:016x}")`). */
-export const xxh3Hex = (bytes: Uint8Array): string => {
-  xxh3.init()
-  xxh3.update(bytes)
-  return xxh3.digest("hex")
-}
+export const xxh3Hex = (bytes: Uint8Array): string => xxh3.xxh64(bytes).toString(16).padStart(16, "0")
+
+/** XXH3-64 (seed 0) of `bytes` as an unsigned bigint. */
+export const xxh3Of = (bytes: Uint8Array): bigint => xxh3.xxh64(bytes)
 
 /** XXH64 (seed 0) of the UTF-8 bytes of `text`, as an unsigned bigint. */
-export const xxh64Of = (text: string): bigint => {
-  xxh64.init()
-  xxh64.update(text)
-  return BigInt(`0x${xxh64.digest("hex")}`)
-}
+export const xxh64Of = (text: string): bigint => xxh64(enc.encode(text))
 
 /** First 8 bytes of BLAKE3(UTF-8 `text`) as a little-endian u64. */
 export const blake3U64 = (text: string): bigint => {
-  blake3.init()
-  blake3.update(text)
-  const b = blake3.digest("binary")
+  const b = blake3(enc.encode(text))
   let v = 0n
   for (let i = 7; i >= 0; i--) v = (v << 8n) | BigInt(b[i]!)
   return v
@@ -41,7 +36,8 @@ export const blake3U64 = (text: string): bigint => {
 
 /** MD5(UTF-8 `text`) as a 128-bit unsigned bigint (Python `int(md5(..).hexdigest(), 16)`). */
 export const md5Int = (text: string): bigint => {
-  md5.init()
-  md5.update(text)
-  return BigInt(`0x${md5.digest("hex")}`)
+  const b = md5(enc.encode(text))
+  let v = 0n
+  for (let i = 0; i < 16; i++) v = (v << 8n) | BigInt(b[i]!)
+  return v
 }

@@ -271,6 +271,7 @@ const routed = (
  *   plus pending prefill: the closest field SGLang's scheduler rows carry) feeds the map, the cost is
  *   the prompt's tokens (upstream estimates tokens as words x 1.3; the trace has the count). With no
  *   rank reported, upstream leaves the choice to the engine: modelled as SGLang's default round robin.
+ *   Upstream DP ranks have no health of their own; here an unhealthy rank is not a candidate.
  *
  * Randomness: a SplitMix32 stream from `seed`, kept in the state. Unhealthy everywhere: a
  * `PolicyError` (`AllRanksUnavailable`), upstream's `None`.
@@ -342,12 +343,20 @@ export const makeSmgPolicy = (
   }
   const routeDp = (s: SmgPolicyState, req: RouteRequest): RouteResult<SmgPolicyState> => {
     const cost = Math.max(1, Math.ceil(req.inputLength))
-    const out = smgDpMinTokenSelect(s.core as never, "worker", cost)
-    if (out.dpRank !== undefined && out.dpRank < s.workers.length)
-      return routed(s, out.dpRank, req, out.state, s.seed, false, {
+    // loadledger addition: upstream DP ranks have no health of their own; an unhealthy rank is not a candidate
+    const core = s.core as { dpCachedLoads: ReadonlyMap<string, ReadonlyMap<number, number>> }
+    const all = core.dpCachedLoads.get("worker") ?? new Map<number, number>()
+    const usable = new Map([...all].filter(([r]) => s.workers[r]?.healthy === true))
+    const out = smgDpMinTokenSelect({ dpCachedLoads: new Map([["worker", usable]]) }, "worker", cost)
+    if (out.dpRank !== undefined) {
+      const merged = new Map(all)
+      merged.set(out.dpRank, out.state.dpCachedLoads.get("worker")!.get(out.dpRank)!)
+      const next = { dpCachedLoads: new Map([["worker", merged]]) }
+      return routed(s, out.dpRank, req, next, s.seed, false, {
         tieBreak: "lowest (used tokens, dp rank)",
-        details: { estimatedCost: cost, dpCachedLoads: out.state.dpCachedLoads.get("worker") }
+        details: { estimatedCost: cost, dpCachedLoads: merged }
       })
+    }
     const h = healthyIndices(s.workers)
     if (h.length === 0)
       return policyError("AllRanksUnavailable", "dp-min-token: no rank reported and none healthy")

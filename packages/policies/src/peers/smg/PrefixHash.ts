@@ -24,7 +24,7 @@ export interface SmgPrefixHashConfig {
 
 /**
  * The `prefix_hash` key: XXH3-64 (seed 0) of the first `prefixTokenCount` token ids as
- * little-endian u32 bytes, 16 lowercase hex digits (`format!("{:016x}")`), via `hash-wasm`.
+ * little-endian u32 bytes, 16 lowercase hex digits (`format!("{:016x}")`), via `@node-rs/xxhash`.
  *
  * **When to use**: to see which ring position a prompt prefix maps to.
  *
