@@ -55,7 +55,11 @@ describe("peer golden vectors (fixtures/reference/peers)", () => {
     const c = doc.cases.find((x) => x.id === "smg-ll-up-01")!
     ;(c.steps[0]!.expect as { scores: Record<string, number> }).scores.w0 = 5.5
     const r = runVectors({ ...doc, cases: [c] })?.results[0]
-    expect(r).toEqual({ id: "smg-ll-up-01", ok: false, firstDiff: "step 0 (route).scores.w0: expected 5.5, got 5" })
+    expect(r).toEqual({
+      id: "smg-ll-up-01",
+      ok: false,
+      firstDiff: "step 0 (route).scores.w0: expected 5.5, got 5"
+    })
   })
 
   it("a corrupted production-stack worker is reported", () => {
@@ -73,7 +77,13 @@ describe("peer golden vectors (fixtures/reference/peers)", () => {
       return true
     })
     try {
-      const code = await main(["node", "loadledger", "conformance", file("smg").pathname, file("production-stack").pathname])
+      const code = await main([
+        "node",
+        "loadledger",
+        "conformance",
+        file("smg").pathname,
+        file("production-stack").pathname
+      ])
       expect(code).toBe(0)
     } finally {
       spy.mockRestore()

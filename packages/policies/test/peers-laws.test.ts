@@ -33,13 +33,19 @@ const ALL: ReadonlyArray<Law> = [
 ]
 
 // What each policy breaks on purpose (upstream behaviour), and why.
-const TIES = "ties go to the lowest rank (or the sorted url list), so relabelling ranks does not relabel the choice"
+const TIES =
+  "ties go to the lowest rank (or the sorted url list), so relabelling ranks does not relabel the choice"
 const RING = "the ring hashes the ranks' urls, so relabelling ranks does not relabel the choice"
 const DRAWS = "seeded random draws can put two of k equal requests on one rank while another gets none"
 const broken: Record<string, Partial<Record<Law, string>>> = {
-  "smg/round-robin": { permutationEquivariant: "a global counter modulo the healthy count picks by position" },
+  "smg/round-robin": {
+    permutationEquivariant: "a global counter modulo the healthy count picks by position"
+  },
   "smg/random": { burstSpread: DRAWS, permutationEquivariant: "draws index the healthy ranks by position" },
-  "smg/power-of-two": { burstSpread: DRAWS, permutationEquivariant: "draws index the healthy ranks by position" },
+  "smg/power-of-two": {
+    burstSpread: DRAWS,
+    permutationEquivariant: "draws index the healthy ranks by position"
+  },
   "smg/least-load": { permutationEquivariant: TIES },
   "smg/cache-aware": {
     permutationEquivariant: TIES,
@@ -49,10 +55,16 @@ const broken: Record<string, Partial<Record<Law, string>>> = {
     permutationEquivariant: RING,
     burstSpread: "equal prefixes map to one ring position until its load passes 1.25 x the mean"
   },
-  "smg/consistent-hashing": { permutationEquivariant: RING, burstSpread: "one session id always maps to one rank" },
+  "smg/consistent-hashing": {
+    permutationEquivariant: RING,
+    burstSpread: "one session id always maps to one rank"
+  },
   "smg/dp-min-token": { permutationEquivariant: TIES },
   "production-stack/roundrobin": { permutationEquivariant: TIES },
-  "production-stack/session": { permutationEquivariant: RING, burstSpread: "one session id always maps to one rank" },
+  "production-stack/session": {
+    permutationEquivariant: RING,
+    burstSpread: "one session id always maps to one rank"
+  },
   "production-stack/prefixaware": {
     permutationEquivariant: "the draw indexes the candidates by position",
     burstSpread: "a matched prefix goes only to the endpoints holding it, with no load bound"
@@ -70,14 +82,21 @@ describe("policyLaws for the SMG and production-stack policies", () => {
         if (why === undefined) it(law, () => fc.assert(laws[law] as fc.IProperty<unknown[]>, params))
         else
           it(`${law} is broken on purpose: ${why}`, () => {
-            expect(fc.check(laws[law] as fc.IProperty<unknown[]>, { ...params, numRuns: 200 }).failed).toBe(true)
+            expect(fc.check(laws[law] as fc.IProperty<unknown[]>, { ...params, numRuns: 200 }).failed).toBe(
+              true
+            )
           })
       }
     })
   }
 })
 
-const ranks = (p: Policy<unknown>, n: number, reqs: ReadonlyArray<Partial<RouteRequest>>, status?: boolean[]) => {
+const ranks = (
+  p: Policy<unknown>,
+  n: number,
+  reqs: ReadonlyArray<Partial<RouteRequest>>,
+  status?: boolean[]
+) => {
   let s = p.init(n)
   if (status !== undefined) s = p.setStatus(s, status)
   return reqs.map((r, i) => {
@@ -91,7 +110,12 @@ const make = (name: string, seed = 0) => findPolicy(name)!.make({ seed })
 
 describe("the counterexamples, concretely", () => {
   it("ties: two idle ranks, one request goes to rank 0 under either labelling", () => {
-    for (const name of ["smg/least-load", "smg/cache-aware", "smg/dp-min-token", "production-stack/roundrobin"])
+    for (const name of [
+      "smg/least-load",
+      "smg/cache-aware",
+      "smg/dp-min-token",
+      "production-stack/roundrobin"
+    ])
       expect([name, ranks(make(name), 2, [{}])]).toEqual([name, [0]])
   })
 
@@ -101,8 +125,12 @@ describe("the counterexamples, concretely", () => {
   })
 
   it("rings: session s1 lands on the same rank label whatever the relabelling", () => {
-    expect(ranks(make("smg/consistent-hashing"), 2, [{ sessionId: "s1" }, { sessionId: "s1" }])).toEqual([1, 1])
-    expect(ranks(make("production-stack/session"), 2, [{ sessionId: "s1" }, { sessionId: "s1" }])).toEqual([0, 0])
+    expect(ranks(make("smg/consistent-hashing"), 2, [{ sessionId: "s1" }, { sessionId: "s1" }])).toEqual([
+      1, 1
+    ])
+    expect(ranks(make("production-stack/session"), 2, [{ sessionId: "s1" }, { sessionId: "s1" }])).toEqual([
+      0, 0
+    ])
     expect(ranks(make("smg/prefix-hash"), 2, [{ prefixHashes: ["1", "2"] }])).toEqual([0])
   })
 
@@ -112,8 +140,8 @@ describe("the counterexamples, concretely", () => {
   })
 
   it("prefixaware: six requests with one prefix all go to the endpoint that first served it", () => {
-    expect(ranks(make("production-stack/prefixaware", 1), 4, new Array(6).fill({ prefixHashes: ["7", "8"] }))).toEqual(
-      [2, 2, 2, 2, 2, 2]
-    )
+    expect(
+      ranks(make("production-stack/prefixaware", 1), 4, new Array(6).fill({ prefixHashes: ["7", "8"] }))
+    ).toEqual([2, 2, 2, 2, 2, 2])
   })
 })

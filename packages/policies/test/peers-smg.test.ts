@@ -9,7 +9,11 @@ const w = (url: string, load = 0, healthy = true): Smg.SmgWorker => ({
   processedRequests: 0,
   circuitBreakerCanExecute: true
 })
-const req = (i: number, extra: Partial<RouteRequest> = {}): RouteRequest => ({ requestId: `r${i}`, inputLength: 100, ...extra })
+const req = (i: number, extra: Partial<RouteRequest> = {}): RouteRequest => ({
+  requestId: `r${i}`,
+  inputLength: 100,
+  ...extra
+})
 const routeAll = <S>(p: Policy<S>, s0: S, reqs: ReadonlyArray<RouteRequest>) => {
   let s = s0
   const out: Array<number | string> = []
@@ -83,7 +87,10 @@ describe("SMG Policy adapters", () => {
     ]
     const s = p.observe(p.init(2), rows, 0)
     const r = p.route(s, req(0, { inputLength: 10_000 }), 0)
-    expect(r._tag === "Routed" && [r.rank, r.explanation.scores]).toEqual([1, [4000 / 2000 + 0.15, (0.15 * 0.1) / 0.9]])
+    expect(r._tag === "Routed" && [r.rank, r.explanation.scores]).toEqual([
+      1,
+      [4000 / 2000 + 0.15, (0.15 * 0.1) / 0.9]
+    ])
     if (r._tag !== "Routed") return
     const core = () => r.state.core as Smg.SmgLeastLoadState
     expect(core().inflight.get("rank-1")).toBe(10_000)
@@ -96,7 +103,14 @@ describe("SMG Policy adapters", () => {
 
   it("a row without the fields a policy reads is no report (never a made-up 0)", () => {
     const p = Smg.makeSmgPolicy("power-of-two")
-    const s = p.observe(p.init(2), [{ dpRank: 0, numRunningReqs: 3 }, { dpRank: 1, kvCacheUsage: 0.2 }], 0)
+    const s = p.observe(
+      p.init(2),
+      [
+        { dpRank: 0, numRunningReqs: 3 },
+        { dpRank: 1, kvCacheUsage: 0.2 }
+      ],
+      0
+    )
     expect([...(s.core as Smg.SmgPowerOfTwoState).reports.keys()]).toEqual(["rank-1"])
   })
 
@@ -106,7 +120,10 @@ describe("SMG Policy adapters", () => {
       reason: "AllRanksUnavailable"
     })
     const ph = Smg.makeSmgPolicy("prefix-hash")
-    expect(ph.route(ph.init(2), req(0), 0)).toMatchObject({ reason: "AllRanksUnavailable", field: "prefixHashes" })
+    expect(ph.route(ph.init(2), req(0), 0)).toMatchObject({
+      reason: "AllRanksUnavailable",
+      field: "prefixHashes"
+    })
     expect(p.route(p.init(0), req(0), 0)).toMatchObject({ reason: "NoRanks" })
   })
 
@@ -122,11 +139,15 @@ describe("SMG Policy adapters", () => {
 
   it("dp-min-token: lowest used tokens gets the request's tokens; unhealthy ranks are skipped; no loads -> round robin", () => {
     const p = Smg.makeSmgPolicy("dp-min-token")
-    const s = p.observe(p.init(3), [
-      { dpRank: 0, numUsedTokens: 10 },
-      { dpRank: 1, numUsedTokens: 3 },
-      { dpRank: 2, numTotalTokens: 7 }
-    ], 0)
+    const s = p.observe(
+      p.init(3),
+      [
+        { dpRank: 0, numUsedTokens: 10 },
+        { dpRank: 1, numUsedTokens: 3 },
+        { dpRank: 2, numTotalTokens: 7 }
+      ],
+      0
+    )
     // 3 + 4 ties 7: (used, rank) gives rank 1 again; 3 + 5 = 8 > 7 moves on to rank 2
     expect(routeAll(p, s, [req(0, { inputLength: 4 }), req(1, { inputLength: 4 })]).out).toEqual([1, 1])
     expect(routeAll(p, s, [req(0, { inputLength: 5 }), req(1, { inputLength: 4 })]).out).toEqual([1, 2])
@@ -135,7 +156,14 @@ describe("SMG Policy adapters", () => {
   })
 
   it("every Routed result explains itself", () => {
-    for (const name of ["round-robin", "random", "power-of-two", "least-load", "cache-aware", "consistent-hashing"] as const) {
+    for (const name of [
+      "round-robin",
+      "random",
+      "power-of-two",
+      "least-load",
+      "cache-aware",
+      "consistent-hashing"
+    ] as const) {
       const p = Smg.makeSmgPolicy(name)
       const r = p.route(p.init(2), req(0), 0)
       expect(r._tag === "Routed" && typeof r.explanation.tieBreak).toBe("string")

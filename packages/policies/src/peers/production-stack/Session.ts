@@ -11,10 +11,13 @@ import { psQpsRouting } from "./Qps.js"
 const pyFloat = (x: number): string => {
   if (Number.isNaN(x)) return "nan"
   if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf"
-  if (Number.isInteger(x) && Math.abs(x) < 1e16) return String(x)
-  const s = String(x)
-  const m = /^(-?[\d.]+)e([+-])(\d+)$/.exec(s)
-  return m === null ? s : `${m[1]}e${m[2]}${m[3]!.padStart(2, "0")}`
+  // a JSON integer is a Python int: all its digits
+  if (Number.isInteger(x)) return BigInt(x).toString()
+  // Python float repr: shortest round-trip digits, scientific when the exponent is < -4 or >= 16
+  const [mant, exp] = x.toExponential().split("e") as [string, string]
+  const e = Number(exp)
+  if (e < -4 || e >= 16) return `${mant}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`
+  return String(x)
 }
 
 /**
