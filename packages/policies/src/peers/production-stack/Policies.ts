@@ -6,10 +6,12 @@
  *
  * @since 0.2.0
  */
+import type { RankLoad } from "@loadledger/schema"
 import { type Policy, policyError, type RouteRequest, type RouteResult } from "../../Policy.js"
 import { blocksAsChunks } from "../internal/blocks.js"
-import { type Charges, charge, release } from "../internal/charges.js"
+import { type Charges, charge, noCharges, release } from "../internal/charges.js"
 import { drawBelow } from "../internal/rng.js"
+import type { PeerPolicy } from "../PeerPolicy.js"
 import { psPrefixAwareInit, psPrefixAwareSelect } from "./PrefixAware.js"
 import { psRoundRobinSelect } from "./RoundRobin.js"
 import { psSessionSelect } from "./Session.js"
@@ -100,7 +102,10 @@ const qpsOf = (s: PsPolicyState, now: number, window: number): Map<string, numbe
  * @category production-stack
  * @since 0.2.0
  */
-export const makePsPolicy = (name: PsPolicyName, options: PsPolicyOptions = {}): Policy<PsPolicyState> => {
+export const makePsPolicy = (
+  name: PsPolicyName,
+  options: PsPolicyOptions = {}
+): PeerPolicy<PsPolicyState> => {
   const window =
     options.qpsWindowSeconds !== undefined && options.qpsWindowSeconds > 0 ? options.qpsWindowSeconds : 60
   const sessionKey = options.sessionKey ?? "x-session-id"
@@ -110,7 +115,7 @@ export const makePsPolicy = (name: PsPolicyName, options: PsPolicyOptions = {}):
       healthy: new Array<boolean>(n).fill(true),
       arrivals: new Array<undefined>(n).fill(undefined),
       inflight: new Array<number>(n).fill(0),
-      charges: new Map(),
+      charges: noCharges,
       seed: (options.seed ?? 0) >>> 0,
       core:
         name === "prefixaware"

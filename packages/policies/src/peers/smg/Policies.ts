@@ -14,8 +14,9 @@ import {
   type RouteResult
 } from "../../Policy.js"
 import { blocksAsText, blocksAsTokenIds } from "../internal/blocks.js"
-import { type Charges, charge, release } from "../internal/charges.js"
+import { type Charges, charge, noCharges, release } from "../internal/charges.js"
 import { drawMany } from "../internal/rng.js"
+import type { PeerPolicy } from "../PeerPolicy.js"
 import { type SmgCacheAwareConfig, smgCacheAwareInit, smgCacheAwareSelect } from "./CacheAware.js"
 import { smgConsistentHashingSelect } from "./ConsistentHashing.js"
 import { smgDpMinTokenSelect, smgDpMinTokenUpdate } from "./DpMinToken.js"
@@ -295,7 +296,7 @@ const routed = (
 export const makeSmgPolicy = (
   name: SmgPolicyName,
   options: SmgPolicyOptions = {}
-): Policy<SmgPolicyState> => {
+): PeerPolicy<SmgPolicyState> => {
   const spec = specs(options)[name]
   const init = (dpSize: number): SmgPolicyState => {
     const workers = Array.from({ length: Math.max(0, dpSize) }, (_, i) => ({
@@ -307,7 +308,7 @@ export const makeSmgPolicy = (
     }))
     return {
       workers,
-      charges: new Map(),
+      charges: noCharges,
       seed: (options.seed ?? 0) >>> 0,
       core: spec.initCore(workers.map((w) => w.url)),
       fallbackCursor: 0
