@@ -6,13 +6,13 @@
  *
  * @since 0.2.0
  */
-import type { RankLoad } from "@loadledger/schema"
-import { type Policy, policyError, type RouteRequest, type RouteResult } from "../../Policy.js"
+import { policyError, type RouteRequest, type RouteResult } from "../../Policy.js"
 import { blocksAsChunks } from "../internal/blocks.js"
 import { type Charges, charge, noCharges, release } from "../internal/charges.js"
 import { drawBelow } from "../internal/rng.js"
 import type { PeerPolicy } from "../PeerPolicy.js"
-import { psPrefixAwareInit, psPrefixAwareSelect } from "./PrefixAware.js"
+import { chunkHashes, longestPrefixMatch, type TrieNode } from "./internal/hashTrie.js"
+import { type PsPrefixAwareState, psPrefixAwareInit, psPrefixAwareSelect } from "./PrefixAware.js"
 import { psRoundRobinSelect } from "./RoundRobin.js"
 import { psSessionSelect } from "./Session.js"
 
@@ -192,24 +192,22 @@ export const makePsPolicy = (
       )
     }
     const prompt = blocksAsChunks(req.prefixHashes)
-    const [draw, seed] = drawBelow(s.seed, 1)
-    const first = psPrefixAwareSelect(s.core as never, urls, qps, prompt, [draw], {
-      prefixMinMatchLength: options.prefixMinMatchLength
-    })
-    // the candidate count is known only after the match: redraw over it from the same seed
-    let out = first
-    let next = seed
-    if (
-      first._tag === "PsPrefixAwareSelected" &&
-      first.branch === "prefix_match" &&
-      first.candidates.length > 1
-    ) {
-      const [d, s2] = drawBelow(s.seed, first.candidates.length)
-      out = psPrefixAwareSelect(s.core as never, urls, qps, prompt, [d], {
-        prefixMinMatchLength: options.prefixMinMatchLength
-      })
-      next = s2
-    }
+    // the match first (to size the draw), then the core with that match: one lookup, one draw
+    const m = longestPrefixMatch(
+      (s.core as PsPrefixAwareState).trie as TrieNode,
+      chunkHashes(prompt),
+      new Set(urls)
+    )
+    const [draw, next] = drawBelow(s.seed, Math.max(1, m.endpoints.size))
+    const out = psPrefixAwareSelect(
+      s.core as never,
+      urls,
+      qps,
+      prompt,
+      [draw],
+      { prefixMinMatchLength: options.prefixMinMatchLength },
+      { matchLength: m.matchLength, endpoints: [...m.endpoints] }
+    )
     if (out._tag === "PolicyError") return out
     return commit(
       s,

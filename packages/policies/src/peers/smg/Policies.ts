@@ -6,13 +6,7 @@
  * @since 0.2.0
  */
 import type { RankLoad } from "@loadledger/schema"
-import {
-  type Explanation,
-  type Policy,
-  policyError,
-  type RouteRequest,
-  type RouteResult
-} from "../../Policy.js"
+import { type Explanation, policyError, type RouteRequest, type RouteResult } from "../../Policy.js"
 import { blocksAsText, blocksAsTokenIds } from "../internal/blocks.js"
 import { type Charges, charge, noCharges, release } from "../internal/charges.js"
 import { drawMany } from "../internal/rng.js"
