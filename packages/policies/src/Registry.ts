@@ -1,5 +1,7 @@
 import { ownPolicyEntries } from "./own/Entries.js"
 import type { Policy } from "./Policy.js"
+import { productionStackPolicyEntries } from "./peers/production-stack/Entries.js"
+import { smgPolicyEntries } from "./peers/smg/Entries.js"
 import { sglangPolicyEntries } from "./sglang/Entries.js"
 import { vllmPolicyEntries } from "./vllm/Entries.js"
 
@@ -35,7 +37,9 @@ export interface PolicyEntry {
 const entries: ReadonlyArray<PolicyEntry> = [
   ...sglangPolicyEntries,
   ...vllmPolicyEntries,
-  ...ownPolicyEntries
+  ...ownPolicyEntries,
+  ...smgPolicyEntries,
+  ...productionStackPolicyEntries
 ]
 
 /**

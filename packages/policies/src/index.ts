@@ -6,6 +6,9 @@
 
 export * from "./own/index.js"
 export * from "./Policy.js"
+export * from "./peers/PeerPolicy.js"
+export * as ProductionStack from "./peers/production-stack/index.js"
+export * as Smg from "./peers/smg/index.js"
 export * from "./Registry.js"
 export * as DpBudget from "./sglang/DpBudget.js"
 export * as DpController from "./sglang/DpController.js"

@@ -1,0 +1,45 @@
+import type { Policy } from "../../Policy.js"
+import type { PolicyEntry } from "../../Registry.js"
+import { makePsPolicy, type PsPolicyName } from "./Policies.js"
+
+const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
+
+const entry = (name: PsPolicyName, description: string): PolicyEntry => ({
+  name: `production-stack/${name}`,
+  engine: "vllm",
+  reference: true,
+  description,
+  make: (o) => erase(makePsPolicy(name, { seed: o.seed }))
+})
+
+/**
+ * Registry entries for vLLM production-stack's router policies (`production-stack/...`,
+ * `reference: true`: vllm-project/production-stack a6c01db0 `routing_logic.py`; see `makePsPolicy`
+ * for how trace requests reach them). `loadaware` is not here: it was merged upstream after that
+ * commit (PR #1035) and has no specification read from source yet.
+ *
+ * **When to use**: pick a production-stack policy by name via `findPolicy`.
+ *
+ * @example
+ * ```ts
+ * import { findPolicy } from "@loadledger/policies"
+ * findPolicy("production-stack/session")!.make({}).name // => "production-stack/session"
+ * ```
+ *
+ * @category registry
+ * @since 0.2.0
+ */
+export const productionStackPolicyEntries: ReadonlyArray<PolicyEntry> = [
+  entry(
+    "roundrobin",
+    "production-stack RoundRobinRouter: one cursor per sorted endpoint set (routing_logic.py)"
+  ),
+  entry(
+    "session",
+    "production-stack SessionRouter: session header on a uhashring MD5 ring, else lowest router-side QPS (routing_logic.py)"
+  ),
+  entry(
+    "prefixaware",
+    "production-stack PrefixAwareRouter: XXH64 trie of 128-char chunks (blocks here), random among longest matches (routing_logic.py, hashtrie.py)"
+  )
+]

@@ -1,0 +1,5 @@
+export * from "./Policies.js"
+export * from "./PrefixAware.js"
+export * from "./Qps.js"
+export * from "./RoundRobin.js"
+export * from "./Session.js"

@@ -1,0 +1,393 @@
+/**
+ * The SMG policies as loadledger `Policy` reducers (ranks = workers by index), for the registry,
+ * the simulator and the laws. Upstream: lightseekorg/smg `model_gateway/src/policies/*.rs`, commit
+ * 73da68ca9472bbc0ff5f63d31a8a21fbb8696359.
+ *
+ * @since 0.2.0
+ */
+import type { RankLoad } from "@loadledger/schema"
+import { type Explanation, policyError, type RouteRequest, type RouteResult } from "../../Policy.js"
+import { blocksAsText, blocksAsTokenIds } from "../internal/blocks.js"
+import { type Charges, charge, noCharges, release } from "../internal/charges.js"
+import { drawMany } from "../internal/rng.js"
+import type { PeerPolicy } from "../PeerPolicy.js"
+import { type SmgCacheAwareConfig, smgCacheAwareInit, smgCacheAwareSelect } from "./CacheAware.js"
+import { smgConsistentHashingSelect } from "./ConsistentHashing.js"
+import { smgDpMinTokenSelect, smgDpMinTokenUpdate } from "./DpMinToken.js"
+import { healthyIndices } from "./internal/common.js"
+import { type SmgLeastLoadConfig, smgLeastLoadSelect, smgLeastLoadUpdate } from "./LeastLoad.js"
+import { smgPowerOfTwoSelect, smgPowerOfTwoUpdate } from "./PowerOfTwo.js"
+import { type SmgPrefixHashConfig, smgPrefixHashSelect } from "./PrefixHash.js"
+import { smgRandomSelect } from "./Random.js"
+import { smgRoundRobinSelect } from "./RoundRobin.js"
+import type { SmgLoadReport, SmgResult, SmgSchedulerLoad, SmgWorker } from "./Types.js"
+
+/**
+ * The SMG policies the registry offers (`smg/<name>`).
+ *
+ * @category smg
+ * @since 0.2.0
+ */
+export type SmgPolicyName =
+  | "round-robin"
+  | "random"
+  | "power-of-two"
+  | "least-load"
+  | "cache-aware"
+  | "prefix-hash"
+  | "consistent-hashing"
+  | "dp-min-token"
+
+/**
+ * Options of {@link makeSmgPolicy}: `seed` (uint32) for the draws of `random`, `power-of-two`
+ * and `consistent-hashing`'s fallback; `blockTokens` (512, Mooncake) turns `prefix-hash`'s
+ * `prefixTokenCount` into blocks; the per-policy tunables of the cores.
+ *
+ * @category smg
+ * @since 0.2.0
+ */
+export interface SmgPolicyOptions {
+  readonly seed?: number | undefined
+  readonly blockTokens?: number | undefined
+  readonly leastLoad?: SmgLeastLoadConfig | undefined
+  readonly cacheAware?: SmgCacheAwareConfig | undefined
+  readonly prefixHash?: SmgPrefixHashConfig | undefined
+}
+
+/**
+ * State of an SMG policy reducer: the workers (rank `i` is `rank-i`, `load` = requests routed here
+ * and not yet finished, `healthy` from `setStatus`), which rank each in-flight request was charged
+ * to, the draw seed and the core's own state.
+ *
+ * @category smg
+ * @since 0.2.0
+ */
+export interface SmgPolicyState {
+  readonly workers: ReadonlyArray<SmgWorker>
+  readonly charges: Charges
+  readonly seed: number
+  readonly core: unknown
+  /** `dp-min-token` only: round-robin cursor for the engine's own choice when no rank has a load. */
+  readonly fallbackCursor: number
+}
+
+const urlOf = (rank: number) => `rank-${rank}`
+
+/** A `RankLoad` as a one-scheduler `/v1/loads` report, or `null` when it lacks what `need` reads. */
+const asReport = (row: RankLoad, need: "usage" | "leastLoad" | "usedTokens"): SmgLoadReport | null => {
+  if (row.unknown !== undefined) return null
+  const usage = row.tokenUsage ?? row.kvCacheUsage
+  const used = row.numUsedTokens ?? row.numTotalTokens
+  if (need === "usage" && usage === undefined) return null
+  if (need === "leastLoad" && (usage === undefined || row.numWaitingUncachedTokens === undefined)) return null
+  if (need === "usedTokens" && used === undefined) return null
+  const l: SmgSchedulerLoad = {
+    dpRank: row.workerDpRank ?? 0,
+    numRunningReqs: row.numRunningReqs ?? 0,
+    numWaitingReqs: row.numWaitingReqs ?? 0,
+    numWaitingUncachedTokens: row.numWaitingUncachedTokens ?? 0,
+    numTotalReqs: (row.numRunningReqs ?? 0) + (row.numWaitingReqs ?? 0),
+    numUsedTokens: used ?? 0,
+    maxTotalNumTokens: row.maxTotalNumTokens ?? 1,
+    tokenUsage: usage ?? 0,
+    // absent throughput: upstream's own rule for a non-positive one (default throughput) applies
+    genThroughput: row.genThroughput ?? 0,
+    cacheHitRate: row.cacheHitRate ?? 0,
+    utilization: row.utilization ?? 0,
+    maxRunningRequests: row.maxRunningRequests ?? 0
+  }
+  return { dpRankCount: 1, loads: [l] }
+}
+
+interface Spec {
+  readonly initCore: (urls: ReadonlyArray<string>) => unknown
+  readonly need?: "usage" | "leastLoad" | "usedTokens"
+  readonly poll?: (core: unknown, poll: ReadonlyMap<string, SmgLoadReport | null>) => unknown
+  readonly select: (
+    s: SmgPolicyState,
+    req: RouteRequest
+  ) => { readonly out: SmgResult<unknown>; readonly seed: number; readonly scores?: ReadonlyArray<number> }
+}
+
+const specs = (o: SmgPolicyOptions): Record<SmgPolicyName, Spec> => {
+  const blockTokens = Math.max(1, o.blockTokens ?? 512)
+  return {
+    "round-robin": {
+      initCore: () => ({ counter: 0 }),
+      select: (s) => ({ out: smgRoundRobinSelect(s.core as { counter: number }, s.workers), seed: s.seed })
+    },
+    random: {
+      initCore: () => undefined,
+      select: (s) => {
+        const [d, seed] = drawMany(s.seed, [Math.max(1, healthyIndices(s.workers).length)])
+        return { out: smgRandomSelect(s.workers, d), seed }
+      }
+    },
+    "power-of-two": {
+      initCore: () => ({ reports: new Map() }),
+      need: "usage",
+      poll: (c, p) => smgPowerOfTwoUpdate(c as never, p),
+      select: (s) => {
+        const n = healthyIndices(s.workers).length
+        const [d, seed] = n >= 2 ? drawMany(s.seed, [n, n - 1]) : [[], s.seed]
+        return { out: smgPowerOfTwoSelect(s.core as never, s.workers, d), seed }
+      }
+    },
+    "least-load": {
+      initCore: () => ({ cached: new Map(), inflight: new Map() }),
+      need: "leastLoad",
+      poll: (c, p) => smgLeastLoadUpdate(c as never, p),
+      select: (s, req) => {
+        const out = smgLeastLoadSelect(s.core as never, s.workers, req.inputLength, o.leastLoad)
+        const h = (out.details.healthy as ReadonlyArray<number> | undefined) ?? []
+        const sc = (out.details.scores as ReadonlyArray<number> | undefined) ?? []
+        const scores = s.workers.map(() => Number.POSITIVE_INFINITY)
+        h.forEach((i, k) => {
+          scores[i] = sc[k]!
+        })
+        return { out, seed: s.seed, scores: h.length > 1 ? scores : undefined }
+      }
+    },
+    "cache-aware": {
+      initCore: (urls) => smgCacheAwareInit(urls),
+      need: "usage",
+      poll: (c, p) => {
+        const cur = c as ReturnType<typeof smgCacheAwareInit>
+        const reports = new Map(cur.reports)
+        for (const [u, r] of p)
+          if (r === null) reports.delete(u)
+          else reports.set(u, r)
+        return { ...cur, reports }
+      },
+      select: (s, req) => ({
+        out: smgCacheAwareSelect(s.core as never, s.workers, blocksAsText(req.prefixHashes), o.cacheAware),
+        seed: s.seed
+      })
+    },
+    "prefix-hash": {
+      initCore: () => undefined,
+      select: (s, req) => {
+        const tokens = blocksAsTokenIds(req.prefixHashes)
+        const blocks = Math.ceil((o.prefixHash?.prefixTokenCount ?? 256) / blockTokens)
+        return {
+          out: smgPrefixHashSelect(s.workers, tokens, { ...o.prefixHash, prefixTokenCount: blocks }),
+          seed: s.seed
+        }
+      }
+    },
+    "consistent-hashing": {
+      initCore: () => undefined,
+      select: (s, req) => {
+        const headers: Record<string, string> = {}
+        if (req.routedDpRank !== undefined) headers["x-smg-target-worker"] = String(req.routedDpRank)
+        if (req.sessionId !== undefined) headers["x-smg-routing-key"] = req.sessionId
+        const n = s.workers.filter((w) => w.healthy).length
+        const [d, seed] = drawMany(s.seed, [Math.max(1, n)])
+        return { out: smgConsistentHashingSelect(s.workers, headers, d), seed }
+      }
+    },
+    "dp-min-token": {
+      initCore: () => ({ dpCachedLoads: new Map() }),
+      need: "usedTokens",
+      poll: (c, p) => {
+        // one worker whose DP ranks are the ranks: rebuild its rank -> used-tokens map from the rows
+        const cur = c as { dpCachedLoads: ReadonlyMap<string, ReadonlyMap<number, number>> }
+        const m = new Map(cur.dpCachedLoads.get("worker") ?? [])
+        for (const [u, r] of p) {
+          const rank = Number(u.slice(5))
+          if (r === null) m.delete(rank)
+          else m.set(rank, r.loads[0]!.numUsedTokens)
+        }
+        return smgDpMinTokenUpdate({ dpCachedLoads: new Map() }, new Map([["worker", asRanks(m)]]))
+      },
+      select: () => ({ out: policyError("InvalidInput", "unused"), seed: 0 })
+    }
+  }
+}
+
+const asRanks = (m: ReadonlyMap<number, number>): SmgLoadReport => ({
+  dpRankCount: m.size,
+  loads: [...m].map(([dpRank, used]) => ({
+    dpRank,
+    numRunningReqs: 0,
+    numWaitingReqs: 0,
+    numWaitingUncachedTokens: 0,
+    numTotalReqs: 0,
+    numUsedTokens: used,
+    maxTotalNumTokens: 1,
+    tokenUsage: 0,
+    genThroughput: 0,
+    cacheHitRate: 0,
+    utilization: 0,
+    maxRunningRequests: 0
+  }))
+})
+
+const routed = (
+  s: SmgPolicyState,
+  rank: number,
+  req: RouteRequest,
+  core: unknown,
+  seed: number,
+  processed: boolean,
+  explanation: Explanation
+): RouteResult<SmgPolicyState> => {
+  const workers = s.workers.slice()
+  const w = workers[rank]!
+  workers[rank] = { ...w, load: w.load + 1, processedRequests: w.processedRequests + (processed ? 1 : 0) }
+  return {
+    _tag: "Routed",
+    rank,
+    state: { ...s, workers, core, seed, charges: charge(s.charges, req.requestId, rank) },
+    explanation
+  }
+}
+
+/**
+ * Build an SMG policy as a loadledger `Policy` (registry names `smg/<name>`). Ranks are SMG workers
+ * by index. `route` charges the pick's in-flight `load` (upstream `WorkerLoadGuard`) and `finish`
+ * releases it; `setStatus` sets `healthy`; `observe` delivers the rows as one load poll, each rank a
+ * one-scheduler report. What a policy needs from the trace:
+ *
+ * - `power-of-two`, `cache-aware`: `tokenUsage` (else `kvCacheUsage`). `least-load`: that plus
+ *   `numWaitingUncachedTokens` (`genThroughput` absent counts as non-positive: upstream's 2000 tok/s
+ *   default). A row without them, or marked `unknown`, removes the rank's report (upstream
+ *   `remove_worker`): the rank is then scored by the router's own in-flight count, which is known,
+ *   never by a made-up 0. SMG has no staleness rule (each poll replaces the last); stale rows are used
+ *   as they are unless the producer marked them `unknown: stale`.
+ * - `cache-aware`: the request text is its `prefixHashes`, each block as two characters (40 bits of
+ *   its XXH3), so the match rate is matched blocks / blocks. No `prefixHashes`: empty text.
+ * - `prefix-hash`: token ids are the block hashes (a decimal hash below 2^32 as itself, others folded
+ *   by XXH3); `prefixTokenCount` 256 tokens become `ceil(256 / blockTokens)` blocks (the first
+ *   Mooncake block holds the first 256 tokens). No `prefixHashes`: `AllRanksUnavailable` (upstream
+ *   `None`, `no_tokens`).
+ * - `consistent-hashing`: `sessionId` is `x-smg-routing-key`; `routedDpRank` is `x-smg-target-worker`.
+ * - `dp-min-token`: the ranks are one worker's DP ranks; `numUsedTokens` (else `numTotalTokens`, used
+ *   plus pending prefill: the closest field SGLang's scheduler rows carry) feeds the map, the cost is
+ *   the prompt's tokens (upstream estimates tokens as words x 1.3; the trace has the count). With no
+ *   rank reported, upstream leaves the choice to the engine: modelled as SGLang's default round robin.
+ *   Upstream DP ranks have no health of their own; here an unhealthy rank is not a candidate.
+ *
+ * Randomness: a SplitMix32 stream from `seed`, kept in the state. Unhealthy everywhere: a
+ * `PolicyError` (`AllRanksUnavailable`), upstream's `None`.
+ *
+ * **When to use**: the registry builds these; call it directly for non-default tunables.
+ *
+ * @example
+ * ```ts
+ * import { Smg } from "@loadledger/policies"
+ * const p = Smg.makeSmgPolicy("least-load")
+ * const s = p.observe(p.init(2), [], 0)
+ * const r = p.route(s, { requestId: "a", inputLength: 100 }, 0)
+ * r._tag === "Routed" && r.rank // => 0
+ * const r2 = r._tag === "Routed" ? p.route(r.state, { requestId: "b", inputLength: 100 }, 0) : r
+ * r2._tag === "Routed" && r2.rank // => 1
+ * ```
+ *
+ * @category smg
+ * @since 0.2.0
+ */
+export const makeSmgPolicy = (
+  name: SmgPolicyName,
+  options: SmgPolicyOptions = {}
+): PeerPolicy<SmgPolicyState> => {
+  const spec = specs(options)[name]
+  const init = (dpSize: number): SmgPolicyState => {
+    const workers = Array.from({ length: Math.max(0, dpSize) }, (_, i) => ({
+      url: urlOf(i),
+      healthy: true,
+      load: 0,
+      processedRequests: 0,
+      circuitBreakerCanExecute: true
+    }))
+    return {
+      workers,
+      charges: noCharges,
+      seed: (options.seed ?? 0) >>> 0,
+      core: spec.initCore(workers.map((w) => w.url)),
+      fallbackCursor: 0
+    }
+  }
+  const observe = (s: SmgPolicyState, loads: ReadonlyArray<RankLoad>): SmgPolicyState => {
+    if (spec.poll === undefined || spec.need === undefined || loads.length === 0) return s
+    const poll = new Map<string, SmgLoadReport | null>()
+    for (const row of loads)
+      if (Number.isInteger(row.dpRank) && row.dpRank >= 0 && row.dpRank < s.workers.length)
+        poll.set(urlOf(row.dpRank), asReport(row, spec.need))
+    return { ...s, core: spec.poll(s.core, poll) }
+  }
+  const route = (s: SmgPolicyState, req: RouteRequest): RouteResult<SmgPolicyState> => {
+    if (s.workers.length === 0) return policyError("NoRanks", "no ranks", "dpSize")
+    if (name === "dp-min-token") return routeDp(s, req)
+    const { out, seed, scores } = spec.select(s, req)
+    if (out._tag === "PolicyError") return out
+    if (out.index === undefined) {
+      const branch = out.details.branch
+      return policyError(
+        "AllRanksUnavailable",
+        `${name}: upstream selects no worker${branch === undefined ? "" : ` (${String(branch)})`}`,
+        branch === "no_tokens" ? "prefixHashes" : branch === "target_worker_miss" ? "routedDpRank" : undefined
+      )
+    }
+    const explanation: Explanation = {
+      scores,
+      tieBreak: tieBreakOf[name],
+      details: { ...out.details, upstream: `lightseekorg/smg ${name}` }
+    }
+    return routed(s, out.index, req, out.state ?? s.core, seed, out.processed, explanation)
+  }
+  const routeDp = (s: SmgPolicyState, req: RouteRequest): RouteResult<SmgPolicyState> => {
+    const cost = Math.max(1, Math.ceil(req.inputLength))
+    // loadledger addition: upstream DP ranks have no health of their own; an unhealthy rank is not a candidate
+    const core = s.core as { dpCachedLoads: ReadonlyMap<string, ReadonlyMap<number, number>> }
+    const all = core.dpCachedLoads.get("worker") ?? new Map<number, number>()
+    const usable = new Map([...all].filter(([r]) => s.workers[r]?.healthy === true))
+    const out = smgDpMinTokenSelect({ dpCachedLoads: new Map([["worker", usable]]) }, "worker", cost)
+    if (out.dpRank !== undefined) {
+      const merged = new Map(all)
+      merged.set(out.dpRank, out.state.dpCachedLoads.get("worker")!.get(out.dpRank)!)
+      const next = { dpCachedLoads: new Map([["worker", merged]]) }
+      return routed(s, out.dpRank, req, next, s.seed, false, {
+        tieBreak: "lowest (used tokens, dp rank)",
+        details: { estimatedCost: cost, dpCachedLoads: merged }
+      })
+    }
+    const h = healthyIndices(s.workers)
+    if (h.length === 0)
+      return policyError("AllRanksUnavailable", "dp-min-token: no rank reported and none healthy")
+    const rank = h[s.fallbackCursor % h.length]!
+    const r = routed(s, rank, req, s.core, s.seed, false, {
+      tieBreak: "no rank has a cached load: the engine's own round robin",
+      details: { estimatedCost: cost, fallback: "engine-round-robin" }
+    })
+    return r._tag === "Routed" ? { ...r, state: { ...r.state, fallbackCursor: s.fallbackCursor + 1 } } : r
+  }
+  return {
+    name: `smg/${name}`,
+    init,
+    observe,
+    route: (s, req) => route(s, req),
+    finish: (s, ids) => {
+      const [charges, ranks] = release(s.charges, ids)
+      if (ranks.length === 0) return s
+      const workers = s.workers.slice()
+      for (const r of ranks) workers[r] = { ...workers[r]!, load: Math.max(0, workers[r]!.load - 1) }
+      return { ...s, workers, charges }
+    },
+    setStatus: (s, status) => ({
+      ...s,
+      workers: s.workers.map((w, i) => ({ ...w, healthy: status[i] ?? w.healthy }))
+    })
+  }
+}
+
+const tieBreakOf: Record<SmgPolicyName, string> = {
+  "round-robin": "global counter modulo the healthy count",
+  random: "one seeded draw over healthy ranks",
+  "power-of-two": "two distinct seeded draws; the first wins ties (la <= lb)",
+  "least-load": "first minimum in rank order",
+  "cache-aware": "(load, processed requests, rank) minimum; tree tenant on a hit",
+  "prefix-hash": "BLAKE3 ring position, then the first least-loaded rank within the load bound",
+  "consistent-hashing": "BLAKE3 ring position of the routing key; seeded draw without a key",
+  "dp-min-token": "lowest (used tokens, dp rank)"
+}

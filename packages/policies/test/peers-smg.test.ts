@@ -1,0 +1,172 @@
+import { type Policy, type RouteRequest, Smg } from "@loadledger/policies"
+import type { RankLoad } from "@loadledger/schema"
+import { describe, expect, it } from "vitest"
+
+const w = (url: string, load = 0, healthy = true): Smg.SmgWorker => ({
+  url,
+  healthy,
+  load,
+  processedRequests: 0,
+  circuitBreakerCanExecute: true
+})
+const req = (i: number, extra: Partial<RouteRequest> = {}): RouteRequest => ({
+  requestId: `r${i}`,
+  inputLength: 100,
+  ...extra
+})
+const routeAll = <S>(p: Policy<S>, s0: S, reqs: ReadonlyArray<RouteRequest>) => {
+  let s = s0
+  const out: Array<number | string> = []
+  for (const r of reqs) {
+    const x = p.route(s, r, 0)
+    if (x._tag === "Routed") {
+      s = x.state
+      out.push(x.rank)
+    } else out.push(x.reason)
+  }
+  return { s, out }
+}
+
+describe("SMG cores beyond the vectors", () => {
+  it("prefix_hash key: XXH3-64 of little-endian u32 tokens, only the first prefixTokenCount", () => {
+    expect(Smg.smgPrefixHashKey([1, 2, 3, 4, 5], 256)).toBe("f2f19a6764b86d62")
+    expect(Smg.smgPrefixHashKey([1, 2, 3, 4, 5, 6, 7], 5)).toBe("f2f19a6764b86d62")
+  })
+
+  it("dp cost: Rust split_whitespace counts U+0085 as a separator and U+FEFF as a letter", () => {
+    expect(Smg.smgDpEstimatedCost("a\u0085b")).toBe(3) // 2 words -> ceil(2.6)
+    expect(Smg.smgDpEstimatedCost("a\ufeffb")).toBe(2) // 1 word -> ceil(1.3)
+    expect(Smg.smgDpEstimatedCost("   ")).toBe(1)
+    expect(Smg.smgDpEstimatedCost(" ten ".repeat(10))).toBe(13)
+  })
+
+  it("consistent_hashing: target-worker index parses as Rust usize (+7 ok, -0 and ' 1' miss)", () => {
+    const ws = [w("a"), w("b"), w("c"), w("d"), w("e"), w("f"), w("g"), w("h")]
+    const pick = (v: string) => {
+      const o = Smg.smgConsistentHashingSelect(ws, { "X-SMG-Target-Worker": v }, [])
+      return o._tag === "SmgSelected" ? [o.index, o.details.branch] : o.reason
+    }
+    expect(pick("+7")).toEqual([7, "target_worker_hit"])
+    expect(pick("-0")).toEqual([undefined, "target_worker_miss"])
+    expect(pick(" 1")).toEqual([undefined, "target_worker_miss"])
+    expect(pick("8")).toEqual([undefined, "target_worker_miss"])
+  })
+
+  it("a missing draw is a typed error naming it", () => {
+    const o = Smg.smgPowerOfTwoSelect({ reports: new Map() }, [w("a"), w("b")], [0])
+    expect(o).toMatchObject({ _tag: "PolicyError", reason: "InvalidInput", field: "draws[1]" })
+    expect(Smg.smgRandomSelect([w("a")], [1])).toMatchObject({ _tag: "PolicyError", field: "draws[0]" })
+  })
+
+  it("cache_aware tree: a split keeps the first creator as tenant; a later inserter is only added", () => {
+    let s = Smg.smgCacheAwareInit(["a", "b"])
+    const ws = [w("a"), w("b")]
+    s = Smg.smgCacheAwareSelect(s, ws, "hello world").state // miss -> a (min load)
+    s = Smg.smgCacheAwareSelect(s, [w("a", 1), w("b")], "help me").state // 3/7 < 0.5 -> miss -> b; splits "hel"
+    const o = Smg.smgCacheAwareSelect(s, ws, "helx")
+    expect([o.details.matchedCharCount, o.details.branch, o.index]).toEqual([3, "cache_hit", 0])
+  })
+})
+
+describe("SMG Policy adapters", () => {
+  it("in-flight is charged on route and released on finish (least-load without reports = JSQ)", () => {
+    const p = Smg.makeSmgPolicy("least-load")
+    const { s, out } = routeAll(p, p.init(3), [req(0), req(1), req(2), req(3)])
+    expect(out).toEqual([0, 1, 2, 0])
+    expect(s.workers.map((x) => x.load)).toEqual([2, 1, 1])
+    const f = p.finish(s, ["r1", "r2", "unknown-id"], 1)
+    expect(f.workers.map((x) => x.load)).toEqual([2, 0, 0])
+    expect(p.finish(f, ["r1"], 2)).toBe(f)
+  })
+
+  it("least-load reads numWaitingUncachedTokens and KV; a poll resets the credit; unknown removes the report", () => {
+    const p = Smg.makeSmgPolicy("least-load")
+    const rows: ReadonlyArray<RankLoad> = [
+      { dpRank: 0, kvCacheUsage: 0.5, numWaitingUncachedTokens: 4000 },
+      { dpRank: 1, kvCacheUsage: 0.1, numWaitingUncachedTokens: 0 }
+    ]
+    const s = p.observe(p.init(2), rows, 0)
+    const r = p.route(s, req(0, { inputLength: 10_000 }), 0)
+    expect(r._tag === "Routed" && [r.rank, r.explanation.scores]).toEqual([
+      1,
+      [4000 / 2000 + 0.15, (0.15 * 0.1) / 0.9]
+    ])
+    if (r._tag !== "Routed") return
+    const core = () => r.state.core as Smg.SmgLeastLoadState
+    expect(core().inflight.get("rank-1")).toBe(10_000)
+    const polled = p.observe(r.state, rows, 1).core as Smg.SmgLeastLoadState
+    expect(polled.inflight.get("rank-1")).toBe(0)
+    const gone = p.observe(r.state, [{ dpRank: 0, unknown: { reason: "stale", message: "old" } }], 1)
+      .core as Smg.SmgLeastLoadState
+    expect([gone.cached.has("rank-0"), gone.cached.has("rank-1")]).toEqual([false, true])
+  })
+
+  it("a row without the fields a policy reads is no report (never a made-up 0)", () => {
+    const p = Smg.makeSmgPolicy("power-of-two")
+    const s = p.observe(
+      p.init(2),
+      [
+        { dpRank: 0, numRunningReqs: 3 },
+        { dpRank: 1, kvCacheUsage: 0.2 }
+      ],
+      0
+    )
+    expect([...(s.core as Smg.SmgPowerOfTwoState).reports.keys()]).toEqual(["rank-1"])
+  })
+
+  it("no healthy rank: AllRanksUnavailable; prefix-hash without prefixHashes names the field", () => {
+    const p = Smg.makeSmgPolicy("round-robin")
+    expect(p.route(p.setStatus(p.init(2), [false, false]), req(0), 0)).toMatchObject({
+      reason: "AllRanksUnavailable"
+    })
+    const ph = Smg.makeSmgPolicy("prefix-hash")
+    expect(ph.route(ph.init(2), req(0), 0)).toMatchObject({
+      reason: "AllRanksUnavailable",
+      field: "prefixHashes"
+    })
+    expect(p.route(p.init(0), req(0), 0)).toMatchObject({ reason: "NoRanks" })
+  })
+
+  it("cache-aware over block hashes: a repeated prefix is a hit on the same rank", () => {
+    const p = Smg.makeSmgPolicy("cache-aware")
+    const { out } = routeAll(p, p.init(4), [
+      req(0, { prefixHashes: ["1", "2", "3"] }),
+      req(1, { prefixHashes: ["9"] }),
+      req(2, { prefixHashes: ["1", "2", "3", "4"] })
+    ])
+    expect(out).toEqual([0, 1, 0])
+  })
+
+  it("dp-min-token: lowest used tokens gets the request's tokens; unhealthy ranks are skipped; no loads -> round robin", () => {
+    const p = Smg.makeSmgPolicy("dp-min-token")
+    const s = p.observe(
+      p.init(3),
+      [
+        { dpRank: 0, numUsedTokens: 10 },
+        { dpRank: 1, numUsedTokens: 3 },
+        { dpRank: 2, numTotalTokens: 7 }
+      ],
+      0
+    )
+    // 3 + 4 ties 7: (used, rank) gives rank 1 again; 3 + 5 = 8 > 7 moves on to rank 2
+    expect(routeAll(p, s, [req(0, { inputLength: 4 }), req(1, { inputLength: 4 })]).out).toEqual([1, 1])
+    expect(routeAll(p, s, [req(0, { inputLength: 5 }), req(1, { inputLength: 4 })]).out).toEqual([1, 2])
+    expect(routeAll(p, p.setStatus(s, [true, false, true]), [req(0, { inputLength: 1 })]).out).toEqual([2])
+    expect(routeAll(p, p.init(3), [req(0), req(1), req(2), req(3)]).out).toEqual([0, 1, 2, 0])
+  })
+
+  it("every Routed result explains itself", () => {
+    for (const name of [
+      "round-robin",
+      "random",
+      "power-of-two",
+      "least-load",
+      "cache-aware",
+      "consistent-hashing"
+    ] as const) {
+      const p = Smg.makeSmgPolicy(name)
+      const r = p.route(p.init(2), req(0), 0)
+      expect(r._tag === "Routed" && typeof r.explanation.tieBreak).toBe("string")
+    }
+  })
+})
