@@ -23,13 +23,13 @@ const load = (
   running: number,
   waiting: number,
   tokens: number
-): RankLoad => ({
+) => ({
   dpRank,
   timestamp,
   numRunningReqs: running,
   numWaitingReqs: waiting,
   numTotalTokens: tokens
-})
+}) satisfies RankLoad
 const req = (inputLength: number, extra: Partial<RouteRequest> = {}): RouteRequest => ({
   requestId: "r",
   inputLength,

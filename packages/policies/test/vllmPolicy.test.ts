@@ -17,14 +17,14 @@ const load = (
   waiting: number,
   running: number,
   kv?: number
-): RankLoad => ({
+) => ({
   dpRank,
   timestamp,
   numWaitingReqs: waiting,
   numRunningReqs: running,
   numTotalTokens: 0,
   kvCacheUsage: kv
-})
+}) satisfies RankLoad
 const route = (p: Policy<S>, s: S, id: string, now: number, routedDpRank?: number) => {
   const r = p.route(s, { requestId: id, inputLength: 16, routedDpRank }, now)
   if (isPolicyError(r)) throw new Error(r.message)

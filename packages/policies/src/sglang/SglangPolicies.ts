@@ -197,8 +197,8 @@ type Route = Policy<DpController.DpControllerState>["route"]
 const make = (method: LoadBalanceMethod, route: Route): Policy<DpController.DpControllerState> => ({
   name: method.toLowerCase().replaceAll("_", "-"),
   init: (dpSize: number) => DpController.init(method, dpSize),
-  observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>) =>
-    DpController.publish(state, loads),
+  observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>, now: number) =>
+    DpController.publish(state, loads, now),
   route,
   finish: (state: DpController.DpControllerState) => state,
   setStatus: (state: DpController.DpControllerState, status: ReadonlyArray<boolean>) =>
@@ -213,10 +213,10 @@ const makeBudgeted = (method: LoadBalanceMethod, route: Route): Policy<DpControl
   ...make(method, route),
   init: (dpSize: number) => Charged.chargedOf(DpController.init(method, dpSize)),
   // a state that is no DpControllerState is returned as it is: `route` then reports it
-  observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>) => {
+  observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>, now: number) => {
     if (!Charged.isCharged(state) && Charged.stateProblem(state) !== undefined) return state
     const s = Charged.lift(state)
-    const shm = storeSnapshots(s.shm, loads)
+    const shm = storeSnapshots(s.shm, loads, now)
     return shm === s.shm ? s : Charged.withStore(s, s.status, shm)
   },
   setStatus: (state: DpController.DpControllerState, status: ReadonlyArray<boolean>) => {
