@@ -182,13 +182,14 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     }
   }
 
-  const observe = (state: CacheAffinityState, loads: Parameters<Policy<unknown>["observe"]>[1]) => {
-    const ledger = observeLedger(state.ledger, loads, margin)
+  const observe = (state: CacheAffinityState, loads: Parameters<Policy<unknown>["observe"]>[1], now: number) => {
+    const ledger = observeLedger(state.ledger, loads, margin, now)
     if (ledger === state.ledger) return state
     const kvAdjust = state.kvAdjust.map((adj, r) => {
       const s = ledger.snapshots[r]
-      if (s === undefined || s === state.ledger.snapshots[r] || adj.length === 0) return adj
-      return adj.filter((a) => !(a.atSeconds + margin < s.timestamp))
+      const at = ledger.snapTimestamp[r]!
+      if (s === undefined || s === state.ledger.snapshots[r] || adj.length === 0 || Number.isNaN(at)) return adj
+      return adj.filter((a) => !(a.atSeconds + margin < at))
     })
     return { ...state, ledger, kvAdjust }
   }

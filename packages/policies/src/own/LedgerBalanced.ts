@@ -228,7 +228,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
   return {
     name: "ledger-balanced",
     init: (dpSize) => emptyLedger(dpSize),
-    observe: (state, loads) => observeLedger(state, loads, margin),
+    observe: (state, loads, now) => observeLedger(state, loads, margin, now),
     route,
     finish: (state, requestIds) => finishLedger(state, requestIds),
     setStatus: setLedgerStatus,

@@ -125,19 +125,27 @@ const withCharges = (
   live
 })
 
-const isCount = (x: number): boolean => Number.isFinite(x) && x >= 0
+const isCount = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0
 
-/** True when a snapshot row is usable: rank in range, counts finite and non-negative, kv in [0, 1]. @internal */
-export const validLoad = (l: RankLoad, dpSize: number): boolean =>
-  Number.isInteger(l.dpRank) &&
-  l.dpRank >= 0 &&
-  l.dpRank < dpSize &&
-  Number.isFinite(l.timestamp) &&
-  isCount(l.numRunningReqs) &&
-  isCount(l.numWaitingReqs) &&
-  isCount(l.numTotalTokens) &&
-  (l.kvCacheUsage === undefined ||
-    (Number.isFinite(l.kvCacheUsage) && l.kvCacheUsage >= 0 && l.kvCacheUsage <= 1))
+/**
+ * What a snapshot row means to the ledger: `"invalid"` (rank out of range, a timestamp that is
+ * present but not finite, or a `kvCacheUsage` outside [0, 1]: ignored), `"unknown"` (an `unknown`
+ * row, or `numRunningReqs` / `numWaitingReqs` / `numTotalTokens` absent or not finite non-negative:
+ * the rank's load becomes unknown), else `"known"`.
+ *
+ * @internal
+ */
+export const classifyLoad = (l: RankLoad, dpSize: number): "invalid" | "unknown" | "known" => {
+  if (!Number.isInteger(l.dpRank) || l.dpRank < 0 || l.dpRank >= dpSize) return "invalid"
+  if (l.timestamp !== undefined && !Number.isFinite(l.timestamp)) return "invalid"
+  if (l.unknown !== undefined) return "unknown"
+  if (!isCount(l.numRunningReqs) || !isCount(l.numWaitingReqs) || !isCount(l.numTotalTokens)) return "unknown"
+  const kv = l.kvCacheUsage
+  return kv === undefined || (Number.isFinite(kv) && kv >= 0 && kv <= 1) ? "known" : "invalid"
+}
+
+/** True when a snapshot row is usable as a known load (see {@link classifyLoad}). @internal */
+export const validLoad = (l: RankLoad, dpSize: number): boolean => classifyLoad(l, dpSize) === "known"
 
 /** Charges whose sums are exact under any order of additions and subtractions. */
 const isExact = (c: Charge): boolean =>
@@ -268,14 +276,18 @@ const isOrdered = (newestFirst: ReadonlyArray<ChargeNode>): boolean => {
  * Fold snapshots in. A row older than the one held is ignored (never an overwrite with older data);
  * a row is applied when its timestamp is equal or newer. Charges routed strictly before
  * `timestamp - inclusionMarginSeconds` are provably included in the row and are dropped; the rest
- * stay. Invalid rows are ignored (the rank keeps its previous view).
+ * stay. Invalid rows are ignored (the rank keeps its previous view). A row without `timestamp` is
+ * observed at `now`. An unknown row (see {@link classifyLoad}) makes the rank unknown, as if it never
+ * published: `snapTimestamp` NaN (so it is never fresh and routing takes at least the busiest fresh
+ * rank's base for it), KV usage unknown, its last numbers kept, no charge dropped.
  *
  * @internal
  */
 export const observeLedger = (
   state: LedgerState,
   loads: ReadonlyArray<RankLoad>,
-  inclusionMarginSeconds: number
+  inclusionMarginSeconds: number,
+  now: number
 ): LedgerState => {
   let snaps:
     | {
@@ -288,11 +300,14 @@ export const observeLedger = (
       }
     | undefined
   let edit: ChargeEdit | undefined
-  for (const l of loads) {
-    if (!validLoad(l, state.dpSize)) continue
+  for (const row of loads) {
+    const kind = classifyLoad(row, state.dpSize)
+    if (kind === "invalid") continue
+    const l = row.timestamp === undefined ? { ...row, timestamp: now } : row
+    const timestamp = l.timestamp!
     const r = l.dpRank
     const held = (snaps ?? state).snapTimestamp[r]!
-    if (l.timestamp < held) continue // NaN (never published) compares false: applied
+    if (timestamp < held) continue // NaN (never published, or unknown) compares false: applied
     snaps ??= {
       snapshots: state.snapshots.slice(),
       snapTimestamp: state.snapTimestamp.slice(),
@@ -302,11 +317,16 @@ export const observeLedger = (
       snapKv: state.snapKv.slice()
     }
     snaps.snapshots[r] = l
-    snaps.snapTimestamp[r] = l.timestamp
-    snaps.snapRequests[r] = l.numRunningReqs + l.numWaitingReqs
-    snaps.snapWaiting[r] = l.numWaitingReqs
-    snaps.snapTokens[r] = l.numTotalTokens
-    snaps.snapKv[r] = l.kvCacheUsage ?? Number.NaN
+    if (kind === "unknown") {
+      snaps.snapTimestamp[r] = Number.NaN
+      snaps.snapKv[r] = Number.NaN
+      continue
+    }
+    snaps.snapTimestamp[r] = timestamp
+    snaps.snapRequests[r] = l.numRunningReqs! + l.numWaitingReqs!
+    snaps.snapWaiting[r] = l.numWaitingReqs!
+    snaps.snapTokens[r] = l.numTotalTokens!
+    snaps.snapKv[r] = l.kvCacheUsage === undefined ? Number.NaN : l.kvCacheUsage
     if ((edit ?? state).charges[r]!.live === 0) continue
     edit ??= {
       charges: state.charges.slice(),
@@ -314,7 +334,7 @@ export const observeLedger = (
       chargedTokens: state.chargedTokens.slice(),
       live: state.live
     }
-    dropIncluded(edit, r, l.timestamp, inclusionMarginSeconds)
+    dropIncluded(edit, r, timestamp, inclusionMarginSeconds)
   }
   if (snaps === undefined) return state
   return {
@@ -509,9 +529,9 @@ export const ledgerView = (
       tokens: effectiveTokens(state, r, fresh, fm),
       waiting: state.snapWaiting[r]! + state.chargedRequests[r]!,
       kvCacheUsage: kvOf(state, r),
-      ageSeconds: s === undefined ? undefined : now - s.timestamp,
-      stale: s !== undefined && !fresh,
-      unknown: s === undefined
+      ageSeconds: s?.timestamp === undefined || Number.isNaN(state.snapTimestamp[r]!) ? undefined : now - s.timestamp,
+      stale: s !== undefined && !fresh && !Number.isNaN(state.snapTimestamp[r]!),
+      unknown: Number.isNaN(state.snapTimestamp[r]!)
     }
   })
 }
