@@ -292,7 +292,14 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     if (eligible.length === 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} workers are unavailable.`)
     const kv = new Array<number | undefined>(n)
-    for (let r = 0; r < n; r++) kv[r] = projected(state, r)
+    let kvMax: number | undefined
+    for (let r = 0; r < n; r++) {
+      const k = projected(state, r)
+      kv[r] = k
+      if (k !== undefined && !(kvMax !== undefined && kvMax >= k)) kvMax = k
+    }
+    // a worker whose KV usage is unknown is taken to have the highest reported (never the coolest)
+    if (kvMax !== undefined) for (let r = 0; r < n; r++) if (kv[r] === undefined) kv[r] = kvMax
     const cool = new Array<number>(ne)
     const hot = new Array<number>(ne)
     let nc = 0

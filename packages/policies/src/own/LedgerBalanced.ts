@@ -3,9 +3,11 @@ import {
   chargeLedger,
   emptyLedger,
   finishLedger,
+  floorOf,
   freshMax,
   type LedgerState,
   ledgerView,
+  maxKnownKv,
   observeLedger,
   setLedgerStatus
 } from "./internal/Ledger.js"
@@ -163,6 +165,8 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     const byTokens = metric === "tokens"
     let room = false
     for (let r = 0; r < n; r++) if (healthy[r] && snapKv[r]! < kvRoom) room = true
+    // a rank whose KV usage is unknown is guarded as if it had the highest reported usage
+    const kvUnknownAs = room ? maxKnownKv(state) : undefined
     const scores = new Array<number>(n)
     const stale: Array<number> = []
     const unknown: Array<number> = []
@@ -176,11 +180,13 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       let t = snapTokens[r]!
       if (!(now - snapTimestamp[r]! <= staleAfterSeconds)) {
         // stale or never published: never idle, at least the busiest fresh rank's base
+        // (an unknown rank with no fresh rank about: at least the busiest known base)
         if (Number.isNaN(snapTimestamp[r]!)) unknown.push(r)
         else stale.push(r)
-        if (fm.requests >= 0) {
-          q = Math.max(q, fm.requests)
-          t = Math.max(t, fm.tokens)
+        const floor = floorOf(state, r, fm)
+        if (floor !== undefined) {
+          q = Math.max(q, floor[0])
+          t = Math.max(t, floor[1])
         }
       }
       q += chargedRequests[r]!
@@ -189,7 +195,8 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       const b = byTokens ? q : t
       scores[r] = a
       if (!healthy[r]) continue
-      if (room && snapKv[r]! >= kvFull && snapWaiting[r]! + chargedRequests[r]! > 0) {
+      const kv = Number.isNaN(snapKv[r]!) ? kvUnknownAs : snapKv[r]!
+      if (room && kv !== undefined && kv >= kvFull && snapWaiting[r]! + chargedRequests[r]! > 0) {
         guarded.push(r)
         continue
       }

@@ -23,6 +23,18 @@ import type { PublishRecord } from "../Result.js"
 import { type CoordEvent, Coordinator } from "./coordinator.js"
 import type { Rank, Req } from "./rank.js"
 
+/**
+ * What a simulated rank publishes: a `RankLoad` with every field the policies read present (the
+ * simulator knows its ranks exactly), handed to `observe` as it is.
+ */
+type SimLoad = RankLoad & {
+  readonly timestamp: number
+  readonly numRunningReqs: number
+  readonly numWaitingReqs: number
+  readonly numTotalTokens: number
+  readonly kvCacheUsage: number
+}
+
 interface FrontEnd {
   readonly policy: Policy<unknown>
   state: unknown
@@ -30,7 +42,7 @@ interface FrontEnd {
 
 export class Router {
   private readonly fronts: Array<FrontEnd> = []
-  private readonly shm: Array<RankLoad | undefined>
+  private readonly shm: Array<SimLoad | undefined>
   private readonly coordinator: Coordinator | undefined
   private readonly stepsDone: Array<number>
   private readonly events: Array<CoordEvent> = []
@@ -54,7 +66,7 @@ export class Router {
       const policy = make({ clientCount: frontEnds, clientIndex: i, seed })
       this.fronts.push({ policy, state: policy.init(dpSize) })
     }
-    this.shm = new Array<RankLoad | undefined>(dpSize).fill(undefined)
+    this.shm = new Array<SimLoad | undefined>(dpSize).fill(undefined)
     this.stepsDone = new Array<number>(dpSize).fill(0)
     this.publishLog = recordPublishes && engine === "vllm" ? [] : undefined
     if (engine === "vllm") {
@@ -129,7 +141,7 @@ export class Router {
         engine: rank.id,
         waiting: l.numWaitingReqs,
         running: l.numRunningReqs,
-        kv: l.kvCacheUsage ?? 0,
+        kv: l.kvCacheUsage,
         step: ws.step,
         wave: ws.wave
       })

@@ -469,28 +469,50 @@ export const setLedgerStatus = (state: LedgerState, status: ReadonlyArray<boolea
   status.length === state.dpSize ? { ...state, healthy: [...status] } : state
 
 /**
- * The busiest fresh base load at `now` (`requests < 0` when no rank is fresh). Stale and
- * never-published ranks take it as their base (never idle).
+ * The busiest fresh base load at `now` (`requests < 0` when no rank is fresh), and the busiest
+ * known one (`knownRequests` / `knownTokens`, over every rank with a known row, stale ones
+ * included; `< 0` when none). Stale ranks take the fresh maximum as their floor, unknown and
+ * never-published ranks the known one (never idle; see {@link floorOf}).
  *
  * @internal
  */
 export interface FreshMax {
   readonly requests: number
   readonly tokens: number
+  readonly knownRequests: number
+  readonly knownTokens: number
 }
 
 /** @internal */
 export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: number): FreshMax => {
   let q = -1
   let t = -1
+  let kq = -1
+  let kt = -1
   const ts = state.snapTimestamp
   for (let r = 0; r < state.dpSize; r++) {
-    if (now - ts[r]! <= staleAfterSeconds) {
+    const at = ts[r]!
+    if (Number.isNaN(at)) continue
+    kq = Math.max(kq, state.snapRequests[r]!)
+    kt = Math.max(kt, state.snapTokens[r]!)
+    if (now - at <= staleAfterSeconds) {
       q = Math.max(q, state.snapRequests[r]!)
       t = Math.max(t, state.snapTokens[r]!)
     }
   }
-  return { requests: q, tokens: t }
+  return { requests: q, tokens: t, knownRequests: kq, knownTokens: kt }
+}
+
+/**
+ * The base floor of a rank that is not fresh (`[requests, tokens]`): for a stale rank the busiest
+ * fresh base, for an unknown or never-published rank the busiest known base (stale ones included);
+ * `undefined` when there is none.
+ *
+ * @internal
+ */
+export const floorOf = (state: LedgerState, r: number, fm: FreshMax): readonly [number, number] | undefined => {
+  if (Number.isNaN(state.snapTimestamp[r]!)) return fm.knownRequests >= 0 ? [fm.knownRequests, fm.knownTokens] : undefined
+  return fm.requests >= 0 ? [fm.requests, fm.tokens] : undefined
 }
 
 /** True when rank `r`'s snapshot is fresh at `now` (false when it never published). @internal */
@@ -500,13 +522,27 @@ export const isFresh = (state: LedgerState, r: number, now: number, staleAfterSe
 /** Effective requests of rank `r` (base per the staleness rule, plus charges). @internal */
 export const effectiveRequests = (state: LedgerState, r: number, fresh: boolean, fm: FreshMax): number => {
   const own = state.snapRequests[r]!
-  return (fresh || fm.requests < 0 ? own : Math.max(own, fm.requests)) + state.chargedRequests[r]!
+  const floor = fresh ? undefined : floorOf(state, r, fm)
+  return (floor === undefined ? own : Math.max(own, floor[0])) + state.chargedRequests[r]!
 }
 
 /** Effective tokens of rank `r`. @internal */
 export const effectiveTokens = (state: LedgerState, r: number, fresh: boolean, fm: FreshMax): number => {
   const own = state.snapTokens[r]!
-  return (fresh || fm.requests < 0 ? own : Math.max(own, fm.tokens)) + state.chargedTokens[r]!
+  const floor = fresh ? undefined : floorOf(state, r, fm)
+  return (floor === undefined ? own : Math.max(own, floor[1])) + state.chargedTokens[r]!
+}
+
+/**
+ * The highest KV usage any rank reported (its last known row), `undefined` when none did: what a
+ * rank whose KV usage is unknown is taken to have wherever KV usage gates a choice.
+ *
+ * @internal
+ */
+export const maxKnownKv = (state: LedgerState): number | undefined => {
+  let m = Number.NaN
+  for (const kv of state.snapKv) if (!(kv <= m)) m = Number.isNaN(kv) ? m : kv
+  return Number.isNaN(m) ? undefined : m
 }
 
 /** KV usage of rank `r`, `undefined` when not reported. @internal */
