@@ -6,7 +6,8 @@
 import type { PolicyEntry, RankLoad, RouteRequest } from "@loadledger/policies"
 import fc from "fast-check"
 import { type LawException, lawExceptions } from "./LawExceptions.js"
-import { type LawName, lawNames, type PolicyArbitraries, policyLawPredicates, policyLaws } from "./PolicyLaws.js"
+import { policyLawPredicates } from "./LawPredicates.js"
+import { type LawName, lawNames, type PolicyArbitraries, policyLaws } from "./PolicyLaws.js"
 
 /**
  * One check of {@link registryLawCases}: `policy` must satisfy `law` (`expect: "holds"`, checked by
@@ -54,7 +55,10 @@ export const registryArbitraries: PolicyArbitraries = {
       numRunningReqs: fc.nat({ max: 64 }),
       numWaitingReqs: fc.nat({ max: 64 }),
       numTotalTokens: fc.nat({ max: 200_000 }),
-      kvCacheUsage: fc.option(fc.integer({ min: 0, max: 100 }).map((p) => p / 100), { nil: undefined })
+      kvCacheUsage: fc.option(
+        fc.integer({ min: 0, max: 100 }).map((p) => p / 100),
+        { nil: undefined }
+      )
     }),
   request: fc.record({
     requestId: fc.uuid(),
@@ -105,7 +109,8 @@ export const registryLawCases = (
     const key = `${x.policy} / ${x.law}`
     if (!names.has(x.policy))
       cases.push({ ...x, expect: "broken", check: fail(`law exception for ${key}: no such policy`) })
-    if (seen.has(key)) cases.push({ ...x, expect: "broken", check: fail(`law exception ${key} is listed twice`) })
+    if (seen.has(key))
+      cases.push({ ...x, expect: "broken", check: fail(`law exception ${key} is listed twice`) })
     seen.add(key)
   }
   for (const entry of entries) {
@@ -122,7 +127,8 @@ export const registryLawCases = (
       }
       const broken = () => {
         const ok = (holds[x.law] as (...input: ReadonlyArray<unknown>) => boolean)(...x.counterexample)
-        if (ok) throw new Error(`law exception ${x.policy} / ${x.law}: the stated counterexample satisfies the law`)
+        if (ok)
+          throw new Error(`law exception ${x.policy} / ${x.law}: the stated counterexample satisfies the law`)
       }
       cases.push({ policy: entry.name, law, expect: "broken", reason: x.reason, check: broken })
     }

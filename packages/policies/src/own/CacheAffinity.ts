@@ -182,13 +182,18 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     }
   }
 
-  const observe = (state: CacheAffinityState, loads: Parameters<Policy<unknown>["observe"]>[1], now: number) => {
+  const observe = (
+    state: CacheAffinityState,
+    loads: Parameters<Policy<unknown>["observe"]>[1],
+    now: number
+  ) => {
     const ledger = observeLedger(state.ledger, loads, margin, now)
     if (ledger === state.ledger) return state
     const kvAdjust = state.kvAdjust.map((adj, r) => {
       const s = ledger.snapshots[r]
       const at = ledger.snapTimestamp[r]!
-      if (s === undefined || s === state.ledger.snapshots[r] || adj.length === 0 || Number.isNaN(at)) return adj
+      if (s === undefined || s === state.ledger.snapshots[r] || adj.length === 0 || Number.isNaN(at))
+        return adj
       return adj.filter((a) => !(a.atSeconds + margin < at))
     })
     return { ...state, ledger, kvAdjust }
@@ -282,7 +287,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     for (let r = 0; r < n; r++) {
       const fresh = isFresh(state.ledger, r, now, staleAfter)
       if (!fresh && !Number.isNaN(state.ledger.snapTimestamp[r]!)) stale.push(r)
-      loads[r] = effectiveRequests(state.ledger, r, fresh, fm)
+      loads[r] = effectiveRequests(state.ledger, r, now, staleAfter, fm)
     }
     // indexed stores then a trimmed length: several times faster than push in V8
     const eligible = new Array<number>(n)

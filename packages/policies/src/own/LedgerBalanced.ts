@@ -3,13 +3,13 @@ import {
   chargeLedger,
   emptyLedger,
   finishLedger,
-  floorOf,
   freshMax,
   type LedgerState,
   ledgerView,
   maxKnownKv,
   observeLedger,
-  setLedgerStatus
+  setLedgerStatus,
+  unknownBase
 } from "./internal/Ledger.js"
 import type { RankView } from "./RankView.js"
 
@@ -154,6 +154,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     const fm = freshMax(state, now, staleAfterSeconds)
     const {
       healthy,
+      snapshots,
       snapTimestamp,
       snapRequests,
       snapTokens,
@@ -178,15 +179,22 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
       let q = snapRequests[r]!
       let t = snapTokens[r]!
+      let w = snapWaiting[r]!
       if (!(now - snapTimestamp[r]! <= staleAfterSeconds)) {
-        // stale or never published: never idle, at least the busiest fresh rank's base
-        // (an unknown rank with no fresh rank about: at least the busiest known base)
-        if (Number.isNaN(snapTimestamp[r]!)) unknown.push(r)
-        else stale.push(r)
-        const floor = floorOf(state, r, fm)
-        if (floor !== undefined) {
-          q = Math.max(q, floor[0])
-          t = Math.max(t, floor[1])
+        if (Number.isNaN(snapTimestamp[r]!)) {
+          // unknown or never published: what it reported, the busiest known values for the rest
+          unknown.push(r)
+          const base = unknownBase(snapshots[r], fm, now, staleAfterSeconds)
+          q = base[0]
+          t = base[1]
+          w = base[2]
+        } else {
+          // stale: never idle, at least the busiest fresh rank's base
+          stale.push(r)
+          if (fm.requests >= 0) {
+            q = Math.max(q, fm.requests)
+            t = Math.max(t, fm.tokens)
+          }
         }
       }
       q += chargedRequests[r]!
@@ -196,7 +204,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       scores[r] = a
       if (!healthy[r]) continue
       const kv = Number.isNaN(snapKv[r]!) ? kvUnknownAs : snapKv[r]!
-      if (room && kv !== undefined && kv >= kvFull && snapWaiting[r]! + chargedRequests[r]! > 0) {
+      if (room && kv !== undefined && kv >= kvFull && w + chargedRequests[r]! > 0) {
         guarded.push(r)
         continue
       }

@@ -165,13 +165,22 @@ export const update = (budget: DpBudget, loads: ReadonlyArray<RankLoad>): DpBudg
 
 /** `b` with the unknown marks set (each key present only when some rank is marked). */
 const withFlags = (
-  b: { totalRequests: ReadonlyArray<number>; totalTokens: ReadonlyArray<number>; lastTimestamp: ReadonlyArray<number> },
+  b: {
+    totalRequests: ReadonlyArray<number>
+    totalTokens: ReadonlyArray<number>
+    lastTimestamp: ReadonlyArray<number>
+  },
   requestsUnknown: ReadonlyArray<boolean> | undefined,
   tokensUnknown: ReadonlyArray<boolean> | undefined
 ): DpBudget => {
   if (requestsUnknown === undefined && tokensUnknown === undefined) return b
   if (requestsUnknown === undefined)
-    return { totalRequests: b.totalRequests, totalTokens: b.totalTokens, lastTimestamp: b.lastTimestamp, tokensUnknown }
+    return {
+      totalRequests: b.totalRequests,
+      totalTokens: b.totalTokens,
+      lastTimestamp: b.lastTimestamp,
+      tokensUnknown
+    }
   if (tokensUnknown === undefined)
     return {
       totalRequests: b.totalRequests,
@@ -206,7 +215,10 @@ const withFlags = (
  * @category getters
  * @since 0.2.0
  */
-export const excludedRanks = (budget: DpBudget, method: LoadBalanceMethod): ReadonlyArray<boolean> | undefined => {
+export const excludedRanks = (
+  budget: DpBudget,
+  method: LoadBalanceMethod
+): ReadonlyArray<boolean> | undefined => {
   const req = budget.requestsUnknown
   const tok = method === "TOTAL_TOKENS" ? budget.tokensUnknown : undefined
   if (tok === undefined) return req
@@ -215,7 +227,11 @@ export const excludedRanks = (budget: DpBudget, method: LoadBalanceMethod): Read
 }
 
 /** True when rank `b` beats rank `a` (a < b) on exclusion alone; `undefined` when that does not decide. */
-const byExclusion = (excluded: ReadonlyArray<boolean> | undefined, a: number, b: number): boolean | undefined => {
+const byExclusion = (
+  excluded: ReadonlyArray<boolean> | undefined,
+  a: number,
+  b: number
+): boolean | undefined => {
   if (excluded === undefined) return undefined
   const ea = excluded[a] === true
   const eb = excluded[b] === true

@@ -83,7 +83,10 @@ const emptyLb = (): VllmLbState => ({
  * ranks; `rows` is written in place) and return the flagged ranks, or `undefined` when none. With
  * no known rank the flagged rows stay as they are.
  */
-const busiestKnown = (rows: Array<VllmEngineRow>, unknown: ReadonlyArray<boolean>): ReadonlyArray<number> | undefined => {
+const busiestKnown = (
+  rows: Array<VllmEngineRow>,
+  unknown: ReadonlyArray<boolean>
+): ReadonlyArray<number> | undefined => {
   let waiting = -1
   let running = -1
   let kv: number | undefined

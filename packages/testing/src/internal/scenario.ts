@@ -5,7 +5,15 @@
  */
 import type { Policy, RankLoad, RouteRequest, RouteResult } from "@loadledger/policies"
 import fc from "fast-check"
-import type { PolicyArbitraries, PolicyScenario } from "../PolicyLaws.js"
+import type { LoadField, PolicyArbitraries, PolicyScenario } from "../PolicyLaws.js"
+
+/** The load fields the unknown law can hide. @internal */
+export const loadFields: ReadonlyArray<LoadField> = [
+  "numRunningReqs",
+  "numWaitingReqs",
+  "numTotalTokens",
+  "kvCacheUsage"
+]
 
 /** Timestamp 1..1000 s, 0..64 running and waiting, 0..200000 tokens, every field present. @internal */
 export const defaultLoad = (dpRank: number): fc.Arbitrary<RankLoad> =>
@@ -73,4 +81,7 @@ export const firstDecision = <S>(policy: Policy<S>, sc: PolicyScenario, loads: R
   run(policy, { ...sc, loads, requests: sc.requests.slice(0, 1) }).decisions[0]
 
 /** The scenario with every rank healthy. @internal */
-export const allHealthy = (sc: PolicyScenario): PolicyScenario => ({ ...sc, status: sc.status.map(() => true) })
+export const allHealthy = (sc: PolicyScenario): PolicyScenario => ({
+  ...sc,
+  status: sc.status.map(() => true)
+})

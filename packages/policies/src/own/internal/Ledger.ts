@@ -278,8 +278,8 @@ const isOrdered = (newestFirst: ReadonlyArray<ChargeNode>): boolean => {
  * `timestamp - inclusionMarginSeconds` are provably included in the row and are dropped; the rest
  * stay. Invalid rows are ignored (the rank keeps its previous view). A row without `timestamp` is
  * observed at `now`. An unknown row (see {@link classifyLoad}) makes the rank unknown, as if it never
- * published: `snapTimestamp` NaN (so it is never fresh and routing takes at least the busiest fresh
- * rank's base for it), KV usage unknown, its last numbers kept, no charge dropped.
+ * published: `snapTimestamp` NaN (never fresh: routing takes {@link unknownBase} for it), KV usage
+ * as reported by a partial row (else unknown), no charge dropped.
  *
  * @internal
  */
@@ -318,8 +318,10 @@ export const observeLedger = (
     }
     snaps.snapshots[r] = l
     if (kind === "unknown") {
+      // a partial row keeps the KV usage it did report
+      const kv = l.unknown === undefined ? l.kvCacheUsage : undefined
       snaps.snapTimestamp[r] = Number.NaN
-      snaps.snapKv[r] = Number.NaN
+      snaps.snapKv[r] = kv !== undefined && kv >= 0 && kv <= 1 ? kv : Number.NaN
       continue
     }
     snaps.snapTimestamp[r] = timestamp
@@ -469,17 +471,18 @@ export const setLedgerStatus = (state: LedgerState, status: ReadonlyArray<boolea
   status.length === state.dpSize ? { ...state, healthy: [...status] } : state
 
 /**
- * The busiest fresh base load at `now` (`requests < 0` when no rank is fresh), and the busiest
- * known one (`knownRequests` / `knownTokens`, over every rank with a known row, stale ones
- * included; `< 0` when none). Stale ranks take the fresh maximum as their floor, unknown and
- * never-published ranks the known one (never idle; see {@link floorOf}).
+ * The busiest fresh base load at `now` (`requests < 0` when no rank is fresh), and per field the
+ * busiest known values (`knownRunning` / `knownWaiting` / `knownTokens`: the maxima over every rank
+ * whose last row is known, stale ones included; `< 0` when none). Stale ranks take the fresh maxima
+ * as their floor; unknown and never-published ranks the known ones (see {@link unknownBase}).
  *
  * @internal
  */
 export interface FreshMax {
   readonly requests: number
   readonly tokens: number
-  readonly knownRequests: number
+  readonly knownRunning: number
+  readonly knownWaiting: number
   readonly knownTokens: number
 }
 
@@ -487,51 +490,86 @@ export interface FreshMax {
 export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: number): FreshMax => {
   let q = -1
   let t = -1
-  let kq = -1
+  let kr = -1
+  let kw = -1
   let kt = -1
   const ts = state.snapTimestamp
   for (let r = 0; r < state.dpSize; r++) {
     const at = ts[r]!
     if (Number.isNaN(at)) continue
-    kq = Math.max(kq, state.snapRequests[r]!)
-    kt = Math.max(kt, state.snapTokens[r]!)
+    const requests = state.snapRequests[r]!
+    const waiting = state.snapWaiting[r]!
+    const tokens = state.snapTokens[r]!
+    kr = Math.max(kr, requests - waiting)
+    kw = Math.max(kw, waiting)
+    kt = Math.max(kt, tokens)
     if (now - at <= staleAfterSeconds) {
-      q = Math.max(q, state.snapRequests[r]!)
-      t = Math.max(t, state.snapTokens[r]!)
+      q = Math.max(q, requests)
+      t = Math.max(t, tokens)
     }
   }
-  return { requests: q, tokens: t, knownRequests: kq, knownTokens: kt }
+  return { requests: q, tokens: t, knownRunning: kr, knownWaiting: kw, knownTokens: kt }
 }
 
+/** A field of an unknown rank's row: its own value when it reported a usable one, else the busiest known. */
+const ownOrBusiest = (x: number | undefined, busiest: number): number =>
+  isCount(x) ? x : busiest < 0 ? 0 : busiest
+
 /**
- * The base floor of a rank that is not fresh (`[requests, tokens]`): for a stale rank the busiest
- * fresh base, for an unknown or never-published rank the busiest known base (stale ones included);
- * `undefined` when there is none.
+ * The base `[requests, tokens, waiting]` of a rank whose load is unknown (an `unknown` row, a row
+ * missing a count, or never published): each field it reported, and for each field it did not the
+ * busiest known value (see {@link FreshMax}), so it is never less busy than a known rank would be
+ * in its place; when its row is stale (or it never published), at least the busiest fresh base as
+ * for a stale rank. With no known rank at all, an unreported field counts 0 (every rank is unknown).
  *
  * @internal
  */
-export const floorOf = (state: LedgerState, r: number, fm: FreshMax): readonly [number, number] | undefined => {
-  if (Number.isNaN(state.snapTimestamp[r]!)) return fm.knownRequests >= 0 ? [fm.knownRequests, fm.knownTokens] : undefined
-  return fm.requests >= 0 ? [fm.requests, fm.tokens] : undefined
+export const unknownBase = (
+  row: RankLoad | undefined,
+  fm: FreshMax,
+  now: number,
+  staleAfterSeconds: number
+): readonly [number, number, number] => {
+  const known = row !== undefined && row.unknown === undefined
+  const running = ownOrBusiest(known ? row.numRunningReqs : undefined, fm.knownRunning)
+  const waiting = ownOrBusiest(known ? row.numWaitingReqs : undefined, fm.knownWaiting)
+  const tokens = ownOrBusiest(known ? row.numTotalTokens : undefined, fm.knownTokens)
+  const at = row?.timestamp
+  // a stale (or never published) one also takes the stale floor, as a known stale rank would
+  if (fm.requests >= 0 && !(at !== undefined && now - at <= staleAfterSeconds))
+    return [Math.max(running + waiting, fm.requests), Math.max(tokens, fm.tokens), waiting]
+  return [running + waiting, tokens, waiting]
 }
 
-/** True when rank `r`'s snapshot is fresh at `now` (false when it never published). @internal */
+/** The base `[requests, tokens, waiting]` of rank `r` at `now` (fresh, stale or unknown). @internal */
+export const baseOf = (
+  state: LedgerState,
+  r: number,
+  now: number,
+  staleAfterSeconds: number,
+  fm: FreshMax
+): readonly [number, number, number] => {
+  if (Number.isNaN(state.snapTimestamp[r]!))
+    return unknownBase(state.snapshots[r], fm, now, staleAfterSeconds)
+  const fresh = isFresh(state, r, now, staleAfterSeconds)
+  const q = state.snapRequests[r]!
+  const t = state.snapTokens[r]!
+  const w = state.snapWaiting[r]!
+  return fresh || fm.requests < 0 ? [q, t, w] : [Math.max(q, fm.requests), Math.max(t, fm.tokens), w]
+}
+
+/** True when rank `r`'s snapshot is fresh at `now` (false when it never published or is unknown). @internal */
 export const isFresh = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
   now - state.snapTimestamp[r]! <= staleAfterSeconds
 
-/** Effective requests of rank `r` (base per the staleness rule, plus charges). @internal */
-export const effectiveRequests = (state: LedgerState, r: number, fresh: boolean, fm: FreshMax): number => {
-  const own = state.snapRequests[r]!
-  const floor = fresh ? undefined : floorOf(state, r, fm)
-  return (floor === undefined ? own : Math.max(own, floor[0])) + state.chargedRequests[r]!
-}
-
-/** Effective tokens of rank `r`. @internal */
-export const effectiveTokens = (state: LedgerState, r: number, fresh: boolean, fm: FreshMax): number => {
-  const own = state.snapTokens[r]!
-  const floor = fresh ? undefined : floorOf(state, r, fm)
-  return (floor === undefined ? own : Math.max(own, floor[1])) + state.chargedTokens[r]!
-}
+/** Effective requests of rank `r` at `now` (base per the staleness rule, plus charges). @internal */
+export const effectiveRequests = (
+  state: LedgerState,
+  r: number,
+  now: number,
+  staleAfterSeconds: number,
+  fm: FreshMax
+): number => baseOf(state, r, now, staleAfterSeconds, fm)[0] + state.chargedRequests[r]!
 
 /**
  * The highest KV usage any rank reported (its last known row), `undefined` when none did: what a
@@ -560,12 +598,14 @@ export const ledgerView = (
   const fm = freshMax(state, now, staleAfterSeconds)
   return state.snapshots.map((s, r) => {
     const fresh = isFresh(state, r, now, staleAfterSeconds)
+    const [requests, tokens, waiting] = baseOf(state, r, now, staleAfterSeconds, fm)
     return {
-      requests: effectiveRequests(state, r, fresh, fm),
-      tokens: effectiveTokens(state, r, fresh, fm),
-      waiting: state.snapWaiting[r]! + state.chargedRequests[r]!,
+      requests: requests + state.chargedRequests[r]!,
+      tokens: tokens + state.chargedTokens[r]!,
+      waiting: waiting + state.chargedRequests[r]!,
       kvCacheUsage: kvOf(state, r),
-      ageSeconds: s?.timestamp === undefined || Number.isNaN(state.snapTimestamp[r]!) ? undefined : now - s.timestamp,
+      ageSeconds:
+        s?.timestamp === undefined || Number.isNaN(state.snapTimestamp[r]!) ? undefined : now - s.timestamp,
       stale: s !== undefined && !fresh && !Number.isNaN(state.snapTimestamp[r]!),
       unknown: Number.isNaN(state.snapTimestamp[r]!)
     }

@@ -124,7 +124,12 @@ const chargeTotals = (t: Totals, rank: number, tokens: number, times = 1): void 
  */
 export const pickOf = (t: Totals): number => {
   if (t.tree !== undefined) return t.tree[1]!
-  const view = { totalRequests: t.requests, totalTokens: t.tokens, lastTimestamp: [], requestsUnknown: t.excluded }
+  const view = {
+    totalRequests: t.requests,
+    totalTokens: t.tokens,
+    lastTimestamp: [],
+    requestsUnknown: t.excluded
+  }
   return t.byTokens ? argminTokens(view) : argminRequests(view)
 }
 
