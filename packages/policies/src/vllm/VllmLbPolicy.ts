@@ -48,9 +48,12 @@ export interface VllmLbPolicyState {
   readonly kvMissing: ReadonlyArray<number>
   /**
    * Ranks whose last row was `unknown` or lacked `numWaitingReqs` / `numRunningReqs`: their row in
-   * `lb.lbEngines` holds the busiest known values (see `makeVllmLb`). Absent when none.
+   * `lb.lbEngines` holds what they reported and the busiest known values for the rest (see
+   * `makeVllmLb`). Absent when none.
    */
   readonly loadUnknown?: ReadonlyArray<number> | undefined
+  /** The last rows of the `loadUnknown` ranks, as received (in `loadUnknown` order). */
+  readonly unknownRows?: ReadonlyArray<RankLoad> | undefined
   readonly rejectedRanks: ReadonlyArray<number>
   readonly initError?: PolicyError | undefined
 }
@@ -62,6 +65,7 @@ const withLb = (s: VllmLbPolicyState, lb: VllmLbState): VllmLbPolicyState => ({
   unhealthy: s.unhealthy,
   kvMissing: s.kvMissing,
   loadUnknown: s.loadUnknown,
+  unknownRows: s.unknownRows,
   rejectedRanks: s.rejectedRanks,
   initError: s.initError
 })
@@ -79,21 +83,22 @@ const emptyLb = (): VllmLbState => ({
 })
 
 /**
- * Give every rank flagged in `unknown` the busiest known row (per field, the maximum over the other
- * ranks; `rows` is written in place) and return the flagged ranks, or `undefined` when none. With
- * no known rank the flagged rows stay as they are.
+ * Give every rank with a row in `unknown` what it reported and, for each field it did not, the
+ * busiest known value (the maximum over the other ranks; `rows` is written in place). Returns the
+ * flagged rows, or `undefined` when none. With no known rank the flagged rows stay as they are.
  */
 const busiestKnown = (
   rows: Array<VllmEngineRow>,
-  unknown: ReadonlyArray<boolean>
-): ReadonlyArray<number> | undefined => {
+  unknown: ReadonlyArray<RankLoad | undefined>
+): ReadonlyArray<RankLoad> | undefined => {
   let waiting = -1
   let running = -1
   let kv: number | undefined
-  const flagged: Array<number> = []
+  const flagged: Array<RankLoad> = []
   for (let i = 0; i < rows.length; i++) {
-    if (unknown[i] === true) {
-      flagged.push(i)
+    const u = unknown[i]
+    if (u !== undefined) {
+      flagged.push(u)
       continue
     }
     const row = rows[i]!
@@ -102,7 +107,11 @@ const busiestKnown = (
     if (row[2] !== undefined) kv = kv === undefined ? row[2] : Math.max(kv, row[2])
   }
   if (flagged.length === 0) return undefined
-  if (waiting >= 0) for (const i of flagged) rows[i] = [waiting, running, kv]
+  if (waiting >= 0)
+    for (const u of flagged) {
+      const own = u.unknown === undefined ? u : undefined
+      rows[u.dpRank] = [own?.numWaitingReqs ?? waiting, own?.numRunningReqs ?? running, own?.kvCacheUsage ?? kv]
+    }
   return flagged
 }
 
@@ -117,10 +126,11 @@ const busiestKnown = (
  * **Unknown, absent, stale, unhealthy** (loadledger's extension; upstream's coordinator always
  * sends every field, and with every field present routing is exactly upstream's). The fields it
  * needs are `numWaitingReqs` and `numRunningReqs`. A row that is `unknown`, or lacks either, is
- * never attractive: the rank's row becomes the busiest known values, each field the maximum over
- * the ranks whose counts are known (`[max waiting, max running, max kvCacheUsage]`, as held at
- * that `observe`, local bumps included), and is listed in `details.loadUnknown`; when no rank's
- * counts are known the rank keeps its previous row (every rank is then equally unknown). A row
+ * never attractive: each field it did not report (`kvCacheUsage` included) becomes the busiest
+ * known value, the maximum over the ranks whose counts are known, as held at that `observe` (local
+ * bumps included); the fields it did report are kept. Such ranks are listed in
+ * `details.loadUnknown`; when no rank's counts are known they keep their previous row (every rank
+ * is then equally unknown). A row
  * with the counts but without `kvCacheUsage` adds no KV penalty and is listed in
  * `details.kvMissing` (since 0.1.0: treating it as 0 would claim "not saturated" without evidence;
  * this does make it more attractive than a known saturated rank, the registry laws list it as an
@@ -188,10 +198,10 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       const rows: Array<VllmEngineRow> = state.lb.lbEngines.slice()
       const at = state.snapshotAt.slice()
       const rejected: Array<number> = []
-      let unknown: Array<boolean> | undefined
-      if (state.loadUnknown !== undefined) {
-        unknown = packed(n, false)
-        for (const r of state.loadUnknown) unknown[r] = true
+      let unknown: Array<RankLoad | undefined> | undefined
+      if (state.unknownRows !== undefined) {
+        unknown = packed<RankLoad | undefined>(n, undefined)
+        for (const row of state.unknownRows) unknown[row.dpRank] = row
       }
       for (const l of loads) {
         const r = l.dpRank
@@ -204,19 +214,20 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
         at[r] = l.timestamp ?? now
         if (waiting !== undefined && running !== undefined) {
           rows[r] = [waiting, running, l.kvCacheUsage]
-          if (unknown !== undefined) unknown[r] = false
+          if (unknown !== undefined) unknown[r] = undefined
         } else {
-          unknown ??= packed(n, false)
-          unknown[r] = true
+          unknown ??= packed<RankLoad | undefined>(n, undefined)
+          unknown[r] = l
         }
       }
-      const loadUnknown = unknown === undefined ? undefined : busiestKnown(rows, unknown)
+      const unknownRows = unknown === undefined ? undefined : busiestKnown(rows, unknown)
       return {
         ...state,
         lb: { ...state.lb, lbEngines: rows },
         snapshotAt: at,
         kvMissing: rows.flatMap((row, i) => (row[2] === undefined ? [i] : [])),
-        loadUnknown,
+        loadUnknown: unknownRows?.map((row) => row.dpRank),
+        unknownRows,
         rejectedRanks: rejected
       }
     },
