@@ -26,7 +26,7 @@ const prefersUnknown: Policy<ReadonlyArray<RankLoad>> = {
   observe: (_s, loads) => loads,
   route: (s) => {
     const unknown = s.findIndex((l) => l.unknown !== undefined || l.numRunningReqs === undefined)
-    return { _tag: "Routed", rank: unknown >= 0 ? unknown : 0, state: s, explanation: {} }
+    return { _tag: "Routed", rank: Math.max(unknown, 0), state: s, explanation: {} }
   },
   finish: (s) => s,
   setStatus: (s) => s

@@ -110,7 +110,11 @@ const busiestKnown = (
   if (waiting >= 0)
     for (const u of flagged) {
       const own = u.unknown === undefined ? u : undefined
-      rows[u.dpRank] = [own?.numWaitingReqs ?? waiting, own?.numRunningReqs ?? running, own?.kvCacheUsage ?? kv]
+      rows[u.dpRank] = [
+        own?.numWaitingReqs ?? waiting,
+        own?.numRunningReqs ?? running,
+        own?.kvCacheUsage ?? kv
+      ]
     }
   return flagged
 }

@@ -11,15 +11,10 @@
  *   mode, step-boundary snapshots. Each front end applies a publish with `observe`, and routes its
  *   share of the arrivals with its own policy state and in-flight counts.
  */
-import type {
-  Policy,
-  PolicyError,
-  PolicyOptions,
-  RankLoad,
-  VllmCoordMessage,
-  VllmWaveMessage
-} from "@loadledger/policies"
+import type { Policy, PolicyError, PolicyOptions, RankLoad } from "@loadledger/policies"
 import type { PublishRecord } from "../Result.js"
+import type { VllmCoordMessage } from "../vllm/VllmCoordTypes.js"
+import type { VllmWaveMessage } from "../vllm/VllmWaveTypes.js"
 import { type CoordEvent, Coordinator } from "./coordinator.js"
 import type { Rank, Req } from "./rank.js"
 

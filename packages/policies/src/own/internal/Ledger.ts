@@ -513,7 +513,7 @@ export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: num
 
 /** A field of an unknown rank's row: its own value when it reported a usable one, else the busiest known. */
 const ownOrBusiest = (x: number | undefined, busiest: number): number =>
-  isCount(x) ? x : busiest < 0 ? 0 : busiest
+  isCount(x) ? x : Math.max(busiest, 0)
 
 /**
  * The base `[requests, tokens, waiting]` of a rank whose load is unknown (an `unknown` row, a row
