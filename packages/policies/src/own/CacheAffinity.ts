@@ -3,17 +3,13 @@ import { type Explanation, type Policy, policyError, type RouteRequest, type Rou
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
   chargeLedger,
-  effectiveRequests,
   emptyLedger,
   finishLedger,
-  freshMax,
-  isFresh,
-  kvOf,
   type LedgerState,
-  ledgerView,
   observeLedger,
   setLedgerStatus
-} from "./internal/Ledger.js"
+} from "./internal/InflightCharges.js"
+import { effectiveRequests, freshMax, isFresh, kvOf, ledgerView } from "./internal/LoadView.js"
 import type { RankView } from "./RankView.js"
 
 /**

@@ -3,14 +3,11 @@ import {
   chargeLedger,
   emptyLedger,
   finishLedger,
-  freshMax,
   type LedgerState,
-  ledgerView,
-  maxKnownKv,
   observeLedger,
-  setLedgerStatus,
-  unknownBase
-} from "./internal/Ledger.js"
+  setLedgerStatus
+} from "./internal/InflightCharges.js"
+import { freshMax, ledgerView, maxKnownKv, unknownBase } from "./internal/LoadView.js"
 import type { RankView } from "./RankView.js"
 
 /**

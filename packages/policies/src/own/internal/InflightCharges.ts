@@ -1,6 +1,21 @@
+/**
+ * The in-flight charges of loadledger's own policies: every routed request charged to its rank
+ * until a snapshot stamped after it arrives or it finishes, plus the newest snapshot per rank.
+ *
+ * @internal
+ */
 import { packed } from "../../internal/packed.js"
 import type { RankLoad } from "../../Policy.js"
-import type { RankView } from "../RankView.js"
+import {
+  type ChargeEdit,
+  countInexact,
+  dropIncluded,
+  isExact,
+  isOrdered,
+  liveNodes,
+  recount,
+  relink
+} from "./ChargeLists.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
 
 /**
@@ -125,7 +140,8 @@ const withCharges = (
   live
 })
 
-const isCount = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0
+/** A finite non-negative number (a usable count or token total). @internal */
+export const isCount = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0
 
 /**
  * What a snapshot row means to the ledger: `"invalid"` (rank out of range, a timestamp that is
@@ -148,130 +164,6 @@ export const classifyLoad = (l: RankLoad, dpSize: number): "invalid" | "unknown"
 export const validLoad = (l: RankLoad, dpSize: number): boolean => classifyLoad(l, dpSize) === "known"
 
 /** Charges whose sums are exact under any order of additions and subtractions. */
-const isExact = (c: Charge): boolean =>
-  Number.isSafeInteger(c.requests) && c.requests >= 0 && Number.isSafeInteger(c.tokens) && c.tokens >= 0
-
-const isLive = (live: HashTrie<ReadonlyArray<Held>>, node: ChargeNode): boolean => {
-  const xs = getTrie(live, node.held.charge.requestId)
-  if (xs === undefined) return false
-  for (let i = 0; i < xs.length; i++) if (xs[i] === node.held) return true
-  return false
-}
-
-/** Remove `node` from the live map (it is known to be live). */
-const unlive = (live: HashTrie<ReadonlyArray<Held>>, node: ChargeNode): HashTrie<ReadonlyArray<Held>> => {
-  const id = node.held.charge.requestId
-  const xs = getTrie(live, id)!
-  if (xs.length === 1) return setTrie(live, id, undefined)
-  return setTrie(
-    live,
-    id,
-    xs.filter((x) => x !== node.held)
-  )
-}
-
-/** Rebuild a list from nodes given newest first (fresh nodes, same charges). */
-const relink = (nodes: ReadonlyArray<ChargeNode>): ChargeNode | undefined => {
-  let head: ChargeNode | undefined
-  for (let i = nodes.length - 1; i >= 0; i--) head = { held: nodes[i]!.held, next: head }
-  return head
-}
-
-/**
- * The sums of the live charges (given newest first), added in routing order (oldest first) as a
- * recount does.
- */
-const recount = (nodes: ReadonlyArray<ChargeNode>): readonly [number, number] => {
-  let q = 0
-  let t = 0
-  for (let i = nodes.length - 1; i >= 0; i--) {
-    q += nodes[i]!.held.charge.requests
-    t += nodes[i]!.held.charge.tokens
-  }
-  return [q, t]
-}
-
-/** The live nodes of a list, newest first. */
-const liveNodes = (live: HashTrie<ReadonlyArray<Held>>, head: ChargeNode | undefined): Array<ChargeNode> => {
-  const out: Array<ChargeNode> = []
-  for (let x = head; x !== undefined; x = x.next) if (isLive(live, x)) out.push(x)
-  return out
-}
-
-const countInexact = (nodes: ReadonlyArray<ChargeNode>): number => {
-  let k = 0
-  for (const x of nodes) if (!isExact(x.held.charge)) k++
-  return k
-}
-
-/** Mutable working copies of the charge columns, made on first change. */
-interface ChargeEdit {
-  charges: Array<ChargeList>
-  chargedRequests: Array<number>
-  chargedTokens: Array<number>
-  live: HashTrie<ReadonlyArray<Held>>
-}
-
-/**
- * Drop the charges of rank `r` routed strictly before `timestamp - margin` (provably included in a
- * snapshot stamped `timestamp`). Returns whether anything changed; the sums become the recount of
- * the charges kept, in routing order.
- */
-const dropIncluded = (e: ChargeEdit, r: number, timestamp: number, margin: number): void => {
-  const list = e.charges[r]!
-  if (list.live === 0 && list.head === undefined) return
-  const kept: Array<ChargeNode> = []
-  let removed = false
-  let q = e.chargedRequests[r]!
-  let t = e.chargedTokens[r]!
-  let inexact = list.inexact
-  let x = list.head
-  // walk newest first; in an ordered list, the first charge to drop means every older one drops too
-  for (; x !== undefined; x = x.next) {
-    const live = isLive(e.live, x)
-    if (!(x.held.charge.routedAtSeconds + margin < timestamp)) {
-      if (live) kept.push(x)
-      continue
-    }
-    if (live) {
-      removed = true
-      e.live = unlive(e.live, x)
-      q -= x.held.charge.requests
-      t -= x.held.charge.tokens
-      if (!isExact(x.held.charge)) inexact--
-    }
-    if (list.ordered) {
-      for (let y = x.next; y !== undefined; y = y.next) {
-        if (!isLive(e.live, y)) continue
-        removed = true
-        e.live = unlive(e.live, y)
-        q -= y.held.charge.requests
-        t -= y.held.charge.tokens
-        if (!isExact(y.held.charge)) inexact--
-      }
-      break
-    }
-  }
-  if (!removed) return
-  if (list.inexact > 0) [q, t] = recount(kept)
-  e.charges[r] = {
-    head: relink(kept),
-    live: kept.length,
-    dead: 0,
-    inexact,
-    ordered: list.ordered || isOrdered(kept)
-  }
-  e.chargedRequests[r] = kept.length === 0 ? 0 : q
-  e.chargedTokens[r] = kept.length === 0 ? 0 : t
-}
-
-const isOrdered = (newestFirst: ReadonlyArray<ChargeNode>): boolean => {
-  for (let i = 1; i < newestFirst.length; i++)
-    if (!(newestFirst[i]!.held.charge.routedAtSeconds <= newestFirst[i - 1]!.held.charge.routedAtSeconds))
-      return false
-  return true
-}
-
 /**
  * Fold snapshots in. A row older than the one held is ignored (never an overwrite with older data);
  * a row is applied when its timestamp is equal or newer. Charges routed strictly before
@@ -469,145 +361,3 @@ export const finishLedger = (state: LedgerState, requestIds: ReadonlyArray<strin
 /** Replace health; a status of the wrong length is ignored (as upstream). @internal */
 export const setLedgerStatus = (state: LedgerState, status: ReadonlyArray<boolean>): LedgerState =>
   status.length === state.dpSize ? { ...state, healthy: [...status] } : state
-
-/**
- * The busiest fresh base load at `now` (`requests < 0` when no rank is fresh), and per field the
- * busiest known values (`knownRunning` / `knownWaiting` / `knownTokens`: the maxima over every rank
- * whose last row is known, stale ones included; `< 0` when none). Stale ranks take the fresh maxima
- * as their floor; unknown and never-published ranks the known ones (see {@link unknownBase}).
- *
- * @internal
- */
-export interface FreshMax {
-  readonly requests: number
-  readonly tokens: number
-  readonly knownRunning: number
-  readonly knownWaiting: number
-  readonly knownTokens: number
-}
-
-/** @internal */
-export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: number): FreshMax => {
-  let q = -1
-  let t = -1
-  let kr = -1
-  let kw = -1
-  let kt = -1
-  const ts = state.snapTimestamp
-  for (let r = 0; r < state.dpSize; r++) {
-    const at = ts[r]!
-    if (Number.isNaN(at)) continue
-    const requests = state.snapRequests[r]!
-    const waiting = state.snapWaiting[r]!
-    const tokens = state.snapTokens[r]!
-    kr = Math.max(kr, requests - waiting)
-    kw = Math.max(kw, waiting)
-    kt = Math.max(kt, tokens)
-    if (now - at <= staleAfterSeconds) {
-      q = Math.max(q, requests)
-      t = Math.max(t, tokens)
-    }
-  }
-  return { requests: q, tokens: t, knownRunning: kr, knownWaiting: kw, knownTokens: kt }
-}
-
-/** A field of an unknown rank's row: its own value when it reported a usable one, else the busiest known. */
-const ownOrBusiest = (x: number | undefined, busiest: number): number =>
-  isCount(x) ? x : Math.max(busiest, 0)
-
-/**
- * The base `[requests, tokens, waiting]` of a rank whose load is unknown (an `unknown` row, a row
- * missing a count, or never published): each field it reported, and for each field it did not the
- * busiest known value (see {@link FreshMax}), so it is never less busy than a known rank would be
- * in its place; when its row is stale (or it never published), at least the busiest fresh base as
- * for a stale rank. With no known rank at all, an unreported field counts 0 (every rank is unknown).
- *
- * @internal
- */
-export const unknownBase = (
-  row: RankLoad | undefined,
-  fm: FreshMax,
-  now: number,
-  staleAfterSeconds: number
-): readonly [number, number, number] => {
-  const known = row !== undefined && row.unknown === undefined
-  const running = ownOrBusiest(known ? row.numRunningReqs : undefined, fm.knownRunning)
-  const waiting = ownOrBusiest(known ? row.numWaitingReqs : undefined, fm.knownWaiting)
-  const tokens = ownOrBusiest(known ? row.numTotalTokens : undefined, fm.knownTokens)
-  const at = row?.timestamp
-  // a stale (or never published) one also takes the stale floor, as a known stale rank would
-  if (fm.requests >= 0 && !(at !== undefined && now - at <= staleAfterSeconds))
-    return [Math.max(running + waiting, fm.requests), Math.max(tokens, fm.tokens), waiting]
-  return [running + waiting, tokens, waiting]
-}
-
-/** The base `[requests, tokens, waiting]` of rank `r` at `now` (fresh, stale or unknown). @internal */
-export const baseOf = (
-  state: LedgerState,
-  r: number,
-  now: number,
-  staleAfterSeconds: number,
-  fm: FreshMax
-): readonly [number, number, number] => {
-  if (Number.isNaN(state.snapTimestamp[r]!))
-    return unknownBase(state.snapshots[r], fm, now, staleAfterSeconds)
-  const fresh = isFresh(state, r, now, staleAfterSeconds)
-  const q = state.snapRequests[r]!
-  const t = state.snapTokens[r]!
-  const w = state.snapWaiting[r]!
-  return fresh || fm.requests < 0 ? [q, t, w] : [Math.max(q, fm.requests), Math.max(t, fm.tokens), w]
-}
-
-/** True when rank `r`'s snapshot is fresh at `now` (false when it never published or is unknown). @internal */
-export const isFresh = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
-  now - state.snapTimestamp[r]! <= staleAfterSeconds
-
-/** Effective requests of rank `r` at `now` (base per the staleness rule, plus charges). @internal */
-export const effectiveRequests = (
-  state: LedgerState,
-  r: number,
-  now: number,
-  staleAfterSeconds: number,
-  fm: FreshMax
-): number => baseOf(state, r, now, staleAfterSeconds, fm)[0] + state.chargedRequests[r]!
-
-/**
- * The highest KV usage any rank reported (its last known row), `undefined` when none did: what a
- * rank whose KV usage is unknown is taken to have wherever KV usage gates a choice.
- *
- * @internal
- */
-export const maxKnownKv = (state: LedgerState): number | undefined => {
-  let m = Number.NaN
-  for (const kv of state.snapKv) if (!(kv <= m)) m = Number.isNaN(kv) ? m : kv
-  return Number.isNaN(m) ? undefined : m
-}
-
-/** KV usage of rank `r`, `undefined` when not reported. @internal */
-export const kvOf = (state: LedgerState, r: number): number | undefined => {
-  const kv = state.snapKv[r]!
-  return Number.isNaN(kv) ? undefined : kv
-}
-
-/** Every rank's view at `now` (allocates; routing uses the scalar helpers above). @internal */
-export const ledgerView = (
-  state: LedgerState,
-  now: number,
-  staleAfterSeconds: number
-): ReadonlyArray<RankView> => {
-  const fm = freshMax(state, now, staleAfterSeconds)
-  return state.snapshots.map((s, r) => {
-    const fresh = isFresh(state, r, now, staleAfterSeconds)
-    const [requests, tokens, waiting] = baseOf(state, r, now, staleAfterSeconds, fm)
-    return {
-      requests: requests + state.chargedRequests[r]!,
-      tokens: tokens + state.chargedTokens[r]!,
-      waiting: waiting + state.chargedRequests[r]!,
-      kvCacheUsage: kvOf(state, r),
-      ageSeconds:
-        s?.timestamp === undefined || Number.isNaN(state.snapTimestamp[r]!) ? undefined : now - s.timestamp,
-      stale: s !== undefined && !fresh && !Number.isNaN(state.snapTimestamp[r]!),
-      unknown: Number.isNaN(state.snapTimestamp[r]!)
-    }
-  })
-}
