@@ -137,6 +137,13 @@ const projected = (state: CacheAffinityState, r: number): number | undefined => 
  * `explanation.details.reason` is one of `pinned`, `session`, `session-migrated`, `cache-hit`,
  * `cache-miss`, `kv-overloaded`, `imbalanced`.
  *
+ * **Unknown, absent, stale, unhealthy** (the ledger contract's rows). Loads are the in-flight
+ * ledger's effective request counts, with unknown, partial and stale rows treated as in
+ * `ledger-balanced` (never less busy than a known rank in their place); a worker whose KV usage is
+ * not reported counts as the highest reported usage for the overload gate and session migration
+ * (never the coolest). A row without `timestamp` is observed at `now`. Unhealthy workers get no
+ * traffic, sessions and prefix matches included.
+ *
  * **Gotchas**: a session's KV share is estimated as its engine's projected usage divided by the
  * sessions the policy placed there; sessions evicted by `maxSessions` are not subtracted.
  *

@@ -80,6 +80,16 @@ const validate = (request: RouteRequest): PolicyError | undefined =>
  * `kvCacheUsage >= kvFull` and waiting work is never chosen while a healthy rank has
  * `kvCacheUsage < kvRoom`.
  *
+ * **Unknown, absent, stale, unhealthy** (the ledger contract's rows). Needs `numRunningReqs`,
+ * `numWaitingReqs` and `numTotalTokens`. A row that is `unknown` or lacks one of them makes the rank
+ * unknown (`details.unknown`): its base keeps each count it did report and takes, for each one it did
+ * not, the busiest known value (the maximum over ranks with a known row, stale ones included), and
+ * when its row is stale at least the busiest fresh base, so it is never less busy than a known rank
+ * in its place; with no known rank at all, unreported counts are 0 for every rank alike. A rank that
+ * did not report `kvCacheUsage` is guarded as if at the highest reported usage. A row without
+ * `timestamp` is observed at `now`. Stale: at least the busiest fresh base. Unhealthy: never chosen
+ * (`AllRanksUnavailable` when none is healthy).
+ *
  * **When to use**: in place of SGLang TOTAL_TOKENS / TOTAL_REQUESTS or vLLM's DP balancer, when
  * snapshots arrive late or are overwritten mid-burst. Upstream for comparison: SGLang
  * `python/sglang/srt/managers/data_parallel_controller.py` (DPBudget, reference README), vLLM
