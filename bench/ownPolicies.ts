@@ -12,13 +12,7 @@
  *
  * @since 0.1.0
  */
-import {
-  makeCacheAffinity,
-  makeLedgerBalanced,
-  type Policy,
-  type RankLoad,
-  type RouteRequest
-} from "@loadledger/policies"
+import { makeCacheAffinity, makeLedgerBalanced, type Policy, type RouteRequest } from "@loadledger/policies"
 import {
   type BenchLoad,
   type Benchmark,

@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { type Policy, type RankLoad, type RouteRequest, sglangPolicies } from "@loadledger/policies"
+import { type Policy, type RouteRequest, sglangPolicies } from "@loadledger/policies"
 import { floorModRoom } from "../packages/policies/src/internal/floorModRoom.js"
 import {
   type BenchLoad,
