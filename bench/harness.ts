@@ -149,6 +149,14 @@ export const iterationsFor = (roughNs: number, targetMs = 5): number =>
 /** The rank counts every policy benchmark measures (the issue's 8, 64 and 1024). */
 export const sizes = [8, 64, 1024] as const
 
+/** A generated row: a `RankLoad` with every count present (what the floors below read). */
+export type BenchLoad = RankLoad & {
+  readonly timestamp: number
+  readonly numRunningReqs: number
+  readonly numWaitingReqs: number
+  readonly numTotalTokens: number
+}
+
 /**
  * `n` ranks of seeded random load: running and waiting in [0, 64), `numTotalTokens` in [0, 200000)
  * (or 0 with `tokens: false`), and `kvCacheUsage` in [0, kvMax) when `kvMax` is given.
@@ -156,7 +164,7 @@ export const sizes = [8, 64, 1024] as const
 export const randomLoads = (
   n: number,
   options: { readonly tokens?: boolean; readonly kvMax?: number } = {}
-): ReadonlyArray<RankLoad> => {
+): ReadonlyArray<BenchLoad> => {
   const rnd = prng(n)
   return Array.from({ length: n }, (_, dpRank) => {
     const numRunningReqs = Math.floor(rnd() * 64)

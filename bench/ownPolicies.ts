@@ -12,14 +12,9 @@
  *
  * @since 0.1.0
  */
+import { makeCacheAffinity, makeLedgerBalanced, type Policy, type RouteRequest } from "@loadledger/policies"
 import {
-  makeCacheAffinity,
-  makeLedgerBalanced,
-  type Policy,
-  type RankLoad,
-  type RouteRequest
-} from "@loadledger/policies"
-import {
+  type BenchLoad,
   type Benchmark,
   type Candidate,
   consume,
@@ -34,7 +29,7 @@ import {
   sizes
 } from "./harness.js"
 
-const loadsFor = (n: number): ReadonlyArray<RankLoad> => randomLoads(n, { kvMax: 0.8 })
+const loadsFor = (n: number): ReadonlyArray<BenchLoad> => randomLoads(n, { kvMax: 0.8 })
 
 const requests = (withAffinity: boolean): ReadonlyArray<RouteRequest> => {
   const rnd = prng(11)
@@ -50,7 +45,7 @@ const finishLists = Array.from({ length: 1024 }, (_, i) => [`r${i}`])
 
 /** Lexicographic argmin of (a, b) over plain arrays, charge in place, in-flight Map. */
 const floor = (
-  loads: ReadonlyArray<RankLoad>,
+  loads: ReadonlyArray<BenchLoad>,
   reqs: ReadonlyArray<RouteRequest>,
   byTokens: boolean
 ): Candidate => {
@@ -92,7 +87,7 @@ const floor = (
 
 const routeCandidate = <S>(
   policy: Policy<S>,
-  loads: ReadonlyArray<RankLoad>,
+  loads: ReadonlyArray<BenchLoad>,
   reqs: ReadonlyArray<RouteRequest>
 ): Candidate => ({
   iterations: iterationsFor(12 * loads.length + 1000),

@@ -13,9 +13,10 @@
  *
  * @since 0.1.0
  */
-import { type Policy, type RankLoad, type RouteRequest, sglangPolicies } from "@loadledger/policies"
+import { type Policy, type RouteRequest, sglangPolicies } from "@loadledger/policies"
 import { floorModRoom } from "../packages/policies/src/internal/floorModRoom.js"
 import {
+  type BenchLoad,
   type Benchmark,
   type Candidate,
   consume,
@@ -30,7 +31,7 @@ import {
   sizes
 } from "./harness.js"
 
-const loadsFor = (n: number): ReadonlyArray<RankLoad> => randomLoads(n)
+const loadsFor = (n: number): ReadonlyArray<BenchLoad> => randomLoads(n)
 
 const requestsFor = (): ReadonlyArray<RouteRequest> => {
   const rnd = prng(7)
@@ -42,7 +43,7 @@ const requestsFor = (): ReadonlyArray<RouteRequest> => {
 }
 
 /** argmin over one plain array, then `+1` in place. */
-const floorRequests = (loads: ReadonlyArray<RankLoad>): Candidate => {
+const floorRequests = (loads: ReadonlyArray<BenchLoad>): Candidate => {
   const req = loads.map((l) => l.numRunningReqs + l.numWaitingReqs)
   const n = req.length
   return {
@@ -64,7 +65,7 @@ const floorRequests = (loads: ReadonlyArray<RankLoad>): Candidate => {
 }
 
 /** Lexicographic argmin over two plain arrays, then `+1` / `+inputLength` in place. */
-const floorTokens = (loads: ReadonlyArray<RankLoad>, reqs: ReadonlyArray<RouteRequest>): Candidate => {
+const floorTokens = (loads: ReadonlyArray<BenchLoad>, reqs: ReadonlyArray<RouteRequest>): Candidate => {
   const req = loads.map((l) => l.numRunningReqs + l.numWaitingReqs)
   const tok = loads.map((l) => l.numTotalTokens)
   const n = req.length
@@ -121,7 +122,7 @@ export const measureRoomParse = (): {
 /** One immutable `route` per step, threading the returned state (its own compiled step). */
 const routeCandidate = <S>(
   policy: Policy<S>,
-  loads: ReadonlyArray<RankLoad>,
+  loads: ReadonlyArray<BenchLoad>,
   reqs: ReadonlyArray<RouteRequest>
 ): Candidate => ({
   iterations: iterationsFor(4 * loads.length + 50),

@@ -13,6 +13,7 @@
  */
 import { makeVllmLb, type Policy, type RankLoad, vllmKvPressure } from "@loadledger/policies"
 import {
+  type BenchLoad,
   type Benchmark,
   type Candidate,
   consume,
@@ -26,17 +27,17 @@ import {
   sizes
 } from "./harness.js"
 
-const loadsFor = (n: number): ReadonlyArray<RankLoad> => randomLoads(n, { tokens: false, kvMax: 1 })
+const loadsFor = (n: number): ReadonlyArray<BenchLoad> => randomLoads(n, { tokens: false, kvMax: 1 })
 
 const ids = Array.from({ length: 1024 }, (_, i) => `r${i}`)
 const reqs = ids.map((requestId) => ({ requestId, inputLength: 16 }))
 const finishLists = ids.map((id) => [id])
 
-const floor = (loads: ReadonlyArray<RankLoad>): Candidate => {
+const floor = (loads: ReadonlyArray<BenchLoad>): Candidate => {
   const n = loads.length
   const waiting = loads.map((l) => l.numWaitingReqs)
   const running = loads.map((l) => l.numRunningReqs)
-  const kv = loads.map((l) => l.kvCacheUsage ?? 0)
+  const kv = loads.map((l) => l.kvCacheUsage)
   const inflight = loads.map(() => 0)
   const inFlight = new Map<string, number>()
   let start = 0
@@ -49,7 +50,8 @@ const floor = (loads: ReadonlyArray<RankLoad>): Candidate => {
         const idx = (start + i) % n
         const w = waiting[idx]!
         let score = Math.max(inflight[idx]!, w + running[idx]!)
-        if (w !== 0) score = score + w * 6.0 * Math.max(0, kv[idx]! - 0.5)
+        const usage = kv[idx]
+        if (w !== 0 && usage !== undefined) score = score + w * 6.0 * Math.max(0, usage - 0.5)
         if (score < min) {
           min = score
           best = idx

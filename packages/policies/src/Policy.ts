@@ -8,24 +8,33 @@
  * @since 0.1.0
  */
 
+import type { RankLoad } from "@loadledger/schema"
+
 /**
- * One rank's row of the load ledger, as a router holds it.
+ * One rank's row of the load ledger: `@loadledger/schema`'s `RankLoad`, re-exported under the same
+ * name so `import type { RankLoad } from "@loadledger/policies"` keeps working. Every decoder
+ * produces it and every policy's `observe` accepts it as-is (no mapping, no defaults).
  *
- * Units: `timestamp` in seconds on the publisher's clock; counts are requests; `numTotalTokens`
- * is tokens (SGLang: used + pending prefill tokens); `kvCacheUsage` is a 0..1 fraction, absent when
- * the source did not report it (never a silent 0).
+ * Units: `timestamp` float epoch seconds on the publisher's clock (absent when the source carried
+ * none); counts are requests; `numTotalTokens` is tokens; `kvCacheUsage` a 0..1 fraction. Every
+ * load field is optional: absent means "not reported", never 0; a row with `unknown` set carries no
+ * load fields. Each policy documents what it does with an absent field, an absent timestamp, an
+ * `unknown` row, a stale row and an unhealthy rank (loadledger's extension: upstream always has
+ * every field), and never prefers a rank because its load is unknown.
+ *
+ * **When to use**: the `loads` argument of `Policy.observe`.
+ *
+ * @example
+ * ```ts
+ * import type { RankLoad } from "@loadledger/policies"
+ * const row: RankLoad = { dpRank: 1, numRunningReqs: 2 }
+ * row.numWaitingReqs // => undefined
+ * ```
  *
  * @category models
  * @since 0.1.0
  */
-export interface RankLoad {
-  readonly dpRank: number
-  readonly timestamp: number
-  readonly numRunningReqs: number
-  readonly numWaitingReqs: number
-  readonly numTotalTokens: number
-  readonly kvCacheUsage?: number | undefined
-}
+export type { RankLoad }
 
 /**
  * A request to place. `inputLength` is the prompt length in tokens. `routedDpRank` pins the request

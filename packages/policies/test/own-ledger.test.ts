@@ -124,7 +124,7 @@ describe("S02 burst longer than the coordinator interval", () => {
 const rank0Row = load(0, 0, 1, 0, 32768)
 /** Rank 1's latest publish at or before T: a request routed at t joins the step starting at the next
  * 30 ms boundary b and shows in the publish at b + 30; tokens grow by one per step per request. */
-const rank1Row = (sentAtMs: ReadonlyArray<number>, T: number): RankLoad => {
+const rank1Row = (sentAtMs: ReadonlyArray<number>, T: number) => {
   const p = Math.floor(T / 30) * 30
   const admitted = sentAtMs.map((t) => Math.ceil(t / 30) * 30).filter((b) => b <= p - 30)
   let tokens = 2048 + p / 30

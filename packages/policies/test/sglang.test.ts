@@ -17,19 +17,14 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 
 type State = DpController.DpControllerState
-const load = (
-  dpRank: number,
-  timestamp: number,
-  running: number,
-  waiting: number,
-  tokens: number
-): RankLoad => ({
-  dpRank,
-  timestamp,
-  numRunningReqs: running,
-  numWaitingReqs: waiting,
-  numTotalTokens: tokens
-})
+const load = (dpRank: number, timestamp: number, running: number, waiting: number, tokens: number) =>
+  ({
+    dpRank,
+    timestamp,
+    numRunningReqs: running,
+    numWaitingReqs: waiting,
+    numTotalTokens: tokens
+  }) satisfies RankLoad
 const req = (inputLength: number, extra: Partial<RouteRequest> = {}): RouteRequest => ({
   requestId: "r",
   inputLength,

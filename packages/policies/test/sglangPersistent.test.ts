@@ -61,13 +61,33 @@ const opArb = (dpSize: number, oneWindow = false): fc.Arbitrary<Op> =>
         kind: fc.constant("observe" as const),
         from: fc.nat(),
         loads: fc.array(
-          fc.record({
-            dpRank: fc.integer({ min: 0, max: dpSize - 1 }),
-            timestamp: fc.integer({ min: 0, max: 4 }),
-            numRunningReqs: fc.integer({ min: 0, max: 9 }),
-            numWaitingReqs: fc.integer({ min: 0, max: 9 }),
-            numTotalTokens: fc.oneof(fc.integer({ min: 0, max: 9000 }), fc.constant(-1))
-          }),
+          fc.oneof(
+            {
+              weight: 4,
+              arbitrary: fc.record({
+                dpRank: fc.integer({ min: 0, max: dpSize - 1 }),
+                timestamp: fc.integer({ min: 0, max: 4 }),
+                numRunningReqs: fc.integer({ min: 0, max: 9 }),
+                numWaitingReqs: fc.integer({ min: 0, max: 9 }),
+                numTotalTokens: fc.oneof(fc.integer({ min: 0, max: 9000 }), fc.constant(-1))
+              })
+            },
+            {
+              // absent fields and timestamps, unknown rows: the ledger contract's other rows
+              weight: 1,
+              arbitrary: fc.record(
+                {
+                  dpRank: fc.integer({ min: 0, max: dpSize - 1 }),
+                  timestamp: fc.integer({ min: 0, max: 4 }),
+                  numRunningReqs: fc.integer({ min: 0, max: 9 }),
+                  numWaitingReqs: fc.integer({ min: 0, max: 9 }),
+                  numTotalTokens: fc.integer({ min: 0, max: 9000 }),
+                  unknown: fc.constant({ reason: "stale" as const, message: "test" })
+                },
+                { requiredKeys: ["dpRank"] }
+              )
+            }
+          ),
           { maxLength: 3 }
         )
       })
@@ -119,7 +139,7 @@ const replay = (
     const r = ref[k]!
     if (op.kind === "observe") {
       mine.push(policy.observe(s, op.loads, times[k]!))
-      ref.push(DpController.publish(r, op.loads))
+      ref.push(DpController.publish(r, op.loads, times[k]!))
       times.push(times[k]!)
     } else if (op.kind === "status") {
       mine.push(policy.setStatus(s, op.status))

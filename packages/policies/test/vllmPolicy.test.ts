@@ -11,20 +11,15 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 
 type S = VllmLbPolicyState
-const load = (
-  dpRank: number,
-  timestamp: number,
-  waiting: number,
-  running: number,
-  kv?: number
-): RankLoad => ({
-  dpRank,
-  timestamp,
-  numWaitingReqs: waiting,
-  numRunningReqs: running,
-  numTotalTokens: 0,
-  kvCacheUsage: kv
-})
+const load = (dpRank: number, timestamp: number, waiting: number, running: number, kv?: number) =>
+  ({
+    dpRank,
+    timestamp,
+    numWaitingReqs: waiting,
+    numRunningReqs: running,
+    numTotalTokens: 0,
+    kvCacheUsage: kv
+  }) satisfies RankLoad
 const route = (p: Policy<S>, s: S, id: string, now: number, routedDpRank?: number) => {
   const r = p.route(s, { requestId: id, inputLength: 16, routedDpRank }, now)
   if (isPolicyError(r)) throw new Error(r.message)

@@ -3,9 +3,10 @@
  *
  * @since 0.1.0
  */
-import type { VllmWaveProfile } from "@loadledger/policies"
-import { vllmWaveSnapshotProfile } from "@loadledger/policies"
+
 import type { StepModel } from "./StepModel.js"
+import type { VllmWaveProfile } from "./vllm/VllmWaveTypes.js"
+import { vllmWaveSnapshotProfile } from "./vllm/VllmWaveTypes.js"
 
 /**
  * Everything a simulation run depends on besides the trace and the policy.

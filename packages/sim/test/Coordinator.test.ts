@@ -126,7 +126,7 @@ describe("vLLM coordinator cadence in the simulator", () => {
       expect(s.observed.map((o) => o.now)).toEqual(loadPublishes.map((p) => p.atSeconds))
       for (const o of s.observed) {
         expect(o.loads.map((l) => l.dpRank)).toEqual([0, 1])
-        expect(o.loads.every((l) => l.timestamp <= o.now)).toBe(true)
+        expect(o.loads.every((l) => l.timestamp !== undefined && l.timestamp <= o.now)).toBe(true)
       }
       // stamped with the rows' stats times (the publish time only before a rank ever reported)
       for (const [k, o] of s.observed.entries()) {

@@ -3,9 +3,10 @@
  *
  * @since 0.1.0
  */
-import { isDeepStrictEqual } from "node:util"
-import type { Policy, RankLoad, RouteRequest, RouteResult } from "@loadledger/policies"
+import type { Policy, RankLoad, RouteRequest } from "@loadledger/policies"
 import fc from "fast-check"
+import { allHealthy, loadFields, scenarioArb } from "./internal/scenario.js"
+import { policyLawPredicates } from "./LawPredicates.js"
 
 /**
  * One generated situation: `dpSize` ranks with health `status`, one snapshot per rank observed at
@@ -28,7 +29,8 @@ export interface PolicyScenario {
 /**
  * Overrides for the generators: `dpSize` (default 1..16), `request` (default: prompt of 1..8192
  * tokens, not pinned, no bootstrap room), `load(dpRank)` (default: timestamp 1..1000 s, 0..64
- * running and waiting, 0..200000 tokens).
+ * running and waiting, 0..200000 tokens, every field present), `maxRequests` per scenario
+ * (default 24).
  *
  * @category models
  * @since 0.1.0
@@ -37,6 +39,40 @@ export interface PolicyArbitraries {
   readonly dpSize?: fc.Arbitrary<number> | undefined
   readonly request?: fc.Arbitrary<RouteRequest> | undefined
   readonly load?: ((dpRank: number) => fc.Arbitrary<RankLoad>) | undefined
+  readonly maxRequests?: number | undefined
+}
+
+/**
+ * A load field the unknown law can hide.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type LoadField = "numRunningReqs" | "numWaitingReqs" | "numTotalTokens" | "kvCacheUsage"
+
+/**
+ * How the unknown law hides a rank's load: an `unknown` row (no load fields, the timestamp kept), or
+ * the row without the listed fields.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type HiddenLoad =
+  | { readonly kind: "unknown" }
+  | { readonly kind: "absent"; readonly fields: ReadonlyArray<LoadField> }
+
+/**
+ * One case of the unknown law: in `scenario`, rank `rank` (taken modulo `dpSize`) has its load
+ * hidden as `hidden`; the donor is another rank (`donor` picks it: rank
+ * `(rank + 1 + donor mod (dpSize - 1)) mod dpSize`), whose values fill the hidden fields.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface UnknownCase {
+  readonly rank: number
+  readonly donor: number
+  readonly hidden: HiddenLoad
 }
 
 /**
@@ -59,60 +95,58 @@ export interface PolicyLaws {
   readonly permutationEquivariant: fc.IPropertyWithHooks<[readonly [PolicyScenario, ReadonlyArray<number>]]>
   /** Adding load to rank j never turns a first decision for another rank into one for j. */
   readonly monotoneInLoad: fc.IPropertyWithHooks<[PolicyScenario, number, [number, number, number]]>
+  /**
+   * Unknown is never attractive: if the first decision goes to a rank whose load is hidden
+   * (`unknown` row or absent fields), it still goes there when the hidden fields carry another
+   * rank's reported values (see {@link UnknownCase}).
+   */
+  readonly unknownNeverAttractive: fc.IPropertyWithHooks<[PolicyScenario, UnknownCase]>
 }
 
-const defaultLoad = (dpRank: number): fc.Arbitrary<RankLoad> =>
-  fc.record({
-    dpRank: fc.constant(dpRank),
-    timestamp: fc.integer({ min: 1000, max: 1_000_000 }).map((ms) => ms / 1000),
-    numRunningReqs: fc.nat({ max: 64 }),
-    numWaitingReqs: fc.nat({ max: 64 }),
-    numTotalTokens: fc.nat({ max: 200_000 })
-  })
+/**
+ * The name of one law of {@link PolicyLaws}.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type LawName = keyof PolicyLaws
 
-const defaultRequest: fc.Arbitrary<RouteRequest> = fc.record({
-  requestId: fc.uuid(),
-  inputLength: fc.integer({ min: 1, max: 8192 })
-})
-
-const scenarioArb = (a: PolicyArbitraries): fc.Arbitrary<PolicyScenario> =>
-  (a.dpSize ?? fc.integer({ min: 1, max: 16 }))
-    .chain((dpSize) =>
-      fc.record({
-        dpSize: fc.constant(dpSize),
-        status: fc.array(fc.boolean(), { minLength: dpSize, maxLength: dpSize }),
-        loads: fc.tuple(...Array.from({ length: dpSize }, (_, r) => (a.load ?? defaultLoad)(r))),
-        requests: fc.array(a.request ?? defaultRequest, { minLength: 1, maxLength: 24 }),
-        startSeconds: fc.integer({ min: 1000, max: 100_000 }).map((ms) => ms / 1000),
-        gapsSeconds: fc.array(
-          fc.nat({ max: 50 }).map((ms) => ms / 1000),
-          { minLength: 24, maxLength: 24 }
-        ),
-        // half the scenarios are an idle or freshly started cluster: every rank reports the same
-        // snapshot, where ties (and tie-breaking rules) decide
-        uniform: fc.boolean()
-      })
-    )
-    .map(({ uniform, ...sc }) =>
-      uniform ? { ...sc, loads: sc.loads.map((_, dpRank) => ({ ...sc.loads[0]!, dpRank })) } : sc
-    )
-
-/** Route every request of a scenario; errors keep the state (or the error's `state`). */
-const run = <S>(policy: Policy<S>, sc: PolicyScenario) => {
-  let s = policy.observe(policy.setStatus(policy.init(sc.dpSize), sc.status), sc.loads, sc.startSeconds)
-  let now = sc.startSeconds
-  const results: Array<RouteResult<S>> = []
-  sc.requests.forEach((req, i) => {
-    now += sc.gapsSeconds[i % sc.gapsSeconds.length] ?? 0
-    const out = policy.route(s, req, now)
-    results.push(out)
-    if (out._tag === "Routed") s = out.state
-    else if (out.state !== undefined) s = out.state as S
-  })
-  return { results, state: s, decisions: results.map((r) => (r._tag === "Routed" ? r.rank : r.reason)) }
+/**
+ * The input each law is checked on (what fast-check generates for it, and what an exception's
+ * counterexample gives).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type LawInput = {
+  readonly [K in LawName]: PolicyLaws[K] extends fc.IPropertyWithHooks<infer Ts> ? Ts : never
 }
 
-const allHealthy = (sc: PolicyScenario): PolicyScenario => ({ ...sc, status: sc.status.map(() => true) })
+/**
+ * Each law as a plain predicate over its input: `true` when the law holds there.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type PolicyLawPredicates = {
+  readonly [K in LawName]: (...input: LawInput[K]) => boolean
+}
+
+/** Every law's name, in the order the laws are listed. @category laws @since 0.2.0 */
+export const lawNames: ReadonlyArray<LawName> = [
+  "validRankOrTypedError",
+  "deterministic",
+  "healthyRanksOnly",
+  "burstSpread",
+  "permutationEquivariant",
+  "monotoneInLoad",
+  "unknownNeverAttractive"
+]
+
+const hiddenArb: fc.Arbitrary<HiddenLoad> = fc.oneof(
+  fc.constant<HiddenLoad>({ kind: "unknown" }),
+  fc.subarray([...loadFields], { minLength: 1 }).map((fields): HiddenLoad => ({ kind: "absent", fields }))
+)
 
 /**
  * Build the policy laws for `policy`, over generated scenarios (see {@link PolicyArbitraries}).
@@ -120,7 +154,8 @@ const allHealthy = (sc: PolicyScenario): PolicyScenario => ({ ...sc, status: sc.
  *
  * **When to use**: in a policy's test suite, `fc.assert` the laws the policy should hold; for a law an
  * upstream policy breaks on purpose (ties to the lowest index break equivariance), assert that
- * `fc.check(law).failed` is true next to a concrete counterexample, rather than skipping it.
+ * `fc.check(law).failed` is true next to a concrete counterexample, rather than skipping it. Every
+ * policy of the registry is held to every law by {@link registryLawCases}.
  *
  * @example
  * ```ts
@@ -138,32 +173,11 @@ const allHealthy = (sc: PolicyScenario): PolicyScenario => ({ ...sc, status: sc.
  */
 export const policyLaws = <S>(policy: Policy<S>, arbitraries: PolicyArbitraries = {}): PolicyLaws => {
   const scenario = scenarioArb(arbitraries)
+  const holds = policyLawPredicates(policy)
   return {
-    validRankOrTypedError: fc.property(scenario, (sc) =>
-      run(policy, sc).results.every((r) =>
-        r._tag === "Routed"
-          ? Number.isInteger(r.rank) && r.rank >= 0 && r.rank < sc.dpSize
-          : r._tag === "PolicyError" && typeof r.reason === "string" && typeof r.message === "string"
-      )
-    ),
-    deterministic: fc.property(scenario, (sc) => {
-      const a = run(policy, sc)
-      if (!isDeepStrictEqual(a, run(policy, sc))) return false
-      // routing twice from the same state must not see the first call's effects
-      let s = policy.observe(policy.init(sc.dpSize), sc.loads, sc.startSeconds)
-      for (const req of sc.requests) {
-        const x = policy.route(s, req, sc.startSeconds)
-        if (!isDeepStrictEqual(x, policy.route(s, req, sc.startSeconds))) return false
-        if (x._tag === "Routed") s = x.state
-      }
-      return true
-    }),
-    healthyRanksOnly: fc.property(scenario, (sc) =>
-      run(policy, sc).results.every(
-        (r, i) =>
-          r._tag !== "Routed" || sc.requests[i]!.routedDpRank !== undefined || sc.status[r.rank] === true
-      )
-    ),
+    validRankOrTypedError: fc.property(scenario, holds.validRankOrTypedError),
+    deterministic: fc.property(scenario, holds.deterministic),
+    healthyRanksOnly: fc.property(scenario, holds.healthyRanksOnly),
     burstSpread: fc.property(
       scenario.chain((sc) =>
         fc.integer({ min: 1, max: 4 * sc.dpSize }).map((k): PolicyScenario => {
@@ -177,11 +191,7 @@ export const policyLaws = <S>(policy: Policy<S>, arbitraries: PolicyArbitraries 
           }
         })
       ),
-      (sc) => {
-        const counts = new Array<number>(sc.dpSize).fill(0)
-        for (const d of run(policy, sc).decisions) if (typeof d === "number") counts[d]! += 1
-        return Math.max(...counts) - Math.min(...counts) <= 1
-      }
+      holds.burstSpread
     ),
     permutationEquivariant: fc.property(
       scenario.chain((sc) =>
@@ -189,51 +199,22 @@ export const policyLaws = <S>(policy: Policy<S>, arbitraries: PolicyArbitraries 
           fc.constant(sc),
           fc.shuffledSubarray(
             Array.from({ length: sc.dpSize }, (_, i) => i),
-            {
-              minLength: sc.dpSize
-            }
+            { minLength: sc.dpSize }
           )
         )
       ),
-      ([sc, pi]) => {
-        const p = (r: number) => pi[r]!
-        const permuted: PolicyScenario = {
-          ...sc,
-          status: sc.status.map((_, r) => sc.status[pi.indexOf(r)]!),
-          loads: sc.loads.map((_, r) => ({ ...sc.loads[pi.indexOf(r)]!, dpRank: r })),
-          requests: sc.requests.map((q) =>
-            q.routedDpRank === undefined ? q : { ...q, routedDpRank: p(q.routedDpRank) }
-          )
-        }
-        const a = run(policy, sc).decisions
-        const b = run(policy, permuted).decisions
-        return a.every((d, i) => (typeof d === "number" ? b[i] === p(d) : b[i] === d))
-      }
+      holds.permutationEquivariant
     ),
     monotoneInLoad: fc.property(
       scenario.map(allHealthy),
       fc.nat(),
       fc.tuple(fc.nat({ max: 32 }), fc.nat({ max: 32 }), fc.nat({ max: 100_000 })),
-      (sc, jRaw, [running, waiting, tokens]) => {
-        const j = jRaw % sc.dpSize
-        const first: PolicyScenario = { ...sc, requests: sc.requests.slice(0, 1) }
-        const before = run(policy, first).decisions[0]
-        if (before === j) return true
-        const heavier: PolicyScenario = {
-          ...first,
-          loads: first.loads.map((l) =>
-            l.dpRank === j
-              ? {
-                  ...l,
-                  numRunningReqs: l.numRunningReqs + running,
-                  numWaitingReqs: l.numWaitingReqs + waiting,
-                  numTotalTokens: l.numTotalTokens + tokens
-                }
-              : l
-          )
-        }
-        return run(policy, heavier).decisions[0] !== j
-      }
+      holds.monotoneInLoad
+    ),
+    unknownNeverAttractive: fc.property(
+      scenario,
+      fc.record({ rank: fc.nat(), donor: fc.nat(), hidden: hiddenArb }),
+      holds.unknownNeverAttractive
     )
   }
 }

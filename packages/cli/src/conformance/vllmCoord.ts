@@ -1,4 +1,4 @@
-import { type VllmCoordMessage, vllmCoordinatorTimeline } from "@loadledger/policies"
+import { type VllmCoordMessage, vllmCoordinatorTimeline } from "@loadledger/sim"
 import type { CaseResult, VectorFormat } from "./types.js"
 import { firstDiff } from "./vllmLb.js"
 

@@ -4,7 +4,7 @@ import {
   type VllmWaveStepResult,
   vllmWaveInit,
   vllmWaveStep
-} from "@loadledger/policies"
+} from "@loadledger/sim"
 import type { CaseResult, VectorFormat } from "./types.js"
 import { firstDiff } from "./vllmLb.js"
 

@@ -3,17 +3,13 @@ import { type Explanation, type Policy, policyError, type RouteRequest, type Rou
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
   chargeLedger,
-  effectiveRequests,
   emptyLedger,
   finishLedger,
-  freshMax,
-  isFresh,
-  kvOf,
   type LedgerState,
-  ledgerView,
   observeLedger,
   setLedgerStatus
-} from "./internal/Ledger.js"
+} from "./internal/InflightCharges.js"
+import { effectiveRequests, freshMax, isFresh, kvOf, ledgerView } from "./internal/LoadView.js"
 import type { RankView } from "./RankView.js"
 
 /**
@@ -141,6 +137,13 @@ const projected = (state: CacheAffinityState, r: number): number | undefined => 
  * `explanation.details.reason` is one of `pinned`, `session`, `session-migrated`, `cache-hit`,
  * `cache-miss`, `kv-overloaded`, `imbalanced`.
  *
+ * **Unknown, absent, stale, unhealthy** (the ledger contract's rows). Loads are the in-flight
+ * ledger's effective request counts, with unknown, partial and stale rows treated as in
+ * `ledger-balanced` (never less busy than a known rank in their place); a worker whose KV usage is
+ * not reported counts as the highest reported usage for the overload gate and session migration
+ * (never the coolest). A row without `timestamp` is observed at `now`. Unhealthy workers get no
+ * traffic, sessions and prefix matches included.
+ *
  * **Gotchas**: a session's KV share is estimated as its engine's projected usage divided by the
  * sessions the policy placed there; sessions evicted by `maxSessions` are not subtracted.
  *
@@ -182,13 +185,19 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     }
   }
 
-  const observe = (state: CacheAffinityState, loads: Parameters<Policy<unknown>["observe"]>[1]) => {
-    const ledger = observeLedger(state.ledger, loads, margin)
+  const observe = (
+    state: CacheAffinityState,
+    loads: Parameters<Policy<unknown>["observe"]>[1],
+    now: number
+  ) => {
+    const ledger = observeLedger(state.ledger, loads, margin, now)
     if (ledger === state.ledger) return state
     const kvAdjust = state.kvAdjust.map((adj, r) => {
       const s = ledger.snapshots[r]
-      if (s === undefined || s === state.ledger.snapshots[r] || adj.length === 0) return adj
-      return adj.filter((a) => !(a.atSeconds + margin < s.timestamp))
+      const at = ledger.snapTimestamp[r]!
+      if (s === undefined || s === state.ledger.snapshots[r] || adj.length === 0 || Number.isNaN(at))
+        return adj
+      return adj.filter((a) => !(a.atSeconds + margin < at))
     })
     return { ...state, ledger, kvAdjust }
   }
@@ -281,7 +290,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     for (let r = 0; r < n; r++) {
       const fresh = isFresh(state.ledger, r, now, staleAfter)
       if (!fresh && !Number.isNaN(state.ledger.snapTimestamp[r]!)) stale.push(r)
-      loads[r] = effectiveRequests(state.ledger, r, fresh, fm)
+      loads[r] = effectiveRequests(state.ledger, r, now, staleAfter, fm)
     }
     // indexed stores then a trimmed length: several times faster than push in V8
     const eligible = new Array<number>(n)
@@ -291,7 +300,14 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     if (eligible.length === 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} workers are unavailable.`)
     const kv = new Array<number | undefined>(n)
-    for (let r = 0; r < n; r++) kv[r] = projected(state, r)
+    let kvMax: number | undefined
+    for (let r = 0; r < n; r++) {
+      const k = projected(state, r)
+      kv[r] = k
+      if (k !== undefined && !(kvMax !== undefined && kvMax >= k)) kvMax = k
+    }
+    // a worker whose KV usage is unknown is taken to have the highest reported (never the coolest)
+    if (kvMax !== undefined) for (let r = 0; r < n; r++) if (kv[r] === undefined) kv[r] = kvMax
     const cool = new Array<number>(ne)
     const hot = new Array<number>(ne)
     let nc = 0

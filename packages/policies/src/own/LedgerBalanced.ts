@@ -3,12 +3,11 @@ import {
   chargeLedger,
   emptyLedger,
   finishLedger,
-  freshMax,
   type LedgerState,
-  ledgerView,
   observeLedger,
   setLedgerStatus
-} from "./internal/Ledger.js"
+} from "./internal/InflightCharges.js"
+import { freshMax, ledgerView, maxKnownKv, unknownBase } from "./internal/LoadView.js"
 import type { RankView } from "./RankView.js"
 
 /**
@@ -81,6 +80,16 @@ const validate = (request: RouteRequest): PolicyError | undefined =>
  * `kvCacheUsage >= kvFull` and waiting work is never chosen while a healthy rank has
  * `kvCacheUsage < kvRoom`.
  *
+ * **Unknown, absent, stale, unhealthy** (the ledger contract's rows). Needs `numRunningReqs`,
+ * `numWaitingReqs` and `numTotalTokens`. A row that is `unknown` or lacks one of them makes the rank
+ * unknown (`details.unknown`): its base keeps each count it did report and takes, for each one it did
+ * not, the busiest known value (the maximum over ranks with a known row, stale ones included), and
+ * when its row is stale at least the busiest fresh base, so it is never less busy than a known rank
+ * in its place; with no known rank at all, unreported counts are 0 for every rank alike. A rank that
+ * did not report `kvCacheUsage` is guarded as if at the highest reported usage. A row without
+ * `timestamp` is observed at `now`. Stale: at least the busiest fresh base. Unhealthy: never chosen
+ * (`AllRanksUnavailable` when none is healthy).
+ *
  * **When to use**: in place of SGLang TOTAL_TOKENS / TOTAL_REQUESTS or vLLM's DP balancer, when
  * snapshots arrive late or are overwritten mid-burst. Upstream for comparison: SGLang
  * `python/sglang/srt/managers/data_parallel_controller.py` (DPBudget, reference README), vLLM
@@ -152,6 +161,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     const fm = freshMax(state, now, staleAfterSeconds)
     const {
       healthy,
+      snapshots,
       snapTimestamp,
       snapRequests,
       snapTokens,
@@ -163,6 +173,8 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     const byTokens = metric === "tokens"
     let room = false
     for (let r = 0; r < n; r++) if (healthy[r] && snapKv[r]! < kvRoom) room = true
+    // a rank whose KV usage is unknown is guarded as if it had the highest reported usage
+    const kvUnknownAs = room ? maxKnownKv(state) : undefined
     const scores = new Array<number>(n)
     const stale: Array<number> = []
     const unknown: Array<number> = []
@@ -174,13 +186,22 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
       let q = snapRequests[r]!
       let t = snapTokens[r]!
+      let w = snapWaiting[r]!
       if (!(now - snapTimestamp[r]! <= staleAfterSeconds)) {
-        // stale or never published: never idle, at least the busiest fresh rank's base
-        if (Number.isNaN(snapTimestamp[r]!)) unknown.push(r)
-        else stale.push(r)
-        if (fm.requests >= 0) {
-          q = Math.max(q, fm.requests)
-          t = Math.max(t, fm.tokens)
+        if (Number.isNaN(snapTimestamp[r]!)) {
+          // unknown or never published: what it reported, the busiest known values for the rest
+          unknown.push(r)
+          const base = unknownBase(snapshots[r], fm, now, staleAfterSeconds)
+          q = base[0]
+          t = base[1]
+          w = base[2]
+        } else {
+          // stale: never idle, at least the busiest fresh rank's base
+          stale.push(r)
+          if (fm.requests >= 0) {
+            q = Math.max(q, fm.requests)
+            t = Math.max(t, fm.tokens)
+          }
         }
       }
       q += chargedRequests[r]!
@@ -189,7 +210,8 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       const b = byTokens ? q : t
       scores[r] = a
       if (!healthy[r]) continue
-      if (room && snapKv[r]! >= kvFull && snapWaiting[r]! + chargedRequests[r]! > 0) {
+      const kv = Number.isNaN(snapKv[r]!) ? kvUnknownAs : snapKv[r]!
+      if (room && kv !== undefined && kv >= kvFull && w + chargedRequests[r]! > 0) {
         guarded.push(r)
         continue
       }
@@ -228,7 +250,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
   return {
     name: "ledger-balanced",
     init: (dpSize) => emptyLedger(dpSize),
-    observe: (state, loads) => observeLedger(state, loads, margin),
+    observe: (state, loads, now) => observeLedger(state, loads, margin, now),
     route,
     finish: (state, requestIds) => finishLedger(state, requestIds),
     setStatus: setLedgerStatus,

@@ -23,10 +23,13 @@ export type LoadBalanceMethod = "ROUND_ROBIN" | "FOLLOW_BOOTSTRAP_ROOM" | "TOTAL
  * `totalTokens` (`numTotalTokens`, plus the estimated prompt tokens per dispatch) and the
  * `lastTimestamp` (seconds, publisher's clock) of the snapshot last applied.
  *
- * `tokensUnknown` is a loadledger extension (absent upstream, absent here until needed): `true` for
- * a rank whose last snapshot carried an invalid token count (negative, fractional or non-finite,
- * e.g. a `-1` parse-error sentinel). While any rank's tokens are unknown, `TOTAL_TOKENS` compares
- * request counts only, so no rank is ever chosen because of an unknown load (fault case S08).
+ * `requestsUnknown` and `tokensUnknown` are loadledger extensions (absent upstream, absent here until
+ * needed; upstream always has every field): `true` for a rank whose last applied row did not carry a
+ * usable request count (`unknown` row, `numRunningReqs` / `numWaitingReqs` absent or not a
+ * non-negative safe integer) or token count (`numTotalTokens` absent or invalid, e.g. a `-1`
+ * parse-error sentinel). Such a rank is never chosen while a rank with known counts exists (see
+ * {@link argminRequests}); while any rank's tokens are unknown, `TOTAL_TOKENS` compares request
+ * counts only (fault case S08). So no rank is ever chosen because its load is unknown.
  *
  * @category models
  * @since 0.1.0
@@ -35,6 +38,7 @@ export interface DpBudget {
   readonly totalRequests: ReadonlyArray<number>
   readonly totalTokens: ReadonlyArray<number>
   readonly lastTimestamp: ReadonlyArray<number>
+  readonly requestsUnknown?: ReadonlyArray<boolean> | undefined
   readonly tokensUnknown?: ReadonlyArray<boolean> | undefined
 }
 
@@ -79,7 +83,20 @@ export const filled = <A>(n: number, value: A): Array<A> => {
   return out
 }
 
-const isCount = (x: number): boolean => Number.isSafeInteger(x) && x >= 0
+const isCount = (x: number | undefined): x is number => x !== undefined && Number.isSafeInteger(x) && x >= 0
+
+/** `flags` with `flags[r] = value`, copy-on-write; `undefined` when no rank is flagged. */
+const flag = (
+  flags: ReadonlyArray<boolean> | undefined,
+  n: number,
+  r: number,
+  value: boolean
+): ReadonlyArray<boolean> | undefined => {
+  if ((flags?.[r] === true) === value) return flags
+  const out = flags?.slice() ?? filled(n, false)
+  out[r] = value
+  return out.includes(true) ? out : undefined
+}
 
 /**
  * Fold snapshots into the budget in array order (upstream `DPBudget.update_budget`).
@@ -90,15 +107,20 @@ const isCount = (x: number): boolean => Number.isSafeInteger(x) && x >= 0
  * timestamp, **older ones included**, overwrites: `totalRequests = numRunningReqs + numWaitingReqs`,
  * `totalTokens = numTotalTokens`. A list may repeat a rank or be unordered.
  *
- * **Gotchas** (loadledger additions that never fire on SGLang's own snapshots): a snapshot whose
- * `dpRank` is not a rank of this budget, or whose request counts are not non-negative safe integers,
- * is ignored; an invalid `numTotalTokens` marks the rank's tokens unknown (see {@link DpBudget}).
+ * **Gotchas** (loadledger extensions that never fire on SGLang's own snapshots, which carry every
+ * field): a snapshot whose `dpRank` is not a rank of this budget is ignored. A snapshot without a
+ * `timestamp` is always applied and leaves `lastTimestamp` as it was (the policies stamp `now` at
+ * `observe`, so this happens only when called directly). An `unknown` row, or one whose request
+ * counts are absent or not non-negative safe integers, marks the rank's requests (and tokens)
+ * unknown and keeps its numbers; an absent or invalid `numTotalTokens` marks its tokens unknown
+ * (see {@link DpBudget}). A later row with the counts clears the mark.
  *
  * @example
  * ```ts
  * import { DpBudget } from "@loadledger/policies"
  * const load = { dpRank: 1, timestamp: 1, numRunningReqs: 2, numWaitingReqs: 3, numTotalTokens: 80 }
  * DpBudget.update(DpBudget.empty(2), [load]).totalRequests // => [0, 5]
+ * DpBudget.update(DpBudget.empty(2), [{ dpRank: 0, timestamp: 1, numRunningReqs: 2 }]).requestsUnknown // => [true, false]
  * ```
  *
  * @category combinators
@@ -109,37 +131,117 @@ export const update = (budget: DpBudget, loads: ReadonlyArray<RankLoad>): DpBudg
   let requests: Array<number> | undefined
   let tokens: Array<number> | undefined
   let stamps: Array<number> | undefined
-  let unknown: Array<boolean> | undefined
+  let requestsUnknown = budget.requestsUnknown
+  let tokensUnknown = budget.tokensUnknown
   for (const ld of loads) {
     const r = ld.dpRank
     if (!Number.isInteger(r) || r < 0 || r >= n) continue
+    const t = ld.timestamp
     const last = stamps === undefined ? budget.lastTimestamp[r] : stamps[r]
-    if (ld.timestamp === last) continue
-    if (!isCount(ld.numRunningReqs) || !isCount(ld.numWaitingReqs)) continue
+    if (t !== undefined && t === last) continue
     if (stamps === undefined) {
       stamps = budget.lastTimestamp.slice()
       requests = budget.totalRequests.slice()
       tokens = budget.totalTokens.slice()
     }
-    stamps[r] = ld.timestamp
-    requests![r] = ld.numRunningReqs + ld.numWaitingReqs
-    const tokensKnown = isCount(ld.numTotalTokens)
-    if (tokensKnown) tokens![r] = ld.numTotalTokens
-    const wasUnknown = unknown === undefined ? budget.tokensUnknown?.[r] === true : unknown[r] === true
-    if (wasUnknown === tokensKnown) {
-      unknown ??= budget.tokensUnknown?.slice() ?? filled(n, false)
-      unknown[r] = !tokensKnown
-    }
+    if (t !== undefined) stamps[r] = t
+    const running = ld.unknown === undefined ? ld.numRunningReqs : undefined
+    const waiting = ld.unknown === undefined ? ld.numWaitingReqs : undefined
+    const requestsKnown = isCount(running) && isCount(waiting)
+    if (requestsKnown) requests![r] = running + waiting
+    requestsUnknown = flag(requestsUnknown, n, r, !requestsKnown)
+    const total = requestsKnown ? ld.numTotalTokens : undefined
+    const tokensKnown = isCount(total)
+    if (tokensKnown) tokens![r] = total
+    tokensUnknown = flag(tokensUnknown, n, r, !tokensKnown)
   }
   if (stamps === undefined) return budget
-  const tokensUnknown = unknown ?? budget.tokensUnknown
-  return tokensUnknown?.includes(true)
-    ? { totalRequests: requests!, totalTokens: tokens!, lastTimestamp: stamps, tokensUnknown }
-    : { totalRequests: requests!, totalTokens: tokens!, lastTimestamp: stamps }
+  return withFlags(
+    { totalRequests: requests!, totalTokens: tokens!, lastTimestamp: stamps },
+    requestsUnknown,
+    tokensUnknown
+  )
+}
+
+/** `b` with the unknown marks set (each key present only when some rank is marked). */
+const withFlags = (
+  b: {
+    totalRequests: ReadonlyArray<number>
+    totalTokens: ReadonlyArray<number>
+    lastTimestamp: ReadonlyArray<number>
+  },
+  requestsUnknown: ReadonlyArray<boolean> | undefined,
+  tokensUnknown: ReadonlyArray<boolean> | undefined
+): DpBudget => {
+  if (requestsUnknown === undefined && tokensUnknown === undefined) return b
+  if (requestsUnknown === undefined)
+    return {
+      totalRequests: b.totalRequests,
+      totalTokens: b.totalTokens,
+      lastTimestamp: b.lastTimestamp,
+      tokensUnknown
+    }
+  if (tokensUnknown === undefined)
+    return {
+      totalRequests: b.totalRequests,
+      totalTokens: b.totalTokens,
+      lastTimestamp: b.lastTimestamp,
+      requestsUnknown
+    }
+  return {
+    totalRequests: b.totalRequests,
+    totalTokens: b.totalTokens,
+    lastTimestamp: b.lastTimestamp,
+    requestsUnknown,
+    tokensUnknown
+  }
 }
 
 /**
- * The rank `TOTAL_REQUESTS` picks: the lowest index with the minimal `totalRequests`.
+ * Which ranks a pick must pass over while another rank is usable (loadledger extension): ranks whose
+ * requests are unknown, and under `TOTAL_TOKENS` also ranks whose tokens are unknown. `undefined`
+ * when none (every SGLang snapshot carries every field, so upstream never gets here).
+ *
+ * **When to use**: to see which ranks the budget will not pick while a known rank exists.
+ *
+ * @example
+ * ```ts
+ * import { DpBudget } from "@loadledger/policies"
+ * const b = { ...DpBudget.empty(2), tokensUnknown: [false, true] }
+ * DpBudget.excludedRanks(b, "TOTAL_TOKENS") // => [false, true]
+ * DpBudget.excludedRanks(b, "TOTAL_REQUESTS") // => undefined
+ * ```
+ *
+ * @category getters
+ * @since 0.2.0
+ */
+export const excludedRanks = (
+  budget: DpBudget,
+  method: LoadBalanceMethod
+): ReadonlyArray<boolean> | undefined => {
+  const req = budget.requestsUnknown
+  const tok = method === "TOTAL_TOKENS" ? budget.tokensUnknown : undefined
+  if (tok === undefined) return req
+  if (req === undefined) return tok
+  return req.map((u, r) => u || tok[r] === true)
+}
+
+/** True when rank `b` beats rank `a` (a < b) on exclusion alone; `undefined` when that does not decide. */
+const byExclusion = (
+  excluded: ReadonlyArray<boolean> | undefined,
+  a: number,
+  b: number
+): boolean | undefined => {
+  if (excluded === undefined) return undefined
+  const ea = excluded[a] === true
+  const eb = excluded[b] === true
+  return ea === eb ? undefined : ea
+}
+
+/**
+ * The rank `TOTAL_REQUESTS` picks: the lowest index with the minimal `totalRequests`. Ranks whose
+ * requests are unknown (`requestsUnknown`) are passed over while any other rank exists
+ * (loadledger extension; exact upstream otherwise).
  *
  * **When to use**: to see which rank `TOTAL_REQUESTS` would pick without charging it.
  *
@@ -152,13 +254,15 @@ export const update = (budget: DpBudget, loads: ReadonlyArray<RankLoad>): DpBudg
  * @category getters
  * @since 0.1.0
  */
-export const argminRequests = (budget: DpBudget): number => {
+export const argminRequests = (budget: DpBudget): number => argminRequestsOver(budget, budget.requestsUnknown)
+
+const argminRequestsOver = (budget: DpBudget, excluded: ReadonlyArray<boolean> | undefined): number => {
   const req = budget.totalRequests
   let best = 0
   let bestReq = req[0]!
   for (let i = 1; i < req.length; i++) {
     const v = req[i]!
-    if (v < bestReq) {
+    if (byExclusion(excluded, best, i) ?? v < bestReq) {
       bestReq = v
       best = i
     }
@@ -168,7 +272,8 @@ export const argminRequests = (budget: DpBudget): number => {
 
 /**
  * The rank `TOTAL_TOKENS` picks: the lowest index with the lexicographically minimal
- * `(totalTokens, totalRequests)`; while any rank's tokens are unknown, {@link argminRequests}.
+ * `(totalTokens, totalRequests)`; while any rank's tokens are unknown, the minimal `totalRequests`.
+ * Either way ranks whose requests or tokens are unknown are passed over while another rank exists.
  *
  * **When to use**: to see which rank `TOTAL_TOKENS` would pick without charging it.
  *
@@ -182,7 +287,8 @@ export const argminRequests = (budget: DpBudget): number => {
  * @since 0.1.0
  */
 export const argminTokens = (budget: DpBudget): number => {
-  if (budget.tokensUnknown !== undefined) return argminRequests(budget)
+  const excluded = excludedRanks(budget, "TOTAL_TOKENS")
+  if (budget.tokensUnknown !== undefined) return argminRequestsOver(budget, excluded)
   const tok = budget.totalTokens
   const req = budget.totalRequests
   let best = 0
@@ -190,7 +296,7 @@ export const argminTokens = (budget: DpBudget): number => {
   let bestReq = req[0]!
   for (let i = 1; i < tok.length; i++) {
     const t = tok[i]!
-    if (t < bestTok || (t === bestTok && req[i]! < bestReq)) {
+    if (byExclusion(excluded, best, i) ?? (t < bestTok || (t === bestTok && req[i]! < bestReq))) {
       bestTok = t
       bestReq = req[i]!
       best = i
@@ -270,7 +376,9 @@ export const charge = (budget: DpBudget, rank: number, estimatedTokens: number):
     t[rank]! += estimatedTokens
     totalTokens = t
   }
-  return budget.tokensUnknown === undefined
-    ? { totalRequests, totalTokens, lastTimestamp: budget.lastTimestamp }
-    : { totalRequests, totalTokens, lastTimestamp: budget.lastTimestamp, tokensUnknown: budget.tokensUnknown }
+  return withFlags(
+    { totalRequests, totalTokens, lastTimestamp: budget.lastTimestamp },
+    budget.requestsUnknown,
+    budget.tokensUnknown
+  )
 }

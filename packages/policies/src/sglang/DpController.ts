@@ -100,7 +100,10 @@ const next = (
 
 /**
  * Publish snapshots into the store (`shm[s.dpRank] = s`); the budget is not touched. Snapshots for
- * ranks outside `[0, dpSize)` are ignored.
+ * ranks outside `[0, dpSize)` are ignored. With `now` (seconds; the policies' `observe` passes it),
+ * a snapshot without a `timestamp` is stored stamped `now`: it counts as observed at `now`, so the
+ * budget applies it once, not at every refresh (loadledger extension: SGLang's snapshots always
+ * carry a timestamp).
  *
  * **When to use**: what a scheduler's SHM write does; the policies' `observe`.
  *
@@ -118,8 +121,12 @@ const next = (
  * @category combinators
  * @since 0.1.0
  */
-export const publish = (state: DpControllerState, snapshots: ReadonlyArray<RankLoad>): DpControllerState => {
-  const shm = storeSnapshots(state.shm, snapshots)
+export const publish = (
+  state: DpControllerState,
+  snapshots: ReadonlyArray<RankLoad>,
+  now?: number
+): DpControllerState => {
+  const shm = storeSnapshots(state.shm, snapshots, now)
   return shm === state.shm
     ? state
     : next(state, state.budget, state.roundRobinCounter, state.lastRefreshTimeSeconds, state.status, shm)

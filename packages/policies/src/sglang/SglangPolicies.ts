@@ -197,8 +197,8 @@ type Route = Policy<DpController.DpControllerState>["route"]
 const make = (method: LoadBalanceMethod, route: Route): Policy<DpController.DpControllerState> => ({
   name: method.toLowerCase().replaceAll("_", "-"),
   init: (dpSize: number) => DpController.init(method, dpSize),
-  observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>) =>
-    DpController.publish(state, loads),
+  observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>, now: number) =>
+    DpController.publish(state, loads, now),
   route,
   finish: (state: DpController.DpControllerState) => state,
   setStatus: (state: DpController.DpControllerState, status: ReadonlyArray<boolean>) =>
@@ -213,10 +213,10 @@ const makeBudgeted = (method: LoadBalanceMethod, route: Route): Policy<DpControl
   ...make(method, route),
   init: (dpSize: number) => Charged.chargedOf(DpController.init(method, dpSize)),
   // a state that is no DpControllerState is returned as it is: `route` then reports it
-  observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>) => {
+  observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>, now: number) => {
     if (!Charged.isCharged(state) && Charged.stateProblem(state) !== undefined) return state
     const s = Charged.lift(state)
-    const shm = storeSnapshots(s.shm, loads)
+    const shm = storeSnapshots(s.shm, loads, now)
     return shm === s.shm ? s : Charged.withStore(s, s.status, shm)
   },
   setStatus: (state: DpController.DpControllerState, status: ReadonlyArray<boolean>) => {
@@ -228,6 +228,8 @@ const makeBudgeted = (method: LoadBalanceMethod, route: Route): Policy<DpControl
 
 /**
  * SGLang `ROUND_ROBIN`: the next healthy rank after a counter (the only method that honours status).
+ * Reads no load: `observe` only stores the rows (absent fields and `unknown` rows change nothing),
+ * so no rank is ever chosen for an unknown load; unhealthy ranks are skipped.
  * `route` never refreshes; a `PolicyError` `AllRanksUnavailable` when no rank is healthy, and
  * `InvalidInput` when `now` is not finite seconds (upstream never gets one).
  *
@@ -255,7 +257,8 @@ export const roundRobin: Policy<DpController.DpControllerState> = make("ROUND_RO
  * integer (a bigint, or a decimal string with an optional sign and surrounding spaces: rooms up to
  * 2^64, negative ones). A `PolicyError` `MissingBootstrapRoom` without a room; `InvalidInput` for a
  * room that is no decimal integer (`"0x10"`, `"1e3"`, `"1_0"`, `""`) or a `now` that is not finite
- * seconds; `NoRanks` without ranks. Ignores load and status. With random rooms this is what
+ * seconds; `NoRanks` without ranks. Ignores load and status (so absent, unknown and stale rows
+ * change nothing, and an unhealthy rank may be chosen, as upstream). With random rooms this is what
  * SGLang's PD disaggregation does by default.
  *
  * **Performance**: a route parses the room's digits, about 40 ns for a 19-digit room on the
@@ -289,6 +292,14 @@ export const followBootstrapRoom: Policy<DpController.DpControllerState> = make(
  * **Gotchas**: a rank that never published starts at 0 and is preferred (upstream behaviour);
  * status is ignored (upstream behaviour). A failing request that refreshed carries the refreshed
  * state in `PolicyError.state`.
+ *
+ * **Unknown, absent, stale, unhealthy** (loadledger's extension; SGLang's snapshots always carry
+ * every field and a timestamp, and then routing is exactly upstream's). Needs `numRunningReqs` and
+ * `numWaitingReqs`. A rank whose last applied row is `unknown` or lacks either count is passed over
+ * while any rank with known counts exists (`budget.requestsUnknown`); when every rank is unknown the
+ * pick is the usual lowest index. A row without `timestamp` counts as observed at `now` (applied
+ * at the next refresh, once). Stale rows are used as they are (upstream has no staleness bound: an
+ * older timestamp still overwrites, see `DpBudget.update`). Unhealthy ranks: status is ignored.
  *
  * **Performance**: the state is persistent: the budget of the last refresh plus the speculative
  * charges routed since, with one shared cache of the current totals. A route allocates one object
@@ -325,9 +336,11 @@ export const totalRequests: Policy<DpController.DpControllerState> = makeBudgete
 /**
  * SGLang `TOTAL_TOKENS`: like {@link totalRequests}, comparing `(totalTokens, totalRequests)`
  * lexicographically and charging the prompt length (`inputLength`) and +1 request to the chosen rank.
- * While any rank's token count is unknown (an invalid snapshot value such as `-1`), compares the
- * request counts of all ranks only (loadledger extension; never fires on SGLang's own snapshots).
- * State and performance as {@link totalRequests}.
+ * While any rank's token count is unknown (absent, or an invalid snapshot value such as `-1`),
+ * compares request counts only and passes over the ranks whose tokens are unknown while another rank
+ * is known (loadledger extension, fault case S08; never fires on SGLang's own snapshots). Needs
+ * `numRunningReqs`, `numWaitingReqs` and `numTotalTokens`; unknown rows, absent timestamps, stale
+ * rows and status as {@link totalRequests}. State and performance as {@link totalRequests}.
  *
  * **When to use**: to model an SGLang server started with `--load-balance-method total_tokens`.
  *

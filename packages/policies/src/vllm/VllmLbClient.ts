@@ -264,7 +264,7 @@ export const vllmLbRoute = (
  * when `counts` is not `null` replace the whole load table (local bumps are lost, in-flight counts
  * are kept).
  *
- * **When to use**: whenever the coordinator publishes (see `vllmCoordinatorTimeline` for when that happens).
+ * **When to use**: whenever the coordinator publishes (see `vllmCoordinatorTimeline` in `@loadledger/sim` for when that happens).
  *
  * Errors: `InvalidInput` (field `counts`) when `counts` does not have exactly N rows.
  *

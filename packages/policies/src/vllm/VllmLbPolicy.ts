@@ -46,6 +46,14 @@ export interface VllmLbPolicyState {
   readonly unhealthy: ReadonlyArray<number>
   /** Ranks whose last row has no `kvCacheUsage` (derived at `observe`). */
   readonly kvMissing: ReadonlyArray<number>
+  /**
+   * Ranks whose last row was `unknown` or lacked `numWaitingReqs` / `numRunningReqs`: their row in
+   * `lb.lbEngines` holds what they reported and the busiest known values for the rest (see
+   * `makeVllmLb`). Absent when none.
+   */
+  readonly loadUnknown?: ReadonlyArray<number> | undefined
+  /** The last rows of the `loadUnknown` ranks, as received (in `loadUnknown` order). */
+  readonly unknownRows?: ReadonlyArray<RankLoad> | undefined
   readonly rejectedRanks: ReadonlyArray<number>
   readonly initError?: PolicyError | undefined
 }
@@ -56,6 +64,8 @@ const withLb = (s: VllmLbPolicyState, lb: VllmLbState): VllmLbPolicyState => ({
   healthy: s.healthy,
   unhealthy: s.unhealthy,
   kvMissing: s.kvMissing,
+  loadUnknown: s.loadUnknown,
+  unknownRows: s.unknownRows,
   rejectedRanks: s.rejectedRanks,
   initError: s.initError
 })
@@ -73,14 +83,63 @@ const emptyLb = (): VllmLbState => ({
 })
 
 /**
+ * Give every rank with a row in `unknown` what it reported and, for each field it did not, the
+ * busiest known value (the maximum over the other ranks; `rows` is written in place). Returns the
+ * flagged rows, or `undefined` when none. With no known rank the flagged rows stay as they are.
+ */
+const busiestKnown = (
+  rows: Array<VllmEngineRow>,
+  unknown: ReadonlyArray<RankLoad | undefined>
+): ReadonlyArray<RankLoad> | undefined => {
+  let waiting = -1
+  let running = -1
+  let kv: number | undefined
+  const flagged: Array<RankLoad> = []
+  for (let i = 0; i < rows.length; i++) {
+    const u = unknown[i]
+    if (u !== undefined) {
+      flagged.push(u)
+      continue
+    }
+    const row = rows[i]!
+    waiting = Math.max(waiting, row[0])
+    running = Math.max(running, row[1])
+    if (row[2] !== undefined) kv = kv === undefined ? row[2] : Math.max(kv, row[2])
+  }
+  if (flagged.length === 0) return undefined
+  if (waiting >= 0)
+    for (const u of flagged) {
+      const own = u.unknown === undefined ? u : undefined
+      rows[u.dpRank] = [
+        own?.numWaitingReqs ?? waiting,
+        own?.numRunningReqs ?? running,
+        own?.kvCacheUsage ?? kv
+      ]
+    }
+  return flagged
+}
+
+/**
  * vLLM's data-parallel load balancer (`DPLBAsyncMPClient`) as a loadledger `Policy`.
  *
  * **When to use**: to simulate, replay or run vLLM's internal DP balancing from published loads.
  * `observe` is a coordinator update: each `RankLoad` replaces that rank's row with
  * `[numWaitingReqs, numRunningReqs, kvCacheUsage]` (local bumps on that row are lost; in-flight
  * counts kept). Upstream always sends every rank; ranks missing from `loads` keep their row.
- * A missing `kvCacheUsage` adds no KV penalty (upstream always has a value; treating unknown as 0
- * would claim "not saturated" without evidence) and is listed in `details.kvMissing`.
+ *
+ * **Unknown, absent, stale, unhealthy** (loadledger's extension; upstream's coordinator always
+ * sends every field, and with every field present routing is exactly upstream's). The fields it
+ * needs are `numWaitingReqs` and `numRunningReqs`. A row that is `unknown`, or lacks either, is
+ * never attractive: each field it did not report (`kvCacheUsage` included) becomes the busiest
+ * known value, the maximum over the ranks whose counts are known, as held at that `observe` (local
+ * bumps included); the fields it did report are kept. Such ranks are listed in
+ * `details.loadUnknown`; when no rank's counts are known they keep their previous row (every rank
+ * is then equally unknown). A row
+ * with the counts but without `kvCacheUsage` adds no KV penalty and is listed in
+ * `details.kvMissing` (since 0.1.0: treating it as 0 would claim "not saturated" without evidence;
+ * this does make it more attractive than a known saturated rank, the registry laws list it as an
+ * exception). A row without `timestamp` counts as observed at `now`. A stale row is used as it is
+ * (upstream has no staleness; `staleAfterSeconds` only explains). Unhealthy ranks: see `setStatus`.
  * `route` scores as upstream; `routedDpRank` bypasses scoring. `finish` takes finished or aborted
  * request ids. `setStatus`: upstream has no per-engine health; here unhealthy ranks are skipped by
  * the scan (pinned requests still go where pinned), and `AllRanksUnavailable` is returned when
@@ -138,24 +197,41 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
         rejectedRanks: []
       }
     },
-    observe: (state, loads: ReadonlyArray<RankLoad>) => {
+    observe: (state, loads: ReadonlyArray<RankLoad>, now) => {
       const n = state.lb.numEngines
       const rows: Array<VllmEngineRow> = state.lb.lbEngines.slice()
       const at = state.snapshotAt.slice()
       const rejected: Array<number> = []
+      let unknown: Array<RankLoad | undefined> | undefined
+      if (state.unknownRows !== undefined) {
+        unknown = packed<RankLoad | undefined>(n, undefined)
+        for (const row of state.unknownRows) unknown[row.dpRank] = row
+      }
       for (const l of loads) {
-        if (!Number.isInteger(l.dpRank) || l.dpRank < 0 || l.dpRank >= n) {
-          rejected.push(l.dpRank)
+        const r = l.dpRank
+        if (!Number.isInteger(r) || r < 0 || r >= n) {
+          rejected.push(r)
           continue
         }
-        rows[l.dpRank] = [l.numWaitingReqs, l.numRunningReqs, l.kvCacheUsage]
-        at[l.dpRank] = l.timestamp
+        const waiting = l.unknown === undefined ? l.numWaitingReqs : undefined
+        const running = l.unknown === undefined ? l.numRunningReqs : undefined
+        at[r] = l.timestamp ?? now
+        if (waiting !== undefined && running !== undefined) {
+          rows[r] = [waiting, running, l.kvCacheUsage]
+          if (unknown !== undefined) unknown[r] = undefined
+        } else {
+          unknown ??= packed<RankLoad | undefined>(n, undefined)
+          unknown[r] = l
+        }
       }
+      const unknownRows = unknown === undefined ? undefined : busiestKnown(rows, unknown)
       return {
         ...state,
         lb: { ...state.lb, lbEngines: rows },
         snapshotAt: at,
         kvMissing: rows.flatMap((row, i) => (row[2] === undefined ? [i] : [])),
+        loadUnknown: unknownRows?.map((row) => row.dpRank),
+        unknownRows,
         rejectedRanks: rejected
       }
     },
@@ -197,6 +273,7 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
         inflight: r.state.inflight,
         kvMissing: state.kvMissing
       }
+      if (state.loadUnknown !== undefined) details["loadUnknown"] = state.loadUnknown
       if (kvGuarded.length > 0) details["kvGuarded"] = kvGuarded
       if (unhealthy.length > 0) details["unhealthy"] = unhealthy
       if (state.rejectedRanks.length > 0) details["rejectedRanks"] = state.rejectedRanks

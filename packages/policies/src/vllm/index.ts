@@ -1,4 +1,2 @@
-export * from "./VllmCoordinator.js"
 export * from "./VllmLbClient.js"
 export * from "./VllmLbPolicy.js"
-export * from "./VllmWave.js"

@@ -13,16 +13,14 @@
  * stamped with it, so a ledger that keeps its in-flight charges until a snapshot taken after the
  * route (ledger-balanced, cache-affinity) does not drop them on a publish whose rows predate the route.
  */
+import type { PolicyError } from "@loadledger/policies"
 import {
-  type PolicyError,
-  type VllmCoordMessage,
-  type VllmCoordOutput,
-  type VllmCoordState,
   vllmCoordAdvance,
   vllmCoordHandleAll,
   vllmCoordInit,
   vllmCoordNextPublishMs
-} from "@loadledger/policies"
+} from "../vllm/VllmCoordinator.js"
+import type { VllmCoordMessage, VllmCoordOutput, VllmCoordState } from "../vllm/VllmCoordTypes.js"
 
 /** A load publish to the front ends, with the tokens that go with its rows. */
 export interface CoordPublish {

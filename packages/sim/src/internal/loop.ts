@@ -2,20 +2,15 @@
  * The discrete-event loop: arrivals -> router -> ranks; groups of ranks step (all ranks in one
  * lockstep group, or one group per rank); the step model charges each step.
  */
-import type {
-  Policy,
-  PolicyOptions,
-  VllmWaveEvent,
-  VllmWaveMessage,
-  VllmWaveState
-} from "@loadledger/policies"
-import { vllmWaveInit, vllmWaveStep } from "@loadledger/policies"
+import type { Policy, PolicyOptions } from "@loadledger/policies"
 import type { ResolvedSimConfig } from "../Config.js"
 import { checkConfig } from "../Config.js"
 import type { PublishRecord, SimStatus, StepRecord } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
 import type { RankWork } from "../StepModel.js"
 import type { TraceRequest } from "../Trace.js"
+import { vllmWaveInit, vllmWaveStep } from "../vllm/VllmWave.js"
+import type { VllmWaveEvent, VllmWaveMessage, VllmWaveState } from "../vllm/VllmWaveTypes.js"
 import { Rank, Req } from "./rank.js"
 import { randomRooms } from "./rng.js"
 import { Router } from "./router.js"

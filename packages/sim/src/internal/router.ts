@@ -11,17 +11,24 @@
  *   mode, step-boundary snapshots. Each front end applies a publish with `observe`, and routes its
  *   share of the arrivals with its own policy state and in-flight counts.
  */
-import type {
-  Policy,
-  PolicyError,
-  PolicyOptions,
-  RankLoad,
-  VllmCoordMessage,
-  VllmWaveMessage
-} from "@loadledger/policies"
+import type { Policy, PolicyError, PolicyOptions, RankLoad } from "@loadledger/policies"
 import type { PublishRecord } from "../Result.js"
+import type { VllmCoordMessage } from "../vllm/VllmCoordTypes.js"
+import type { VllmWaveMessage } from "../vllm/VllmWaveTypes.js"
 import { type CoordEvent, Coordinator } from "./coordinator.js"
 import type { Rank, Req } from "./rank.js"
+
+/**
+ * What a simulated rank publishes: a `RankLoad` with every field the policies read present (the
+ * simulator knows its ranks exactly), handed to `observe` as it is.
+ */
+type SimLoad = RankLoad & {
+  readonly timestamp: number
+  readonly numRunningReqs: number
+  readonly numWaitingReqs: number
+  readonly numTotalTokens: number
+  readonly kvCacheUsage: number
+}
 
 interface FrontEnd {
   readonly policy: Policy<unknown>
@@ -30,7 +37,7 @@ interface FrontEnd {
 
 export class Router {
   private readonly fronts: Array<FrontEnd> = []
-  private readonly shm: Array<RankLoad | undefined>
+  private readonly shm: Array<SimLoad | undefined>
   private readonly coordinator: Coordinator | undefined
   private readonly stepsDone: Array<number>
   private readonly events: Array<CoordEvent> = []
@@ -54,7 +61,7 @@ export class Router {
       const policy = make({ clientCount: frontEnds, clientIndex: i, seed })
       this.fronts.push({ policy, state: policy.init(dpSize) })
     }
-    this.shm = new Array<RankLoad | undefined>(dpSize).fill(undefined)
+    this.shm = new Array<SimLoad | undefined>(dpSize).fill(undefined)
     this.stepsDone = new Array<number>(dpSize).fill(0)
     this.publishLog = recordPublishes && engine === "vllm" ? [] : undefined
     if (engine === "vllm") {
@@ -129,7 +136,7 @@ export class Router {
         engine: rank.id,
         waiting: l.numWaitingReqs,
         running: l.numRunningReqs,
-        kv: l.kvCacheUsage ?? 0,
+        kv: l.kvCacheUsage,
         step: ws.step,
         wave: ws.wave
       })

@@ -11,7 +11,7 @@
  */
 import type { Explanation, RankLoad, Routed } from "../../Policy.js"
 import type * as DpBudget from "../DpBudget.js"
-import { argminRequests, argminTokens } from "../DpBudget.js"
+import { argminRequests, argminTokens, excludedRanks } from "../DpBudget.js"
 import type { DpControllerState } from "../DpController.js"
 import { budgetExplanation } from "./Explanations.js"
 
@@ -23,7 +23,8 @@ import { budgetExplanation } from "./Explanations.js"
  * of two >= the rank count, `tree[size + r]` is rank `r` (`n`, no rank, past the last one) and
  * every inner node `tree[i]` is the winner of `tree[2i]` and `tree[2i + 1]`, the lower index on a
  * tie, so `tree[1]` is the lowest index among the minimal keys: `totalRequests`, or
- * `(totalTokens, totalRequests)` when `byTokens`. A charge replays one leaf-to-root path, O(log n).
+ * `(totalTokens, totalRequests)` when `byTokens`, after `excluded` (ranks with unknown counts lose
+ * to every other rank; `undefined` when none, always so on SGLang's own snapshots). A charge replays one leaf-to-root path, O(log n).
  * Up to `scanRanks` ranks there is no tree: a scan of so few is faster than replaying a path.
  *
  * @internal
@@ -33,6 +34,7 @@ export interface Totals {
   tokens: Array<number>
   tree: Int32Array | undefined
   readonly byTokens: boolean
+  readonly excluded: ReadonlyArray<boolean> | undefined
   at: ChargedState | undefined
 }
 
@@ -44,12 +46,14 @@ const winner = (
   requests: ReadonlyArray<number>,
   tokens: ReadonlyArray<number>,
   byTokens: boolean,
+  excluded: ReadonlyArray<boolean> | undefined,
   a: number,
   b: number
 ): number => {
   const n = requests.length
   if (b >= n) return a
   if (a >= n) return b
+  if (excluded !== undefined && excluded[a] !== excluded[b]) return excluded[a] === true ? b : a
   if (byTokens) {
     const ta = tokens[a]!
     const tb = tokens[b]!
@@ -65,7 +69,8 @@ const scanRanks = 16
 const treeOf = (
   requests: ReadonlyArray<number>,
   tokens: ReadonlyArray<number>,
-  byTokens: boolean
+  byTokens: boolean,
+  excluded: ReadonlyArray<boolean> | undefined
 ): Int32Array | undefined => {
   const n = requests.length
   if (n <= scanRanks) return undefined
@@ -74,7 +79,7 @@ const treeOf = (
   const tree = new Int32Array(2 * size)
   for (let r = 0; r < size; r++) tree[size + r] = Math.min(r, n)
   for (let i = size - 1; i >= 1; i--)
-    tree[i] = winner(requests, tokens, byTokens, tree[2 * i]!, tree[2 * i + 1]!)
+    tree[i] = winner(requests, tokens, byTokens, excluded, tree[2 * i]!, tree[2 * i + 1]!)
   return tree
 }
 
@@ -83,7 +88,15 @@ const totalsFor = (method: DpControllerState["method"], budget: DpBudget.DpBudge
   const requests = budget.totalRequests.slice()
   const tokens = budget.totalTokens.slice()
   const byTokens = method === "TOTAL_TOKENS" && budget.tokensUnknown === undefined
-  return { requests, tokens, tree: treeOf(requests, tokens, byTokens), byTokens, at: undefined }
+  const excluded = excludedRanks(budget, method)
+  return {
+    requests,
+    tokens,
+    tree: treeOf(requests, tokens, byTokens, excluded),
+    byTokens,
+    excluded,
+    at: undefined
+  }
 }
 
 /**
@@ -98,8 +111,9 @@ const chargeTotals = (t: Totals, rank: number, tokens: number, times = 1): void 
   const tree = t.tree
   if (tree === undefined) return
   const byTokens = t.byTokens
+  const excluded = t.excluded
   for (let i = (tree.length / 2 + rank) >> 1; i >= 1; i >>= 1)
-    tree[i] = winner(requests, tok, byTokens, tree[2 * i]!, tree[2 * i + 1]!)
+    tree[i] = winner(requests, tok, byTokens, excluded, tree[2 * i]!, tree[2 * i + 1]!)
 }
 
 /**
@@ -110,7 +124,12 @@ const chargeTotals = (t: Totals, rank: number, tokens: number, times = 1): void 
  */
 export const pickOf = (t: Totals): number => {
   if (t.tree !== undefined) return t.tree[1]!
-  const view = { totalRequests: t.requests, totalTokens: t.tokens, lastTimestamp: [] }
+  const view = {
+    totalRequests: t.requests,
+    totalTokens: t.tokens,
+    lastTimestamp: [],
+    requestsUnknown: t.excluded
+  }
   return t.byTokens ? argminTokens(view) : argminRequests(view)
 }
 
@@ -125,13 +144,14 @@ const budgetOf = (
   requests: Array<number>,
   tokens: Array<number>
 ): DpBudget.DpBudget =>
-  base.tokensUnknown === undefined
+  base.tokensUnknown === undefined && base.requestsUnknown === undefined
     ? { totalRequests: requests, totalTokens: tokens, lastTimestamp: base.lastTimestamp }
     : {
         totalRequests: requests,
         totalTokens: tokens,
         lastTimestamp: base.lastTimestamp,
-        tokensUnknown: base.tokensUnknown
+        ...(base.requestsUnknown === undefined ? {} : { requestsUnknown: base.requestsUnknown }),
+        ...(base.tokensUnknown === undefined ? {} : { tokensUnknown: base.tokensUnknown })
       }
 
 /**
@@ -485,7 +505,7 @@ export const totalsOf = (s: ChargedState): Totals => {
     const [requests, tokens] = rebuild(s)
     t.requests = requests
     t.tokens = tokens
-    t.tree = treeOf(requests, tokens, t.byTokens)
+    t.tree = treeOf(requests, tokens, t.byTokens, t.excluded)
     t.at = s
     return t
   }
@@ -554,6 +574,7 @@ const fold = (s: ChargedState, t: Totals, rank: number, tokens: number, refreshe
     tokens: t.tokens,
     tree: t.tree,
     byTokens: t.byTokens,
+    excluded: t.excluded,
     at: undefined
   }
   t.at = undefined // the states of the old base rebuild their totals on use
@@ -590,7 +611,10 @@ const fastTotals = (
   // a clone of a state has a `frame` without the (non-enumerable) cache: not the fast path either
   const t = f.totals as Totals | undefined
   if (t === undefined || t.at !== state) return undefined
-  return t.requests.length === 0 || t.tree !== undefined || (state as ChargedState).charges >= f.maxCharges
+  return t.requests.length === 0 ||
+    t.tree !== undefined ||
+    t.excluded !== undefined ||
+    (state as ChargedState).charges >= f.maxCharges
     ? undefined
     : t
 }

@@ -8,7 +8,7 @@ import {
   vllmWaveLaterProfile,
   vllmWaveSnapshotProfile,
   vllmWaveStep
-} from "@loadledger/policies"
+} from "@loadledger/sim"
 import { describe, expect, it } from "vitest"
 
 interface WaveCase {

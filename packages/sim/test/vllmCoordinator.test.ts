@@ -2,8 +2,8 @@
 // vectors of fixtures/reference/vllm/coord_cases.json driven step by step, and the docstring examples.
 import { readFileSync } from "node:fs"
 import { fc, test } from "@fast-check/vitest"
+import type { PolicyError } from "@loadledger/policies"
 import {
-  type PolicyError,
   type VllmCoordMessage,
   type VllmCoordOutput,
   type VllmCoordState,
@@ -13,7 +13,7 @@ import {
   vllmCoordInit,
   vllmCoordinatorTimeline,
   vllmCoordNextPublishMs
-} from "@loadledger/policies"
+} from "@loadledger/sim"
 import { describe, expect, it } from "vitest"
 
 interface CoordCase {

@@ -1,6 +1,21 @@
+/**
+ * The in-flight charges of loadledger's own policies: every routed request charged to its rank
+ * until a snapshot stamped after it arrives or it finishes, plus the newest snapshot per rank.
+ *
+ * @internal
+ */
 import { packed } from "../../internal/packed.js"
 import type { RankLoad } from "../../Policy.js"
-import type { RankView } from "../RankView.js"
+import {
+  type ChargeEdit,
+  countInexact,
+  dropIncluded,
+  isExact,
+  isOrdered,
+  liveNodes,
+  recount,
+  relink
+} from "./ChargeLists.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
 
 /**
@@ -125,157 +140,46 @@ const withCharges = (
   live
 })
 
-const isCount = (x: number): boolean => Number.isFinite(x) && x >= 0
+/** A finite non-negative number (a usable count or token total). @internal */
+export const isCount = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0
 
-/** True when a snapshot row is usable: rank in range, counts finite and non-negative, kv in [0, 1]. @internal */
-export const validLoad = (l: RankLoad, dpSize: number): boolean =>
-  Number.isInteger(l.dpRank) &&
-  l.dpRank >= 0 &&
-  l.dpRank < dpSize &&
-  Number.isFinite(l.timestamp) &&
-  isCount(l.numRunningReqs) &&
-  isCount(l.numWaitingReqs) &&
-  isCount(l.numTotalTokens) &&
-  (l.kvCacheUsage === undefined ||
-    (Number.isFinite(l.kvCacheUsage) && l.kvCacheUsage >= 0 && l.kvCacheUsage <= 1))
+/**
+ * What a snapshot row means to the ledger: `"invalid"` (rank out of range, a timestamp that is
+ * present but not finite, or a `kvCacheUsage` outside [0, 1]: ignored), `"unknown"` (an `unknown`
+ * row, or `numRunningReqs` / `numWaitingReqs` / `numTotalTokens` absent or not finite non-negative:
+ * the rank's load becomes unknown), else `"known"`.
+ *
+ * @internal
+ */
+export const classifyLoad = (l: RankLoad, dpSize: number): "invalid" | "unknown" | "known" => {
+  if (!Number.isInteger(l.dpRank) || l.dpRank < 0 || l.dpRank >= dpSize) return "invalid"
+  if (l.timestamp !== undefined && !Number.isFinite(l.timestamp)) return "invalid"
+  if (l.unknown !== undefined) return "unknown"
+  if (!isCount(l.numRunningReqs) || !isCount(l.numWaitingReqs) || !isCount(l.numTotalTokens)) return "unknown"
+  const kv = l.kvCacheUsage
+  return kv === undefined || (Number.isFinite(kv) && kv >= 0 && kv <= 1) ? "known" : "invalid"
+}
+
+/** True when a snapshot row is usable as a known load (see {@link classifyLoad}). @internal */
+export const validLoad = (l: RankLoad, dpSize: number): boolean => classifyLoad(l, dpSize) === "known"
 
 /** Charges whose sums are exact under any order of additions and subtractions. */
-const isExact = (c: Charge): boolean =>
-  Number.isSafeInteger(c.requests) && c.requests >= 0 && Number.isSafeInteger(c.tokens) && c.tokens >= 0
-
-const isLive = (live: HashTrie<ReadonlyArray<Held>>, node: ChargeNode): boolean => {
-  const xs = getTrie(live, node.held.charge.requestId)
-  if (xs === undefined) return false
-  for (let i = 0; i < xs.length; i++) if (xs[i] === node.held) return true
-  return false
-}
-
-/** Remove `node` from the live map (it is known to be live). */
-const unlive = (live: HashTrie<ReadonlyArray<Held>>, node: ChargeNode): HashTrie<ReadonlyArray<Held>> => {
-  const id = node.held.charge.requestId
-  const xs = getTrie(live, id)!
-  if (xs.length === 1) return setTrie(live, id, undefined)
-  return setTrie(
-    live,
-    id,
-    xs.filter((x) => x !== node.held)
-  )
-}
-
-/** Rebuild a list from nodes given newest first (fresh nodes, same charges). */
-const relink = (nodes: ReadonlyArray<ChargeNode>): ChargeNode | undefined => {
-  let head: ChargeNode | undefined
-  for (let i = nodes.length - 1; i >= 0; i--) head = { held: nodes[i]!.held, next: head }
-  return head
-}
-
-/**
- * The sums of the live charges (given newest first), added in routing order (oldest first) as a
- * recount does.
- */
-const recount = (nodes: ReadonlyArray<ChargeNode>): readonly [number, number] => {
-  let q = 0
-  let t = 0
-  for (let i = nodes.length - 1; i >= 0; i--) {
-    q += nodes[i]!.held.charge.requests
-    t += nodes[i]!.held.charge.tokens
-  }
-  return [q, t]
-}
-
-/** The live nodes of a list, newest first. */
-const liveNodes = (live: HashTrie<ReadonlyArray<Held>>, head: ChargeNode | undefined): Array<ChargeNode> => {
-  const out: Array<ChargeNode> = []
-  for (let x = head; x !== undefined; x = x.next) if (isLive(live, x)) out.push(x)
-  return out
-}
-
-const countInexact = (nodes: ReadonlyArray<ChargeNode>): number => {
-  let k = 0
-  for (const x of nodes) if (!isExact(x.held.charge)) k++
-  return k
-}
-
-/** Mutable working copies of the charge columns, made on first change. */
-interface ChargeEdit {
-  charges: Array<ChargeList>
-  chargedRequests: Array<number>
-  chargedTokens: Array<number>
-  live: HashTrie<ReadonlyArray<Held>>
-}
-
-/**
- * Drop the charges of rank `r` routed strictly before `timestamp - margin` (provably included in a
- * snapshot stamped `timestamp`). Returns whether anything changed; the sums become the recount of
- * the charges kept, in routing order.
- */
-const dropIncluded = (e: ChargeEdit, r: number, timestamp: number, margin: number): void => {
-  const list = e.charges[r]!
-  if (list.live === 0 && list.head === undefined) return
-  const kept: Array<ChargeNode> = []
-  let removed = false
-  let q = e.chargedRequests[r]!
-  let t = e.chargedTokens[r]!
-  let inexact = list.inexact
-  let x = list.head
-  // walk newest first; in an ordered list, the first charge to drop means every older one drops too
-  for (; x !== undefined; x = x.next) {
-    const live = isLive(e.live, x)
-    if (!(x.held.charge.routedAtSeconds + margin < timestamp)) {
-      if (live) kept.push(x)
-      continue
-    }
-    if (live) {
-      removed = true
-      e.live = unlive(e.live, x)
-      q -= x.held.charge.requests
-      t -= x.held.charge.tokens
-      if (!isExact(x.held.charge)) inexact--
-    }
-    if (list.ordered) {
-      for (let y = x.next; y !== undefined; y = y.next) {
-        if (!isLive(e.live, y)) continue
-        removed = true
-        e.live = unlive(e.live, y)
-        q -= y.held.charge.requests
-        t -= y.held.charge.tokens
-        if (!isExact(y.held.charge)) inexact--
-      }
-      break
-    }
-  }
-  if (!removed) return
-  if (list.inexact > 0) [q, t] = recount(kept)
-  e.charges[r] = {
-    head: relink(kept),
-    live: kept.length,
-    dead: 0,
-    inexact,
-    ordered: list.ordered || isOrdered(kept)
-  }
-  e.chargedRequests[r] = kept.length === 0 ? 0 : q
-  e.chargedTokens[r] = kept.length === 0 ? 0 : t
-}
-
-const isOrdered = (newestFirst: ReadonlyArray<ChargeNode>): boolean => {
-  for (let i = 1; i < newestFirst.length; i++)
-    if (!(newestFirst[i]!.held.charge.routedAtSeconds <= newestFirst[i - 1]!.held.charge.routedAtSeconds))
-      return false
-  return true
-}
-
 /**
  * Fold snapshots in. A row older than the one held is ignored (never an overwrite with older data);
  * a row is applied when its timestamp is equal or newer. Charges routed strictly before
  * `timestamp - inclusionMarginSeconds` are provably included in the row and are dropped; the rest
- * stay. Invalid rows are ignored (the rank keeps its previous view).
+ * stay. Invalid rows are ignored (the rank keeps its previous view). A row without `timestamp` is
+ * observed at `now`. An unknown row (see {@link classifyLoad}) makes the rank unknown, as if it never
+ * published: `snapTimestamp` NaN (never fresh: routing takes {@link unknownBase} for it), KV usage
+ * as reported by a partial row (else unknown), no charge dropped.
  *
  * @internal
  */
 export const observeLedger = (
   state: LedgerState,
   loads: ReadonlyArray<RankLoad>,
-  inclusionMarginSeconds: number
+  inclusionMarginSeconds: number,
+  now: number
 ): LedgerState => {
   let snaps:
     | {
@@ -288,11 +192,14 @@ export const observeLedger = (
       }
     | undefined
   let edit: ChargeEdit | undefined
-  for (const l of loads) {
-    if (!validLoad(l, state.dpSize)) continue
+  for (const row of loads) {
+    const kind = classifyLoad(row, state.dpSize)
+    if (kind === "invalid") continue
+    const l = row.timestamp === undefined ? { ...row, timestamp: now } : row
+    const timestamp = l.timestamp!
     const r = l.dpRank
     const held = (snaps ?? state).snapTimestamp[r]!
-    if (l.timestamp < held) continue // NaN (never published) compares false: applied
+    if (timestamp < held) continue // NaN (never published, or unknown) compares false: applied
     snaps ??= {
       snapshots: state.snapshots.slice(),
       snapTimestamp: state.snapTimestamp.slice(),
@@ -302,11 +209,18 @@ export const observeLedger = (
       snapKv: state.snapKv.slice()
     }
     snaps.snapshots[r] = l
-    snaps.snapTimestamp[r] = l.timestamp
-    snaps.snapRequests[r] = l.numRunningReqs + l.numWaitingReqs
-    snaps.snapWaiting[r] = l.numWaitingReqs
-    snaps.snapTokens[r] = l.numTotalTokens
-    snaps.snapKv[r] = l.kvCacheUsage ?? Number.NaN
+    if (kind === "unknown") {
+      // a partial row keeps the KV usage it did report
+      const kv = l.unknown === undefined ? l.kvCacheUsage : undefined
+      snaps.snapTimestamp[r] = Number.NaN
+      snaps.snapKv[r] = kv !== undefined && kv >= 0 && kv <= 1 ? kv : Number.NaN
+      continue
+    }
+    snaps.snapTimestamp[r] = timestamp
+    snaps.snapRequests[r] = l.numRunningReqs! + l.numWaitingReqs!
+    snaps.snapWaiting[r] = l.numWaitingReqs!
+    snaps.snapTokens[r] = l.numTotalTokens!
+    snaps.snapKv[r] = l.kvCacheUsage === undefined ? Number.NaN : l.kvCacheUsage
     if ((edit ?? state).charges[r]!.live === 0) continue
     edit ??= {
       charges: state.charges.slice(),
@@ -314,7 +228,7 @@ export const observeLedger = (
       chargedTokens: state.chargedTokens.slice(),
       live: state.live
     }
-    dropIncluded(edit, r, l.timestamp, inclusionMarginSeconds)
+    dropIncluded(edit, r, timestamp, inclusionMarginSeconds)
   }
   if (snaps === undefined) return state
   return {
@@ -447,71 +361,3 @@ export const finishLedger = (state: LedgerState, requestIds: ReadonlyArray<strin
 /** Replace health; a status of the wrong length is ignored (as upstream). @internal */
 export const setLedgerStatus = (state: LedgerState, status: ReadonlyArray<boolean>): LedgerState =>
   status.length === state.dpSize ? { ...state, healthy: [...status] } : state
-
-/**
- * The busiest fresh base load at `now` (`requests < 0` when no rank is fresh). Stale and
- * never-published ranks take it as their base (never idle).
- *
- * @internal
- */
-export interface FreshMax {
-  readonly requests: number
-  readonly tokens: number
-}
-
-/** @internal */
-export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: number): FreshMax => {
-  let q = -1
-  let t = -1
-  const ts = state.snapTimestamp
-  for (let r = 0; r < state.dpSize; r++) {
-    if (now - ts[r]! <= staleAfterSeconds) {
-      q = Math.max(q, state.snapRequests[r]!)
-      t = Math.max(t, state.snapTokens[r]!)
-    }
-  }
-  return { requests: q, tokens: t }
-}
-
-/** True when rank `r`'s snapshot is fresh at `now` (false when it never published). @internal */
-export const isFresh = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
-  now - state.snapTimestamp[r]! <= staleAfterSeconds
-
-/** Effective requests of rank `r` (base per the staleness rule, plus charges). @internal */
-export const effectiveRequests = (state: LedgerState, r: number, fresh: boolean, fm: FreshMax): number => {
-  const own = state.snapRequests[r]!
-  return (fresh || fm.requests < 0 ? own : Math.max(own, fm.requests)) + state.chargedRequests[r]!
-}
-
-/** Effective tokens of rank `r`. @internal */
-export const effectiveTokens = (state: LedgerState, r: number, fresh: boolean, fm: FreshMax): number => {
-  const own = state.snapTokens[r]!
-  return (fresh || fm.requests < 0 ? own : Math.max(own, fm.tokens)) + state.chargedTokens[r]!
-}
-
-/** KV usage of rank `r`, `undefined` when not reported. @internal */
-export const kvOf = (state: LedgerState, r: number): number | undefined => {
-  const kv = state.snapKv[r]!
-  return Number.isNaN(kv) ? undefined : kv
-}
-
-/** Every rank's view at `now` (allocates; routing uses the scalar helpers above). @internal */
-export const ledgerView = (
-  state: LedgerState,
-  now: number,
-  staleAfterSeconds: number
-): ReadonlyArray<RankView> => {
-  const fm = freshMax(state, now, staleAfterSeconds)
-  return state.snapshots.map((s, r) => {
-    const fresh = isFresh(state, r, now, staleAfterSeconds)
-    return {
-      requests: effectiveRequests(state, r, fresh, fm),
-      tokens: effectiveTokens(state, r, fresh, fm),
-      waiting: state.snapWaiting[r]! + state.chargedRequests[r]!,
-      kvCacheUsage: kvOf(state, r),
-      ageSeconds: s === undefined ? undefined : now - s.timestamp,
-      stale: s !== undefined && !fresh,
-      unknown: s === undefined
-    }
-  })
-}

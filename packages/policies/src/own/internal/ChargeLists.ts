@@ -1,0 +1,139 @@
+/**
+ * The per-rank charge lists of the in-flight charges (see `InflightCharges.ts`): liveness,
+ * compaction, recounts, and dropping the charges a snapshot includes.
+ *
+ * @internal
+ */
+
+import { getTrie, type HashTrie, setTrie } from "./HashTrie.js"
+import type { Charge, ChargeList, ChargeNode, Held } from "./InflightCharges.js"
+
+export const isExact = (c: Charge): boolean =>
+  Number.isSafeInteger(c.requests) && c.requests >= 0 && Number.isSafeInteger(c.tokens) && c.tokens >= 0
+
+export const isLive = (live: HashTrie<ReadonlyArray<Held>>, node: ChargeNode): boolean => {
+  const xs = getTrie(live, node.held.charge.requestId)
+  if (xs === undefined) return false
+  for (let i = 0; i < xs.length; i++) if (xs[i] === node.held) return true
+  return false
+}
+
+/** Remove `node` from the live map (it is known to be live). */
+export const unlive = (
+  live: HashTrie<ReadonlyArray<Held>>,
+  node: ChargeNode
+): HashTrie<ReadonlyArray<Held>> => {
+  const id = node.held.charge.requestId
+  const xs = getTrie(live, id)!
+  if (xs.length === 1) return setTrie(live, id, undefined)
+  return setTrie(
+    live,
+    id,
+    xs.filter((x) => x !== node.held)
+  )
+}
+
+/** Rebuild a list from nodes given newest first (fresh nodes, same charges). */
+export const relink = (nodes: ReadonlyArray<ChargeNode>): ChargeNode | undefined => {
+  let head: ChargeNode | undefined
+  for (let i = nodes.length - 1; i >= 0; i--) head = { held: nodes[i]!.held, next: head }
+  return head
+}
+
+/**
+ * The sums of the live charges (given newest first), added in routing order (oldest first) as a
+ * recount does.
+ */
+export const recount = (nodes: ReadonlyArray<ChargeNode>): readonly [number, number] => {
+  let q = 0
+  let t = 0
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    q += nodes[i]!.held.charge.requests
+    t += nodes[i]!.held.charge.tokens
+  }
+  return [q, t]
+}
+
+/** The live nodes of a list, newest first. */
+export const liveNodes = (
+  live: HashTrie<ReadonlyArray<Held>>,
+  head: ChargeNode | undefined
+): Array<ChargeNode> => {
+  const out: Array<ChargeNode> = []
+  for (let x = head; x !== undefined; x = x.next) if (isLive(live, x)) out.push(x)
+  return out
+}
+
+export const countInexact = (nodes: ReadonlyArray<ChargeNode>): number => {
+  let k = 0
+  for (const x of nodes) if (!isExact(x.held.charge)) k++
+  return k
+}
+
+/** Mutable working copies of the charge columns, made on first change. */
+export interface ChargeEdit {
+  charges: Array<ChargeList>
+  chargedRequests: Array<number>
+  chargedTokens: Array<number>
+  live: HashTrie<ReadonlyArray<Held>>
+}
+
+/**
+ * Drop the charges of rank `r` routed strictly before `timestamp - margin` (provably included in a
+ * snapshot stamped `timestamp`). Returns whether anything changed; the sums become the recount of
+ * the charges kept, in routing order.
+ */
+export const dropIncluded = (e: ChargeEdit, r: number, timestamp: number, margin: number): void => {
+  const list = e.charges[r]!
+  if (list.live === 0 && list.head === undefined) return
+  const kept: Array<ChargeNode> = []
+  let removed = false
+  let q = e.chargedRequests[r]!
+  let t = e.chargedTokens[r]!
+  let inexact = list.inexact
+  let x = list.head
+  // walk newest first; in an ordered list, the first charge to drop means every older one drops too
+  for (; x !== undefined; x = x.next) {
+    const live = isLive(e.live, x)
+    if (!(x.held.charge.routedAtSeconds + margin < timestamp)) {
+      if (live) kept.push(x)
+      continue
+    }
+    if (live) {
+      removed = true
+      e.live = unlive(e.live, x)
+      q -= x.held.charge.requests
+      t -= x.held.charge.tokens
+      if (!isExact(x.held.charge)) inexact--
+    }
+    if (list.ordered) {
+      for (let y = x.next; y !== undefined; y = y.next) {
+        if (!isLive(e.live, y)) continue
+        removed = true
+        e.live = unlive(e.live, y)
+        q -= y.held.charge.requests
+        t -= y.held.charge.tokens
+        if (!isExact(y.held.charge)) inexact--
+      }
+      break
+    }
+  }
+  if (!removed) return
+  if (list.inexact > 0) [q, t] = recount(kept)
+  e.charges[r] = {
+    head: relink(kept),
+    live: kept.length,
+    dead: 0,
+    inexact,
+    ordered: list.ordered || isOrdered(kept)
+  }
+  e.chargedRequests[r] = kept.length === 0 ? 0 : q
+  e.chargedTokens[r] = kept.length === 0 ? 0 : t
+}
+
+export const isOrdered = (newestFirst: ReadonlyArray<ChargeNode>): boolean => {
+  for (let i = 1; i < newestFirst.length; i++)
+    if (!(newestFirst[i]!.held.charge.routedAtSeconds <= newestFirst[i - 1]!.held.charge.routedAtSeconds))
+      return false
+  return true
+}

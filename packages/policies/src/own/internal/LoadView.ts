@@ -1,0 +1,151 @@
+/**
+ * What the in-flight charges and the last snapshots say a rank's load is at `now`: fresh, stale or
+ * unknown bases, effective loads (base plus charges), KV usage, and the per-rank view.
+ *
+ * @internal
+ */
+import type { RankLoad } from "../../Policy.js"
+import type { RankView } from "../RankView.js"
+import { isCount, type LedgerState } from "./InflightCharges.js"
+
+/**
+ * The busiest fresh base load at `now` (`requests < 0` when no rank is fresh), and per field the
+ * busiest known values (`knownRunning` / `knownWaiting` / `knownTokens`: the maxima over every rank
+ * whose last row is known, stale ones included; `< 0` when none). Stale ranks take the fresh maxima
+ * as their floor; unknown and never-published ranks the known ones (see {@link unknownBase}).
+ *
+ * @internal
+ */
+export interface FreshMax {
+  readonly requests: number
+  readonly tokens: number
+  readonly knownRunning: number
+  readonly knownWaiting: number
+  readonly knownTokens: number
+}
+
+/** @internal */
+export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: number): FreshMax => {
+  let q = -1
+  let t = -1
+  let kr = -1
+  let kw = -1
+  let kt = -1
+  const ts = state.snapTimestamp
+  for (let r = 0; r < state.dpSize; r++) {
+    const at = ts[r]!
+    if (Number.isNaN(at)) continue
+    const requests = state.snapRequests[r]!
+    const waiting = state.snapWaiting[r]!
+    const tokens = state.snapTokens[r]!
+    kr = Math.max(kr, requests - waiting)
+    kw = Math.max(kw, waiting)
+    kt = Math.max(kt, tokens)
+    if (now - at <= staleAfterSeconds) {
+      q = Math.max(q, requests)
+      t = Math.max(t, tokens)
+    }
+  }
+  return { requests: q, tokens: t, knownRunning: kr, knownWaiting: kw, knownTokens: kt }
+}
+
+/** A field of an unknown rank's row: its own value when it reported a usable one, else the busiest known. */
+const ownOrBusiest = (x: number | undefined, busiest: number): number =>
+  isCount(x) ? x : Math.max(busiest, 0)
+
+/**
+ * The base `[requests, tokens, waiting]` of a rank whose load is unknown (an `unknown` row, a row
+ * missing a count, or never published): each field it reported, and for each field it did not the
+ * busiest known value (see {@link FreshMax}), so it is never less busy than a known rank would be
+ * in its place; when its row is stale (or it never published), at least the busiest fresh base as
+ * for a stale rank. With no known rank at all, an unreported field counts 0 (every rank is unknown).
+ *
+ * @internal
+ */
+export const unknownBase = (
+  row: RankLoad | undefined,
+  fm: FreshMax,
+  now: number,
+  staleAfterSeconds: number
+): readonly [number, number, number] => {
+  const known = row !== undefined && row.unknown === undefined
+  const running = ownOrBusiest(known ? row.numRunningReqs : undefined, fm.knownRunning)
+  const waiting = ownOrBusiest(known ? row.numWaitingReqs : undefined, fm.knownWaiting)
+  const tokens = ownOrBusiest(known ? row.numTotalTokens : undefined, fm.knownTokens)
+  const at = row?.timestamp
+  // a stale (or never published) one also takes the stale floor, as a known stale rank would
+  if (fm.requests >= 0 && !(at !== undefined && now - at <= staleAfterSeconds))
+    return [Math.max(running + waiting, fm.requests), Math.max(tokens, fm.tokens), waiting]
+  return [running + waiting, tokens, waiting]
+}
+
+/** The base `[requests, tokens, waiting]` of rank `r` at `now` (fresh, stale or unknown). @internal */
+export const baseOf = (
+  state: LedgerState,
+  r: number,
+  now: number,
+  staleAfterSeconds: number,
+  fm: FreshMax
+): readonly [number, number, number] => {
+  if (Number.isNaN(state.snapTimestamp[r]!))
+    return unknownBase(state.snapshots[r], fm, now, staleAfterSeconds)
+  const fresh = isFresh(state, r, now, staleAfterSeconds)
+  const q = state.snapRequests[r]!
+  const t = state.snapTokens[r]!
+  const w = state.snapWaiting[r]!
+  return fresh || fm.requests < 0 ? [q, t, w] : [Math.max(q, fm.requests), Math.max(t, fm.tokens), w]
+}
+
+/** True when rank `r`'s snapshot is fresh at `now` (false when it never published or is unknown). @internal */
+export const isFresh = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
+  now - state.snapTimestamp[r]! <= staleAfterSeconds
+
+/** Effective requests of rank `r` at `now` (base per the staleness rule, plus charges). @internal */
+export const effectiveRequests = (
+  state: LedgerState,
+  r: number,
+  now: number,
+  staleAfterSeconds: number,
+  fm: FreshMax
+): number => baseOf(state, r, now, staleAfterSeconds, fm)[0] + state.chargedRequests[r]!
+
+/**
+ * The highest KV usage any rank reported (its last known row), `undefined` when none did: what a
+ * rank whose KV usage is unknown is taken to have wherever KV usage gates a choice.
+ *
+ * @internal
+ */
+export const maxKnownKv = (state: LedgerState): number | undefined => {
+  let m = Number.NaN
+  for (const kv of state.snapKv) if (!(kv <= m)) m = Number.isNaN(kv) ? m : kv
+  return Number.isNaN(m) ? undefined : m
+}
+
+/** KV usage of rank `r`, `undefined` when not reported. @internal */
+export const kvOf = (state: LedgerState, r: number): number | undefined => {
+  const kv = state.snapKv[r]!
+  return Number.isNaN(kv) ? undefined : kv
+}
+
+/** Every rank's view at `now` (allocates; routing uses the scalar helpers above). @internal */
+export const ledgerView = (
+  state: LedgerState,
+  now: number,
+  staleAfterSeconds: number
+): ReadonlyArray<RankView> => {
+  const fm = freshMax(state, now, staleAfterSeconds)
+  return state.snapshots.map((s, r) => {
+    const fresh = isFresh(state, r, now, staleAfterSeconds)
+    const [requests, tokens, waiting] = baseOf(state, r, now, staleAfterSeconds, fm)
+    return {
+      requests: requests + state.chargedRequests[r]!,
+      tokens: tokens + state.chargedTokens[r]!,
+      waiting: waiting + state.chargedRequests[r]!,
+      kvCacheUsage: kvOf(state, r),
+      ageSeconds:
+        s?.timestamp === undefined || Number.isNaN(state.snapTimestamp[r]!) ? undefined : now - s.timestamp,
+      stale: s !== undefined && !fresh && !Number.isNaN(state.snapTimestamp[r]!),
+      unknown: Number.isNaN(state.snapTimestamp[r]!)
+    }
+  })
+}
