@@ -7,6 +7,7 @@
 export * from "./LastHeard.js"
 export * from "./LiveRouter.js"
 export * from "./Metrics.js"
+export * from "./Proxy.js"
 export * from "./PolicyView.js"
 export * from "./RankStatus.js"
 export * from "./Router.js"
