@@ -18,8 +18,8 @@ import { parseArgs } from "node:util"
 import { applyPoll, finish, makeRouter, route, startLiveRouter } from "@loadledger/live"
 import { totalRequests } from "@loadledger/policies"
 import { Result } from "effect"
-import { startFakeWorker } from "../examples/router/fakeWorker.js"
-import { startProxy } from "../examples/router/proxy.js"
+import { startFakeEngine as startFakeWorker } from "@loadledger/live/testing"
+import { startProxy } from "@loadledger/live"
 import { type Benchmark, nsPerOp } from "./harness.js"
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 })

@@ -62,7 +62,7 @@ export interface FakeEngineOptions {
 
 /**
  * One completion request as the engine received it (request id from `X-Request-Id`, rank from
- * `X-Data-Parallel-Rank`).
+ * `X-Data-Parallel-Rank`, `atMs`: arrival, `Date.now()` milliseconds).
  *
  * @category models
  * @since 0.2.0
@@ -71,6 +71,7 @@ export interface Received {
   readonly requestId: string
   readonly path: string
   readonly dpRank: number
+  readonly atMs: number
 }
 
 /**
@@ -212,7 +213,7 @@ export const startFakeEngine = async (initial: FakeEngineOptions = {}): Promise<
     const requestId = String(req.headers["x-request-id"] ?? "")
     const rankHeader = Number(req.headers["x-data-parallel-rank"] ?? 0)
     const dpRank = Number.isInteger(rankHeader) && rankHeader >= 0 && rankHeader < dpSize() ? rankHeader : 0
-    received.push({ requestId, path, dpRank })
+    received.push({ requestId, path, dpRank, atMs: Date.now() })
     const mode = opts.completions ?? "ok"
     if (mode === "hang") return
     if (mode === "500") {
