@@ -48,6 +48,7 @@ interface Pending {
   readonly body: string | Uint8Array
   readonly kind: LedgerKind
   readonly resolve: (r: Result.Result<ReadonlyArray<RankLoad>, DecodeFailure>) => void
+  timer?: NodeJS.Timeout | undefined
 }
 
 interface Reply {
@@ -60,40 +61,50 @@ interface Reply {
   readonly ms?: number
 }
 
+type Outcome = Result.Result<ReadonlyArray<RankLoad>, DecodeFailure>
+
+const inThread = (body: string | Uint8Array, kind: LedgerKind): Outcome => {
+  try {
+    const r = decodeLedger(body, kind)
+    return Result.isSuccess(r)
+      ? Result.succeed(r.success)
+      : Result.fail({ _tag: r.failure._tag, message: r.failure.message })
+  } catch (e) {
+    return Result.fail({ _tag: "DecoderThrew", message: e instanceof Error ? e.message : String(e) })
+  }
+}
+
+/**
+ * `budgetMs` bounds each body from the moment it is handed over (queueing, a worker (re)starting and
+ * the decode itself): past it the body fails as `DecodeBudgetExceeded`, and when it was being
+ * decoded the worker is terminated and a fresh one started at once.
+ */
 export const makeOffThreadDecoder = (budgetMs: number): OffThreadDecoder => {
   let worker: Worker | undefined
   let ready = false
   let nextId = 1
   const queue: Array<Pending> = []
   let current: Pending | undefined
-  let timer: NodeJS.Timeout | undefined
   let closed = false
   let timings: Array<number> = []
-  // a worker that cannot start (an unusual loader or bundle): decode on this thread instead
+  // a worker that cannot start (an unusual loader or bundle): decode on the calling thread instead
   let broken = false
-  const inThread = (body: string | Uint8Array, kind: LedgerKind) => {
-    try {
-      const r = decodeLedger(body, kind)
-      return Result.isSuccess(r) ? Result.succeed(r.success) : Result.fail({ _tag: r.failure._tag, message: r.failure.message })
-    } catch (e) {
-      return Result.fail({ _tag: "DecoderThrew", message: e instanceof Error ? e.message : String(e) })
-    }
-  }
 
-  const settle = (r: Result.Result<ReadonlyArray<RankLoad>, DecodeFailure>) => {
+  const resolveJob = (job: Pending, r: Outcome) => {
+    if (job.timer !== undefined) clearTimeout(job.timer)
+    job.resolve(r)
+  }
+  const finishCurrent = (r: Outcome) => {
     const job = current
     current = undefined
-    if (timer !== undefined) clearTimeout(timer)
-    timer = undefined
-    job?.resolve(r)
+    if (job !== undefined) resolveJob(job, r)
     pump()
   }
-  const kill = (why: DecodeFailure) => {
+  const stopWorker = () => {
     const w = worker
     worker = undefined
     ready = false
     if (w !== undefined) void w.terminate()
-    if (current !== undefined) settle(Result.fail(why))
   }
   const start = () => {
     const w = spawn()
@@ -108,7 +119,7 @@ export const makeOffThreadDecoder = (budgetMs: number): OffThreadDecoder => {
       }
       if (current === undefined || m.id !== current.id) return
       if (m.ms !== undefined) timings.push(m.ms)
-      settle(
+      finishCurrent(
         m.ok === true
           ? Result.succeed(m.rows ?? [])
           : Result.fail({ _tag: m.tag ?? "DecodeFailed", message: m.message ?? "decode failed" })
@@ -119,14 +130,31 @@ export const makeOffThreadDecoder = (budgetMs: number): OffThreadDecoder => {
       if (!ready) {
         broken = true
         worker = undefined
-        for (const j of queue.splice(0)) j.resolve(inThread(j.body, j.kind))
+        const jobs = current === undefined ? queue.splice(0) : [current, ...queue.splice(0)]
+        current = undefined
+        for (const j of jobs) resolveJob(j, inThread(j.body, j.kind))
         return
       }
-      kill({ _tag: "DecodeWorkerFailed", message: e.message })
+      stopWorker()
+      finishCurrent(Result.fail({ _tag: "DecodeWorkerFailed", message: e.message }))
     })
     w.on("exit", () => {
-      if (w === worker) kill({ _tag: "DecodeWorkerFailed", message: "decode worker exited" })
+      if (w !== worker) return
+      stopWorker()
+      finishCurrent(Result.fail({ _tag: "DecodeWorkerFailed", message: "decode worker exited" }))
     })
+  }
+  const overBudget = (job: Pending) => {
+    const failure = Result.fail({ _tag: "DecodeBudgetExceeded", message: `no decode within ${budgetMs} ms` })
+    if (job === current) {
+      stopWorker()
+      if (!closed) start()
+      finishCurrent(failure)
+      return
+    }
+    const i = queue.indexOf(job)
+    if (i >= 0) queue.splice(i, 1)
+    resolveJob(job, failure)
   }
   const pump = () => {
     if (closed || current !== undefined || queue.length === 0) return
@@ -134,10 +162,6 @@ export const makeOffThreadDecoder = (budgetMs: number): OffThreadDecoder => {
     if (!ready) return
     const job = queue.shift()!
     current = job
-    timer = setTimeout(
-      () => kill({ _tag: "DecodeBudgetExceeded", message: `decode took longer than ${budgetMs} ms` }),
-      budgetMs
-    )
     worker!.postMessage({ id: job.id, body: job.body, kind: job.kind })
   }
   return {
@@ -145,7 +169,9 @@ export const makeOffThreadDecoder = (budgetMs: number): OffThreadDecoder => {
       new Promise((resolve) => {
         if (closed) return resolve(Result.fail({ _tag: "DecoderClosed", message: "the router is closed" }))
         if (broken) return resolve(inThread(body, kind))
-        queue.push({ id: nextId++, body, kind, resolve })
+        const job: Pending = { id: nextId++, body, kind, resolve }
+        job.timer = setTimeout(() => overBudget(job), budgetMs)
+        queue.push(job)
         pump()
       }),
     offThread: () => !broken,
@@ -156,10 +182,11 @@ export const makeOffThreadDecoder = (budgetMs: number): OffThreadDecoder => {
     },
     close: async () => {
       closed = true
-      for (const j of queue.splice(0)) j.resolve(Result.fail({ _tag: "DecoderClosed", message: "the router is closed" }))
+      const closedFailure = Result.fail({ _tag: "DecoderClosed", message: "the router is closed" })
+      for (const j of queue.splice(0)) resolveJob(j, closedFailure)
       const w = worker
       worker = undefined
-      if (current !== undefined) settle(Result.fail({ _tag: "DecoderClosed", message: "the router is closed" }))
+      if (current !== undefined) finishCurrent(closedFailure)
       if (w !== undefined) await w.terminate()
     }
   }
