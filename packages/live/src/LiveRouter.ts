@@ -29,8 +29,8 @@ import { type SourceSpec, sourceDecodeKind, sourceUrl } from "./Source.js"
  * What `startLiveRouter` needs: the sources (one per physical worker), a policy, the router
  * options, and optionally a clock (seconds, monotonic; default `performance.now() / 1000`).
  *
- * - `decodeBudgetMs` (default 1000): a payload whose decode takes longer is a decode failure (the
- *   decode worker is restarted).
+ * - `decodeBudgetMs` (default 1000): a payload whose decode takes longer is a decode failure, and
+ *   that worker is not polled again for 4 budgets (so one engine's payload cannot keep a core busy).
  * - `inThreadDecodeMaxBytes` (default 4 KiB): bodies up to this size are decoded on the routing
  *   thread (a DP-8 `/v1/loads` is about 1 KB and decodes in ~0.1 ms; an adversarial 4 KB one in
  *   under 1 ms); larger ones on a worker thread, one at a time, so a slow payload delays only
@@ -41,7 +41,8 @@ import { type SourceSpec, sourceDecodeKind, sourceUrl } from "./Source.js"
  * **Exclusion bound**: a worker that hangs, refuses connections or answers non-2xx is unhealthy
  * (out of the policy's view and of the fallback) at the end of its next poll, at most
  * `intervalMs + timeoutMs` after the fault began; it comes back at the end of the first poll that
- * answers, at most `intervalMs + timeoutMs` after it recovers. A publisher whose timestamp freezes
+ * answers, at most `intervalMs + timeoutMs` after it recovers (a timeout timer that fires late
+ * because this process was stalled grants one grace of min(100, `timeoutMs`) ms first). A publisher whose timestamp freezes
  * leaves the view `staleAfterSeconds` after its last change. A proxy's refused connection
  * (`markUnreachable`) excludes the worker at once.
  *
@@ -123,7 +124,20 @@ const pollOnce = async (
 ): Promise<Result.Result<Uint8Array, PollFailure>> => {
   const url = sourceUrl(src)
   const ac = new AbortController()
-  const timer = setTimeout(() => ac.abort(), src.timeoutMs)
+  const started = performance.now()
+  // a timer that fires late means this process was stalled (CPU starved, GC): the answer may be
+  // waiting unread, so a late timeout grants one short grace before blaming the worker
+  let graced = false
+  const expire = () => {
+    const late = performance.now() - started - src.timeoutMs
+    if (!graced && late > 20) {
+      graced = true
+      timer = setTimeout(expire, Math.min(100, src.timeoutMs))
+      return
+    }
+    ac.abort()
+  }
+  let timer = setTimeout(expire, src.timeoutMs)
   try {
     const res = await fetch(url, { signal: ac.signal })
     if (res.status < 200 || res.status >= 300) {
@@ -181,7 +195,8 @@ const pollOnce = async (
 export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
   const clock = config.clock ?? (() => performance.now() / 1000)
   const maxBytes = config.maxPollBytes ?? 4 * 1024 * 1024
-  const decoder = makeOffThreadDecoder(config.decodeBudgetMs ?? 1000)
+  const budgetMs = config.decodeBudgetMs ?? 1000
+  const decoder = makeOffThreadDecoder(budgetMs)
   const inThreadMax = config.inThreadDecodeMaxBytes ?? 4096
   let state: RouterState<S> = makeRouter(config.policy, config.sources, config)
   const metrics = makeRouterMetrics(
@@ -197,7 +212,8 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
     state = applyPoll(state, url, polled, clock(), mode)
     if (Result.isFailure(polled)) metrics.pollFailure(url, polled.failure.kind)
   }
-  const ingest = async (url: string, body: string | Uint8Array, kind: LedgerKind): Promise<void> => {
+  /** Decode and fold one body; true when it was over the decode budget. */
+  const ingest = async (url: string, body: string | Uint8Array, kind: LedgerKind): Promise<boolean> => {
     let rows: Result.Result<ReadonlyArray<RankLoad>, { readonly _tag: string; readonly message: string }>
     if (body.length <= inThreadMax) {
       const started = performance.now()
@@ -213,6 +229,7 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
         ? Result.succeed(rows.success)
         : Result.fail(failure("decode", `${rows.failure._tag}: ${rows.failure.message}`))
     )
+    return Result.isFailure(rows) && rows.failure._tag === "DecodeBudgetExceeded"
   }
 
   const lastSeq = new Map<string, bigint>()
@@ -259,13 +276,15 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
     while (!closed) {
       const r = await pollOnce(src, maxBytes)
       if (closed) break
-      if (Result.isSuccess(r)) await ingest(src.url, r.success, sourceDecodeKind(src))
+      let slow = false
+      if (Result.isSuccess(r)) slow = await ingest(src.url, r.success, sourceDecodeKind(src))
       else apply(src.url, Result.fail(r.failure))
       if (first) {
         first = false
         if (--firstPolls === 0) markReady()
       }
-      await sleep(src.intervalMs)
+      // a payload over the decode budget is not decoded again before 4 budgets have passed
+      await sleep(slow ? Math.max(src.intervalMs, 4 * budgetMs) : src.intervalMs)
     }
   }
   const loops = Promise.all(config.sources.map(loop))
@@ -285,7 +304,9 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
     },
     finish: end,
     abort: end,
-    ingest: (url, body, kind = "auto") => ingest(url, body, kind),
+    ingest: async (url, body, kind = "auto") => {
+      await ingest(url, body, kind)
+    },
     ingestLoadStatFrame,
     markUnreachable: (url, message) => apply(url, Result.fail(failure("unreachable", message))),
     retried: (reason) => metrics.retry(reason),

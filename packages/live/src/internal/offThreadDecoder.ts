@@ -76,8 +76,8 @@ const inThread = (body: string | Uint8Array, kind: LedgerKind): Outcome => {
 
 /**
  * `budgetMs` bounds each body from the moment it is handed over (queueing, a worker (re)starting and
- * the decode itself): past it the body fails as `DecodeBudgetExceeded`, and when it was being
- * decoded the worker is terminated and a fresh one started at once.
+ * the decode itself): past it the body fails as `DecodeBudgetExceeded`. A worker still busy with
+ * that body 3 x `budgetMs` later is terminated and a fresh one started.
  */
 export const makeOffThreadDecoder = (budgetMs: number): OffThreadDecoder => {
   let worker: Worker | undefined
@@ -101,6 +101,8 @@ export const makeOffThreadDecoder = (budgetMs: number): OffThreadDecoder => {
     pump()
   }
   const stopWorker = () => {
+    if (abandoned !== undefined) clearTimeout(abandoned.timer)
+    abandoned = undefined
     const w = worker
     worker = undefined
     ready = false
@@ -117,8 +119,14 @@ export const makeOffThreadDecoder = (budgetMs: number): OffThreadDecoder => {
         pump()
         return
       }
-      if (current === undefined || m.id !== current.id) return
       if (m.ms !== undefined) timings.push(m.ms)
+      if (abandoned !== undefined && m.id === abandoned.id) {
+        clearTimeout(abandoned.timer)
+        abandoned = undefined
+        pump()
+        return
+      }
+      if (current === undefined || m.id !== current.id) return
       finishCurrent(
         m.ok === true
           ? Result.succeed(m.rows ?? [])
@@ -144,12 +152,24 @@ export const makeOffThreadDecoder = (budgetMs: number): OffThreadDecoder => {
       finishCurrent(Result.fail({ _tag: "DecodeWorkerFailed", message: "decode worker exited" }))
     })
   }
+  // a job over budget fails at once; the worker is only terminated (and a fresh one started) when it
+  // is still busy with it at 4 x budget: a slow decode costs CPU once, a runaway one is stopped
+  let abandoned: { readonly id: number; readonly timer: NodeJS.Timeout } | undefined
   const overBudget = (job: Pending) => {
     const failure = Result.fail({ _tag: "DecodeBudgetExceeded", message: `no decode within ${budgetMs} ms` })
     if (job === current) {
-      stopWorker()
-      if (!closed) start()
-      finishCurrent(failure)
+      current = undefined
+      resolveJob(job, failure)
+      const w = worker
+      abandoned = {
+        id: job.id,
+        timer: setTimeout(() => {
+          if (worker !== w || abandoned?.id !== job.id) return
+          abandoned = undefined
+          stopWorker()
+          if (!closed) start()
+        }, 3 * budgetMs)
+      }
       return
     }
     const i = queue.indexOf(job)
@@ -157,7 +177,7 @@ export const makeOffThreadDecoder = (budgetMs: number): OffThreadDecoder => {
     resolveJob(job, failure)
   }
   const pump = () => {
-    if (closed || current !== undefined || queue.length === 0) return
+    if (closed || current !== undefined || abandoned !== undefined || queue.length === 0) return
     if (worker === undefined) start()
     if (!ready) return
     const job = queue.shift()!
