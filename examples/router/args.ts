@@ -30,8 +30,37 @@ export const usage = `usage: main.ts --worker URL [--worker URL ...] [--dp N] [-
   [--require numRunningReqs,numWaitingReqs,numTotalTokens] [--replicas 1] [--replica-index 0]
   [--connect-timeout-ms 2000] [--first-byte-timeout-ms 300000] [--idle-timeout-ms 60000] [--decode-budget-ms 1000]`
 
-const kinds: ReadonlyArray<SourceKind> = ["sglang-v1-loads", "sglang-get-load", "sglang-metrics", "vllm-metrics"]
-const fields: ReadonlyArray<LoadField> = ["numRunningReqs", "numWaitingReqs", "numTotalTokens", "kvCacheUsage"]
+const kinds: ReadonlyArray<SourceKind> = [
+  "sglang-v1-loads",
+  "sglang-get-load",
+  "sglang-metrics",
+  "vllm-metrics"
+]
+const fields: ReadonlyArray<LoadField> = [
+  "numRunningReqs",
+  "numWaitingReqs",
+  "numTotalTokens",
+  "kvCacheUsage"
+]
+
+const valueFlags = new Set([
+  "worker",
+  "dp",
+  "source",
+  "policy",
+  "port",
+  "host",
+  "interval-ms",
+  "timeout-ms",
+  "stale-ms",
+  "require",
+  "replicas",
+  "replica-index",
+  "connect-timeout-ms",
+  "first-byte-timeout-ms",
+  "idle-timeout-ms",
+  "decode-budget-ms"
+])
 
 const int = (name: string, raw: string, min: number, max = Number.MAX_SAFE_INTEGER): number | string => {
   const n = /^-?\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN
@@ -55,11 +84,23 @@ const workerUrl = (raw: string): string | { readonly error: string } => {
 }
 
 /** Parse `argv` (without node and script): the config, `"help"`, or an error line. */
-export const parseRouterArgs = (argv: ReadonlyArray<string>): RouterArgs | "help" | { readonly error: string } => {
+export const parseRouterArgs = (
+  argv: ReadonlyArray<string>
+): RouterArgs | "help" | { readonly error: string } => {
   let values: Record<string, string | boolean | Array<string> | undefined>
+  // `--dp -1` is a value, not an option: join every value flag with its argument first
+  const joined: Array<string> = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    const name = a.startsWith("--") && !a.includes("=") ? a.slice(2) : undefined
+    if (name !== undefined && name !== "help" && valueFlags.has(name) && i + 1 < argv.length) {
+      joined.push(`${a}=${argv[i + 1]}`)
+      i++
+    } else joined.push(a)
+  }
   try {
     values = parseArgs({
-      args: [...argv],
+      args: joined,
       strict: true,
       allowPositionals: false,
       options: {

@@ -20,7 +20,11 @@ if ("error" in args) {
   console.error(`main.ts: ${args.error} (--help for usage)`)
   process.exit(2)
 }
-const policy = findPolicy(args.policy)!.make({ seed: 1, clientCount: args.replicas, clientIndex: args.replicaIndex })
+const policy = findPolicy(args.policy)!.make({
+  seed: 1,
+  clientCount: args.replicas,
+  clientIndex: args.replicaIndex
+})
 const router = startLiveRouter({
   sources: args.workers.map((url) => ({
     url,
@@ -46,7 +50,8 @@ const proxy = await startProxy({
   idleStreamTimeoutMs: args.idleTimeoutMs
 }).catch(async (e: NodeJS.ErrnoException) => {
   await router.close()
-  const why = e.code === "EADDRINUSE" ? "is in use" : e.code === "EACCES" ? "is not permitted" : `failed: ${e.message}`
+  const why =
+    e.code === "EADDRINUSE" ? "is in use" : e.code === "EACCES" ? "is not permitted" : `failed: ${e.message}`
   console.error(`main.ts: cannot listen on ${args.host}:${args.port}: the port ${why} (${e.code ?? "error"})`)
   process.exit(1)
 })

@@ -90,7 +90,12 @@ export const faultMatrix = (o: SoakOptions): ReadonlyArray<Fault> => {
   const set = (x: Partial<FakeEngineOptions>) => async (e: FakeEngine) => e.set(x)
   const healthy = set({ loads: { _tag: "live" }, completions: "ok", chunkDelayMs: 10 })
   return [
-    { name: "hang", apply: set({ loads: { _tag: "hang" }, completions: "hang" }), clear: healthy, excludeBoundMs: poll },
+    {
+      name: "hang",
+      apply: set({ loads: { _tag: "hang" }, completions: "hang" }),
+      clear: healthy,
+      excludeBoundMs: poll
+    },
     {
       name: "500s",
       apply: set({ loads: { _tag: "status", status: 500 }, completions: "500" }),
@@ -100,7 +105,12 @@ export const faultMatrix = (o: SoakOptions): ReadonlyArray<Fault> => {
     { name: "restart (port closed)", apply: (e) => e.stop(), clear: (e) => e.start(), excludeBoundMs: poll },
     { name: "schema drift", apply: set({ loads: { _tag: "drift" } }), clear: healthy, excludeBoundMs: poll },
     // a frozen timestamp is first received within one poll, and is stale `staleMs` after that
-    { name: "frozen stats", apply: set({ loads: { _tag: "frozen" } }), clear: healthy, excludeBoundMs: poll + o.staleMs },
+    {
+      name: "frozen stats",
+      apply: set({ loads: { _tag: "frozen" } }),
+      clear: healthy,
+      excludeBoundMs: poll + o.staleMs
+    },
     { name: "-1 loads", apply: set({ loads: { _tag: "negative" } }), clear: healthy, excludeBoundMs: poll },
     {
       name: "oversized payload",
@@ -116,13 +126,28 @@ interface RouterHandle {
   readonly close: () => Promise<void>
 }
 
-const startRouterProcess = async (o: SoakOptions, engines: ReadonlyArray<FakeEngine>): Promise<RouterHandle> => {
+const startRouterProcess = async (
+  o: SoakOptions,
+  engines: ReadonlyArray<FakeEngine>
+): Promise<RouterHandle> => {
   const main = fileURLToPath(new URL("./main.ts", import.meta.url))
   const args = [
     ...engines.flatMap((e) => ["--worker", e.url]),
     ...["--dp", String(o.dp), "--port", "0", "--policy", o.policy],
-    ...["--interval-ms", String(o.intervalMs), "--timeout-ms", String(o.timeoutMs), "--stale-ms", String(o.staleMs)],
-    ...["--first-byte-timeout-ms", String(o.firstByteTimeoutMs), "--idle-timeout-ms", String(o.idleTimeoutMs)],
+    ...[
+      "--interval-ms",
+      String(o.intervalMs),
+      "--timeout-ms",
+      String(o.timeoutMs),
+      "--stale-ms",
+      String(o.staleMs)
+    ],
+    ...[
+      "--first-byte-timeout-ms",
+      String(o.firstByteTimeoutMs),
+      "--idle-timeout-ms",
+      String(o.idleTimeoutMs)
+    ],
     ...["--decode-budget-ms", String(o.decodeBudgetMs)]
   ]
   const child: ChildProcess = spawn(
@@ -157,7 +182,10 @@ const startRouterProcess = async (o: SoakOptions, engines: ReadonlyArray<FakeEng
   }
 }
 
-const startRouterInProcess = async (o: SoakOptions, engines: ReadonlyArray<FakeEngine>): Promise<RouterHandle> => {
+const startRouterInProcess = async (
+  o: SoakOptions,
+  engines: ReadonlyArray<FakeEngine>
+): Promise<RouterHandle> => {
   const router = startLiveRouter({
     sources: engines.map((e) => ({
       url: e.url,
@@ -211,7 +239,10 @@ const metricValues = (text: string, name: string): Array<{ labels: string; value
       return { labels: m?.[1] ?? "", value: Number(m?.[2]) }
     })
 
-type Outcome = { readonly _tag: "answered"; readonly status: number } | { readonly _tag: "cut" } | { readonly _tag: "lost" }
+type Outcome =
+  | { readonly _tag: "answered"; readonly status: number }
+  | { readonly _tag: "cut" }
+  | { readonly _tag: "lost" }
 
 const send = (agent: Agent, url: string, id: string, stream: boolean, timeoutMs: number): Promise<Outcome> =>
   new Promise((resolve) => {
@@ -228,14 +259,20 @@ const send = (agent: Agent, url: string, id: string, stream: boolean, timeoutMs:
       {
         method: "POST",
         agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-request-id": id }
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          "x-request-id": id
+        }
       },
       (res) => {
         res.on("data", () => {})
         res.on("end", () => done({ _tag: "answered", status: res.statusCode ?? 0 }))
         res.on("aborted", () => done({ _tag: "cut" }))
         res.on("error", () => done({ _tag: "cut" }))
-        res.on("close", () => done(res.complete ? { _tag: "answered", status: res.statusCode ?? 0 } : { _tag: "cut" }))
+        res.on("close", () =>
+          done(res.complete ? { _tag: "answered", status: res.statusCode ?? 0 } : { _tag: "cut" })
+        )
       }
     )
     const timer = setTimeout(() => {
@@ -254,7 +291,8 @@ export const runSoak = async (o: SoakOptions): Promise<SoakReport> => {
       startFakeEngine({ dpSize: o.dp, latencyMs: o.engineLatencyMs, chunks: 4, chunkDelayMs: 10 })
     )
   )
-  const router = o.router === "process" ? await startRouterProcess(o, engines) : await startRouterInProcess(o, engines)
+  const router =
+    o.router === "process" ? await startRouterProcess(o, engines) : await startRouterInProcess(o, engines)
   const agent = new Agent({ keepAlive: true, maxSockets: o.concurrency + 4 })
   const side = new Agent({ keepAlive: true, maxSockets: 4 })
   const faults = faultMatrix(o).slice(0, o.engines)
@@ -294,7 +332,8 @@ export const runSoak = async (o: SoakOptions): Promise<SoakReport> => {
         faults.forEach((_, i) => {
           const mine = ranks.filter((r) => r.workerUrl === engines[i]!.url)
           const out = mine.every((r) => r.condition !== "known")
-          if (now >= faultAt && faultAt > t0 && !excludedAt.has(i) && out && now < clearAt) excludedAt.set(i, now)
+          if (now >= faultAt && faultAt > t0 && !excludedAt.has(i) && out && now < clearAt)
+            excludedAt.set(i, now)
           if (now >= clearAt && !readmittedAt.has(i) && !out) readmittedAt.set(i, now)
         })
       }
@@ -325,7 +364,10 @@ export const runSoak = async (o: SoakOptions): Promise<SoakReport> => {
   await schedule
   // readmission: wait for every engine to be back (bounded by the deadline)
   const poll = o.intervalMs + o.timeoutMs
-  while (Date.now() < Math.min(deadline, clearAt + 4 * poll + o.decodeBudgetMs) && readmittedAt.size < faults.length)
+  while (
+    Date.now() < Math.min(deadline, clearAt + 4 * poll + o.decodeBudgetMs) &&
+    readmittedAt.size < faults.length
+  )
     await sleep(50)
   // in flight at the end: the router's own count, once the client has its answers
   let inflightAtEnd = -1
@@ -351,12 +393,14 @@ export const runSoak = async (o: SoakOptions): Promise<SoakReport> => {
   side.destroy()
 
   const seen = new Map<string, number>()
-  for (const e of engines) for (const r of e.received()) seen.set(r.requestId, (seen.get(r.requestId) ?? 0) + 1)
+  for (const e of engines)
+    for (const r of e.received()) seen.set(r.requestId, (seen.get(r.requestId) ?? 0) + 1)
   let duplicated = 0
   for (const c of seen.values()) if (c > 1) duplicated += c - 1
   const answeredByStatus: Record<string, number> = {}
   for (const x of outcomes)
-    if (x._tag === "answered") answeredByStatus[String(x.status)] = (answeredByStatus[String(x.status)] ?? 0) + 1
+    if (x._tag === "answered")
+      answeredByStatus[String(x.status)] = (answeredByStatus[String(x.status)] ?? 0) + 1
   const report: SoakReport = {
     options: o,
     sent: outcomes.length,
@@ -410,7 +454,13 @@ export const formatSoak = (r: SoakReport): string => {
     `lost (no answer)     ${r.lost}`,
     `duplicated at engines ${r.duplicatedAtEngines}`,
     `retried (never sent) ${r.retried}`,
-    `fallback decisions   ${Object.keys(r.fallbacks).length === 0 ? "0" : Object.entries(r.fallbacks).map(([k, v]) => `${k}: ${v}`).join(", ")}`,
+    `fallback decisions   ${
+      Object.keys(r.fallbacks).length === 0
+        ? "0"
+        : Object.entries(r.fallbacks)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(", ")
+    }`,
     `in flight at the end ${r.inflightAtEnd}`,
     `router RSS           start ${r.routerRssStartMb.toFixed(1)} MB, peak ${r.routerRssPeakMb.toFixed(1)} MB`,
     `event-loop delay     router, worst scrape: max ${r.eventLoopDelayMaxMs.toFixed(1)} ms, p99 ${r.eventLoopDelayP99Ms.toFixed(1)} ms`,
@@ -433,11 +483,13 @@ export const soakProblems = (r: SoakReport): Array<string> => {
   if (r.sent !== r.options.requests) p.push(`sent ${r.sent} of ${r.options.requests} before the deadline`)
   // with 8 engines and at most 6 excluded, some rank is always usable: the policy decides every time
   const fallbacks = Object.values(r.fallbacks).reduce((a, b) => a + b, 0)
-  if (fallbacks !== 0 && r.options.engines > 6) p.push(`${fallbacks} fallback decisions while ranks were usable`)
+  if (fallbacks !== 0 && r.options.engines > 6)
+    p.push(`${fallbacks} fallback decisions while ranks were usable`)
   for (const e of r.engines) {
     if (e.mustExclude && (e.excludedAfterMs === undefined || e.excludedAfterMs > e.boundMs! + 100))
       p.push(`${e.fault}: excluded after ${e.excludedAfterMs ?? "never"} ms, bound ${e.boundMs} ms`)
-    if (e.receivedAfterBound !== 0) p.push(`${e.fault}: ${e.receivedAfterBound} requests after the exclusion bound`)
+    if (e.receivedAfterBound !== 0)
+      p.push(`${e.fault}: ${e.receivedAfterBound} requests after the exclusion bound`)
   }
   return p
 }

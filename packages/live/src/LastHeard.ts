@@ -197,7 +197,12 @@ export const recordRows = (
  * @category combinators
  * @since 0.1.0
  */
-export const recordFailure = (ledger: LastHeard, url: string, failure: PollFailure, now: number): LastHeard => ({
+export const recordFailure = (
+  ledger: LastHeard,
+  url: string,
+  failure: PollFailure,
+  now: number
+): LastHeard => ({
   workers: ledger.workers.map((w) =>
     w.url === url
       ? {

@@ -158,7 +158,8 @@ const pollOnce = async (
     }
     return Result.succeed(Buffer.concat(chunks))
   } catch (e) {
-    if (ac.signal.aborted) return Result.fail(failure("timeout", `no complete answer within ${src.timeoutMs} ms`))
+    if (ac.signal.aborted)
+      return Result.fail(failure("timeout", `no complete answer within ${src.timeoutMs} ms`))
     const code = errorCode(e)
     return Result.fail(failure("unreachable", `${code ?? "fetch failed"}: ${url}`))
   } finally {

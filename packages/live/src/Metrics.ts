@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client"
 import type { RankStatus } from "./RankStatus.js"
 import { type FallbackReason, observedImbalance } from "./Router.js"
 

@@ -68,7 +68,9 @@ export const estimatePromptTokens = (body: unknown): number => {
     typeof b?.prompt === "string"
       ? b.prompt
       : Array.isArray(b?.messages)
-        ? b.messages.map((m: { content?: unknown }) => (typeof m?.content === "string" ? m.content : "")).join("")
+        ? b.messages
+            .map((m: { content?: unknown }) => (typeof m?.content === "string" ? m.content : ""))
+            .join("")
         : ""
   return Math.max(1, Math.ceil(text.length / 4))
 }
@@ -170,7 +172,8 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
       else router.abort(requestId)
     }
     const headers: Record<string, string | Array<string>> = {}
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v
+    for (const [k, v] of Object.entries(req.headers))
+      if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v
     headers["x-request-id"] = requestId
     headers["x-data-parallel-rank"] = String(decision.dpRank)
     headers["content-length"] = String(body.length)
@@ -203,7 +206,8 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
     })
     upstream.on("response", (up) => {
       const outHeaders: Record<string, string | Array<string>> = { "x-loadledger-rank": decision.rankId }
-      for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) outHeaders[k] = v
+      for (const [k, v] of Object.entries(up.headers))
+        if (v !== undefined && !HOP_BY_HOP.has(k)) outHeaders[k] = v
       res.writeHead(up.statusCode ?? 502, outHeaders)
       arm("idle-stream", idleMs)
       up.on("data", () => arm("idle-stream", idleMs))

@@ -181,15 +181,21 @@ const judge = (
       row: unknownRow({ reason: contractReason(reason), message: `${reason}: ${failure.message}` })
     }
   }
-  const unknown = (reason: Exclude<UnknownReason, "rejected-row">, message: string, missing?: Array<LoadField>) => ({
+  const unknown = (
+    reason: Exclude<UnknownReason, "rejected-row">,
+    message: string,
+    missing?: Array<LoadField>
+  ) => ({
     ...identity,
     condition: "unknown" as const,
     reason,
     missing,
     row: unknownRow({ reason: contractReason(reason), message })
   })
-  if (e.receivedAtSeconds === undefined) return unknown("never-reported", "the worker has not answered a poll yet")
-  if (row === undefined) return unknown("not-in-payload", `the last payload of ${e.workerUrl} had no row for rank ${e.dpRank}`)
+  if (e.receivedAtSeconds === undefined)
+    return unknown("never-reported", "the worker has not answered a poll yet")
+  if (row === undefined)
+    return unknown("not-in-payload", `the last payload of ${e.workerUrl} had no row for rank ${e.dpRank}`)
   if (row.unknown !== undefined)
     return { ...identity, condition: "unknown", reason: "rejected-row", row: unknownRow(row.unknown) }
   let missing: Array<LoadField> | undefined
@@ -200,7 +206,10 @@ const judge = (
   }
   if (missing !== undefined) return unknown("missing-field", `not reported: ${missing.join(", ")}`, missing)
   if (ageSeconds === undefined || ageSeconds > options.staleAfterSeconds)
-    return unknown("stale", `last change ${ageSeconds?.toFixed(3)} s ago, bound ${options.staleAfterSeconds} s`)
+    return unknown(
+      "stale",
+      `last change ${ageSeconds?.toFixed(3)} s ago, bound ${options.staleAfterSeconds} s`
+    )
   return {
     ...identity,
     condition: "known",

@@ -181,7 +181,11 @@ export const makeRouter = <S>(
 }
 
 /** The view for `ranks` at `now`: unchanged when the usable set is, rebuilt otherwise. */
-const refreshView = <S>(state: RouterState<S>, ranks: ReadonlyArray<RankStatus>, now: number): PolicyView<S> => {
+const refreshView = <S>(
+  state: RouterState<S>,
+  ranks: ReadonlyArray<RankStatus>,
+  now: number
+): PolicyView<S> => {
   const members = usableRanks(ranks)
   return sameMembers(members, state.view.members)
     ? state.view
@@ -339,14 +343,27 @@ export const route = <S>(
     if (routed._tag === "Routed") {
       const rank = view.members[routed.rank]
       if (rank === undefined)
-        return routerError("PolicyError", `the policy chose rank ${routed.rank} of a view of ${view.members.length}`, {
-          ranks
-        })
+        return routerError(
+          "PolicyError",
+          `the policy chose rank ${routed.rank} of a view of ${view.members.length}`,
+          {
+            ranks
+          }
+        )
       const explanation = {
         ...routed.explanation,
         details: { ...routed.explanation.details, view: view.members }
       }
-      return admit(state, { ...view, state: routed.state }, request, rank, state.cursor, ranks, "policy", explanation)
+      return admit(
+        state,
+        { ...view, state: routed.state },
+        request,
+        rank,
+        state.cursor,
+        ranks,
+        "policy",
+        explanation
+      )
     }
     if (routed.reason !== "AllRanksUnavailable" && routed.reason !== "NoRanks")
       return routerError("PolicyError", `${routed.reason}: ${routed.message}`, { field: routed.field, ranks })
@@ -359,7 +376,8 @@ export const route = <S>(
     if (ranks[i]!.condition === "unhealthy") continue
     if (rank < 0 || state.inflightPerRank[i]! < state.inflightPerRank[rank]!) rank = i
   }
-  if (rank < 0) return routerError("NoAvailableRanks", "no healthy rank: every worker failed its last poll", { ranks })
+  if (rank < 0)
+    return routerError("NoAvailableRanks", "no healthy rank: every worker failed its last poll", { ranks })
   const explanation: Explanation = {
     scores: ranks.map((s, i) =>
       s.condition === "unhealthy" ? Number.POSITIVE_INFINITY : state.clientCount * state.inflightPerRank[i]!

@@ -15,7 +15,8 @@ import {
 } from "../src/index.js"
 
 const ok = (rows: ReadonlyArray<RankLoad>) => Result.succeed(rows)
-const failed = (kind: PollFailure["kind"]) => Result.fail<PollFailure>({ _tag: "PollFailure", kind, message: kind })
+const failed = (kind: PollFailure["kind"]) =>
+  Result.fail<PollFailure>({ _tag: "PollFailure", kind, message: kind })
 const row = (dpRank: number, running: number, timestamp = 1): RankLoad => ({
   dpRank,
   timestamp,
@@ -58,7 +59,12 @@ describe("fault cases", () => {
       const d = placed(route(frozen, { requestId: `x${t}`, inputLength: 1 }, t)).decision
       if (t >= 2) {
         expect(statuses(frozen, t).map((s) => s.reason)).toEqual(["stale", "stale", "stale", "stale"])
-        expect(statuses(frozen, t).map((s) => s.row.unknown?.reason)).toEqual(["stale", "stale", "stale", "stale"])
+        expect(statuses(frozen, t).map((s) => s.row.unknown?.reason)).toEqual([
+          "stale",
+          "stale",
+          "stale",
+          "stale"
+        ])
         // every rank is stale but the worker answers: nothing is usable by the policy, the fallback decides
         expect([d.mode, d.fallbackReason]).toEqual(["fallback", "no-known-rank"])
       } else expect(d.mode).toBe("policy")
@@ -96,7 +102,10 @@ describe("fault cases", () => {
     r = applyPoll(
       r,
       "u",
-      ok([{ dpRank: 0, unknown: { reason: "negative-count", message: "num_running_reqs is -1" } }, row(1, 9)]),
+      ok([
+        { dpRank: 0, unknown: { reason: "negative-count", message: "num_running_reqs is -1" } },
+        row(1, 9)
+      ]),
       0
     )
     expect(statuses(r, 0)[0]).toMatchObject({ condition: "unknown", reason: "rejected-row" })
@@ -126,7 +135,8 @@ describe("fault cases", () => {
   it("S13 replicas: each of 3 replicas with local in-flight [22,0,0,0] follows the engine-reported running [66,0,0,0]", () => {
     for (let replica = 0; replica < 3; replica++) {
       let r = makeRouter(totalRequests, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 1 })
-      for (let i = 0; i < 22; i++) r = placed(route(r, { requestId: `l${replica}-${i}`, inputLength: 1 }, 0)).state
+      for (let i = 0; i < 22; i++)
+        r = placed(route(r, { requestId: `l${replica}-${i}`, inputLength: 1 }, 0)).state
       r = applyPoll(r, "u", ok([66, 0, 0, 0].map((n, dpRank) => row(dpRank, n))), 1)
       const d = placed(route(r, { requestId: `next${replica}`, inputLength: 10 }, 1.05)).decision
       expect([1, 2, 3]).toContain(d.rank)
@@ -149,13 +159,29 @@ describe("the view the policy decides in", () => {
   const eventArb: fc.Arbitrary<Event> = fc.oneof(
     { weight: 4, arbitrary: fc.constant({ op: "route" as const }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant("finish" as const), k: fc.nat(50) }) },
-    { weight: 1, arbitrary: fc.record({ op: fc.constant("tick" as const), seconds: fc.double({ min: 0, max: 1.5, noNaN: true }) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        op: fc.constant("tick" as const),
+        seconds: fc.double({ min: 0, max: 1.5, noNaN: true })
+      })
+    },
     {
       weight: 3,
       arbitrary: fc.record({
         op: fc.constant("poll" as const),
         worker: fc.nat(2),
-        kind: fc.constantFrom("ok", "ok", "negative", "missing", "frozen", "unreachable", "timeout", "http-status", "decode"),
+        kind: fc.constantFrom(
+          "ok",
+          "ok",
+          "negative",
+          "missing",
+          "frozen",
+          "unreachable",
+          "timeout",
+          "http-status",
+          "decode"
+        ),
         running: fc.nat(20)
       })
     }
@@ -170,7 +196,9 @@ describe("the view the policy decides in", () => {
   it("the policy decides whenever a rank is known, only among known ranks; the fallback only when none is, never on an unhealthy rank; in-flight stays exact", () => {
     fc.assert(
       fc.property(fc.constantFrom(...policies), fc.array(eventArb, { maxLength: 120 }), (name, events) => {
-        let r: RouterState<unknown> = makeRouter(findPolicy(name)!.make({ seed: 1 }), workers, { staleAfterSeconds: 1 })
+        let r: RouterState<unknown> = makeRouter(findPolicy(name)!.make({ seed: 1 }), workers, {
+          staleAfterSeconds: 1
+        })
         let now = 0
         let n = 0
         const truth = new Map<string, number>()
@@ -186,7 +214,8 @@ describe("the view the policy decides in", () => {
           } else if (e.op === "poll") {
             const w = workers[e.worker]!
             const rows = Array.from({ length: w.dpSize }, (_, dpRank): RankLoad => {
-              if (e.kind === "negative") return { dpRank, unknown: { reason: "negative-count", message: "-1" } }
+              if (e.kind === "negative")
+                return { dpRank, unknown: { reason: "negative-count", message: "-1" } }
               if (e.kind === "missing") return { dpRank, timestamp: now, numTotalTokens: 3 }
               return row(dpRank, e.running, e.kind === "frozen" ? 0 : now)
             })
@@ -314,7 +343,11 @@ describe("several router replicas over one engine group (vLLM client_count)", ()
       // uncompensated, each replica believes it is the only front end (client 0 of 1)
       const clientIndex = clientCount === 1 ? 0 : replica
       const policy = findPolicy("vllm-kv-pressure")!.make({ clientCount, clientIndex })
-      let r = makeRouter(policy, [{ url: "u", dpSize: 8 }], { staleAfterSeconds: 1, clientCount, clientIndex })
+      let r = makeRouter(policy, [{ url: "u", dpSize: 8 }], {
+        staleAfterSeconds: 1,
+        clientCount,
+        clientIndex
+      })
       r = applyPoll(r, "u", ok(Array.from({ length: 8 }, (_, i) => row(i, 0))), 0)
       for (let i = 0; i < 4; i++) {
         const p = placed(route(r, { requestId: `${replica}-${i}`, inputLength: 1 }, 0.001 * i))
@@ -338,7 +371,11 @@ describe("several router replicas over one engine group (vLLM client_count)", ()
       (clientIndex) =>
         placed(
           route(
-            makeRouter(totalRequests, [{ url: "u", dpSize: 8 }], { staleAfterSeconds: 1, clientCount: 3, clientIndex }),
+            makeRouter(totalRequests, [{ url: "u", dpSize: 8 }], {
+              staleAfterSeconds: 1,
+              clientCount: 3,
+              clientIndex
+            }),
             { requestId: "a", inputLength: 1 },
             0
           )

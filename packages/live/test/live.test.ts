@@ -14,7 +14,11 @@ import {
   startLiveRouter,
   startProxy
 } from "../src/index.js"
-import { type FakeEngine as FakeWorker, nestedLoadsPayload, startFakeEngine as startFakeWorker } from "../src/testing/index.js"
+import {
+  type FakeEngine as FakeWorker,
+  nestedLoadsPayload,
+  startFakeEngine as startFakeWorker
+} from "../src/testing/index.js"
 
 const payload = (name: string) => new URL(`../../../fixtures/payloads/${name}`, import.meta.url).pathname
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
@@ -503,7 +507,12 @@ describe("the proxy end to end", () => {
       Array.from({ length: 8 }, (_, i) => post(p.url, "/v1/completions", { prompt: "q" }, `back-${i}`))
     )
     expect(after.some((x) => x.rank?.startsWith(b.url))).toBe(true)
-    expect(b.received().filter((x) => !duringIds.has(x.requestId)).every((x) => x.requestId.startsWith("back-"))).toBe(true)
+    expect(
+      b
+        .received()
+        .filter((x) => !duringIds.has(x.requestId))
+        .every((x) => x.requestId.startsWith("back-"))
+    ).toBe(true)
     expect(r.inflight()).toEqual([0, 0, 0, 0])
   })
 
@@ -543,7 +552,10 @@ describe("the proxy end to end", () => {
   it("a request that reached an engine is never sent again: the engine dies mid-request, the client gets 502", async () => {
     const a = await worker({ dpSize: 1, completions: "hang" })
     const b = await worker({ dpSize: 1 })
-    const r = live({ sources: [src(a, { intervalMs: 5000 }), src(b, { intervalMs: 5000 })], staleAfterSeconds: 10 })
+    const r = live({
+      sources: [src(a, { intervalMs: 5000 }), src(b, { intervalMs: 5000 })],
+      staleAfterSeconds: 10
+    })
     await r.ready
     // both idle: SGLang's total-requests takes the lowest rank, a
     const p = await proxyFor(r)

@@ -1,8 +1,8 @@
 /** The README's Usage block, run against a loopback test worker instead of a real SGLang server. */
 import { findPolicy } from "@loadledger/policies"
 import { expect, it } from "vitest"
-import { startFakeEngine as startFakeWorker } from "../src/testing/index.js"
 import { startLiveRouter } from "../src/index.js"
+import { startFakeEngine as startFakeWorker } from "../src/testing/index.js"
 
 it("README usage", async () => {
   const worker = await startFakeWorker({ dpSize: 2 })

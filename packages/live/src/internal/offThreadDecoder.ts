@@ -35,7 +35,9 @@ const fromSource = import.meta.url.endsWith(".ts")
 const spawn = (): Worker => {
   if (!fromSource) return new Worker(new URL("./internal/decodeWorker.js", import.meta.url))
   const require = createRequire(import.meta.url)
-  const tsxApi = pathToFileURL(join(dirname(require.resolve("tsx/package.json")), "dist/esm/api/index.mjs")).href
+  const tsxApi = pathToFileURL(
+    join(dirname(require.resolve("tsx/package.json")), "dist/esm/api/index.mjs")
+  ).href
   const entry = new URL("./decodeWorker.ts", import.meta.url).href
   const code = `import { register } from ${JSON.stringify(tsxApi)}; register(); await import(${JSON.stringify(entry)})`
   return new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), {

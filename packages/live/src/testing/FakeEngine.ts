@@ -111,7 +111,12 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * @category constructors
  * @since 0.2.0
  */
-export const nestedLoadsPayload = (dpSize: number, bytes: number, depth: number, running: ReadonlyArray<number> = []): string => {
+export const nestedLoadsPayload = (
+  dpSize: number,
+  bytes: number,
+  depth: number,
+  running: ReadonlyArray<number> = []
+): string => {
   const now = Date.now() / 1000
   const per = Math.max(1, Math.floor(bytes / Math.max(1, dpSize) / (depth * 2 + 16)))
   const nest = (d: number): string => (d === 0 ? "[0.5,1.5]" : `[${nest(d - 1)}]`)
@@ -145,7 +150,13 @@ export const nestedLoadsPayload = (dpSize: number, bytes: number, depth: number,
  * @since 0.2.0
  */
 export const startFakeEngine = async (initial: FakeEngineOptions = {}): Promise<FakeEngine> => {
-  let opts: FakeEngineOptions = { dpSize: 1, loads: { _tag: "live" }, completions: "ok", chunks: 3, ...initial }
+  let opts: FakeEngineOptions = {
+    dpSize: 1,
+    loads: { _tag: "live" },
+    completions: "ok",
+    chunks: 3,
+    ...initial
+  }
   const dpSize = () => opts.dpSize ?? 1
   const received: Array<Received> = []
   const running: Array<number> = Array.from({ length: dpSize() }, () => 0)
@@ -184,9 +195,7 @@ export const startFakeEngine = async (initial: FakeEngineOptions = {}): Promise<
       case "negative":
         return send(liveLoads(true))
       case "drift":
-        return send(
-          JSON.stringify({ engines: running.map((r, rank) => ({ rank, running: r, waiting: 0 })) })
-        )
+        return send(JSON.stringify({ engines: running.map((r, rank) => ({ rank, running: r, waiting: 0 })) }))
       case "nested":
         return send(nestedLoadsPayload(dpSize(), m.bytes, m.depth, running))
       case "file":
@@ -242,16 +251,22 @@ export const startFakeEngine = async (initial: FakeEngineOptions = {}): Promise<
       res.end("data: [DONE]\n\n")
     } else {
       const text = Array.from({ length: n }, (_, i) => `tok${i}`).join(" ")
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(JSON.stringify({ id: requestId, object: "text_completion", dp_rank: dpRank, choices: [{ index: 0, text }] }))
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          id: requestId,
+          object: "text_completion",
+          dp_rank: dpRank,
+          choices: [{ index: 0, text }]
+        })
+      )
     }
     release()
   }
 
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/"
-    if (req.method === "GET" && (opts.loadPaths ?? ["/v1/loads", "/metrics"]).includes(path)) return serveLoads(res)
+    if (req.method === "GET" && (opts.loadPaths ?? ["/v1/loads", "/metrics"]).includes(path))
+      return serveLoads(res)
     if (req.method === "POST" && (path === "/v1/completions" || path === "/v1/chat/completions")) {
       serveCompletion(req, res, path).catch(() => res.destroy())
       return
