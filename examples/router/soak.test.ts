@@ -39,7 +39,7 @@ describe("soak (short)", () => {
         ...report,
         engines: report.engines.map((e) => ({
           ...e,
-          boundMs: (e.boundMs ?? 0) + 1000,
+          boundMs: (e.boundMs === undefined ? 0 : e.boundMs) + 1000,
           receivedAfterBound: 0
         }))
       })

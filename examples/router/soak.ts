@@ -267,11 +267,11 @@ const send = (agent: Agent, url: string, id: string, stream: boolean, timeoutMs:
       },
       (res) => {
         res.on("data", () => {})
-        res.on("end", () => done({ _tag: "answered", status: res.statusCode ?? 0 }))
+        res.on("end", () => done({ _tag: "answered", status: res.statusCode! }))
         res.on("aborted", () => done({ _tag: "cut" }))
         res.on("error", () => done({ _tag: "cut" }))
         res.on("close", () =>
-          done(res.complete ? { _tag: "answered", status: res.statusCode ?? 0 } : { _tag: "cut" })
+          done(res.complete ? { _tag: "answered", status: res.statusCode! } : { _tag: "cut" })
         )
       }
     )
@@ -300,18 +300,25 @@ export const runSoak = async (o: SoakOptions): Promise<SoakReport> => {
   // observers: router RSS and event-loop delay from /metrics; rank conditions from /router/ranks
   let rssStart = 0
   let rssPeak = 0
+  let scrapes = 0
   let loopMax = 0
   let loopP99 = 0
   let observing = true
   const scrape = async () => {
     const text = await get(side, `${router.url}/metrics`)
     if (text === undefined) return text
-    const rss = metricValues(text, "process_resident_memory_bytes")[0]?.value ?? 0
+    const rss = metricValues(text, "process_resident_memory_bytes")[0]?.value ?? Number.NaN
     // the first scrape covers start-up (module loading); the delay is measured from the second on
-    if (rssStart === 0) rssStart = rss
+    if (scrapes++ === 0) rssStart = rss
     else {
-      loopMax = Math.max(loopMax, metricValues(text, "nodejs_eventloop_lag_max_seconds")[0]?.value ?? 0)
-      loopP99 = Math.max(loopP99, metricValues(text, "nodejs_eventloop_lag_p99_seconds")[0]?.value ?? 0)
+      loopMax = Math.max(
+        loopMax,
+        metricValues(text, "nodejs_eventloop_lag_max_seconds")[0]?.value ?? Number.NEGATIVE_INFINITY
+      )
+      loopP99 = Math.max(
+        loopP99,
+        metricValues(text, "nodejs_eventloop_lag_p99_seconds")[0]?.value ?? Number.NEGATIVE_INFINITY
+      )
     }
     rssPeak = Math.max(rssPeak, rss)
     return text
@@ -394,13 +401,13 @@ export const runSoak = async (o: SoakOptions): Promise<SoakReport> => {
 
   const seen = new Map<string, number>()
   for (const e of engines)
-    for (const r of e.received()) seen.set(r.requestId, (seen.get(r.requestId) ?? 0) + 1)
+    for (const r of e.received()) seen.set(r.requestId, (seen.get(r.requestId) || 0) + 1)
   let duplicated = 0
   for (const c of seen.values()) if (c > 1) duplicated += c - 1
   const answeredByStatus: Record<string, number> = {}
   for (const x of outcomes)
     if (x._tag === "answered")
-      answeredByStatus[String(x.status)] = (answeredByStatus[String(x.status)] ?? 0) + 1
+      answeredByStatus[String(x.status)] = (answeredByStatus[String(x.status)] || 0) + 1
   const report: SoakReport = {
     options: o,
     sent: outcomes.length,

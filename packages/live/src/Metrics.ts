@@ -131,7 +131,7 @@ export const makeRouterMetrics = (
     collect() {
       this.reset()
       const v = view()
-      for (const s of v.ranks) this.set({ rank: s.id }, v.inflightPerRank[s.index] ?? 0)
+      for (const s of v.ranks) this.set({ rank: s.id }, v.inflightPerRank[s.index]!)
     }
   })
   new Gauge({

@@ -300,7 +300,7 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
   const host = options.host ?? "127.0.0.1"
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject)
-    server.listen(options.port ?? 0, host, () => {
+    server.listen(options.port === undefined ? 0 : options.port, host, () => {
       server.off("error", reject)
       resolve()
     })

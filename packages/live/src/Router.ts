@@ -161,7 +161,7 @@ export const makeRouter = <S>(
   const heard = makeLastHeard(workers)
   const n = heard.ranks.length
   const clientCount = options.clientCount ?? 1
-  const clientIndex = options.clientIndex ?? 0
+  const clientIndex = options.clientIndex === undefined ? 0 : options.clientIndex
   return {
     policy,
     status: {

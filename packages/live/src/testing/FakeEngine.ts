@@ -124,7 +124,7 @@ export const nestedLoadsPayload = (
   const loads = Array.from(
     { length: dpSize },
     (_, dpRank) =>
-      `{"dp_rank":${dpRank},"timestamp":${now},"num_running_reqs":${running[dpRank] ?? 0},"num_waiting_reqs":0,"num_used_tokens":0,"num_total_tokens":0,"token_usage":0,"decode_metrics_windows":${windows}}`
+      `{"dp_rank":${dpRank},"timestamp":${now},"num_running_reqs":${running[dpRank] === undefined ? "null" : running[dpRank]},"num_waiting_reqs":0,"num_used_tokens":0,"num_total_tokens":0,"token_usage":0,"decode_metrics_windows":${windows}}`
   )
   return `{"timestamp":"${new Date().toISOString()}","version":"fake-engine","loads":[${loads.join(",")}]}`
 }
@@ -220,7 +220,7 @@ export const startFakeEngine = async (initial: FakeEngineOptions = {}): Promise<
       return
     }
     const requestId = String(req.headers["x-request-id"] ?? "")
-    const rankHeader = Number(req.headers["x-data-parallel-rank"] ?? 0)
+    const rankHeader = Number(req.headers["x-data-parallel-rank"] ?? "0")
     const dpRank = Number.isInteger(rankHeader) && rankHeader >= 0 && rankHeader < dpSize() ? rankHeader : 0
     received.push({ requestId, path, dpRank, atMs: Date.now() })
     const mode = opts.completions ?? "ok"
@@ -230,17 +230,17 @@ export const startFakeEngine = async (initial: FakeEngineOptions = {}): Promise<
       return
     }
     const t = Math.max(1, Math.ceil((typeof body.prompt === "string" ? body.prompt.length : 4) / 4))
-    running[dpRank] = (running[dpRank] ?? 0) + 1
-    tokens[dpRank] = (tokens[dpRank] ?? 0) + t
+    running[dpRank]! += 1
+    tokens[dpRank]! += t
     let counted = true
     const release = () => {
       if (!counted) return
       counted = false
-      running[dpRank] = (running[dpRank] ?? 1) - 1
-      tokens[dpRank] = (tokens[dpRank] ?? t) - t
+      running[dpRank]! -= 1
+      tokens[dpRank]! -= t
     }
     res.on("close", release)
-    await sleep(opts.latencyMs ?? 0)
+    if (opts.latencyMs !== undefined) await sleep(opts.latencyMs)
     const n = opts.chunks ?? 3
     if (body.stream === true) {
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
@@ -275,7 +275,7 @@ export const startFakeEngine = async (initial: FakeEngineOptions = {}): Promise<
   }
 
   let server: Server | undefined
-  let port = initial.port ?? 0
+  let port = initial.port === undefined ? 0 : initial.port
   const start = async () => {
     if (server !== undefined) return
     const s = createServer(handler)
