@@ -104,12 +104,13 @@ export const faultMatrix = (o: SoakOptions): ReadonlyArray<Fault> => {
     },
     { name: "restart (port closed)", apply: (e) => e.stop(), clear: (e) => e.start(), excludeBoundMs: poll },
     { name: "schema drift", apply: set({ loads: { _tag: "drift" } }), clear: healthy, excludeBoundMs: poll },
-    // a frozen timestamp is first received within one poll, and is stale `staleMs` after that
+    // a frozen timestamp is first received within one poll; the first poll answered more than
+    // `staleMs` after that receipt proves it frozen
     {
       name: "frozen stats",
       apply: set({ loads: { _tag: "frozen" } }),
       clear: healthy,
-      excludeBoundMs: poll + o.staleMs
+      excludeBoundMs: 2 * poll + o.staleMs
     },
     { name: "-1 loads", apply: set({ loads: { _tag: "negative" } }), clear: healthy, excludeBoundMs: poll },
     {

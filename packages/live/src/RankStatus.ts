@@ -41,8 +41,9 @@ export type UnknownReason =
 /**
  * How to judge ranks. `staleAfterSeconds`: data older than this is unknown. `requiredFields`: a row
  * missing any of them is unknown. `ageClock`: `"publisher-change"` ages a rank from the last time
- * its publisher's `timestamp` changed (a frozen publisher goes stale), `"receipt"` from the last
- * time a row arrived.
+ * its publisher's `timestamp` changed (a frozen publisher goes stale once a row received more than
+ * `staleAfterSeconds` after that change still carries it; a rank not heard at all for twice the
+ * bound is stale too), `"receipt"` from the last time a row arrived.
  *
  * @category models
  * @since 0.1.0
@@ -155,6 +156,23 @@ const failureReason = (f: PollFailure): Exclude<UnknownReason, "rejected-row"> =
         ? "http-status"
         : "unreachable"
 
+/**
+ * Stale, by the clock in use. `receipt`: nothing received for `staleAfterSeconds`. `publisher-change`:
+ * a row received more than `staleAfterSeconds` after the publisher's timestamp last changed still
+ * carried it (a frozen publisher, proven by hearing it), or nothing at all was received for twice the
+ * bound (a silent one). Measuring a frozen publisher by what was heard, not by the router's clock
+ * alone, keeps a router whose own event loop stalled for a moment from calling every rank stale.
+ */
+const isStale = (e: RankEntry, now: number, options: StatusOptions): boolean => {
+  const bound = options.staleAfterSeconds
+  const received = e.receivedAtSeconds
+  if (received === undefined) return true
+  if (options.ageClock === "receipt") return now - received > bound
+  const changed = e.changedAtSeconds
+  if (changed === undefined) return true
+  return received - changed > bound || now - received > 2 * bound
+}
+
 const judge = (
   e: RankEntry,
   index: number,
@@ -205,7 +223,7 @@ const judge = (
     missing.push(f)
   }
   if (missing !== undefined) return unknown("missing-field", `not reported: ${missing.join(", ")}`, missing)
-  if (ageSeconds === undefined || ageSeconds > options.staleAfterSeconds)
+  if (isStale(e, now, options))
     return unknown(
       "stale",
       `last change ${ageSeconds?.toFixed(3)} s ago, bound ${options.staleAfterSeconds} s`

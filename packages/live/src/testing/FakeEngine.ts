@@ -96,6 +96,9 @@ export interface FakeEngine {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
+// the nested part is built once per shape: an engine serves it on every poll
+const windowsCache = new Map<string, string>()
+
 /**
  * A valid `/v1/loads` body whose `decode_metrics_windows` are nested `depth` deep and padded to about
  * `bytes` characters: the oversized payload of the router fault matrix.
@@ -119,8 +122,13 @@ export const nestedLoadsPayload = (
 ): string => {
   const now = Date.now() / 1000
   const per = Math.max(1, Math.floor(bytes / Math.max(1, dpSize) / (depth * 2 + 16)))
-  const nest = (d: number): string => (d === 0 ? "[0.5,1.5]" : `[${nest(d - 1)}]`)
-  const windows = `[${Array.from({ length: per }, () => nest(depth)).join(",")}]`
+  const key = `${per}/${depth}`
+  let windows = windowsCache.get(key)
+  if (windows === undefined) {
+    const nest = (d: number): string => (d === 0 ? "[0.5,1.5]" : `[${nest(d - 1)}]`)
+    windows = `[${Array.from({ length: per }, () => nest(depth)).join(",")}]`
+    windowsCache.set(key, windows)
+  }
   const loads = Array.from(
     { length: dpSize },
     (_, dpRank) =>
