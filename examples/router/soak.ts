@@ -14,6 +14,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
 import { Agent, request as httpRequest } from "node:http"
+import { cpus, loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { startLiveRouter, startProxy } from "@loadledger/live"
@@ -80,6 +81,9 @@ export interface SoakReport {
   readonly eventLoopDelayMaxMs: number
   readonly eventLoopDelayP99Ms: number
   readonly elapsedS: number
+  /** 1-minute load average of the machine at the start and the end, and its core count. */
+  readonly loadAverage: readonly [number, number]
+  readonly cores: number
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
@@ -287,6 +291,7 @@ const send = (agent: Agent, url: string, id: string, stream: boolean, timeoutMs:
 /** Run the soak; resolves with the report (engines and router are closed). */
 export const runSoak = async (o: SoakOptions): Promise<SoakReport> => {
   const t0 = Date.now()
+  const loadStart = loadavg()[0]!
   const engines = await Promise.all(
     Array.from({ length: o.engines }, () =>
       startFakeEngine({ dpSize: o.dp, latencyMs: o.engineLatencyMs, chunks: 4, chunkDelayMs: 10 })
@@ -441,7 +446,9 @@ export const runSoak = async (o: SoakOptions): Promise<SoakReport> => {
     routerRssPeakMb: rssPeak / 2 ** 20,
     eventLoopDelayMaxMs: loopMax * 1000,
     eventLoopDelayP99Ms: loopP99 * 1000,
-    elapsedS: (Date.now() - t0) / 1000
+    elapsedS: (Date.now() - t0) / 1000,
+    loadAverage: [loadStart, loadavg()[0]!],
+    cores: cpus().length
   }
   await Promise.all(engines.map((e) => e.close()))
   return report
@@ -477,7 +484,7 @@ export const formatSoak = (r: SoakReport): string => {
       (e) =>
         `  ${e.fault.padEnd(22)} excluded after ${ms(e.excludedAfterMs).padEnd(8)} (${e.mustExclude ? `bound ${e.boundMs} ms` : "exclusion not required"}), readmitted ${ms(e.readmittedAfterMs)} after recovery, requests after the bound ${e.receivedAfterBound}`
     ),
-    `elapsed ${r.elapsedS.toFixed(1)} s`
+    `elapsed ${r.elapsedS.toFixed(1)} s; machine: ${r.cores} cores, load average ${r.loadAverage[0].toFixed(1)} at the start, ${r.loadAverage[1].toFixed(1)} at the end`
   ]
   return lines.join("\n")
 }
