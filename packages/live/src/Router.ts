@@ -294,9 +294,17 @@ const admit = <S>(
  * 2. When the view has ranks, the policy decides among them (their rows as decoded); its choice is
  *    final. `routedDpRank` is a global rank index: it must be in the view (`InvalidRoutedRank`).
  * 3. Only when no rank is usable by the policy (`FallbackReason`) does the fallback decide: the
- *    fewest in-flight requests of this router times `clientCount` (vLLM's front-end scaling), among
- *    the healthy ranks, ties rotating from the replica's start index `floor(N * clientIndex /
- *    clientCount)`. No healthy rank at all is `NoAvailableRanks`.
+ *    fewest in-flight requests of this router times `clientCount`, among the healthy ranks, ties
+ *    rotating from the replica's start index `floor(N * clientIndex / clientCount)`. No healthy
+ *    rank at all is `NoAvailableRanks`.
+ *
+ * **Several replicas**: each router counts only the requests it placed itself. vLLM's data-parallel
+ * front ends face the same problem and scale their own in-flight count by the number of front ends
+ * (score = max(client_count x own in-flight, waiting + running), scan start
+ * (N x client_index) // client_count): vllm-project/vllm `vllm/v1/engine/core_client.py`,
+ * `DPLBAsyncMPClient.get_core_engine_for_request` @ 00080ee13c7a451fce071ccb8d0e94d395acf5a7. The
+ * fallback here does the same; give the policy the same `clientCount` / `clientIndex` (registry
+ * `make`) so its own charges are scaled too.
  *
  * The request is then in flight on that rank until `finish` (or `abort`).
  *
