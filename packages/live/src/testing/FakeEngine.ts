@@ -118,7 +118,7 @@ export const nestedLoadsPayload = (
   dpSize: number,
   bytes: number,
   depth: number,
-  running: ReadonlyArray<number> = []
+  running: ReadonlyArray<number> = Array.from({ length: dpSize }, () => 0)
 ): string => {
   const now = Date.now() / 1000
   const per = Math.max(1, Math.floor(bytes / Math.max(1, dpSize) / (depth * 2 + 16)))
@@ -132,7 +132,7 @@ export const nestedLoadsPayload = (
   const loads = Array.from(
     { length: dpSize },
     (_, dpRank) =>
-      `{"dp_rank":${dpRank},"timestamp":${now},"num_running_reqs":${running[dpRank] === undefined ? "null" : running[dpRank]},"num_waiting_reqs":0,"num_used_tokens":0,"num_total_tokens":0,"token_usage":0,"decode_metrics_windows":${windows}}`
+      `{"dp_rank":${dpRank},"timestamp":${now},"num_running_reqs":${running[dpRank]},"num_waiting_reqs":0,"num_used_tokens":0,"num_total_tokens":0,"token_usage":0,"decode_metrics_windows":${windows}}`
   )
   return `{"timestamp":"${new Date().toISOString()}","version":"fake-engine","loads":[${loads.join(",")}]}`
 }
