@@ -121,7 +121,7 @@ export const nestedLoadsPayload = (
   running: ReadonlyArray<number> = Array.from({ length: dpSize }, () => 0)
 ): string => {
   const now = Date.now() / 1000
-  const per = Math.max(1, Math.floor(bytes / Math.max(1, dpSize) / (depth * 2 + 16)))
+  const per = Math.max(1, Math.ceil(bytes / Math.max(1, dpSize) / (depth * 2 + 10)))
   const key = `${per}/${depth}`
   let windows = windowsCache.get(key)
   if (windows === undefined) {
@@ -145,12 +145,13 @@ export const nestedLoadsPayload = (
  * @example
  * ```ts
  * import { startFakeEngine } from "@loadledger/live/testing"
+ * type V1Loads = { loads: Array<{ dp_rank: number; num_running_reqs: number }> }
  * const e = await startFakeEngine({ dpSize: 2 })
- * const loads = await (await fetch(`${e.url}/v1/loads`)).json()
- * loads.loads.map((l: { dp_rank: number }) => l.dp_rank) // => [0, 1]
+ * const loads = (await (await fetch(`${e.url}/v1/loads`)).json()) as V1Loads
+ * loads.loads.map((l) => l.dp_rank) // => [0, 1]
  * e.set({ loads: { _tag: "negative" } })
- * const bad = await (await fetch(`${e.url}/v1/loads`)).json()
- * bad.loads[0].num_running_reqs // => -1
+ * const bad = (await (await fetch(`${e.url}/v1/loads`)).json()) as V1Loads
+ * bad.loads[0]?.num_running_reqs // => -1
  * await e.close()
  * ```
  *
