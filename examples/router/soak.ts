@@ -57,6 +57,8 @@ export interface EngineReport {
   readonly boundMs?: number | undefined
   /** ms from the fault's start until every rank of the engine left the view (undefined: never). */
   readonly excludedAfterMs?: number | undefined
+  /** the ranks' reasons when exclusion was first seen */
+  readonly excludedAs?: string | undefined
   /** ms from the fault's end until every rank was known again (undefined: not within the deadline). */
   readonly readmittedAfterMs?: number | undefined
   /** requests the engine received later than `boundMs` after the fault began, while it lasted. */
@@ -335,19 +337,24 @@ export const runSoak = async (o: SoakOptions): Promise<SoakReport> => {
   let clearAt = Number.POSITIVE_INFINITY
   const excludedAt = new Map<number, number>()
   const readmittedAt = new Map<number, number>()
+  const excludedWhy = new Map<number, string>()
   const observer = (async () => {
     let k = 0
     while (observing) {
       const text = await get(side, `${router.url}/router/ranks`)
       if (text !== undefined) {
-        const ranks = (JSON.parse(text) as { ranks: Array<{ workerUrl: string; condition: string }> }).ranks
+        const ranks = (
+          JSON.parse(text) as { ranks: Array<{ workerUrl: string; condition: string; reason?: string }> }
+        ).ranks
         const now = Date.now()
         faults.forEach((_, i) => {
           const mine = ranks.filter((r) => r.workerUrl === engines[i]!.url)
-          const out = mine.every((r) => r.condition !== "known")
-          if (now >= faultAt && faultAt > t0 && !excludedAt.has(i) && out && now < clearAt)
+          const out = mine.length > 0 && mine.every((r) => r.condition !== "known")
+          if (now >= faultAt && faultAt > t0 && !excludedAt.has(i) && out && now < clearAt) {
             excludedAt.set(i, now)
-          if (now >= clearAt && !readmittedAt.has(i) && !out) readmittedAt.set(i, now)
+            excludedWhy.set(i, [...new Set(mine.map((r) => r.reason))].join(","))
+          }
+          if (now >= clearAt && !readmittedAt.has(i) && mine.length > 0 && !out) readmittedAt.set(i, now)
         })
       }
       if (++k % 10 === 0) await scrape()
@@ -435,6 +442,7 @@ export const runSoak = async (o: SoakOptions): Promise<SoakReport> => {
         mustExclude: bound !== undefined,
         boundMs: bound,
         excludedAfterMs: ex === undefined ? undefined : ex - faultAt,
+        excludedAs: excludedWhy.get(i),
         readmittedAfterMs: re === undefined ? undefined : re - clearAt,
         receivedAfterBound:
           bound === undefined
@@ -482,7 +490,7 @@ export const formatSoak = (r: SoakReport): string => {
     "engine faults:",
     ...r.engines.map(
       (e) =>
-        `  ${e.fault.padEnd(22)} excluded after ${ms(e.excludedAfterMs).padEnd(8)} (${e.mustExclude ? `bound ${e.boundMs} ms` : "exclusion not required"}), readmitted ${ms(e.readmittedAfterMs)} after recovery, requests after the bound ${e.receivedAfterBound}`
+        `  ${e.fault.padEnd(22)} excluded after ${ms(e.excludedAfterMs).padEnd(8)} ${e.excludedAs === undefined ? "" : `as ${e.excludedAs} `}(${e.mustExclude ? `bound ${e.boundMs} ms` : "exclusion not required"}), readmitted ${ms(e.readmittedAfterMs)} after recovery, requests after the bound ${e.receivedAfterBound}`
     ),
     `elapsed ${r.elapsedS.toFixed(1)} s; machine: ${r.cores} cores, load average ${r.loadAverage[0].toFixed(1)} at the start, ${r.loadAverage[1].toFixed(1)} at the end`
   ]

@@ -91,7 +91,7 @@ const post = (
           if (opts.abortAfterFirstChunk) {
             req.destroy()
             resolve({
-              status: res.statusCode ?? 0,
+              status: res.statusCode!,
               body: text,
               rank: res.headers["x-loadledger-rank"] as string
             })
@@ -99,7 +99,7 @@ const post = (
         })
         res.on("end", () =>
           resolve({
-            status: res.statusCode ?? 0,
+            status: res.statusCode!,
             body: text,
             rank: res.headers["x-loadledger-rank"] as string
           })
