@@ -23,12 +23,15 @@ export interface RouterArgs {
   readonly firstByteTimeoutMs: number
   readonly idleTimeoutMs: number
   readonly decodeBudgetMs: number
+  readonly ejectAfter: number
+  readonly ejectMs: number
 }
 
 export const usage = `usage: main.ts --worker URL [--worker URL ...] [--dp N] [--source sglang-v1-loads|sglang-get-load|sglang-metrics|vllm-metrics]
   [--policy NAME] [--port 8000] [--host 127.0.0.1] [--interval-ms 250] [--timeout-ms 500] [--stale-ms 1000]
   [--require numRunningReqs,numWaitingReqs,numTotalTokens] [--replicas 1] [--replica-index 0]
-  [--connect-timeout-ms 2000] [--first-byte-timeout-ms 300000] [--idle-timeout-ms 60000] [--decode-budget-ms 1000]`
+  [--connect-timeout-ms 2000] [--first-byte-timeout-ms 300000] [--idle-timeout-ms 60000] [--decode-budget-ms 1000]
+  [--eject-after 3] [--eject-ms 10000]`
 
 const kinds: ReadonlyArray<SourceKind> = [
   "sglang-v1-loads",
@@ -59,7 +62,9 @@ const valueFlags = new Set([
   "connect-timeout-ms",
   "first-byte-timeout-ms",
   "idle-timeout-ms",
-  "decode-budget-ms"
+  "decode-budget-ms",
+  "eject-after",
+  "eject-ms"
 ])
 
 const int = (name: string, raw: string, min: number, max = Number.MAX_SAFE_INTEGER): number | string => {
@@ -120,6 +125,8 @@ export const parseRouterArgs = (
         "first-byte-timeout-ms": { type: "string", default: "300000" },
         "idle-timeout-ms": { type: "string", default: "60000" },
         "decode-budget-ms": { type: "string", default: "1000" },
+        "eject-after": { type: "string", default: "3" },
+        "eject-ms": { type: "string", default: "10000" },
         help: { type: "boolean", default: false }
       }
     }).values
@@ -156,7 +163,9 @@ export const parseRouterArgs = (
     "connect-timeout-ms": [1],
     "first-byte-timeout-ms": [1],
     "idle-timeout-ms": [1],
-    "decode-budget-ms": [1]
+    "decode-budget-ms": [1],
+    "eject-after": [1],
+    "eject-ms": [0]
   }
   const n: Record<string, number> = {}
   for (const [k, [min, max]] of Object.entries(numbers)) {
@@ -191,6 +200,8 @@ export const parseRouterArgs = (
     connectTimeoutMs: n["connect-timeout-ms"]!,
     firstByteTimeoutMs: n["first-byte-timeout-ms"]!,
     idleTimeoutMs: n["idle-timeout-ms"]!,
-    decodeBudgetMs: n["decode-budget-ms"]!
+    decodeBudgetMs: n["decode-budget-ms"]!,
+    ejectAfter: n["eject-after"]!,
+    ejectMs: n["eject-ms"]!
   }
 }

@@ -47,7 +47,9 @@ const proxy = await startProxy({
   host: args.host,
   connectTimeoutMs: args.connectTimeoutMs,
   firstByteTimeoutMs: args.firstByteTimeoutMs,
-  idleStreamTimeoutMs: args.idleTimeoutMs
+  idleStreamTimeoutMs: args.idleTimeoutMs,
+  ejectAfterFailures: args.ejectAfter,
+  ejectForMs: args.ejectMs
 }).catch(async (e: NodeJS.ErrnoException) => {
   await router.close()
   const why =

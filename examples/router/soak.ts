@@ -48,6 +48,8 @@ export interface SoakOptions {
   readonly firstByteTimeoutMs: number
   readonly idleTimeoutMs: number
   readonly oversizedBytes: number
+  /** How long the proxy's passive health check ejects an engine after 3 failed requests in a row. */
+  readonly ejectMs: number
 }
 
 export interface EngineReport {
@@ -155,7 +157,7 @@ const startRouterProcess = async (
       "--idle-timeout-ms",
       String(o.idleTimeoutMs)
     ],
-    ...["--decode-budget-ms", String(o.decodeBudgetMs)]
+    ...["--decode-budget-ms", String(o.decodeBudgetMs), "--eject-ms", String(o.ejectMs)]
   ]
   const child: ChildProcess = spawn(
     process.execPath,
@@ -210,7 +212,8 @@ const startRouterInProcess = async (
   const proxy = await startProxy({
     router,
     firstByteTimeoutMs: o.firstByteTimeoutMs,
-    idleStreamTimeoutMs: o.idleTimeoutMs
+    idleStreamTimeoutMs: o.idleTimeoutMs,
+    ejectForMs: o.ejectMs
   })
   return {
     url: proxy.url,
@@ -534,7 +537,8 @@ export const defaultSoakOptions: SoakOptions = {
   policy: "total-requests",
   firstByteTimeoutMs: 3_000,
   idleTimeoutMs: 2_000,
-  oversizedBytes: 800_000
+  oversizedBytes: 800_000,
+  ejectMs: 2_000
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

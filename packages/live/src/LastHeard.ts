@@ -68,6 +68,8 @@ export interface WorkerEntry {
   readonly decodeFailures: number
   readonly lastSuccessSeconds?: number | undefined
   readonly failure?: (PollFailure & { readonly atSeconds: number }) | undefined
+  /** Set by `eject`: the worker is unhealthy until then, whatever its polls say. */
+  readonly ejected?: { readonly untilSeconds: number; readonly message: string } | undefined
 }
 
 /**
@@ -215,4 +217,24 @@ export const recordFailure = (
       : w
   ),
   ranks: ledger.ranks
+})
+
+/**
+ * Eject worker `url` until `untilSeconds` (router clock): its ranks are unhealthy until then even
+ * while its polls succeed. For passive health checks: a proxy that sees an engine fail requests
+ * whose load endpoint still answers (e.g. consecutive 5xx) takes it out for a while.
+ *
+ * @example
+ * ```ts
+ * import { eject, makeLastHeard } from "@loadledger/live"
+ * const l = eject(makeLastHeard([{ url: "u", dpSize: 1 }]), "u", 15, "3 consecutive upstream failures")
+ * l.workers[0]?.ejected // => { untilSeconds: 15, message: "3 consecutive upstream failures" }
+ * ```
+ *
+ * @category combinators
+ * @since 0.2.0
+ */
+export const eject = (heard: LastHeard, url: string, untilSeconds: number, message: string): LastHeard => ({
+  workers: heard.workers.map((w) => (w.url === url ? { ...w, ejected: { untilSeconds, message } } : w)),
+  ranks: heard.ranks
 })

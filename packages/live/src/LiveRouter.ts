@@ -15,6 +15,7 @@ import type { RankStatus } from "./RankStatus.js"
 import {
   applyPoll,
   type Decision,
+  ejectWorker,
   finish,
   makeRouter,
   type RouterError,
@@ -66,7 +67,8 @@ export interface LiveRouterConfig<S> extends RouterOptions {
  * `["load", seq (8 bytes, big-endian), msgpack(["LoadStat", ...])]` from SGLang's load publisher
  * into the rank it names, dropping frames whose sequence number is not above the last one seen from
  * `url` (the transport, e.g. a ZeroMQ SUB socket, is the caller's); `markUnreachable` records a
- * failed proxy connection so the worker is excluded until its next good poll; `retried` counts a
+ * failed proxy connection so the worker is excluded until its next good poll; `eject` takes a worker
+ * out for `holdMs` whatever its polls say (a passive health check); `retried` counts a
  * request re-placed by a proxy; `ready` resolves once every source was polled once; `close` stops
  * all polls and the decode worker.
  *
@@ -80,6 +82,7 @@ export interface LiveRouter {
   readonly ingest: (url: string, body: string | Uint8Array, kind?: LedgerKind) => Promise<void>
   readonly ingestLoadStatFrame: (url: string, frames: ReadonlyArray<Uint8Array>) => void
   readonly markUnreachable: (url: string, message: string) => void
+  readonly eject: (url: string, holdMs: number, message: string) => void
   readonly retried: (reason: string) => void
   readonly ranks: () => ReadonlyArray<RankStatus>
   readonly inflight: () => ReadonlyArray<number>
@@ -310,6 +313,10 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
     },
     ingestLoadStatFrame,
     markUnreachable: (url, message) => apply(url, Result.fail(failure("unreachable", message))),
+    eject: (url, holdMs, message) => {
+      state = ejectWorker(state, url, holdMs / 1000, message, clock())
+      metrics.ejection(url)
+    },
     retried: (reason) => metrics.retry(reason),
     ranks: () => statuses(state, clock()),
     inflight: () => state.inflightPerRank,

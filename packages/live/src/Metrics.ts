@@ -12,7 +12,8 @@ import { type FallbackReason, observedImbalance } from "./Router.js"
  * `decisions_total{rank,mode}` (counter, placements per virtual worker `url@dpRank`, `mode` =
  * policy | fallback), `fallbacks_total{reason}` (counter, every fallback decision by
  * `FallbackReason`), `retries_total{reason}` (counter, requests re-placed because they provably
- * never reached an engine), `decode_seconds` (histogram, decode time per payload), `snapshot_age_seconds{rank}` (gauge; absent for a rank that never
+ * never reached an engine), `ejections_total{worker}` (counter, passive health-check ejections),
+ * `decode_seconds` (histogram, decode time per payload), `snapshot_age_seconds{rank}` (gauge; absent for a rank that never
  * reported), `rank_known{rank}` (gauge 1/0), `rank_unhealthy{rank}` (gauge 1/0),
  * `inflight_requests{rank}` (gauge),
  * `poll_failures_total{worker,kind}` (counter; kind = unreachable | timeout | http-status | decode),
@@ -39,6 +40,7 @@ export interface RouterMetrics {
   readonly registry: Registry
   readonly decision: (rankId: string, mode: "policy" | "fallback", fallbackReason?: FallbackReason) => void
   readonly retry: (reason: string) => void
+  readonly ejection: (workerUrl: string) => void
   readonly decodeSeconds: (seconds: number) => void
   readonly pollFailure: (workerUrl: string, kind: string) => void
 }
@@ -67,6 +69,12 @@ export const makeRouterMetrics = (
     name: "loadledger_router_decode_seconds",
     help: "Time to decode one load payload (off the routing thread).",
     buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
+    registers
+  })
+  const ejections = new Counter({
+    name: "loadledger_router_ejections_total",
+    help: "Workers taken out by the proxy's passive health check (consecutive upstream failures).",
+    labelNames: ["worker"],
     registers
   })
   const retries = new Counter({
@@ -151,6 +159,7 @@ export const makeRouterMetrics = (
       if (fallbackReason !== undefined) fallbacks.inc({ reason: fallbackReason })
     },
     retry: (reason) => retries.inc({ reason }),
+    ejection: (workerUrl) => ejections.inc({ worker: workerUrl }),
     decodeSeconds: (seconds) => decodeTime.observe(seconds),
     pollFailure: (workerUrl, kind) => {
       pollFailures.inc({ worker: workerUrl, kind })

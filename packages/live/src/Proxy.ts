@@ -20,8 +20,11 @@ import type { LiveRouter } from "./LiveRouter.js"
  * Proxy options. Upstream timeouts (ms): `connectTimeoutMs` (TCP connect, default 2 000; a request
  * whose connection never opened is re-placed), `firstByteTimeoutMs` (until the response headers,
  * default 300 000: a non-streamed completion only answers when it is done), `idleStreamTimeoutMs`
- * (longest pause between two body chunks, default 60 000). `maxBodyBytes`: largest request body
- * (default 32 MiB). `port` 0 (default) picks a free port.
+ * (longest pause between two body chunks, default 60 000). Passive health check: after
+ * `ejectAfterFailures` consecutive failed requests on one worker (an answer >= 500, a timeout, a
+ * connection lost mid-request; default 3) the worker is ejected for `ejectForMs` (default 10 000),
+ * even if its load endpoint still answers. `maxBodyBytes`: largest request body (default 32 MiB).
+ * `port` 0 (default) picks a free port.
  *
  * @category models
  * @since 0.2.0
@@ -33,6 +36,8 @@ export interface ProxyOptions {
   readonly connectTimeoutMs?: number | undefined
   readonly firstByteTimeoutMs?: number | undefined
   readonly idleStreamTimeoutMs?: number | undefined
+  readonly ejectAfterFailures?: number | undefined
+  readonly ejectForMs?: number | undefined
   readonly maxBodyBytes?: number | undefined
 }
 
@@ -149,6 +154,16 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
   const firstByteMs = options.firstByteTimeoutMs ?? 300_000
   const idleMs = options.idleStreamTimeoutMs ?? 60_000
   const maxBody = options.maxBodyBytes ?? 32 * 1024 * 1024
+  const ejectAfter = options.ejectAfterFailures ?? 3
+  const ejectForMs = options.ejectForMs ?? 10_000
+  const failuresInARow = new Map<string, number>()
+  const outcome = (workerUrl: string, failed: boolean) => {
+    if (!failed) return void failuresInARow.delete(workerUrl)
+    const n = (failuresInARow.get(workerUrl) || 0) + 1
+    if (n < ejectAfter) return void failuresInARow.set(workerUrl, n)
+    failuresInARow.delete(workerUrl)
+    router.eject(workerUrl, ejectForMs, `${n} consecutive failed requests`)
+  }
 
   const forward = (
     req: IncomingMessage,
@@ -208,7 +223,9 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
       const outHeaders: Record<string, string | Array<string>> = { "x-loadledger-rank": decision.rankId }
       for (const [k, v] of Object.entries(up.headers))
         if (v !== undefined && !HOP_BY_HOP.has(k)) outHeaders[k] = v
-      res.writeHead(up.statusCode ?? 502, outHeaders)
+      const status = up.statusCode ?? 502
+      outcome(decision.workerUrl, status >= 500)
+      res.writeHead(status, outHeaders)
       arm("idle-stream", idleMs)
       up.on("data", () => arm("idle-stream", idleMs))
       up.pipe(res)
@@ -217,6 +234,7 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
         end("finish")
       })
       const fail = () => {
+        if (!done && !res.destroyed) outcome(decision.workerUrl, true)
         disarm()
         end("abort")
         res.destroy()
@@ -236,6 +254,7 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
           return forward(req, res, path, body, requestId, inputLength, 1)
         }
       }
+      if (connected) outcome(decision.workerUrl, true)
       json(res, err instanceof UpstreamTimeout ? 504 : 502, {
         error: { type: "upstream", rank: decision.rankId, message: err.message }
       })

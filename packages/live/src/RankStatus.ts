@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import type { RankLoad, RankUnknownReason } from "@loadledger/schema"
-import type { LastHeard, PollFailure, RankEntry } from "./LastHeard.js"
+import type { LastHeard, PollFailure, RankEntry, WorkerEntry } from "./LastHeard.js"
 
 /**
  * A load field a policy can require from a rank's row.
@@ -18,7 +18,7 @@ export type LoadField = "numRunningReqs" | "numWaitingReqs" | "numTotalTokens" |
 /**
  * Why a rank's load is not usable. Unhealthy (the worker did not answer its last poll): `unreachable`
  * (connection refused or reset), `poll-timeout` (no complete answer within the poll timeout),
- * `http-status` (non-2xx). Unknown (the worker answers, its numbers cannot be used): `never-reported`,
+ * `http-status` (non-2xx), `ejected` (taken out for a while by a passive health check, see `eject`). Unknown (the worker answers, its numbers cannot be used): `never-reported`,
  * `not-in-payload` (the last payload had no row for the rank), `stale` (older than the staleness
  * bound, or a frozen publisher timestamp), `decode-failed` (the body did not decode),
  * `rejected-row` (the decoder marked the row `unknown`: duplicate rank, negative count, invalid
@@ -34,6 +34,7 @@ export type UnknownReason =
   | "unreachable"
   | "poll-timeout"
   | "http-status"
+  | "ejected"
   | "decode-failed"
   | "rejected-row"
   | "missing-field"
@@ -102,6 +103,7 @@ export const contractReason = (reason: Exclude<UnknownReason, "rejected-row">): 
     case "unreachable":
     case "poll-timeout":
     case "http-status":
+    case "ejected":
       return "unreachable"
     case "stale":
       return "stale"
@@ -137,12 +139,12 @@ export const rankStatus = (
   now: number,
   options: StatusOptions
 ): ReadonlyArray<RankStatus> => {
-  const failures = new Map<string, PollFailure | undefined>()
-  for (const w of heard.workers) failures.set(w.url, w.failure)
+  const workers = new Map<string, WorkerEntry>()
+  for (const w of heard.workers) workers.set(w.url, w)
   const out: Array<RankStatus> = new Array(heard.ranks.length)
   for (let index = 0; index < heard.ranks.length; index++) {
     const e = heard.ranks[index]!
-    out[index] = judge(e, index, failures.get(e.workerUrl), now, options)
+    out[index] = judge(e, index, workers.get(e.workerUrl), now, options)
   }
   return out
 }
@@ -176,10 +178,11 @@ const isStale = (e: RankEntry, now: number, options: StatusOptions): boolean => 
 const judge = (
   e: RankEntry,
   index: number,
-  failure: PollFailure | undefined,
+  worker: WorkerEntry | undefined,
   now: number,
   options: StatusOptions
 ): RankStatus => {
+  const failure = worker?.failure
   const since = options.ageClock === "receipt" ? e.receivedAtSeconds : e.changedAtSeconds
   const row = e.row
   const ageSeconds = row !== undefined && since !== undefined ? Math.max(0, now - since) : undefined
@@ -190,6 +193,14 @@ const judge = (
     workerDpRank: e.dpRank,
     unknown
   })
+  const ejected = worker?.ejected
+  if (ejected !== undefined && now < ejected.untilSeconds)
+    return {
+      ...identity,
+      condition: "unhealthy",
+      reason: "ejected",
+      row: unknownRow({ reason: "unreachable", message: `ejected: ${ejected.message}` })
+    }
   if (failure !== undefined) {
     const reason = failureReason(failure)
     return {

@@ -12,6 +12,7 @@ import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Option, Result } from "effect"
 import { observeRows } from "./internal/observe.js"
 import {
+  eject,
   type LastHeard,
   makeLastHeard,
   type PollFailure,
@@ -231,6 +232,39 @@ export const applyPoll = <S>(
     if (s.workerUrl === url && s.condition === "known") rows.push(viewRow(s.row, view.localOf[s.index]!))
   if (rows.length === 0) return next
   return { ...next, view: { ...view, state: observeRows(state.policy, view.state, rows, now) } }
+}
+
+/**
+ * Eject worker `url` for `holdSeconds` from `now` (see `eject`): its ranks leave the view at once
+ * and stay out until the hold ends, even while its polls succeed.
+ *
+ * @example
+ * ```ts
+ * import { applyPoll, ejectWorker, makeRouter } from "@loadledger/live"
+ * import { totalRequests } from "@loadledger/policies"
+ * import { Result } from "effect"
+ * let r = makeRouter(totalRequests, [{ url: "a", dpSize: 1 }, { url: "b", dpSize: 1 }], { staleAfterSeconds: 5 })
+ * r = applyPoll(r, "a", Result.succeed([{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), 0)
+ * r = applyPoll(r, "b", Result.succeed([{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), 0)
+ * r = ejectWorker(r, "a", 2, "3 consecutive upstream failures", 1)
+ * r.view.members // => [1]
+ * r = applyPoll(r, "a", Result.succeed([{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), 3.5)
+ * r.view.members // => [0, 1]
+ * ```
+ *
+ * @category combinators
+ * @since 0.2.0
+ */
+export const ejectWorker = <S>(
+  state: RouterState<S>,
+  url: string,
+  holdSeconds: number,
+  message: string,
+  now: number
+): RouterState<S> => {
+  const heard = eject(state.heard, url, now + holdSeconds, message)
+  const next = { ...state, heard }
+  return { ...next, view: refreshView(next, rankStatus(heard, now, state.status), now) }
 }
 
 /**

@@ -609,6 +609,26 @@ describe("the proxy end to end", () => {
     expect(ms).toBeGreaterThan(0)
   })
 
+  it("an engine whose completions fail while its load endpoint answers is ejected after 3 failures, then readmitted", async () => {
+    const bad = await worker({ dpSize: 1, completions: "500" })
+    const good = await worker({ dpSize: 1 })
+    const r = live({ sources: [src(bad), src(good)], staleAfterSeconds: 5 })
+    await r.ready
+    const p = await startProxy({ router: r, ejectAfterFailures: 3, ejectForMs: 2500 })
+    cleanups.push(() => p.close())
+    const statuses: Array<number> = []
+    for (let i = 0; i < 8; i++)
+      statuses.push((await post(p.url, "/v1/completions", { prompt: "x" }, `ej-${i}`)).status)
+    // the policy alternates while both are idle: 3 failures on the bad engine, then only the good one
+    expect(bad.received().length).toBe(3)
+    expect(statuses.filter((x) => x === 500).length).toBe(3)
+    expect(r.ranks()[0]).toMatchObject({ condition: "unhealthy", reason: "ejected" })
+    expect(await r.metrics()).toContain(`loadledger_router_ejections_total{worker="${bad.url}"} 1`)
+    bad.set({ completions: "ok" })
+    await until(() => r.ranks()[0]?.condition === "known", 6000)
+    expect(r.inflight()).toEqual([0, 0])
+  })
+
   it("requests sent right after a worker dies are re-placed, not lost (connection refused is safe to retry)", async () => {
     const a = await worker({ dpSize: 1 })
     const b = await worker({ dpSize: 1 })
