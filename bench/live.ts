@@ -15,11 +15,10 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { Agent, request as httpRequest } from "node:http"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
-import { applyPoll, finish, makeRouter, route, startLiveRouter } from "@loadledger/live"
+import { applyPoll, finish, makeRouter, route, startLiveRouter, startProxy } from "@loadledger/live"
+import { startFakeEngine as startFakeWorker } from "@loadledger/live/testing"
 import { totalRequests } from "@loadledger/policies"
 import { Result } from "effect"
-import { startFakeWorker } from "../examples/router/fakeWorker.js"
-import { startProxy } from "../examples/router/proxy.js"
 import { type Benchmark, nsPerOp } from "./harness.js"
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 })

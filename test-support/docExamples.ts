@@ -188,6 +188,7 @@ const loaders: Record<string, () => Promise<unknown>> = {
   "@loadledger/sim": () => import("@loadledger/sim"),
   "@loadledger/testing": () => import("@loadledger/testing"),
   "@loadledger/live": () => import("@loadledger/live"),
+  "@loadledger/live/testing": () => import("@loadledger/live/testing"),
   "@loadledger/cli": () => import("@loadledger/cli"),
   effect: () => import("effect"),
   "fast-check": () => import("fast-check")

@@ -4,71 +4,62 @@
  *
  *   pnpm exec tsx --conditions=@loadledger/source examples/router/main.ts \
  *     --worker http://127.0.0.1:9001 --worker http://127.0.0.1:9002 --dp 2 --policy total-requests
+ *
+ * Bad arguments, or a port that cannot be bound, end with one line on stderr (exit 2 / 1).
  */
-import { parseArgs } from "node:util"
-import { type LoadField, type SourceKind, startLiveRouter } from "@loadledger/live"
-import { pickPolicy } from "./policy.js"
-import { startProxy } from "./proxy.js"
+import { startLiveRouter, startProxy } from "@loadledger/live"
+import { findPolicy } from "@loadledger/policies"
+import { parseRouterArgs, usage } from "./args.js"
 
-const { values } = parseArgs({
-  options: {
-    worker: { type: "string", multiple: true, default: [] },
-    dp: { type: "string", default: "1" },
-    source: { type: "string", default: "sglang-v1-loads" },
-    policy: { type: "string", default: "total-requests" },
-    port: { type: "string", default: "8000" },
-    host: { type: "string", default: "127.0.0.1" },
-    "interval-ms": { type: "string", default: "250" },
-    "timeout-ms": { type: "string", default: "500" },
-    "stale-ms": { type: "string", default: "1000" },
-    unknown: { type: "string", default: "inflight" },
-    require: { type: "string" },
-    help: { type: "boolean", default: false }
-  }
+const args = parseRouterArgs(process.argv.slice(2))
+if (args === "help") {
+  console.log(usage)
+  process.exit(0)
+}
+if ("error" in args) {
+  console.error(`main.ts: ${args.error} (--help for usage)`)
+  process.exit(2)
+}
+const policy = findPolicy(args.policy)!.make({
+  seed: 1,
+  clientCount: args.replicas,
+  clientIndex: args.replicaIndex
 })
-
-const usage = `usage: main.ts --worker URL [--worker URL ...] [--dp N] [--source sglang-v1-loads|sglang-get-load|sglang-metrics|vllm-metrics]
-  [--policy NAME] [--port 8000] [--host 127.0.0.1] [--interval-ms 250] [--timeout-ms 500] [--stale-ms 1000]
-  [--unknown inflight|exclude] [--require numRunningReqs,numWaitingReqs,numTotalTokens]`
-if (values.help || values.worker.length === 0) {
-  console.error(usage)
-  process.exit(values.help ? 0 : 2)
-}
-const kinds = ["sglang-v1-loads", "sglang-get-load", "sglang-metrics", "vllm-metrics"]
-if (!kinds.includes(values.source)) {
-  console.error(`--source must be one of ${kinds.join(", ")}`)
-  process.exit(2)
-}
-const policy = pickPolicy(values.policy)
-if (typeof policy === "string") {
-  console.error(policy)
-  process.exit(2)
-}
-const source = values.source as SourceKind
-const requiredFields = (
-  values.require ??
-  (source === "vllm-metrics" || source === "sglang-metrics"
-    ? "numRunningReqs,numWaitingReqs"
-    : "numRunningReqs,numWaitingReqs,numTotalTokens")
-).split(",") as Array<LoadField>
-
 const router = startLiveRouter({
-  sources: values.worker.map((url) => ({
+  sources: args.workers.map((url) => ({
     url,
-    dpSize: Number(values.dp),
-    kind: source,
-    intervalMs: Number(values["interval-ms"]),
-    timeoutMs: Number(values["timeout-ms"])
+    dpSize: args.dp,
+    kind: args.source,
+    intervalMs: args.intervalMs,
+    timeoutMs: args.timeoutMs
   })),
   policy,
-  staleAfterSeconds: Number(values["stale-ms"]) / 1000,
-  unknownRanks: values.unknown === "exclude" ? "exclude" : "inflight",
-  requiredFields
+  staleAfterSeconds: args.staleMs / 1000,
+  requiredFields: args.requiredFields,
+  clientCount: args.replicas,
+  clientIndex: args.replicaIndex,
+  decodeBudgetMs: args.decodeBudgetMs,
+  processMetrics: true
+})
+const proxy = await startProxy({
+  router,
+  port: args.port,
+  host: args.host,
+  connectTimeoutMs: args.connectTimeoutMs,
+  firstByteTimeoutMs: args.firstByteTimeoutMs,
+  idleStreamTimeoutMs: args.idleTimeoutMs,
+  ejectAfterFailures: args.ejectAfter,
+  ejectForMs: args.ejectMs
+}).catch(async (e: NodeJS.ErrnoException) => {
+  await router.close()
+  const why =
+    e.code === "EADDRINUSE" ? "is in use" : e.code === "EACCES" ? "is not permitted" : `failed: ${e.message}`
+  console.error(`main.ts: cannot listen on ${args.host}:${args.port}: the port ${why} (${e.code ?? "error"})`)
+  process.exit(1)
 })
 await router.ready
-const proxy = await startProxy({ router, port: Number(values.port), host: values.host })
 console.log(`loadledger router on ${proxy.url} (policy ${policy.name}, ${router.ranks().length} ranks)`)
-for (const r of router.ranks()) console.log(`  ${r.id}: ${r.known ? "known" : `unknown (${r.reason})`}`)
+for (const r of router.ranks()) console.log(`  ${r.id}: ${r.condition}${r.reason ? ` (${r.reason})` : ""}`)
 
 const shutdown = async () => {
   await proxy.close()

@@ -6,7 +6,7 @@
  *   pnpm exec tsx --conditions=@loadledger/source examples/router/workers.ts --count 2 --dp 2 --base-port 9001
  */
 import { parseArgs } from "node:util"
-import { startFakeWorker } from "./fakeWorker.js"
+import { startFakeEngine } from "@loadledger/live/testing"
 
 const { values } = parseArgs({
   options: {
@@ -20,7 +20,7 @@ const { values } = parseArgs({
 })
 const workers = await Promise.all(
   Array.from({ length: Number(values.count) }, (_, i) =>
-    startFakeWorker({
+    startFakeEngine({
       port: Number(values["base-port"]) === 0 ? 0 : Number(values["base-port"]) + i, // 0: ephemeral ports
       dpSize: Number(values.dp),
       latencyMs: Number(values["latency-ms"]),

@@ -1,3 +1,4 @@
 import { packageBuild } from "../../tsup.base"
 
-export default packageBuild()
+// the decode worker is its own file: `startLiveRouter` starts it with `new Worker(new URL(...))`
+export default packageBuild(["src/index.ts", "src/testing/index.ts", "src/internal/decodeWorker.ts"])

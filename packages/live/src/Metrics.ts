@@ -3,26 +3,34 @@
  *
  * @since 0.1.0
  */
-import { Counter, Gauge, Registry } from "prom-client"
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client"
 import type { RankStatus } from "./RankStatus.js"
-import { observedImbalance } from "./Router.js"
+import { type FallbackReason, observedImbalance } from "./Router.js"
 
 /**
  * The router's metrics. Series (all prefixed `loadledger_router_`):
  * `decisions_total{rank,mode}` (counter, placements per virtual worker `url@dpRank`, `mode` =
- * policy | inflight), `snapshot_age_seconds{rank}` (gauge; absent for a rank that never reported),
- * `rank_known{rank}` (gauge 1/0), `inflight_requests{rank}` (gauge),
+ * policy | fallback), `fallbacks_total{reason}` (counter, every fallback decision by
+ * `FallbackReason`), `retries_total{reason}` (counter, requests re-placed because they provably
+ * never reached an engine), `ejections_total{worker}` (counter, passive health-check ejections),
+ * `decode_seconds` (histogram, decode time per payload), `snapshot_age_seconds{rank}` (gauge; absent for a rank that never
+ * reported), `rank_known{rank}` (gauge 1/0), `rank_unhealthy{rank}` (gauge 1/0),
+ * `inflight_requests{rank}` (gauge),
  * `poll_failures_total{worker,kind}` (counter; kind = unreachable | timeout | http-status | decode),
  * `decode_failures_total{worker}` (counter), `token_imbalance_ratio` (gauge, max/mean of
- * `numTotalTokens` over known ranks; absent when no rank reported tokens).
+ * `numTotalTokens` over known ranks; absent when no rank reported tokens). With `processMetrics`,
+ * prom-client's default process series too (`process_resident_memory_bytes`,
+ * `nodejs_eventloop_lag_p99_seconds`, ...).
  *
  * @example
  * ```ts
  * import { makeRouterMetrics } from "@loadledger/live"
  * const m = makeRouterMetrics(() => ({ ranks: [], inflightPerRank: [] }))
  * m.decision("http://127.0.0.1:30000@0", "policy")
+ * m.decision("http://127.0.0.1:30000@1", "fallback", "no-known-rank")
  * const text = await m.registry.metrics()
  * text.includes('loadledger_router_decisions_total{rank="http://127.0.0.1:30000@0",mode="policy"} 1') // => true
+ * text.includes('loadledger_router_fallbacks_total{reason="no-known-rank"} 1') // => true
  * ```
  *
  * @category metrics
@@ -30,21 +38,51 @@ import { observedImbalance } from "./Router.js"
  */
 export interface RouterMetrics {
   readonly registry: Registry
-  readonly decision: (rankId: string, mode: "policy" | "inflight") => void
+  readonly decision: (rankId: string, mode: "policy" | "fallback", fallbackReason?: FallbackReason) => void
+  readonly retry: (reason: string) => void
+  readonly ejection: (workerUrl: string) => void
+  readonly decodeSeconds: (seconds: number) => void
   readonly pollFailure: (workerUrl: string, kind: string) => void
 }
 
 /**
- * Build the router's metrics. `view` is called at scrape time for the gauges.
+ * Build the router's metrics. `view` is called at scrape time for the gauges; `processMetrics` adds
+ * prom-client's default process and event-loop series to the registry.
  *
  * @category metrics
  * @since 0.1.0
  */
 export const makeRouterMetrics = (
-  view: () => { readonly ranks: ReadonlyArray<RankStatus>; readonly inflightPerRank: ReadonlyArray<number> }
+  view: () => { readonly ranks: ReadonlyArray<RankStatus>; readonly inflightPerRank: ReadonlyArray<number> },
+  processMetrics = false
 ): RouterMetrics => {
   const registry = new Registry()
   const registers = [registry]
+  if (processMetrics) collectDefaultMetrics({ register: registry })
+  const fallbacks = new Counter({
+    name: "loadledger_router_fallbacks_total",
+    help: "Decisions taken by the in-flight fallback because no rank was usable by the policy, by reason.",
+    labelNames: ["reason"],
+    registers
+  })
+  const decodeTime = new Histogram({
+    name: "loadledger_router_decode_seconds",
+    help: "Time to decode one load payload (off the routing thread).",
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
+    registers
+  })
+  const ejections = new Counter({
+    name: "loadledger_router_ejections_total",
+    help: "Workers taken out by the proxy's passive health check (consecutive upstream failures).",
+    labelNames: ["worker"],
+    registers
+  })
+  const retries = new Counter({
+    name: "loadledger_router_retries_total",
+    help: "Requests placed again because they provably never reached an engine, by reason.",
+    labelNames: ["reason"],
+    registers
+  })
   const decisions = new Counter({
     name: "loadledger_router_decisions_total",
     help: "Requests placed, per virtual worker (url@dpRank) and decision mode.",
@@ -80,7 +118,17 @@ export const makeRouterMetrics = (
     registers,
     collect() {
       this.reset()
-      for (const s of view().ranks) this.set({ rank: s.id }, s.known ? 1 : 0)
+      for (const s of view().ranks) this.set({ rank: s.id }, s.condition === "known" ? 1 : 0)
+    }
+  })
+  new Gauge({
+    name: "loadledger_router_rank_unhealthy",
+    help: "1 while the rank's worker failed its last poll (refused, timed out, non-2xx).",
+    labelNames: ["rank"],
+    registers,
+    collect() {
+      this.reset()
+      for (const s of view().ranks) this.set({ rank: s.id }, s.condition === "unhealthy" ? 1 : 0)
     }
   })
   new Gauge({
@@ -91,7 +139,7 @@ export const makeRouterMetrics = (
     collect() {
       this.reset()
       const v = view()
-      for (const s of v.ranks) this.set({ rank: s.id }, v.inflightPerRank[s.index] ?? 0)
+      for (const s of v.ranks) this.set({ rank: s.id }, v.inflightPerRank[s.index]!)
     }
   })
   new Gauge({
@@ -106,7 +154,13 @@ export const makeRouterMetrics = (
   })
   return {
     registry,
-    decision: (rankId, mode) => decisions.inc({ rank: rankId, mode }),
+    decision: (rankId, mode, fallbackReason) => {
+      decisions.inc({ rank: rankId, mode })
+      if (fallbackReason !== undefined) fallbacks.inc({ reason: fallbackReason })
+    },
+    retry: (reason) => retries.inc({ reason }),
+    ejection: (workerUrl) => ejections.inc({ worker: workerUrl }),
+    decodeSeconds: (seconds) => decodeTime.observe(seconds),
     pollFailure: (workerUrl, kind) => {
       pollFailures.inc({ worker: workerUrl, kind })
       if (kind === "decode") decodeFailures.inc({ worker: workerUrl })

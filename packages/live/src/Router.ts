@@ -1,5 +1,6 @@
 /**
- * A router value: one policy's state, the live ledger, and exact in-flight bookkeeping.
+ * A router value: what was last heard from each rank, the policy's view of the usable ranks, and
+ * exact in-flight bookkeeping.
  *
  * Pure: `(state, input, now) -> result`. The effectful shell (`LiveRouter`) keeps the current value
  * in one cell and feeds it polls and requests.
@@ -7,16 +8,19 @@
  * @since 0.1.0
  */
 import type { Explanation, Policy, RouteRequest } from "@loadledger/policies"
+import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Option, Result } from "effect"
-import type { LedgerRow } from "./internal/decode.js"
+import { observeRows } from "./internal/observe.js"
 import {
-  type Ledger,
-  makeLedger,
+  eject,
+  type LastHeard,
+  makeLastHeard,
   type PollFailure,
   recordFailure,
   recordRows,
   type WorkerSpec
-} from "./Ledger.js"
+} from "./LastHeard.js"
+import { buildView, type PolicyView, sameMembers, usableRanks, viewRow } from "./PolicyView.js"
 import {
   type LoadField,
   type RankStatus,
@@ -26,48 +30,71 @@ import {
 } from "./RankStatus.js"
 
 /**
- * How the router treats ranks. `staleAfterSeconds`: the staleness bound. `unknownRanks`: what to do
- * while some reachable rank is unknown: `"exclude"` it (the policy decides among known ranks only),
- * or decide by the router's own in-flight counts over all reachable ranks (`"inflight"`, the
- * default). Unreachable workers (connection refused, non-2xx) are excluded in both modes; a poll that
- * timed out only makes the ranks unknown (slow is not dead).
- * `requiredFields`: fields the policy reads; a row missing one is unknown (default: running, waiting,
- * total tokens).
+ * How the router judges ranks. `staleAfterSeconds`: the staleness bound. `requiredFields`: fields
+ * the policy reads; a row missing one is unknown (default: running, waiting, total tokens).
+ * `ageClock`: see `StatusOptions`. `clientCount` / `clientIndex`: how many router replicas share
+ * these engines and which one this is (vLLM's front-end `client_count` / `client_index`); they
+ * shape the in-flight fallback (see `route`). Pass the same numbers to the policy (the registry's
+ * `make({ clientCount, clientIndex })`).
  *
  * @category models
  * @since 0.1.0
  */
 export interface RouterOptions {
   readonly staleAfterSeconds: number
-  readonly unknownRanks?: "exclude" | "inflight" | undefined
   readonly requiredFields?: ReadonlyArray<LoadField> | undefined
   readonly ageClock?: StatusOptions["ageClock"] | undefined
+  readonly clientCount?: number | undefined
+  readonly clientIndex?: number | undefined
 }
 
 /**
- * The router value. `inflight` maps each admitted, unfinished request id to its rank index (an
- * effect persistent `HashMap`: O(log n) per route/finish however many requests are in flight);
- * `inflightPerRank` is its per-rank count; `decisions` counts placements per rank.
+ * Where an admitted request is: its global rank and the view generation it was placed in.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Placement {
+  readonly rank: number
+  readonly generation: number
+}
+
+/**
+ * The router value. `heard`: what was last heard per rank. `view`: the policy's state over the
+ * usable ranks (see `PolicyView`). `inflight` maps each admitted, unfinished request id to its
+ * placement (an effect persistent `HashMap`); `inflightPerRank` is its per-rank count; `decisions`
+ * counts placements per rank.
  *
  * @category models
  * @since 0.1.0
  */
 export interface RouterState<S> {
   readonly policy: Policy<S>
-  readonly policyState: S
   readonly status: StatusOptions
-  readonly unknownRanks: "exclude" | "inflight"
-  readonly ledger: Ledger
-  readonly inflight: HashMap.HashMap<string, number>
+  readonly heard: LastHeard
+  readonly view: PolicyView<S>
+  readonly inflight: HashMap.HashMap<string, Placement>
   readonly inflightPerRank: ReadonlyArray<number>
   readonly decisions: ReadonlyArray<number>
   readonly cursor: number
+  readonly clientCount: number
 }
 
 /**
- * A placement: the global rank index, the virtual worker (`url@dpRank`), how it was decided
- * (`"policy"`, or `"inflight"` when unknown ranks forced the in-flight fallback), the policy's
- * explanation, and every rank's status (known/unknown, reason, age in seconds) at decision time.
+ * Why the fallback decided instead of the policy: `no-known-rank` (no rank's numbers are usable,
+ * e.g. before the first poll answers, or every engine serves stale, rejected or undecodable loads,
+ * while some engine is still healthy) or `policy-refused` (the policy returned `AllRanksUnavailable`
+ * or `NoRanks` over a non-empty view).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type FallbackReason = "no-known-rank" | "policy-refused"
+
+/**
+ * A placement: the global rank index, the virtual worker (`url@dpRank`), who decided (`"policy"`,
+ * or `"fallback"` with its `fallbackReason`), the policy's explanation (its `scores` index the
+ * view: `details.view` lists the view's global ranks), and every rank's status at decision time.
  *
  * @category models
  * @since 0.1.0
@@ -79,21 +106,22 @@ export interface Decision {
   readonly rankId: string
   readonly workerUrl: string
   readonly dpRank: number
-  readonly mode: "policy" | "inflight"
+  readonly mode: "policy" | "fallback"
+  readonly fallbackReason?: FallbackReason | undefined
   readonly explanation: Explanation
   readonly ranks: ReadonlyArray<RankStatus>
 }
 
 /**
- * Why the router could not place a request: no reachable (or, when excluding, known) rank; a request
- * id already in flight; or the policy's own error (kept in `policyError`).
+ * Why the router could not place a request: no healthy rank at all; a request id already in
+ * flight; a `routedDpRank` that is not usable; or the policy's own error (kept in the message).
  *
  * @category errors
  * @since 0.1.0
  */
 export interface RouterError {
   readonly _tag: "RouterError"
-  readonly reason: "NoAvailableRanks" | "DuplicateRequestId" | "PolicyError"
+  readonly reason: "NoAvailableRanks" | "DuplicateRequestId" | "InvalidRoutedRank" | "PolicyError"
   readonly message: string
   readonly field?: string | undefined
   readonly ranks?: ReadonlyArray<RankStatus> | undefined
@@ -120,6 +148,7 @@ const routerError = (
  * import { totalRequests } from "@loadledger/policies"
  * const r = makeRouter(totalRequests, [{ url: "http://127.0.0.1:30000", dpSize: 4 }], { staleAfterSeconds: 2 })
  * r.inflightPerRank // => [0, 0, 0, 0]
+ * r.view.members // => []
  * ```
  *
  * @category constructors
@@ -130,30 +159,45 @@ export const makeRouter = <S>(
   workers: ReadonlyArray<WorkerSpec>,
   options: RouterOptions
 ): RouterState<S> => {
-  const ledger = makeLedger(workers)
-  const n = ledger.ranks.length
+  const heard = makeLastHeard(workers)
+  const n = heard.ranks.length
+  const clientCount = options.clientCount ?? 1
+  const clientIndex = options.clientIndex === undefined ? 0 : options.clientIndex
   return {
     policy,
-    policyState: policy.init(n),
     status: {
       staleAfterSeconds: options.staleAfterSeconds,
       requiredFields: options.requiredFields ?? ["numRunningReqs", "numWaitingReqs", "numTotalTokens"],
       ageClock: options.ageClock ?? "publisher-change"
     },
-    unknownRanks: options.unknownRanks ?? "inflight",
-    ledger,
+    heard,
+    view: { members: [], localOf: Array.from({ length: n }, () => -1), state: policy.init(0), generation: 0 },
     inflight: HashMap.empty(),
     inflightPerRank: Array.from({ length: n }, () => 0),
     decisions: Array.from({ length: n }, () => 0),
-    cursor: 0
+    // vLLM's front ends start their scan at floor(N * client_index / client_count)
+    cursor: n > 0 ? Math.floor((n * clientIndex) / clientCount) % n : 0,
+    clientCount
   }
+}
+
+/** The view for `ranks` at `now`: unchanged when the usable set is, rebuilt otherwise. */
+const refreshView = <S>(
+  state: RouterState<S>,
+  ranks: ReadonlyArray<RankStatus>,
+  now: number
+): PolicyView<S> => {
+  const members = usableRanks(ranks)
+  return sameMembers(members, state.view.members)
+    ? state.view
+    : buildView(state.policy, ranks, members, state.view.generation + 1, now)
 }
 
 /**
  * Fold one poll of worker `url` (decoded rows, or the failure) into the router: the ledger is
- * updated (`mode` as in `recordRows`), and the worker's ranks that are now known are handed to
- * `policy.observe`. Unknown ranks
- * are never observed (a policy never sees an invented 0 for them).
+ * updated (`mode` as in `recordRows`); when the set of usable ranks is unchanged, the worker's
+ * known rows are handed to `policy.observe` (indexed in the view), otherwise the view is rebuilt.
+ * Unknown and unhealthy ranks never reach the policy (it never sees an invented 0 for them).
  *
  * @example
  * ```ts
@@ -161,8 +205,9 @@ export const makeRouter = <S>(
  * import { totalRequests } from "@loadledger/policies"
  * import { Result } from "effect"
  * let r = makeRouter(totalRequests, [{ url: "u", dpSize: 2 }], { staleAfterSeconds: 1 })
- * r = applyPoll(r, "u", Result.succeed([{ dpRank: 0, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }]), 0)
- * statuses(r, 0).map((s) => s.known) // => [true, false]
+ * r = applyPoll(r, "u", Result.succeed([{ dpRank: 0, timestamp: 0, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }]), 0)
+ * statuses(r, 0).map((s) => s.condition) // => ["known", "unknown"]
+ * r.view.members // => [0]
  * ```
  *
  * @category combinators
@@ -171,19 +216,55 @@ export const makeRouter = <S>(
 export const applyPoll = <S>(
   state: RouterState<S>,
   url: string,
-  polled: Result.Result<ReadonlyArray<LedgerRow>, PollFailure>,
+  polled: Result.Result<ReadonlyArray<RankLoad>, PollFailure>,
   now: number,
   mode: "replace" | "merge" = "replace"
 ): RouterState<S> => {
-  if (Result.isFailure(polled))
-    return { ...state, ledger: recordFailure(state.ledger, url, polled.failure, now) }
-  const ledger = recordRows(state.ledger, url, polled.success, now, mode)
-  const loads = rankStatus(ledger, now, state.status).flatMap((s) =>
-    s.workerUrl === url && s.load !== undefined ? [s.load] : []
-  )
-  const policyState =
-    loads.length > 0 ? state.policy.observe(state.policyState, loads, now) : state.policyState
-  return { ...state, ledger, policyState }
+  const heard = Result.isFailure(polled)
+    ? recordFailure(state.heard, url, polled.failure, now)
+    : recordRows(state.heard, url, polled.success, now, mode)
+  const next = { ...state, heard }
+  const ranks = rankStatus(heard, now, state.status)
+  const view = refreshView(next, ranks, now)
+  if (view !== state.view || Result.isFailure(polled)) return { ...next, view }
+  const rows: Array<RankLoad> = []
+  for (const s of ranks)
+    if (s.workerUrl === url && s.condition === "known") rows.push(viewRow(s.row, view.localOf[s.index]!))
+  if (rows.length === 0) return next
+  return { ...next, view: { ...view, state: observeRows(state.policy, view.state, rows, now) } }
+}
+
+/**
+ * Eject worker `url` for `holdSeconds` from `now` (see `eject`): its ranks leave the view at once
+ * and stay out until the hold ends, even while its polls succeed.
+ *
+ * @example
+ * ```ts
+ * import { applyPoll, ejectWorker, makeRouter } from "@loadledger/live"
+ * import { totalRequests } from "@loadledger/policies"
+ * import { Result } from "effect"
+ * let r = makeRouter(totalRequests, [{ url: "a", dpSize: 1 }, { url: "b", dpSize: 1 }], { staleAfterSeconds: 5 })
+ * r = applyPoll(r, "a", Result.succeed([{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), 0)
+ * r = applyPoll(r, "b", Result.succeed([{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), 0)
+ * r = ejectWorker(r, "a", 2, "3 consecutive upstream failures", 1)
+ * r.view.members // => [1]
+ * r = applyPoll(r, "a", Result.succeed([{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), 3.5)
+ * r.view.members // => [0, 1]
+ * ```
+ *
+ * @category combinators
+ * @since 0.2.0
+ */
+export const ejectWorker = <S>(
+  state: RouterState<S>,
+  url: string,
+  holdSeconds: number,
+  message: string,
+  now: number
+): RouterState<S> => {
+  const heard = eject(state.heard, url, now + holdSeconds, message)
+  const next = { ...state, heard }
+  return { ...next, view: refreshView(next, rankStatus(heard, now, state.status), now) }
 }
 
 /**
@@ -201,15 +282,65 @@ export const applyPoll = <S>(
  * @since 0.1.0
  */
 export const statuses = <S>(state: RouterState<S>, now: number): ReadonlyArray<RankStatus> =>
-  rankStatus(state.ledger, now, state.status)
+  rankStatus(state.heard, now, state.status)
+
+const admit = <S>(
+  state: RouterState<S>,
+  view: PolicyView<S>,
+  request: RouteRequest,
+  rank: number,
+  cursor: number,
+  ranks: ReadonlyArray<RankStatus>,
+  mode: Decision["mode"],
+  explanation: Explanation,
+  fallbackReason?: FallbackReason
+) => {
+  const s = ranks[rank]!
+  return {
+    _tag: "Routed" as const,
+    state: {
+      ...state,
+      view,
+      cursor,
+      inflight: HashMap.set(state.inflight, request.requestId, { rank, generation: view.generation }),
+      inflightPerRank: bump(state.inflightPerRank, rank, 1),
+      decisions: bump(state.decisions, rank, 1)
+    },
+    decision: {
+      _tag: "Decision" as const,
+      requestId: request.requestId,
+      rank,
+      rankId: s.id,
+      workerUrl: s.workerUrl,
+      dpRank: s.dpRank,
+      mode,
+      fallbackReason,
+      explanation,
+      ranks
+    }
+  }
+}
 
 /**
- * Place one request at `now`. Candidates are the reachable ranks (and, with `unknownRanks:
- * "exclude"`, only the known ones). When every candidate is known the policy decides (its health
- * mask is set to the candidates); when some candidate is unknown, or the policy picks a rank that
- * is not a candidate (SGLang's load methods ignore health, as upstream), the router picks the fewest
- * in-flight requests among candidates, ties rotating. The request is then in flight on that rank
- * until `finish` or `abort`.
+ * Place one request at `now`.
+ *
+ * 1. The view is brought up to date (a rank that went stale since the last poll leaves it).
+ * 2. When the view has ranks, the policy decides among them (their rows as decoded); its choice is
+ *    final. `routedDpRank` is a global rank index: it must be in the view (`InvalidRoutedRank`).
+ * 3. Only when no rank is usable by the policy (`FallbackReason`) does the fallback decide: the
+ *    fewest in-flight requests of this router times `clientCount`, among the healthy ranks, ties
+ *    rotating from the replica's start index `floor(N * clientIndex / clientCount)`. No healthy
+ *    rank at all is `NoAvailableRanks`.
+ *
+ * **Several replicas**: each router counts only the requests it placed itself. vLLM's data-parallel
+ * front ends face the same problem and scale their own in-flight count by the number of front ends
+ * (score = max(client_count x own in-flight, waiting + running), scan start
+ * (N x client_index) // client_count): vllm-project/vllm `vllm/v1/engine/core_client.py`,
+ * `DPLBAsyncMPClient.get_core_engine_for_request` @ 00080ee13c7a451fce071ccb8d0e94d395acf5a7. The
+ * fallback here does the same; give the policy the same `clientCount` / `clientIndex` (registry
+ * `make`) so its own charges are scaled too.
+ *
+ * The request is then in flight on that rank until `finish` (or `abort`).
  *
  * @example
  * ```ts
@@ -217,8 +348,9 @@ export const statuses = <S>(state: RouterState<S>, now: number): ReadonlyArray<R
  * import { totalRequests } from "@loadledger/policies"
  * const r0 = makeRouter(totalRequests, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 2 })
  * const out = route(r0, { requestId: "a", inputLength: 100 }, 0)
- * // no rank has reported yet: the router falls back to its own in-flight counts
- * out._tag === "Routed" && out.decision.mode // => "inflight"
+ * // no rank has reported yet: the fallback decides, by in-flight counts
+ * out._tag === "Routed" && out.decision.mode // => "fallback"
+ * out._tag === "Routed" && out.decision.fallbackReason // => "no-known-rank"
  * out._tag === "Routed" && out.decision.rank // => 0
  * ```
  *
@@ -236,83 +368,73 @@ export const route = <S>(
     })
   }
   const ranks = statuses(state, now)
-  const n = ranks.length
-  const candidate: Array<boolean> = new Array(n)
-  const unknownCandidates: Array<RankStatus> = []
-  let candidates = 0
-  for (let i = 0; i < n; i++) {
-    const s = ranks[i]!
-    const c = s.reachable && (s.known || state.unknownRanks === "inflight")
-    candidate[i] = c
-    if (c) candidates++
-    if (c && !s.known) unknownCandidates.push(s)
-  }
-  if (candidates === 0) {
-    return routerError("NoAvailableRanks", "no reachable rank with usable load data", { ranks })
-  }
-  let rank = -1
-  let mode: Decision["mode"] = "inflight"
-  let explanation: Explanation = {}
-  let policyState = state.policyState
-  let cursor = state.cursor
-  let fallbackWhy = "some reachable ranks have no usable load data"
-  if (unknownCandidates.length === 0) {
-    const routed = state.policy.route(state.policy.setStatus(state.policyState, candidate), request, now)
-    if (routed._tag === "PolicyError") {
+  const view = refreshView(state, ranks, now)
+  let fallbackReason: FallbackReason = "no-known-rank"
+  if (view.members.length > 0) {
+    let local: RouteRequest = request
+    if (request.routedDpRank !== undefined) {
+      const l = view.localOf[request.routedDpRank]
+      if (l === undefined || l < 0)
+        return routerError("InvalidRoutedRank", `routedDpRank ${request.routedDpRank} is not a usable rank`, {
+          field: "routedDpRank",
+          ranks
+        })
+      local = { ...request, routedDpRank: l }
+    }
+    const routed = state.policy.route(view.state, local, now)
+    if (routed._tag === "Routed") {
+      const rank = view.members[routed.rank]
+      if (rank === undefined)
+        return routerError(
+          "PolicyError",
+          `the policy chose rank ${routed.rank} of a view of ${view.members.length}`,
+          {
+            ranks
+          }
+        )
+      const explanation = {
+        ...routed.explanation,
+        details: { ...routed.explanation.details, view: view.members }
+      }
+      return admit(
+        state,
+        { ...view, state: routed.state },
+        request,
+        rank,
+        state.cursor,
+        ranks,
+        "policy",
+        explanation
+      )
+    }
+    if (routed.reason !== "AllRanksUnavailable" && routed.reason !== "NoRanks")
       return routerError("PolicyError", `${routed.reason}: ${routed.message}`, { field: routed.field, ranks })
-    }
-    if (candidate[routed.rank] === true) {
-      rank = routed.rank
-      mode = "policy"
-      explanation = routed.explanation
-      policyState = routed.state
-    } else {
-      fallbackWhy = `the policy chose rank ${routed.rank} (${ranks[routed.rank]?.id}), which is unavailable`
-    }
+    fallbackReason = "policy-refused"
   }
-  if (rank < 0) {
-    for (let k = 0; k < n; k++) {
-      const i = (state.cursor + k) % n
-      if (candidate[i] !== true) continue
-      if (rank < 0 || state.inflightPerRank[i]! < state.inflightPerRank[rank]!) rank = i
-    }
-    cursor = (rank + 1) % n
-    explanation = {
-      scores: state.inflightPerRank.map((c, i) => (candidate[i] ? c : Number.POSITIVE_INFINITY)),
-      tieBreak: "fewest in-flight, ties rotate",
-      stale: unknownCandidates.map((s) => s.index),
-      details: { fallback: `in-flight counts: ${fallbackWhy}` }
-    }
+  const n = ranks.length
+  let rank = -1
+  for (let k = 0; k < n; k++) {
+    const i = (state.cursor + k) % n
+    if (ranks[i]!.condition === "unhealthy") continue
+    if (rank < 0 || state.inflightPerRank[i]! < state.inflightPerRank[rank]!) rank = i
   }
-  const s = ranks[rank]!
-  return {
-    _tag: "Routed",
-    state: {
-      ...state,
-      policyState,
-      cursor,
-      inflight: HashMap.set(state.inflight, request.requestId, rank),
-      inflightPerRank: bump(state.inflightPerRank, rank, 1),
-      decisions: bump(state.decisions, rank, 1)
-    },
-    decision: {
-      _tag: "Decision",
-      requestId: request.requestId,
-      rank,
-      rankId: s.id,
-      workerUrl: s.workerUrl,
-      dpRank: s.dpRank,
-      mode,
-      explanation,
-      ranks
-    }
+  if (rank < 0)
+    return routerError("NoAvailableRanks", "no healthy rank: every worker failed its last poll", { ranks })
+  const explanation: Explanation = {
+    scores: ranks.map((s, i) =>
+      s.condition === "unhealthy" ? Number.POSITIVE_INFINITY : state.clientCount * state.inflightPerRank[i]!
+    ),
+    tieBreak: "fewest in-flight x clientCount, ties rotate",
+    stale: ranks.flatMap((s) => (s.condition === "known" ? [] : [s.index])),
+    details: { fallback: fallbackReason }
   }
+  return admit(state, view, request, rank, (rank + 1) % n, ranks, "fallback", explanation, fallbackReason)
 }
 
 /**
- * End a request (finished or aborted): it leaves the in-flight map and the policy's bookkeeping.
- * `found` is false (and the state unchanged) for an id that is not in flight, so a double finish or
- * a finish after abort never drives a count below the truth.
+ * End a request (finished or aborted): it leaves the in-flight map, and the policy's bookkeeping
+ * when it was placed in the current view. `found` is false (and the state unchanged) for an id that
+ * is not in flight, so a double finish or a finish after abort never drives a count below the truth.
  *
  * @example
  * ```ts
@@ -332,14 +454,17 @@ export const finish = <S>(
 ): { readonly state: RouterState<S>; readonly found: boolean; readonly rank?: number | undefined } => {
   const found = HashMap.get(state.inflight, requestId)
   if (Option.isNone(found)) return { state, found: false }
-  const rank = found.value
-  const inflight = HashMap.remove(state.inflight, requestId)
+  const { rank, generation } = found.value
+  const view =
+    generation === state.view.generation
+      ? { ...state.view, state: state.policy.finish(state.view.state, [requestId], now) }
+      : state.view
   return {
     state: {
       ...state,
-      inflight,
-      inflightPerRank: bump(state.inflightPerRank, rank, -1),
-      policyState: state.policy.finish(state.policyState, [requestId], now)
+      view,
+      inflight: HashMap.remove(state.inflight, requestId),
+      inflightPerRank: bump(state.inflightPerRank, rank, -1)
     },
     found: true,
     rank
@@ -356,16 +481,18 @@ export const finish = <S>(
  * import { totalTokens } from "@loadledger/policies"
  * import { Result } from "effect"
  * const rows = [12000, 0, 0, 3000].map((numTotalTokens, dpRank) => ({ dpRank, numTotalTokens }))
- * const r = applyPoll(makeRouter(totalTokens, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 1, requiredFields: ["numTotalTokens"] }), "u", Result.succeed(rows), 0)
+ * const r = applyPoll(makeRouter(totalTokens, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 1, requiredFields: ["numTotalTokens"], ageClock: "receipt" }), "u", Result.succeed(rows), 0)
  * observedImbalance(statuses(r, 0)) // => 3.2
  * ```
  *
  * @category getters
  * @since 0.1.0
  */
-export const observedImbalance = (ranks: ReadonlyArray<RankStatus>): number | undefined =>
-  tokenImbalanceRatio(
-    ranks.flatMap((s) =>
-      s.load !== undefined && !(s.assumedZero ?? []).includes("numTotalTokens") ? [s.load.numTotalTokens] : []
-    )
-  )
+export const observedImbalance = (ranks: ReadonlyArray<RankStatus>): number | undefined => {
+  const tokens: Array<number> = []
+  for (const s of ranks) {
+    const t = s.condition === "known" ? s.row.numTotalTokens : undefined
+    if (t !== undefined) tokens.push(t)
+  }
+  return tokenImbalanceRatio(tokens)
+}

@@ -3,8 +3,8 @@
  *
  * @since 0.1.0
  */
-import type { LedgerKind } from "./internal/decode.js"
-import type { WorkerSpec } from "./Ledger.js"
+import type { LedgerKind } from "@loadledger/schema"
+import type { WorkerSpec } from "./LastHeard.js"
 
 /**
  * The load endpoints the live router polls:

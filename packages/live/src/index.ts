@@ -4,9 +4,11 @@
  *
  * @since 0.1.0
  */
-export * from "./Ledger.js"
+export * from "./LastHeard.js"
 export * from "./LiveRouter.js"
 export * from "./Metrics.js"
+export * from "./PolicyView.js"
+export * from "./Proxy.js"
 export * from "./RankStatus.js"
 export * from "./Router.js"
 export * from "./Source.js"

@@ -1,15 +1,24 @@
 /**
- * Real parts: loopback HTTP workers (examples/router/fakeWorker.ts) serving fixture payloads and
- * faults, the effect poller, and the example reverse proxy exercised through real sockets.
+ * Real parts: loopback fake engines (`@loadledger/live/testing`) serving fixture payloads and
+ * faults, the poller, the decode worker, and the proxy exercised through real sockets.
  */
 import { once } from "node:events"
 import { createServer, request as httpRequest } from "node:http"
 import { totalRequests, totalTokens } from "@loadledger/policies"
 import { encodeLoadStatFrame } from "@loadledger/schema"
 import { afterEach, describe, expect, it } from "vitest"
-import { type FakeWorker, startFakeWorker } from "../../../examples/router/fakeWorker.js"
-import { startProxy } from "../../../examples/router/proxy.js"
-import { type LiveRouter, type LiveRouterConfig, type SourceSpec, startLiveRouter } from "../src/index.js"
+import {
+  type LiveRouter,
+  type LiveRouterConfig,
+  type SourceSpec,
+  startLiveRouter,
+  startProxy
+} from "../src/index.js"
+import {
+  type FakeEngine as FakeWorker,
+  nestedLoadsPayload,
+  startFakeEngine as startFakeWorker
+} from "../src/testing/index.js"
 
 const payload = (name: string) => new URL(`../../../fixtures/payloads/${name}`, import.meta.url).pathname
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
@@ -29,8 +38,8 @@ const live = <S>(c: Omit<LiveRouterConfig<S>, "policy"> & { policy?: LiveRouterC
   cleanups.push(() => r.close())
   return r
 }
-const proxyFor = async (router: LiveRouter, upstreamTimeoutMs?: number) => {
-  const p = await startProxy({ router, upstreamTimeoutMs })
+const proxyFor = async (router: LiveRouter, firstByteTimeoutMs?: number, idleStreamTimeoutMs?: number) => {
+  const p = await startProxy({ router, firstByteTimeoutMs, idleStreamTimeoutMs })
   cleanups.push(() => p.close())
   return p
 }
@@ -82,7 +91,7 @@ const post = (
           if (opts.abortAfterFirstChunk) {
             req.destroy()
             resolve({
-              status: res.statusCode ?? 0,
+              status: res.statusCode!,
               body: text,
               rank: res.headers["x-loadledger-rank"] as string
             })
@@ -90,7 +99,7 @@ const post = (
         })
         res.on("end", () =>
           resolve({
-            status: res.statusCode ?? 0,
+            status: res.statusCode!,
             body: text,
             rank: res.headers["x-loadledger-rank"] as string
           })
@@ -108,8 +117,8 @@ describe("polling real payloads", () => {
     const r = live({ sources: [src(w)], staleAfterSeconds: 5, ageClock: "receipt" })
     await r.ready
     const s = r.ranks()[0]!
-    expect(s.known).toBe(true)
-    expect(s.load).toMatchObject({ numRunningReqs: 5, numWaitingReqs: 2, numTotalTokens: 100000 })
+    expect(s.condition).toBe("known")
+    expect(s.row).toMatchObject({ numRunningReqs: 5, numWaitingReqs: 2, numTotalTokens: 100000 })
   })
 
   it("legacy /get_load (dp_rank null, perf_counter ts_tic) is rank 0 with present zeros", async () => {
@@ -124,8 +133,8 @@ describe("polling real payloads", () => {
     })
     await r.ready
     expect(r.ranks()[0]).toMatchObject({
-      known: true,
-      load: { numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }
+      condition: "known",
+      row: { numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }
     })
   })
 
@@ -148,7 +157,7 @@ describe("polling real payloads", () => {
     const w = await worker({ loads: { _tag: "body", body, contentType: "application/json" } })
     const r = live({ sources: [src(w)], staleAfterSeconds: 5, ageClock: "receipt" })
     await r.ready
-    expect(r.ranks()[0]?.load).toMatchObject({ numRunningReqs: 3, numWaitingReqs: 2, numTotalTokens: 256 })
+    expect(r.ranks()[0]?.row).toMatchObject({ numRunningReqs: 3, numWaitingReqs: 2, numTotalTokens: 256 })
   })
 
   it("vLLM /metrics (production-stack #318): present zeros are values, so the rank is known with 0/0", async () => {
@@ -163,8 +172,8 @@ describe("polling real payloads", () => {
     })
     await r.ready
     const s = r.ranks()[0]!
-    expect(s.known).toBe(true)
-    expect(s.load).toMatchObject({ numRunningReqs: 0, numWaitingReqs: 0, kvCacheUsage: 0 })
+    expect(s.condition).toBe("known")
+    expect(s.row).toMatchObject({ numRunningReqs: 0, numWaitingReqs: 0, kvCacheUsage: 0 })
   })
 
   it("S09 gauges declared with no samples, and an SGLang DP-8 /metrics without running counts: unknown, never zeros", async () => {
@@ -184,13 +193,12 @@ describe("polling real payloads", () => {
     const r = live({
       sources: [src(v, { kind: "vllm-metrics" }), src(g, { kind: "sglang-metrics", dpSize: 8 })],
       staleAfterSeconds: 5,
-      requiredFields: ["numRunningReqs", "numWaitingReqs"],
-      unknownRanks: "exclude"
+      requiredFields: ["numRunningReqs", "numWaitingReqs"]
     })
     await r.ready
     const ranks = r.ranks()
     expect(ranks.length).toBe(9)
-    expect(ranks.every((s) => !s.known && s.load === undefined)).toBe(true)
+    expect(ranks.every((s) => s.condition === "unknown" && s.row.numRunningReqs === undefined)).toBe(true)
     // the DP-8 payload has num_queue_reqs for ranks 1 and 3 only and no running gauge at all
     expect(ranks.slice(1).map((s) => s.reason)).toEqual([
       "missing-field",
@@ -202,8 +210,10 @@ describe("polling real payloads", () => {
       "missing-field",
       "missing-field"
     ])
-    const e = r.route({ requestId: "x", inputLength: 1 })
-    expect(e._tag === "RouterError" && e.reason).toBe("NoAvailableRanks")
+    // no rank is usable by the policy, both workers answer: the fallback decides, and says why
+    const d = r.route({ requestId: "x", inputLength: 1 })
+    expect(d._tag === "Decision" && [d.mode, d.fallbackReason]).toEqual(["fallback", "no-known-rank"])
+    expect(await r.metrics()).toContain('loadledger_router_fallbacks_total{reason="no-known-rank"} 1')
   })
 
   it("S04 a worker that keeps answering a frozen timestamp goes stale within the bound and gets no traffic when excluding", async () => {
@@ -215,11 +225,10 @@ describe("polling real payloads", () => {
     const staleMs = 800
     const r = live({
       sources: [src(frozen), src(fresh)],
-      staleAfterSeconds: staleMs / 1000,
-      unknownRanks: "exclude"
+      staleAfterSeconds: staleMs / 1000
     })
     await r.ready
-    expect(r.ranks().map((s) => s.known)).toEqual([true, true])
+    expect(r.ranks().map((s) => s.condition)).toEqual(["known", "known"])
     await sleep(staleMs + 200)
     expect(r.ranks().map((s) => s.reason)).toEqual(["stale", undefined])
     const p = await proxyFor(r)
@@ -271,7 +280,7 @@ describe("polling real payloads", () => {
     expect(fetches).toBe(1)
     const ranks = r.ranks()
     expect(ranks.map((s) => s.id)).toEqual([0, 1, 2, 3].map((i) => `http://127.0.0.1:${port}@${i}`))
-    expect(ranks.map((s) => s.load?.numTotalTokens)).toEqual([12000, 0, 0, 3000])
+    expect(ranks.map((s) => s.row.numTotalTokens)).toEqual([12000, 0, 0, 3000])
     const text = await r.metrics()
     expect(text).toContain("loadledger_router_token_imbalance_ratio 3.2")
   })
@@ -312,7 +321,7 @@ describe("polling real payloads", () => {
         requiredFields: ["numTotalTokens"]
       })
       await r.ready
-      expect(r.ranks().map((s) => s.load?.numTotalTokens)).toEqual(tokens)
+      expect(r.ranks().map((s) => s.row.numTotalTokens)).toEqual(tokens)
       expect(r.ranks().map((s) => s.reason)).toEqual(reasons)
     }
   })
@@ -324,7 +333,7 @@ describe("polling real payloads", () => {
       staleAfterSeconds: 5,
       requiredFields: ["numRunningReqs", "numWaitingReqs"]
     })
-    await r.ready // the poll timed out: both ranks unknown
+    await r.ready // the poll timed out: both ranks unhealthy
     const stat = {
       numRunningReqs: 3,
       numWaitingReqs: 1,
@@ -333,47 +342,47 @@ describe("polling real payloads", () => {
       attnDpRank: 1
     }
     r.ingestLoadStatFrame(w.url, encodeLoadStatFrame(5n, stat))
-    expect(r.ranks().map((s) => [s.known, s.load?.numRunningReqs, s.load?.numWaitingReqs])).toEqual([
-      [false, undefined, undefined],
-      [true, 3, 1]
+    expect(r.ranks().map((s) => [s.condition, s.row.numRunningReqs, s.row.numWaitingReqs])).toEqual([
+      ["unknown", undefined, undefined],
+      ["known", 3, 1]
     ])
     r.ingestLoadStatFrame(w.url, encodeLoadStatFrame(4n, { ...stat, numRunningReqs: 99 }))
-    expect(r.ranks()[1]?.load?.numRunningReqs).toBe(3)
+    expect(r.ranks()[1]?.row.numRunningReqs).toBe(3)
     r.ingestLoadStatFrame(w.url, encodeLoadStatFrame(6n, { ...stat, numRunningReqs: 0, attnDpRank: 0 }))
-    expect(r.ranks().map((s) => s.load?.numRunningReqs)).toEqual([0, 3])
+    expect(r.ranks().map((s) => s.row.numRunningReqs)).toEqual([0, 3])
   })
 
   it("garbage is a decode failure per worker: the rank is unknown and the failure is counted", async () => {
     const w = await worker({ loads: { _tag: "body", body: "<html>502 Bad Gateway</html>\u0000\u0001" } })
     const r = live({ sources: [src(w)], staleAfterSeconds: 5 })
     await r.ready
-    expect(r.ranks()[0]).toMatchObject({ known: false, reason: "decode-failed", reachable: true })
+    expect(r.ranks()[0]).toMatchObject({ condition: "unknown", reason: "decode-failed" })
     const text = await r.metrics()
     expect(text).toMatch(new RegExp(`loadledger_router_decode_failures_total\\{worker="${w.url}"\\} [1-9]`))
     expect(text).toContain(`loadledger_router_rank_known{rank="${w.url}@0"} 0`)
   })
 
-  it("a 500 makes the worker unreachable, a hang makes it unknown within one timeout; both recover", async () => {
+  it("a 500 and a hang both make the worker unhealthy within one poll; both recover", async () => {
     const w = await worker({ loads: { _tag: "status", status: 500 } })
     const h = await worker({ loads: { _tag: "hang" } })
     const r = live({ sources: [src(w), src(h, { timeoutMs: 100 })], staleAfterSeconds: 5 })
     const t0 = Date.now()
     await r.ready
     expect(Date.now() - t0).toBeLessThan(1000)
-    expect(r.ranks().map((s) => [s.reason, s.reachable])).toEqual([
-      ["unreachable", false],
-      ["poll-timeout", true]
+    expect(r.ranks().map((s) => [s.reason, s.condition])).toEqual([
+      ["http-status", "unhealthy"],
+      ["poll-timeout", "unhealthy"]
     ])
     const text = await r.metrics()
     expect(text).toContain(`loadledger_router_poll_failures_total{worker="${w.url}",kind="http-status"}`)
     expect(text).toContain(`loadledger_router_poll_failures_total{worker="${h.url}",kind="timeout"}`)
     w.set({ loads: { _tag: "live" } })
     h.set({ loads: { _tag: "live" } })
-    await until(() => r.ranks().every((s) => s.known), 2000)
+    await until(() => r.ranks().every((s) => s.condition === "known"), 2000)
   })
 })
 
-describe("the example proxy end to end", () => {
+describe("the proxy end to end", () => {
   it("no request lost or sent twice, streams complete, in-flight back to zero", async () => {
     const ws = await Promise.all(
       [1, 2].map(() => worker({ dpSize: 2, latencyMs: 5, chunks: 4, chunkDelayMs: 2 }))
@@ -488,37 +497,136 @@ describe("the example proxy end to end", () => {
       r
         .ranks()
         .slice(2)
-        .map((s) => s.known)
-    ).toEqual([false, false])
-    await b.restart()
-    await until(() => r.ranks().every((s) => s.known), 2000)
+        .map((s) => s.condition)
+    ).toEqual(["unhealthy", "unhealthy"])
+    const duringIds = new Set(b.received().map((x) => x.requestId))
+    await b.start()
+    await until(() => r.ranks().every((s) => s.condition === "known"), 2000)
     // b's counters were reset by the restart; it is idle and takes traffic again
     const after = await Promise.all(
       Array.from({ length: 8 }, (_, i) => post(p.url, "/v1/completions", { prompt: "q" }, `back-${i}`))
     )
     expect(after.some((x) => x.rank?.startsWith(b.url))).toBe(true)
-    expect(b.received().every((x) => x.requestId.startsWith("back-"))).toBe(true)
+    expect(
+      b
+        .received()
+        .filter((x) => !duringIds.has(x.requestId))
+        .every((x) => x.requestId.startsWith("back-"))
+    ).toBe(true)
     expect(r.inflight()).toEqual([0, 0, 0, 0])
   })
 
-  it("with unknownRanks exclude, a worker whose load endpoint hangs gets no traffic; in-flight mode still uses it", async () => {
+  it("a worker whose load endpoint hangs is unhealthy after one poll timeout and gets no traffic", async () => {
     const a = await worker({ dpSize: 1 })
     const h = await worker({ dpSize: 1, loads: { _tag: "hang" } })
-    for (const unknownRanks of ["exclude", "inflight"] as const) {
-      const r = live({ sources: [src(a), src(h, { timeoutMs: 100 })], staleAfterSeconds: 1, unknownRanks })
-      await r.ready
-      const p = await proxyFor(r)
-      const replies = await Promise.all(
-        Array.from({ length: 6 }, (_, i) =>
-          post(p.url, "/v1/completions", { prompt: "z" }, `${unknownRanks}-${i}`)
-        )
-      )
-      expect(replies.every((x) => x.status === 200)).toBe(true)
-      const toHung = replies.filter((x) => x.rank?.startsWith(h.url)).length
-      if (unknownRanks === "exclude") expect(toHung).toBe(0)
-      else expect(toHung).toBe(3) // fewest in-flight, ties rotating: 3 and 3
-      expect(r.inflight()).toEqual([0, 0])
+    const r = live({ sources: [src(a), src(h, { timeoutMs: 100 })], staleAfterSeconds: 1 })
+    await r.ready
+    const p = await proxyFor(r)
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => post(p.url, "/v1/completions", { prompt: "z" }, `hung-${i}`))
+    )
+    expect(replies.every((x) => x.status === 200 && x.rank?.startsWith(a.url))).toBe(true)
+    expect(h.received()).toEqual([])
+    expect(r.inflight()).toEqual([0, 0])
+  })
+
+  it("a hang that starts later is excluded within interval + timeout, and readmitted when it answers", async () => {
+    const a = await worker({ dpSize: 1 })
+    const h = await worker({ dpSize: 1 })
+    const intervalMs = 50
+    const timeoutMs = 150
+    const r = live({ sources: [src(a), src(h, { intervalMs, timeoutMs })], staleAfterSeconds: 5 })
+    await r.ready
+    h.set({ loads: { _tag: "hang" }, completions: "hang" })
+    const t0 = performance.now()
+    await until(() => r.ranks()[1]?.condition === "unhealthy", 3000)
+    const excludedMs = performance.now() - t0
+    // bound: interval + timeout (+ one grace when the timer fires late + scheduling slack on a shared machine)
+    expect(excludedMs).toBeLessThan(intervalMs + timeoutMs + 100 + 250)
+    h.set({ loads: { _tag: "live" }, completions: "ok" })
+    const t1 = performance.now()
+    await until(() => r.ranks()[1]?.condition === "known", 3000)
+    expect(performance.now() - t1).toBeLessThan(intervalMs + timeoutMs + 100 + 250)
+  })
+
+  it("a request that reached an engine is never sent again: the engine dies mid-request, the client gets 502", async () => {
+    const a = await worker({ dpSize: 1, completions: "hang" })
+    const b = await worker({ dpSize: 1 })
+    const r = live({
+      sources: [src(a, { intervalMs: 5000 }), src(b, { intervalMs: 5000 })],
+      staleAfterSeconds: 10
+    })
+    await r.ready
+    // both idle: SGLang's total-requests takes the lowest rank, a
+    const p = await proxyFor(r)
+    const pending = post(p.url, "/v1/completions", { prompt: "once" }, "once-1")
+    await until(() => a.received().length === 1, 2000)
+    await a.stop()
+    const reply = await pending
+    expect(reply.status).toBe(502)
+    expect(a.received().map((x) => x.requestId)).toEqual(["once-1"])
+    expect(b.received()).toEqual([])
+    expect(r.inflight()).toEqual([0, 0])
+    expect(await r.metrics()).not.toMatch(/loadledger_router_retries_total\{[^}]*\} [1-9]/)
+  })
+
+  it("a stream that pauses longer than the idle timeout is cut and released; a slower first byte is not", async () => {
+    const w = await worker({ dpSize: 1, latencyMs: 300, chunks: 3, chunkDelayMs: 400 })
+    const r = live({ sources: [src(w)], staleAfterSeconds: 5 })
+    await r.ready
+    const p = await proxyFor(r, 2000, 150)
+    const reply = await post(p.url, "/v1/completions", { prompt: "slow", stream: true }, "idle-1").catch(
+      (e: Error) => ({ status: -1, body: e.message, rank: undefined })
+    )
+    // headers came after 300 ms (under the 2 s first-byte bound); the 400 ms pause then cut the stream
+    expect(reply.body.includes("[DONE]")).toBe(false)
+    await until(() => r.inflight()[0] === 0, 2000)
+  })
+
+  it("a large payload is decoded off the routing thread: the event loop keeps turning while it decodes", async () => {
+    const w = await worker({ dpSize: 2, loads: { _tag: "hang" } })
+    const r = live({
+      sources: [src(w, { dpSize: 2, intervalMs: 60_000, timeoutMs: 50 })],
+      staleAfterSeconds: 60,
+      decodeBudgetMs: 60_000
+    })
+    await r.ready
+    const body = nestedLoadsPayload(2, 60_000, 50)
+    let turns = 0
+    let spinning = true
+    const spin = () => {
+      turns++
+      if (spinning) setImmediate(spin)
     }
+    spin()
+    const started = performance.now()
+    await r.ingest(w.url, body, "v1-loads")
+    spinning = false
+    const ms = performance.now() - started
+    expect(r.ranks().map((s) => s.condition)).toEqual(["known", "known"])
+    // a decode on this thread would have allowed no turn at all while it ran
+    expect(turns).toBeGreaterThan(10)
+    expect(ms).toBeGreaterThan(0)
+  })
+
+  it("an engine whose completions fail while its load endpoint answers is ejected after 3 failures, then readmitted", async () => {
+    const bad = await worker({ dpSize: 1, completions: "500" })
+    const good = await worker({ dpSize: 1 })
+    const r = live({ sources: [src(bad), src(good)], staleAfterSeconds: 5 })
+    await r.ready
+    const p = await startProxy({ router: r, ejectAfterFailures: 3, ejectForMs: 2500 })
+    cleanups.push(() => p.close())
+    const statuses: Array<number> = []
+    for (let i = 0; i < 8; i++)
+      statuses.push((await post(p.url, "/v1/completions", { prompt: "x" }, `ej-${i}`)).status)
+    // the policy alternates while both are idle: 3 failures on the bad engine, then only the good one
+    expect(bad.received().length).toBe(3)
+    expect(statuses.filter((x) => x === 500).length).toBe(3)
+    expect(r.ranks()[0]).toMatchObject({ condition: "unhealthy", reason: "ejected" })
+    expect(await r.metrics()).toContain(`loadledger_router_ejections_total{worker="${bad.url}"} 1`)
+    bad.set({ completions: "ok" })
+    await until(() => r.ranks()[0]?.condition === "known", 6000)
+    expect(r.inflight()).toEqual([0, 0])
   })
 
   it("requests sent right after a worker dies are re-placed, not lost (connection refused is safe to retry)", async () => {
@@ -543,5 +651,7 @@ describe("the example proxy end to end", () => {
         .sort()
     ).toEqual(Array.from({ length: 10 }, (_, i) => `rt-${i}`).sort())
     expect(r.inflight()).toEqual([0, 0])
+    // every refused request was placed once more, and counted
+    expect(await r.metrics()).toMatch(/loadledger_router_retries_total\{reason="ECONNREFUSED"\} [1-9]/)
   })
 })

@@ -1,8 +1,8 @@
 /** The README's Usage block, run against a loopback test worker instead of a real SGLang server. */
 import { findPolicy } from "@loadledger/policies"
 import { expect, it } from "vitest"
-import { startFakeWorker } from "../../../examples/router/fakeWorker.js"
 import { startLiveRouter } from "../src/index.js"
+import { startFakeEngine as startFakeWorker } from "../src/testing/index.js"
 
 it("README usage", async () => {
   const worker = await startFakeWorker({ dpSize: 2 })
@@ -10,8 +10,7 @@ it("README usage", async () => {
     const router = startLiveRouter({
       sources: [{ url: worker.url, dpSize: 2, kind: "sglang-v1-loads", intervalMs: 200, timeoutMs: 500 }],
       policy: findPolicy("total-requests")!.make({}),
-      staleAfterSeconds: 1,
-      unknownRanks: "inflight"
+      staleAfterSeconds: 1
     })
     await router.ready
     const d = router.route({ requestId: "req-1", inputLength: 512 })

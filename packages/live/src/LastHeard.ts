@@ -1,46 +1,13 @@
 /**
- * The live ledger: what the router last heard from each rank of each worker, and when.
+ * What the router last heard from each rank of each worker, and when: the live side of the load
+ * ledger. Rows are @loadledger/schema's `RankLoad`, kept as decoded.
  *
- * Pure and immutable: every function returns a new `Ledger`; time (`now`, seconds on the router's
- * clock) is an argument.
+ * Pure and immutable: every function returns a new `LastHeard`; time (`now`, seconds on the
+ * router's clock) is an argument.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-import type { LedgerRow as SchemaLedgerRow } from "@loadledger/schema"
-
-/**
- * One rank's decoded load, exactly as `decodeLedger` of @loadledger/schema returns it: the row the
- * ledger keeps for the virtual worker `url@dpRank` until the next poll of that worker.
- *
- * **When to use**: to build rows yourself for {@link recordRows} (tests, a custom transport, a
- * replay), or to read `RankEntry.row`. Rows from a live poll come from the schema decoders.
- *
- * Shape: `dpRank` (0-based, the engine index for vLLM) and optional load fields named from the wire,
- * e.g. `numRunningReqs`, `numWaitingReqs` (requests), `numTotalTokens` (tokens), `kvCacheUsage`
- * (0..1), `timestamp` (float epoch seconds on the publisher's clock; it drives `changedAtSeconds`).
- * A field the payload did not report is absent (`undefined`), never 0. A row with `unknown` set
- * (duplicate rank, negative count) carries no load fields: the rank's load is unknown. Payloads the
- * decoders reject never become rows: they are a {@link PollFailure} with `kind: "decode"`.
- *
- * Upstream: the load fields of SGLang `/v1/loads` (sgl-project/sglang
- * `python/sglang/srt/entrypoints/v1_loads.py` @ 0564b5215b333749d722348c3b3d9b92c3de8c44),
- * `/get_load` (`python/sglang/srt/entrypoints/http_server.py`) and vLLM's per-engine counts
- * (vllm-project/vllm `vllm/v1/engine/coordinator.py` @ 00080ee13c7a451fce071ccb8d0e94d395acf5a7),
- * as normalized by `LedgerRow` in @loadledger/schema (`packages/schema/src/Ledger.ts`).
- *
- * @example
- * ```ts
- * import { type LedgerRow, makeLedger, recordRows } from "@loadledger/live"
- * const row: LedgerRow = { dpRank: 1, timestamp: 7, numRunningReqs: 2, numTotalTokens: 900 }
- * const l = recordRows(makeLedger([{ url: "u", dpSize: 2 }]), "u", [row], 10)
- * l.ranks[1]?.row // => { dpRank: 1, timestamp: 7, numRunningReqs: 2, numTotalTokens: 900 }
- * l.ranks[0]?.row // => undefined
- * ```
- *
- * @category models
- * @since 0.1.0
- */
-export type LedgerRow = SchemaLedgerRow
+import type { RankLoad } from "@loadledger/schema"
 
 /**
  * One physical worker (one base URL) and how many DP ranks it serves. A worker with `dpSize` N
@@ -55,9 +22,10 @@ export interface WorkerSpec {
 }
 
 /**
- * Why a poll of a worker failed. `unreachable` (connection refused/reset), `timeout` and `http-status`
- * (a non-2xx answer) say the worker cannot be reached; `decode` says it answered with a body the
- * schema decoders reject (garbage, or a payload era they do not know).
+ * Why a poll of a worker failed. `unreachable` (connection refused/reset), `timeout` (no complete
+ * answer within the poll timeout: hung or overloaded) and `http-status` (a non-2xx answer) make the
+ * worker unhealthy; `decode` says it answered with a body the schema decoders reject (garbage, a
+ * payload era they do not know, a body above the size bound, or a decode over its time budget).
  *
  * @category models
  * @since 0.1.0
@@ -69,8 +37,10 @@ export interface PollFailure {
 }
 
 /**
- * One virtual worker `url@dpRank`: its last decoded row, when it was received, and when the
- * publisher's own `timestamp` last changed (both on the router's clock, seconds).
+ * One virtual worker `url@dpRank`: its last decoded row (@loadledger/schema's `RankLoad`, exactly
+ * as the decoder returned it: the engine's own `dpRank`, absent fields absent, `unknown` kept), when
+ * it was received, and when the publisher's own `timestamp` last changed (both on the router's
+ * clock, seconds).
  *
  * @category models
  * @since 0.1.0
@@ -79,7 +49,7 @@ export interface RankEntry {
   readonly id: string
   readonly workerUrl: string
   readonly dpRank: number
-  readonly row?: LedgerRow | undefined
+  readonly row?: RankLoad | undefined
   readonly receivedAtSeconds?: number | undefined
   readonly changedAtSeconds?: number | undefined
 }
@@ -98,16 +68,18 @@ export interface WorkerEntry {
   readonly decodeFailures: number
   readonly lastSuccessSeconds?: number | undefined
   readonly failure?: (PollFailure & { readonly atSeconds: number }) | undefined
+  /** Set by `eject`: the worker is unhealthy until then, whatever its polls say. */
+  readonly ejected?: { readonly untilSeconds: number; readonly message: string } | undefined
 }
 
 /**
- * The whole ledger: workers in configuration order, ranks worker-major (`ranks[i]` is the router's
- * global rank index `i`).
+ * What was last heard: workers in configuration order, ranks worker-major (`ranks[i]` is the
+ * router's global rank index `i`).
  *
  * @category models
- * @since 0.1.0
+ * @since 0.2.0
  */
-export interface Ledger {
+export interface LastHeard {
   readonly workers: ReadonlyArray<WorkerEntry>
   readonly ranks: ReadonlyArray<RankEntry>
 }
@@ -127,21 +99,21 @@ export interface Ledger {
 export const rankId = (url: string, dpRank: number): string => `${url}@${dpRank}`
 
 /**
- * An empty ledger for `workers`: every rank is known to exist and has reported nothing yet.
+ * Nothing heard yet from `workers`: every rank is known to exist and has reported nothing.
  *
  * **When to use**: once, when a router starts.
  *
  * @example
  * ```ts
- * import { makeLedger } from "@loadledger/live"
- * const l = makeLedger([{ url: "http://127.0.0.1:30000", dpSize: 2 }])
+ * import { makeLastHeard } from "@loadledger/live"
+ * const l = makeLastHeard([{ url: "http://127.0.0.1:30000", dpSize: 2 }])
  * l.ranks.map((r) => r.id) // => ["http://127.0.0.1:30000@0", "http://127.0.0.1:30000@1"]
  * ```
  *
  * @category constructors
- * @since 0.1.0
+ * @since 0.2.0
  */
-export const makeLedger = (workers: ReadonlyArray<WorkerSpec>): Ledger => ({
+export const makeLastHeard = (workers: ReadonlyArray<WorkerSpec>): LastHeard => ({
   workers: workers.map((w) => ({
     url: w.url,
     dpSize: w.dpSize,
@@ -168,8 +140,8 @@ export const makeLedger = (workers: ReadonlyArray<WorkerSpec>): Ledger => ({
  *
  * @example
  * ```ts
- * import { makeLedger, recordRows } from "@loadledger/live"
- * let l = makeLedger([{ url: "u", dpSize: 2 }])
+ * import { makeLastHeard, recordRows } from "@loadledger/live"
+ * let l = makeLastHeard([{ url: "u", dpSize: 2 }])
  * l = recordRows(l, "u", [{ dpRank: 1, timestamp: 7, numRunningReqs: 2 }], 10)
  * l = recordRows(l, "u", [{ dpRank: 1, timestamp: 7, numRunningReqs: 2 }], 11)
  * l.ranks[1]?.receivedAtSeconds // => 11
@@ -182,13 +154,13 @@ export const makeLedger = (workers: ReadonlyArray<WorkerSpec>): Ledger => ({
  * @since 0.1.0
  */
 export const recordRows = (
-  ledger: Ledger,
+  ledger: LastHeard,
   url: string,
-  rows: ReadonlyArray<LedgerRow>,
+  rows: ReadonlyArray<RankLoad>,
   now: number,
   mode: "replace" | "merge" = "replace"
-): Ledger => {
-  const byRank = new Map<number, LedgerRow>()
+): LastHeard => {
+  const byRank = new Map<number, RankLoad>()
   for (const r of rows) byRank.set(r.dpRank, r)
   return {
     workers: ledger.workers.map((w) =>
@@ -218,8 +190,8 @@ export const recordRows = (
  *
  * @example
  * ```ts
- * import { makeLedger, recordFailure } from "@loadledger/live"
- * const l = recordFailure(makeLedger([{ url: "u", dpSize: 1 }]), "u", { _tag: "PollFailure", kind: "decode", message: "bad" }, 3)
+ * import { makeLastHeard, recordFailure } from "@loadledger/live"
+ * const l = recordFailure(makeLastHeard([{ url: "u", dpSize: 1 }]), "u", { _tag: "PollFailure", kind: "decode", message: "bad" }, 3)
  * l.workers[0]?.decodeFailures // => 1
  * l.workers[0]?.fetchFailures // => 0
  * ```
@@ -227,7 +199,12 @@ export const recordRows = (
  * @category combinators
  * @since 0.1.0
  */
-export const recordFailure = (ledger: Ledger, url: string, failure: PollFailure, now: number): Ledger => ({
+export const recordFailure = (
+  ledger: LastHeard,
+  url: string,
+  failure: PollFailure,
+  now: number
+): LastHeard => ({
   workers: ledger.workers.map((w) =>
     w.url === url
       ? {
@@ -240,4 +217,24 @@ export const recordFailure = (ledger: Ledger, url: string, failure: PollFailure,
       : w
   ),
   ranks: ledger.ranks
+})
+
+/**
+ * Eject worker `url` until `untilSeconds` (router clock): its ranks are unhealthy until then even
+ * while its polls succeed. For passive health checks: a proxy that sees an engine fail requests
+ * whose load endpoint still answers (e.g. consecutive 5xx) takes it out for a while.
+ *
+ * @example
+ * ```ts
+ * import { eject, makeLastHeard } from "@loadledger/live"
+ * const l = eject(makeLastHeard([{ url: "u", dpSize: 1 }]), "u", 15, "3 consecutive upstream failures")
+ * l.workers[0]?.ejected // => { untilSeconds: 15, message: "3 consecutive upstream failures" }
+ * ```
+ *
+ * @category combinators
+ * @since 0.2.0
+ */
+export const eject = (heard: LastHeard, url: string, untilSeconds: number, message: string): LastHeard => ({
+  workers: heard.workers.map((w) => (w.url === url ? { ...w, ejected: { untilSeconds, message } } : w)),
+  ranks: heard.ranks
 })

@@ -1,0 +1,95 @@
+import { spawnSync } from "node:child_process"
+import { once } from "node:events"
+import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "vitest"
+import { parseRouterArgs } from "./args.js"
+
+const error = (argv: Array<string>) => {
+  const r = parseRouterArgs(argv)
+  return typeof r === "object" && "error" in r ? r.error : undefined
+}
+
+describe("the example router's arguments", () => {
+  it("refuses what cannot route, with one line naming the flag", () => {
+    expect(error(["--worker", "http://127.0.0.1:9001", "--dp", "-1"])).toBe(
+      '--dp must be an integer from 1 to 1024, got "-1"'
+    )
+    expect(error(["--worker", "http://127.0.0.1:9001", "--dp", "0"])).toBe(
+      '--dp must be an integer from 1 to 1024, got "0"'
+    )
+    expect(error(["--worker", "http://127.0.0.1:9001", "--dp", "2.5"])).toContain("--dp must be an integer")
+    expect(error(["--worker", "not-a-url"])).toBe(
+      '--worker must be an http(s) URL like http://127.0.0.1:30000, got "not-a-url"'
+    )
+    expect(error(["--worker", "ftp://h:1"])).toContain("--worker must be an http(s) URL")
+    expect(error(["--worker", "http://h:1/v1/loads"])).toContain("--worker is a base URL")
+    expect(error(["--worker", "http://h:1", "--worker", "http://h:1/"])).toBe(
+      "--worker http://h:1 is given twice"
+    )
+    expect(error([])).toBe("at least one --worker URL is required")
+    expect(error(["--worker", "http://h:1", "--bogus"])).toContain("Unknown option '--bogus'")
+    expect(error(["--worker", "http://h:1", "--port", "70000"])).toContain(
+      "--port must be an integer from 0 to 65535"
+    )
+    expect(error(["--worker", "http://h:1", "--policy", "nope"])).toContain(
+      'unknown --policy "nope"; registered: '
+    )
+    expect(error(["--worker", "http://h:1", "--replicas", "2", "--replica-index", "2"])).toBe(
+      "--replica-index must be below --replicas (2), got 2"
+    )
+    expect(error(["--worker", "http://h:1", "--require", "numRunningReqs,bogus"])).toContain(
+      "--require takes"
+    )
+    for (const e of [error(["--dp", "x", "--worker", "http://h:1"]), error(["--worker", "nope"])])
+      expect(e).not.toContain("\n")
+  })
+
+  it("accepts a working configuration", () => {
+    expect(
+      parseRouterArgs([
+        "--worker",
+        "http://127.0.0.1:9001/",
+        "--dp",
+        "2",
+        "--replicas",
+        "3",
+        "--replica-index",
+        "1"
+      ])
+    ).toMatchObject({
+      workers: ["http://127.0.0.1:9001"],
+      dp: 2,
+      replicas: 3,
+      replicaIndex: 1,
+      policy: "total-requests"
+    })
+  })
+
+  it("main.ts ends with one line and exit 2 on a bad flag, exit 1 on a port in use", async () => {
+    const main = fileURLToPath(new URL("./main.ts", import.meta.url))
+    const run = (args: Array<string>) =>
+      spawnSync(process.execPath, ["--import", "tsx", "--conditions=@loadledger/source", main, ...args], {
+        encoding: "utf8",
+        timeout: 60_000
+      })
+    const bad = run(["--worker", "http://127.0.0.1:9", "--dp", "-1"])
+    expect(bad.status).toBe(2)
+    expect(bad.stderr.trim().split("\n")).toEqual([
+      'main.ts: --dp must be an integer from 1 to 1024, got "-1" (--help for usage)'
+    ])
+    const busy = createServer()
+    busy.listen(0, "127.0.0.1")
+    await once(busy, "listening")
+    const port = (busy.address() as { port: number }).port
+    try {
+      const inUse = run(["--worker", "http://127.0.0.1:9", "--port", String(port)])
+      expect(inUse.status).toBe(1)
+      expect(inUse.stderr.trim().split("\n")).toEqual([
+        `main.ts: cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE)`
+      ])
+    } finally {
+      busy.close()
+    }
+  })
+})
