@@ -5,7 +5,6 @@
  */
 import type { Policy } from "@loadledger/policies"
 import type { RankLoad } from "@loadledger/schema"
-import { observeRows } from "./internal/observe.js"
 import type { RankStatus } from "./RankStatus.js"
 
 /**
@@ -111,7 +110,7 @@ export const buildView = <S>(
   return {
     members,
     localOf,
-    state: rows.length > 0 ? observeRows(policy, init, rows, now) : init,
+    state: rows.length > 0 ? policy.observe(init, rows, now) : init,
     generation
   }
 }

@@ -10,7 +10,6 @@
 import type { Explanation, Policy, RouteRequest } from "@loadledger/policies"
 import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Option, Result } from "effect"
-import { observeRows } from "./internal/observe.js"
 import {
   eject,
   type LastHeard,
@@ -231,7 +230,7 @@ export const applyPoll = <S>(
   for (const s of ranks)
     if (s.workerUrl === url && s.condition === "known") rows.push(viewRow(s.row, view.localOf[s.index]!))
   if (rows.length === 0) return next
-  return { ...next, view: { ...view, state: observeRows(state.policy, view.state, rows, now) } }
+  return { ...next, view: { ...view, state: state.policy.observe(view.state, rows, now) } }
 }
 
 /**
