@@ -16,8 +16,9 @@
  */
 import { Result, Schema } from "effect"
 import { type DecodeError, decodeError } from "./DecodeError.js"
+import { familyOf, isRuntimeSeries, sglangNames, vllmNames } from "./internal/metricNames.js"
+import { numberProblem } from "./internal/numbers.js"
 import { type Exposition, parseExposition, type Sample } from "./internal/prometheus.js"
-import { camel } from "./internal/wire.js"
 import type { EngineCounts } from "./Vllm.js"
 
 const Opt = Schema.optionalKey(Schema.Finite)
@@ -42,8 +43,10 @@ export const VllmEngineMetrics = Schema.Struct({
   engine: Schema.Int,
   numRequestsRunning: Opt,
   numRequestsWaiting: Opt,
+  numRequestsSwapped: Opt,
   kvCacheUsagePerc: Opt,
-  gpuCacheUsagePerc: Opt
+  gpuCacheUsagePerc: Opt,
+  cpuCacheUsagePerc: Opt
 })
 /** @category Metrics @since 0.1.0 */
 export type VllmEngineMetrics = typeof VllmEngineMetrics.Type
@@ -80,7 +83,17 @@ export const SglangRankMetrics = Schema.Struct({
   maxTotalNumTokens: Opt,
   maxRunningRequests: Opt,
   maxPrefillTokens: Opt,
-  contextLen: Opt
+  contextLen: Opt,
+  numPreallocReadyTokens: Opt,
+  numRetractedReqs: Opt,
+  numPausedReqs: Opt,
+  numGrammarQueueReqs: Opt,
+  numPrefillBootstrapQueueReqs: Opt,
+  numPrefillInflightQueueReqs: Opt,
+  numDecodePreallocQueueReqs: Opt,
+  numDecodeTransferQueueReqs: Opt,
+  kvAvailableTokens: Opt,
+  kvEvictableTokens: Opt
 })
 /** @category Metrics @since 0.1.0 */
 export type SglangRankMetrics = typeof SglangRankMetrics.Type
@@ -98,68 +111,81 @@ export type SglangRankMetrics = typeof SglangRankMetrics.Type
 export interface DecodedMetrics<R> {
   readonly records: ReadonlyArray<R>
   readonly declaredWithoutSamples: ReadonlyArray<string>
+  /** Series in the text that no field models (counters, histograms, other gauges), by family. */
+  readonly unmodelledSeries: ReadonlyArray<UnmodelledSeries>
 }
-
-const vllmNames: Record<string, keyof VllmEngineMetrics> = {
-  "vllm:num_requests_running": "numRequestsRunning",
-  "vllm:num_requests_waiting": "numRequestsWaiting",
-  "vllm:kv_cache_usage_perc": "kvCacheUsagePerc",
-  "vllm:gpu_cache_usage_perc": "gpuCacheUsagePerc"
-}
-
-const sglangColon: Record<string, keyof SglangRankMetrics> = {
-  "sglang:num_running_reqs": "numRunningReqs",
-  "sglang:num_queue_reqs": "numQueueReqs",
-  "sglang:num_used_tokens": "numUsedTokens",
-  "sglang:token_usage": "tokenUsage",
-  "sglang:gen_throughput": "genThroughput",
-  "sglang:cache_hit_rate": "cacheHitRate",
-  "sglang:max_total_num_tokens": "maxTotalNumTokens",
-  "sglang:max_running_requests": "maxRunningRequests",
-  "sglang:max_prefill_tokens": "maxPrefillTokens",
-  "sglang:context_len": "contextLen"
-}
-const v1LoadsGaugeKeys = [
-  "num_running_reqs",
-  "num_waiting_reqs",
-  "num_waiting_uncached_tokens",
-  "num_used_tokens",
-  "num_total_tokens",
-  "num_active_tokens",
-  "max_total_num_tokens",
-  "max_running_requests",
-  "token_usage",
-  "gen_throughput",
-  "cache_hit_rate",
-  "utilization"
-]
-const sglangNames: Record<string, keyof SglangRankMetrics> = { ...sglangColon }
-for (const k of v1LoadsGaugeKeys) sglangNames[`sglang_${k}`] = camel(k) as keyof SglangRankMetrics
 
 const rankOf = (s: Sample, label: string): Result.Result<number, DecodeError> => {
   const v = s.labels[label]
   if (v === undefined) return Result.succeed(0)
-  if (!/^\d+$/.test(v))
+  if (!/^\d{1,9}$/.test(v))
     return Result.fail(
       decodeError("InvalidField", `${s.name}: label ${label}="${v}" is not a rank`, { line: s.line })
     )
   return Result.succeed(Number(v))
 }
 
-const group = <K extends string>(
+/** A series present in the text that no record field models: kept here, by family name. */
+export interface UnmodelledSeries {
+  readonly name: string
+  readonly type?: string | undefined
+  readonly samples: number
+  /** 1-based line of its first sample. */
+  readonly line: number
+}
+
+/**
+ * Group the samples of modelled series by rank. Every rank named by the rank label of any runtime
+ * series (gauge, counter or histogram) gets a record, so no engine is lost; series not modelled
+ * are listed in `unmodelled`. `strict` (the public decoders) makes a negative or above-2^53 load an
+ * `InvalidField` error; the ledger passes `false` and marks the rank `unknown` instead.
+ */
+export const groupExposition = (
   expo: Exposition,
-  names: Record<string, K>,
+  names: ReadonlyMap<string, string>,
   label: string,
-  keyName: string
+  keyName: string,
+  strict: boolean
 ): Result.Result<DecodedMetrics<Record<string, number>>, DecodeError> => {
   const byRank = new Map<number, Record<string, number>>()
+  const record = (rank: number) => {
+    let rec = byRank.get(rank)
+    if (rec === undefined) {
+      rec = Object.create(null) as Record<string, number>
+      rec[keyName] = rank
+      byRank.set(rank, rec)
+    }
+    return rec
+  }
   const firstLine = new Map<string, number>()
+  const unmodelled = new Map<
+    string,
+    { name: string; type?: string | undefined; samples: number; line: number }
+  >()
   for (const s of expo.samples) {
-    const field = names[s.name]
-    if (field === undefined) continue
-    if (!Number.isFinite(s.value))
+    const field = names.get(s.name)
+    if (field === undefined) {
+      const fam = familyOf(s.name, expo.declared)
+      const u = unmodelled.get(fam) ?? {
+        name: fam,
+        type: expo.declared.get(fam)?.type,
+        samples: 0,
+        line: s.line
+      }
+      u.samples++
+      unmodelled.set(fam, u)
+      const v = s.labels[label]
+      if (isRuntimeSeries(s.name) && v !== undefined && /^\d{1,9}$/.test(v)) record(Number(v))
+      continue
+    }
+    const problem = numberProblem(s.value)
+    if (problem === "invalid" || (problem === "negative" && strict))
       return Result.fail(
-        decodeError("InvalidField", `${s.name}: value ${s.value} is not a finite number`, { line: s.line })
+        decodeError(
+          "InvalidField",
+          `${s.name}: value ${s.value} is ${problem === "negative" ? "negative" : "not a finite number within ±2^53"}`,
+          { line: s.line }
+        )
       )
     const r = rankOf(s, label)
     if (Result.isFailure(r)) return Result.fail(r.failure)
@@ -175,14 +201,14 @@ const group = <K extends string>(
         )
       )
     firstLine.set(k, s.line)
-    const rec = byRank.get(rank) ?? { [keyName]: rank }
-    rec[field] = s.value
-    byRank.set(rank, rec)
+    record(rank)[field] = s.value
   }
-  const sampled = new Set(expo.samples.map((s) => s.name))
-  const declaredWithoutSamples = [...expo.declared.keys()].filter((n) => n in names && !sampled.has(n)).sort()
-  const records = [...byRank.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v)
-  return Result.succeed({ records, declaredWithoutSamples })
+  const sampled = new Set(expo.samples.map((s) => familyOf(s.name, expo.declared)))
+  const declaredWithoutSamples = [...expo.declared.keys()]
+    .filter((n) => names.has(n) && !sampled.has(n))
+    .sort()
+  const records = [...byRank.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => ({ ...v }))
+  return Result.succeed({ records, declaredWithoutSamples, unmodelledSeries: [...unmodelled.values()] })
 }
 
 /**
@@ -203,13 +229,17 @@ const group = <K extends string>(
 export const decodeVllmMetrics = (
   text: string
 ): Result.Result<DecodedMetrics<VllmEngineMetrics>, DecodeError> =>
-  Result.flatMap(parseExposition(text), vllmOfExposition)
+  Result.flatMap(parseExposition(text), (e) => vllmOfExposition(e))
 
 /** vLLM records of an already parsed exposition (internal: `decodeLedger` parses once). */
 export const vllmOfExposition = (
-  e: Exposition
+  e: Exposition,
+  strict = true
 ): Result.Result<DecodedMetrics<VllmEngineMetrics>, DecodeError> =>
-  group(e, vllmNames, "engine", "engine") as Result.Result<DecodedMetrics<VllmEngineMetrics>, DecodeError>
+  groupExposition(e, vllmNames, "engine", "engine", strict) as Result.Result<
+    DecodedMetrics<VllmEngineMetrics>,
+    DecodeError
+  >
 
 /**
  * Decode SGLang `/metrics` text (or `/v1/loads?format=prometheus`) to one record per `dp_rank`
@@ -230,13 +260,17 @@ export const vllmOfExposition = (
 export const decodeSglangMetrics = (
   text: string
 ): Result.Result<DecodedMetrics<SglangRankMetrics>, DecodeError> =>
-  Result.flatMap(parseExposition(text), sglangOfExposition)
+  Result.flatMap(parseExposition(text), (e) => sglangOfExposition(e))
 
 /** SGLang records of an already parsed exposition (internal: `decodeLedger` parses once). */
 export const sglangOfExposition = (
-  e: Exposition
+  e: Exposition,
+  strict = true
 ): Result.Result<DecodedMetrics<SglangRankMetrics>, DecodeError> =>
-  group(e, sglangNames, "dp_rank", "dpRank") as Result.Result<DecodedMetrics<SglangRankMetrics>, DecodeError>
+  groupExposition(e, sglangNames, "dp_rank", "dpRank", strict) as Result.Result<
+    DecodedMetrics<SglangRankMetrics>,
+    DecodeError
+  >
 
 /**
  * Which runtime an exposition text comes from, by its metric names (samples or declarations):

@@ -7,7 +7,10 @@
 export * from "./DecodeError.js"
 export * from "./GetLoad.js"
 export * from "./Ledger.js"
+export * from "./LedgerNotice.js"
+export * from "./LedgerSummary.js"
 export * from "./LoadSnapshot.js"
+export * from "./LoadSnapshotSections.js"
 export * from "./LoadStat.js"
 export {
   type DecodedMetrics,
@@ -16,11 +19,13 @@ export {
   detectMetricsRuntime,
   SglangRankMetrics,
   toEngineCounts,
+  type UnmodelledSeries,
   VllmEngineMetrics
 } from "./Metrics.js"
 export * from "./MlpSync.js"
 export * from "./RankLoad.js"
 export * from "./V1Loads.js"
+export * from "./V1LoadsServer.js"
 export * from "./Vllm.js"
 export * from "./VllmLogger.js"
 
