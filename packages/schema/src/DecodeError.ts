@@ -18,7 +18,7 @@ import { Result, Schema, SchemaIssue } from "effect"
  * - `UnknownFormat`: `decodeLedger`'s `auto` kind recognised no format.
  * - `UnknownSeries`: every sample of a metrics text belongs to series this package does not model
  *   (the message names them); never a silent empty ledger.
- * - `LimitExceeded`: the payload exceeds a work bound (JSON nesting deeper than 64 levels), so
+ * - `LimitExceeded`: the payload exceeds a work bound (JSON nesting deeper than 512 levels), so
  *   decoding stops before it can stall the caller.
  *
  * **When to use**: match on `_tag`; print with {@link formatDecodeError}.

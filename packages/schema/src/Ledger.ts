@@ -172,7 +172,7 @@ export const decodeLedgerReport = (
  * `negative-count`, NaN/±Inf/above 2^53 `invalid-number` (an unknown row has no load fields).
  * Errors (a {@link DecodeError} naming `path` or `line`): bad shape, syntax, ambiguous series,
  * `UnknownSeries` when no sample of a metrics text is a modelled series (never a silent `[]`),
- * `LimitExceeded` for JSON nesting deeper than 64. Never throws; work is linear in the input.
+ * `LimitExceeded` for JSON nesting deeper than 512. Never throws; work is linear in the input.
  *
  * **When to use**: everywhere a load report enters loadledger; `policy.observe` takes the rows
  * as they are. Use {@link decodeLedgerReport} to see the notices too.

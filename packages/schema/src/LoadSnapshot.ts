@@ -8,7 +8,7 @@
  * `speculative.draft_occupancy_rate`, `speculative.proposed_draft_length`, `decode_metrics_windows`);
  * 2026 entry keys `num_prealloc_ready_tokens` (sglang#38065, 2026-09), `snapshot_monotonic_s` and
  * `kv_capacity`. Sections live in `LoadSnapshotSections.ts`. `decode_metrics_windows` is opaque
- * JSON nesting at most 64 levels, checked in linear time.
+ * JSON nesting at most 512 levels, checked in linear time.
  *
  * @since 0.1.0
  */

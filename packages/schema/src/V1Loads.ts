@@ -235,7 +235,7 @@ const decoders = {
  * `$.loads[0].queues.grammar` when a present section lacks a required field, or
  * `$.loads[1].num_running_reqs` for a negative, non-finite or above-2^53 number (the -1 of
  * sglang#32070 is an error here; `decodeLedger` turns it into an `unknown` row instead).
- * `decode_metrics_windows` is opaque JSON of at most 64 levels, checked in linear time.
+ * `decode_metrics_windows` is opaque JSON of at most 512 levels, checked in linear time.
  *
  * **When to use**: a router polling `/v1/loads`; see `decodeLedger` for the normalized rows.
  *

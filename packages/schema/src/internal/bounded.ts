@@ -6,7 +6,7 @@ import { Result, Schema } from "effect"
 import { type DecodeError, decodeError } from "../DecodeError.js"
 
 /** Deepest nesting of JSON arrays/objects a decoder accepts (SGLang payloads nest at most ~6). */
-export const MAX_JSON_DEPTH = 64
+export const MAX_JSON_DEPTH = 512
 
 /**
  * The deepest nesting of `[`/`{` in a JSON text, in one linear pass that skips strings; stops

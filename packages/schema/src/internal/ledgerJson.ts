@@ -69,7 +69,8 @@ const v1Known = new Set([
   "queues",
   "kv_capacity"
 ])
-const v1Skip = new Set(["decode_moments", "decode_metrics_windows", "decodeMoments", "decodeMetricsWindows"])
+// dp_rank is identity, not load: a bad one fails the strict Schema instead of being scrubbed
+const v1Skip = new Set(["dp_rank", "decode_moments", "decode_metrics_windows"])
 const disaggKeys: ReadonlyArray<readonly [string, Field]> = [
   ["prefill_bootstrap_queue_reqs", "numPrefillBootstrapQueueReqs"],
   ["prefill_inflight_queue_reqs", "numPrefillInflightQueueReqs"],
@@ -189,7 +190,7 @@ const fromGetLoad = (
   doc: ReadonlyArray<unknown>,
   notices: Array<LedgerNotice>
 ): Result.Result<Array<RankLoad>, DecodeError> => {
-  const { bad, clean } = scrubList(doc, getLoadKnown, new Set(), (i) => `$[${i}]`)
+  const { bad, clean } = scrubList(doc, getLoadKnown, new Set(["dp_rank"]), (i) => `$[${i}]`)
   return Result.map(decodeGetLoad(clean), (d: GetLoadResponse) =>
     d.map((e, i) => {
       const dpRank = identity(e.dpRank, i, `$[${i}].dp_rank`, notices)
