@@ -11,8 +11,10 @@ import { parseJson } from "./internal/json.js"
 import { loadStatItem, rowsOfJson } from "./internal/ledgerJson.js"
 import { audit } from "./internal/ledgerRows.js"
 import { rowsOfExposition, rowsOfLogger, rowsOfRankSummary } from "./internal/ledgerText.js"
+import { msgpackLimits } from "./internal/msgpack.js"
 import { parseExposition } from "./internal/prometheus.js"
 import type { LedgerNotice } from "./LedgerNotice.js"
+
 import { runtimeOfExposition } from "./Metrics.js"
 import type { RankLoad, RankUnknownReason } from "./RankLoad.js"
 
@@ -90,7 +92,7 @@ const fromMsgpack = (bytes: Uint8Array): Result.Result<Array<RankLoad>, DecodeEr
   const rows: Array<RankLoad> = []
   try {
     let i = 0
-    for (const v of decodeMulti(bytes)) {
+    for (const v of decodeMulti(bytes, msgpackLimits(bytes))) {
       const r = loadStatItem(v, `$[message ${i}]`)
       if (Result.isFailure(r)) return Result.fail(r.failure)
       rows.push(r.success)

@@ -10,6 +10,7 @@
 import { decode as msgpackDecode, encode as msgpackEncode } from "@msgpack/msgpack"
 import { Result, Schema } from "effect"
 import { type DecodeError, decodeError, decodeWith } from "./DecodeError.js"
+import { msgpackLimits } from "./internal/msgpack.js"
 import { checkNumbers } from "./internal/numbers.js"
 import { wireStruct } from "./internal/wire.js"
 
@@ -150,7 +151,7 @@ export const encodeLoadStatFrame = (
 export const decodeLoadStatPayload = (bytes: Uint8Array): Result.Result<LoadStat, DecodeError> => {
   let value: unknown
   try {
-    value = msgpackDecode(bytes, { useBigInt64: false })
+    value = msgpackDecode(bytes, { useBigInt64: false, ...msgpackLimits(bytes) })
   } catch (e) {
     return Result.fail(
       decodeError("SyntaxError", `invalid msgpack: ${e instanceof Error ? e.message : String(e)}`)
