@@ -247,6 +247,7 @@ export const runFuzz = (options: {
     if (examples.length < 10) examples.push(`${what} in ${t.name}: ${shown.slice(0, 600)}`)
   }
   for (let i = 0; i < options.count; i++) {
+    if (options.onProgress !== undefined && i > 0 && i % 100_000 === 0) options.onProgress(i)
     const t = targets[i % targets.length]!
     const input = t.input(r)
     const t0 = performance.now()
@@ -282,7 +283,6 @@ export const runFuzz = (options: {
       leakedKeys++
       note("leaked key", t, input)
     }
-    if (options.onProgress !== undefined && (i + 1) % 100_000 === 0) options.onProgress(i + 1)
   }
   return {
     inputs: options.count,
