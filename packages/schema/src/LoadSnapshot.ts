@@ -17,11 +17,11 @@ import type { Result } from "effect"
 import { Schema } from "effect"
 import { type DecodeError, decodeWith } from "./DecodeError.js"
 import { BoundedJson } from "./internal/bounded.js"
+import { KvCapacitySchema } from "./internal/kvCapacity.js"
 import { strictly } from "./internal/numbers.js"
 import { allOptional, allWithDefaults, wireStruct } from "./internal/wire.js"
 import {
   DisaggregationMetrics,
-  KvCapacityMetrics,
   LoraMetrics,
   MemoryMetrics,
   QueueMetricsV1,
@@ -252,7 +252,7 @@ export const LoadEntryV3 = wireStruct({
   ...allOptional(flatV3),
   ...allOptional(newestFlat),
   ...allOptional(sectionsV3),
-  kvCapacity: Schema.optionalKey(Schema.NullOr(KvCapacityMetrics))
+  kvCapacity: Schema.optionalKey(Schema.NullOr(KvCapacitySchema))
 })
 /** @category LoadSnapshot @since 0.1.0 */
 export type LoadEntryV3 = typeof LoadEntryV3.Type

@@ -10,7 +10,8 @@
  * @since 0.3.0
  */
 import { Schema } from "effect"
-import { allOptional, allWithDefaults, wireStruct, withDefault } from "./internal/wire.js"
+import type { KvCapacitySchema } from "./internal/kvCapacity.js"
+import { allWithDefaults, wireStruct, withDefault } from "./internal/wire.js"
 
 /**
  * `memory` section: `weight_gb`, `kv_cache_gb`, `graph_gb` (GB, floats), `token_capacity` (int).
@@ -205,24 +206,13 @@ export type QueueMetricsV3 = typeof QueueMetricsV3.Type
  *
  * @example
  * ```ts
- * import { Schema } from "effect"
- * import { KvCapacityMetrics } from "@loadledger/schema"
- * Schema.decodeUnknownSync(KvCapacityMetrics)({ full_available_tokens: 120000, full_evictable_tokens: 30000 }).fullAvailableTokens // => 120000
+ * import { decodeV1Loads, type KvCapacityMetrics } from "@loadledger/schema"
+ * const r = decodeV1Loads({ loads: [{ dp_rank: 0, kv_capacity: { full_available_tokens: 120000 } }] })
+ * const kv: KvCapacityMetrics | null | undefined = r._tag === "Success" && "kvCapacity" in r.success.response.loads[0]! ? r.success.response.loads[0].kvCapacity : undefined
+ * kv?.fullAvailableTokens // => 120000
  * ```
  *
  * @category LoadSnapshot
  * @since 0.3.0
  */
-export const KvCapacityMetrics = wireStruct(
-  allOptional({
-    fullAvailableTokens: Schema.Int,
-    fullEvictableTokens: Schema.Int,
-    swaAvailableTokens: Schema.Int,
-    swaEvictableTokens: Schema.Int,
-    mambaAvailableSlots: Schema.Int,
-    mambaEvictableSlots: Schema.Int,
-    requestSlotsAvailable: Schema.Int
-  })
-)
-/** @category LoadSnapshot @since 0.3.0 */
-export type KvCapacityMetrics = typeof KvCapacityMetrics.Type
+export type KvCapacityMetrics = typeof KvCapacitySchema.Type
