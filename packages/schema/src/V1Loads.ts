@@ -182,7 +182,8 @@ const isObj = (u: unknown): u is Record<string, unknown> =>
 /**
  * Guess the era of a raw `/v1/loads` body from its keys: `dp_rank_count`, `aggregate` or
  * `num_total_reqs` -> `pre-shm`; any v3 key (`decode_metrics_windows`, `queues.prealloc_ready`,
- * `speculative.draft_occupancy_rate`) -> `shm-v3`; `accelerator`/`num_accelerators` or any v2 key
+ * `speculative.draft_occupancy_rate`, and the 2026 keys `num_prealloc_ready_tokens`,
+ * `snapshot_monotonic_s`, `kv_capacity`, envelope `server_monotonic_s`) -> `shm-v3`; `accelerator`/`num_accelerators` or any v2 key
  * -> `shm-v2`; otherwise `shm-v1`.
  *
  * @example
@@ -202,12 +203,17 @@ export const detectV1LoadsEra = (raw: unknown): V1LoadsEra => {
   const loads = Array.isArray(raw["loads"]) ? raw["loads"].filter(isObj) : []
   if ("dp_rank_count" in raw || "aggregate" in raw || loads.some((l) => "num_total_reqs" in l))
     return "pre-shm"
-  const v3 = loads.some(
-    (l) =>
-      "decode_metrics_windows" in l ||
-      (isObj(l["queues"]) && "prealloc_ready" in l["queues"]) ||
-      (isObj(l["speculative"]) && "draft_occupancy_rate" in l["speculative"])
-  )
+  const v3 =
+    "server_monotonic_s" in raw ||
+    loads.some(
+      (l) =>
+        "decode_metrics_windows" in l ||
+        "num_prealloc_ready_tokens" in l ||
+        "snapshot_monotonic_s" in l ||
+        "kv_capacity" in l ||
+        (isObj(l["queues"]) && "prealloc_ready" in l["queues"]) ||
+        (isObj(l["speculative"]) && "draft_occupancy_rate" in l["speculative"])
+    )
   if (v3) return "shm-v3"
   const v2keys = [
     "num_active_tokens",

@@ -118,6 +118,16 @@ describe("decode everything the engines emit", () => {
       }
     ])
   })
+  it("a 2026 key alone makes the entry v3 (never dropped by an older era's schema)", () => {
+    for (const entry of [
+      '{"dp_rank":0,"kv_capacity":{"full_available_tokens":9}}',
+      '{"dp_rank":0,"num_prealloc_ready_tokens":9}',
+      '{"dp_rank":0,"snapshot_monotonic_s":1.5,"num_prealloc_ready_tokens":9}'
+    ]) {
+      const row = ok(decodeLedger(`{"loads":[${entry}]}`))[0]!
+      expect(row.kvAvailableTokens ?? row.numPreallocReadyTokens).toBe(9)
+    }
+  })
   it("num_waiting_reqs and queues.waiting that disagree: the flat field wins, with an AmbiguousSeries notice", () => {
     const r = ok(
       decodeLedgerReport(
