@@ -14,21 +14,21 @@
  */
 
 import type { Result } from "effect"
-import { Schema } from "effect"
 import { type DecodeError, decodeWith } from "./DecodeError.js"
-import { BoundedJson } from "./internal/bounded.js"
-import { KvCapacitySchema } from "./internal/kvCapacity.js"
 import { strictly } from "./internal/numbers.js"
-import { allOptional, allWithDefaults, wireStruct } from "./internal/wire.js"
 import {
-  DisaggregationMetrics,
-  LoraMetrics,
-  MemoryMetrics,
-  QueueMetricsV1,
-  QueueMetricsV3,
-  SpeculativeMetricsV1,
-  SpeculativeMetricsV3
-} from "./LoadSnapshotSections.js"
+  flatV1,
+  flatV1Defaults,
+  flatV2,
+  flatV2Defaults,
+  flatV3,
+  flatV3Defaults,
+  nullSections,
+  sectionsV1,
+  sectionsV3
+} from "./internal/snapshotFields.js"
+import { allWithDefaults, wireStruct } from "./internal/wire.js"
+import type { LoadEntry } from "./LoadEntry.js"
 
 /**
  * Which revision of `load_snapshot.py` a payload follows: `shm-v1`, `shm-v2` or `shm-v3`.
@@ -39,70 +39,6 @@ import {
  * @since 0.1.0
  */
 export type LoadSnapshotEra = "shm-v1" | "shm-v2" | "shm-v3"
-
-const flatV1 = {
-  timestamp: Schema.Finite,
-  dpRank: Schema.Int,
-  numRunningReqs: Schema.Int,
-  numWaitingReqs: Schema.Int,
-  numWaitingUncachedTokens: Schema.Int,
-  numUsedTokens: Schema.Int,
-  numTotalTokens: Schema.Int,
-  maxTotalNumTokens: Schema.Int,
-  maxRunningRequests: Schema.Int,
-  tokenUsage: Schema.Finite,
-  genThroughput: Schema.Finite,
-  cacheHitRate: Schema.Finite,
-  utilization: Schema.Finite
-}
-const flatV1Defaults = {
-  timestamp: 0,
-  dpRank: 0,
-  numRunningReqs: 0,
-  numWaitingReqs: 0,
-  numWaitingUncachedTokens: 0,
-  numUsedTokens: 0,
-  numTotalTokens: 0,
-  maxTotalNumTokens: 0,
-  maxRunningRequests: 0,
-  tokenUsage: 0,
-  genThroughput: 0,
-  cacheHitRate: 0,
-  utilization: 0
-}
-const flatV2 = {
-  ...flatV1,
-  numActiveTokens: Schema.Int,
-  totalPrefillUncachedTokens: Schema.Int,
-  totalPrefillBusyUs: Schema.Int,
-  decodeMoments: Schema.NullOr(Schema.Array(Schema.Finite))
-}
-const flatV2Defaults = {
-  ...flatV1Defaults,
-  numActiveTokens: 0,
-  totalPrefillUncachedTokens: 0,
-  totalPrefillBusyUs: 0,
-  decodeMoments: null
-}
-const flatV3 = { ...flatV2, decodeMetricsWindows: Schema.NullOr(BoundedJson) }
-const flatV3Defaults = { ...flatV2Defaults, decodeMetricsWindows: null }
-
-/** 2026 keys of v3 entries (sglang#38065 and the gateway's reader): optional, never defaulted. */
-const newestFlat = { numPreallocReadyTokens: Schema.Int, snapshotMonotonicS: Schema.Finite }
-
-const sectionsV1 = {
-  memory: Schema.NullOr(MemoryMetrics),
-  speculative: Schema.NullOr(SpeculativeMetricsV1),
-  lora: Schema.NullOr(LoraMetrics),
-  disaggregation: Schema.NullOr(DisaggregationMetrics),
-  queues: Schema.NullOr(QueueMetricsV1)
-}
-const sectionsV3 = {
-  ...sectionsV1,
-  speculative: Schema.NullOr(SpeculativeMetricsV3),
-  queues: Schema.NullOr(QueueMetricsV3)
-}
-const nullSections = { memory: null, speculative: null, lora: null, disaggregation: null, queues: null }
 
 /**
  * `LoadSnapshot` v1 (load_snapshot.py @ 025177e4): 13 flat fields (`timestamp` float epoch seconds,
@@ -189,76 +125,6 @@ export type LoadSnapshotV3 = typeof LoadSnapshotV3.Type
  * @since 0.1.0
  */
 export type LoadSnapshot = LoadSnapshotV1 | LoadSnapshotV2 | LoadSnapshotV3
-
-/**
- * One entry of a `/v1/loads` `loads` array as it is on the wire, before defaults: every flat field
- * is an optional key (absent stays absent, so a ledger never invents a 0), sections are
- * `section | null | absent` and strict when present. The first `/v1/loads` era also had
- * `num_total_reqs` (running + waiting).
- *
- * **When to use**: through {@link V1LoadsResponse}; {@link snapshotOfEntry} fills the defaults.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { LoadEntryV1 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(LoadEntryV1)({ dp_rank: 0, num_total_reqs: 7 }) // => { dpRank: 0, numTotalReqs: 7 }
- * ```
- *
- * @category LoadSnapshot
- * @since 0.1.0
- */
-export const LoadEntryV1 = wireStruct({
-  ...allOptional(flatV1),
-  numTotalReqs: Schema.optionalKey(Schema.Int),
-  ...allOptional(sectionsV1)
-})
-/** @category LoadSnapshot @since 0.1.0 */
-export type LoadEntryV1 = typeof LoadEntryV1.Type
-
-/**
- * A v2 `/v1/loads` entry before defaults (see {@link LoadEntryV1}).
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { LoadEntryV2 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(LoadEntryV2)({ dp_rank: 1, timestamp: 9.5 }) // => { dpRank: 1, timestamp: 9.5 }
- * ```
- *
- * @category LoadSnapshot
- * @since 0.1.0
- */
-export const LoadEntryV2 = wireStruct({ ...allOptional(flatV2), ...allOptional(sectionsV1) })
-/** @category LoadSnapshot @since 0.1.0 */
-export type LoadEntryV2 = typeof LoadEntryV2.Type
-
-/**
- * A v3 `/v1/loads` entry before defaults (see {@link LoadEntryV1}), with the 2026 keys
- * `num_prealloc_ready_tokens` (sglang#38065), `snapshot_monotonic_s` and the `kv_capacity` section
- * (optional: read when present, never defaulted).
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { LoadEntryV3 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(LoadEntryV3)({ decode_metrics_windows: null }) // => { decodeMetricsWindows: null }
- * ```
- *
- * @category LoadSnapshot
- * @since 0.1.0
- */
-export const LoadEntryV3 = wireStruct({
-  ...allOptional(flatV3),
-  ...allOptional(newestFlat),
-  ...allOptional(sectionsV3),
-  kvCapacity: Schema.optionalKey(Schema.NullOr(KvCapacitySchema))
-})
-/** @category LoadSnapshot @since 0.1.0 */
-export type LoadEntryV3 = typeof LoadEntryV3.Type
-
-/** Any era's entry. @category LoadSnapshot @since 0.1.0 */
-export type LoadEntry = LoadEntryV1 | LoadEntryV2 | LoadEntryV3
 
 const snapshotSchemas = {
   "shm-v1": LoadSnapshotV1,

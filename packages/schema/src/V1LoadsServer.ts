@@ -11,13 +11,10 @@
  */
 import { Result, Schema } from "effect"
 import { type DecodeError, decodeError } from "./DecodeError.js"
-import {
-  type LoadEntry,
-  type LoadSnapshot,
-  type LoadSnapshotEra,
-  loadSnapshotSchema
-} from "./LoadSnapshot.js"
-import { isoToEpochSeconds, type V1Loads } from "./V1Loads.js"
+import { isoToEpochSeconds } from "./IsoTimestamp.js"
+import type { LoadEntry } from "./LoadEntry.js"
+import { type LoadSnapshot, type LoadSnapshotEra, loadSnapshotSchema } from "./LoadSnapshot.js"
+import type { V1Loads } from "./V1Loads.js"
 
 /**
  * What SGLang's `DPBudget.update_budget` consumes from a response, per entry: `dpRank`,

@@ -159,26 +159,21 @@ describe("bounded work", () => {
         decode_metrics_windows: Array.from({ length: 12 }, () => nest(200))
       }))
     })
-    const flat = JSON.stringify({
-      loads: Array.from({ length: 8 }, (_, i) => ({
-        dp_rank: i,
-        num_running_reqs: 1,
-        note: "x".repeat(Math.round(nested.length / 8))
-      }))
-    })
     expect(nested.length).toBeGreaterThan(200_000)
-    const best = (t: string) => {
+    const best = (f: () => unknown) => {
       let m = Number.POSITIVE_INFINITY
       for (let k = 0; k < 7; k++) {
         const t0 = performance.now()
-        expect(decodeLedger(t)._tag).toBe("Success")
+        f()
         m = Math.min(m, performance.now() - t0)
       }
       return m
     }
-    best(nested)
-    // generous: the bound is "linear in bytes"; the fault took 300-1300 ms, this takes ~7 ms
-    expect(best(nested)).toBeLessThan(10 * best(flat) + 50)
+    expect(decodeLedger(nested)._tag).toBe("Success")
+    // the irreducible cost is JSON.parse of the same text; decoding adds a linear walk. Generous
+    // (best of 7 on a shared machine): the fault took 300-1300 ms, this takes ~7 ms unloaded
+    const parse = best(() => JSON.parse(nested))
+    expect(best(() => decodeLedger(nested))).toBeLessThan(8 * parse + 50)
   })
 })
 

@@ -47,20 +47,30 @@ export const checkJsonTextDepth = (text: string): Result.Result<string, DecodeEr
  * at most `maxDepth` levels, checked iteratively in O(nodes) (a cycle exceeds the depth and fails).
  */
 export const isBoundedJson = (u: unknown, maxDepth = MAX_JSON_DEPTH): boolean => {
-  const stack: Array<readonly [unknown, number]> = [[u, 0]]
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!
+  const values: Array<unknown> = [u]
+  const depths: Array<number> = [0]
+  while (values.length > 0) {
+    const v = values.pop()
+    const d = depths.pop()!
     if (v === null || typeof v === "boolean" || typeof v === "string") continue
     if (typeof v === "number") {
       if (!Number.isFinite(v)) return false
       continue
     }
     if (typeof v !== "object" || d >= maxDepth) return false
-    if (Array.isArray(v)) for (const x of v) stack.push([x, d + 1])
-    else {
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        values.push(v[i])
+        depths.push(d + 1)
+      }
+    } else {
       const proto = Object.getPrototypeOf(v)
       if (proto !== Object.prototype && proto !== null) return false
-      for (const k of Object.keys(v)) stack.push([(v as Record<string, unknown>)[k], d + 1])
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue
+        values.push((v as Record<string, unknown>)[k])
+        depths.push(d + 1)
+      }
     }
   }
   return true

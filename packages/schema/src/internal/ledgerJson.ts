@@ -6,11 +6,12 @@
 import { Result } from "effect"
 import { type DecodeError, decodeError } from "../DecodeError.js"
 import { decodeGetLoad, type GetLoadResponse } from "../GetLoad.js"
+import { isoToEpochSeconds } from "../IsoTimestamp.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
-import type { LoadEntry } from "../LoadSnapshot.js"
+import type { LoadEntry } from "../LoadEntry.js"
 import { type LoadStat, loadStatFromTagged } from "../LoadStat.js"
 import type { RankLoad } from "../RankLoad.js"
-import { decodeV1Loads, isoToEpochSeconds, type V1Loads } from "../V1Loads.js"
+import { decodeV1Loads, type V1Loads } from "../V1Loads.js"
 import {
   type Field,
   type Mutable,
