@@ -137,7 +137,7 @@ export const decodeLedgerReport = (
   let rows: Result.Result<Array<RankLoad>, DecodeError>
   if (typeof input !== "string") {
     // msgpack arrays start with 0x90-0x9f / 0xdc / 0xdd; JSON and text never do
-    const first = input[0] ?? 0
+    const first = input.length > 0 ? input[0]! : 0
     const msgpackArray = (first >= 0x90 && first <= 0x9f) || first === 0xdc || first === 0xdd
     rows =
       kind === "load-stat" || (kind === "auto" && msgpackArray)

@@ -16,6 +16,9 @@ import type { LoadEntry } from "./LoadEntry.js"
 import { type LoadSnapshot, type LoadSnapshotEra, loadSnapshotSchema } from "./LoadSnapshot.js"
 import type { V1Loads } from "./V1Loads.js"
 
+/** `LoadSnapshot`'s dataclass default for a missing key: reproduced for conformance only, never in the ledger. */
+const upstreamDefault = (v: number | undefined): number => (v === undefined ? 0 : v)
+
 /**
  * What SGLang's `DPBudget.update_budget` consumes from a response, per entry: `dpRank`,
  * `timestampPresent` (false for `shm-v1` and `pre-shm` bodies, which carry no per-load timestamp),
@@ -50,11 +53,11 @@ export const budgetInputs = (
 }> => {
   const fallback = isoToEpochSeconds(d.response.timestamp)
   return (d.response.loads as ReadonlyArray<LoadEntry>).map((l) => ({
-    dpRank: l.dpRank ?? 0,
+    dpRank: upstreamDefault(l.dpRank),
     timestampPresent: l.timestamp !== undefined,
     timestamp: l.timestamp ?? fallback,
-    totalRequests: (l.numRunningReqs ?? 0) + (l.numWaitingReqs ?? 0),
-    totalTokens: l.numTotalTokens ?? 0
+    totalRequests: upstreamDefault(l.numRunningReqs) + upstreamDefault(l.numWaitingReqs),
+    totalTokens: upstreamDefault(l.numTotalTokens)
   }))
 }
 

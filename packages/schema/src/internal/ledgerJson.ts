@@ -80,6 +80,11 @@ const disaggKeys: ReadonlyArray<readonly [string, Field]> = [
   ["decode_retracted_queue_reqs", "numDecodeRetractedQueueReqs"]
 ]
 
+const countOf = (m: ReadonlyMap<string, number>, k: string): number => {
+  const c = m.get(k)
+  return c === undefined ? 0 : c
+}
+
 /** Scrub each entry of a list; the positions whose numbers were bad, and the cleaned list. */
 const scrubList = (
   list: ReadonlyArray<unknown>,
@@ -166,8 +171,7 @@ const fromV1Loads = (
     const rows = (d.response.loads as ReadonlyArray<LoadEntry>).map((l, i) => {
       const raw = list?.[i]
       if (isObj(raw))
-        for (const k of Object.keys(raw))
-          if (!v1Known.has(k)) unknownKeys.set(k, (unknownKeys.get(k) ?? 0) + 1)
+        for (const k of Object.keys(raw)) if (!v1Known.has(k)) unknownKeys.set(k, countOf(unknownKeys, k) + 1)
       const dpRank = identity(l.dpRank, i, `$.loads[${i}].dp_rank`, notices)
       const why = bad.get(i)
       return why === undefined
