@@ -98,6 +98,48 @@ describe("loadledger decode", () => {
     expect(d.code).toBe(1)
     expect(d.err).toMatch(/: line 11: ambiguous series: vllm:num_requests_running/)
   })
+  it("prints every notice on stderr and in --json (declared without samples, unknown series, defaulted identity)", async () => {
+    const declared = write(
+      "declared.prom",
+      "# HELP vllm:num_requests_waiting w\n# TYPE vllm:num_requests_waiting gauge\n"
+    )
+    const d = await run("decode", declared)
+    expect(d.code).toBe(0)
+    expect(d.out).toBe("[]\n")
+    expect(d.err).toBe(
+      "notice: DeclaredWithoutSamples: vllm:num_requests_waiting is declared without samples: its field is absent on every rank (not 0)\n"
+    )
+    const j = await run("decode", declared, "--json")
+    expect(JSON.parse(j.out)).toEqual({
+      rows: [],
+      notices: [
+        {
+          _tag: "DeclaredWithoutSamples",
+          series: "vllm:num_requests_waiting",
+          message:
+            "vllm:num_requests_waiting is declared without samples: its field is absent on every rank (not 0)"
+        }
+      ]
+    })
+    const q = await run(
+      "decode",
+      fixture("payloads/vllm_metrics_qwen25coder32b__production_stack_issue318.prom")
+    )
+    expect(q.code).toBe(0)
+    expect(JSON.parse(q.out)).toEqual([{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, kvCacheUsage: 0 }])
+    const lines = q.err.trim().split("\n")
+    expect(lines.filter((l) => l.startsWith("notice: UnknownSeries: process_"))).toHaveLength(4)
+    expect(lines).toContain(
+      "notice: DefaultedIdentity: vllm:num_requests_running (line 15) has no engine label: read as rank 0"
+    )
+  })
+  it("a scrape whose series are all unknown fails naming them (never a silent [])", async () => {
+    const f = write("unknown.prom", 'sglang:foo{dp_rank="0"} 1\n')
+    const r = await run("decode", f)
+    expect(r.code).toBe(1)
+    expect(r.out).toBe("")
+    expect(r.err).toContain("no SGLang load series in the text; series not modelled: sglang:foo")
+  })
   it("an unknown --kind is rejected", async () => {
     const r = await run("decode", fixture("payloads/sglang_v1_loads_docs_example.json"), "--kind", "xml")
     expect(r.code).toBe(1)

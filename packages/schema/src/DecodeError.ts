@@ -16,6 +16,10 @@ import { Result, Schema, SchemaIssue } from "effect"
  *   once, so no single value can be attributed to a rank (never last-writer-wins).
  * - `InvalidInclude`: a `/v1/loads` `include` token is unknown (SGLang's `LoadSnapshot.to_dict`).
  * - `UnknownFormat`: `decodeLedger`'s `auto` kind recognised no format.
+ * - `UnknownSeries`: every sample of a metrics text belongs to series this package does not model
+ *   (the message names them); never a silent empty ledger.
+ * - `LimitExceeded`: the payload exceeds a work bound (JSON nesting deeper than 512 levels), so
+ *   decoding stops before it can stall the caller.
  *
  * **When to use**: match on `_tag`; print with {@link formatDecodeError}.
  *
@@ -30,7 +34,14 @@ import { Result, Schema, SchemaIssue } from "effect"
  * @since 0.1.0
  */
 export interface DecodeError {
-  readonly _tag: "InvalidField" | "SyntaxError" | "AmbiguousSeries" | "InvalidInclude" | "UnknownFormat"
+  readonly _tag:
+    | "InvalidField"
+    | "SyntaxError"
+    | "AmbiguousSeries"
+    | "InvalidInclude"
+    | "UnknownFormat"
+    | "UnknownSeries"
+    | "LimitExceeded"
   readonly path?: string | undefined
   readonly line?: number | undefined
   readonly message: string

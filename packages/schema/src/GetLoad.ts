@@ -10,6 +10,7 @@
 import type { Result } from "effect"
 import { Schema } from "effect"
 import { type DecodeError, decodeWith } from "./DecodeError.js"
+import { strictly } from "./internal/numbers.js"
 import { wireStruct } from "./internal/wire.js"
 
 /**
@@ -60,15 +61,18 @@ export const GetLoadResponse = Schema.Array(GetLoadEntry)
 /** @category GetLoad @since 0.1.0 */
 export type GetLoadResponse = typeof GetLoadResponse.Type
 
-const decode = decodeWith(GetLoadResponse)
+const decode = strictly(decodeWith(GetLoadResponse), new Set(["tsTic"]))
 
 /**
- * Decode a parsed `/get_load` body from `unknown`.
+ * Decode a parsed `/get_load` body from `unknown`. A negative, non-finite or above-2^53 count is
+ * an `InvalidField` error at its wire path (`$[0].num_reqs`); `ts_tic` is not checked (a clock).
  *
  * @example
  * ```ts
  * import { decodeGetLoad } from "@loadledger/schema"
  * decodeGetLoad([{ num_reqs: "x" }])._tag // => "Failure"
+ * const r = decodeGetLoad([{ num_reqs: 1, num_waiting_reqs: -1, num_tokens: 0 }])
+ * r._tag === "Failure" && r.failure.path // => "$[0].num_waiting_reqs"
  * ```
  *
  * **When to use**: polling a legacy SGLang server; `decodeLedger` gives the normalized rows.

@@ -5,15 +5,30 @@
  * Upstream: sgl-project/sglang `python/sglang/srt/managers/load_snapshot.py`
  * @ 025177e4c5b29b64f80609fd1e70c9bb1b59979c (v1), @ 16739a60a4dcc0f1219afa562f4eb66c56034fde
  * (v2, PR #32245), and a newer revision (v3: `queues.prealloc_ready`,
- * `speculative.draft_occupancy_rate`, `speculative.proposed_draft_length`, `decode_metrics_windows`).
+ * `speculative.draft_occupancy_rate`, `speculative.proposed_draft_length`, `decode_metrics_windows`);
+ * 2026 entry keys `num_prealloc_ready_tokens` (sglang#38065, 2026-09), `snapshot_monotonic_s` and
+ * `kv_capacity`. Sections live in `LoadSnapshotSections.ts`. `decode_metrics_windows` is opaque
+ * JSON nesting at most 512 levels, checked in linear time.
  *
  * @since 0.1.0
  */
 
 import type { Result } from "effect"
-import { Schema } from "effect"
 import { type DecodeError, decodeWith } from "./DecodeError.js"
-import { allOptional, allWithDefaults, wireStruct, withDefault } from "./internal/wire.js"
+import { strictly } from "./internal/numbers.js"
+import {
+  flatV1,
+  flatV1Defaults,
+  flatV2,
+  flatV2Defaults,
+  flatV3,
+  flatV3Defaults,
+  nullSections,
+  sectionsV1,
+  sectionsV3
+} from "./internal/snapshotFields.js"
+import { allWithDefaults, wireStruct } from "./internal/wire.js"
+import type { LoadEntry } from "./LoadEntry.js"
 
 /**
  * Which revision of `load_snapshot.py` a payload follows: `shm-v1`, `shm-v2` or `shm-v3`.
@@ -24,250 +39,6 @@ import { allOptional, allWithDefaults, wireStruct, withDefault } from "./interna
  * @since 0.1.0
  */
 export type LoadSnapshotEra = "shm-v1" | "shm-v2" | "shm-v3"
-
-/**
- * `memory` section: `weight_gb`, `kv_cache_gb`, `graph_gb` (GB, floats), `token_capacity` (int).
- * All required when the section is present.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { MemoryMetrics } from "@loadledger/schema"
- * Schema.decodeUnknownSync(MemoryMetrics)({ weight_gb: 15.2, kv_cache_gb: 52.1, graph_gb: 1.25, token_capacity: 409600 }).tokenCapacity // => 409600
- * ```
- *
- * **When to use**: reading the `memory` section of a snapshot.
- *
- * @category LoadSnapshot
- * @since 0.1.0
- */
-export const MemoryMetrics = wireStruct({
-  weightGb: Schema.Finite,
-  kvCacheGb: Schema.Finite,
-  graphGb: Schema.Finite,
-  tokenCapacity: Schema.Int
-})
-/** @category LoadSnapshot @since 0.1.0 */
-export type MemoryMetrics = typeof MemoryMetrics.Type
-
-/**
- * `speculative` section, v1/v2: `accept_length`, `accept_rate` (required).
- *
- * **When to use**: reading the `speculative` section of a v1/v2 snapshot.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { SpeculativeMetricsV1 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(SpeculativeMetricsV1)({ accept_length: 3.1, accept_rate: 0.7 }).acceptLength // => 3.1
- * ```
- *
- * @category LoadSnapshot
- * @since 0.1.0
- */
-export const SpeculativeMetricsV1 = wireStruct({ acceptLength: Schema.Finite, acceptRate: Schema.Finite })
-/** @category LoadSnapshot @since 0.1.0 */
-export type SpeculativeMetricsV1 = typeof SpeculativeMetricsV1.Type
-
-/**
- * `speculative` section, v3: adds `draft_occupancy_rate` (required) and `proposed_draft_length`
- * (default 0.0).
- *
- * **When to use**: reading the `speculative` section of a v3 snapshot.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { SpeculativeMetricsV3 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(SpeculativeMetricsV3)({ accept_length: 3.1, accept_rate: 0.7, draft_occupancy_rate: 0.95 }).proposedDraftLength // => 0
- * ```
- *
- * @category LoadSnapshot
- * @since 0.1.0
- */
-export const SpeculativeMetricsV3 = wireStruct({
-  acceptLength: Schema.Finite,
-  acceptRate: Schema.Finite,
-  draftOccupancyRate: Schema.Finite,
-  proposedDraftLength: Schema.Finite.pipe(withDefault(0))
-})
-/** @category LoadSnapshot @since 0.1.0 */
-export type SpeculativeMetricsV3 = typeof SpeculativeMetricsV3.Type
-
-/**
- * `lora` section: `slots_used`, `slots_total` (ints), `utilization` (0..1), all required.
- *
- * **When to use**: reading the `lora` section of a snapshot.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { LoraMetrics } from "@loadledger/schema"
- * Schema.decodeUnknownSync(LoraMetrics)({ slots_used: 2, slots_total: 8, utilization: 0.25 }).slotsTotal // => 8
- * ```
- *
- * @category LoadSnapshot
- * @since 0.1.0
- */
-export const LoraMetrics = wireStruct({
-  slotsUsed: Schema.Int,
-  slotsTotal: Schema.Int,
-  utilization: Schema.Finite
-})
-/** @category LoadSnapshot @since 0.1.0 */
-export type LoraMetrics = typeof LoraMetrics.Type
-
-/**
- * `disaggregation` section: `mode` (required string, `"null"`, `"prefill"` or `"decode"`), queue
- * lengths (default 0), `kv_transfer_speed_gb_s` and `kv_transfer_latency_ms` (default 0.0).
- *
- * **When to use**: reading PD-disaggregation queue lengths and KV-transfer speed.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { DisaggregationMetrics } from "@loadledger/schema"
- * Schema.decodeUnknownSync(DisaggregationMetrics)({ mode: "decode", decode_transfer_queue_reqs: 4 }).decodePreallocQueueReqs // => 0
- * ```
- *
- * @category LoadSnapshot
- * @since 0.1.0
- */
-export const DisaggregationMetrics = wireStruct({
-  mode: Schema.String,
-  ...allWithDefaults(
-    {
-      prefillBootstrapQueueReqs: Schema.Int,
-      prefillInflightQueueReqs: Schema.Int,
-      decodePreallocQueueReqs: Schema.Int,
-      decodeTransferQueueReqs: Schema.Int,
-      decodeRetractedQueueReqs: Schema.Int,
-      kvTransferSpeedGbS: Schema.Finite,
-      kvTransferLatencyMs: Schema.Finite
-    },
-    {
-      prefillBootstrapQueueReqs: 0,
-      prefillInflightQueueReqs: 0,
-      decodePreallocQueueReqs: 0,
-      decodeTransferQueueReqs: 0,
-      decodeRetractedQueueReqs: 0,
-      kvTransferSpeedGbS: 0,
-      kvTransferLatencyMs: 0
-    }
-  )
-})
-/** @category LoadSnapshot @since 0.1.0 */
-export type DisaggregationMetrics = typeof DisaggregationMetrics.Type
-
-/**
- * `queues` section, v1/v2: `waiting`, `grammar`, `paused`, `retracted` (required ints).
- *
- * **When to use**: reading the `queues` section of a v1/v2 snapshot.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { QueueMetricsV1 } from "@loadledger/schema"
- * Schema.is(QueueMetricsV1)({ waiting: 40, grammar: 0, paused: 0, retracted: 0 }) // => true
- * ```
- *
- * @category LoadSnapshot
- * @since 0.1.0
- */
-export const QueueMetricsV1 = wireStruct({
-  waiting: Schema.Int,
-  grammar: Schema.Int,
-  paused: Schema.Int,
-  retracted: Schema.Int
-})
-/** @category LoadSnapshot @since 0.1.0 */
-export type QueueMetricsV1 = typeof QueueMetricsV1.Type
-
-/**
- * `queues` section, v3: adds `prealloc_ready` (required).
- *
- * **When to use**: reading the `queues` section of a v3 snapshot.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { QueueMetricsV3 } from "@loadledger/schema"
- * Schema.is(QueueMetricsV3)({ waiting: 40, grammar: 0, paused: 0, retracted: 0 }) // => false
- * ```
- *
- * @category LoadSnapshot
- * @since 0.1.0
- */
-export const QueueMetricsV3 = wireStruct({
-  waiting: Schema.Int,
-  grammar: Schema.Int,
-  paused: Schema.Int,
-  retracted: Schema.Int,
-  preallocReady: Schema.Int
-})
-/** @category LoadSnapshot @since 0.1.0 */
-export type QueueMetricsV3 = typeof QueueMetricsV3.Type
-
-const flatV1 = {
-  timestamp: Schema.Finite,
-  dpRank: Schema.Int,
-  numRunningReqs: Schema.Int,
-  numWaitingReqs: Schema.Int,
-  numWaitingUncachedTokens: Schema.Int,
-  numUsedTokens: Schema.Int,
-  numTotalTokens: Schema.Int,
-  maxTotalNumTokens: Schema.Int,
-  maxRunningRequests: Schema.Int,
-  tokenUsage: Schema.Finite,
-  genThroughput: Schema.Finite,
-  cacheHitRate: Schema.Finite,
-  utilization: Schema.Finite
-}
-const flatV1Defaults = {
-  timestamp: 0,
-  dpRank: 0,
-  numRunningReqs: 0,
-  numWaitingReqs: 0,
-  numWaitingUncachedTokens: 0,
-  numUsedTokens: 0,
-  numTotalTokens: 0,
-  maxTotalNumTokens: 0,
-  maxRunningRequests: 0,
-  tokenUsage: 0,
-  genThroughput: 0,
-  cacheHitRate: 0,
-  utilization: 0
-}
-const flatV2 = {
-  ...flatV1,
-  numActiveTokens: Schema.Int,
-  totalPrefillUncachedTokens: Schema.Int,
-  totalPrefillBusyUs: Schema.Int,
-  decodeMoments: Schema.NullOr(Schema.Array(Schema.Finite))
-}
-const flatV2Defaults = {
-  ...flatV1Defaults,
-  numActiveTokens: 0,
-  totalPrefillUncachedTokens: 0,
-  totalPrefillBusyUs: 0,
-  decodeMoments: null
-}
-const flatV3 = { ...flatV2, decodeMetricsWindows: Schema.NullOr(Schema.Json) }
-const flatV3Defaults = { ...flatV2Defaults, decodeMetricsWindows: null }
-
-const sectionsV1 = {
-  memory: Schema.NullOr(MemoryMetrics),
-  speculative: Schema.NullOr(SpeculativeMetricsV1),
-  lora: Schema.NullOr(LoraMetrics),
-  disaggregation: Schema.NullOr(DisaggregationMetrics),
-  queues: Schema.NullOr(QueueMetricsV1)
-}
-const sectionsV3 = {
-  ...sectionsV1,
-  speculative: Schema.NullOr(SpeculativeMetricsV3),
-  queues: Schema.NullOr(QueueMetricsV3)
-}
-const nullSections = { memory: null, speculative: null, lora: null, disaggregation: null, queues: null }
 
 /**
  * `LoadSnapshot` v1 (load_snapshot.py @ 025177e4): 13 flat fields (`timestamp` float epoch seconds,
@@ -355,69 +126,6 @@ export type LoadSnapshotV3 = typeof LoadSnapshotV3.Type
  */
 export type LoadSnapshot = LoadSnapshotV1 | LoadSnapshotV2 | LoadSnapshotV3
 
-/**
- * One entry of a `/v1/loads` `loads` array as it is on the wire, before defaults: every flat field
- * is an optional key (absent stays absent, so a ledger never invents a 0), sections are
- * `section | null | absent` and strict when present. The first `/v1/loads` era also had
- * `num_total_reqs` (running + waiting).
- *
- * **When to use**: through {@link V1LoadsResponse}; {@link snapshotOfEntry} fills the defaults.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { LoadEntryV1 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(LoadEntryV1)({ dp_rank: 0, num_total_reqs: 7 }) // => { dpRank: 0, numTotalReqs: 7 }
- * ```
- *
- * @category LoadSnapshot
- * @since 0.1.0
- */
-export const LoadEntryV1 = wireStruct({
-  ...allOptional(flatV1),
-  numTotalReqs: Schema.optionalKey(Schema.Int),
-  ...allOptional(sectionsV1)
-})
-/** @category LoadSnapshot @since 0.1.0 */
-export type LoadEntryV1 = typeof LoadEntryV1.Type
-
-/**
- * A v2 `/v1/loads` entry before defaults (see {@link LoadEntryV1}).
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { LoadEntryV2 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(LoadEntryV2)({ dp_rank: 1, timestamp: 9.5 }) // => { dpRank: 1, timestamp: 9.5 }
- * ```
- *
- * @category LoadSnapshot
- * @since 0.1.0
- */
-export const LoadEntryV2 = wireStruct({ ...allOptional(flatV2), ...allOptional(sectionsV1) })
-/** @category LoadSnapshot @since 0.1.0 */
-export type LoadEntryV2 = typeof LoadEntryV2.Type
-
-/**
- * A v3 `/v1/loads` entry before defaults (see {@link LoadEntryV1}).
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { LoadEntryV3 } from "@loadledger/schema"
- * Schema.decodeUnknownSync(LoadEntryV3)({ decode_metrics_windows: null }) // => { decodeMetricsWindows: null }
- * ```
- *
- * @category LoadSnapshot
- * @since 0.1.0
- */
-export const LoadEntryV3 = wireStruct({ ...allOptional(flatV3), ...allOptional(sectionsV3) })
-/** @category LoadSnapshot @since 0.1.0 */
-export type LoadEntryV3 = typeof LoadEntryV3.Type
-
-/** Any era's entry. @category LoadSnapshot @since 0.1.0 */
-export type LoadEntry = LoadEntryV1 | LoadEntryV2 | LoadEntryV3
-
 const snapshotSchemas = {
   "shm-v1": LoadSnapshotV1,
   "shm-v2": LoadSnapshotV2,
@@ -441,20 +149,24 @@ const snapshotSchemas = {
 export const loadSnapshotSchema = <E extends LoadSnapshotEra>(era: E): (typeof snapshotSchemas)[E] =>
   snapshotSchemas[era]
 
+const notLoads = new Set(["decodeMoments", "decodeMetricsWindows"])
 const decoders = {
-  "shm-v1": decodeWith(LoadSnapshotV1),
-  "shm-v2": decodeWith(LoadSnapshotV2),
-  "shm-v3": decodeWith(LoadSnapshotV3)
+  "shm-v1": strictly(decodeWith(LoadSnapshotV1), notLoads),
+  "shm-v2": strictly(decodeWith(LoadSnapshotV2), notLoads),
+  "shm-v3": strictly(decodeWith(LoadSnapshotV3), notLoads)
 }
 
 /**
- * Decode one snapshot of the given era from `unknown` (defaults filled, unknown keys dropped).
+ * Decode one snapshot of the given era from `unknown` (defaults filled, unknown keys dropped). A
+ * negative, non-finite or above-2^53 number is an `InvalidField` error at its wire path.
  *
  * @example
  * ```ts
  * import { decodeLoadSnapshot } from "@loadledger/schema"
  * const r = decodeLoadSnapshot("shm-v1")({ dp_rank: 0, queues: { waiting: 1 } })
  * r._tag === "Failure" && r.failure.path // => "$.queues.grammar"
+ * const neg = decodeLoadSnapshot("shm-v2")({ dp_rank: 0, num_total_tokens: -1 })
+ * neg._tag === "Failure" && neg.failure.path // => "$.num_total_tokens"
  * ```
  *
  * **When to use**: decoding one snapshot (e.g. a shared-memory slot) from `unknown`.

@@ -10,6 +10,8 @@
 import { decode as msgpackDecode, encode as msgpackEncode } from "@msgpack/msgpack"
 import { Result, Schema } from "effect"
 import { type DecodeError, decodeError, decodeWith } from "./DecodeError.js"
+import { msgpackLimits } from "./internal/msgpack.js"
+import { checkNumbers } from "./internal/numbers.js"
 import { wireStruct } from "./internal/wire.js"
 
 /**
@@ -67,13 +69,15 @@ export type LoadStatTagged = typeof LoadStatTagged.Type
 const decodeTagged = decodeWith(LoadStatTagged)
 
 /**
- * Convert a decoded tagged array (JSON or msgpack) to a {@link LoadStat}.
+ * Convert a decoded tagged array (JSON or msgpack) to a {@link LoadStat}. A negative (the -1 of
+ * sglang#32070), non-finite or above-2^53 element is an `InvalidField` error at `$[i]`.
  *
  * @example
  * ```ts
  * import { loadStatFromTagged } from "@loadledger/schema"
  * const r = loadStatFromTagged(["LoadStat", 3, 2, 256, 4096, 0])
  * r._tag === "Success" && r.success.numTokens // => 256
+ * loadStatFromTagged(["LoadStat", -1, 2, 256, 4096, 0])._tag // => "Failure"
  * ```
  *
  * **When to use**: a payload already decoded from msgpack or JSON.
@@ -83,7 +87,7 @@ const decodeTagged = decodeWith(LoadStatTagged)
  */
 export const loadStatFromTagged = (input: unknown): Result.Result<LoadStat, DecodeError> =>
   Result.map(
-    decodeTagged(input),
+    Result.flatMap(decodeTagged(input), (t) => checkNumbers(t)),
     ([, numRunningReqs, numWaitingReqs, numTokens, maxTotalNumTokens, attnDpRank]) => ({
       numRunningReqs,
       numWaitingReqs,
@@ -147,7 +151,7 @@ export const encodeLoadStatFrame = (
 export const decodeLoadStatPayload = (bytes: Uint8Array): Result.Result<LoadStat, DecodeError> => {
   let value: unknown
   try {
-    value = msgpackDecode(bytes, { useBigInt64: false })
+    value = msgpackDecode(bytes, { useBigInt64: false, ...msgpackLimits(bytes) })
   } catch (e) {
     return Result.fail(
       decodeError("SyntaxError", `invalid msgpack: ${e instanceof Error ? e.message : String(e)}`)

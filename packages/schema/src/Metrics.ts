@@ -15,9 +15,10 @@
  * @since 0.1.0
  */
 import { Result, Schema } from "effect"
-import { type DecodeError, decodeError } from "./DecodeError.js"
-import { type Exposition, parseExposition, type Sample } from "./internal/prometheus.js"
-import { camel } from "./internal/wire.js"
+import type { DecodeError } from "./DecodeError.js"
+import { groupExposition } from "./internal/metricGroup.js"
+import { sglangNames, vllmNames } from "./internal/metricNames.js"
+import { type Exposition, parseExposition } from "./internal/prometheus.js"
 import type { EngineCounts } from "./Vllm.js"
 
 const Opt = Schema.optionalKey(Schema.Finite)
@@ -42,8 +43,10 @@ export const VllmEngineMetrics = Schema.Struct({
   engine: Schema.Int,
   numRequestsRunning: Opt,
   numRequestsWaiting: Opt,
+  numRequestsSwapped: Opt,
   kvCacheUsagePerc: Opt,
-  gpuCacheUsagePerc: Opt
+  gpuCacheUsagePerc: Opt,
+  cpuCacheUsagePerc: Opt
 })
 /** @category Metrics @since 0.1.0 */
 export type VllmEngineMetrics = typeof VllmEngineMetrics.Type
@@ -80,7 +83,17 @@ export const SglangRankMetrics = Schema.Struct({
   maxTotalNumTokens: Opt,
   maxRunningRequests: Opt,
   maxPrefillTokens: Opt,
-  contextLen: Opt
+  contextLen: Opt,
+  numPreallocReadyTokens: Opt,
+  numRetractedReqs: Opt,
+  numPausedReqs: Opt,
+  numGrammarQueueReqs: Opt,
+  numPrefillBootstrapQueueReqs: Opt,
+  numPrefillInflightQueueReqs: Opt,
+  numDecodePreallocQueueReqs: Opt,
+  numDecodeTransferQueueReqs: Opt,
+  kvAvailableTokens: Opt,
+  kvEvictableTokens: Opt
 })
 /** @category Metrics @since 0.1.0 */
 export type SglangRankMetrics = typeof SglangRankMetrics.Type
@@ -98,91 +111,17 @@ export type SglangRankMetrics = typeof SglangRankMetrics.Type
 export interface DecodedMetrics<R> {
   readonly records: ReadonlyArray<R>
   readonly declaredWithoutSamples: ReadonlyArray<string>
+  /** Series in the text that no field models (counters, histograms, other gauges), by family. */
+  readonly unmodelledSeries: ReadonlyArray<UnmodelledSeries>
 }
 
-const vllmNames: Record<string, keyof VllmEngineMetrics> = {
-  "vllm:num_requests_running": "numRequestsRunning",
-  "vllm:num_requests_waiting": "numRequestsWaiting",
-  "vllm:kv_cache_usage_perc": "kvCacheUsagePerc",
-  "vllm:gpu_cache_usage_perc": "gpuCacheUsagePerc"
-}
-
-const sglangColon: Record<string, keyof SglangRankMetrics> = {
-  "sglang:num_running_reqs": "numRunningReqs",
-  "sglang:num_queue_reqs": "numQueueReqs",
-  "sglang:num_used_tokens": "numUsedTokens",
-  "sglang:token_usage": "tokenUsage",
-  "sglang:gen_throughput": "genThroughput",
-  "sglang:cache_hit_rate": "cacheHitRate",
-  "sglang:max_total_num_tokens": "maxTotalNumTokens",
-  "sglang:max_running_requests": "maxRunningRequests",
-  "sglang:max_prefill_tokens": "maxPrefillTokens",
-  "sglang:context_len": "contextLen"
-}
-const v1LoadsGaugeKeys = [
-  "num_running_reqs",
-  "num_waiting_reqs",
-  "num_waiting_uncached_tokens",
-  "num_used_tokens",
-  "num_total_tokens",
-  "num_active_tokens",
-  "max_total_num_tokens",
-  "max_running_requests",
-  "token_usage",
-  "gen_throughput",
-  "cache_hit_rate",
-  "utilization"
-]
-const sglangNames: Record<string, keyof SglangRankMetrics> = { ...sglangColon }
-for (const k of v1LoadsGaugeKeys) sglangNames[`sglang_${k}`] = camel(k) as keyof SglangRankMetrics
-
-const rankOf = (s: Sample, label: string): Result.Result<number, DecodeError> => {
-  const v = s.labels[label]
-  if (v === undefined) return Result.succeed(0)
-  if (!/^\d+$/.test(v))
-    return Result.fail(
-      decodeError("InvalidField", `${s.name}: label ${label}="${v}" is not a rank`, { line: s.line })
-    )
-  return Result.succeed(Number(v))
-}
-
-const group = <K extends string>(
-  expo: Exposition,
-  names: Record<string, K>,
-  label: string,
-  keyName: string
-): Result.Result<DecodedMetrics<Record<string, number>>, DecodeError> => {
-  const byRank = new Map<number, Record<string, number>>()
-  const firstLine = new Map<string, number>()
-  for (const s of expo.samples) {
-    const field = names[s.name]
-    if (field === undefined) continue
-    if (!Number.isFinite(s.value))
-      return Result.fail(
-        decodeError("InvalidField", `${s.name}: value ${s.value} is not a finite number`, { line: s.line })
-      )
-    const r = rankOf(s, label)
-    if (Result.isFailure(r)) return Result.fail(r.failure)
-    const rank = r.success
-    const k = `${field}@${rank}`
-    const prev = firstLine.get(k)
-    if (prev !== undefined)
-      return Result.fail(
-        decodeError(
-          "AmbiguousSeries",
-          `ambiguous series: ${s.name} for ${label} ${rank} already reported on line ${prev} (a per-rank gauge without a distinguishing ${label} label?)`,
-          { line: s.line }
-        )
-      )
-    firstLine.set(k, s.line)
-    const rec = byRank.get(rank) ?? { [keyName]: rank }
-    rec[field] = s.value
-    byRank.set(rank, rec)
-  }
-  const sampled = new Set(expo.samples.map((s) => s.name))
-  const declaredWithoutSamples = [...expo.declared.keys()].filter((n) => n in names && !sampled.has(n)).sort()
-  const records = [...byRank.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v)
-  return Result.succeed({ records, declaredWithoutSamples })
+/** A series present in the text that no record field models: kept here, by family name. */
+export interface UnmodelledSeries {
+  readonly name: string
+  readonly type?: string | undefined
+  readonly samples: number
+  /** 1-based line of its first sample. */
+  readonly line: number
 }
 
 /**
@@ -203,13 +142,17 @@ const group = <K extends string>(
 export const decodeVllmMetrics = (
   text: string
 ): Result.Result<DecodedMetrics<VllmEngineMetrics>, DecodeError> =>
-  Result.flatMap(parseExposition(text), vllmOfExposition)
+  Result.flatMap(parseExposition(text), (e) => vllmOfExposition(e))
 
 /** vLLM records of an already parsed exposition (internal: `decodeLedger` parses once). */
 export const vllmOfExposition = (
-  e: Exposition
+  e: Exposition,
+  strict = true
 ): Result.Result<DecodedMetrics<VllmEngineMetrics>, DecodeError> =>
-  group(e, vllmNames, "engine", "engine") as Result.Result<DecodedMetrics<VllmEngineMetrics>, DecodeError>
+  groupExposition(e, vllmNames, "engine", "engine", strict) as Result.Result<
+    DecodedMetrics<VllmEngineMetrics>,
+    DecodeError
+  >
 
 /**
  * Decode SGLang `/metrics` text (or `/v1/loads?format=prometheus`) to one record per `dp_rank`
@@ -230,13 +173,17 @@ export const vllmOfExposition = (
 export const decodeSglangMetrics = (
   text: string
 ): Result.Result<DecodedMetrics<SglangRankMetrics>, DecodeError> =>
-  Result.flatMap(parseExposition(text), sglangOfExposition)
+  Result.flatMap(parseExposition(text), (e) => sglangOfExposition(e))
 
 /** SGLang records of an already parsed exposition (internal: `decodeLedger` parses once). */
 export const sglangOfExposition = (
-  e: Exposition
+  e: Exposition,
+  strict = true
 ): Result.Result<DecodedMetrics<SglangRankMetrics>, DecodeError> =>
-  group(e, sglangNames, "dp_rank", "dpRank") as Result.Result<DecodedMetrics<SglangRankMetrics>, DecodeError>
+  groupExposition(e, sglangNames, "dp_rank", "dpRank", strict) as Result.Result<
+    DecodedMetrics<SglangRankMetrics>,
+    DecodeError
+  >
 
 /**
  * Which runtime an exposition text comes from, by its metric names (samples or declarations):

@@ -10,6 +10,7 @@
  */
 import { Result, Schema } from "effect"
 import { type DecodeError, decodeError, decodeWith } from "./DecodeError.js"
+import { strictly } from "./internal/numbers.js"
 import { wireStruct } from "./internal/wire.js"
 
 /**
@@ -68,16 +69,19 @@ export const MlpSyncRows = Schema.Array(
 /** @category MlpSync @since 0.1.0 */
 export type MlpSyncRows = typeof MlpSyncRows.Type
 
-const decodeRows = decodeWith(MlpSyncRows)
+// token counts, 0/1 flags and enum values: never negative
+const decodeRows = strictly(decodeWith(MlpSyncRows))
 
 /**
- * Decode gathered rows (`number[][]`, one per rank) to {@link MlpSyncBatchInfo} structs.
+ * Decode gathered rows (`number[][]`, one per rank) to {@link MlpSyncBatchInfo} structs. A
+ * negative value is an `InvalidField` error at `$[rank][column]`.
  *
  * @example
  * ```ts
  * import { decodeMlpSyncRows } from "@loadledger/schema"
  * const r = decodeMlpSyncRows([[5, 5, 1, 0, 1, 2, 1, 0, 1, 0, 3]])
  * r._tag === "Success" && r.success[0]?.attentionPairs // => 3
+ * decodeMlpSyncRows([[-1, 5, 1, 0, 1, 2, 1, 0]])._tag // => "Failure"
  * ```
  *
  * **When to use**: turning a gathered tensor (as nested lists) into named rows.

@@ -56,7 +56,9 @@ export interface RankUnknown {
  * `num_running_reqs` / `vllm:num_requests_running` → `numRunningReqs`; `num_waiting_reqs` /
  * `num_queue_reqs` / `vllm:num_requests_waiting` / V0 logger `Pending` → `numWaitingReqs`;
  * `num_total_tokens` → `numTotalTokens`; `token_usage` / `kv_cache_usage_perc` /
- * `gpu_cache_usage_perc` / logger `GPU KV cache usage` → `kvCacheUsage`.
+ * `gpu_cache_usage_perc` / logger `GPU KV cache usage` → `kvCacheUsage`. Fields added in 0.3.0
+ * (paused, retracted, grammar and PD queues, prealloc-ready requests and tokens, KV capacity, vLLM
+ * V0 swapped and CPU KV usage) carry their wire names in their docs.
  *
  * **When to use**: everywhere a load report reaches a decision: `decodeLedger` produces it,
  * `policy.observe` consumes it, no mapping in between.
@@ -101,6 +103,36 @@ export interface RankLoad {
   readonly prefixCacheHitRate?: number | undefined
   readonly avgPromptThroughputTokensPerSecond?: number | undefined
   readonly avgGenerationThroughputTokensPerSecond?: number | undefined
+  /** Requests paused (e.g. by async weight sync): `queues.paused`, `sglang:num_paused_reqs`. */
+  readonly numPausedReqs?: number | undefined
+  /** Requests retracted (preempted) back to the queue: `queues.retracted`, `sglang:num_retracted_reqs`. */
+  readonly numRetractedReqs?: number | undefined
+  /** Requests waiting for grammar compilation: `queues.grammar`, `sglang:num_grammar_queue_reqs`. */
+  readonly numGrammarQueueReqs?: number | undefined
+  /** Decode requests whose KV is preallocated and ready: `queues.prealloc_ready`. */
+  readonly numPreallocReadyReqs?: number | undefined
+  /** Tokens of those prealloc-ready requests: `num_prealloc_ready_tokens` (sglang#38065). */
+  readonly numPreallocReadyTokens?: number | undefined
+  /** PD prefill bootstrap queue: `disaggregation.prefill_bootstrap_queue_reqs`, `sglang:num_prefill_prealloc_queue_reqs`. */
+  readonly numPrefillBootstrapQueueReqs?: number | undefined
+  /** PD prefill in-flight queue: `disaggregation.prefill_inflight_queue_reqs`, `sglang:num_prefill_inflight_queue_reqs`. */
+  readonly numPrefillInflightQueueReqs?: number | undefined
+  /** PD decode prealloc queue: `disaggregation.decode_prealloc_queue_reqs`, `sglang:num_decode_prealloc_queue_reqs`. */
+  readonly numDecodePreallocQueueReqs?: number | undefined
+  /** PD decode transfer queue: `disaggregation.decode_transfer_queue_reqs`, `sglang:num_decode_transfer_queue_reqs`. */
+  readonly numDecodeTransferQueueReqs?: number | undefined
+  /** PD decode retracted queue: `disaggregation.decode_retracted_queue_reqs`. */
+  readonly numDecodeRetractedQueueReqs?: number | undefined
+  /** KV tokens free now: `kv_capacity.full_available_tokens`, `sglang:kv_available_tokens`. */
+  readonly kvAvailableTokens?: number | undefined
+  /** KV tokens held by evictable cache: `kv_capacity.full_evictable_tokens`, `sglang:kv_evictable_tokens`. */
+  readonly kvEvictableTokens?: number | undefined
+  /** KV pool size in tokens from the memory section: `memory.token_capacity`. */
+  readonly tokenCapacity?: number | undefined
+  /** vLLM V0 requests swapped to CPU: logger `Swapped`, `vllm:num_requests_swapped`. */
+  readonly numSwappedReqs?: number | undefined
+  /** vLLM V0 CPU KV-cache usage, 0..1: logger `CPU KV cache usage`, `vllm:cpu_cache_usage_perc`. */
+  readonly cpuKvCacheUsage?: number | undefined
   /** Set when the rank's numbers cannot be trusted; the row then has no load fields. */
   readonly unknown?: RankUnknown | undefined
 }

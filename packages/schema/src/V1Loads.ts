@@ -10,18 +10,11 @@
  * @since 0.1.0
  */
 import { Result, Schema } from "effect"
-import { type DecodeError, decodeError, decodeWith } from "./DecodeError.js"
+import { type DecodeError, decodeWith } from "./DecodeError.js"
+import { strictly } from "./internal/numbers.js"
 import { allOptional, wireStruct } from "./internal/wire.js"
-import {
-  type LoadEntry,
-  LoadEntryV1,
-  LoadEntryV2,
-  LoadEntryV3,
-  type LoadSnapshot,
-  type LoadSnapshotEra,
-  loadSnapshotSchema,
-  snapshotOfEntry
-} from "./LoadSnapshot.js"
+import { type LoadEntry, LoadEntryV1, LoadEntryV2, LoadEntryV3 } from "./LoadEntry.js"
+import { type LoadSnapshot, type LoadSnapshotEra, snapshotOfEntry } from "./LoadSnapshot.js"
 
 /**
  * The `/v1/loads` eras: `pre-shm` (first version), `shm-v1` (shared-memory snapshots),
@@ -118,7 +111,9 @@ export type V1LoadsResponseShmV1 = typeof V1LoadsResponseShmV1.Type
 const newest = {
   ...envelope,
   accelerator: Schema.optionalKey(Schema.String),
-  numAccelerators: Schema.optionalKey(Schema.Int)
+  numAccelerators: Schema.optionalKey(Schema.Int),
+  /** 2026: the server's monotonic clock at response time (pairs with `snapshot_monotonic_s`). */
+  serverMonotonicS: Schema.optionalKey(Schema.Finite)
 }
 
 /**
@@ -180,7 +175,8 @@ const isObj = (u: unknown): u is Record<string, unknown> =>
 /**
  * Guess the era of a raw `/v1/loads` body from its keys: `dp_rank_count`, `aggregate` or
  * `num_total_reqs` -> `pre-shm`; any v3 key (`decode_metrics_windows`, `queues.prealloc_ready`,
- * `speculative.draft_occupancy_rate`) -> `shm-v3`; `accelerator`/`num_accelerators` or any v2 key
+ * `speculative.draft_occupancy_rate`, and the 2026 keys `num_prealloc_ready_tokens`,
+ * `snapshot_monotonic_s`, `kv_capacity`, envelope `server_monotonic_s`) -> `shm-v3`; `accelerator`/`num_accelerators` or any v2 key
  * -> `shm-v2`; otherwise `shm-v1`.
  *
  * @example
@@ -200,12 +196,17 @@ export const detectV1LoadsEra = (raw: unknown): V1LoadsEra => {
   const loads = Array.isArray(raw["loads"]) ? raw["loads"].filter(isObj) : []
   if ("dp_rank_count" in raw || "aggregate" in raw || loads.some((l) => "num_total_reqs" in l))
     return "pre-shm"
-  const v3 = loads.some(
-    (l) =>
-      "decode_metrics_windows" in l ||
-      (isObj(l["queues"]) && "prealloc_ready" in l["queues"]) ||
-      (isObj(l["speculative"]) && "draft_occupancy_rate" in l["speculative"])
-  )
+  const v3 =
+    "server_monotonic_s" in raw ||
+    loads.some(
+      (l) =>
+        "decode_metrics_windows" in l ||
+        "num_prealloc_ready_tokens" in l ||
+        "snapshot_monotonic_s" in l ||
+        "kv_capacity" in l ||
+        (isObj(l["queues"]) && "prealloc_ready" in l["queues"]) ||
+        (isObj(l["speculative"]) && "draft_occupancy_rate" in l["speculative"])
+    )
   if (v3) return "shm-v3"
   const v2keys = [
     "num_active_tokens",
@@ -218,17 +219,22 @@ export const detectV1LoadsEra = (raw: unknown): V1LoadsEra => {
   return "shm-v1"
 }
 
+/** Opaque or signed wire values the number rules do not apply to. */
+const notLoads = new Set(["decodeMoments", "decodeMetricsWindows"])
 const decoders = {
-  "pre-shm": decodeWith(V1LoadsResponsePreShm),
-  "shm-v1": decodeWith(V1LoadsResponseShmV1),
-  "shm-v2": decodeWith(V1LoadsResponseShmV2),
-  "shm-v3": decodeWith(V1LoadsResponseShmV3)
+  "pre-shm": strictly(decodeWith(V1LoadsResponsePreShm), notLoads),
+  "shm-v1": strictly(decodeWith(V1LoadsResponseShmV1), notLoads),
+  "shm-v2": strictly(decodeWith(V1LoadsResponseShmV2), notLoads),
+  "shm-v3": strictly(decodeWith(V1LoadsResponseShmV3), notLoads)
 }
 
 /**
  * Decode a `/v1/loads` JSON body (already parsed) from `unknown`. The era is detected with
  * {@link detectV1LoadsEra} unless given. Fails with the wire path of the first bad field, e.g.
- * `$.loads[0].queues.grammar` when a present section lacks a required field.
+ * `$.loads[0].queues.grammar` when a present section lacks a required field, or
+ * `$.loads[1].num_running_reqs` for a negative, non-finite or above-2^53 number (the -1 of
+ * sglang#32070 is an error here; `decodeLedger` turns it into an `unknown` row instead).
+ * `decode_metrics_windows` is opaque JSON of at most 512 levels, checked in linear time.
  *
  * **When to use**: a router polling `/v1/loads`; see `decodeLedger` for the normalized rows.
  *
@@ -237,6 +243,8 @@ const decoders = {
  * import { decodeV1Loads } from "@loadledger/schema"
  * const r = decodeV1Loads({ loads: [{ dp_rank: 1, num_running_reqs: 2 }] })
  * r._tag === "Success" && r.success.response.loads[0]?.numRunningReqs // => 2
+ * const bad = decodeV1Loads({ loads: [{ dp_rank: 0, num_running_reqs: -1 }] })
+ * bad._tag === "Failure" && bad.failure.path // => "$.loads[0].num_running_reqs"
  * ```
  *
  * @category V1Loads
@@ -267,248 +275,3 @@ export const v1LoadsSnapshots = (d: V1Loads): ReadonlyArray<LoadSnapshot> => {
   const era: LoadSnapshotEra = d.era === "pre-shm" ? "shm-v1" : d.era
   return (d.response.loads as ReadonlyArray<LoadEntry>).map((l) => snapshotOfEntry(l, era))
 }
-
-/**
- * Parse the envelope's ISO-8601 timestamp to float epoch seconds (microseconds kept).
- * `undefined` when absent or not ISO-8601.
- *
- * @example
- * ```ts
- * import { isoToEpochSeconds } from "@loadledger/schema"
- * isoToEpochSeconds("2024-01-15T10:30:00+00:00") // => 1705314600
- * ```
- *
- * **When to use**: ageing a response that has no per-rank timestamp.
- *
- * @category V1Loads
- * @since 0.1.0
- */
-export const isoToEpochSeconds = (iso: string | undefined): number | undefined => {
-  if (iso === undefined) return undefined
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/.exec(iso)
-  if (m === null) return undefined
-  const ms = Date.parse(`${m[1]}${m[3] ?? "Z"}`)
-  if (Number.isNaN(ms)) return undefined
-  return ms / 1000 + (m[2] === undefined ? 0 : Number(`0${m[2]}`))
-}
-
-/**
- * What SGLang's `DPBudget.update_budget` consumes from a response, per entry: `dpRank`,
- * `timestampPresent` (false for `shm-v1` and `pre-shm` bodies, which carry no per-load timestamp),
- * `totalRequests` = running + waiting, `totalTokens` = `num_total_tokens`; and `timestamp`, the
- * per-load timestamp or, when absent, the envelope's (fallback).
- *
- * @example
- * ```ts
- * import { budgetInputs, decodeV1Loads } from "@loadledger/schema"
- * const r = decodeV1Loads({ timestamp: "2024-01-15T10:30:00+00:00", loads: [{ dp_rank: 0, num_running_reqs: 5, num_waiting_reqs: 2 }] })
- * r._tag === "Success" && budgetInputs(r.success)[0]
- * // => { dpRank: 0, timestampPresent: false, timestamp: 1705314600, totalRequests: 7, totalTokens: 0 }
- * ```
- *
- * **When to use**: feeding SGLang's DP budget model (`update_budget`) from a response.
- *
- * @category V1Loads
- * @since 0.1.0
- */
-export const budgetInputs = (
-  d: V1Loads
-): ReadonlyArray<{
-  readonly dpRank: number
-  readonly timestampPresent: boolean
-  readonly timestamp: number | undefined
-  readonly totalRequests: number
-  readonly totalTokens: number
-}> => {
-  const fallback = isoToEpochSeconds(d.response.timestamp)
-  return (d.response.loads as ReadonlyArray<LoadEntry>).map((l) => ({
-    dpRank: l.dpRank ?? 0,
-    timestampPresent: l.timestamp !== undefined,
-    timestamp: l.timestamp ?? fallback,
-    totalRequests: (l.numRunningReqs ?? 0) + (l.numWaitingReqs ?? 0),
-    totalTokens: l.numTotalTokens ?? 0
-  }))
-}
-
-/**
- * The `include` tokens `to_dict` accepts.
- *
- * **When to use**: building or validating `include` query values.
- *
- * @example
- * ```ts
- * import { includeTokens } from "@loadledger/schema"
- * includeTokens.length // => 7
- * ```
- *
- * @category V1Loads
- * @since 0.1.0
- */
-export const includeTokens = ["all", "core", "disagg", "lora", "memory", "queues", "spec"] as const
-
-/**
- * Parse the `include` query value as v1_loads.py does: split on `,`, strip each token, make a set
- * (returned sorted); a missing or empty value gives `null` (everything). `"core,"` gives
- * `["", "core"]`, which {@link validateInclude} then rejects.
- *
- * @example
- * ```ts
- * import { parseInclude } from "@loadledger/schema"
- * parseInclude("queues, disagg") // => ["disagg", "queues"]
- * parseInclude(null) // => null
- * ```
- *
- * **When to use**: reproducing the server's parsing of `?include=`.
- *
- * @category V1Loads
- * @since 0.1.0
- */
-export const parseInclude = (include: string | null | undefined): ReadonlyArray<string> | null => {
-  if (include === null || include === undefined || include === "") return null
-  const set = [...new Set(include.split(",").map((s) => s.trim()))].sort()
-  return set.length === 0 ? null : set
-}
-
-const pyRepr = (s: string): string => `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`
-
-/**
- * Validate an include set like `LoadSnapshot.to_dict`: `"all"` anywhere skips validation; any
- * other unknown token is an `InvalidInclude` error whose message reproduces upstream's
- * `Invalid include sections: {''}. Valid options: [...]`.
- *
- * @example
- * ```ts
- * import { validateInclude } from "@loadledger/schema"
- * validateInclude(["all", "bogus"])._tag // => "Success"
- * validateInclude(["", "core"])._tag // => "Failure"
- * ```
- *
- * **When to use**: rejecting an `include` value the server would reject.
- *
- * @category V1Loads
- * @since 0.1.0
- */
-export const validateInclude = (
-  include: ReadonlyArray<string> | null
-): Result.Result<ReadonlyArray<string> | null, DecodeError> => {
-  if (include === null || include.includes("all")) return Result.succeed(include)
-  const bad = include.filter((t) => !(includeTokens as ReadonlyArray<string>).includes(t)).sort()
-  if (bad.length === 0) return Result.succeed(include)
-  return Result.fail(
-    decodeError(
-      "InvalidInclude",
-      `Invalid include sections: {${bad.map(pyRepr).join(", ")}}. Valid options: [${includeTokens.map(pyRepr).join(", ")}]`
-    )
-  )
-}
-
-const coreKeysV1 = [
-  "dp_rank",
-  "num_running_reqs",
-  "num_waiting_reqs",
-  "num_waiting_uncached_tokens",
-  "num_used_tokens",
-  "num_total_tokens",
-  "max_total_num_tokens",
-  "max_running_requests",
-  "token_usage",
-  "gen_throughput",
-  "cache_hit_rate",
-  "utilization"
-]
-const coreKeysV2 = [
-  "timestamp",
-  ...coreKeysV1.slice(0, 6),
-  "num_active_tokens",
-  ...coreKeysV1.slice(6),
-  "total_prefill_uncached_tokens",
-  "total_prefill_busy_us",
-  "decode_moments"
-]
-
-/**
- * The keys `to_dict` always emits (`_CORE_KEYS`): v1 lists 12 flat fields and **not** `timestamp`;
- * v2 and v3 list every flat field, `timestamp` included.
- *
- * @example
- * ```ts
- * import { jsonCoreKeys } from "@loadledger/schema"
- * jsonCoreKeys("shm-v1").includes("timestamp") // => false
- * ```
- *
- * **When to use**: reproducing `to_dict` output per era.
- *
- * @category V1Loads
- * @since 0.1.0
- */
-export const jsonCoreKeys = (era: LoadSnapshotEra): ReadonlyArray<string> =>
-  era === "shm-v1" ? coreKeysV1 : era === "shm-v2" ? coreKeysV2 : [...coreKeysV2, "decode_metrics_windows"]
-
-const sectionTokens = [
-  ["memory", "memory"],
-  ["spec", "speculative"],
-  ["lora", "lora"],
-  ["disagg", "disaggregation"],
-  ["queues", "queues"]
-] as const
-
-/**
- * Reproduce `LoadSnapshot.to_dict(include)`: the JSON object `/v1/loads` emits for one snapshot.
- * Core keys are always emitted (even for `include=memory`); `["core"]` gives only them; a section
- * is emitted when it is non-null and either `include` is null, contains `"all"`, or contains its
- * token (`memory`, `spec`, `lora`, `disagg`, `queues`).
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { LoadSnapshotV1, toDict } from "@loadledger/schema"
- * const s = Schema.decodeUnknownSync(LoadSnapshotV1)({ dp_rank: 2, queues: { waiting: 1, grammar: 0, paused: 0, retracted: 0 } })
- * const r = toDict(s, ["core"], "shm-v1")
- * r._tag === "Success" && "queues" in r.success // => false
- * ```
- *
- * **When to use**: a simulator or test double that serves `/v1/loads` like SGLang.
- *
- * @category V1Loads
- * @since 0.1.0
- */
-export const toDict = (
-  snapshot: LoadSnapshot,
-  include: ReadonlyArray<string> | null,
-  era: LoadSnapshotEra
-): Result.Result<Record<string, unknown>, DecodeError> =>
-  Result.flatMap(validateInclude(include), (inc) => {
-    const wire = Schema.encodeUnknownSync(loadSnapshotSchema(era))(snapshot) as Record<string, unknown>
-    const out: Record<string, unknown> = {}
-    for (const k of jsonCoreKeys(era)) out[k] = wire[k]
-    const all = inc === null || inc.includes("all")
-    for (const [token, key] of sectionTokens) {
-      if (wire[key] !== null && wire[key] !== undefined && (all || inc.includes(token))) out[key] = wire[key]
-    }
-    return Result.succeed(out)
-  })
-
-/**
- * The `dp_rank` query filter of `/v1/loads`: `null` keeps every snapshot; a rank outside `[0, N)`
- * (N = number of snapshots held) gives `[]`.
- *
- * @example
- * ```ts
- * import { selectRank } from "@loadledger/schema"
- * selectRank([{ dpRank: 0 }, { dpRank: 1 }], 9) // => []
- * ```
- *
- * **When to use**: serving `?dp_rank=` like SGLang.
- *
- * @category V1Loads
- * @since 0.1.0
- */
-export const selectRank = <S extends { readonly dpRank: number }>(
-  snapshots: ReadonlyArray<S>,
-  dpRank: number | null
-): ReadonlyArray<S> =>
-  dpRank === null
-    ? snapshots
-    : dpRank < 0 || dpRank >= snapshots.length
-      ? []
-      : snapshots.filter((s) => s.dpRank === dpRank)

@@ -11,6 +11,7 @@
 import type { Result } from "effect"
 import { Schema } from "effect"
 import { type DecodeError, decodeWith } from "./DecodeError.js"
+import { strictly } from "./internal/numbers.js"
 import { wireStruct } from "./internal/wire.js"
 
 /**
@@ -87,17 +88,19 @@ export const SchedulerStats = wireStruct({
 /** @category vLLM @since 0.1.0 */
 export type SchedulerStats = typeof SchedulerStats.Type
 
-const decCounts = decodeWith(EngineCounts)
-const decUpdate = decodeWith(CoordinatorUpdate)
-const decStats = decodeWith(SchedulerStats)
+// every number of these messages is a count, a wave number or a 0..1 fraction: never negative
+const decCounts = strictly(decodeWith(EngineCounts))
+const decUpdate = strictly(decodeWith(CoordinatorUpdate))
+const decStats = strictly(decodeWith(SchedulerStats))
 
 /**
- * Decode {@link EngineCounts} from `unknown`.
+ * Decode {@link EngineCounts} from `unknown`. A negative count is an `InvalidField` error (`$[0]`).
  *
  * @example
  * ```ts
  * import { decodeEngineCounts } from "@loadledger/schema"
  * decodeEngineCounts([0, 8, 0.5])._tag // => "Success"
+ * decodeEngineCounts([-1, 8, 0.5])._tag // => "Failure"
  * ```
  *
  * **When to use**: validating one row from an untrusted source.
@@ -108,7 +111,15 @@ const decStats = decodeWith(SchedulerStats)
 export const decodeEngineCounts = (u: unknown): Result.Result<EngineCounts, DecodeError> => decCounts(u)
 
 /**
- * Decode a {@link CoordinatorUpdate} from `unknown` (e.g. a msgpack-decoded message).
+ * Decode a {@link CoordinatorUpdate} from `unknown` (e.g. a msgpack-decoded message). A negative
+ * count or wave is an `InvalidField` error at its path.
+ *
+ * @example
+ * ```ts
+ * import { decodeCoordinatorUpdate } from "@loadledger/schema"
+ * const r = decodeCoordinatorUpdate([[[0, -1, 0.5]], 3, true])
+ * r._tag === "Failure" && r.failure.path // => "$[0][0][1]"
+ * ```
  *
  * **When to use**: a front-end subscriber to the coordinator.
  *
@@ -119,7 +130,8 @@ export const decodeCoordinatorUpdate = (u: unknown): Result.Result<CoordinatorUp
   decUpdate(u)
 
 /**
- * Decode {@link SchedulerStats} from `unknown`.
+ * Decode {@link SchedulerStats} from `unknown`. Negative, non-finite or above-2^53 numbers are
+ * `InvalidField` errors at their wire path.
  *
  * **When to use**: reading engine stats from an untrusted source.
  *

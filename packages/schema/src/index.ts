@@ -5,9 +5,15 @@
  * @since 0.1.0
  */
 export * from "./DecodeError.js"
+export * from "./FleetCapacity.js"
 export * from "./GetLoad.js"
+export * from "./IsoTimestamp.js"
 export * from "./Ledger.js"
+export * from "./LedgerNotice.js"
+export * from "./LedgerSummary.js"
+export * from "./LoadEntry.js"
 export * from "./LoadSnapshot.js"
+export * from "./LoadSnapshotSections.js"
 export * from "./LoadStat.js"
 export {
   type DecodedMetrics,
@@ -16,11 +22,13 @@ export {
   detectMetricsRuntime,
   SglangRankMetrics,
   toEngineCounts,
+  type UnmodelledSeries,
   VllmEngineMetrics
 } from "./Metrics.js"
 export * from "./MlpSync.js"
 export * from "./RankLoad.js"
 export * from "./V1Loads.js"
+export * from "./V1LoadsServer.js"
 export * from "./Vllm.js"
 export * from "./VllmLogger.js"
 

@@ -46,4 +46,13 @@ describe("parseJson with located errors", () => {
       { numRuns: 500, seed: 13 }
     )
   })
+  it("hostile nesting: a typed LimitExceeded error, never a stack overflow", () => {
+    const e = err(parseJson("[".repeat(11200)))
+    expect(e._tag).toBe("LimitExceeded")
+    expect(err(parseJson(`${"[".repeat(513)}${"]".repeat(513)}`))._tag).toBe("LimitExceeded")
+    expect(ok(parseJson(`${"[".repeat(512)}${"]".repeat(512)}`))).toBeDefined()
+    // the scanner itself is iterative: 200k open brackets end at the end of input
+    expect(errorOffset("[".repeat(200_000))).toBe(200_000)
+    expect(errorOffset(`${'{"a":'.repeat(50_000)}1${"}".repeat(50_000)}`)).toBe(50_000 * 6 + 1)
+  })
 })

@@ -6,6 +6,7 @@ import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import {
   decodeLedger,
+  decodeLedgerReport,
   decodeSglangMetrics,
   decodeVllmLoggerLines,
   decodeVllmMetrics,
@@ -197,6 +198,44 @@ describe("payload files", () => {
     ])
     expect(recs[0]!.avgGenerationThroughputTokensPerSecond).toBe(1157.2)
     expect(recs[1]!.avgPromptThroughputTokensPerSecond).toBe(0)
+  })
+
+  it("every payload either yields rows or fails with a typed error; notices name what was not understood", () => {
+    const all = readdirSync(new URL("../../../fixtures/payloads/", import.meta.url)).filter(
+      (f) => f !== "README.md"
+    )
+    const outcome = Object.fromEntries(
+      all.map((f) => {
+        const text = fixture(P + f)
+        const r = decodeLedgerReport(text)
+        if (r._tag === "Failure") return [f, r.failure._tag]
+        expect(r.success.rows.length).toBeGreaterThan(0)
+        for (const n of r.success.notices) if (n._tag === "UnknownSeries") expect(text).toContain(n.series)
+        return [f, r.success.notices.map((n) => ("series" in n ? `${n._tag} ${n.series}` : n._tag))]
+      })
+    )
+    expect(outcome).toEqual({
+      "sglang_dp4_rank_snapshot__radixark_miles_pr2012.txt": [],
+      "sglang_get_load_legacy_single_rank.json": ["DefaultedIdentity"],
+      "sglang_load_snapshot_test_values__sglang_test_v1_loads_aggregate.py.txt": "SyntaxError",
+      "sglang_metrics_dp2_qwen3_0.6b__sglang_pr7597.prom": [],
+      "sglang_metrics_dp8_deepseek_r1__aibrix_issue1614_part1.prom": [],
+      "sglang_metrics_single_llama32_3b__sglang_pr1853.prom": [
+        "UnknownSeries sglang:prompt_tokens_total",
+        "DefaultedIdentity"
+      ],
+      "sglang_v1_loads_docs_example.json": [],
+      "sglang_v1_loads_pr16976_schema_excerpt.txt": "SyntaxError",
+      "vllm_logger_dp8_waiting_stack__vllm_issue36748.log": [],
+      "vllm_metrics_dp4_engine_imbalance__vllm_issue48808.prom": "AmbiguousSeries",
+      "vllm_metrics_qwen25coder32b__production_stack_issue318.prom": [
+        "UnknownSeries process_start_time_seconds",
+        "UnknownSeries process_cpu_seconds_total",
+        "UnknownSeries process_open_fds",
+        "UnknownSeries process_max_fds",
+        "DefaultedIdentity"
+      ]
+    })
   })
 
   it("covers every payload file", () => {

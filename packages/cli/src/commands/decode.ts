@@ -1,4 +1,9 @@
-import { decodeLedger, formatDecodeError, type LedgerKind } from "@loadledger/schema"
+import {
+  decodeLedgerReport,
+  formatDecodeError,
+  formatLedgerNotice,
+  type LedgerKind
+} from "@loadledger/schema"
 import { type Command, Option } from "commander"
 import { readInput } from "../internal/readInput.js"
 
@@ -26,10 +31,14 @@ export const renderLedger = (rows: ReadonlyArray<object>): string =>
   rows.length === 0 ? "[]\n" : `[\n${rows.map((r) => `  ${JSON.stringify(r)}`).join(",\n")}\n]\n`
 
 /**
- * Registers `loadledger decode [FILE|-] [--kind ...]`: decodes a load payload (SGLang `/v1/loads`,
- * `/get_load`, `LoadStat` msgpack, vLLM / SGLang Prometheus text, vLLM logger lines) and prints
- * the normalized per-rank ledger as JSON on stdout. On bad input prints one line naming the field
- * or line at fault on stderr and exits 1. Reads stdin when FILE is `-` or absent.
+ * Registers `loadledger decode [FILE|-] [--kind ...] [--json]`: decodes a load payload (SGLang
+ * `/v1/loads`, `/get_load`, `LoadStat` msgpack, vLLM / SGLang Prometheus text, vLLM logger lines)
+ * and prints the per-rank ledger (`RankLoad` rows) as JSON on stdout, and every notice of
+ * `decodeLedgerReport` (declared without samples, unknown series or fields, ambiguous series,
+ * defaulted identity, unknown ranks) on stderr, one `notice: ...` line each. `--json` prints
+ * `{"rows": [...], "notices": [...]}` on stdout instead (notices still on stderr). On bad input
+ * prints one line naming the field or line at fault on stderr and exits 1. Reads stdin when FILE
+ * is `-` or absent.
  *
  * @since 0.1.0
  */
@@ -39,11 +48,12 @@ export const register = (program: Command): void => {
     .description("decode an SGLang / vLLM load report to the per-rank ledger (JSON, one object per rank)")
     .argument("[file]", "payload file, or - for stdin", "-")
     .addOption(new Option("--kind <kind>", "payload format").choices(kinds as Array<string>).default("auto"))
-    .action((file: string, opts: { kind: LedgerKind }) => {
+    .option("--json", 'print {"rows": [...], "notices": [...]} (notices are also printed on stderr)')
+    .action((file: string, opts: { kind: LedgerKind; json?: boolean }) => {
       const bytes = readInput(file)
       const isText = opts.kind !== "load-stat" && isProbablyText(bytes)
       const input = isText ? bytes.toString("utf8") : new Uint8Array(bytes)
-      const r = decodeLedger(input, opts.kind)
+      const r = decodeLedgerReport(input, opts.kind)
       if (r._tag === "Failure") {
         process.stderr.write(
           `loadledger decode: ${file === "-" ? "<stdin>" : file}: ${formatDecodeError(r.failure)}\n`
@@ -51,7 +61,12 @@ export const register = (program: Command): void => {
         process.exitCode = 1
         return
       }
-      process.stdout.write(renderLedger(r.success))
+      for (const n of r.success.notices) process.stderr.write(`${formatLedgerNotice(n)}\n`)
+      process.stdout.write(
+        opts.json === true
+          ? `${JSON.stringify({ rows: r.success.rows, notices: r.success.notices }, null, 2)}\n`
+          : renderLedger(r.success.rows)
+      )
     })
 }
 

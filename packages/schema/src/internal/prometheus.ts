@@ -30,7 +30,7 @@ export interface Exposition {
 }
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/
-const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*/
+const LABEL = /[a-zA-Z_][a-zA-Z0-9_]*/y
 const TYPES = new Set(["counter", "gauge", "histogram", "summary", "untyped"])
 
 const parseValue = (s: string): number | undefined => {
@@ -52,13 +52,15 @@ const parseLabels = (
   s: string,
   line: number
 ): Result.Result<{ labels: Record<string, string>; rest: string }, DecodeError> => {
-  const labels: Record<string, string> = {}
+  // names are data: a label called `constructor` or `__proto__` is just a label
+  const labels: Record<string, string> = Object.create(null)
   let i = 1 // after "{"
   const fail = (m: string) => Result.fail(decodeError("SyntaxError", m, { line }))
   for (;;) {
     while (s[i] === " " || s[i] === "\t") i++
     if (s[i] === "}") return Result.succeed({ labels, rest: s.slice(i + 1) })
-    const m = LABEL.exec(s.slice(i))
+    LABEL.lastIndex = i
+    const m = LABEL.exec(s)
     if (m === null) return fail(`expected a label name at column ${i + 1}`)
     const key = m[0]
     i += key.length
@@ -85,7 +87,7 @@ const parseLabels = (
       }
     }
     i++
-    if (key in labels) return fail(`label ${key} repeated`)
+    if (Object.hasOwn(labels, key)) return fail(`label ${key} repeated`)
     labels[key] = v
     while (s[i] === " ") i++
     if (s[i] === ",") i++
@@ -126,7 +128,7 @@ export const parseExposition = (text: string): Result.Result<Exposition, DecodeE
     if (nm === null) return Result.fail(decodeError("SyntaxError", `expected a metric name`, { line }))
     const name = nm[0]
     let rest = raw.slice(name.length)
-    let labels: Record<string, string> = {}
+    let labels: Record<string, string> = Object.create(null)
     if (rest.startsWith("{")) {
       const l = parseLabels(rest, line)
       if (Result.isFailure(l)) return Result.fail(l.failure)

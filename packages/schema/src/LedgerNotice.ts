@@ -1,0 +1,90 @@
+/**
+ * What a decoder noticed but did not fail on: the typed notices of `decodeLedgerReport`.
+ *
+ * @since 0.3.0
+ */
+import type { RankUnknownReason } from "./RankLoad.js"
+
+/**
+ * One notice of {@link decodeLedgerReport}. Every notice has a `_tag` and a one-line `message`:
+ *
+ * - `DeclaredWithoutSamples`: a modelled metric is declared (`# HELP`/`# TYPE`) with no sample: its
+ *   field stays absent on every rank (not 0).
+ * - `UnknownSeries`: a Prometheus series family (gauge, counter, histogram, ...) or a vLLM logger
+ *   item that no ledger field models, by name, with its sample count and first line. Its rank
+ *   labels still create rows, so no engine is lost.
+ * - `UnknownField`: a key of a `/v1/loads` entry that this version does not read (e.g. a newer
+ *   SGLang's), with how many entries carry it.
+ * - `AmbiguousSeries`: two wire names for one field disagree on a rank (`num_waiting_reqs` vs
+ *   `queues.waiting`, `vllm:kv_cache_usage_perc` vs `vllm:gpu_cache_usage_perc`); `used` won.
+ * - `DefaultedIdentity`: the wire carried no rank for a row; `dpRank` is its position (list index,
+ *   or 0 for an unlabelled exposition / logger line). See `decodeLedger` for the rule.
+ * - `UnknownRank`: a rank's numbers are unusable (negative, NaN, ±Inf, above 2^53, reported twice):
+ *   its row is `unknown` with the same reason.
+ *
+ * **When to use**: show them to the operator (the CLI prints each on stderr), or fail a strict
+ * pipeline on any of them.
+ *
+ * @example
+ * ```ts
+ * import type { LedgerNotice } from "@loadledger/schema"
+ * const n: LedgerNotice = { _tag: "UnknownSeries", series: "sglang:num_running_reqs_offline_batch", samples: 8, line: 3, message: "not modelled" }
+ * n._tag // => "UnknownSeries"
+ * ```
+ *
+ * @category Ledger
+ * @since 0.3.0
+ */
+export type LedgerNotice =
+  | { readonly _tag: "DeclaredWithoutSamples"; readonly series: string; readonly message: string }
+  | {
+      readonly _tag: "UnknownSeries"
+      readonly series: string
+      readonly samples: number
+      readonly line: number
+      readonly message: string
+    }
+  | {
+      readonly _tag: "UnknownField"
+      readonly field: string
+      readonly entries: number
+      readonly message: string
+    }
+  | {
+      readonly _tag: "AmbiguousSeries"
+      readonly dpRank: number
+      readonly field: string
+      readonly used: string
+      readonly ignored: string
+      readonly message: string
+    }
+  | {
+      readonly _tag: "DefaultedIdentity"
+      readonly dpRank: number
+      readonly path?: string | undefined
+      readonly line?: number | undefined
+      readonly message: string
+    }
+  | {
+      readonly _tag: "UnknownRank"
+      readonly dpRank: number
+      readonly reason: RankUnknownReason
+      readonly message: string
+    }
+
+/**
+ * One line for a human: `notice: UnknownSeries: sglang:foo (8 samples from line 3) is not modelled`.
+ *
+ * **When to use**: printing notices (the CLI does, on stderr).
+ *
+ * @example
+ * ```ts
+ * import { formatLedgerNotice } from "@loadledger/schema"
+ * formatLedgerNotice({ _tag: "DeclaredWithoutSamples", series: "vllm:num_requests_waiting", message: "vllm:num_requests_waiting is declared without samples" })
+ * // => "notice: DeclaredWithoutSamples: vllm:num_requests_waiting is declared without samples"
+ * ```
+ *
+ * @category Ledger
+ * @since 0.3.0
+ */
+export const formatLedgerNotice = (n: LedgerNotice): string => `notice: ${n._tag}: ${n.message}`

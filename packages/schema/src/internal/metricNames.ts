@@ -1,0 +1,82 @@
+/**
+ * Which Prometheus series carry per-rank (SGLang, `dp_rank` label) or per-engine (vLLM, `engine`
+ * label) load, and the record field each one fills. Maps, not objects: a metric called
+ * `constructor` or `__proto__` is data, never a prototype lookup.
+ *
+ * Upstream: SGLang `python/sglang/srt/metrics/collector.py` gauges (`sglang:num_running_reqs`, ...,
+ * `sglang:num_retracted_reqs`, `sglang:num_paused_reqs`, the PD queue gauges,
+ * `sglang:kv_available_tokens`), `/v1/loads?format=prometheus` (`sglang_<key>{dp_rank="N"}`);
+ * vLLM `vllm/v1/metrics/loggers.py` (`vllm:num_requests_running`, `vllm:num_requests_waiting`,
+ * `vllm:kv_cache_usage_perc`) and V0 `vllm/engine/metrics.py` (`vllm:gpu_cache_usage_perc`,
+ * `vllm:cpu_cache_usage_perc`, `vllm:num_requests_swapped`).
+ */
+import { camel } from "./wire.js"
+
+export const vllmNames: ReadonlyMap<string, string> = new Map([
+  ["vllm:num_requests_running", "numRequestsRunning"],
+  ["vllm:num_requests_waiting", "numRequestsWaiting"],
+  ["vllm:num_requests_swapped", "numRequestsSwapped"],
+  ["vllm:kv_cache_usage_perc", "kvCacheUsagePerc"],
+  ["vllm:gpu_cache_usage_perc", "gpuCacheUsagePerc"],
+  ["vllm:cpu_cache_usage_perc", "cpuCacheUsagePerc"]
+])
+
+const sglangColon: ReadonlyArray<readonly [string, string]> = [
+  ["sglang:num_running_reqs", "numRunningReqs"],
+  ["sglang:num_queue_reqs", "numQueueReqs"],
+  ["sglang:num_used_tokens", "numUsedTokens"],
+  ["sglang:token_usage", "tokenUsage"],
+  ["sglang:gen_throughput", "genThroughput"],
+  ["sglang:cache_hit_rate", "cacheHitRate"],
+  ["sglang:utilization", "utilization"],
+  ["sglang:max_total_num_tokens", "maxTotalNumTokens"],
+  ["sglang:max_running_requests", "maxRunningRequests"],
+  ["sglang:max_prefill_tokens", "maxPrefillTokens"],
+  ["sglang:context_len", "contextLen"],
+  ["sglang:num_retracted_reqs", "numRetractedReqs"],
+  ["sglang:num_paused_reqs", "numPausedReqs"],
+  ["sglang:num_grammar_queue_reqs", "numGrammarQueueReqs"],
+  ["sglang:num_prefill_prealloc_queue_reqs", "numPrefillBootstrapQueueReqs"],
+  ["sglang:num_prefill_inflight_queue_reqs", "numPrefillInflightQueueReqs"],
+  ["sglang:num_decode_prealloc_queue_reqs", "numDecodePreallocQueueReqs"],
+  ["sglang:num_decode_transfer_queue_reqs", "numDecodeTransferQueueReqs"],
+  ["sglang:kv_available_tokens", "kvAvailableTokens"],
+  ["sglang:kv_evictable_tokens", "kvEvictableTokens"]
+]
+const v1LoadsGaugeKeys = [
+  "num_running_reqs",
+  "num_waiting_reqs",
+  "num_waiting_uncached_tokens",
+  "num_used_tokens",
+  "num_total_tokens",
+  "num_active_tokens",
+  "num_prealloc_ready_tokens",
+  "max_total_num_tokens",
+  "max_running_requests",
+  "token_usage",
+  "gen_throughput",
+  "cache_hit_rate",
+  "utilization"
+]
+export const sglangNames: ReadonlyMap<string, string> = new Map([
+  ...sglangColon,
+  ...v1LoadsGaugeKeys.map((k) => [`sglang_${k}`, camel(k)] as const)
+])
+
+const SUFFIXES = ["_bucket", "_sum", "_count", "_total", "_created", "_info"]
+
+/** The family a sample belongs to: its declared name, or the name without a histogram/counter suffix. */
+export const familyOf = (name: string, declared: ReadonlyMap<string, unknown>): string => {
+  if (declared.has(name)) return name
+  for (const s of SUFFIXES) {
+    if (name.endsWith(s)) {
+      const base = name.slice(0, -s.length)
+      if (declared.has(base)) return base
+    }
+  }
+  return name
+}
+
+/** Whether a metric name belongs to an engine runtime (its per-rank label identifies a rank). */
+export const isRuntimeSeries = (name: string): boolean =>
+  name.startsWith("vllm:") || name.startsWith("sglang:") || name.startsWith("sglang_")

@@ -1,0 +1,218 @@
+/**
+ * Issue 11: every decoder produces RankLoad rows with one identity rule, decodes everything the
+ * engines emit (2026 /v1/loads keys, queue and PD gauges, vLLM V0 logger lines), and reports
+ * what it does not model in typed notices instead of a silent empty success.
+ */
+import { describe, expect, it } from "vitest"
+import { decodeLedger, decodeLedgerReport, formatLedgerNotice, type RankLoad } from "../src/index.js"
+import { err, ok } from "./fixtures.js"
+
+const tags = (r: { notices: ReadonlyArray<{ _tag: string }> }) => r.notices.map((n) => n._tag)
+
+describe("identity: one rule for every format", () => {
+  it("a /v1/loads entry without dp_rank is its list index, with a notice (not rank 0)", () => {
+    const r = ok(
+      decodeLedgerReport(
+        '{"loads":[{"dp_rank":0,"num_running_reqs":1},{"num_running_reqs":2},{"num_running_reqs":3}]}'
+      )
+    )
+    expect(r.rows.map((x) => [x.dpRank, x.numRunningReqs])).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 3]
+    ])
+    expect(
+      r.notices.filter((n) => n._tag === "DefaultedIdentity").map((n) => ("path" in n ? n.path : ""))
+    ).toEqual(["$.loads[1].dp_rank", "$.loads[2].dp_rank"])
+  })
+  it("/get_load uses the same rule: null dp_rank is the list index, with a notice", () => {
+    const r = ok(
+      decodeLedgerReport(
+        '[{"dp_rank":null,"num_reqs":3,"num_waiting_reqs":1,"num_tokens":9},{"dp_rank":null,"num_reqs":0,"num_waiting_reqs":0,"num_tokens":0}]'
+      )
+    )
+    expect(r.rows.map((x) => x.dpRank)).toEqual([0, 1])
+    expect(tags(r)).toEqual(["DefaultedIdentity", "DefaultedIdentity"])
+  })
+  it("an entry without dp_rank that lands on a reported rank makes it a duplicate (unknown), never a silent merge", () => {
+    const rows = ok(decodeLedger('{"loads":[{"dp_rank":1,"num_running_reqs":1},{"num_running_reqs":2}]}'))
+    expect(rows).toEqual([
+      { dpRank: 1, unknown: { reason: "duplicate-rank", message: "dp_rank 1 reported 2 times" } }
+    ])
+  })
+  it("a bad rank is an error naming it (the row could not be attributed)", () => {
+    expect(err(decodeLedger('{"loads":[{"dp_rank":-1,"num_running_reqs":1}]}')).path).toBe(
+      "$.loads[0].dp_rank"
+    )
+    expect(err(decodeLedger('[["LoadStat",1,2,3,4,-2]]')).path).toBe("$[0][5]")
+  })
+  it("unlabelled samples and bare logger lines are rank 0, with a notice", () => {
+    const m = ok(decodeLedgerReport("vllm:num_requests_running 4\n", "vllm-metrics"))
+    expect(m.rows).toEqual([{ dpRank: 0, numRunningReqs: 4 }])
+    expect(tags(m)).toEqual(["DefaultedIdentity"])
+  })
+})
+
+describe("decode everything the engines emit", () => {
+  it("a scrape of only sglang:num_retracted_reqs and sglang:num_paused_reqs on 8 ranks gives 8 rows", () => {
+    const text = Array.from(
+      { length: 8 },
+      (_, i) =>
+        `sglang:num_retracted_reqs{dp_rank="${i}",model_name="m"} ${i % 3}\nsglang:num_paused_reqs{dp_rank="${i}",model_name="m"} ${i === 5 ? 2 : 0}`
+    ).join("\n")
+    const rows = ok(decodeLedger(text))
+    expect(rows).toHaveLength(8)
+    expect(rows[4]).toEqual({ dpRank: 4, numRetractedReqs: 1, numPausedReqs: 0 })
+    expect(rows[5]!.numPausedReqs).toBe(2)
+  })
+  it("2026 /v1/loads: queues (paused, retracted, prealloc_ready), num_prealloc_ready_tokens, kv_capacity, PD queues, memory", () => {
+    const body = {
+      timestamp: "2026-10-07T10:00:00+00:00",
+      server_monotonic_s: 99.5,
+      loads: [
+        {
+          timestamp: 1791417180.1,
+          snapshot_monotonic_s: 99.4,
+          dp_rank: 0,
+          num_running_reqs: 1,
+          num_waiting_reqs: 2,
+          num_waiting_uncached_tokens: 700,
+          num_total_tokens: 30000,
+          num_prealloc_ready_tokens: 512,
+          queues: { waiting: 2, grammar: 1, paused: 3, retracted: 4, prealloc_ready: 5 },
+          disaggregation: { mode: "decode", decode_prealloc_queue_reqs: 6 },
+          memory: { weight_gb: 15.2, kv_cache_gb: 52.1, graph_gb: 1.2, token_capacity: 409600 },
+          kv_capacity: { full_available_tokens: 120000, full_evictable_tokens: 3000 },
+          future_key: 1
+        }
+      ]
+    }
+    const r = ok(decodeLedgerReport(JSON.stringify(body)))
+    expect(r.rows).toEqual([
+      {
+        dpRank: 0,
+        timestamp: 1791417180.1,
+        numRunningReqs: 1,
+        numWaitingReqs: 2,
+        numWaitingUncachedTokens: 700,
+        numTotalTokens: 30000,
+        numPreallocReadyTokens: 512,
+        numGrammarQueueReqs: 1,
+        numPausedReqs: 3,
+        numRetractedReqs: 4,
+        numPreallocReadyReqs: 5,
+        numDecodePreallocQueueReqs: 6,
+        tokenCapacity: 409600,
+        kvAvailableTokens: 120000,
+        kvEvictableTokens: 3000
+      } satisfies RankLoad
+    ])
+    // the PD queues the wire did not carry stay absent (the Schema's defaults are not read)
+    expect(r.rows[0]).not.toHaveProperty("numDecodeTransferQueueReqs")
+    expect(r.notices).toEqual([
+      {
+        _tag: "UnknownField",
+        field: "future_key",
+        entries: 1,
+        message: "/v1/loads entry key future_key (in 1 entries) is not read"
+      }
+    ])
+  })
+  it("a 2026 key alone makes the entry v3 (never dropped by an older era's schema)", () => {
+    for (const entry of [
+      '{"dp_rank":0,"kv_capacity":{"full_available_tokens":9}}',
+      '{"dp_rank":0,"num_prealloc_ready_tokens":9}',
+      '{"dp_rank":0,"snapshot_monotonic_s":1.5,"num_prealloc_ready_tokens":9}'
+    ]) {
+      const row = ok(decodeLedger(`{"loads":[${entry}]}`))[0]!
+      expect(row.kvAvailableTokens ?? row.numPreallocReadyTokens).toBe(9)
+    }
+  })
+  it("num_waiting_reqs and queues.waiting that disagree: the flat field wins, with an AmbiguousSeries notice", () => {
+    const r = ok(
+      decodeLedgerReport(
+        '{"loads":[{"dp_rank":0,"num_waiting_reqs":2,"queues":{"waiting":7,"grammar":0,"paused":0,"retracted":0}}]}'
+      )
+    )
+    expect(r.rows[0]!.numWaitingReqs).toBe(2)
+    expect(r.notices[0]).toMatchObject({
+      _tag: "AmbiguousSeries",
+      field: "numWaitingReqs",
+      used: "num_waiting_reqs",
+      ignored: "queues.waiting"
+    })
+  })
+  it("vLLM V0 logger line with GPU and CPU KV usage; Pending is waiting, Swapped is read", () => {
+    const line =
+      "INFO 06-12 10:00:00 metrics.py:345] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 12.1 tokens/s, Running: 2 reqs, Swapped: 1 reqs, Pending: 7 reqs, GPU KV cache usage: 45.3%, CPU KV cache usage: 0.5%."
+    expect(ok(decodeLedger(line))).toEqual([
+      {
+        dpRank: 0,
+        numRunningReqs: 2,
+        numWaitingReqs: 7,
+        numSwappedReqs: 1,
+        kvCacheUsage: 0.453,
+        cpuKvCacheUsage: 0.005,
+        avgPromptThroughputTokensPerSecond: 0,
+        avgGenerationThroughputTokensPerSecond: 12.1
+      }
+    ])
+  })
+  it("vLLM per-engine histograms keep both engines; the histogram is named in a notice", () => {
+    const text = [
+      "# TYPE vllm:num_requests_running gauge",
+      'vllm:num_requests_running{engine="0",model_name="m"} 3',
+      "# TYPE vllm:iteration_tokens_total histogram",
+      'vllm:iteration_tokens_total_bucket{engine="0",le="1.0",model_name="m"} 2',
+      'vllm:iteration_tokens_total_bucket{engine="1",le="1.0",model_name="m"} 5',
+      'vllm:iteration_tokens_total_count{engine="1",model_name="m"} 5',
+      'vllm:num_preemptions_total{engine="1",model_name="m"} 0'
+    ].join("\n")
+    const r = ok(decodeLedgerReport(text))
+    expect(r.rows).toEqual([{ dpRank: 0, numRunningReqs: 3 }, { dpRank: 1 }])
+    expect(r.notices.map((n) => ("series" in n ? n.series : n._tag))).toEqual([
+      "vllm:iteration_tokens_total",
+      "vllm:num_preemptions_total"
+    ])
+  })
+  it("both vLLM KV gauges disagreeing: kv_cache_usage_perc wins, with a notice", () => {
+    const r = ok(
+      decodeLedgerReport(
+        'vllm:kv_cache_usage_perc{engine="0"} 0.5\nvllm:gpu_cache_usage_perc{engine="0"} 0.4\n'
+      )
+    )
+    expect(r.rows).toEqual([{ dpRank: 0, kvCacheUsage: 0.5 }])
+    expect(tags(r)).toEqual(["AmbiguousSeries"])
+  })
+})
+
+describe("never a silent empty success", () => {
+  it("samples all of unmodelled series: a typed UnknownSeries error naming them", () => {
+    const e = err(decodeLedger('sglang:foo_total{dp_rank="0"} 1\nsglang:bar{dp_rank="1"} 2\n'))
+    expect(e._tag).toBe("UnknownSeries")
+    expect(e.message).toContain("sglang:foo_total, sglang:bar")
+  })
+  it("declared without samples: no rows, and a notice per metric that says so", () => {
+    const r = ok(
+      decodeLedgerReport("# HELP vllm:num_requests_waiting w\n# TYPE vllm:num_requests_waiting gauge\n")
+    )
+    expect(r.rows).toEqual([])
+    expect(r.notices.map(formatLedgerNotice)).toEqual([
+      "notice: DeclaredWithoutSamples: vllm:num_requests_waiting is declared without samples: its field is absent on every rank (not 0)"
+    ])
+  })
+  it("unknown ranks are notices too", () => {
+    const r = ok(decodeLedgerReport('{"loads":[{"dp_rank":0,"num_total_tokens":-1}]}'))
+    expect(r.rows).toEqual([
+      {
+        dpRank: 0,
+        unknown: {
+          reason: "negative-count",
+          message:
+            "$.loads[0].num_total_tokens: -1 is negative (a count, token number, ratio or time is never below 0)"
+        }
+      }
+    ])
+    expect(tags(r)).toEqual(["UnknownRank"])
+  })
+})
