@@ -224,8 +224,8 @@ export const mlpSyncBatchInfo: fc.Arbitrary<S.MlpSyncBatchInfo> = fc.oneof(
 /** Gathered MLP-sync rows as on the wire (arrays of 11 or 8 ints). @category arbitraries @since 0.1.0 */
 export const mlpSyncRows: fc.Arbitrary<S.MlpSyncRows> = fc.array(
   fc.oneof(
-    fc.tuple(int, int, int, int, int, int, int, int, int, int, int),
-    fc.tuple(int, int, int, int, int, int, int, int)
+    fc.tuple(count, count, count, count, count, count, count, count, count, count, count),
+    fc.tuple(count, count, count, count, count, count, count, count)
   ),
   { maxLength: 8 }
 )
