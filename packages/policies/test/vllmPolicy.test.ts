@@ -33,15 +33,20 @@ const counts = (ranks: ReadonlyArray<number>, n: number) => {
 const spread = (xs: ReadonlyArray<number>) => Math.max(...xs) - Math.min(...xs)
 
 describe("makeVllmLb as a Policy", () => {
-  it("observe replaces rows; missing kv adds no penalty and is flagged", () => {
+  it("observe replaces rows; missing kv scores as the busiest known kv and is flagged", () => {
     const p = makeVllmLb()
     let s = p.init(2)
     s = p.observe(s, [load(0, 0, 3, 0, 1.0), load(1, 0, 3, 0)], 0)
     const r = route(p, s, "a", 0)
-    // rank 0: 3 + 3*6*0.5 = 12; rank 1: kv unknown -> 3 (no penalty), flagged
-    expect(r.explanation.scores).toEqual([12, 3])
-    expect(r.rank).toBe(1)
+    // rank 0: 3 + 3*6*0.5 = 12; rank 1: kv unknown -> the busiest known (1.0) -> 12, flagged
+    expect(r.explanation.scores).toEqual([12, 12])
+    expect(r.rank).toBe(0)
     expect(r.explanation.details?.["kvMissing"]).toEqual([1])
+    // the stored row keeps the gauge absent
+    expect(r._tag === "Routed" && r.state.lb.lbEngines[1]?.[2]).toBeUndefined()
+    // with no rank reporting kv there is no penalty anywhere
+    const none = route(p, p.observe(p.init(2), [load(0, 0, 3, 0), load(1, 0, 1, 0)], 0), "b", 0)
+    expect(none.explanation.scores).toEqual([3, 1])
   })
 
   it("out-of-range dpRanks in observe are reported, not silently dropped", () => {

@@ -79,29 +79,13 @@ export const lawExceptions: ReadonlyArray<LawException> = [
     law: "burstSpread",
     reason: "a burst sharing a prefix stays on the worker holding it until the load gate opens (by design)",
     counterexample: [scenario([idle(0), idle(1)], { requests: 2 })]
-  },
-  ...(["vllm-kv-pressure", "vllm-kv-pressure-kv-guard"] as const).map(
-    (policy): LawException => ({
-      policy,
-      law: "unknownNeverAttractive",
-      reason:
-        "a row without kvCacheUsage adds no KV penalty (documented since 0.1.0; upstream always has the gauge)",
-      // both ranks wait 3 at KV 1.0 (score 12); without rank 1's KV it scores 3 and is chosen
-      counterexample: [
-        scenario([busy(0), busy(1)]),
-        { rank: 1, donor: 0, hidden: { kind: "absent", fields: ["kvCacheUsage"] } }
-      ]
-    })
-  )
+  }
 ]
 
 function idle(dpRank: number): RankLoad {
   return { dpRank, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }
 }
 
-function busy(dpRank: number): RankLoad {
-  return { dpRank, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 3, numTotalTokens: 0, kvCacheUsage: 1 }
-}
 
 /** A scenario observed at 1 s: all ranks healthy unless `status`; `requests` (1) alike, room "4", prefix "h1". */
 function scenario(

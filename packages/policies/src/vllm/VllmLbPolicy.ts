@@ -119,6 +119,27 @@ const busiestKnown = (
   return flagged
 }
 
+/** The highest `kvCacheUsage` any row reports, or `undefined` when none does. */
+const busiestKv = (rows: ReadonlyArray<VllmEngineRow>): number | undefined => {
+  let kv: number | undefined
+  for (const row of rows) if (row[2] !== undefined) kv = kv === undefined ? row[2] : Math.max(kv, row[2])
+  return kv
+}
+
+/** `rows` with the KV usage of the `ranks` replaced by `kv`. */
+const withKv = (
+  rows: ReadonlyArray<VllmEngineRow>,
+  ranks: ReadonlyArray<number>,
+  kv: number | undefined
+): Array<VllmEngineRow> => {
+  const out = rows.slice()
+  for (const i of ranks) {
+    const row = out[i]!
+    out[i] = [row[0], row[1], kv]
+  }
+  return out
+}
+
 /**
  * vLLM's data-parallel load balancer (`DPLBAsyncMPClient`) as a loadledger `Policy`.
  *
@@ -135,10 +156,10 @@ const busiestKnown = (
  * bumps included); the fields it did report are kept. Such ranks are listed in
  * `details.loadUnknown`; when no rank's counts are known they keep their previous row (every rank
  * is then equally unknown). A row
- * with the counts but without `kvCacheUsage` adds no KV penalty and is listed in
- * `details.kvMissing` (since 0.1.0: treating it as 0 would claim "not saturated" without evidence;
- * this does make it more attractive than a known saturated rank, the registry laws list it as an
- * exception). A row without `timestamp` counts as observed at `now`. A stale row is used as it is
+ * with the counts but without `kvCacheUsage` is scored with the busiest KV usage any rank reports
+ * (no penalty when no rank reports one) and listed in `details.kvMissing`; its stored row keeps the
+ * gauge absent (0.1.0 added no penalty, which made a rank without the gauge more attractive than a
+ * known saturated one). A row without `timestamp` counts as observed at `now`. A stale row is used as it is
  * (upstream has no staleness; `staleAfterSeconds` only explains). Unhealthy ranks: see `setStatus`.
  * `route` scores as upstream; `routedDpRank` bypasses scoring. `finish` takes finished or aborted
  * request ids. `setStatus`: upstream has no per-engine health; here unhealthy ranks are skipped by
@@ -264,8 +285,24 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
           }
         }
       }
-      const r = vllmLbRoute(lb, request.requestId, request.routedDpRank, skip)
-      if ("_tag" in r) return r.reason === "InvalidRoutedRank" ? { ...r, field: "routedDpRank" } : r
+      const missing = state.kvMissing
+      const filled = missing.length === 0 ? undefined : busiestKv(lb.lbEngines)
+      const routed = vllmLbRoute(
+        filled === undefined ? lb : { ...lb, lbEngines: withKv(lb.lbEngines, missing, filled) },
+        request.requestId,
+        request.routedDpRank,
+        skip
+      )
+      if ("_tag" in routed)
+        return routed.reason === "InvalidRoutedRank" ? { ...routed, field: "routedDpRank" } : routed
+      // the busiest known KV stands in for a missing gauge only while scoring: the rows keep it absent
+      const r =
+        filled === undefined
+          ? routed
+          : {
+              ...routed,
+              state: { ...routed.state, lbEngines: withKv(routed.state.lbEngines, missing, undefined) }
+            }
       const details: Record<string, unknown> = {
         startIndexUsed: r.startIndexUsed,
         requestWave: r.requestWave,
