@@ -84,6 +84,18 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     const bad = checkOutputPath("--report", o.report)
     if (bad) return fail(bad.message)
   }
+  const base: SimConfig = {
+    dpSize: o.dp,
+    stepModel: stepModelFor({ model, gpu }),
+    kvPoolTokens: o.kvPoolTokens ?? kvPoolTokensFor(model, gpu),
+    sparseTopK: model.attention.sparseTopK,
+    chunkedPrefillTokens: o.chunkedPrefill,
+    maxRunningRequests: o.maxRunning,
+    frontEnds: o.frontEnds,
+    seed: o.seed
+  }
+  if ((base.kvPoolTokens ?? 0) <= 0)
+    return fail(`${o.model} does not fit on one ${o.gpu}: no room for a KV pool`)
   let text: string
   try {
     text = readFileSync(o.trace, "utf8")
@@ -104,19 +116,6 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     )
   const trace = scaleTrace(parsed, { rateScale: o.rateScale, limit: o.limit })
   if (trace.length === 0) return fail(`${o.trace}: the trace has no requests`)
-  const base: SimConfig = {
-    dpSize: o.dp,
-    stepModel: stepModelFor({ model, gpu }),
-    kvPoolTokens: o.kvPoolTokens ?? kvPoolTokensFor(model, gpu),
-    sparseTopK: model.attention.sparseTopK,
-    chunkedPrefillTokens: o.chunkedPrefill,
-    maxRunningRequests: o.maxRunning,
-    frontEnds: o.frontEnds,
-    seed: o.seed
-  }
-  if ((base.kvPoolTokens ?? 0) <= 0)
-    return fail(`${o.model} does not fit on one ${o.gpu}: no room for a KV pool`)
-
   const progress = await startProgress({
     total: trace.length * entries.length,
     unit: "requests",
@@ -125,16 +124,17 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     now: () => performance.now() / 1000
   })
   const rows: Array<{ engine: "sglang" | "vllm"; result: PolicyResult }> = []
+  let before = 0 // requests done (finished or rejected) by the policies already run
   entries.forEach((entry, k) => {
     const engine = engineFor(entry, o.engine)
-    const label = `policy ${k + 1}/${entries.length} ${entry.name}`
-    progress.update(k * trace.length, label)
+    progress.update(before, `policy ${k + 1}/${entries.length} ${entry.name}`)
     const result = simulate({ ...base, engine }, trace, entry, {
-      onProgress: (done) => progress.update(k * trace.length + done)
+      onProgress: (done) => progress.update(before + done)
     })
+    before += result.requests.finished + result.requests.rejected
     rows.push({ engine, result })
   })
-  progress.update(trace.length * entries.length)
+  progress.update(before) // a deadlocked run leaves its unfinished requests out of the count
   progress.stop()
 
   const table = renderTable(rows, process.stdout.isTTY === true)
