@@ -95,8 +95,11 @@ describe("loadledger decode", () => {
     expect(t.err.trim().split("\n")).toHaveLength(1)
     expect(t.err).toContain(": line 1: ")
     const d = await run("decode", fixture("payloads/vllm_metrics_dp4_engine_imbalance__vllm_issue48808.prom"))
-    expect(d.code).toBe(1)
-    expect(d.err).toMatch(/: line 11: ambiguous series: vllm:num_requests_running/)
+    expect(d.code).toBe(0)
+    expect(d.err).toBe(
+      "notice: MultipleScrapes: 2 scrapes pasted one after the other; the last one (from line 10) was decoded\n"
+    )
+    expect(JSON.parse(d.out).map((r: { numRunningReqs: number }) => r.numRunningReqs)).toEqual([27, 5, 0, 0])
   })
   it("prints every notice on stderr and in --json (declared without samples, unknown series, defaulted identity)", async () => {
     const declared = write(

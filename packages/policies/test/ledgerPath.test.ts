@@ -10,18 +10,18 @@ import { describe, expect, it } from "vitest"
 const dir = new URL("../../../fixtures/payloads/", import.meta.url)
 const payloads = readdirSync(dir).filter((f) => f !== "README.md")
 
-// Known gap: payloads decodeLedger cannot read yet (the schema side of issue 11 is fixing them).
-// Remove each entry once it decodes; a listed payload that decodes fails this test.
-const notYetDecodable: ReadonlySet<string> = new Set([
+// Not payloads (fixtures/payloads/README.md): a Python unit test's values and a truncated schema
+// excerpt that is not valid JSON. They must fail with a typed error, never decode to rows.
+const notPayloads: ReadonlySet<string> = new Set([
   "sglang_load_snapshot_test_values__sglang_test_v1_loads_aggregate.py.txt",
-  "sglang_v1_loads_pr16976_schema_excerpt.txt",
-  "vllm_metrics_dp4_engine_imbalance__vllm_issue48808.prom"
+  "sglang_v1_loads_pr16976_schema_excerpt.txt"
 ])
 
 describe.each(payloads)("decode -> observe -> route: %s", (file) => {
   const decoded = decodeLedger(readFileSync(new URL(file, dir), "utf8"))
-  if (notYetDecodable.has(file)) {
-    it("is a known gap of decodeLedger", () => expect(Result.isFailure(decoded)).toBe(true))
+  if (notPayloads.has(file)) {
+    it("is not a payload: a typed SyntaxError", () =>
+      expect(Result.isFailure(decoded) && decoded.failure._tag).toBe("SyntaxError"))
     return
   }
   it("decodes to at least one row", () => {

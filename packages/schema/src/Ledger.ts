@@ -12,7 +12,7 @@ import { loadStatItem, rowsOfJson } from "./internal/ledgerJson.js"
 import { audit } from "./internal/ledgerRows.js"
 import { rowsOfExposition, rowsOfLogger, rowsOfRankSummary } from "./internal/ledgerText.js"
 import { msgpackLimits } from "./internal/msgpack.js"
-import { parseExposition } from "./internal/prometheus.js"
+import { parseLastScrape } from "./internal/scrapes.js"
 import type { LedgerNotice } from "./LedgerNotice.js"
 
 import { runtimeOfExposition } from "./Metrics.js"
@@ -70,7 +70,7 @@ const fromText = (
   notices: Array<LedgerNotice>
 ): Result.Result<Array<RankLoad>, DecodeError> => {
   if (kind === "vllm-metrics" || kind === "sglang-metrics")
-    return Result.flatMap(parseExposition(text), (e) => rowsOfExposition(e, kind, notices))
+    return Result.flatMap(parseLastScrape(text, notices), (e) => rowsOfExposition(e, kind, notices))
   const t = text.trimStart()
   if (kind !== "auto" || t.startsWith("{") || t.startsWith("[")) {
     return Result.flatMap(parseJson(text), (doc) => rowsOfJson(doc, kind, notices))
@@ -78,7 +78,7 @@ const fromText = (
   if (text.includes("Avg prompt throughput:")) return rowsOfLogger(text, notices)
   const summary = rowsOfRankSummary(text, notices)
   if (summary !== undefined) return Result.succeed(summary)
-  return Result.flatMap(parseExposition(text), (e) => {
+  return Result.flatMap(parseLastScrape(text, notices), (e) => {
     const rt = runtimeOfExposition(e)
     if (rt === undefined)
       return Result.fail(

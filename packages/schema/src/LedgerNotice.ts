@@ -19,6 +19,9 @@ import type { RankUnknownReason } from "./RankLoad.js"
  *   `queues.waiting`, `vllm:kv_cache_usage_perc` vs `vllm:gpu_cache_usage_perc`); `used` won.
  * - `DefaultedIdentity`: the wire carried no rank for a row; `dpRank` is its position (list index,
  *   or 0 for an unlabelled exposition / logger line). See `decodeLedger` for the rule.
+ * - `MultipleScrapes`: the text is several scrapes pasted one after the other (every series of
+ *   the earlier ones repeats in the last, as in a bug report with two time points): the last
+ *   scrape, starting at `line`, was decoded.
  * - `UnknownRank`: a rank's numbers are unusable (negative, NaN, ±Inf, above 2^53, reported twice):
  *   its row is `unknown` with the same reason.
  *
@@ -37,6 +40,12 @@ import type { RankUnknownReason } from "./RankLoad.js"
  */
 export type LedgerNotice =
   | { readonly _tag: "DeclaredWithoutSamples"; readonly series: string; readonly message: string }
+  | {
+      readonly _tag: "MultipleScrapes"
+      readonly scrapes: number
+      readonly line: number
+      readonly message: string
+    }
   | {
       readonly _tag: "UnknownSeries"
       readonly series: string

@@ -176,17 +176,37 @@ describe("payload files", () => {
 
   it("vllm_metrics_dp4_engine_imbalance__vllm_issue48808.prom: two scrapes, 8/8/8/8 then 27/5/0/0", () => {
     const text = file("vllm_metrics_dp4_engine_imbalance__vllm_issue48808.prom")
-    // as one exposition the second block repeats the first block's series: ambiguous, not last-writer-wins
-    const e = err(decodeLedger(text))
-    expect(e._tag).toBe("AmbiguousSeries")
-    expect(e.line).toBe(11)
+    // two scrapes pasted one after the other: the last one is decoded, with a notice; waiting for
+    // engines 1-3 is absent in it (never taken from the older time point)
+    const r = ok(decodeLedgerReport(text))
+    expect(r.rows).toEqual([
+      { dpRank: 0, numRunningReqs: 27, numWaitingReqs: 0 },
+      { dpRank: 1, numRunningReqs: 5 },
+      { dpRank: 2, numRunningReqs: 0 },
+      { dpRank: 3, numRunningReqs: 0 }
+    ])
+    expect(r.notices).toEqual([expect.objectContaining({ _tag: "MultipleScrapes", scrapes: 2, line: 10 })])
     const blocks = text.split(/^# \d{4}-\d{2}-\d{2} .*$/m).slice(1)
     expect(blocks).toHaveLength(2)
     const b1 = ok(decodeLedger(blocks[0]!, "vllm-metrics"))
     expect(b1.map((r) => r.numRunningReqs)).toEqual([8, 8, 8, 8])
     expect(b1.map((r) => r.numWaitingReqs)).toEqual([0, 0, 0, 0])
-    const b2 = ok(decodeLedger(blocks[1]!, "vllm-metrics"))
-    expect(b2.map((r) => r.numRunningReqs)).toEqual([27, 5, 0, 0])
+  })
+
+  it("three scrapes keep the last; a series repeated inside one scrape stays ambiguous", () => {
+    const scrape = (run: number) =>
+      `# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine="0"} ${run}\nvllm:num_requests_running{engine="1"} 1\n`
+    const r = ok(decodeLedgerReport(scrape(3) + scrape(4) + scrape(5), "vllm-metrics"))
+    expect(r.rows.map((x) => x.numRunningReqs)).toEqual([5, 1])
+    expect(r.notices).toEqual([expect.objectContaining({ _tag: "MultipleScrapes", scrapes: 3, line: 7 })])
+    // the repeat is not the text's first series coming again: no scrape boundary, an error
+    const inside =
+      'vllm:num_requests_running{engine="0"} 1\nvllm:num_requests_waiting{engine="0"} 2\nvllm:num_requests_waiting{engine="0"} 3\n'
+    const e = err(decodeLedger(inside, "vllm-metrics"))
+    expect(e).toMatchObject({ _tag: "AmbiguousSeries", line: 3 })
+    // blocks with no comment between them are per-rank writers into one series (S10), not scrapes
+    const bare = scrape(3).replace(/^#.*\n/, "")
+    expect(err(decodeLedger(bare + bare, "vllm-metrics"))).toMatchObject({ _tag: "AmbiguousSeries", line: 3 })
   })
 
   it("vllm_logger_dp8_waiting_stack__vllm_issue36748.log: engine 0 51/117/100%, engine 1 31/108/98.6%", () => {
@@ -227,7 +247,7 @@ describe("payload files", () => {
       "sglang_v1_loads_docs_example.json": [],
       "sglang_v1_loads_pr16976_schema_excerpt.txt": "SyntaxError",
       "vllm_logger_dp8_waiting_stack__vllm_issue36748.log": [],
-      "vllm_metrics_dp4_engine_imbalance__vllm_issue48808.prom": "AmbiguousSeries",
+      "vllm_metrics_dp4_engine_imbalance__vllm_issue48808.prom": ["MultipleScrapes"],
       "vllm_metrics_qwen25coder32b__production_stack_issue318.prom": [
         "UnknownSeries process_start_time_seconds",
         "UnknownSeries process_cpu_seconds_total",
