@@ -1,3 +1,4 @@
+import { peerDynamo } from "./peerDynamo.js"
 import { sglangDpLb } from "./sglangDpLb.js"
 import { sglangV1Loads } from "./sglangV1Loads.js"
 import type { CaseResult, VectorFormat } from "./types.js"
@@ -50,7 +51,14 @@ export type { CaseResult, VectorFormat } from "./types.js"
  * @category conformance
  * @since 0.1.0
  */
-export const formats: ReadonlyArray<VectorFormat> = [vllmLb, vllmWave, vllmCoord, sglangDpLb, sglangV1Loads]
+export const formats: ReadonlyArray<VectorFormat> = [
+  vllmLb,
+  vllmWave,
+  vllmCoord,
+  sglangDpLb,
+  sglangV1Loads,
+  peerDynamo
+]
 
 /**
  * Detect the format of a parsed vector file and replay it.
