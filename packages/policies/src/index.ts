@@ -7,6 +7,7 @@
 export * from "./own/index.js"
 export * from "./Policy.js"
 export * from "./Registry.js"
+export * as Aibrix from "./peers/aibrix/index.js"
 export * as Dynamo from "./peers/dynamo/index.js"
 export * as DpBudget from "./sglang/DpBudget.js"
 export * as DpController from "./sglang/DpController.js"

@@ -1,3 +1,4 @@
+import { peerAibrix } from "./peerAibrix.js"
 import { peerDynamo } from "./peerDynamo.js"
 import { sglangDpLb } from "./sglangDpLb.js"
 import { sglangV1Loads } from "./sglangV1Loads.js"
@@ -57,7 +58,8 @@ export const formats: ReadonlyArray<VectorFormat> = [
   vllmCoord,
   sglangDpLb,
   sglangV1Loads,
-  peerDynamo
+  peerDynamo,
+  peerAibrix
 ]
 
 /**

@@ -1,0 +1,9 @@
+/**
+ * AIBrix gateway routing: single strategies, prefix-cache, weighted mixes, and their `Policy` adapters.
+ *
+ * @since 0.2.0
+ */
+export * from "./Multi.js"
+export * from "./Pods.js"
+export * from "./PrefixCache.js"
+export * from "./Strategies.js"
