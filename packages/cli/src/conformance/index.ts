@@ -1,5 +1,6 @@
 import { peerAibrix } from "./peerAibrix.js"
 import { peerDynamo } from "./peerDynamo.js"
+import { peerLlmD } from "./peerLlmD.js"
 import { sglangDpLb } from "./sglangDpLb.js"
 import { sglangV1Loads } from "./sglangV1Loads.js"
 import type { CaseResult, VectorFormat } from "./types.js"
@@ -59,7 +60,8 @@ export const formats: ReadonlyArray<VectorFormat> = [
   sglangDpLb,
   sglangV1Loads,
   peerDynamo,
-  peerAibrix
+  peerAibrix,
+  peerLlmD
 ]
 
 /**
