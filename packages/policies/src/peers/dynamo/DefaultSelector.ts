@@ -377,7 +377,7 @@ export const selectDefaultWorker = (
     } else if (x.cost === bestCost) {
       ties += 1
       const r = draws[used++] ?? 0
-      if (r === 0) best = x.index
+      if (((r % ties) + ties) % ties === 0) best = x.index
     }
   }
   return {

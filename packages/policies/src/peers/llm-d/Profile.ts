@@ -212,7 +212,7 @@ export const runLlmdProfile = (
     const xs = llmdScores(s.type, s.params, ceps, ctx)
     const w = s.weight ?? 1.0
     xs.forEach((x, j) => {
-      totals[j] = totals[j]! + (x < 0 ? 0 : x > 1 ? 1 : x) * w
+      totals[j] = totals[j]! + Math.min(Math.max(x, 0), 1) * w
     })
     return xs
   })
