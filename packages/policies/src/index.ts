@@ -5,6 +5,7 @@
  */
 
 export * from "./own/index.js"
+export * from "./peers/Draws.js"
 export * from "./Policy.js"
 export * from "./Registry.js"
 export * as Aibrix from "./peers/aibrix/index.js"

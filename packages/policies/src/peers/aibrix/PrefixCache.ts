@@ -5,6 +5,7 @@
  *
  * @since 0.2.0
  */
+import { type DrawSource, drawAt } from "../Draws.js"
 import {
   addPrefix,
   aibrixPrefixHashes,
@@ -144,7 +145,7 @@ export const routePrefixCache = (
   hashes: ReadonlyArray<string>,
   index: AibrixPrefixIndex,
   config: AibrixPrefixConfig,
-  draws: ReadonlyArray<number>
+  draws: DrawSource
 ): AibrixPrefixRouted | undefined => {
   if (pods.length === 0) return undefined
   const imbalance = config.podRunningRequestImbalanceAbsCount ?? 8
@@ -184,9 +185,7 @@ export const routePrefixCache = (
       let e = g
       while (e < m.length && m[e]!.pct === m[g]!.pct && m[e]!.count === m[g]!.count) e++
       if (m[g]!.count <= bound) {
-        const r = draws[0] ?? 0
-        const n = e - g
-        return finish(m[g + (((r % n) + n) % n)]!.i, "prefix_match", 1)
+        return finish(m[g + drawAt(draws, 0, e - g)]!.i, "prefix_match", 1)
       }
       g = e
     }

@@ -5,6 +5,7 @@
  *
  * @since 0.2.0
  */
+import { type DrawSource, drawAt } from "../Draws.js"
 import { type AibrixPod, gauge, histogramMean } from "./Pods.js"
 
 /**
@@ -132,8 +133,6 @@ export type AibrixRouted =
 
 const noPods = { _tag: "AibrixNoPods", message: "no ready pods" } as const
 
-/** Draw `r` in [0, n): an out-of-range draw is reduced modulo n (a caller's fault, never a crash). */
-const drawIn = (r: number | undefined, n: number): number => (((r ?? 0) % n) + n) % n
 
 /**
  * AIBrix `Route` of a single strategy over the ready pods (already in upstream's shuffled order),
@@ -161,12 +160,12 @@ const drawIn = (r: number | undefined, n: number): number => (((r ?? 0) % n) + n
 export const routeStrategy = (
   strategy: AibrixStrategy,
   pods: ReadonlyArray<AibrixPod>,
-  draws: ReadonlyArray<number>
+  draws: DrawSource
 ): AibrixRouted => {
   if (pods.length === 0) return noPods
   const random = (scores: ReadonlyArray<number | undefined>): AibrixRouted => ({
     _tag: "AibrixRouted",
-    index: drawIn(draws[0], pods.length),
+    index: drawAt(draws, 0, pods.length),
     scores,
     fallback: "random",
     drawsUsed: 1
@@ -210,5 +209,5 @@ export const routeStrategy = (
     if (s !== undefined && s === min) ties.push(i)
   })
   if (ties.length === 0) return random(scores)
-  return routed(ties[drawIn(draws[0], ties.length)]!, 1)
+  return routed(ties[drawAt(draws, 0, ties.length)]!, 1)
 }

@@ -4,6 +4,7 @@
  *
  * @since 0.2.0
  */
+import { type DrawSource, drawAt } from "../Draws.js"
 import { softmaxProbabilities, softmaxSampleIndex } from "./SoftmaxSample.js"
 
 /**
@@ -319,7 +320,7 @@ export const selectDefaultWorker = (
   workers: ReadonlyArray<DynamoWorker>,
   request: DynamoRequest,
   config: DynamoKvRouterConfig,
-  draws: ReadonlyArray<number>
+  draws: DrawSource
 ): DynamoSelection | DynamoSelectError => {
   const c = resolve(config, request)
   const hasTier = workers.some((w) => hasTierEntry(w.overlap))
@@ -355,7 +356,7 @@ export const selectDefaultWorker = (
   const costs = elig.map((i) => ({ index: i, cost: logit(workers[i]!, request, c, hasTier, minApt, true) }))
   if (c.temperature > 0) {
     const xs = costs.map((x) => x.cost)
-    const k = softmaxSampleIndex(xs, c.temperature, draws[0] ?? 0)
+    const k = softmaxSampleIndex(xs, c.temperature, drawAt(draws, 0, 0))
     return {
       _tag: "DynamoSelection",
       index: costs[k]!.index,
@@ -376,8 +377,7 @@ export const selectDefaultWorker = (
       ties = 1
     } else if (x.cost === bestCost) {
       ties += 1
-      const r = draws[used++] ?? 0
-      if (((r % ties) + ties) % ties === 0) best = x.index
+      if (drawAt(draws, used++, ties) === 0) best = x.index
     }
   }
   return {

@@ -4,6 +4,8 @@
  * @since 0.2.0
  */
 
+import { type DrawSource, drawAt } from "../Draws.js"
+
 /**
  * A picker's choice: the index into the scored candidates and how many draws it used.
  *
@@ -15,12 +17,11 @@ export interface LlmdPick {
   readonly drawsUsed: number
 }
 
-const shuffled = (n: number, draws: ReadonlyArray<number>): { order: Array<number>; used: number } => {
+const shuffled = (n: number, draws: DrawSource): { order: Array<number>; used: number } => {
   const order = Array.from({ length: n }, (_, i) => i)
   let k = 0
   for (let i = n - 1; i >= 1; i--) {
-    const r = draws[k++] ?? 0
-    const j = r >= 0 && r <= i ? r : ((r % (i + 1)) + i + 1) % (i + 1)
+    const j = drawAt(draws, k++, i + 1)
     const t = order[i]!
     order[i] = order[j]!
     order[j] = t
@@ -48,7 +49,7 @@ const shuffled = (n: number, draws: ReadonlyArray<number>): { order: Array<numbe
  * @category llm-d
  * @since 0.2.0
  */
-export const maxScorePick = (scores: ReadonlyArray<number>, draws: ReadonlyArray<number>): LlmdPick => {
+export const maxScorePick = (scores: ReadonlyArray<number>, draws: DrawSource): LlmdPick => {
   const { order, used } = shuffled(scores.length, draws)
   let best = order[0] ?? 0
   for (const i of order) if (scores[i]! > scores[best]!) best = i
@@ -67,7 +68,7 @@ export const maxScorePick = (scores: ReadonlyArray<number>, draws: ReadonlyArray
  * @category llm-d
  * @since 0.2.0
  */
-export const randomPick = (n: number, draws: ReadonlyArray<number>): LlmdPick => {
+export const randomPick = (n: number, draws: DrawSource): LlmdPick => {
   const { order, used } = shuffled(n, draws)
   return { index: order[0] ?? 0, drawsUsed: used }
 }
@@ -89,7 +90,7 @@ export const randomPick = (n: number, draws: ReadonlyArray<number>): LlmdPick =>
  * @category llm-d
  * @since 0.2.0
  */
-export const weightedRandomPick = (scores: ReadonlyArray<number>, draws: ReadonlyArray<number>): LlmdPick => {
+export const weightedRandomPick = (scores: ReadonlyArray<number>, draws: DrawSource): LlmdPick => {
   if (!scores.some((s) => s > 0)) return randomPick(scores.length, draws)
   let k = 0
   let best = 0
@@ -97,7 +98,7 @@ export const weightedRandomPick = (scores: ReadonlyArray<number>, draws: Readonl
   scores.forEach((s, i) => {
     let key = 0
     if (s > 0) {
-      const u0 = draws[k++] ?? 0
+      const u0 = drawAt(draws, k++, 0)
       const u = u0 === 0 ? 1e-10 : u0
       key = u ** (1 / s)
     }

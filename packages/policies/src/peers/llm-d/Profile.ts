@@ -4,6 +4,7 @@
  *
  * @since 0.2.0
  */
+import type { DrawSource } from "../Draws.js"
 import type { LlmdEndpoint } from "./Endpoint.js"
 import { maxScorePick, randomPick, weightedRandomPick } from "./Pickers.js"
 import {
@@ -156,7 +157,7 @@ export const runLlmdProfile = (
   request: LlmdRequest,
   index: LlmdPrefixIndex,
   config: LlmdProfileConfig,
-  draws: ReadonlyArray<number>
+  draws: DrawSource
 ): LlmdProfileResult | undefined => {
   if (eps.length === 0) return undefined
   const producerOn =
