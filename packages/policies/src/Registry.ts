@@ -1,5 +1,6 @@
 import { ownPolicyEntries } from "./own/Entries.js"
 import type { Policy } from "./Policy.js"
+import { llmdPolicyEntries } from "./peers/llm-d/Entries.js"
 import { sglangPolicyEntries } from "./sglang/Entries.js"
 import { vllmPolicyEntries } from "./vllm/Entries.js"
 
@@ -35,7 +36,8 @@ export interface PolicyEntry {
 const entries: ReadonlyArray<PolicyEntry> = [
   ...sglangPolicyEntries,
   ...vllmPolicyEntries,
-  ...ownPolicyEntries
+  ...ownPolicyEntries,
+  ...llmdPolicyEntries
 ]
 
 /**

@@ -5,12 +5,12 @@
  */
 
 export * from "./own/index.js"
-export * from "./peers/Draws.js"
 export * from "./Policy.js"
-export * from "./Registry.js"
 export * as Aibrix from "./peers/aibrix/index.js"
+export * from "./peers/Draws.js"
 export * as Dynamo from "./peers/dynamo/index.js"
 export * as LlmD from "./peers/llm-d/index.js"
+export * from "./Registry.js"
 export * as DpBudget from "./sglang/DpBudget.js"
 export * as DpController from "./sglang/DpController.js"
 export * from "./sglang/SglangPolicies.js"

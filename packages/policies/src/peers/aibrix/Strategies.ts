@@ -133,7 +133,6 @@ export type AibrixRouted =
 
 const noPods = { _tag: "AibrixNoPods", message: "no ready pods" } as const
 
-
 /**
  * AIBrix `Route` of a single strategy over the ready pods (already in upstream's shuffled order),
  * with the explicit `rand.Intn` draws: least-request (min, draw among all minima), throughput and

@@ -5,6 +5,7 @@
  * @since 0.2.0
  */
 export * from "./Endpoint.js"
+export * from "./LlmdPolicy.js"
 export * from "./Pickers.js"
 export * from "./PrefixProducer.js"
 export * from "./Profile.js"
