@@ -1,5 +1,6 @@
 import { ownPolicyEntries } from "./own/Entries.js"
 import type { Policy } from "./Policy.js"
+import { dynamoPolicyEntries } from "./peers/dynamo/Entries.js"
 import { llmdPolicyEntries } from "./peers/llm-d/Entries.js"
 import { sglangPolicyEntries } from "./sglang/Entries.js"
 import { vllmPolicyEntries } from "./vllm/Entries.js"
@@ -37,7 +38,8 @@ const entries: ReadonlyArray<PolicyEntry> = [
   ...sglangPolicyEntries,
   ...vllmPolicyEntries,
   ...ownPolicyEntries,
-  ...llmdPolicyEntries
+  ...llmdPolicyEntries,
+  ...dynamoPolicyEntries
 ]
 
 /**

@@ -7,3 +7,4 @@
 export * from "./DefaultSelector.js"
 export * from "./SoftmaxSample.js"
 export * from "./VllmSelector.js"
+export * from "./DynamoPolicy.js"

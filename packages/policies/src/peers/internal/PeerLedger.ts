@@ -1,7 +1,7 @@
 /**
  * The router-side bookkeeping every peer `Policy` adapter shares: health, the latest `RankLoad` per
- * rank, in-flight requests and tokens charged on route and released on finish, and the seeded
- * generator. Pure: every function returns a new value.
+ * rank, in-flight requests, tokens and KV blocks charged on route and released on finish, and the
+ * seeded generator. Pure: every function returns a new value.
  */
 import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Option } from "effect"
@@ -9,13 +9,21 @@ import type { Explanation, Policy, PolicyError, RouteRequest, RouteResult } from
 import { policyError } from "../../Policy.js"
 import { type RngState, rngFromSeed, withDraws } from "../Draws.js"
 
+export interface Charge {
+  readonly rank: number
+  readonly tokens: number
+  readonly blocks: number
+}
+
 export interface PeerLedger {
   readonly dpSize: number
   readonly status: ReadonlyArray<boolean>
   readonly loads: ReadonlyArray<RankLoad | undefined>
   readonly requests: ReadonlyArray<number>
   readonly tokens: ReadonlyArray<number>
-  readonly open: HashMap.HashMap<string, { readonly rank: number; readonly tokens: number }>
+  /** KV blocks charged (Dynamo's decode-block projection); 0 for policies that charge none. */
+  readonly blocks: ReadonlyArray<number>
+  readonly open: HashMap.HashMap<string, Charge>
   readonly rng: RngState
 }
 
@@ -25,16 +33,15 @@ export const initLedger = (dpSize: number, seed: number): PeerLedger => ({
   loads: new Array<RankLoad | undefined>(dpSize).fill(undefined),
   requests: new Array<number>(dpSize).fill(0),
   tokens: new Array<number>(dpSize).fill(0),
+  blocks: new Array<number>(dpSize).fill(0),
   open: HashMap.empty(),
   rng: rngFromSeed(seed)
 })
 
 /** Keep the latest row per rank; rows for ranks outside [0, dpSize) are ignored. */
 export const observeLedger = (l: PeerLedger, rows: ReadonlyArray<RankLoad>): PeerLedger => {
-  if (rows.length === 0) return l
   const loads = [...l.loads]
-  for (const r of rows)
-    if (Number.isInteger(r.dpRank) && r.dpRank >= 0 && r.dpRank < l.dpSize) loads[r.dpRank] = r
+  for (const r of rows) if (Number.isInteger(r.dpRank) && r.dpRank >= 0 && r.dpRank < l.dpSize) loads[r.dpRank] = r
   return { ...l, loads }
 }
 
@@ -43,24 +50,23 @@ export const setStatusLedger = (l: PeerLedger, status: ReadonlyArray<boolean>): 
   status: l.status.map((_, i) => status[i] ?? true)
 })
 
-export const chargeLedger = (l: PeerLedger, requestId: string, rank: number, tokens: number): PeerLedger => {
+export const chargeLedger = (l: PeerLedger, requestId: string, c: Charge): PeerLedger => {
   const requests = [...l.requests]
-  const tks = [...l.tokens]
-  requests[rank] = requests[rank]! + 1
-  tks[rank] = tks[rank]! + tokens
-  return { ...l, requests, tokens: tks, open: HashMap.set(l.open, requestId, { rank, tokens }) }
+  const tokens = [...l.tokens]
+  const blocks = [...l.blocks]
+  requests[c.rank] = requests[c.rank]! + 1
+  tokens[c.rank] = tokens[c.rank]! + c.tokens
+  blocks[c.rank] = blocks[c.rank]! + c.blocks
+  return { ...l, requests, tokens, blocks, open: HashMap.set(l.open, requestId, c) }
 }
 
 /** Release finished requests (unknown ids are ignored); counters never go below 0. */
 export const releaseLedger = (
   l: PeerLedger,
   ids: ReadonlyArray<string>
-): {
-  readonly ledger: PeerLedger
-  readonly released: ReadonlyArray<{ readonly rank: number; readonly tokens: number }>
-} => {
+): { readonly ledger: PeerLedger; readonly released: ReadonlyArray<Charge> } => {
   let open = l.open
-  const released: Array<{ rank: number; tokens: number }> = []
+  const released: Array<Charge> = []
   for (const id of ids) {
     const e = Option.getOrUndefined(HashMap.get(open, id))
     if (e === undefined) continue
@@ -69,12 +75,14 @@ export const releaseLedger = (
   }
   if (released.length === 0) return { ledger: l, released }
   const requests = [...l.requests]
-  const tks = [...l.tokens]
+  const tokens = [...l.tokens]
+  const blocks = [...l.blocks]
   for (const e of released) {
     requests[e.rank] = Math.max(0, requests[e.rank]! - 1)
-    tks[e.rank] = Math.max(0, tks[e.rank]! - e.tokens)
+    tokens[e.rank] = Math.max(0, tokens[e.rank]! - e.tokens)
+    blocks[e.rank] = Math.max(0, blocks[e.rank]! - e.blocks)
   }
-  return { ledger: { ...l, requests, tokens: tks, open }, released }
+  return { ledger: { ...l, requests, tokens, blocks, open }, released }
 }
 
 /** A load row usable for the given fields: present, not `unknown`, every field reported. */
@@ -115,12 +123,15 @@ export interface PeerDecision<X> {
   readonly extra: X
   /** Tokens charged to the rank's in-flight count (released on finish). */
   readonly tokens: number
+  /** KV blocks charged (released on finish); default 0. */
+  readonly blocks?: number | undefined
   readonly explanation: Explanation
 }
 
 /**
- * Build a `Policy` from a decision function: the adapter charges the decision's rank (one request and
- * `tokens`) under the request id, releases on `finish`, keeps the generator state the decision used.
+ * Build a `Policy` from a decision function: the adapter charges the decision's rank (one request,
+ * `tokens`, `blocks`) under the request id, releases on `finish`, keeps the generator state the
+ * decision used.
  */
 export const peerPolicy = <X>(spec: {
   readonly name: string
@@ -133,13 +144,16 @@ export const peerPolicy = <X>(spec: {
     now: number,
     draw: (bound: number) => number
   ) => PeerDecision<X> | PolicyError
-  readonly onFinish?:
-    | ((extra: X, released: ReadonlyArray<{ readonly rank: number; readonly tokens: number }>) => X)
-    | undefined
+  readonly onFinish?: ((extra: X, released: ReadonlyArray<Charge>) => X) | undefined
+  readonly onObserve?: ((extra: X, ledger: PeerLedger) => X) | undefined
 }): Policy<PeerState<X>> => ({
   name: spec.name,
   init: (dpSize) => ({ ledger: initLedger(dpSize, spec.seed), extra: spec.initExtra(dpSize) }),
-  observe: (s, loads: ReadonlyArray<RankLoad>) => ({ ...s, ledger: observeLedger(s.ledger, loads) }),
+  observe: (s, loads: ReadonlyArray<RankLoad>) => {
+    if (loads.length === 0) return s
+    const ledger = observeLedger(s.ledger, loads)
+    return { ledger, extra: spec.onObserve === undefined ? s.extra : spec.onObserve(s.extra, ledger) }
+  },
   setStatus: (s, status) => ({ ...s, ledger: setStatusLedger(s.ledger, status) }),
   finish: (s, ids) => {
     const { ledger, released } = releaseLedger(s.ledger, ids)
@@ -149,12 +163,15 @@ export const peerPolicy = <X>(spec: {
   route: (s, request, now): RouteResult<PeerState<X>> => {
     if (!Number.isFinite(request.inputLength) || request.inputLength < 0)
       return policyError("InvalidInput", "inputLength must be a finite number >= 0", "inputLength")
-    if (!s.ledger.status.some((x) => x))
-      return policyError("AllRanksUnavailable", "no healthy rank", "status")
+    if (!s.ledger.status.some((x) => x)) return policyError("AllRanksUnavailable", "no healthy rank", "status")
     const out = withDraws(s.ledger.rng, (draw) => spec.decide(s.ledger, s.extra, request, now, draw))
     const d = out.value
     if ("_tag" in d) return d
-    const ledger = chargeLedger({ ...s.ledger, rng: out.rng }, request.requestId, d.rank, d.tokens)
+    const ledger = chargeLedger({ ...s.ledger, rng: out.rng }, request.requestId, {
+      rank: d.rank,
+      tokens: d.tokens,
+      blocks: d.blocks ?? 0
+    })
     return { _tag: "Routed", rank: d.rank, state: { ledger, extra: d.extra }, explanation: d.explanation }
   }
 })
