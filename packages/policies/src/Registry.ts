@@ -1,5 +1,6 @@
 import { ownPolicyEntries } from "./own/Entries.js"
 import type { Policy } from "./Policy.js"
+import { aibrixPolicyEntries } from "./peers/aibrix/Entries.js"
 import { dynamoPolicyEntries } from "./peers/dynamo/Entries.js"
 import { llmdPolicyEntries } from "./peers/llm-d/Entries.js"
 import { sglangPolicyEntries } from "./sglang/Entries.js"
@@ -39,7 +40,8 @@ const entries: ReadonlyArray<PolicyEntry> = [
   ...vllmPolicyEntries,
   ...ownPolicyEntries,
   ...llmdPolicyEntries,
-  ...dynamoPolicyEntries
+  ...dynamoPolicyEntries,
+  ...aibrixPolicyEntries
 ]
 
 /**

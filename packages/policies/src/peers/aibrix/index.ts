@@ -3,6 +3,8 @@
  *
  * @since 0.2.0
  */
+
+export * from "./AibrixPolicy.js"
 export * from "./Multi.js"
 export * from "./Pods.js"
 export * from "./PrefixCache.js"

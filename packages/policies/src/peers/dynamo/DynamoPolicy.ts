@@ -8,7 +8,13 @@ import { policyError } from "../../Policy.js"
 import { addPrefix, emptyPrefixIndex, type PrefixIndex, podsOf } from "../aibrix/internal/prefixIndex.js"
 import { candidateRanks, type PeerState, peerPolicy } from "../internal/PeerLedger.js"
 import { type DynamoKvRouterConfig, type DynamoWorker, selectDefaultWorker } from "./DefaultSelector.js"
-import { type VllmSelectorState, vllmHook, vllmSelect, vllmSelectorInit, vllmSetCounts } from "./VllmSelector.js"
+import {
+  type VllmSelectorState,
+  vllmHook,
+  vllmSelect,
+  vllmSelectorInit,
+  vllmSetCounts
+} from "./VllmSelector.js"
 
 /**
  * Options of the `dynamo/kv` policy: the router config (defaults as upstream; temperature 0 =
@@ -107,7 +113,10 @@ export const makeDynamoKvPolicy = (o: DynamoKvPolicyOptions): Policy<PeerState<P
         overlap: { deviceBlocks: overlap[i]!, effectiveCachedTokens: Math.min(overlap[i]! * bs, isl) }
       }))
       const pin = request.routedDpRank
-      if (pin !== undefined && !(Number.isInteger(pin) && pin >= 0 && pin < l.dpSize && l.status[pin] === true))
+      if (
+        pin !== undefined &&
+        !(Number.isInteger(pin) && pin >= 0 && pin < l.dpSize && l.status[pin] === true)
+      )
         return policyError("InvalidRoutedRank", `routedDpRank ${pin} is not a healthy rank`, "routedDpRank")
       const sel = selectDefaultWorker(
         workers,
@@ -180,7 +189,12 @@ export const makeDynamoVllmPolicy = (o: {
     onObserve: (s, l) => {
       let out = s
       l.loads.forEach((row, i) => {
-        if (row !== undefined && row.unknown === undefined && row.numWaitingReqs !== undefined && row.numRunningReqs !== undefined)
+        if (
+          row !== undefined &&
+          row.unknown === undefined &&
+          row.numWaitingReqs !== undefined &&
+          row.numRunningReqs !== undefined
+        )
           out = vllmSetCounts(out, 0, i, row.numWaitingReqs, row.numRunningReqs)
       })
       return out
@@ -202,7 +216,13 @@ export const makeDynamoVllmPolicy = (o: {
           explanation: { tieBreak: "pinned", details: { pinned: true } }
         }
       }
-      const known = l.loads.map((r) => r !== undefined && r.unknown === undefined && r.numWaitingReqs !== undefined && r.numRunningReqs !== undefined)
+      const known = l.loads.map(
+        (r) =>
+          r !== undefined &&
+          r.unknown === undefined &&
+          r.numWaitingReqs !== undefined &&
+          r.numRunningReqs !== undefined
+      )
       const healthy = candidateRanks(l, []).ranks
       const ranks = healthy.some((i) => known[i]) ? healthy.filter((i) => known[i]) : healthy
       const sel = vllmSelect(

@@ -32,13 +32,15 @@ export const dynamoPolicyEntries: ReadonlyArray<PolicyEntry> = [
     engine: "any",
     reference: true,
     description: "Dynamo KV router default selector sampled by softmax at router_temperature 0.5",
-    make: (o) => erase(makeDynamoKvPolicy({ name: "dynamo/kv-t0.5", seed: o.seed, config: { routerTemperature: 0.5 } }))
+    make: (o) =>
+      erase(makeDynamoKvPolicy({ name: "dynamo/kv-t0.5", seed: o.seed, config: { routerTemperature: 0.5 } }))
   },
   {
     name: "dynamo/vllm-style",
     engine: "any",
     reference: true,
-    description: "Dynamo vLLM-DPLB selector: 4*waiting + running, rotating start, first minimum (selector_vllm.rs)",
+    description:
+      "Dynamo vLLM-DPLB selector: 4*waiting + running, rotating start, first minimum (selector_vllm.rs)",
     make: () => erase(makeDynamoVllmPolicy({}))
   }
 ]

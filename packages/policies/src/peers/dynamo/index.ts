@@ -5,6 +5,6 @@
  * @since 0.2.0
  */
 export * from "./DefaultSelector.js"
+export * from "./DynamoPolicy.js"
 export * from "./SoftmaxSample.js"
 export * from "./VllmSelector.js"
-export * from "./DynamoPolicy.js"

@@ -41,7 +41,8 @@ export const initLedger = (dpSize: number, seed: number): PeerLedger => ({
 /** Keep the latest row per rank; rows for ranks outside [0, dpSize) are ignored. */
 export const observeLedger = (l: PeerLedger, rows: ReadonlyArray<RankLoad>): PeerLedger => {
   const loads = [...l.loads]
-  for (const r of rows) if (Number.isInteger(r.dpRank) && r.dpRank >= 0 && r.dpRank < l.dpSize) loads[r.dpRank] = r
+  for (const r of rows)
+    if (Number.isInteger(r.dpRank) && r.dpRank >= 0 && r.dpRank < l.dpSize) loads[r.dpRank] = r
   return { ...l, loads }
 }
 
@@ -163,7 +164,8 @@ export const peerPolicy = <X>(spec: {
   route: (s, request, now): RouteResult<PeerState<X>> => {
     if (!Number.isFinite(request.inputLength) || request.inputLength < 0)
       return policyError("InvalidInput", "inputLength must be a finite number >= 0", "inputLength")
-    if (!s.ledger.status.some((x) => x)) return policyError("AllRanksUnavailable", "no healthy rank", "status")
+    if (!s.ledger.status.some((x) => x))
+      return policyError("AllRanksUnavailable", "no healthy rank", "status")
     const out = withDraws(s.ledger.rng, (draw) => spec.decide(s.ledger, s.extra, request, now, draw))
     const d = out.value
     if ("_tag" in d) return d
