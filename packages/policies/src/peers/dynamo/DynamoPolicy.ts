@@ -80,10 +80,11 @@ const overlapBlocks = (ix: PrefixIndex, hashes: ReadonlyArray<string>, dpSize: n
  * const p = Dynamo.makeDynamoKvPolicy({})
  * let s = p.init(2)
  * const a = p.route(s, { requestId: "a", inputLength: 1024, prefixHashes: ["1", "2"] }, 0)
- * if (a._tag === "Routed") s = a.state
- * // the second request shares the prefix: overlap credit beats the first rank's load
- * const b = p.route(s, { requestId: "b", inputLength: 1024, prefixHashes: ["1", "2"] }, 0)
+ * if (a._tag === "Routed") s = p.finish(a.state, ["a"], 1)
+ * // the next request shares the prefix: the overlap credit (2 blocks) makes a's rank cost 0
+ * const b = p.route(s, { requestId: "b", inputLength: 1024, prefixHashes: ["1", "2"] }, 1)
  * a._tag === "Routed" && b._tag === "Routed" && a.rank === b.rank // => true
+ * b._tag === "Routed" && [...b.explanation.scores!].sort() // => [0, 2]
  * ```
  *
  * @category dynamo
@@ -168,8 +169,8 @@ export const makeDynamoKvPolicy = (o: DynamoKvPolicyOptions): Policy<PeerState<P
  * import { Dynamo } from "@loadledger/policies"
  * const p = Dynamo.makeDynamoVllmPolicy({})
  * const s = p.observe(p.init(2), [
- *   { dpRank: 0, numWaitingReqs: 1, numRunningReqs: 0 },
- *   { dpRank: 1, numWaitingReqs: 0, numRunningReqs: 3 }
+ *   { dpRank: 0, timestamp: 0, numWaitingReqs: 1, numRunningReqs: 0, numTotalTokens: 0 },
+ *   { dpRank: 1, timestamp: 0, numWaitingReqs: 0, numRunningReqs: 3, numTotalTokens: 0 }
  * ], 0)
  * const r = p.route(s, { requestId: "a", inputLength: 10 }, 0)
  * r._tag === "Routed" && r.rank // => 1

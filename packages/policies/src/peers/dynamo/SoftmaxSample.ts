@@ -63,7 +63,9 @@ export const softmaxProbabilities = (costs: ReadonlyArray<number>, temperature: 
  * ```ts
  * import { Dynamo } from "@loadledger/policies"
  * Dynamo.softmaxSampleIndex([3, 3, 3], 0.5, 0.59) // => 1
- * Dynamo.softmaxSampleIndex([0, 100], 1, 0.99) // => 0
+ * // costs 0 and 100 at T = 1: probabilities 1/(1+e^-1) and e^-1/(1+e^-1)
+ * Dynamo.softmaxSampleIndex([0, 100], 1, 0.5) // => 0
+ * Dynamo.softmaxSampleIndex([0, 100], 1, 0.99) // => 1
  * ```
  *
  * @category dynamo

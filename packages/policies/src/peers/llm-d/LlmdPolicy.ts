@@ -70,8 +70,8 @@ const neededFields = (p: LlmdProfileConfig): Array<keyof RankLoad> => {
  * import { LlmD } from "@loadledger/policies"
  * const p = LlmD.makeLlmdPolicy({ profile: LlmD.llmdDefaultProfile })
  * const s = p.observe(p.init(2), [
- *   { dpRank: 0, timestamp: 1, numWaitingReqs: 4, numRunningReqs: 1, kvCacheUsage: 0.5 },
- *   { dpRank: 1, timestamp: 1, numWaitingReqs: 0, numRunningReqs: 1, kvCacheUsage: 0.5 }
+ *   { dpRank: 0, timestamp: 1, numWaitingReqs: 4, numRunningReqs: 1, numTotalTokens: 0, kvCacheUsage: 0.5 },
+ *   { dpRank: 1, timestamp: 1, numWaitingReqs: 0, numRunningReqs: 1, numTotalTokens: 0, kvCacheUsage: 0.5 }
  * ], 1)
  * const r = p.route(s, { requestId: "a", inputLength: 100 }, 1)
  * r._tag === "Routed" && r.rank // => 1

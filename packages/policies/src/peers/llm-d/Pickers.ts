@@ -42,8 +42,9 @@ const shuffled = (n: number, draws: DrawSource): { order: Array<number>; used: n
  * @example
  * ```ts
  * import { LlmD } from "@loadledger/policies"
- * LlmD.maxScorePick([1, 3, 3], [0, 0]) // => { index: 2, drawsUsed: 2 }
- * LlmD.maxScorePick([1, 3, 3], [1, 0]) // => { index: 1, drawsUsed: 2 }
+ * // the draws shuffle [0, 1, 2] to [1, 2, 0]: the first top score in that order wins
+ * LlmD.maxScorePick([1, 3, 3], [0, 0]) // => { index: 1, drawsUsed: 2 }
+ * LlmD.maxScorePick([1, 3, 3], [1, 0]) // => { index: 2, drawsUsed: 2 }
  * ```
  *
  * @category llm-d
@@ -62,7 +63,7 @@ export const maxScorePick = (scores: ReadonlyArray<number>, draws: DrawSource): 
  * @example
  * ```ts
  * import { LlmD } from "@loadledger/policies"
- * LlmD.randomPick(3, [0, 0]) // => { index: 2, drawsUsed: 2 }
+ * LlmD.randomPick(3, [0, 0]) // => { index: 1, drawsUsed: 2 }
  * ```
  *
  * @category llm-d
