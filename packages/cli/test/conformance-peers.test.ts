@@ -22,10 +22,12 @@ describe.each([
     const out = runVectors(doc)!
     const byPolicy = new Map<string, number>()
     doc.cases.forEach((c, i) => {
-      if (out.results[i]!.ok) byPolicy.set(c["policy"] as string, (byPolicy.get(c["policy"] as string) ?? 0) + 1)
+      if (out.results[i]!.ok)
+        byPolicy.set(c["policy"] as string, (byPolicy.get(c["policy"] as string) ?? 0) + 1)
     })
     const expected = new Map<string, number>()
-    for (const c of doc.cases) expected.set(c["policy"] as string, (expected.get(c["policy"] as string) ?? 0) + 1)
+    for (const c of doc.cases)
+      expected.set(c["policy"] as string, (expected.get(c["policy"] as string) ?? 0) + 1)
     expect(byPolicy).toEqual(expected)
   })
 })
