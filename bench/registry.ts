@@ -6,6 +6,7 @@
 import type { Benchmark } from "./harness.js"
 import { liveBench } from "./live.js"
 import { ownPolicyBench } from "./ownPolicies.js"
+import { peerPolicyBench } from "./peerPolicies.js"
 import { sglangPolicyBench } from "./sglangPolicies.js"
 import { simBench } from "./sim.js"
 import { stepTimeBench } from "./step-time.js"
@@ -15,6 +16,7 @@ export const benchmarks: ReadonlyArray<Benchmark> = [
   sglangPolicyBench,
   vllmPolicyBench,
   ownPolicyBench,
+  peerPolicyBench,
   simBench,
   stepTimeBench,
   liveBench
