@@ -8,12 +8,14 @@ const load = (name: string): { cases: Array<Record<string, unknown>> } & Record<
 describe.each([
   ["llm-d", 157],
   ["dynamo", 70],
-  ["aibrix", 129]
+  ["aibrix", 129],
+  ["llm-d-extra", 7],
+  ["aibrix-extra", 5]
 ] as const)("peer golden vectors: %s", (system, total) => {
   const doc = load(system)
   it(`replays every case (${total}) with 0 failed`, () => {
     const out = runVectors(doc)
-    expect(out?.format).toBe(`loadledger-peer-policy-golden/${system}`)
+    expect(out?.format).toBe(`loadledger-peer-policy-golden/${system.replace("-extra", "")}`)
     const failed = out!.results.filter((r) => !r.ok)
     expect(failed).toEqual([])
     expect(out!.results).toHaveLength(total)

@@ -37,10 +37,10 @@ const runCase = (c: PeerCase): string | undefined => {
     metrics: { ...((w["load"] ?? {}) as Metrics) } as Metrics
   }))
   let index = Aibrix.aibrixPrefixIndex()
-  const bump = (id: string, d: number) => {
+  const bump = (id: string, d: number, metric = "realtime_num_requests_running") => {
     const p = pods.find((x) => x.id === id)!
-    const v = p.metrics["realtime_num_requests_running"]
-    p.metrics["realtime_num_requests_running"] = (typeof v === "number" ? v : 0) + d
+    const v = p.metrics[metric]
+    p.metrics[metric] = (typeof v === "number" ? v : 0) + d
   }
   for (let k = 0; k < c.steps.length; k++) {
     const st = c.steps[k]!
@@ -57,6 +57,7 @@ const runCase = (c: PeerCase): string | undefined => {
     }
     if (st.op === "finish") {
       if (tracking) bump(st["worker"] as string, -1)
+      if (strategy === "power-of-two") bump(st["worker"] as string, -1, "po2_req_count")
       continue
     }
     if (st.op !== "route") return `step ${k}: unknown op ${st.op}`
@@ -83,7 +84,26 @@ const runCase = (c: PeerCase): string | undefined => {
         ? mix[0]!.name
         : undefined
     const single = strategy === "multi" ? legacy : strategy
-    if (single === "prefix-cache") {
+    if (single === "power-of-two") {
+      const counts = ready.map((p) =>
+        typeof p.metrics["po2_req_count"] === "number" ? p.metrics["po2_req_count"] : 0
+      )
+      const r = Aibrix.powerOfTwo(counts, draws)
+      if (r === undefined) actual = { worker: null, error: true }
+      else {
+        chosen = ready[r.index]!.id
+        const ids = [ready[r.pair[0]]!.id, ready[r.pair[1]]!.id]
+        actual =
+          r.drawsUsed === 0
+            ? { worker: chosen }
+            : {
+                worker: chosen,
+                candidates: ids,
+                scores: Object.fromEntries(r.pair.map((j) => [ready[j]!.id, counts[j]]))
+              }
+        bump(chosen, +1, "po2_req_count")
+      }
+    } else if (single === "prefix-cache") {
       const r = Aibrix.routePrefixCache(ready, hashes, index, prefixConfig, draws)
       if (r === undefined) actual = { worker: null, error: true }
       else {

@@ -8,6 +8,7 @@ import { policyError } from "../../Policy.js"
 import { type PeerLedger, type PeerState, peerPolicy } from "../internal/PeerLedger.js"
 import { type AibrixMixItem, aibrixScorer, parseAibrixMix, routeAibrixMix } from "./Multi.js"
 import type { AibrixPod } from "./Pods.js"
+import { powerOfTwo } from "./PowerOfTwo.js"
 import {
   type AibrixPrefixIndex,
   aibrixAddPrefix,
@@ -79,6 +80,9 @@ export interface AibrixPolicyOptions {
  * - **Unhealthy** ranks are not in the ready list. `routedDpRank` is ignored (no DP pin in AIBrix).
  * - **Order and randomness**: the ready list is shuffled (Go `rand.Shuffle`) then the strategy's own
  *   `rand.Intn` draws are taken, all from a seeded generator in the state.
+ * - **power-of-two**: its counters are the router's own in-flight counts (upstream keeps them in
+ *   Redis under keys that rotate every hour; the rotation, which forgets requests started in the
+ *   previous window, is not modelled).
  * - **Prefix**: the trace's block hashes (`RouteRequest.prefixHashes`) are the indexer's block
  *   hashes (upstream hashes 4-byte blocks of the prompt; a trace carries blocks, not text).
  *
@@ -127,7 +131,23 @@ export const makeAibrixPolicy = (o: AibrixPolicyOptions): Policy<PeerState<Aibri
       let pick: number
       let extra = index
       let explanation: Explanation
-      if (single === "prefix-cache") {
+      if (single === "power-of-two") {
+        const r = powerOfTwo(
+          pods.map((p) => l.requests[Number(p.id)]!),
+          draw
+        )!
+        pick = r.index
+        explanation = {
+          scores: scoresByRank(
+            pods.map((p, j) => (j === r.pair[0] || j === r.pair[1] ? l.requests[Number(p.id)]! : undefined)),
+            1
+          ),
+          tieBreak: "first of the two random candidates on equal counts",
+          details: {
+            scores: "in-flight requests of the two sampled ranks (lower wins); Infinity = not sampled"
+          }
+        }
+      } else if (single === "prefix-cache") {
         const r = routePrefixCache(
           pods,
           hashes,
@@ -209,5 +229,6 @@ export const aibrixStrategies: ReadonlyArray<string> = [
   "least-busy-time",
   "least-latency",
   "random",
-  "prefix-cache"
+  "prefix-cache",
+  "power-of-two"
 ]

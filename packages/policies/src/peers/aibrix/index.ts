@@ -7,5 +7,6 @@
 export * from "./AibrixPolicy.js"
 export * from "./Multi.js"
 export * from "./Pods.js"
+export * from "./PowerOfTwo.js"
 export * from "./PrefixCache.js"
 export * from "./Strategies.js"
