@@ -118,6 +118,7 @@ export const peerPolicyBench: Benchmark = {
   name: "peer routers (llm-d, Dynamo, AIBrix): ns per route+finish vs a bare argmin floor",
   run: () => {
     // one table per policy, printed as soon as it is measured (23 policies take minutes at 1024 ranks)
-    for (const name of names) printRatioTable([name], [inChild<Array<Row>>(import.meta.url, "measurePeer", name)])
+    for (const name of names)
+      printRatioTable([name], [inChild<Array<Row>>(import.meta.url, "measurePeer", name)])
   }
 }
