@@ -25,7 +25,9 @@ const burstBreakers = new Set([
   "aibrix/least-gpu-cache",
   "aibrix/least-busy-time",
   "aibrix/least-latency",
-  "aibrix/random"
+  "aibrix/random",
+  // compares only two sampled ranks: a burst can pile onto a pair while a third rank stays idle
+  "aibrix/power-of-two"
 ])
 
 const row = (dpRank: number): RankLoad => ({
@@ -81,6 +83,7 @@ describe("policy laws over the peer routers (llm-d, Dynamo, AIBrix)", () => {
         "least-latency",
         "random",
         "prefix-cache",
+        "power-of-two",
         "multi"
       ].map((n) => `aibrix/${n}`)
     ])
