@@ -6,6 +6,7 @@
 import type { Benchmark } from "./harness.js"
 import { liveBench } from "./live.js"
 import { ownPolicyBench } from "./ownPolicies.js"
+import { peerRouterBench } from "./peerPolicies.js"
 import { peerPolicyBench } from "./peers.js"
 import { sglangPolicyBench } from "./sglangPolicies.js"
 import { simBench } from "./sim.js"
@@ -17,6 +18,7 @@ export const benchmarks: ReadonlyArray<Benchmark> = [
   vllmPolicyBench,
   ownPolicyBench,
   peerPolicyBench,
+  peerRouterBench,
   simBench,
   stepTimeBench,
   liveBench

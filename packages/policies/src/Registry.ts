@@ -1,5 +1,8 @@
 import { ownPolicyEntries } from "./own/Entries.js"
 import type { Policy } from "./Policy.js"
+import { aibrixPolicyEntries } from "./peers/aibrix/Entries.js"
+import { dynamoPolicyEntries } from "./peers/dynamo/Entries.js"
+import { llmdPolicyEntries } from "./peers/llm-d/Entries.js"
 import { productionStackPolicyEntries } from "./peers/production-stack/Entries.js"
 import { smgPolicyEntries } from "./peers/smg/Entries.js"
 import { sglangPolicyEntries } from "./sglang/Entries.js"
@@ -39,7 +42,10 @@ const entries: ReadonlyArray<PolicyEntry> = [
   ...vllmPolicyEntries,
   ...ownPolicyEntries,
   ...smgPolicyEntries,
-  ...productionStackPolicyEntries
+  ...productionStackPolicyEntries,
+  ...llmdPolicyEntries,
+  ...dynamoPolicyEntries,
+  ...aibrixPolicyEntries
 ]
 
 /**

@@ -6,6 +6,10 @@
 
 export * from "./own/index.js"
 export * from "./Policy.js"
+export * as Aibrix from "./peers/aibrix/index.js"
+export * from "./peers/Draws.js"
+export * as Dynamo from "./peers/dynamo/index.js"
+export * as LlmD from "./peers/llm-d/index.js"
 export * from "./peers/PeerPolicy.js"
 export * as ProductionStack from "./peers/production-stack/index.js"
 export * as Smg from "./peers/smg/index.js"

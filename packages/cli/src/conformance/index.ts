@@ -1,3 +1,6 @@
+import { peerAibrix } from "./peerAibrix.js"
+import { peerDynamo } from "./peerDynamo.js"
+import { peerLlmD } from "./peerLlmD.js"
 import { peersProductionStack } from "./peersProductionStack.js"
 import { peersSmg } from "./peersSmg.js"
 import { sglangDpLb } from "./sglangDpLb.js"
@@ -59,7 +62,10 @@ export const formats: ReadonlyArray<VectorFormat> = [
   sglangDpLb,
   sglangV1Loads,
   peersSmg,
-  peersProductionStack
+  peersProductionStack,
+  peerDynamo,
+  peerAibrix,
+  peerLlmD
 ]
 
 /**

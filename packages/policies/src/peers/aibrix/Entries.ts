@@ -1,0 +1,42 @@
+import type { Policy } from "../../Policy.js"
+import type { PolicyEntry } from "../../Registry.js"
+import { aibrixStrategies, makeAibrixPolicy } from "./AibrixPolicy.js"
+
+const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
+
+/**
+ * Registry entries for the AIBrix gateway (`reference: true`): `aibrix/<strategy>` for each of
+ * `Aibrix.aibrixStrategies`, and `aibrix/multi` (the weighted mix `prefix-cache:2,least-request:1`).
+ * `seed` seeds the shuffle and the draws.
+ *
+ * @example
+ * ```ts
+ * import { findPolicy } from "@loadledger/policies"
+ * findPolicy("aibrix/least-request")!.make({ seed: 3 }).name // => "aibrix/least-request"
+ * ```
+ *
+ * @category registry
+ * @since 0.2.0
+ */
+export const aibrixPolicyEntries: ReadonlyArray<PolicyEntry> = [
+  ...aibrixStrategies.map(
+    (strategy): PolicyEntry => ({
+      name: `aibrix/${strategy}`,
+      engine: "any",
+      reference: true,
+      description: `AIBrix gateway ${strategy} (pkg/plugins/gateway/algorithms)`,
+      make: (o) => erase(makeAibrixPolicy({ strategy, seed: o.seed }))
+    })
+  ),
+  {
+    name: "aibrix/multi",
+    engine: "any",
+    reference: true,
+    description:
+      "AIBrix weighted multi-strategy prefix-cache:2,least-request:1 (min-max normalised, router.go)",
+    make: (o) =>
+      erase(
+        makeAibrixPolicy({ name: "aibrix/multi", strategy: "prefix-cache:2,least-request:1", seed: o.seed })
+      )
+  }
+]

@@ -1,0 +1,12 @@
+/**
+ * AIBrix gateway routing: single strategies, prefix-cache, weighted mixes, and their `Policy` adapters.
+ *
+ * @since 0.2.0
+ */
+
+export * from "./AibrixPolicy.js"
+export * from "./Multi.js"
+export * from "./Pods.js"
+export * from "./PowerOfTwo.js"
+export * from "./PrefixCache.js"
+export * from "./Strategies.js"
