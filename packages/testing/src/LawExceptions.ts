@@ -4,6 +4,7 @@
  * @since 0.2.0
  */
 import type { RankLoad } from "@loadledger/policies"
+import { peerLawExceptions } from "./LawExceptionsPeers.js"
 import type { LawInput, LawName, PolicyScenario } from "./PolicyLaws.js"
 
 /**
@@ -79,13 +80,13 @@ export const lawExceptions: ReadonlyArray<LawException> = [
     law: "burstSpread",
     reason: "a burst sharing a prefix stays on the worker holding it until the load gate opens (by design)",
     counterexample: [scenario([idle(0), idle(1)], { requests: 2 })]
-  }
+  },
+  ...peerLawExceptions
 ]
 
 function idle(dpRank: number): RankLoad {
   return { dpRank, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }
 }
-
 
 /** A scenario observed at 1 s: all ranks healthy unless `status`; `requests` (1) alike, room "4", prefix "h1". */
 function scenario(
