@@ -101,17 +101,61 @@ describe("SMG Policy adapters", () => {
     expect([gone.cached.has("rank-0"), gone.cached.has("rank-1")]).toEqual([false, true])
   })
 
-  it("a row without the fields a policy reads is no report (never a made-up 0)", () => {
+  it("a row without the fields a policy reads gets the poll's busiest report (never a made-up 0); none known: no report", () => {
     const p = Smg.makeSmgPolicy("power-of-two")
-    const s = p.observe(
-      p.init(2),
-      [
+    const usage = (rows: ReadonlyArray<RankLoad>) =>
+      [...(p.observe(p.init(3), rows, 0).core as Smg.SmgPowerOfTwoState).reports].map(
+        ([url, r]) => [url, r.loads[0]!.tokenUsage] as const
+      )
+    expect(
+      usage([
         { dpRank: 0, numRunningReqs: 3 },
-        { dpRank: 1, kvCacheUsage: 0.2 }
-      ],
-      0
-    )
-    expect([...(s.core as Smg.SmgPowerOfTwoState).reports.keys()]).toEqual(["rank-1"])
+        { dpRank: 1, kvCacheUsage: 0.2 },
+        { dpRank: 2, kvCacheUsage: 0.7 }
+      ])
+    ).toEqual([
+      ["rank-0", 0.7],
+      ["rank-1", 0.2],
+      ["rank-2", 0.7]
+    ])
+    expect(usage([{ dpRank: 0, numRunningReqs: 3 }, { dpRank: 1 }])).toEqual([])
+  })
+
+  // Before this rule an unknown row removed the report, and a pair with a report-less rank compared
+  // both by request count (0 vs 0), so the unknown rank won whenever it was drawn first.
+  it("power-of-two: an unknown rank drawn first against a known idler one loses (seed 8 draws ranks 2, 0)", () => {
+    const p = Smg.makeSmgPolicy("power-of-two", { seed: 8 })
+    const rows: ReadonlyArray<RankLoad> = [
+      { dpRank: 0, kvCacheUsage: 0.2 },
+      { dpRank: 1, kvCacheUsage: 0.9 },
+      { dpRank: 2, unknown: { reason: "stale", message: "old" } }
+    ]
+    const r = p.route(p.observe(p.init(3), rows, 0), req(0), 0)
+    expect(r._tag === "Routed" && [r.rank, r.explanation.details]).toEqual([
+      0,
+      expect.objectContaining({ candidates: [2, 0], metric: "token_usage", scores: [0.9, 0.2] })
+    ])
+    // over many seeds the unknown rank is chosen only against the busiest known rank, on a tie
+    for (let seed = 0; seed < 64; seed++) {
+      const q = Smg.makeSmgPolicy("power-of-two", { seed })
+      const x = q.route(q.observe(q.init(3), rows, 0), req(0), 0)
+      if (x._tag === "Routed" && x.rank === 2) expect(x.explanation.details.candidates).toEqual([2, 1])
+    }
+  })
+
+  it("least-load: an unknown rank scores no better than the busiest known one (was: load 0 x p / tp = 0)", () => {
+    const p = Smg.makeSmgPolicy("least-load")
+    const rows: ReadonlyArray<RankLoad> = [
+      { dpRank: 0, kvCacheUsage: 0.2, numWaitingUncachedTokens: 100 },
+      { dpRank: 1, kvCacheUsage: 0.9, numWaitingUncachedTokens: 5000 },
+      { dpRank: 2, unknown: { reason: "not-reported", message: "no scrape" } }
+    ]
+    const r = p.route(p.observe(p.init(3), rows, 0), req(0), 0)
+    const busiest = 5000 / 2000 + (0.15 * 0.9) / (1 - 0.9)
+    expect(r._tag === "Routed" && [r.rank, r.explanation.scores]).toEqual([
+      0,
+      [100 / 2000 + (0.15 * 0.2) / 0.8, busiest, busiest]
+    ])
   })
 
   it("no healthy rank: AllRanksUnavailable; prefix-hash without prefixHashes names the field", () => {

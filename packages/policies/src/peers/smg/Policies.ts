@@ -99,6 +99,34 @@ const asReport = (row: RankLoad, need: "usage" | "leastLoad" | "usedTokens"): Sm
   return { dpRankCount: 1, loads: [l] }
 }
 
+/**
+ * loadledger's rule for a rank whose row lacks what the policy reads (or is `unknown`): the busiest
+ * report of this poll, component by component (highest `tokenUsage`, highest waiting uncached tokens,
+ * lowest effective throughput, non-positive read as upstream's 2000 tok/s default), so the rank is
+ * never preferred because of what is unknown. Upstream has no such row: a failed poll keeps the old
+ * report and a never-polled worker is compared by request counts, which would flip the *other*
+ * candidate's known usage to its request count as well. No known report in the poll: `null`
+ * (upstream's no-report path, every rank by the router's in-flight count). Full rows are untouched.
+ */
+const busiestKnown = (poll: ReadonlyMap<string, SmgLoadReport | null>): SmgLoadReport | null => {
+  let worst: SmgSchedulerLoad | undefined
+  for (const r of poll.values()) {
+    const l = r?.loads[0]
+    if (l === undefined) continue
+    const tp = l.genThroughput > 0 ? l.genThroughput : 2000
+    worst =
+      worst === undefined
+        ? { ...l, genThroughput: tp }
+        : {
+            ...worst,
+            tokenUsage: Math.max(worst.tokenUsage, l.tokenUsage),
+            numWaitingUncachedTokens: Math.max(worst.numWaitingUncachedTokens, l.numWaitingUncachedTokens),
+            genThroughput: Math.min(worst.genThroughput, tp)
+          }
+  }
+  return worst === undefined ? null : { dpRankCount: 1, loads: [worst] }
+}
+
 interface Spec {
   readonly initCore: (urls: ReadonlyArray<string>) => unknown
   readonly need?: "usage" | "leastLoad" | "usedTokens"
@@ -251,10 +279,12 @@ const routed = (
  *
  * - `power-of-two`, `cache-aware`: `tokenUsage` (else `kvCacheUsage`). `least-load`: that plus
  *   `numWaitingUncachedTokens` (`genThroughput` absent counts as non-positive: upstream's 2000 tok/s
- *   default). A row without them, or marked `unknown`, removes the rank's report (upstream
- *   `remove_worker`): the rank is then scored by the router's own in-flight count, which is known,
- *   never by a made-up 0. SMG has no staleness rule (each poll replaces the last); stale rows are used
- *   as they are unless the producer marked them `unknown: stale`.
+ *   default). A row without them, or marked `unknown`, is never attractive: it gets the busiest report
+ *   of the same poll (highest usage and waiting uncached tokens, lowest throughput; a loadledger rule,
+ *   upstream has no such row). When no row of the poll carries them, every rank's report is removed
+ *   (upstream `remove_worker`) and ranks are scored by the router's own in-flight count, which is
+ *   known, never by a made-up 0. SMG has no staleness rule (each poll replaces the last); stale rows
+ *   are used as they are unless the producer marked them `unknown: stale`.
  * - `cache-aware`: the request text is its `prefixHashes`, each block as two characters (40 bits of
  *   its XXH3), so the match rate is matched blocks / blocks. No `prefixHashes`: empty text.
  * - `prefix-hash`: token ids are the block hashes (a decimal hash below 2^32 as itself, others folded
@@ -314,6 +344,11 @@ export const makeSmgPolicy = (
     for (const row of loads)
       if (Number.isInteger(row.dpRank) && row.dpRank >= 0 && row.dpRank < s.workers.length)
         poll.set(urlOf(row.dpRank), asReport(row, spec.need))
+    if (spec.need !== "usedTokens") {
+      // a rank without the load this policy reads scores as the busiest known one (see busiestKnown)
+      const worst = busiestKnown(poll)
+      if (worst !== null) for (const [url, r] of poll) if (r === null) poll.set(url, worst)
+    }
     return { ...s, core: spec.poll(s.core, poll) }
   }
   const route = (s: SmgPolicyState, req: RouteRequest): RouteResult<SmgPolicyState> => {
