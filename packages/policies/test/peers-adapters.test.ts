@@ -49,6 +49,21 @@ describe("unknown is never attractive in the peer adapters", () => {
     const s = p.observe(p.init(3), [row(0, { kvCacheUsage: 0.9 }), unknownRow(1)], 1)
     expect(new Set(routeAll(p, s, 12).ranks)).toEqual(new Set([0]))
   })
+  // The registry law's counterexample: no rank reports KV, so none is fully known and every healthy
+  // rank is a candidate; an unknown rank used to read as upstream's 0 (an empty queue) and win.
+  for (const name of ["llm-d/profile", "llm-d/queue-scorer", "llm-d/utilization-detector"])
+    it(`${name}: with no rank fully known an unknown rank reads the busiest queue, not an empty one`, () => {
+      // scraped 500 ms ago: stale for the detector (200 ms), which then fails open to every rank
+      const rows = [
+        row(0, { numWaitingReqs: 1, timestamp: 0.5 }),
+        row(1, { numWaitingReqs: 3, timestamp: 0.5 })
+      ].map(({ kvCacheUsage: _, ...r }) => r)
+      for (let seed = 0; seed < 16; seed++) {
+        const p = findPolicy(name)!.make({ seed })
+        const s = p.observe(p.init(3), [...rows, unknownRow(2)], 1)
+        expect([seed, routeAll(p, s, 1).ranks]).toEqual([seed, [0]])
+      }
+    })
   it("llm-d: with no rank known the healthy ranks are all candidates (none preferred for being unknown)", () => {
     const p = findPolicy("llm-d/queue-scorer")!.make({ seed: 3 })
     expect(new Set(routeAll(p, p.init(3), 30).ranks)).toEqual(new Set([0, 1, 2]))

@@ -48,7 +48,9 @@ const neededFields = (p: LlmdProfileConfig): Array<keyof RankLoad> => {
  *   detector compares with its staleness threshold (a rank never reported is stale).
  * - **Unknown / absent**: upstream reads an unscraped metric as 0 (an idle endpoint). Here a rank whose
  *   row is absent, `unknown`, or lacks a field the profile's scorers read is left out of the
- *   candidates while a known healthy rank exists (all healthy ranks when none is known).
+ *   candidates while a known healthy rank exists. When none is known all healthy ranks are
+ *   candidates, and a missing field reads as the busiest candidate's value of it (absent when no
+ *   candidate has it), so an unknown rank is never the idlest.
  * - **Unhealthy** ranks (`setStatus`) are not candidates (upstream passes only ready pods).
  * - **In flight**: route charges the rank one request and the producer's uncached-token estimate
  *   (`InFlightLoad`), finish releases both (the active-request and token-load scorers read them).
@@ -89,18 +91,31 @@ export const makeLlmdPolicy = (o: LlmdPolicyOptions): Policy<PeerState<LlmdPrefi
     initExtra: () => llmdPrefixIndex(),
     decide: (l, index, request, now, draw) => {
       const { ranks, unknown } = candidateRanks(l, fields)
-      const eps: Array<LlmdEndpoint> = ranks.map((i) => {
+      // no rank fully known (all healthy ranks are candidates): a missing field reads as the busiest
+      // candidate's value of it, never upstream's 0 (an idle endpoint); a field no candidate has stays absent
+      const rows = ranks.map((i) => {
         const row = l.loads[i]
-        const ok = row !== undefined && row.unknown === undefined
+        return row !== undefined && row.unknown === undefined ? row : undefined
+      })
+      const busiest = (f: "numWaitingReqs" | "numRunningReqs" | "kvCacheUsage"): number | undefined => {
+        const xs = rows.flatMap((row) => (row?.[f] === undefined ? [] : [row[f]]))
+        return xs.length === 0 ? undefined : Math.max(...xs)
+      }
+      const worst = {
+        waitingQueueSize: busiest("numWaitingReqs"),
+        runningRequestsSize: busiest("numRunningReqs"),
+        kvCacheUsagePercent: busiest("kvCacheUsage")
+      }
+      const eps: Array<LlmdEndpoint> = ranks.map((i, k) => {
+        const row = rows[k]
+        const ok = row !== undefined
         return {
           id: String(i),
-          metrics: ok
-            ? {
-                waitingQueueSize: row.numWaitingReqs,
-                runningRequestsSize: row.numRunningReqs,
-                kvCacheUsagePercent: row.kvCacheUsage
-              }
-            : {},
+          metrics: {
+            waitingQueueSize: row?.numWaitingReqs ?? worst.waitingQueueSize,
+            runningRequestsSize: row?.numRunningReqs ?? worst.runningRequestsSize,
+            kvCacheUsagePercent: row?.kvCacheUsage ?? worst.kvCacheUsagePercent
+          },
           inFlight: { requests: l.requests[i]!, tokens: l.tokens[i]! },
           metricsAgeMs: !ok ? null : row.timestamp === undefined ? undefined : (now - row.timestamp) * 1000
         }
