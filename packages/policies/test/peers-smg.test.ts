@@ -143,6 +143,23 @@ describe("SMG Policy adapters", () => {
     }
   })
 
+  it("least-load: a row missing one field keeps its own others; the missing one reads as the poll's busiest", () => {
+    const p = Smg.makeSmgPolicy("least-load")
+    const rows: ReadonlyArray<RankLoad> = [
+      { dpRank: 0, kvCacheUsage: 0.5, numWaitingUncachedTokens: 0 },
+      { dpRank: 1, kvCacheUsage: 0.1 },
+      { dpRank: 2, numWaitingUncachedTokens: 3000 }
+    ]
+    const cached = (p.observe(p.init(3), rows, 0).core as Smg.SmgLeastLoadState).cached
+    expect(
+      [...cached].map(([url, r]) => [url, r.loads[0]!.tokenUsage, r.loads[0]!.numWaitingUncachedTokens])
+    ).toEqual([
+      ["rank-0", 0.5, 0],
+      ["rank-1", 0.1, 3000],
+      ["rank-2", 0.5, 3000]
+    ])
+  })
+
   it("least-load: an unknown rank scores no better than the busiest known one (was: load 0 x p / tp = 0)", () => {
     const p = Smg.makeSmgPolicy("least-load")
     const rows: ReadonlyArray<RankLoad> = [

@@ -48,7 +48,12 @@ export interface PolicyArbitraries {
  * @category models
  * @since 0.2.0
  */
-export type LoadField = "numRunningReqs" | "numWaitingReqs" | "numTotalTokens" | "kvCacheUsage"
+export type LoadField =
+  | "numRunningReqs"
+  | "numWaitingReqs"
+  | "numTotalTokens"
+  | "kvCacheUsage"
+  | "numWaitingUncachedTokens"
 
 /**
  * How the unknown law hides a rank's load: an `unknown` row (no load fields, the timestamp kept), or

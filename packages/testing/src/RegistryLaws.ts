@@ -38,8 +38,8 @@ export interface RegistryLawOptions {
 }
 
 /**
- * The generators the registry laws use, shared by every policy: 1..8 ranks; loads with a KV gauge
- * present or absent; requests with a 64-bit bootstrap room, and sometimes a session and prefix
+ * The generators the registry laws use, shared by every policy: 1..8 ranks; loads with a KV gauge and
+ * waiting uncached tokens each present or absent; requests with a 64-bit bootstrap room, and sometimes a session and prefix
  * hashes, so every policy's inputs take part.
  *
  * @category laws
@@ -58,7 +58,9 @@ export const registryArbitraries: PolicyArbitraries = {
       kvCacheUsage: fc.option(
         fc.integer({ min: 0, max: 100 }).map((p) => p / 100),
         { nil: undefined }
-      )
+      ),
+      // SGLang's own queue gauge: SMG least-load reads it (with KV usage) to score from a report
+      numWaitingUncachedTokens: fc.option(fc.nat({ max: 50_000 }), { nil: undefined })
     }),
   request: fc.record({
     requestId: fc.uuid(),

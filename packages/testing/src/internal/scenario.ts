@@ -12,7 +12,8 @@ export const loadFields: ReadonlyArray<LoadField> = [
   "numRunningReqs",
   "numWaitingReqs",
   "numTotalTokens",
-  "kvCacheUsage"
+  "kvCacheUsage",
+  "numWaitingUncachedTokens"
 ]
 
 /** Timestamp 1..1000 s, 0..64 running and waiting, 0..200000 tokens, every field present. @internal */

@@ -100,31 +100,52 @@ const asReport = (row: RankLoad, need: "usage" | "leastLoad" | "usedTokens"): Sm
 }
 
 /**
- * loadledger's rule for a rank whose row lacks what the policy reads (or is `unknown`): the busiest
- * report of this poll, component by component (highest `tokenUsage`, highest waiting uncached tokens,
- * lowest effective throughput, non-positive read as upstream's 2000 tok/s default), so the rank is
- * never preferred because of what is unknown. Upstream has no such row: a failed poll keeps the old
- * report and a never-polled worker is compared by request counts, which would flip the *other*
- * candidate's known usage to its request count as well. No known report in the poll: `null`
+ * loadledger's rule for a rank whose row lacks what the policy reads (or is `unknown`): its own
+ * reported fields, each missing one read as the busiest value any row of this poll reports for it
+ * (highest `tokenUsage`, highest waiting uncached tokens, lowest effective throughput, non-positive
+ * read as upstream's 2000 tok/s default), so the rank is never preferred because of what is unknown.
+ * Upstream has no such row: a failed poll keeps the old report and a never-polled worker is compared
+ * by request counts, which would flip the *other* candidate's known usage to its request count too. A needed field no row reports: `null`
  * (upstream's no-report path, every rank by the router's in-flight count). Full rows are untouched.
  */
-const busiestKnown = (poll: ReadonlyMap<string, SmgLoadReport | null>): SmgLoadReport | null => {
-  let worst: SmgSchedulerLoad | undefined
-  for (const r of poll.values()) {
-    const l = r?.loads[0]
-    if (l === undefined) continue
-    const tp = l.genThroughput > 0 ? l.genThroughput : 2000
-    worst =
-      worst === undefined
-        ? { ...l, genThroughput: tp }
-        : {
-            ...worst,
-            tokenUsage: Math.max(worst.tokenUsage, l.tokenUsage),
-            numWaitingUncachedTokens: Math.max(worst.numWaitingUncachedTokens, l.numWaitingUncachedTokens),
-            genThroughput: Math.min(worst.genThroughput, tp)
-          }
+const busiestKnown = (loads: ReadonlyArray<RankLoad>, need: "usage" | "leastLoad"): SmgLoadReport | null => {
+  const max = (xs: ReadonlyArray<number | undefined>) => {
+    const v = xs.filter((x): x is number => x !== undefined)
+    return v.length === 0 ? undefined : Math.max(...v)
   }
-  return worst === undefined ? null : { dpRankCount: 1, loads: [worst] }
+  const rows = loads.filter((r) => r.unknown === undefined)
+  const tokenUsage = max(rows.map((r) => r.tokenUsage ?? r.kvCacheUsage))
+  const uncached = max(rows.map((r) => r.numWaitingUncachedTokens))
+  if (tokenUsage === undefined || (need === "leastLoad" && uncached === undefined)) return null
+  const tps = rows.map((r) => (r.genThroughput !== undefined && r.genThroughput > 0 ? r.genThroughput : 2000))
+  const l: SmgSchedulerLoad = {
+    dpRank: 0,
+    numRunningReqs: 0,
+    numWaitingReqs: 0,
+    numWaitingUncachedTokens: uncached ?? 0,
+    numTotalReqs: 0,
+    numUsedTokens: 0,
+    maxTotalNumTokens: 1,
+    tokenUsage,
+    genThroughput: tps.length === 0 ? 0 : Math.min(...tps),
+    cacheHitRate: 0,
+    utilization: 0,
+    maxRunningRequests: 0
+  }
+  return { dpRankCount: 1, loads: [l] }
+}
+
+/** `row`'s own reported fields over the busiest report (an `unknown` row: the busiest report as is). */
+const withBusiest = (row: RankLoad, worst: SmgLoadReport): SmgLoadReport => {
+  const w = worst.loads[0]!
+  if (row.unknown !== undefined) return worst
+  const l: SmgSchedulerLoad = {
+    ...w,
+    tokenUsage: row.tokenUsage ?? row.kvCacheUsage ?? w.tokenUsage,
+    numWaitingUncachedTokens: row.numWaitingUncachedTokens ?? w.numWaitingUncachedTokens,
+    genThroughput: row.genThroughput ?? w.genThroughput
+  }
+  return { dpRankCount: 1, loads: [l] }
 }
 
 interface Spec {
@@ -279,9 +300,9 @@ const routed = (
  *
  * - `power-of-two`, `cache-aware`: `tokenUsage` (else `kvCacheUsage`). `least-load`: that plus
  *   `numWaitingUncachedTokens` (`genThroughput` absent counts as non-positive: upstream's 2000 tok/s
- *   default). A row without them, or marked `unknown`, is never attractive: it gets the busiest report
- *   of the same poll (highest usage and waiting uncached tokens, lowest throughput; a loadledger rule,
- *   upstream has no such row). When no row of the poll carries them, every rank's report is removed
+ *   default). A row without them, or marked `unknown`, is never attractive: each missing field reads as
+ *   the busiest of the same poll (highest usage and waiting uncached tokens, lowest throughput; a
+ *   loadledger rule, upstream has no such row). When no row of the poll carries them, every rank's report is removed
  *   (upstream `remove_worker`) and ranks are scored by the router's own in-flight count, which is
  *   known, never by a made-up 0. SMG has no staleness rule (each poll replaces the last); stale rows
  *   are used as they are unless the producer marked them `unknown: stale`.
@@ -346,8 +367,12 @@ export const makeSmgPolicy = (
         poll.set(urlOf(row.dpRank), asReport(row, spec.need))
     if (spec.need !== "usedTokens") {
       // a rank without the load this policy reads scores as the busiest known one (see busiestKnown)
-      const worst = busiestKnown(poll)
-      if (worst !== null) for (const [url, r] of poll) if (r === null) poll.set(url, worst)
+      const worst = busiestKnown(loads, spec.need)
+      if (worst !== null)
+        for (const row of loads) {
+          const url = urlOf(row.dpRank)
+          if (poll.get(url) === null) poll.set(url, withBusiest(row, worst))
+        }
     }
     return { ...s, core: spec.poll(s.core, poll) }
   }
