@@ -94,7 +94,8 @@ describe("sweep runs", () => {
       total: 60,
       finished: 60,
       unfinished: 0,
-      rejected: 0
+      rejected: 0,
+      stalled: 0
     })
 
     const before = statSync(join(one, "cells", `${expandCells(spec)[0]!.id}.json`)).mtimeMs

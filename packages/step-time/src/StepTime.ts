@@ -164,7 +164,7 @@ const expectedDistinctLocalExperts = (numExperts: number, topK: number, ep: numb
  * ```ts
  * import { gpus, models, stepTimeFromAggregates } from "@loadledger/step-time"
  * const rank = { attentionPairs: 32768, tokens: 4, numDecodes: 4, extendTokens: 0 }
- * const r = stepTimeFromAggregates({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, Array(8).fill(rank))
+ * const r = stepTimeFromAggregates({ model: models["glm-5.3-dense"]!, gpu: gpus["h200"]! }, Array(8).fill(rank))
  * r.stepSeconds > 0.025 && r.stepSeconds < 0.035 // => true
  * ```
  *
@@ -345,7 +345,7 @@ export const stepTimeFromAggregates = (
  *   { decode: [8192, 8192, 8192, 204800], extend: [] },
  *   ...Array.from({ length: 7 }, () => ({ decode: [8192, 8192, 8192, 8192], extend: [] }))
  * ]
- * const r = stepTime({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, ranks)
+ * const r = stepTime({ model: models["glm-5.3-dense"]!, gpu: gpus["h200"]! }, ranks)
  * r.ranks[0]!.attentionPairs // => 229376
  * r.ranks[1]!.imbalancePairs // => 196608
  * ```

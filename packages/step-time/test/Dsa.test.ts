@@ -14,17 +14,18 @@ const prefill = (m: string, n: number) => {
 }
 
 describe("glm-5.3-dsa: capped attention FLOPs plus the FP8 lightning indexer", () => {
-  it("the glm-5.3 preset says it uses dense arithmetic, glm-5.3-dsa says dsa", () => {
-    expect(models["glm-5.3"]!.attention.arithmetic).toBe("dense")
-    expect(models["glm-5.3"]!.attention.sparseTopK).toBeUndefined()
-    const a = models["glm-5.3-dsa"]!.attention
+  it("glm-5.3 (and its alias glm-5.3-dsa) runs DSA; glm-5.3-dense keeps the seed's dense arithmetic", () => {
+    expect(models["glm-5.3-dense"]!.attention.arithmetic).toBe("dense")
+    expect(models["glm-5.3-dense"]!.attention.sparseTopK).toBeUndefined()
+    expect(models["glm-5.3-dsa"]!.attention).toEqual(models["glm-5.3"]!.attention)
+    const a = models["glm-5.3"]!.attention
     expect(a.arithmetic).toBe("dsa")
     expect(a.sparseTopK).toBe(2048)
     expect(a.indexer).toEqual({ heads: 32, headDim: 128, bytesPerElement: 1, keyBytesPerTokenPerLayer: 132 })
   })
 
   it("below index_topk keys DSA costs what dense costs plus the indexer (within 3%)", () => {
-    const dense = chunk("glm-5.3", 0, 2048)
+    const dense = chunk("glm-5.3-dense", 0, 2048)
     const dsa = chunk("glm-5.3-dsa", 0, 2048)
     expect(dsa).toBeGreaterThanOrEqual(dense)
     expect(dsa / dense).toBeLessThan(1.03)
@@ -37,7 +38,7 @@ describe("glm-5.3-dsa: capped attention FLOPs plus the FP8 lightning indexer", (
   const positions = [7168, 8192, 16384, 32768, 65536, 122880]
 
   it("anchor: at positions over ~7K a token prefills 2-3x cheaper with DSA (7K-8K), and the gap only grows", () => {
-    const rs = positions.map((p) => perToken("glm-5.3", p) / perToken("glm-5.3-dsa", p))
+    const rs = positions.map((p) => perToken("glm-5.3-dense", p) / perToken("glm-5.3-dsa", p))
     expect(rs[0]!).toBeGreaterThanOrEqual(2)
     expect(rs[1]!).toBeLessThanOrEqual(3)
     for (let i = 1; i < rs.length; i++) expect(rs[i]!).toBeGreaterThan(rs[i - 1]!)
@@ -55,12 +56,12 @@ describe("glm-5.3-dsa: capped attention FLOPs plus the FP8 lightning indexer", (
     }
     // per token per 1K positions: dense 10.4 us, DSA 0.65 us (the FP8 indexer's 32 x (2 x 128 + 2)
     // FLOPs per pair at twice the BF16 peak, against MLA's 64 x 512 x 2)
-    expect(slope("glm-5.3") * 1024 * 1e6).toBeCloseTo(10.4, 0)
+    expect(slope("glm-5.3-dense") * 1024 * 1e6).toBeCloseTo(10.4, 0)
     expect(slope("glm-5.3-dsa") * 1024 * 1e6).toBeCloseTo(0.65, 1)
   })
 
   it("whole prompts (another quantity: the first tokens are as cheap either way) and the 120K-prefix chunk", () => {
-    const ratio = (n: number) => prefill("glm-5.3", n) / prefill("glm-5.3-dsa", n)
+    const ratio = (n: number) => prefill("glm-5.3-dense", n) / prefill("glm-5.3-dsa", n)
     expect([8192, 16384, 32768, 65536, 131072].map((n) => ratio(n).toFixed(2))).toEqual([
       "1.37",
       "1.98",
@@ -68,7 +69,7 @@ describe("glm-5.3-dsa: capped attention FLOPs plus the FP8 lightning indexer", (
       "4.80",
       "7.17"
     ])
-    expect(chunk("glm-5.3", 122880, 8192)).toBeCloseTo(11.05, 1)
+    expect(chunk("glm-5.3-dense", 122880, 8192)).toBeCloseTo(11.05, 1)
     expect(chunk("glm-5.3-dsa", 122880, 8192)).toBeCloseTo(1.14, 1)
   })
 
