@@ -10,6 +10,7 @@ import { gpus, lockstepSyncWait, models, type RankBatch, stepTime } from "@loadl
 
 /** The report lines (also checked by `examples/step-time-skew.test.ts`). @since 0.1.0 */
 export const report = (): Array<string> => {
+  // the seed's worked example uses dense MLA arithmetic: glm-5.3-dense (glm-5.3 itself runs DSA)
   const config = { model: models["glm-5.3-dense"]!, gpu: gpus["h200"]! }
   const layers = config.model.numLayers
   const fourBy8k: RankBatch = { decode: [8192, 8192, 8192, 8192], extend: [] }
