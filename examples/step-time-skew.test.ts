@@ -10,6 +10,6 @@ it("the example prints issue 5's exact numbers", () => {
     "sync wait: 6 ms vs 1 ms local -> each of the seven waits 5 ms per layer, 390 ms per step over 78 layers"
   )
   expect(lines[4]).toMatch(
-    /^glm-5\.3 \+ h200, batch 32: step \d+\.\d ms \(published ~30\), MoE \d+\.\d ms \(published ~19\)$/
+    /^glm-5\.3-dense \+ h200, batch 32: step \d+\.\d ms \(published ~30\), MoE \d+\.\d ms \(published ~19\)$/
   )
 })

@@ -10,7 +10,8 @@ import { gpus, lockstepSyncWait, models, type RankBatch, stepTime } from "@loadl
 
 /** The report lines (also checked by `examples/step-time-skew.test.ts`). @since 0.1.0 */
 export const report = (): Array<string> => {
-  const config = { model: models["glm-5.3"]!, gpu: gpus["h200"]! }
+  // the seed's worked example uses dense MLA arithmetic: glm-5.3-dense (glm-5.3 itself runs DSA)
+  const config = { model: models["glm-5.3-dense"]!, gpu: gpus["h200"]! }
   const layers = config.model.numLayers
   const fourBy8k: RankBatch = { decode: [8192, 8192, 8192, 8192], extend: [] }
   const lines: Array<string> = []
@@ -36,13 +37,13 @@ export const report = (): Array<string> => {
       `${(w.syncWaitSeconds[1]! * 1e3).toFixed(0)} ms per step over ${layers} layers`
   )
 
-  // glm-5.3 + h200 at batch 32 (4 x 8K per rank, 8 ranks) against the published ~30 ms / ~19 ms
+  // glm-5.3-dense + h200 at batch 32 (4 x 8K per rank, 8 ranks) against the published ~30 ms / ~19 ms
   const balanced = stepTime(
     config,
     Array.from({ length: 8 }, () => fourBy8k)
   )
   lines.push(
-    `glm-5.3 + h200, batch 32: step ${(balanced.stepSeconds * 1e3).toFixed(1)} ms (published ~30), ` +
+    `glm-5.3-dense + h200, batch 32: step ${(balanced.stepSeconds * 1e3).toFixed(1)} ms (published ~30), ` +
       `MoE ${(balanced.moeSeconds * 1e3).toFixed(1)} ms (published ~19)`,
     `the 200K request's step: ${(skewed.stepSeconds * 1e3).toFixed(1)} ms; ranks 1-7 wait ${(r1.syncWaitSeconds * 1e3).toFixed(2)} ms each`
   )

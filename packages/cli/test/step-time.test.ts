@@ -42,7 +42,7 @@ describe("loadledger step-time", () => {
     const { out, error } = await run(
       "step-time",
       "--model",
-      "glm-5.3",
+      "glm-5.3-dense",
       "--gpu",
       "h200",
       "--ranks",
@@ -100,8 +100,8 @@ describe("loadledger step-time", () => {
   })
 
   it("prints a readable table without --json", async () => {
-    const { out } = await run("step-time", "--model", "glm-5.3", "--gpu", "h200", "--ranks", issueRanks)
-    expect(out).toContain("glm-5.3 on h200, 8 DP ranks, 78 layers")
+    const { out } = await run("step-time", "--model", "glm-5.3-dense", "--gpu", "h200", "--ranks", issueRanks)
+    expect(out).toContain("glm-5.3-dense on h200, 8 DP ranks, 78 layers")
     expect(out).toContain("229,376")
     expect(out).toContain("196,608")
     expect(out).toContain("10.31")

@@ -8,7 +8,9 @@
  * One rank's batch in a step, summarised. `attentionPairs`: a decode with context L adds L; an
  * extend of e tokens after a prefix p adds p*e + e*(e+1)/2. `tokens` = decode tokens + extend
  * tokens (0 for a rank running an idle/dummy batch). `kvReadPairs` is set when a sparse-attention
- * top-k caps the keys each query reads; `numExtends` counts prefill chunks.
+ * top-k caps the keys each query reads, and then `denseKvReadPairs` (the uncapped keys read
+ * once per 128-query tile: the index keys DSA's lightning indexer reads); `numExtends` counts
+ * prefill chunks.
  *
  * @category models
  * @since 0.1.0
@@ -21,6 +23,7 @@ export interface RankWork {
   readonly numRequests: number
   readonly numExtends: number
   readonly kvReadPairs?: number | undefined
+  readonly denseKvReadPairs?: number | undefined
 }
 
 /**

@@ -15,17 +15,17 @@ import type { StepModel } from "./StepModel.js"
  * **When to use**: always, unless a test needs a hand-made cost.
  *
  * Attention arithmetic comes from the model: the `glm-5.3` preset (the simulator's and CLI's
- * default) uses `arithmetic: "dense"` (dense MLA FLOPs over every pair, the seed's worked
- * example); `glm-5.3-dsa` uses `"dsa"` (DeepSeek sparse attention: at most 2,048 keys per query
- * plus the FP8 lightning indexer). Pass the model's `attention.sparseTopK` as
+ * default; alias `glm-5.3-dsa`) uses `arithmetic: "dsa"` (DeepSeek sparse attention, as GLM-5
+ * runs: at most 2,048 keys per query plus the FP8 lightning indexer); `glm-5.3-dense` keeps
+ * `"dense"` (dense MLA FLOPs over every pair, the seed's worked example, reproduced below). Pass the model's `attention.sparseTopK` as
  * `SimConfig.sparseTopK` so the ranks count the capped pairs.
  *
  * @example
  * ```ts
  * import { stepModelFor } from "@loadledger/sim"
  * import { gpus, models } from "@loadledger/step-time"
- * models["glm-5.3"]!.attention.arithmetic // => "dense"
- * const m = stepModelFor({ model: models["glm-5.3"]!, gpu: gpus["h200"]! })
+ * models["glm-5.3-dense"]!.attention.arithmetic // => "dense"
+ * const m = stepModelFor({ model: models["glm-5.3-dense"]!, gpu: gpus["h200"]! })
  * const w = { attentionPairs: 32768, tokens: 4, numDecodes: 4, extendTokens: 0, numRequests: 4, numExtends: 0 }
  * const cost = m(Array(8).fill(w))
  * // issue 5: a batch of 32 requests with 8K contexts on glm-5.3 / h200 takes about 30 ms
@@ -44,7 +44,10 @@ export const stepModelFor =
 /**
  * KV pool per rank in tokens: `hbmBytes x memFraction` minus the weights one GPU holds (attention
  * and dense layers, its `numExperts / ep` routed experts and the shared expert per MoE layer, the
- * embedding and LM head), over the KV bytes per token (`kvBytesPerTokenPerLayer x numLayers`).
+ * embedding and LM head), over the cache bytes per token: `kvBytesPerTokenPerLayer x numLayers`,
+ * plus with DeepSeek sparse attention (`arithmetic: "dsa"`) the lightning indexer's cached index
+ * key (`indexer.keyBytesPerTokenPerLayer`, 132 B for GLM-5: 128 FP8 values and a 4-byte scale)
+ * per layer.
  * `memFraction` defaults to 0.88, a typical SGLang `--mem-fraction-static` (an assumption, not read from a
  * release). Never below 0.
  *
@@ -52,11 +55,11 @@ export const stepModelFor =
  * ```ts
  * import { kvPoolTokensFor } from "@loadledger/sim"
  * import { gpus, models } from "@loadledger/step-time"
- * const tokens = kvPoolTokensFor(models["glm-5.3"]!, gpus["h200"]!)
+ * const tokens = kvPoolTokensFor(models["glm-5.3-dense"]!, gpus["h200"]!)
  * tokens > 100_000 // => true
  * // HBM for 1,000 more tokens of KV (576 bytes per token per layer, 78 layers; memFraction 0.88)
  * const extraBytes = (576 * 78 * 1000) / 0.88
- * const bigger = kvPoolTokensFor(models["glm-5.3"]!, { ...gpus["h200"]!, hbmBytes: gpus["h200"]!.hbmBytes + extraBytes })
+ * const bigger = kvPoolTokensFor(models["glm-5.3-dense"]!, { ...gpus["h200"]!, hbmBytes: gpus["h200"]!.hbmBytes + extraBytes })
  * Math.abs(bigger - tokens - 1000) <= 1 // => true
  * ```
  *
@@ -72,6 +75,8 @@ export const kvPoolTokensFor = (model: ModelSpec, gpu: GpuSpec, memFraction = 0.
         (model.numLayers - model.mlp.denseLayers) *
           ((model.mlp.numExperts / model.mlp.ep) * model.mlp.expertParams + model.mlp.sharedExpertParams)
   const weightBytes = (att + mlp) * model.weightBytesPerParam + 2 * model.vocabSize * model.hiddenSize * 2
-  const kvBytesPerToken = model.attention.kvBytesPerTokenPerLayer * model.numLayers
+  const a = model.attention
+  const indexKeyBytes = a.arithmetic === "dsa" ? (a.indexer?.keyBytesPerTokenPerLayer ?? 0) : 0
+  const kvBytesPerToken = (a.kvBytesPerTokenPerLayer + indexKeyBytes) * model.numLayers
   return Math.max(0, Math.floor((gpu.hbmBytes * memFraction - weightBytes) / kvBytesPerToken))
 }

@@ -43,6 +43,10 @@ export interface RankBatch {
  *   `attentionPairs` for a decode-only rank (exact without a sparse cap); with extends, the
  *   causal part of `numExtends` equal chunks is taken as read once per 128-query tile (within a
  *   few percent of {@link kvReadPairs} for chunks after no prefix). Pass it when you can.
+ * - `denseKvReadPairs`: KV tokens a dense attention would read per layer, tile-wise and uncapped
+ *   ({@link kvReadPairs} without `topK`): with DeepSeek sparse attention, the index keys the
+ *   lightning indexer reads. Only needed with a sparse cap; when absent it is estimated as for
+ *   `kvReadPairs`.
  * - `tokens`: queries this step (`numDecodes + extendTokens`).
  * - `numExtends`: number of extend chunks; defaults to 1 when `extendTokens > 0`.
  *
@@ -52,6 +56,7 @@ export interface RankBatch {
 export interface RankAggregate {
   readonly attentionPairs: number
   readonly kvReadPairs?: number | undefined
+  readonly denseKvReadPairs?: number | undefined
   readonly tokens: number
   readonly numDecodes: number
   readonly extendTokens: number
@@ -169,6 +174,8 @@ export const kvReadPairs = (batch: RankBatch, topK?: number): number => {
  * const a = aggregate({ decode: [100], extend: [{ prefix: 0, tokens: 4 }] })
  * a.attentionPairs // => 110
  * a.tokens // => 5
+ * // with a sparse cap, the uncapped tile-wise reads too (the DSA indexer's index keys)
+ * aggregate({ decode: [], extend: [{ prefix: 100_000, tokens: 256 }] }, 2048).denseKvReadPairs // => 200384
  * ```
  *
  * @category attention
@@ -180,6 +187,7 @@ export const aggregate = (batch: RankBatch, sparseTopK?: number): RankAggregate 
   return {
     attentionPairs: attentionPairs(batch),
     kvReadPairs: kvReadPairs(batch, sparseTopK),
+    ...(sparseTopK === undefined ? {} : { denseKvReadPairs: kvReadPairs(batch) }),
     tokens: batch.decode.length + extendTokens,
     numDecodes: batch.decode.length,
     extendTokens,

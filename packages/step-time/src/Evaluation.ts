@@ -8,6 +8,7 @@ import { Result } from "effect"
 import type { CalibrationError, CalibrationSample, MapeReport } from "./Calibration.js"
 import { mape, predict, sampleModel } from "./Calibration.js"
 import type { Efficiencies } from "./Efficiencies.js"
+import { belowPhysicalFloor } from "./Feasibility.js"
 import { type FitOptions, fit } from "./Fit.js"
 import { median, summarize } from "./internal/summary.js"
 import { defaultPriors, priorCentres } from "./Priors.js"
@@ -182,6 +183,8 @@ export const errorBreakdown = (
 export interface HeldOutModel {
   readonly model: string
   readonly errors: ErrorBreakdown
+  /** The held-out model's rows measured below their physical floor: neither fitted nor scored. */
+  readonly excludedRows: number
   readonly byGpu: Record<
     string,
     ErrorCell & { readonly priorOnly: boolean; readonly trainRows: number; readonly params: Efficiencies }
@@ -191,7 +194,9 @@ export interface HeldOutModel {
 /**
  * Leave-one-model-out cross-validation: for each model, fit each GPU's parameters on every other
  * model's rows of that GPU (and the model-independent collective rows), then score the held-out
- * model's rows.
+ * model's rows. Rows measured below their {@link physicalFloorSeconds} (impossible: see
+ * {@link belowPhysicalFloor}) are dropped from every fit and every score, for every model alike,
+ * and counted in `excludedRows`.
  *
  * **When to use**: to know whether a calibration transfers to a model it never saw, which
  * row-wise or configuration-wise folds of one model cannot tell (issue 17). Fits use
@@ -216,9 +221,10 @@ export interface HeldOutModel {
  * @since 0.2.0
  */
 export const leaveOneModelOut = (
-  samples: ReadonlyArray<CalibrationSample>,
+  allSamples: ReadonlyArray<CalibrationSample>,
   options?: FitOptions
 ): Result.Result<ReadonlyArray<HeldOutModel>, CalibrationError> => {
+  const { kept: samples, below } = belowPhysicalFloor(allSamples)
   const names = [...new Set(samples.map(sampleModel).filter((m): m is string => m !== undefined))]
   const out: Array<HeldOutModel> = []
   const prior = priorCentres(
@@ -246,7 +252,12 @@ export const leaveOneModelOut = (
         params
       }
     }
-    out.push({ model: name, errors: breakdownOf(scored), byGpu })
+    out.push({
+      model: name,
+      errors: breakdownOf(scored),
+      excludedRows: below.filter((s) => sampleModel(s) === name).length,
+      byGpu
+    })
   }
   return Result.succeed(out)
 }

@@ -277,17 +277,18 @@ const dsv3AttentionParams =
   7168 * 1536 + 1536 * 128 * (128 + 64) + 7168 * (512 + 64) + 512 * 128 * (128 + 128) + 128 * 128 * 7168
 
 /**
- * Model presets: `glm-5.3`, `glm-5.3-dsa`, `deepseek-v3`, `llama2-70b`, `bloom-176b`.
+ * Model presets: `glm-5.3` (= `glm-5.3-dsa`), `glm-5.3-dense`, `deepseek-v3`, `llama2-70b`,
+ * `bloom-176b`.
  *
  * Sources:
- * - `glm-5.3`: the GLM-5 architecture (huggingface/transformers
+ * - `glm-5.3-dense`: the GLM-5 architecture (huggingface/transformers
  *   `src/transformers/models/glm_moe_dsa/modular_glm_moe_dsa.py`, `GlmMoeDsaConfig` defaults,
  *   checkpoint zai-org/GLM-5): 78 layers, hidden 6144, MLA with a 576-byte FP8 latent cache
  *   (512 + 64), 256 routed experts top-8 of 3 x 6144 x 2048 parameters, one shared expert, 3 dense
  *   layers, FP8 weights, deployed as DP8 attention + EP8 (issue 5). Attention arithmetic:
  *   `arithmetic: "dense"` (dense MLA over every pair, the seed's worked example: issue 5's ~30 ms
  *   step at 32 x 8K), no DSA cap.
- * - `glm-5.3-dsa`: the same model with DeepSeek sparse attention as GLM-5 runs it
+ * - `glm-5.3` (alias `glm-5.3-dsa`): the same model with DeepSeek sparse attention, as GLM-5 runs it
  *   (`arithmetic: "dsa"`, `index_topk` 2048, lightning indexer 32 heads x 128 in FP8, 132-byte
  *   FP8 index keys per token per layer): each query attends at most 2,048 keys, the indexer
  *   scores all earlier tokens.
@@ -304,14 +305,16 @@ const dsv3AttentionParams =
  * const glm = models["glm-5.3"]!
  * glm.numLayers // => 78
  * glm.mlp.kind === "moe" && glm.mlp.numExperts // => 256
+ * glm.attention.arithmetic // => "dsa"
+ * models["glm-5.3-dense"]!.attention.arithmetic // => "dense"
  * ```
  *
  * @category presets
  * @since 0.1.0
  */
 export const models: Record<string, ModelSpec> = {
-  "glm-5.3": {
-    name: "glm-5.3",
+  "glm-5.3-dense": {
+    name: "glm-5.3-dense",
     numLayers: 78,
     hiddenSize: 6144,
     vocabSize: 154880,
@@ -401,16 +404,17 @@ export const models: Record<string, ModelSpec> = {
   }
 }
 
-models["glm-5.3-dsa"] = {
-  ...models["glm-5.3"]!,
-  name: "glm-5.3-dsa",
+models["glm-5.3"] = {
+  ...models["glm-5.3-dense"]!,
+  name: "glm-5.3",
   attention: {
-    ...models["glm-5.3"]!.attention,
+    ...models["glm-5.3-dense"]!.attention,
     sparseTopK: 2048,
     arithmetic: "dsa",
     indexer: { heads: 32, headDim: 128, bytesPerElement: 1, keyBytesPerTokenPerLayer: 132 }
   }
 }
+models["glm-5.3-dsa"] = { ...models["glm-5.3"]!, name: "glm-5.3-dsa" }
 
 /**
  * A copy of `model` with another tensor-parallel size per DP rank.

@@ -90,19 +90,27 @@ export interface StepTimeResult {
   readonly ranks: ReadonlyArray<RankStepTime>
 }
 
-// KV tokens a dense attention reads: exact for decodes; for extends, the causal part of the
-// chunks (n chunks of e/n tokens after no prefix, at least) is read once per query tile
-const denseKvReadOf = (r: RankAggregate): number => {
+// KV tokens a dense attention reads (per layer): exact when the caller passed them; else exact
+// for decodes, and for extends tile-wise under the assumption of `numExtends` equal chunks (each
+// query tile of `extendQueryTile` reads the prefix and the chunk up to its end once). On a rank
+// with both decodes and extends the pairs cannot be split, so the prefix pairs count once per
+// query (an upper bound).
+const denseKvReadOf = (r: RankAggregate, exactDense: boolean): number => {
+  if (r.denseKvReadPairs !== undefined) return r.denseKvReadPairs
+  if (exactDense && r.kvReadPairs !== undefined) return r.kvReadPairs
   if (r.extendTokens <= 0) return r.attentionPairs
-  const n = r.numExtends ?? 1
-  const per = r.extendTokens / Math.max(n, 1)
-  const causal = (n * per * (per + 1)) / 2
-  return Math.max(0, r.attentionPairs - causal * (1 - 1 / extendQueryTile))
+  const n = Math.max(r.numExtends ?? 1, 1)
+  const e = r.extendTokens / n
+  const causal = (n * e * (e + 1)) / 2
+  if (r.numDecodes > 0) return Math.max(0, r.attentionPairs - causal * (1 - 1 / extendQueryTile))
+  const tiles = Math.ceil(e / extendQueryTile)
+  const prefixPairs = Math.max(0, r.attentionPairs - causal)
+  return (tiles * prefixPairs) / e + n * ((extendQueryTile * tiles * (tiles - 1)) / 2 + e)
 }
 // KV tokens read when the caller did not say: the dense estimate, capped at topK per query
 const kvReadOf = (r: RankAggregate, topK: number | undefined): number => {
   if (r.kvReadPairs !== undefined) return r.kvReadPairs
-  const dense = denseKvReadOf(r)
+  const dense = denseKvReadOf(r, topK === undefined)
   return topK === undefined ? dense : Math.min(dense, r.tokens * topK)
 }
 
@@ -156,7 +164,7 @@ const expectedDistinctLocalExperts = (numExperts: number, topK: number, ep: numb
  * ```ts
  * import { gpus, models, stepTimeFromAggregates } from "@loadledger/step-time"
  * const rank = { attentionPairs: 32768, tokens: 4, numDecodes: 4, extendTokens: 0 }
- * const r = stepTimeFromAggregates({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, Array(8).fill(rank))
+ * const r = stepTimeFromAggregates({ model: models["glm-5.3-dense"]!, gpu: gpus["h200"]! }, Array(8).fill(rank))
  * r.stepSeconds > 0.025 && r.stepSeconds < 0.035 // => true
  * ```
  *
@@ -217,7 +225,7 @@ export const stepTimeFromAggregates = (
         comp +=
           (kvPairs * att.flopsPerPair) / tp / peak16 +
           (r.attentionPairs * indexerFlopsPerPair) / tp / peakIndexer
-        memBytes += (denseKvReadOf(r) * dsa.keyBytesPerTokenPerLayer) / kvShards
+        memBytes += (denseKvReadOf(r, false) * dsa.keyBytesPerTokenPerLayer) / kvShards
       }
       t += Math.max(memBytes / bw, comp) + numReq * p.perRequestSecondsPerLayer
       const lmMem = lmHeadBytes / bw
@@ -337,7 +345,7 @@ export const stepTimeFromAggregates = (
  *   { decode: [8192, 8192, 8192, 204800], extend: [] },
  *   ...Array.from({ length: 7 }, () => ({ decode: [8192, 8192, 8192, 8192], extend: [] }))
  * ]
- * const r = stepTime({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, ranks)
+ * const r = stepTime({ model: models["glm-5.3-dense"]!, gpu: gpus["h200"]! }, ranks)
  * r.ranks[0]!.attentionPairs // => 229376
  * r.ranks[1]!.imbalancePairs // => 196608
  * ```

@@ -57,11 +57,14 @@ const llama = {
 }
 
 describe("modelFromHfConfig reproduces the presets from config.json dimensions", () => {
-  it("GLM-5 config -> glm-5.3 preset (FP8 weights and KV cache: MLA 576 B)", () => {
-    const r = Result.getOrThrow(
-      modelFromHfConfig(glm5, { name: "glm-5.3", weightBytesPerParam: 1, kvCacheBytesPerElement: 1 })
+  it("GLM-5 config -> glm-5.3-dense preset (FP8 weights and KV cache: MLA 576 B), and with sparseAttention glm-5.3", () => {
+    const opts = { weightBytesPerParam: 1, kvCacheBytesPerElement: 1 }
+    const r = Result.getOrThrow(modelFromHfConfig(glm5, { name: "glm-5.3-dense", ...opts }))
+    expect(r).toEqual(models["glm-5.3-dense"])
+    const dsa = Result.getOrThrow(
+      modelFromHfConfig(glm5, { name: "glm-5.3", sparseAttention: true, ...opts })
     )
-    expect(r).toEqual(models["glm-5.3"])
+    expect(dsa).toEqual(models["glm-5.3"])
   })
   it("DeepSeek-V3 config -> deepseek-v3 preset", () => {
     const r = Result.getOrThrow(

@@ -35,6 +35,7 @@ describe("presets", () => {
       "bloom-176b",
       "deepseek-v3",
       "glm-5.3",
+      "glm-5.3-dense",
       "glm-5.3-dsa",
       "llama2-70b"
     ])
@@ -200,7 +201,7 @@ describe("README usage block", () => {
       { decode: [8192, 8192, 8192, 204800], extend: [] },
       ...Array.from({ length: 7 }, () => ({ decode: [8192, 8192, 8192, 8192], extend: [] }))
     ]
-    const r = stepTime({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, ranks)
+    const r = stepTime({ model: models["glm-5.3-dense"]!, gpu: gpus["h200"]! }, ranks)
     expect(r.ranks[0]!.attentionPairs).toBe(229376)
     expect((r.ranks[0]!.kvBytesRead / 1e9).toFixed(2)).toBe("10.31")
     expect(r.ranks[1]!.imbalancePairs).toBe(196608)

@@ -21,7 +21,7 @@ const scenarios: ReadonlyArray<Scenario> = JSON.parse(
   readFileSync(new URL("../../../fixtures/cases/scenarios.json", import.meta.url), "utf8")
 )
 const byId = (id: string) => scenarios.find((s) => s.id === id)!
-const glm = { model: models["glm-5.3"]!, gpu: gpus["h200"]! }
+const glm = { model: models["glm-5.3-dense"]!, gpu: gpus["h200"]! }
 const idle: RankBatch = { decode: [], extend: [] }
 
 it("every case of kind step-time is covered here", () => {

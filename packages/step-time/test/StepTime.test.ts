@@ -11,7 +11,7 @@ import {
   stepTimeFromAggregates
 } from "../src/index.js"
 
-const glm = { model: models["glm-5.3"]!, gpu: gpus["h200"]! }
+const glm = { model: models["glm-5.3-dense"]!, gpu: gpus["h200"]! }
 const fourBy8k: RankBatch = { decode: [8192, 8192, 8192, 8192], extend: [] }
 const idle: RankBatch = { decode: [], extend: [] }
 // issue 5, "Must reproduce exactly": rank 0 holds three 8K decodes and one 200K, the others four 8K
@@ -263,7 +263,7 @@ describe("aggregates without kvReadPairs", () => {
 })
 
 describe("all-to-all collectives (expert-parallel dispatch + combine)", () => {
-  const a2a = { ...glm, model: { ...models["glm-5.3"]!, collective: "all-to-all" as const } }
+  const a2a = { ...glm, model: { ...models["glm-5.3-dense"]!, collective: "all-to-all" as const } }
   const even = Array.from({ length: 8 }, () => ({ decode: Array(64).fill(4096), extend: [] }))
   const skew = [{ decode: Array(512).fill(4096), extend: [] }, ...Array.from({ length: 7 }, () => idle)]
 

@@ -140,7 +140,8 @@ export const runLoop = (
       extendTokens: 0,
       numRequests: 0,
       numExtends: 0,
-      kvReadPairs: undefined
+      kvReadPairs: undefined,
+      denseKvReadPairs: undefined
     }))
   )
   const progressEvery = Math.max(1, Math.floor(trace.length / 200))
@@ -203,7 +204,10 @@ export const runLoop = (
         w.extendTokens = r.extendTokens
         w.numRequests = r.running.length
         w.numExtends = r.extend.length
-        if (c.sparseTopK !== undefined) w.kvReadPairs = r.kvReadPairs
+        if (c.sparseTopK !== undefined) {
+          w.kvReadPairs = r.kvReadPairs
+          w.denseKvReadPairs = r.denseKvReadPairs
+        }
         r.emptyAttempts = tokens === 0 && r.hasWork ? r.emptyAttempts + 1 : 0
         if (r.emptyAttempts > maxEmpty) maxEmpty = r.emptyAttempts
       }

@@ -4,6 +4,7 @@
  * and a prefix cache. Mutable on purpose, private to one `simulate` call.
  */
 import type { RouteRequest } from "@loadledger/policies"
+import { extendKvReadTokens } from "@loadledger/step-time"
 import type { TraceRequest } from "../Trace.js"
 import { BLOCK_TOKENS, PrefixCache } from "./prefixCache.js"
 
@@ -78,6 +79,7 @@ export class Rank {
   readonly decodes: Array<Req> = []
   attentionPairs = 0
   kvReadPairs = 0
+  denseKvReadPairs = 0
   extendTokens = 0
   /** The batch in `extend`/`decodes` is formed and not yet run (a vetoed forward keeps it). */
   formed = false
@@ -202,6 +204,7 @@ export class Rank {
       // query i (1..chunk) reads min(ctx + i, k) keys
       const uncapped = Math.max(0, Math.min(chunk, k - r.ctx))
       this.kvReadPairs += r.ctx * uncapped + (uncapped * (uncapped + 1)) / 2 + (chunk - uncapped) * k
+      this.denseKvReadPairs += extendKvReadTokens({ prefix: r.ctx, tokens: chunk })
     }
   }
 
@@ -234,7 +237,10 @@ export class Rank {
       this.alloc(r, 1)
       this.decodes.push(r)
       this.attentionPairs += r.ctx + 1
-      if (this.p.sparseTopK !== undefined) this.kvReadPairs += Math.min(r.ctx + 1, this.p.sparseTopK)
+      if (this.p.sparseTopK !== undefined) {
+        this.kvReadPairs += Math.min(r.ctx + 1, this.p.sparseTopK)
+        this.denseKvReadPairs += r.ctx + 1
+      }
     }
     return n
   }
@@ -259,6 +265,7 @@ export class Rank {
     if (this.decodes.length > 0) this.decodes.length = 0
     this.attentionPairs = 0
     this.kvReadPairs = 0
+    this.denseKvReadPairs = 0
     this.extendTokens = 0
     const defer = throttlePrefills && !this.prefillCapacityBound && this.running.some((r) => !isPrefilling(r))
     if (defer) this.addDecodes()
