@@ -73,7 +73,7 @@ export class CountedSamples {
   pushMany(x: number, count: number): void {
     this.length += count
     this.cached = undefined
-    if (x !== x) {
+    if (Number.isNaN(x)) {
       this.nanCount += count
       return
     }
