@@ -8,6 +8,7 @@ import { liveBench } from "./live.js"
 import { ownPolicyBench } from "./ownPolicies.js"
 import { sglangPolicyBench } from "./sglangPolicies.js"
 import { simBench } from "./sim.js"
+import { simCellsBench } from "./simCells.js"
 import { stepTimeBench } from "./step-time.js"
 import { vllmPolicyBench } from "./vllm.js"
 
@@ -16,6 +17,7 @@ export const benchmarks: ReadonlyArray<Benchmark> = [
   vllmPolicyBench,
   ownPolicyBench,
   simBench,
+  simCellsBench,
   stepTimeBench,
   liveBench
 ]
