@@ -37,7 +37,9 @@ export class DecodeSet<R extends Decoder> {
   /** When the set last decoded: the last token time of every member not in `fresh`. */
   private lastDecodeSeconds = Number.NaN
   /** Members whose last token is their own: joined since the last decode step. */
-  private fresh: Array<R> = []
+  private readonly fresh: Array<R> = []
+  /** `decodeStep`'s answer, reused (the caller reads it before the next step). */
+  private readonly finished: Array<R> = []
   // a binary min-heap of (finish step, member, epoch): the decode step at which a member finishes
   private heapKeys: Array<number> = []
   private heapReqs: Array<R> = []
@@ -84,16 +86,18 @@ export class DecodeSet<R extends Decoder> {
 
   /**
    * The members' decode step ended at `now`: each gains a token; their inter-token gaps go to `itl`.
-   * Returns the members that reached their output target (still members, in no particular order).
+   * Returns the members that reached their output target (still members, in no particular order;
+   * the array is reused by the next call).
    */
   decodeStep(now: number, itl: CountedSamples): Array<R> {
     this.done++
     for (const r of this.fresh) itl.push(now - r.lastTokenSeconds)
     const shared = this.count - this.fresh.length
     if (shared > 0) itl.pushMany(now - this.lastDecodeSeconds, shared)
-    if (this.fresh.length > 0) this.fresh = []
+    if (this.fresh.length > 0) this.fresh.length = 0
     this.lastDecodeSeconds = now
-    const finished: Array<R> = []
+    const finished = this.finished
+    if (finished.length > 0) finished.length = 0
     while (this.heapKeys.length > 0 && this.heapKeys[0]! <= this.done) {
       const r = this.heapReqs[0]!
       const epoch = this.heapEpochs[0]!
