@@ -10,6 +10,7 @@ import { peerRouterBench } from "./peerPolicies.js"
 import { peerPolicyBench } from "./peers.js"
 import { sglangPolicyBench } from "./sglangPolicies.js"
 import { simBench } from "./sim.js"
+import { simCellsBench } from "./simCells.js"
 import { stepTimeBench } from "./step-time.js"
 import { vllmPolicyBench } from "./vllm.js"
 
@@ -20,6 +21,7 @@ export const benchmarks: ReadonlyArray<Benchmark> = [
   peerPolicyBench,
   peerRouterBench,
   simBench,
+  simCellsBench,
   stepTimeBench,
   liveBench
 ]

@@ -112,7 +112,6 @@ export const runLoop = (
       progress()
     }
   }
-  const pushItl = (gap: number) => itl.push(gap)
   const imbalanceCounts = new Array<number>(IMBALANCE_BUCKETS.length + 1).fill(0)
   const stepLog: Array<StepRecord> | undefined = c.recordSteps ? [] : undefined
   const span = trace.length > 0 ? trace[trace.length - 1]!.arrivalSeconds : 0
@@ -200,7 +199,7 @@ export const runLoop = (
         if (tokens === 0) empty++
         w.attentionPairs = r.attentionPairs
         w.tokens = tokens
-        w.numDecodes = r.decodes.length
+        w.numDecodes = r.numDecodes
         w.extendTokens = r.extendTokens
         w.numRequests = r.running.length
         w.numExtends = r.extend.length
@@ -276,7 +275,6 @@ export const runLoop = (
   }
 
   const completeStep = (gi: number, g: Group): SimStatus | undefined => {
-    const executed = g.ranks.map((r) => r.extend.length + r.decodes.length > 0)
     // only completed steps are logged: a step cut off by maxSimulatedSeconds ran no tokens
     stepLog?.push({
       startSeconds: g.startSeconds,
@@ -287,13 +285,15 @@ export const runLoop = (
         dummyTokens: w.tokens === 0 ? 1 : 0
       }))
     })
-    for (const r of g.ranks) r.complete(t, pushItl, hooks)
+    // which ranks ran real tokens (the wave model's `executed`), read before the batches complete
+    const executed = g.wave ? g.ranks.map((r) => r.extend.length + r.numDecodes > 0) : undefined
+    for (const r of g.ranks) r.complete(t, itl, hooks)
     g.busy = false
     let notices: ReadonlyArray<VllmWaveMessage> = []
     if (g.wave) {
       const w = vllmWaveStep(g.wave, {
         localUnfinished: g.ranks.map((r) => r.hasWork),
-        executed,
+        executed: executed!,
         events: g.stepEvents
       })
       if (w._tag === "VllmWaveError")
@@ -414,6 +414,7 @@ export const runLoop = (
     } else while (next < reqs.length && reqs[next]!.t.arrivalSeconds === t) arrive(reqs[next++]!)
   }
   onProgress?.(done, reqs.length)
+  for (const r of ranks) r.settle()
   return {
     status,
     reqs,

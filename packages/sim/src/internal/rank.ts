@@ -6,7 +6,9 @@
 import type { RouteRequest } from "@loadledger/policies"
 import { extendKvReadTokens } from "@loadledger/step-time"
 import type { TraceRequest } from "../Trace.js"
+import { DecodeSet } from "./decodeSet.js"
 import { BLOCK_TOKENS, PrefixCache } from "./prefixCache.js"
+import type { CountedSamples } from "./stats.js"
 
 export class Req {
   rank = -1
@@ -29,6 +31,10 @@ export class Req {
   lastTokenSeconds = Number.NaN
   finishSeconds = Number.NaN
   rejected: string | undefined = undefined
+  // while decoding, ctx / generated / kvTokens / lastTokenSeconds advance lazily (see DecodeSet)
+  doneAt = 0
+  allocAt = 0
+  decodeEpoch = 0
   readonly outputTarget: number
   readonly fullBlocks: number
   /** What the policy is given: the trace's block hashes as `prefixHashes`, its session if it has one. */
@@ -69,14 +75,21 @@ export interface Hooks {
 
 export class Rank {
   readonly waiting: Array<Req> = []
+  /** Admitted requests, in admission order: the prefilling ones (also in `prefilling`) and the decoding ones (in `decoding`). */
   readonly running: Array<Req> = []
+  /** The running requests with prompt (or recompute) tokens left, in running order. */
+  private readonly prefilling: Array<Req> = []
+  /** Σ (prefillTarget - prefilled) over the running requests (the decoding ones add 0). */
+  private pendingPrefill = 0
+  /** The running requests that decode, advanced lazily: their fields are exact only after `sync`. */
+  private readonly decoding = new DecodeSet<Req>()
   readonly cache = new PrefixCache()
   kvOwned = 0
   waitingUncached = 0
   routed = 0
-  // the batch of the step in flight
+  // the batch of the step in flight: its extends, and how many decodes (every decoding request)
   readonly extend: Array<Req> = []
-  readonly decodes: Array<Req> = []
+  numDecodes = 0
   attentionPairs = 0
   kvReadPairs = 0
   denseKvReadPairs = 0
@@ -149,6 +162,11 @@ export class Rank {
       while (i > 0 && this.running[i]!.prefilled < this.running[i]!.prefillTarget) i--
     const r = this.running.splice(i, 1)[0]!
     const wasDecoding = r.prefilled >= r.prefillTarget
+    if (wasDecoding) this.decoding.leave(r)
+    else {
+      this.prefilling.splice(this.prefilling.indexOf(r), 1)
+      this.pendingPrefill -= r.prefillTarget - r.prefilled
+    }
     this.kvOwned -= r.kvTokens
     if (r.t.hashIds) this.cache.release(r.t.hashIds, r.heldBlocks)
     r.kvTokens = 0
@@ -172,8 +190,7 @@ export class Rank {
     // admit only when the whole prompt fits next to what the prefills in progress still need
     // (SGLang's PrefillAdder checks the full input against the remaining tokens), so admitted
     // prefills cannot block each other
-    let pending = r.prefillTarget - m * BLOCK_TOKENS
-    for (const x of this.running) pending += x.prefillTarget - x.prefilled
+    const pending = r.prefillTarget - m * BLOCK_TOKENS + this.pendingPrefill
     const available = this.p.kvPoolTokens - this.kvOwned - this.cache.pinnedBlocks * BLOCK_TOKENS
     if (pending > available || !this.ensureFree(chunk)) {
       if (ids && m > 0) this.cache.release(ids, m)
@@ -189,6 +206,8 @@ export class Rank {
     if (r.retractions === 0) r.cachedTokens = r.ctx
     if (Number.isNaN(r.firstScheduledSeconds)) r.firstScheduledSeconds = now
     this.running.push(r)
+    this.prefilling.push(r)
+    this.pendingPrefill += r.prefillTarget - r.prefilled
     this.addExtend(r, chunk)
     return chunk
   }
@@ -209,10 +228,9 @@ export class Rank {
   }
 
   private addPrefills(budget: number, now: number): number {
-    for (const r of this.running) {
+    for (const r of this.prefilling) {
       if (budget <= 0) break
       const rest = r.prefillTarget - r.prefilled
-      if (rest <= 0) continue
       const chunk = Math.min(budget, rest)
       if (!this.ensureFree(chunk)) break
       this.addExtend(r, chunk)
@@ -226,28 +244,35 @@ export class Rank {
     return budget
   }
 
+  /** Every decoding request decodes one token (one token of KV each, lazily); returns how many. */
   private addDecodes(): number {
-    let n = 0
-    for (const r of this.running) if (r.prefilled >= r.prefillTarget) n++
+    const d = this.decoding
+    let n = d.count
     while (n > 0 && !this.ensureFree(n)) {
       if (this.retractOne()) n--
     }
-    for (const r of this.running) {
-      if (r.prefilled < r.prefillTarget) continue
-      this.alloc(r, 1)
-      this.decodes.push(r)
-      this.attentionPairs += r.ctx + 1
-      if (this.p.sparseTopK !== undefined) {
-        this.kvReadPairs += Math.min(r.ctx + 1, this.p.sparseTopK)
-        this.denseKvReadPairs += r.ctx + 1
-      }
+    this.kvOwned += n
+    d.allocs++
+    this.numDecodes = n
+    if (n === 0) return 0
+    this.attentionPairs += d.decodePairs
+    const k = this.p.sparseTopK
+    if (k !== undefined) {
+      this.denseKvReadPairs += d.decodePairs
+      for (const r of this.running)
+        if (!isPrefilling(r)) this.kvReadPairs += Math.min(r.ctx + d.done - r.doneAt + 1, k)
     }
     return n
   }
 
   /** Real tokens of the formed batch. */
   get batchTokens(): number {
-    return this.extendTokens + this.decodes.length
+    return this.extendTokens + this.numDecodes
+  }
+
+  /** Bring every decoding request's fields up to date (for reading them after the run). */
+  settle(): void {
+    for (const r of this.running) if (!isPrefilling(r)) this.decoding.sync(r)
   }
 
   /**
@@ -262,12 +287,12 @@ export class Rank {
    */
   form(now: number, throttlePrefills = false): number {
     if (this.extend.length > 0) this.extend.length = 0
-    if (this.decodes.length > 0) this.decodes.length = 0
+    this.numDecodes = 0
     this.attentionPairs = 0
     this.kvReadPairs = 0
     this.denseKvReadPairs = 0
     this.extendTokens = 0
-    const defer = throttlePrefills && !this.prefillCapacityBound && this.running.some((r) => !isPrefilling(r))
+    const defer = throttlePrefills && !this.prefillCapacityBound && this.decoding.count > 0
     if (defer) this.addDecodes()
     else if (this.p.engine === "sglang") {
       // a rank runs an extend batch when it can, otherwise a decode batch
@@ -280,7 +305,7 @@ export class Rank {
     }
     if (!defer) this.prefillCapacityBound = this.waiting.length > 0
     this.formed = true
-    return this.extendTokens + this.decodes.length
+    return this.extendTokens + this.numDecodes
   }
 
   /**
@@ -307,32 +332,44 @@ export class Rank {
     return `its ${this.running.length} running requests cannot get KV for their next tokens (${pool - this.kvOwned - this.cache.blocks * BLOCK_TOKENS} of ${pool} free)`
   }
 
-  private emit(r: Req, now: number, itl: (gap: number) => void, hooks: Hooks): void {
+  /** A request emits a token from its prefill: it finishes, or starts decoding. */
+  private emit(r: Req, now: number, itl: CountedSamples, hooks: Hooks): void {
     r.generated++
     this.outputTokens++
     if (Number.isNaN(r.firstTokenSeconds)) r.firstTokenSeconds = now
-    else itl(now - r.lastTokenSeconds)
+    else itl.push(now - r.lastTokenSeconds)
     r.lastTokenSeconds = now
-    if (r.generated >= r.outputTarget) {
-      const i = this.running.indexOf(r)
-      this.running.splice(i, 1)
-      this.kvOwned -= r.kvTokens
-      r.kvTokens = 0
-      if (r.t.hashIds) this.cache.release(r.t.hashIds, r.heldBlocks)
-      r.heldBlocks = 0
-      r.finishSeconds = now
-      hooks.onFinish(r, now)
-    }
+    if (r.generated >= r.outputTarget) this.finish(r, now, hooks)
+    else this.decoding.join(r)
   }
 
-  /** Apply the step that ends at `now`. */
-  complete(now: number, itl: (gap: number) => void, hooks: Hooks): void {
+  private finish(r: Req, now: number, hooks: Hooks): void {
+    this.running.splice(this.running.indexOf(r), 1)
+    this.kvOwned -= r.kvTokens
+    r.kvTokens = 0
+    if (r.t.hashIds) this.cache.release(r.t.hashIds, r.heldBlocks)
+    r.heldBlocks = 0
+    r.finishSeconds = now
+    hooks.onFinish(r, now)
+  }
+
+  /**
+   * Apply the step that ends at `now`: the batch's decoding requests gain a token each, its prefill
+   * chunks complete (a finished prompt emits its first token), and requests that reached their
+   * output length finish — prefills first, then decodes in running order.
+   */
+  complete(now: number, itl: CountedSamples, hooks: Hooks): void {
     this.formed = false
+    const decodes = this.numDecodes
+    // the batch's decoding requests advance before a request finishing its prompt joins them
+    const finishing = decodes > 0 ? this.decoding.decodeStep(now, itl) : undefined
     for (const r of this.extend) {
       r.ctx += r.chunk
       r.prefilled += r.chunk
+      this.pendingPrefill -= r.chunk
       this.prefillComputed += r.chunk
       if (r.prefilled < r.prefillTarget) continue
+      this.prefilling.splice(this.prefilling.indexOf(r), 1)
       // the prompt's full blocks join the prefix cache, held by this request until it ends
       const ids = r.t.hashIds
       const to = Math.min(r.fullBlocks, Math.floor(r.prefillTarget / BLOCK_TOKENS))
@@ -346,10 +383,16 @@ export class Rank {
       this.prefillEmitted++
       this.emit(r, now, itl, hooks)
     }
-    for (const r of this.decodes) {
-      r.ctx++
-      this.decodeTokens++
-      this.emit(r, now, itl, hooks)
+    if (finishing === undefined) return
+    this.decodeTokens += decodes
+    this.outputTokens += decodes
+    if (finishing.length === 0) return
+    const order = finishing.map((r) => this.running.indexOf(r))
+    const at = order.map((_, i) => i).sort((a, b) => order[a]! - order[b]!)
+    for (const i of at) {
+      const r = finishing[i]!
+      this.decoding.leave(r)
+      this.finish(r, now, hooks)
     }
   }
 }
