@@ -43,9 +43,10 @@ export const smgDpMinTokenUpdate = (state: SmgDpMinTokenState, poll: SmgPoll): S
   const m = new Map(state.dpCachedLoads)
   for (const [url, r] of poll) {
     if (r === null) continue
-    if (r.loads.some((l) => l.maxTotalNumTokens > 0)) {
+    if (r.loads.some((l) => l.maxTotalNumTokens !== undefined && l.maxTotalNumTokens > 0)) {
       const ranks = new Map<number, number>()
-      for (const l of r.loads) ranks.set(l.dpRank, l.numUsedTokens)
+      // a rank without num_used_tokens is left out of the choice (never taken as 0 used)
+      for (const l of r.loads) if (l.numUsedTokens !== undefined) ranks.set(l.dpRank, l.numUsedTokens)
       m.set(url, ranks)
     } else m.delete(url)
   }

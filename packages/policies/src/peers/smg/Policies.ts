@@ -73,6 +73,9 @@ export interface SmgPolicyState {
 
 const urlOf = (rank: number) => `rank-${rank}`
 
+/** A rank is one worker of one scheduler: that scheduler's DP rank inside the worker is 0. */
+const ONE_SCHEDULER_RANK = 0
+
 /** A `RankLoad` as a one-scheduler `/v1/loads` report, or `null` when it lacks what `need` reads. */
 const asReport = (row: RankLoad, need: "usage" | "leastLoad" | "usedTokens"): SmgLoadReport | null => {
   if (row.unknown !== undefined) return null
@@ -81,20 +84,23 @@ const asReport = (row: RankLoad, need: "usage" | "leastLoad" | "usedTokens"): Sm
   if (need === "usage" && usage === undefined) return null
   if (need === "leastLoad" && (usage === undefined || row.numWaitingUncachedTokens === undefined)) return null
   if (need === "usedTokens" && used === undefined) return null
+  // what the row reported, nothing more: the `need` check above guarantees what the core reads
   const l: SmgSchedulerLoad = {
-    dpRank: row.workerDpRank ?? 0,
-    numRunningReqs: row.numRunningReqs ?? 0,
-    numWaitingReqs: row.numWaitingReqs ?? 0,
-    numWaitingUncachedTokens: row.numWaitingUncachedTokens ?? 0,
-    numTotalReqs: (row.numRunningReqs ?? 0) + (row.numWaitingReqs ?? 0),
-    numUsedTokens: used ?? 0,
-    maxTotalNumTokens: row.maxTotalNumTokens ?? 1,
-    tokenUsage: usage ?? 0,
-    // absent throughput: upstream's own rule for a non-positive one (default throughput) applies
-    genThroughput: row.genThroughput ?? 0,
-    cacheHitRate: row.cacheHitRate ?? 0,
-    utilization: row.utilization ?? 0,
-    maxRunningRequests: row.maxRunningRequests ?? 0
+    dpRank: row.workerDpRank ?? ONE_SCHEDULER_RANK,
+    numRunningReqs: row.numRunningReqs,
+    numWaitingReqs: row.numWaitingReqs,
+    numWaitingUncachedTokens: row.numWaitingUncachedTokens,
+    numTotalReqs:
+      row.numRunningReqs !== undefined && row.numWaitingReqs !== undefined
+        ? row.numRunningReqs + row.numWaitingReqs
+        : undefined,
+    numUsedTokens: used,
+    maxTotalNumTokens: row.maxTotalNumTokens ?? (used !== undefined ? Number.MAX_SAFE_INTEGER : undefined),
+    tokenUsage: usage,
+    genThroughput: row.genThroughput,
+    cacheHitRate: row.cacheHitRate,
+    utilization: row.utilization,
+    maxRunningRequests: row.maxRunningRequests
   }
   return { dpRankCount: 1, loads: [l] }
 }
@@ -119,18 +125,10 @@ const busiestKnown = (loads: ReadonlyArray<RankLoad>, need: "usage" | "leastLoad
   if (tokenUsage === undefined || (need === "leastLoad" && uncached === undefined)) return null
   const tps = rows.map((r) => (r.genThroughput !== undefined && r.genThroughput > 0 ? r.genThroughput : 2000))
   const l: SmgSchedulerLoad = {
-    dpRank: 0,
-    numRunningReqs: 0,
-    numWaitingReqs: 0,
-    numWaitingUncachedTokens: uncached ?? 0,
-    numTotalReqs: 0,
-    numUsedTokens: 0,
-    maxTotalNumTokens: 1,
+    dpRank: ONE_SCHEDULER_RANK,
+    numWaitingUncachedTokens: uncached,
     tokenUsage,
-    genThroughput: tps.length === 0 ? 0 : Math.min(...tps),
-    cacheHitRate: 0,
-    utilization: 0,
-    maxRunningRequests: 0
+    genThroughput: tps.length === 0 ? undefined : Math.min(...tps)
   }
   return { dpRankCount: 1, loads: [l] }
 }
@@ -245,7 +243,11 @@ const specs = (o: SmgPolicyOptions): Record<SmgPolicyName, Spec> => {
         for (const [u, r] of p) {
           const rank = Number(u.slice(5))
           if (r === null) m.delete(rank)
-          else m.set(rank, r.loads[0]!.numUsedTokens)
+          else {
+            const used = r.loads[0]!.numUsedTokens
+            if (used === undefined) m.delete(rank)
+            else m.set(rank, used)
+          }
         }
         return smgDpMinTokenUpdate({ dpCachedLoads: new Map() }, new Map([["worker", asRanks(m)]]))
       },
@@ -256,19 +258,11 @@ const specs = (o: SmgPolicyOptions): Record<SmgPolicyName, Spec> => {
 
 const asRanks = (m: ReadonlyMap<number, number>): SmgLoadReport => ({
   dpRankCount: m.size,
+  // `max_total_num_tokens` only has to be positive for upstream to read the used tokens
   loads: [...m].map(([dpRank, used]) => ({
     dpRank,
-    numRunningReqs: 0,
-    numWaitingReqs: 0,
-    numWaitingUncachedTokens: 0,
-    numTotalReqs: 0,
     numUsedTokens: used,
-    maxTotalNumTokens: 1,
-    tokenUsage: 0,
-    genThroughput: 0,
-    cacheHitRate: 0,
-    utilization: 0,
-    maxRunningRequests: 0
+    maxTotalNumTokens: Number.MAX_SAFE_INTEGER
   }))
 })
 

@@ -38,7 +38,9 @@ export interface SmgWorker {
 
 /**
  * One scheduler's row of a worker's `/v1/loads` report (`SchedulerLoadSnapshot`): counts in
- * requests, token fields in tokens, `tokenUsage` a 0..1 ratio, `genThroughput` tokens/s.
+ * requests, token fields in tokens, `tokenUsage` a 0..1 ratio, `genThroughput` tokens/s. A field
+ * the report did not carry is absent (never 0); what each reader does with an absent field is in
+ * its docstring (the loadledger adapters only hand a core rows carrying what it reads).
  *
  * **When to use**: inside {@link SmgLoadReport}, which `power_of_two`, `least_load`, `cache_aware` and
  * `dp_min_token` read.
@@ -57,17 +59,17 @@ export interface SmgWorker {
  */
 export interface SmgSchedulerLoad {
   readonly dpRank: number
-  readonly numRunningReqs: number
-  readonly numWaitingReqs: number
-  readonly numWaitingUncachedTokens: number
-  readonly numTotalReqs: number
-  readonly numUsedTokens: number
-  readonly maxTotalNumTokens: number
-  readonly tokenUsage: number
-  readonly genThroughput: number
-  readonly cacheHitRate: number
-  readonly utilization: number
-  readonly maxRunningRequests: number
+  readonly numRunningReqs?: number | undefined
+  readonly numWaitingReqs?: number | undefined
+  readonly numWaitingUncachedTokens?: number | undefined
+  readonly numTotalReqs?: number | undefined
+  readonly numUsedTokens?: number | undefined
+  readonly maxTotalNumTokens?: number | undefined
+  readonly tokenUsage?: number | undefined
+  readonly genThroughput?: number | undefined
+  readonly cacheHitRate?: number | undefined
+  readonly utilization?: number | undefined
+  readonly maxRunningRequests?: number | undefined
 }
 
 /**

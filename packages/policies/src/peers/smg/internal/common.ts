@@ -11,25 +11,35 @@ export const healthyIndices = (workers: ReadonlyArray<SmgWorker>): Array<number>
   return out
 }
 
-/** `effective_token_usage()`: mean `token_usage` over the report's rows (0 when none), summed in order. */
+/**
+ * `effective_token_usage()`: mean `token_usage` over the report's rows (0 when none), summed in
+ * order; rows without the field do not count (the adapters never hand a core such a row).
+ */
 export const effectiveTokenUsage = (r: SmgLoadReport): number => {
-  if (r.loads.length === 0) return 0
   let s = 0
-  for (const l of r.loads) s += l.tokenUsage
-  return s / r.loads.length
+  let n = 0
+  for (const l of r.loads)
+    if (l.tokenUsage !== undefined) {
+      s += l.tokenUsage
+      n++
+    }
+  return n === 0 ? 0 : s / n
 }
 
-/** `total_gen_throughput()`: sum of `gen_throughput` in array order. */
+/**
+ * `total_gen_throughput()`: sum of `gen_throughput` in array order, over the rows that report it
+ * (none: 0, which upstream's non-positive rule turns into its default throughput).
+ */
 export const totalGenThroughput = (r: SmgLoadReport): number => {
   let s = 0
-  for (const l of r.loads) s += l.genThroughput
+  for (const l of r.loads) if (l.genThroughput !== undefined) s += l.genThroughput
   return s
 }
 
-/** Sum of `num_waiting_uncached_tokens`. */
+/** Sum of `num_waiting_uncached_tokens` over the rows that report it. */
 export const totalWaitingUncached = (r: SmgLoadReport): number => {
   let s = 0
-  for (const l of r.loads) s += l.numWaitingUncachedTokens
+  for (const l of r.loads) if (l.numWaitingUncachedTokens !== undefined) s += l.numWaitingUncachedTokens
   return s
 }
 
