@@ -77,10 +77,16 @@ export const lawExceptions: ReadonlyArray<LawException> = [
   {
     policy: "cache-affinity",
     law: "burstSpread",
-    reason: "a burst sharing a prefix stays on the worker holding it until the load gate opens (by design)",
-    counterexample: [scenario([idle(0), idle(1)], { requests: 2 })]
+    reason:
+      "bounded-load affinity: a burst sharing a prefix stays on its holder while within floor(0.25 x least) of the least loaded (by design)",
+    // both ranks at 40 running: the holder may take up to 10 more before the bound sends work away
+    counterexample: [scenario([busy(0, 40), busy(1, 40)], { requests: 3 })]
   }
 ]
+
+function busy(dpRank: number, running: number): RankLoad {
+  return { dpRank, timestamp: 1, numRunningReqs: running, numWaitingReqs: 0, numTotalTokens: 0 }
+}
 
 function idle(dpRank: number): RankLoad {
   return { dpRank, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }

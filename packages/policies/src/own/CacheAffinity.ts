@@ -23,6 +23,9 @@ import type { RankView } from "./RankView.js"
  * - `migrateHighWater` (0.95) / `migrateLowWater` (0.8): session hysteresis. Once a session's engine
  *   reaches the high-water KV usage, its sessions move (one per routed turn) to engines below the
  *   low-water mark until its projected usage is at or below the low-water mark.
+ * - `affinityLoadBound` (0.25): a cache hit is honoured only while the holder's load is at most
+ *   `least + floor(affinityLoadBound * least)`, `least` the smallest load among the candidates; so
+ *   streams sharing one prompt never leave an idle rank idle (prefix "herding", fixed in 0.3.0).
  * - `staleAfterSeconds` (1) / `inclusionMarginSeconds` (0): as in `ledger-balanced`.
  * - `maxPrefixEntries` (100 000) / `maxSessions` (100 000): memory bounds (the least recently written
  *   entries are dropped once the bound is reached; at least half the bound is always kept).
@@ -37,6 +40,7 @@ export interface CacheAffinityOptions {
   readonly kvOverloadThreshold?: number | undefined
   readonly migrateHighWater?: number | undefined
   readonly migrateLowWater?: number | undefined
+  readonly affinityLoadBound?: number | undefined
   readonly staleAfterSeconds?: number | undefined
   readonly inclusionMarginSeconds?: number | undefined
   readonly maxPrefixEntries?: number | undefined
@@ -135,7 +139,7 @@ const projected = (state: CacheAffinityState, r: number): number | undefined => 
  *
  * Errors: `NoRanks`, `InvalidInput` (`inputLength`), `InvalidRoutedRank`, `AllRanksUnavailable`.
  * `explanation.details.reason` is one of `pinned`, `session`, `session-migrated`, `cache-hit`,
- * `cache-miss`, `kv-overloaded`, `imbalanced`.
+ * `cache-miss`, `kv-overloaded`, `imbalanced`, `beyond-load-bound`.
  *
  * **Unknown, absent, stale, unhealthy** (the ledger contract's rows). Loads are the in-flight
  * ledger's effective request counts, with unknown, partial and stale rows treated as in
@@ -168,6 +172,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
   const low = options.migrateLowWater ?? 0.8
   const staleAfter = options.staleAfterSeconds ?? 1
   const margin = options.inclusionMarginSeconds ?? 0
+  const loadBound = options.affinityLoadBound ?? 0.25
   const maxPrefix = options.maxPrefixEntries ?? 100_000
   const maxSessions = options.maxSessions ?? 100_000
 
@@ -398,6 +403,8 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       }
     }
     const matchRatio = hashes.length > 0 ? matchLen / hashes.length : 0
+    let poolMin = Number.POSITIVE_INFINITY
+    for (let i = 0; i < pool.length; i++) poolMin = Math.min(poolMin, loads[pool[i]!]!)
     let rank: number
     let reason: string
     if (matchRank !== undefined && matchRatio >= cacheThreshold) {
@@ -407,6 +414,10 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       } else if (imbalanced) {
         rank = leastLoaded(pool, loads, processed)
         reason = "imbalanced"
+      } else if (loads[matchRank]! > poolMin + Math.floor(loadBound * poolMin)) {
+        // bounded-load affinity: a shared prefix never keeps work off a much less loaded rank
+        rank = leastLoaded(pool, loads, processed)
+        reason = "beyond-load-bound"
       } else {
         rank = matchRank
         reason = "cache-hit"

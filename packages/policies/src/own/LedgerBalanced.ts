@@ -16,8 +16,9 @@ import type { RankView } from "./RankView.js"
  * - `metric`: `"tokens"` (default) compares `(tokens, requests)` lexicographically, like SGLang's
  *   TOTAL_TOKENS; `"requests"` compares `(requests, tokens)`.
  * - `clientCount` / `clientIndex`: router replicas (vLLM API servers) sharing the engines. Ties are
- *   broken by index starting at `floor(dpSize * clientIndex / clientCount)`, so replicas do not all
- *   pile onto rank 0.
+ *   broken by index starting at `floor(dpSize * clientIndex / clientCount)` plus a cursor that
+ *   advances by one on every scored route (as vLLM's rotating `eng_start_index`), so replicas do not
+ *   all pile onto rank 0 and repeated tied snapshots do not keep favouring the same ranks.
  * - `chargeScale`: how many requests one routed request is charged as (default `clientCount`, 1 when
  *   absent): each replica assumes the others route alike between snapshots.
  * - `staleAfterSeconds` (default 1): a snapshot older than this (`now - timestamp >`) is stale.
@@ -40,13 +41,17 @@ export interface LedgerBalancedOptions {
 }
 
 /**
- * The state of a `ledger-balanced` policy: newest snapshot per rank, outstanding charges, health.
- * Treat it as opaque and immutable.
+ * The state of a `ledger-balanced` policy: the in-flight ledger (newest snapshot per rank,
+ * outstanding charges, health) and `cursor`, the rotating start of the tie-breaking scan (advanced
+ * by one on every scored route, as vLLM's `eng_start_index`). Treat it as opaque and immutable.
  *
  * @category own policies
  * @since 0.1.0
  */
-export type LedgerBalancedState = LedgerState
+export interface LedgerBalancedState {
+  readonly ledger: LedgerState
+  readonly cursor: number
+}
 
 /**
  * A `ledger-balanced` policy plus `view`, the per-rank belief it routes on at `now`.
@@ -130,13 +135,16 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
   const margin = options.inclusionMarginSeconds ?? 0
   const kvFull = options.kvFull ?? 0.99
   const kvRoom = options.kvRoom ?? 0.9
-  const view = (state: LedgerBalancedState, now: number) => ledgerView(state, now, staleAfterSeconds)
+  const view = (s: LedgerBalancedState, now: number) => ledgerView(s.ledger, now, staleAfterSeconds)
+  const withLedger = (s: LedgerBalancedState, ledger: LedgerState): LedgerBalancedState =>
+    ledger === s.ledger ? s : { ledger, cursor: s.cursor }
 
   const route = (
-    state: LedgerBalancedState,
+    outer: LedgerBalancedState,
     request: RouteRequest,
     now: number
   ): RouteResult<LedgerBalancedState> => {
+    const state = outer.ledger
     const n = state.dpSize
     if (n === 0) return policyError("NoRanks", "the policy has no ranks")
     const bad = validate(request)
@@ -154,7 +162,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       return {
         _tag: "Routed",
         rank: r,
-        state: chargeLedger(state, r, charge),
+        state: { ledger: chargeLedger(state, r, charge), cursor: outer.cursor },
         explanation: { tieBreak: "pinned by routedDpRank" }
       }
     }
@@ -179,7 +187,9 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     const stale: Array<number> = []
     const unknown: Array<number> = []
     const guarded: Array<number> = []
-    const start = Math.floor((n * clientIndex) / clientCount) % n
+    // the replica's offset plus the rotating cursor: repeated tied snapshots do not keep picking
+    // the same ranks (the bias vLLM removed with its rotating eng_start_index)
+    const start = (Math.floor((n * clientIndex) / clientCount) + outer.cursor) % n
     let best = -1
     let bestA = 0
     let bestB = 0
@@ -233,7 +243,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     return {
       _tag: "Routed",
       rank: best,
-      state: chargeLedger(state, best, charge),
+      state: { ledger: chargeLedger(state, best, charge), cursor: (outer.cursor + 1) % n },
       explanation: {
         scores,
         tieBreak: `lowest (${metric === "tokens" ? "tokens, requests" : "requests, tokens"}), then index from ${start}`,
@@ -249,11 +259,11 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
 
   return {
     name: "ledger-balanced",
-    init: (dpSize) => emptyLedger(dpSize),
-    observe: (state, loads, now) => observeLedger(state, loads, margin, now),
+    init: (dpSize) => ({ ledger: emptyLedger(dpSize), cursor: 0 }),
+    observe: (s, loads, now) => withLedger(s, observeLedger(s.ledger, loads, margin, now)),
     route,
-    finish: (state, requestIds) => finishLedger(state, requestIds),
-    setStatus: setLedgerStatus,
+    finish: (s, requestIds) => withLedger(s, finishLedger(s.ledger, requestIds)),
+    setStatus: (s, status) => withLedger(s, setLedgerStatus(s.ledger, status)),
     view
   }
 }
