@@ -1,5 +1,6 @@
 import { packed } from "../internal/packed.js"
 import { type Explanation, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
   chargeLedger,
@@ -146,7 +147,10 @@ const projected = (state: CacheAffinityState, r: number): number | undefined => 
  * `ledger-balanced` (never less busy than a known rank in their place); a worker whose KV usage is
  * not reported counts as the highest reported usage for the overload gate and session migration
  * (never the coolest). A row without `timestamp` is observed at `now`. Unhealthy workers get no
- * traffic, sessions and prefix matches included.
+ * traffic, sessions and prefix matches included. KV feasibility: while some healthy worker's known
+ * free KV (`kvAvailableTokens` + `kvEvictableTokens`, else capacity minus `numUsedTokens`, minus
+ * tokens charged since) holds the prompt, no other worker is eligible (sessions and prefix
+ * matches included).
  *
  * **Gotchas**: a session's KV share is estimated as its engine's projected usage divided by the
  * sessions the policy placed there; sessions evicted by `maxSessions` are not subtracted.
@@ -298,9 +302,12 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       loads[r] = effectiveRequests(state.ledger, r, now, staleAfter, fm)
     }
     // indexed stores then a trimmed length: several times faster than push in V8
+    // KV feasibility: while a rank's known free KV holds the prompt, only such ranks are eligible
+    const fits = kvFeasible(state.ledger, request.inputLength)
     const eligible = new Array<number>(n)
     let ne = 0
-    for (let r = 0; r < n; r++) if (state.ledger.healthy[r]) eligible[ne++] = r
+    for (let r = 0; r < n; r++)
+      if (state.ledger.healthy[r] && (fits === undefined || fits[r])) eligible[ne++] = r
     eligible.length = ne
     if (eligible.length === 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} workers are unavailable.`)
@@ -347,7 +354,11 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
         const k = kv[r]
         if (r !== e && k !== undefined && k < low) dests.push(r)
       }
-      if (state.ledger.healthy[e] && !(draining[e] && dests.length > 0))
+      if (
+        state.ledger.healthy[e] &&
+        (fits === undefined || fits[e] === true) &&
+        !(draining[e] && dests.length > 0)
+      )
         return commit(state, request, e, now, e, undefined, draining, {
           scores: loads,
           tieBreak,
@@ -384,7 +395,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       let alive: Array<number> = []
       for (let i = 0; i < first.length; i++) {
         const w = first[i]!
-        if (w < n && state.ledger.healthy[w]) alive.push(w)
+        if (w < n && state.ledger.healthy[w] && (fits === undefined || fits[w] === true)) alive.push(w)
       }
       let len = 0
       let lastAlive = alive

@@ -1,4 +1,5 @@
 import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { kvFeasible } from "./internal/FreeKv.js"
 import {
   chargeLedger,
   emptyLedger,
@@ -83,7 +84,9 @@ const validate = (request: RouteRequest): PolicyError | undefined =>
  * published is flagged in `explanation.stale` / `details.unknown` and treated as at least as busy as
  * the busiest fresh rank, never as idle. KV-pressure guard (vLLM #36748, S07): a rank with
  * `kvCacheUsage >= kvFull` and waiting work is never chosen while a healthy rank has
- * `kvCacheUsage < kvRoom`.
+ * `kvCacheUsage < kvRoom`. KV feasibility: while some healthy rank's free KV (`kvAvailableTokens` +
+ * `kvEvictableTokens`, else capacity minus `numUsedTokens`, minus tokens charged since) holds the
+ * prompt, a rank whose free KV does not (or is unknown) is never chosen (`details.kvGuarded`).
  *
  * **Unknown, absent, stale, unhealthy** (the ledger contract's rows). Needs `numRunningReqs`,
  * `numWaitingReqs` and `numTotalTokens`. A row that is `unknown` or lacks one of them makes the rank
@@ -183,6 +186,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     for (let r = 0; r < n; r++) if (healthy[r] && snapKv[r]! < kvRoom) room = true
     // a rank whose KV usage is unknown is guarded as if it had the highest reported usage
     const kvUnknownAs = room ? maxKnownKv(state) : undefined
+    const fits = kvFeasible(state, request.inputLength)
     const scores = new Array<number>(n)
     const stale: Array<number> = []
     const unknown: Array<number> = []
@@ -220,6 +224,10 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       const b = byTokens ? q : t
       scores[r] = a
       if (!healthy[r]) continue
+      if (fits !== undefined && !fits[r]) {
+        guarded.push(r)
+        continue
+      }
       const kv = Number.isNaN(snapKv[r]!) ? kvUnknownAs : snapKv[r]!
       if (room && kv !== undefined && kv >= kvFull && w + chargedRequests[r]! > 0) {
         guarded.push(r)
