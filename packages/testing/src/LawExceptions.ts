@@ -49,7 +49,8 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       ["vllm-kv-pressure-kv-guard", "ties go to the rotating start index (vLLM upstream)"],
       ["ledger-balanced", "ties go to the lowest index from the replica's start offset"],
       ["ledger-balanced-requests", "ties go to the lowest index from the replica's start offset"],
-      ["cache-affinity", "ties on (load, processed) go to the lowest index"]
+      ["cache-affinity", "ties on (load, processed) go to the lowest index"],
+      ["uncached-tokens", "ties go to the lowest index from the rotating cursor"]
     ] as const
   ).map(
     ([policy, reason]): LawException => ({
