@@ -1,5 +1,6 @@
 import { type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import { kvFeasible } from "./internal/FreeKv.js"
+import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
   chargeLedger,
   emptyLedger,
@@ -43,6 +44,10 @@ export interface UncachedTokensState {
   readonly ledger: LedgerState
   readonly cursor: number
   readonly index: PrefixIndex
+  /** Prompt tokens this front end has in flight per rank (routed, not finished). */
+  readonly inflightTokens: ReadonlyArray<number>
+  /** requestId -> [rank, tokens] of the requests in flight. */
+  readonly inflight: HashTrie<readonly [number, number]>
 }
 
 /**
@@ -63,7 +68,9 @@ export interface UncachedTokensPolicy extends Policy<UncachedTokensState> {
  * leading blocks the router already sent it (`prefixHashes`, one block = `inputLength /
  * prefixHashes.length` tokens), read from a bounded router-side index. Each rank's load is its
  * `numTotalTokens` plus its `numWaitingUncachedTokens` when reported, plus the prompt tokens
- * charged to it and not yet in a snapshot. It picks the rank with the lowest load + cost, so a
+ * charged to it and not yet in a snapshot, and never less than `clientCount` times the prompt
+ * tokens this front end has in flight there (routed, not finished: the in-flight floor vLLM's
+ * balancer keeps with request counts, so a snapshot that lags cannot hide them). It picks the rank with the lowest load + cost, so a
  * shared prefix attracts exactly as far as the prefill it saves outweighs the load gap: no
  * herding (an idle rank wins as soon as a holder is busier by more than the cached part).
  *
@@ -102,6 +109,26 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
   const staleAfter = options.staleAfterSeconds ?? 1
   const margin = options.inclusionMarginSeconds ?? 0
   const maxBlocks = options.maxIndexedBlocks ?? 65_536
+  const addInflight = (s: UncachedTokensState, request: RouteRequest, rank: number) => {
+    const inflightTokens = s.inflightTokens.slice()
+    inflightTokens[rank] = inflightTokens[rank]! + request.inputLength
+    return {
+      inflightTokens,
+      inflight: setTrie(s.inflight, request.requestId, [rank, request.inputLength] as const)
+    }
+  }
+  const finish = (s: UncachedTokensState, ids: ReadonlyArray<string>): UncachedTokensState => {
+    const ledger = finishLedger(s.ledger, ids)
+    let { inflight, inflightTokens } = s
+    for (const id of ids) {
+      const x = getTrie(inflight, id)
+      if (x === undefined) continue
+      if (inflightTokens === s.inflightTokens) inflightTokens = s.inflightTokens.slice()
+      ;(inflightTokens as Array<number>)[x[0]] = Math.max(0, inflightTokens[x[0]]! - x[1])
+      inflight = setTrie(inflight, id, undefined)
+    }
+    return ledger === s.ledger && inflight === s.inflight ? s : { ...s, ledger, inflight, inflightTokens }
+  }
   const withLedger = (s: UncachedTokensState, ledger: LedgerState): UncachedTokensState =>
     ledger === s.ledger ? s : { ...s, ledger }
 
@@ -131,7 +158,8 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
       state: {
         ledger: chargeLedger(state, rank, charge),
         cursor,
-        index: recordBlocks(s.index, request.prefixHashes, rank)
+        index: recordBlocks(s.index, request.prefixHashes, rank),
+        ...addInflight(s, request, rank)
       },
       explanation: { scores, tieBreak: "lowest load + uncached prompt tokens, then rotating index" }
     })
@@ -179,10 +207,19 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
 
   return {
     name: "uncached-tokens",
-    init: (dpSize) => ({ ledger: emptyLedger(dpSize), cursor: 0, index: emptyPrefixIndex(maxBlocks) }),
+    init: (dpSize) => {
+      const ledger = emptyLedger(dpSize)
+      return {
+        ledger,
+        cursor: 0,
+        index: emptyPrefixIndex(maxBlocks),
+        inflightTokens: new Array<number>(ledger.dpSize).fill(0),
+        inflight: emptyTrie(1_000_000)
+      }
+    },
     observe: (s, loads, now) => withLedger(s, observeLedger(s.ledger, loads, margin, now)),
     route,
-    finish: (s, ids) => withLedger(s, finishLedger(s.ledger, ids)),
+    finish,
     setStatus: (s, status) => withLedger(s, setLedgerStatus(s.ledger, status)),
     view: (s, now) => ledgerView(s.ledger, now, staleAfter)
   }
