@@ -25,7 +25,7 @@ describe("uncached-tokens", () => {
       0
     )
     if (a._tag !== "Routed") throw new Error(a.message)
-    s = p.observe(a.state, loads, 1)
+    s = p.observe(p.finish(a.state, ["warm"], 1), loads, 1)
     return p.route(s, { requestId: "q", inputLength: 4000, prefixHashes: [...hashes.slice(0, 3), "new"] }, 1)
   }
   it("a holder of 3 of 4 blocks wins while its load gap is below the 3000 cached tokens", () => {
@@ -59,6 +59,25 @@ describe("uncached-tokens", () => {
     )
     const r = p.route(s, { requestId: "q", inputLength: 1000 }, 1)
     expect(r._tag === "Routed" && r.rank).toBe(1)
+  })
+  it("in-flight floor: a snapshot that does not show an unfinished request cannot hide it; finish releases it", () => {
+    const zero = [row(0, 2, 0), row(1, 2, 0)]
+    const a = p.route(
+      p.observe(
+        p.init(2),
+        zero.map((l) => ({ ...l, timestamp: 1 })),
+        1
+      ),
+      { requestId: "a", inputLength: 1000 },
+      1
+    )
+    if (a._tag !== "Routed") throw new Error(a.message)
+    expect(a.rank).toBe(0)
+    const s = p.observe(a.state, zero, 2) // stamped after the route: the charge is dropped
+    const b = p.route(s, { requestId: "b", inputLength: 10 }, 2)
+    expect(b._tag === "Routed" && b.explanation.scores).toEqual([1010, 10])
+    const c = p.route(p.finish(s, ["a"], 2), { requestId: "c", inputLength: 10 }, 2)
+    expect(c._tag === "Routed" && c.explanation.scores).toEqual([10, 10])
   })
   it("typed errors", () => {
     expect(p.route(p.init(0), { requestId: "q", inputLength: 1 }, 0)._tag).toBe("PolicyError")

@@ -191,8 +191,8 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
           ? maxUncached
           : (row.numWaitingUncachedTokens ?? maxUncached)
       const cost = Math.max(0, request.inputLength - matched[r]! * blockTokens)
-      const score =
-        baseOf(state, r, now, staleAfter, fm)[1] + state.chargedTokens[r]! + waitingUncached + cost
+      const load = baseOf(state, r, now, staleAfter, fm)[1] + state.chargedTokens[r]! + waitingUncached
+      const score = Math.max(load, clientCount * s.inflightTokens[r]!) + cost
       scores[r] = score
       if (!state.healthy[r] || (fits !== undefined && !fits[r])) continue
       if (best < 0 || score < bestScore) {
