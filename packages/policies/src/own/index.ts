@@ -3,6 +3,8 @@
  *
  * @since 0.1.0
  */
+
+export * from "./BootstrapRooms.js"
 export * from "./CacheAffinity.js"
 export * from "./Entries.js"
 export * from "./LedgerBalanced.js"
