@@ -1,6 +1,6 @@
 /**
  * ns per `route` (+ the matching `finish`) of loadledger's own policies (`ledger-balanced`,
- * `ledger-balanced-requests`, `cache-affinity`) at 8, 64 and 1024 ranks, next to a floor: a bare
+ * `ledger-balanced-requests`, `cache-affinity`, `uncached-tokens`) at 8, 64 and 1024 ranks, next to a floor: a bare
  * lexicographic argmin over plain mutable arrays (published load plus charges), charging the
  * chosen rank in place and tracking the in-flight charges in a mutable Map, as the ledger does.
  *
@@ -12,7 +12,13 @@
  *
  * @since 0.1.0
  */
-import { makeCacheAffinity, makeLedgerBalanced, type Policy, type RouteRequest } from "@loadledger/policies"
+import {
+  makeCacheAffinity,
+  makeLedgerBalanced,
+  makeUncachedTokens,
+  type Policy,
+  type RouteRequest
+} from "@loadledger/policies"
 import {
   type BenchLoad,
   type Benchmark,
@@ -104,7 +110,8 @@ const policies: Record<
     affinity: false,
     byTokens: false
   },
-  "cache-affinity": { make: () => makeCacheAffinity() as Policy<unknown>, affinity: true, byTokens: false }
+  "cache-affinity": { make: () => makeCacheAffinity() as Policy<unknown>, affinity: true, byTokens: false },
+  "uncached-tokens": { make: () => makeUncachedTokens() as Policy<unknown>, affinity: true, byTokens: true }
 }
 
 /**

@@ -3,7 +3,7 @@
  * the upstream ones (SGLang's total-tokens and total-requests), and where they do not: every policy
  * on the same arrivals of a real trace, glm-5.3 / h200 / DP 8, at one or more arrival rates,
  * through the `@loadledger/sim` API. Prints one Markdown table per trace and rate (the README's
- * "Our own policies on real traces" tables come from it).
+ * earlier "Our own policies on real traces" tables came from it; the section now shows `pnpm compare`).
  *
  *     pnpm exec tsx --conditions=@loadledger/source examples/compare-policies.ts
  *     pnpm exec tsx --conditions=@loadledger/source examples/compare-policies.ts \

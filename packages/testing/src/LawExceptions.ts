@@ -5,6 +5,7 @@
  */
 import type { RankLoad } from "@loadledger/policies"
 import { peerLawExceptions } from "./LawExceptionsPeers.js"
+import type { AffinityBurst, KvCase, TieRounds } from "./FairnessLaws.js"
 import type { LawInput, LawName, PolicyScenario } from "./PolicyLaws.js"
 
 /**
@@ -49,7 +50,8 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       ["vllm-kv-pressure-kv-guard", "ties go to the rotating start index (vLLM upstream)"],
       ["ledger-balanced", "ties go to the lowest index from the replica's start offset"],
       ["ledger-balanced-requests", "ties go to the lowest index from the replica's start offset"],
-      ["cache-affinity", "ties on (load, processed) go to the lowest index"]
+      ["cache-affinity", "ties on (load, processed) go to the lowest index"],
+      ["uncached-tokens", "ties go to the lowest index from the rotating cursor"]
     ] as const
   ).map(
     ([policy, reason]): LawException => ({
@@ -78,11 +80,144 @@ export const lawExceptions: ReadonlyArray<LawException> = [
   {
     policy: "cache-affinity",
     law: "burstSpread",
-    reason: "a burst sharing a prefix stays on the worker holding it until the load gate opens (by design)",
-    counterexample: [scenario([idle(0), idle(1)], { requests: 2 })]
+    reason:
+      "bounded-load affinity: a burst sharing a prefix stays on its holder while within floor(0.25 x least) of the least loaded (by design)",
+    // both ranks at 40 running: the holder may take up to 10 more before the bound sends work away
+    counterexample: [scenario([busy(0, 40), busy(1, 40)], { requests: 3 })]
   },
+  ...(
+    [
+      ["total-requests", "ties go to the lowest index on every refreshed budget (SGLang upstream)", 1],
+      ["total-tokens", "ties go to the lowest index on every refreshed budget (SGLang upstream)", 1],
+      ["smg/random", "independent uniform draws: counts drift apart (SMG upstream)", 2],
+      ["smg/power-of-two", "two random draws per request: counts drift apart (SMG upstream)", 2],
+      ["smg/consistent-hashing", "placement follows the ring, not the counts (SMG upstream)", 2],
+      [
+        "smg/dp-min-token",
+        "lowest (used tokens, rank); each fresh snapshot resets the increments (SMG upstream)",
+        1
+      ],
+      [
+        "production-stack/prefixaware",
+        "first endpoint of the trie match or of the list (production-stack upstream)",
+        2
+      ]
+    ] as const
+  ).map(
+    ([policy, reason, perRound]): LawException => ({
+      policy,
+      law: "noSystematicTieWinner",
+      reason,
+      counterexample: [tieRounds(perRound)]
+    })
+  ),
+  ...(
+    [
+      ["smg/random", "uniform draws ignore who is idle (SMG upstream)"],
+      ["smg/power-of-two", "two random draws ignore who is idle (SMG upstream)"],
+      [
+        "smg/cache-aware",
+        "a match above 0.5 goes to its holder until the imbalance gate opens (SMG upstream)"
+      ],
+      ["smg/prefix-hash", "one prompt hashes to one ring point, load bound 1.25 x mean (SMG upstream)"],
+      ["smg/consistent-hashing", "one routing key, one ring point (SMG upstream)"],
+      [
+        "production-stack/prefixaware",
+        "the longest-prefix holder takes every stream (production-stack upstream)"
+      ]
+    ] as const
+  ).map(
+    ([policy, reason]): LawException => ({
+      policy,
+      law: "noStarvationUnderAffinity",
+      reason,
+      counterexample: [affinityBurst(4, 1)]
+    })
+  ),
+  ...(
+    [
+      ["round-robin", "the counter reads no load (SGLang upstream)", fullIdle()],
+      ["total-requests", "counts requests only, reads no free KV (SGLang upstream)", fullIdle()],
+      [
+        "vllm-kv-pressure",
+        "waiting + running with a KV penalty on waiting only, no free-KV check (vLLM upstream)",
+        fullIdle()
+      ],
+      [
+        "vllm-kv-pressure-kv-guard",
+        "the guard reads usage thresholds, not free tokens (vLLM upstream)",
+        fullIdle()
+      ],
+      ["smg/round-robin", "the counter reads no load (SMG upstream)", fullIdle()],
+      ["smg/random", "a uniform draw reads no load (SMG upstream)", idleFull()],
+      ["smg/power-of-two", "the other ranks are never drawn (SMG upstream)", onlyOneFits(0)],
+      ["smg/least-load", "waiting-uncached tokens and credits, no free-KV check (SMG upstream)", fullIdle()],
+      ["smg/cache-aware", "shortest-queue on a miss reads no free KV (SMG upstream)", fullIdle()],
+      ["smg/consistent-hashing", "the ring reads no load (SMG upstream)", idleFull()],
+      ["production-stack/roundrobin", "the cursor reads no load (production-stack upstream)", fullIdle()],
+      [
+        "production-stack/session",
+        "lowest request count on a new session, no KV (production-stack upstream)",
+        fullIdle()
+      ],
+      ["production-stack/prefixaware", "the first endpoint on a miss (production-stack upstream)", idleFull()]
+    ] as const
+  ).map(
+    ([policy, reason, counterexample]): LawException => ({
+      policy,
+      law: "kvFeasibility",
+      reason,
+      counterexample: [counterexample]
+    })
+  ),
   ...peerLawExceptions
 ]
+
+/** Four idle ranks, 6 rounds of `perRound` 10-token requests. */
+function tieRounds(perRound: number): TieRounds {
+  const load = { dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }
+  return { dpSize: 4, load, rounds: 6, perRound, inputLength: 10 }
+}
+
+function affinityBurst(dpSize: number, groups: number): AffinityBurst {
+  return { dpSize, streams: dpSize, groups, prefixBlocks: 4, numTotalTokens: 0, inputLength: 1000 }
+}
+
+/** A rank with `free` of 20000 KV tokens free and `running` requests. */
+function kvRow(dpRank: number, free: number, running: number): RankLoad {
+  const used = 20_000 - free
+  return {
+    dpRank,
+    timestamp: 10,
+    numRunningReqs: running,
+    numWaitingReqs: running === 0 ? 0 : 2,
+    numTotalTokens: used,
+    numUsedTokens: used,
+    kvCacheUsage: used / 20_000,
+    kvAvailableTokens: free,
+    maxTotalNumTokens: 20_000
+  }
+}
+
+/** Rank 0 idle with a full KV pool, rank 1 busy with all of it free; a 1000-token prompt. */
+function fullIdle(): KvCase {
+  return { loads: [kvRow(0, 0, 0), kvRow(1, 20_000, 10)], inputLength: 1000 }
+}
+/** The same, ranks swapped. */
+function idleFull(): KvCase {
+  return { loads: [kvRow(0, 20_000, 10), kvRow(1, 0, 0)], inputLength: 1000 }
+}
+/** Eight idle ranks, only rank `fit` with free KV. */
+function onlyOneFits(fit: number): KvCase {
+  return {
+    loads: Array.from({ length: 8 }, (_, r) => kvRow(r, r === fit ? 20_000 : 0, 0)),
+    inputLength: 1000
+  }
+}
+
+function busy(dpRank: number, running: number): RankLoad {
+  return { dpRank, timestamp: 1, numRunningReqs: running, numWaitingReqs: 0, numTotalTokens: 0 }
+}
 
 function idle(dpRank: number): RankLoad {
   return { dpRank, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }

@@ -5,6 +5,7 @@
  */
 import { isDeepStrictEqual } from "node:util"
 import type { Policy, RankLoad } from "@loadledger/policies"
+import { fairnessLawPredicates } from "./FairnessLaws.js"
 import { firstDecision, loadFields, run } from "./internal/scenario.js"
 import type { LoadField, PolicyLawPredicates, PolicyScenario } from "./PolicyLaws.js"
 
@@ -128,5 +129,6 @@ export const policyLawPredicates = <S>(policy: Policy<S>): PolicyLawPredicates =
     const known = filledFrom(own, donor, fields)
     const at = (row: RankLoad) => sc.loads.map((l, i) => (i === r ? row : l))
     return firstDecision(policy, sc, at(hidden)) !== r || firstDecision(policy, sc, at(known)) === r
-  }
+  },
+  ...fairnessLawPredicates(policy)
 })

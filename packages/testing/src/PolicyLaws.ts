@@ -5,6 +5,8 @@
  */
 import type { Policy, RankLoad, RouteRequest } from "@loadledger/policies"
 import fc from "fast-check"
+import type { AffinityBurst, KvCase, TieRounds } from "./FairnessLaws.js"
+import { affinityBurstArb, kvCaseArb, tieRoundsArb } from "./internal/fairness.js"
 import { allHealthy, loadFields, scenarioArb } from "./internal/scenario.js"
 import { policyLawPredicates } from "./LawPredicates.js"
 
@@ -81,7 +83,7 @@ export interface UnknownCase {
 }
 
 /**
- * The six laws as fast-check properties over a {@link PolicyScenario}; run one with `fc.assert`, or
+ * The ten laws as fast-check properties over a {@link PolicyScenario}; run one with `fc.assert`, or
  * show that an upstream policy breaks one on purpose with `fc.check(...).failed`.
  *
  * @category models
@@ -106,6 +108,12 @@ export interface PolicyLaws {
    * rank's reported values (see {@link UnknownCase}).
    */
   readonly unknownNeverAttractive: fc.IPropertyWithHooks<[PolicyScenario, UnknownCase]>
+  /** Repeated tied snapshots with a few requests between: per-rank counts within one (see `FairnessLaws`). */
+  readonly noSystematicTieWinner: fc.IPropertyWithHooks<[TieRounds]>
+  /** At least `dpSize` concurrent streams sharing prefixes on an idle group: every rank gets work. */
+  readonly noStarvationUnderAffinity: fc.IPropertyWithHooks<[AffinityBurst]>
+  /** Never a rank whose free KV cannot hold the prompt while another rank's can. */
+  readonly kvFeasibility: fc.IPropertyWithHooks<[KvCase]>
 }
 
 /**
@@ -145,7 +153,10 @@ export const lawNames: ReadonlyArray<LawName> = [
   "burstSpread",
   "permutationEquivariant",
   "monotoneInLoad",
-  "unknownNeverAttractive"
+  "unknownNeverAttractive",
+  "noSystematicTieWinner",
+  "noStarvationUnderAffinity",
+  "kvFeasibility"
 ]
 
 const hiddenArb: fc.Arbitrary<HiddenLoad> = fc.oneof(
@@ -220,6 +231,9 @@ export const policyLaws = <S>(policy: Policy<S>, arbitraries: PolicyArbitraries 
       scenario,
       fc.record({ rank: fc.nat(), donor: fc.nat(), hidden: hiddenArb }),
       holds.unknownNeverAttractive
-    )
+    ),
+    noSystematicTieWinner: fc.property(tieRoundsArb, holds.noSystematicTieWinner),
+    noStarvationUnderAffinity: fc.property(affinityBurstArb, holds.noStarvationUnderAffinity),
+    kvFeasibility: fc.property(kvCaseArb, holds.kvFeasibility)
   }
 }

@@ -1,6 +1,7 @@
 /** @since 0.1.0 */
 export const version = "0.1.0"
 export * from "./Arbitraries.js"
+export * from "./FairnessLaws.js"
 export * from "./InflightLaw.js"
 export * from "./LawExceptions.js"
 export * from "./LawExceptionsPeers.js"

@@ -1,5 +1,6 @@
 import { packed } from "../internal/packed.js"
 import { type Explanation, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
   chargeLedger,
@@ -23,6 +24,9 @@ import type { RankView } from "./RankView.js"
  * - `migrateHighWater` (0.95) / `migrateLowWater` (0.8): session hysteresis. Once a session's engine
  *   reaches the high-water KV usage, its sessions move (one per routed turn) to engines below the
  *   low-water mark until its projected usage is at or below the low-water mark.
+ * - `affinityLoadBound` (0.25): a cache hit is honoured only while the holder's load is at most
+ *   `least + floor(affinityLoadBound * least)`, `least` the smallest load among the candidates; so
+ *   streams sharing one prompt never leave an idle rank idle (prefix "herding", fixed in 0.3.0).
  * - `staleAfterSeconds` (1) / `inclusionMarginSeconds` (0): as in `ledger-balanced`.
  * - `maxPrefixEntries` (100 000) / `maxSessions` (100 000): memory bounds (the least recently written
  *   entries are dropped once the bound is reached; at least half the bound is always kept).
@@ -37,6 +41,7 @@ export interface CacheAffinityOptions {
   readonly kvOverloadThreshold?: number | undefined
   readonly migrateHighWater?: number | undefined
   readonly migrateLowWater?: number | undefined
+  readonly affinityLoadBound?: number | undefined
   readonly staleAfterSeconds?: number | undefined
   readonly inclusionMarginSeconds?: number | undefined
   readonly maxPrefixEntries?: number | undefined
@@ -135,14 +140,17 @@ const projected = (state: CacheAffinityState, r: number): number | undefined => 
  *
  * Errors: `NoRanks`, `InvalidInput` (`inputLength`), `InvalidRoutedRank`, `AllRanksUnavailable`.
  * `explanation.details.reason` is one of `pinned`, `session`, `session-migrated`, `cache-hit`,
- * `cache-miss`, `kv-overloaded`, `imbalanced`.
+ * `cache-miss`, `kv-overloaded`, `imbalanced`, `beyond-load-bound`.
  *
  * **Unknown, absent, stale, unhealthy** (the ledger contract's rows). Loads are the in-flight
  * ledger's effective request counts, with unknown, partial and stale rows treated as in
  * `ledger-balanced` (never less busy than a known rank in their place); a worker whose KV usage is
  * not reported counts as the highest reported usage for the overload gate and session migration
  * (never the coolest). A row without `timestamp` is observed at `now`. Unhealthy workers get no
- * traffic, sessions and prefix matches included.
+ * traffic, sessions and prefix matches included. KV feasibility: while some healthy worker's known
+ * free KV (`kvAvailableTokens` + `kvEvictableTokens`, else capacity minus `numUsedTokens`, minus
+ * tokens charged since) holds the prompt, no other worker is eligible (sessions and prefix
+ * matches included).
  *
  * **Gotchas**: a session's KV share is estimated as its engine's projected usage divided by the
  * sessions the policy placed there; sessions evicted by `maxSessions` are not subtracted.
@@ -168,6 +176,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
   const low = options.migrateLowWater ?? 0.8
   const staleAfter = options.staleAfterSeconds ?? 1
   const margin = options.inclusionMarginSeconds ?? 0
+  const loadBound = options.affinityLoadBound ?? 0.25
   const maxPrefix = options.maxPrefixEntries ?? 100_000
   const maxSessions = options.maxSessions ?? 100_000
 
@@ -293,9 +302,12 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       loads[r] = effectiveRequests(state.ledger, r, now, staleAfter, fm)
     }
     // indexed stores then a trimmed length: several times faster than push in V8
+    // KV feasibility: while a rank's known free KV holds the prompt, only such ranks are eligible
+    const fits = kvFeasible(state.ledger, request.inputLength)
     const eligible = new Array<number>(n)
     let ne = 0
-    for (let r = 0; r < n; r++) if (state.ledger.healthy[r]) eligible[ne++] = r
+    for (let r = 0; r < n; r++)
+      if (state.ledger.healthy[r] && (fits === undefined || fits[r])) eligible[ne++] = r
     eligible.length = ne
     if (eligible.length === 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} workers are unavailable.`)
@@ -342,7 +354,11 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
         const k = kv[r]
         if (r !== e && k !== undefined && k < low) dests.push(r)
       }
-      if (state.ledger.healthy[e] && !(draining[e] && dests.length > 0))
+      if (
+        state.ledger.healthy[e] &&
+        (fits === undefined || fits[e] === true) &&
+        !(draining[e] && dests.length > 0)
+      )
         return commit(state, request, e, now, e, undefined, draining, {
           scores: loads,
           tieBreak,
@@ -379,7 +395,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       let alive: Array<number> = []
       for (let i = 0; i < first.length; i++) {
         const w = first[i]!
-        if (w < n && state.ledger.healthy[w]) alive.push(w)
+        if (w < n && state.ledger.healthy[w] && (fits === undefined || fits[w] === true)) alive.push(w)
       }
       let len = 0
       let lastAlive = alive
@@ -398,6 +414,8 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       }
     }
     const matchRatio = hashes.length > 0 ? matchLen / hashes.length : 0
+    let poolMin = Number.POSITIVE_INFINITY
+    for (let i = 0; i < pool.length; i++) poolMin = Math.min(poolMin, loads[pool[i]!]!)
     let rank: number
     let reason: string
     if (matchRank !== undefined && matchRatio >= cacheThreshold) {
@@ -407,6 +425,10 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       } else if (imbalanced) {
         rank = leastLoaded(pool, loads, processed)
         reason = "imbalanced"
+      } else if (loads[matchRank]! > poolMin + Math.floor(loadBound * poolMin)) {
+        // bounded-load affinity: a shared prefix never keeps work off a much less loaded rank
+        rank = leastLoaded(pool, loads, processed)
+        reason = "beyond-load-bound"
       } else {
         rank = matchRank
         reason = "cache-hit"

@@ -2,12 +2,13 @@ import type { Policy } from "../Policy.js"
 import type { PolicyEntry } from "../Registry.js"
 import { makeCacheAffinity } from "./CacheAffinity.js"
 import { makeLedgerBalanced } from "./LedgerBalanced.js"
+import { makeUncachedTokens } from "./UncachedTokens.js"
 
 const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
 
 /**
  * Registry entries for loadledger's own policies (`reference: false`): `ledger-balanced`,
- * `ledger-balanced-requests` and `cache-affinity`. `clientCount` / `clientIndex` describe router
+ * `ledger-balanced-requests`, `cache-affinity` and `uncached-tokens`. `clientCount` / `clientIndex` describe router
  * replicas; `seed` is unused (these policies have no randomness: ties break by index).
  *
  * @example
@@ -46,5 +47,13 @@ export const ownPolicyEntries: ReadonlyArray<PolicyEntry> = [
     description:
       "Prefix-cache and session affinity with load gates on engine-reported counts and KV saturation, (load, processed, index) ties, KV-driven session migration with hysteresis",
     make: () => erase(makeCacheAffinity())
+  },
+  {
+    name: "uncached-tokens",
+    engine: "any",
+    reference: false,
+    description:
+      "Lowest tokens + prompt tokens still to prefill on that rank (router-side prefix index), in-flight charges x front ends, KV-feasible, rotating ties",
+    make: (o) => erase(makeUncachedTokens({ clientCount: o.clientCount, clientIndex: o.clientIndex }))
   }
 ]

@@ -1,4 +1,5 @@
 import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { kvFeasible } from "./internal/FreeKv.js"
 import {
   chargeLedger,
   emptyLedger,
@@ -16,8 +17,9 @@ import type { RankView } from "./RankView.js"
  * - `metric`: `"tokens"` (default) compares `(tokens, requests)` lexicographically, like SGLang's
  *   TOTAL_TOKENS; `"requests"` compares `(requests, tokens)`.
  * - `clientCount` / `clientIndex`: router replicas (vLLM API servers) sharing the engines. Ties are
- *   broken by index starting at `floor(dpSize * clientIndex / clientCount)`, so replicas do not all
- *   pile onto rank 0.
+ *   broken by index starting at `floor(dpSize * clientIndex / clientCount)` plus a cursor that
+ *   advances by one on every scored route (as vLLM's rotating `eng_start_index`), so replicas do not
+ *   all pile onto rank 0 and repeated tied snapshots do not keep favouring the same ranks.
  * - `chargeScale`: how many requests one routed request is charged as (default `clientCount`, 1 when
  *   absent): each replica assumes the others route alike between snapshots.
  * - `staleAfterSeconds` (default 1): a snapshot older than this (`now - timestamp >`) is stale.
@@ -40,13 +42,17 @@ export interface LedgerBalancedOptions {
 }
 
 /**
- * The state of a `ledger-balanced` policy: newest snapshot per rank, outstanding charges, health.
- * Treat it as opaque and immutable.
+ * The state of a `ledger-balanced` policy: the in-flight ledger (newest snapshot per rank,
+ * outstanding charges, health) and `cursor`, the rotating start of the tie-breaking scan (advanced
+ * by one on every scored route, as vLLM's `eng_start_index`). Treat it as opaque and immutable.
  *
  * @category own policies
  * @since 0.1.0
  */
-export type LedgerBalancedState = LedgerState
+export interface LedgerBalancedState {
+  readonly ledger: LedgerState
+  readonly cursor: number
+}
 
 /**
  * A `ledger-balanced` policy plus `view`, the per-rank belief it routes on at `now`.
@@ -78,7 +84,9 @@ const validate = (request: RouteRequest): PolicyError | undefined =>
  * published is flagged in `explanation.stale` / `details.unknown` and treated as at least as busy as
  * the busiest fresh rank, never as idle. KV-pressure guard (vLLM #36748, S07): a rank with
  * `kvCacheUsage >= kvFull` and waiting work is never chosen while a healthy rank has
- * `kvCacheUsage < kvRoom`.
+ * `kvCacheUsage < kvRoom`. KV feasibility: while some healthy rank's free KV (`kvAvailableTokens` +
+ * `kvEvictableTokens`, else capacity minus `numUsedTokens`, minus tokens charged since) holds the
+ * prompt, a rank whose free KV does not (or is unknown) is never chosen (`details.kvGuarded`).
  *
  * **Unknown, absent, stale, unhealthy** (the ledger contract's rows). Needs `numRunningReqs`,
  * `numWaitingReqs` and `numTotalTokens`. A row that is `unknown` or lacks one of them makes the rank
@@ -130,13 +138,16 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
   const margin = options.inclusionMarginSeconds ?? 0
   const kvFull = options.kvFull ?? 0.99
   const kvRoom = options.kvRoom ?? 0.9
-  const view = (state: LedgerBalancedState, now: number) => ledgerView(state, now, staleAfterSeconds)
+  const view = (s: LedgerBalancedState, now: number) => ledgerView(s.ledger, now, staleAfterSeconds)
+  const withLedger = (s: LedgerBalancedState, ledger: LedgerState): LedgerBalancedState =>
+    ledger === s.ledger ? s : { ledger, cursor: s.cursor }
 
   const route = (
-    state: LedgerBalancedState,
+    outer: LedgerBalancedState,
     request: RouteRequest,
     now: number
   ): RouteResult<LedgerBalancedState> => {
+    const state = outer.ledger
     const n = state.dpSize
     if (n === 0) return policyError("NoRanks", "the policy has no ranks")
     const bad = validate(request)
@@ -154,7 +165,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       return {
         _tag: "Routed",
         rank: r,
-        state: chargeLedger(state, r, charge),
+        state: { ledger: chargeLedger(state, r, charge), cursor: outer.cursor },
         explanation: { tieBreak: "pinned by routedDpRank" }
       }
     }
@@ -175,11 +186,14 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     for (let r = 0; r < n; r++) if (healthy[r] && snapKv[r]! < kvRoom) room = true
     // a rank whose KV usage is unknown is guarded as if it had the highest reported usage
     const kvUnknownAs = room ? maxKnownKv(state) : undefined
+    const fits = kvFeasible(state, request.inputLength)
     const scores = new Array<number>(n)
     const stale: Array<number> = []
     const unknown: Array<number> = []
     const guarded: Array<number> = []
-    const start = Math.floor((n * clientIndex) / clientCount) % n
+    // the replica's offset plus the rotating cursor: repeated tied snapshots do not keep picking
+    // the same ranks (the bias vLLM removed with its rotating eng_start_index)
+    const start = (Math.floor((n * clientIndex) / clientCount) + outer.cursor) % n
     let best = -1
     let bestA = 0
     let bestB = 0
@@ -210,6 +224,10 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       const b = byTokens ? q : t
       scores[r] = a
       if (!healthy[r]) continue
+      if (fits !== undefined && !fits[r]) {
+        guarded.push(r)
+        continue
+      }
       const kv = Number.isNaN(snapKv[r]!) ? kvUnknownAs : snapKv[r]!
       if (room && kv !== undefined && kv >= kvFull && w + chargedRequests[r]! > 0) {
         guarded.push(r)
@@ -233,7 +251,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     return {
       _tag: "Routed",
       rank: best,
-      state: chargeLedger(state, best, charge),
+      state: { ledger: chargeLedger(state, best, charge), cursor: (outer.cursor + 1) % n },
       explanation: {
         scores,
         tieBreak: `lowest (${metric === "tokens" ? "tokens, requests" : "requests, tokens"}), then index from ${start}`,
@@ -249,11 +267,11 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
 
   return {
     name: "ledger-balanced",
-    init: (dpSize) => emptyLedger(dpSize),
-    observe: (state, loads, now) => observeLedger(state, loads, margin, now),
+    init: (dpSize) => ({ ledger: emptyLedger(dpSize), cursor: 0 }),
+    observe: (s, loads, now) => withLedger(s, observeLedger(s.ledger, loads, margin, now)),
     route,
-    finish: (state, requestIds) => finishLedger(state, requestIds),
-    setStatus: setLedgerStatus,
+    finish: (s, requestIds) => withLedger(s, finishLedger(s.ledger, requestIds)),
+    setStatus: (s, status) => withLedger(s, setLedgerStatus(s.ledger, status)),
     view
   }
 }

@@ -3,7 +3,10 @@
  *
  * @since 0.1.0
  */
+
+export * from "./BootstrapRooms.js"
 export * from "./CacheAffinity.js"
 export * from "./Entries.js"
 export * from "./LedgerBalanced.js"
 export * from "./RankView.js"
+export * from "./UncachedTokens.js"

@@ -1,0 +1,54 @@
+/**
+ * The router-side index of the prompt blocks each rank was sent: block hash -> bitmask of ranks,
+ * bounded like the ranks' caches (the least recently written blocks go first).
+ *
+ * @internal
+ */
+import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
+
+/** Ranks the bitmask index can name (bits of a 32-bit integer, sign bit unused). @internal */
+export const indexedRanks = 31
+
+/** @internal */
+export type PrefixIndex = HashTrie<number>
+
+/** An empty index keeping at most `maxBlocks` block hashes. @internal */
+export const emptyPrefixIndex = (maxBlocks: number): PrefixIndex => emptyTrie(maxBlocks)
+
+/**
+ * How many leading blocks of `hashes` each rank holds, per the index, written into `out` (length
+ * dpSize; 0 for every rank when dpSize > {@link indexedRanks}). One lookup per block, stopping at
+ * the first block no rank holds.
+ *
+ * @internal
+ */
+export const matchedBlocks = (
+  index: PrefixIndex,
+  hashes: ReadonlyArray<string> | undefined,
+  out: Array<number>
+): void => {
+  const n = out.length
+  for (let r = 0; r < n; r++) out[r] = 0
+  if (hashes === undefined || n > indexedRanks) return
+  let alive = n === indexedRanks ? 0x7fffffff : (1 << n) - 1
+  for (let i = 0; i < hashes.length && alive !== 0; i++) {
+    alive &= getTrie(index, hashes[i]!) ?? 0
+    for (let r = 0, m = alive; m !== 0; r++, m >>>= 1) if ((m & 1) !== 0) out[r] = i + 1
+  }
+}
+
+/** Record that `rank` was sent every block of `hashes` (rewritten, so recently sent blocks stay). @internal */
+export const recordBlocks = (
+  index: PrefixIndex,
+  hashes: ReadonlyArray<string> | undefined,
+  rank: number
+): PrefixIndex => {
+  if (hashes === undefined || rank >= indexedRanks) return index
+  const bit = 1 << rank
+  let next = index
+  for (let i = 0; i < hashes.length; i++) {
+    const h = hashes[i]!
+    next = setTrie(next, h, (getTrie(next, h) ?? 0) | bit)
+  }
+  return next
+}
