@@ -4,8 +4,9 @@
  * @since 0.2.0
  */
 import type { RankLoad } from "@loadledger/policies"
-import { peerLawExceptions } from "./LawExceptionsPeers.js"
 import type { AffinityBurst, KvCase, TieRounds } from "./FairnessLaws.js"
+import { peerFairnessExceptions } from "./LawExceptionsFairnessPeers.js"
+import { peerLawExceptions } from "./LawExceptionsPeers.js"
 import type { LawInput, LawName, PolicyScenario } from "./PolicyLaws.js"
 
 /**
@@ -170,7 +171,8 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       counterexample: [counterexample]
     })
   ),
-  ...peerLawExceptions
+  ...peerLawExceptions,
+  ...peerFairnessExceptions
 ]
 
 /** Four idle ranks, 6 rounds of `perRound` 10-token requests. */
