@@ -187,17 +187,37 @@ export const prng = (seed: number): (() => number) => {
 }
 
 /**
- * `module[exportName](arg)` run in a fresh Node process (same flags, so tsx and the source
- * condition carry over), its result parsed from JSON. Each policy is then measured in a process of
- * its own, next to its floor, as a router running that one policy would run it: code shared by
- * several policies (object shapes, helpers) is not polluted by the others' type feedback.
+ * What a policy table measures: the packages' sources under tsx (`"tsx"`, the `@loadledger/source`
+ * export condition), or their built `dist` (`"built"`, what users run: resolved without that
+ * condition, so `pnpm build` first). `pnpm bench` measures tsx; `pnpm bench --built` the build;
+ * `pnpm bench --compare` both, side by side (set by `bench/index.ts` through `LOADLEDGER_BENCH_MODES`).
  */
-export const inChild = <T>(moduleUrl: string, exportName: string, arg: string): T =>
-  JSON.parse(
+export type Mode = "tsx" | "built"
+
+/** The modes of this run, from `LOADLEDGER_BENCH_MODES` (default: tsx only). */
+export const benchModes = (): ReadonlyArray<Mode> => {
+  const raw = process.env.LOADLEDGER_BENCH_MODES ?? "tsx"
+  return raw.split(",").filter((m): m is Mode => m === "tsx" || m === "built")
+}
+
+const sourceCondition = "--conditions=@loadledger/source"
+
+/**
+ * `module[exportName](arg)` run in a fresh Node process, its result parsed from JSON. The child
+ * gets the same flags (tsx carries over), with the source condition for `"tsx"` and without it for
+ * `"built"` (the packages then resolve to `dist`; the bench's own files are still loaded by tsx).
+ * Each policy is then measured in a process of its own, next to its floor, as a router running
+ * that one policy would run it: code shared by several policies (object shapes, helpers) is not
+ * polluted by the others' type feedback.
+ */
+export const inChild = <T>(moduleUrl: string, exportName: string, arg: string, mode: Mode = "tsx"): T => {
+  const flags = process.execArgv.filter((f) => f !== sourceCondition)
+  return JSON.parse(
     execFileSync(
       process.execPath,
       [
-        ...process.execArgv,
+        ...flags,
+        ...(mode === "tsx" ? [sourceCondition] : []),
         fileURLToPath(new URL("./child.ts", import.meta.url)),
         moduleUrl,
         exportName,
@@ -206,6 +226,7 @@ export const inChild = <T>(moduleUrl: string, exportName: string, arg: string): 
       { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }
     )
   ) as T
+}
 
 /** One row of a policy table: ranks, ns per route, the floor's ns. */
 export type Row = readonly [ranks: number, ns: number, floorNs: number]
@@ -234,6 +255,80 @@ export const printRatioTable = (
       if (limit) {
         const l = limit(n)
         cells.push(l === undefined ? "-" : `<=${l}x`, l === undefined ? "-" : ratio <= l ? "yes" : "MISSED")
+      }
+      line(cells)
+    })
+  })
+}
+
+/**
+ * Measure `module[exportName](name)` (rows of `Row`) for each name, each in a child process of its
+ * own, in every mode of the run, and print the table: one mode as {@link printRatioTable}; with
+ * both modes, one row per (policy, ranks) with the built and tsx figures side by side, each
+ * against its own floor, and built / tsx. Returns the rows per mode.
+ */
+export const policyTable = (
+  moduleUrl: string,
+  exportName: string,
+  names: ReadonlyArray<string>,
+  limit?: (ranks: number) => number | undefined
+): Partial<Record<Mode, ReadonlyArray<ReadonlyArray<Row>>>> => {
+  const modes = benchModes()
+  const out: Partial<Record<Mode, ReadonlyArray<ReadonlyArray<Row>>>> = {}
+  for (const mode of modes)
+    out[mode] = names.map((name) => inChild<Array<Row>>(moduleUrl, exportName, name, mode))
+  if (modes.length === 1) {
+    process.stdout.write(`(${modes[0] === "built" ? "built dist" : "sources under tsx"})\n`)
+    printRatioTable(names, out[modes[0]!]!, limit)
+  } else printCompareTable(names, out.built!, out.tsx!, limit)
+  return out
+}
+
+/**
+ * One row per (policy, ranks): built ns and its ratio to the built floor, tsx ns and its ratio to
+ * the tsx floor, built / tsx (below 1: the build is faster), and with `limit` the target and
+ * whether the built code meets it.
+ */
+export const printCompareTable = (
+  names: ReadonlyArray<string>,
+  built: ReadonlyArray<ReadonlyArray<Row>>,
+  tsx: ReadonlyArray<ReadonlyArray<Row>>,
+  limit?: (ranks: number) => number | undefined
+): void => {
+  const widths = [Math.max(6, ...names.map((x) => x.length)) + 2, 6, 9, 7, 9, 7, 9, 7, 9]
+  const line = (xs: ReadonlyArray<string>) =>
+    process.stdout.write(
+      `${xs.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i] ?? 7))).join(" ")}\n`
+    )
+  line([
+    "policy",
+    "ranks",
+    "built ns",
+    "/floor",
+    "tsx ns",
+    "/floor",
+    "built/tsx",
+    ...(limit ? ["target", "built met"] : [])
+  ])
+  sizes.forEach((n, k) => {
+    names.forEach((name, i) => {
+      const [, bNs, bFloor] = built[i]![k]!
+      const [, tNs, tFloor] = tsx[i]![k]!
+      const cells = [
+        name,
+        String(n),
+        bNs.toFixed(1),
+        `${(bNs / bFloor).toFixed(2)}x`,
+        tNs.toFixed(1),
+        `${(tNs / tFloor).toFixed(2)}x`,
+        (bNs / tNs).toFixed(2)
+      ]
+      if (limit) {
+        const l = limit(n)
+        cells.push(
+          l === undefined ? "-" : `<=${l}x`,
+          l === undefined ? "-" : bNs / bFloor <= l ? "yes" : "MISSED"
+        )
       }
       line(cells)
     })

@@ -18,10 +18,9 @@ import {
   type Benchmark,
   type Candidate,
   consume,
-  inChild,
   iterationsFor,
   nsPerOpInterleaved,
-  printRatioTable,
+  policyTable,
   prng,
   type Row,
   randomLoads,
@@ -134,7 +133,6 @@ export const ownPolicyBench: Benchmark = {
   name: "own policies: ns per route+finish vs a bare argmin floor",
   run: () => {
     const names = Object.keys(policies)
-    const rows = names.map((name) => inChild<Array<Row>>(import.meta.url, "measureOwn", name))
-    printRatioTable(names, rows)
+    policyTable(import.meta.url, "measureOwn", names)
   }
 }

@@ -17,10 +17,9 @@ import {
   type Benchmark,
   type Candidate,
   consume,
-  inChild,
   iterationsFor,
   nsPerOpInterleaved,
-  printRatioTable,
+  policyTable,
   prng,
   type Row,
   randomLoads,
@@ -112,7 +111,6 @@ export const measurePeer = (name: string): Array<Row> => {
 export const peerPolicyBench: Benchmark = {
   name: "peer routers (SMG, production-stack): ns per route+finish vs a bare in-flight argmin floor",
   run: () => {
-    const rows = names.map((name) => inChild<Array<Row>>(import.meta.url, "measurePeer", name))
-    printRatioTable([...names], rows)
+    policyTable(import.meta.url, "measurePeer", [...names])
   }
 }

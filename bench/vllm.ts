@@ -17,10 +17,9 @@ import {
   type Benchmark,
   type Candidate,
   consume,
-  inChild,
   iterationsFor,
   nsPerOpInterleaved,
-  printRatioTable,
+  policyTable,
   type Row,
   randomLoads,
   routeStep,
@@ -109,7 +108,6 @@ export const vllmPolicyBench: Benchmark = {
   name: "vLLM DP balancer: ns per route+finish vs a bare scan floor",
   run: () => {
     const names = Object.keys(policies)
-    const rows = names.map((name) => inChild<Array<Row>>(import.meta.url, "measureVllm", name))
-    printRatioTable(names, rows)
+    policyTable(import.meta.url, "measureVllm", names)
   }
 }
