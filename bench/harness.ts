@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import type { RankLoad } from "@loadledger/policies"
+import { mulberry32 } from "../test-support/rng.js"
 
 /** A benchmark module: `run` prints its own table to stdout. */
 export interface Benchmark {
@@ -145,7 +146,6 @@ export const routeStep = <S>(
 export const iterationsFor = (roughNs: number, targetMs = 5): number =>
   Math.max(1000, Math.round((targetMs * 1e6) / Math.max(roughNs, 1)))
 
-/** A fixed-seed PRNG (mulberry32) so every run benches the same inputs. */
 /** The rank counts every policy benchmark measures (the issue's 8, 64 and 1024). */
 export const sizes = [8, 64, 1024] as const
 
@@ -175,16 +175,8 @@ export const randomLoads = (
   })
 }
 
-export const prng = (seed: number): (() => number) => {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** A fixed-seed PRNG (the shared mulberry32 of `test-support/rng.ts`) so every run benches the same inputs. */
+export const prng = mulberry32
 
 /**
  * What a policy table measures: the packages' sources under tsx (`"tsx"`, the `@loadledger/source`

@@ -1,8 +1,6 @@
-import type { Policy } from "../Policy.js"
+import { erasePolicy as erase } from "../internal/erasePolicy.js"
 import type { PolicyEntry } from "../Registry.js"
 import { followBootstrapRoom, roundRobin, totalRequests, totalTokens } from "./SglangPolicies.js"
-
-const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
 
 /**
  * Registry entries for SGLang's four DataParallelController methods (`reference: true`):

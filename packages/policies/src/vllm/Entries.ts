@@ -1,8 +1,6 @@
-import type { Policy } from "../Policy.js"
+import { erasePolicy as erase } from "../internal/erasePolicy.js"
 import type { PolicyEntry } from "../Registry.js"
 import { makeVllmLb } from "./VllmLbPolicy.js"
-
-const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
 
 /**
  * Registry entries for vLLM's DP balancer: `vllm-kv-pressure` (`reference: true`, upstream
