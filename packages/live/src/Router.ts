@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import type { Explanation, Policy, RouteRequest } from "@loadledger/policies"
+import { checkInputLength, type Explanation, type Policy, type RouteRequest } from "@loadledger/policies"
 import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Option, Result } from "effect"
 import {
@@ -112,15 +112,22 @@ export interface Decision {
 }
 
 /**
- * Why the router could not place a request: no healthy rank at all; a request id already in
- * flight; a `routedDpRank` that is not usable; or the policy's own error (kept in the message).
+ * Why the router could not place a request: a request that is not valid (`InvalidInput`, e.g. an
+ * `inputLength` that is no token count, `field` naming it); no healthy rank at all; a request id
+ * already in flight; a `routedDpRank` that is not usable; or the policy's own error (kept in the
+ * message).
  *
  * @category errors
  * @since 0.1.0
  */
 export interface RouterError {
   readonly _tag: "RouterError"
-  readonly reason: "NoAvailableRanks" | "DuplicateRequestId" | "InvalidRoutedRank" | "PolicyError"
+  readonly reason:
+    | "InvalidInput"
+    | "NoAvailableRanks"
+    | "DuplicateRequestId"
+    | "InvalidRoutedRank"
+    | "PolicyError"
   readonly message: string
   readonly field?: string | undefined
   readonly ranks?: ReadonlyArray<RankStatus> | undefined
@@ -323,6 +330,8 @@ const admit = <S>(
 /**
  * Place one request at `now`.
  *
+ * 0. The request is checked where it enters: an `inputLength` that is no token count (a safe
+ *    non-negative integer, `checkInputLength` of the policies) is a `RouterError` `InvalidInput`.
  * 1. The view is brought up to date (a rank that went stale since the last poll leaves it).
  * 2. When the view has ranks, the policy decides among them (their rows as decoded); its choice is
  *    final. `routedDpRank` is a global rank index: it must be in the view (`InvalidRoutedRank`).
@@ -361,6 +370,9 @@ export const route = <S>(
   request: RouteRequest,
   now: number
 ): { readonly _tag: "Routed"; readonly state: RouterState<S>; readonly decision: Decision } | RouterError => {
+  // the boundary where a request enters: one check (policies' shared rule), inner code trusts it
+  const bad = checkInputLength(request)
+  if (bad !== undefined) return routerError("InvalidInput", bad.message, { field: "inputLength" })
   if (HashMap.has(state.inflight, request.requestId)) {
     return routerError("DuplicateRequestId", `request ${request.requestId} is already in flight`, {
       field: "requestId"

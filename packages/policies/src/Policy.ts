@@ -164,3 +164,51 @@ export const policyError = (reason: PolicyError["reason"], message: string, fiel
  * @since 0.1.0
  */
 export const isPolicyError = <S>(r: RouteResult<S>): r is PolicyError => r._tag === "PolicyError"
+
+/**
+ * Whether `n` is a token count: a safe non-negative integer (`0`, `512`; not `-1`, `1.5`, `NaN`,
+ * `Infinity` or `2 ** 53`). The one rule for a request's `inputLength` (see {@link checkInputLength}).
+ *
+ * **When to use**: to validate a token count where it enters, e.g. a trace reader or a router API.
+ *
+ * @example
+ * ```ts
+ * import { isTokenCount } from "@loadledger/policies"
+ * isTokenCount(512) // => true
+ * isTokenCount(1.5) // => false
+ * isTokenCount(-1) // => false
+ * ```
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const isTokenCount = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
+
+/**
+ * The one check of a request's prompt length: `undefined` when `request.inputLength` is a token
+ * count ({@link isTokenCount}), else a `PolicyError` `InvalidInput` naming the field `inputLength`.
+ * Run where a request enters (the live router's `route`); a policy that reads the length checks it
+ * with this same function, and the code past the check trusts the type.
+ *
+ * **When to use**: at a boundary that accepts `RouteRequest`s from outside.
+ *
+ * @example
+ * ```ts
+ * import { checkInputLength } from "@loadledger/policies"
+ * checkInputLength({ requestId: "a", inputLength: 100 }) // => undefined
+ * checkInputLength({ requestId: "a", inputLength: -1 })?.field // => "inputLength"
+ * checkInputLength({ requestId: "a", inputLength: 0.5 })?.message
+ * // => "inputLength must be a token count, got 0.5"
+ * ```
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const checkInputLength = (request: Pick<RouteRequest, "inputLength">): PolicyError | undefined =>
+  isTokenCount(request.inputLength)
+    ? undefined
+    : policyError(
+        "InvalidInput",
+        `inputLength must be a token count, got ${request.inputLength}`,
+        "inputLength"
+      )

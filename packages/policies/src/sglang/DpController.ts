@@ -11,7 +11,13 @@
 
 import { floorModRoom } from "../internal/floorModRoom.js"
 import { storeSnapshots } from "../internal/snapshotStore.js"
-import { type PolicyError, policyError, type RankLoad, type RouteRequest } from "../Policy.js"
+import {
+  checkInputLength,
+  type PolicyError,
+  policyError,
+  type RankLoad,
+  type RouteRequest
+} from "../Policy.js"
 import * as DpBudget from "./DpBudget.js"
 
 /**
@@ -320,8 +326,8 @@ export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled
     }
     default: {
       const tokens = state.method === "TOTAL_TOKENS" ? req.inputLength : 0
-      if (!Number.isSafeInteger(tokens) || tokens < 0)
-        return policyError("InvalidInput", `inputLength must be a token count, got ${tokens}`, "inputLength")
+      const bad = checkInputLength({ inputLength: tokens })
+      if (bad !== undefined) return bad
       const d = DpBudget.dispatch(state.budget, state.method, tokens)
       if (d.rank === undefined) return policyError("NoRanks", "dpSize is 0", "dpSize")
       return {

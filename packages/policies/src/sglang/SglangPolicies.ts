@@ -11,6 +11,7 @@ import { floorModRoom } from "../internal/floorModRoom.js"
 import { storeSnapshots } from "../internal/snapshotStore.js"
 import {
   type Explanation,
+  isTokenCount,
   type Policy,
   policyError,
   type RankLoad,
@@ -124,8 +125,7 @@ const routeBudgetSlow = (
     request.routedDpRank !== undefined ||
     !Number.isFinite(now) ||
     !(state.dpSize > 0) ||
-    !Number.isSafeInteger(tokens) ||
-    tokens < 0
+    !isTokenCount(tokens)
   )
     return routeGeneric(method, state, request, now)
   const refreshed = refreshDue(state, now)

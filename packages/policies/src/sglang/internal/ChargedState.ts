@@ -3,13 +3,18 @@
  * persistent `DpControllerState` whose budget is a base budget plus the speculative charges routed
  * since, so that a route records one charge (one small object) instead of copying per-rank arrays.
  *
- * The hot path uses module functions and plain constructors only: under tsx (esbuild `keepNames`
- * redefines every class's `name`), V8 stops inlining `instanceof` and `super()` for such a class,
- * and each then costs as much as a whole route (measured with `pnpm bench`).
+ * Why it is not the plain reference (`DpController.dispatchRequest`, which copies the per-rank
+ * arrays on every charge), measured on the built package with `pnpm bench:compare` (table in
+ * CONTRIBUTING.md, "Performance"): the plain state misses the <=3x-of-floor target at 8 ranks
+ * (TOTAL_REQUESTS 76 ns vs 36 ns here, TOTAL_TOKENS 401 ns vs 35 ns) and costs 29x / 80x this one
+ * at 1024 ranks (2.9 us / 10.6 us vs 98 / 132 ns). Each remaining trick carries its measured gain
+ * on the built code next to it. `RoutedState` is a plain subclass (`extends`): the prototype
+ * chaining and brand that replaced `extends` / `instanceof` for tsx's `keepNames` showed no gain in
+ * the build (A/B of the built package: 0.99x to 1.07x, within noise), so they went.
  *
  * @internal
  */
-import type { Explanation, RankLoad, Routed } from "../../Policy.js"
+import { type Explanation, isTokenCount, type RankLoad, type Routed } from "../../Policy.js"
 import type * as DpBudget from "../DpBudget.js"
 import { argminRequests, argminTokens, excludedRanks } from "../DpBudget.js"
 import type { DpControllerState } from "../DpController.js"
@@ -133,11 +138,16 @@ export const pickOf = (t: Totals): number => {
   return t.byTokens ? argminTokens(view) : argminRequests(view)
 }
 
-/** Budgets already computed by `ChargedState.budget` (a memo: each state's budget never changes). */
+/**
+ * Budgets already computed by `ChargedState.budget` (a memo: each state's budget never changes).
+ *
+ * Side tables (this one, `foldExplanations`, `refreshedRoutes`) rather than `#private` fields:
+ * they keep a route's object at its five fields and out of structural equality. Measured on the
+ * built package (A/B, TOTAL_REQUESTS): three `#private` fields instead make a route 2.05x slower at
+ * 8 ranks (20 -> 42 ns) and 1.34x at 64 and 1024 ranks; the tables are touched only on a budget
+ * read, a refresh or a fold, never on the fast path.
+ */
 const budgets = new WeakMap<ChargedState, DpBudget.DpBudget>()
-
-/** The brand of `ChargedState.prototype` (see {@link isCharged}). */
-const charged = Symbol("ChargedState")
 
 const budgetOf = (
   base: DpBudget.DpBudget,
@@ -275,7 +285,6 @@ export class ChargedState implements DpControllerState {
     return plainOf(this)
   }
 }
-Object.defineProperty(ChargedState.prototype, charged, { value: true })
 
 /**
  * The budget of `s`: its base budget, a copy of the totals cache when it is at `s` or one route
@@ -336,40 +345,17 @@ const rebuild = (s: ChargedState): [Array<number>, Array<number>] => {
   return [requests, tokens]
 }
 
-/** `ChargedState` with its fields writable: for `RoutedState`'s constructor only. */
-type Fields = {
-  -readonly [K in "frame" | "charges" | "chargedRank" | "chargedTokens" | "previous"]: ChargedState[K]
-}
-
 /**
  * The state a budget route returns, which is also the route's `Routed` result (`r.state === r`),
  * so that the fast path allocates one object per route: `rank` is the charged rank and
  * `explanation` is built on each read from `previous`, the state routed from (a route that
  * folds its charges stores its explanation as plain data instead).
  *
- * Not declared with `extends` (see the module note): its prototype is chained to
- * `ChargedState.prototype` below, so it inherits the budget and the controller fields.
+ * It inherits the budget and the controller fields from `ChargedState`.
  *
  * @internal
  */
-export interface RoutedState extends ChargedState {}
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the merged interface declares what the prototype chain below provides
-export class RoutedState implements Routed<DpControllerState> {
-  constructor(
-    frame: Frame,
-    charges: number,
-    chargedRank: number,
-    chargedTokens: number,
-    previous: ChargedState | undefined
-  ) {
-    const self = this as unknown as Fields
-    self.frame = frame
-    self.charges = charges
-    self.chargedRank = chargedRank
-    self.chargedTokens = chargedTokens
-    self.previous = previous
-  }
-
+export class RoutedState extends ChargedState implements Routed<DpControllerState> {
   get _tag(): "Routed" {
     return "Routed"
   }
@@ -391,17 +377,13 @@ export class RoutedState implements Routed<DpControllerState> {
     return budgetExplanation(before.method, budgetOfState(before, false), refreshedRoutes.has(this))
   }
 }
-Object.setPrototypeOf(RoutedState.prototype, ChargedState.prototype)
-Object.defineProperty(RoutedState.prototype, charged, { value: true })
 
 /**
- * Whether `s` is a `ChargedState` (a `RoutedState` included): a brand on the prototype, not
- * `instanceof` (see the module note).
+ * Whether `s` is a `ChargedState` (a `RoutedState` included; a spread or clone of one is not).
  *
  * @internal
  */
-export const isCharged = (s: DpControllerState): s is ChargedState =>
-  (s as { readonly [charged]?: true })[charged] === true
+export const isCharged = (s: DpControllerState): s is ChargedState => s instanceof ChargedState
 
 /**
  * The frame of `s` when `s` is a `ChargedState` (a plain `DpControllerState` has none): the check
@@ -672,7 +654,7 @@ export const routeTokensFast = (
   refreshIntervalSeconds: number
 ): RoutedState | undefined => {
   const t = fastTotals(state, routedDpRank, now, refreshIntervalSeconds)
-  if (t === undefined || !t.byTokens || !(tokens >= 0 && Number.isSafeInteger(tokens))) return undefined
+  if (t === undefined || !t.byTokens || !isTokenCount(tokens)) return undefined
   const req = t.requests
   const tok = t.tokens
   const n = tok.length
