@@ -371,7 +371,7 @@ export const route = <S>(
   now: number
 ): { readonly _tag: "Routed"; readonly state: RouterState<S>; readonly decision: Decision } | RouterError => {
   // the boundary where a request enters: one check (policies' shared rule), inner code trusts it
-  const bad = checkInputLength(request)
+  const bad = checkInputLength(request.inputLength)
   if (bad !== undefined) return routerError("InvalidInput", bad.message, { field: "inputLength" })
   if (HashMap.has(state.inflight, request.requestId)) {
     return routerError("DuplicateRequestId", `request ${request.requestId} is already in flight`, {

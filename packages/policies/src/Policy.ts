@@ -147,6 +147,15 @@ export interface Policy<S> {
 /**
  * Build a `PolicyError`.
  *
+ * **When to use**: in a policy's `route`, to refuse a request with a reason and the field at fault.
+ *
+ * @example
+ * ```ts
+ * import { policyError } from "@loadledger/policies"
+ * policyError("NoRanks", "dpSize is 0", "dpSize")
+ * // => { _tag: "PolicyError", reason: "NoRanks", message: "dpSize is 0", field: "dpSize" }
+ * ```
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -159,6 +168,15 @@ export const policyError = (reason: PolicyError["reason"], message: string, fiel
 
 /**
  * True when a route result is an error.
+ *
+ * **When to use**: to branch on a `route` result.
+ *
+ * @example
+ * ```ts
+ * import { isPolicyError, totalRequests } from "@loadledger/policies"
+ * isPolicyError(totalRequests.route(totalRequests.init(0), { requestId: "a", inputLength: 1 }, 0)) // => true
+ * isPolicyError(totalRequests.route(totalRequests.init(2), { requestId: "a", inputLength: 1 }, 0)) // => false
+ * ```
  *
  * @category guards
  * @since 0.1.0
@@ -185,7 +203,7 @@ export const isPolicyError = <S>(r: RouteResult<S>): r is PolicyError => r._tag 
 export const isTokenCount = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
 
 /**
- * The one check of a request's prompt length: `undefined` when `request.inputLength` is a token
+ * The one check of a request's prompt length: `undefined` when `inputLength` is a token
  * count ({@link isTokenCount}), else a `PolicyError` `InvalidInput` naming the field `inputLength`.
  * Run where a request enters (the live router's `route`); a policy that reads the length checks it
  * with this same function, and the code past the check trusts the type.
@@ -195,20 +213,16 @@ export const isTokenCount = (n: number): boolean => Number.isSafeInteger(n) && n
  * @example
  * ```ts
  * import { checkInputLength } from "@loadledger/policies"
- * checkInputLength({ requestId: "a", inputLength: 100 }) // => undefined
- * checkInputLength({ requestId: "a", inputLength: -1 })?.field // => "inputLength"
- * checkInputLength({ requestId: "a", inputLength: 0.5 })?.message
+ * checkInputLength(100) // => undefined
+ * checkInputLength(-1)?.field // => "inputLength"
+ * checkInputLength(0.5)?.message
  * // => "inputLength must be a token count, got 0.5"
  * ```
  *
  * @category guards
  * @since 0.1.0
  */
-export const checkInputLength = (request: Pick<RouteRequest, "inputLength">): PolicyError | undefined =>
-  isTokenCount(request.inputLength)
+export const checkInputLength = (inputLength: number): PolicyError | undefined =>
+  isTokenCount(inputLength)
     ? undefined
-    : policyError(
-        "InvalidInput",
-        `inputLength must be a token count, got ${request.inputLength}`,
-        "inputLength"
-      )
+    : policyError("InvalidInput", `inputLength must be a token count, got ${inputLength}`, "inputLength")

@@ -1,3 +1,8 @@
+/**
+ * `loadledger calibrate`: fits the step-time model's efficiencies and overheads to measured profiles (Splitwise or Vidur CSV), with cross-validation, and reports the held-out error (text or JSON).
+ *
+ * @since 0.1.0
+ */
 import {
   type CalibrationSample,
   crossValidate,

@@ -1,3 +1,8 @@
+/**
+ * `loadledger conformance FILES...`: replays reference vector files against the policies and models and prints one line per case, `N passed, N failed` last.
+ *
+ * @since 0.1.0
+ */
 import type { Command } from "commander"
 import { runVectors } from "../conformance/index.js"
 import { readText } from "../internal/readInput.js"

@@ -1,3 +1,8 @@
+/**
+ * `loadledger decode`: decodes an SGLang / vLLM load report into the per-rank `RankLoad` rows (one JSON object per rank), its notices on stderr.
+ *
+ * @since 0.1.0
+ */
 import {
   decodeLedgerReport,
   formatDecodeError,

@@ -1,3 +1,8 @@
+/**
+ * `loadledger simulate`: replays a request trace through routing policies on a simulated lockstep DP group and prints the comparison table (or JSON), optionally an HTML report.
+ *
+ * @since 0.1.0
+ */
 import { readFileSync, writeFileSync } from "node:fs"
 import type { PolicyEntry } from "@loadledger/policies"
 import {

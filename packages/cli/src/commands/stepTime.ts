@@ -1,3 +1,8 @@
+/**
+ * `loadledger step-time`: models one lockstep DP step (per-rank attention, MoE, collectives, sync wait) for a model and GPU (preset name or JSON spec), and resolves those names for the other commands.
+ *
+ * @since 0.1.0
+ */
 import { existsSync, readFileSync } from "node:fs"
 import { basename } from "node:path"
 import {

@@ -1,3 +1,8 @@
+/**
+ * `loadledger sweep SPEC`: runs the cells of a sweep specification not yet in its output folder (resumable, on worker threads) and writes their runs, summary and report.
+ *
+ * @since 0.1.0
+ */
 import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Command } from "commander"

@@ -1,3 +1,8 @@
+/**
+ * The conformance runner: every known vector format, and `runVectors`, which finds the format of a vector file and replays its cases.
+ *
+ * @since 0.1.0
+ */
 import { peersProductionStack } from "./peersProductionStack.js"
 import { peersSmg } from "./peersSmg.js"
 import { sglangDpLb } from "./sglangDpLb.js"

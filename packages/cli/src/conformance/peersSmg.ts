@@ -1,3 +1,8 @@
+/**
+ * The conformance vector format of SGLang model gateway (SMG) policies, replayed against `Smg`.
+ *
+ * @since 0.1.0
+ */
 import { Smg } from "@loadledger/policies"
 import { diffExpect, isPeerDoc, type PeerCase, runCases } from "./peersCommon.js"
 import type { VectorFormat } from "./types.js"

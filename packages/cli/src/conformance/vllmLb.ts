@@ -1,3 +1,8 @@
+/**
+ * The conformance vector format of vLLM's front-end balancer (`DPLBAsyncMPClient`), replayed op by op against `VllmLb`, and `firstDiff`, the first difference of two JSON values that every format reports.
+ *
+ * @since 0.1.0
+ */
 import { type VllmEngineRow, VllmLb, type VllmLbState } from "@loadledger/policies"
 import { HashMap } from "effect"
 import type { CaseResult, VectorFormat } from "./types.js"

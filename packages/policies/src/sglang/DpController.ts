@@ -23,6 +23,12 @@ import * as DpBudget from "./DpBudget.js"
 /**
  * Seconds between two budget refreshes (upstream's 20 ms throttle).
  *
+ * @example
+ * ```ts
+ * import { DpController } from "@loadledger/policies"
+ * DpController.refreshIntervalSeconds // => 0.02
+ * ```
+ *
  * @category constants
  * @since 0.1.0
  */
@@ -142,6 +148,13 @@ export const publish = (
  * What the reader sees: the published snapshots in ascending `dpRank` (unpublished ranks absent).
  *
  * **When to use**: to see the store as the controller's refresh reads it.
+ *
+ * @example
+ * ```ts
+ * import { DpController } from "@loadledger/policies"
+ * const s = DpController.publish(DpController.init("TOTAL_REQUESTS", 3), [{ dpRank: 2, numRunningReqs: 1 }], 0)
+ * DpController.readAll(s).map((r) => r.dpRank) // => [2]
+ * ```
  *
  * @category getters
  * @since 0.1.0
@@ -326,7 +339,7 @@ export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled
     }
     default: {
       const tokens = state.method === "TOTAL_TOKENS" ? req.inputLength : 0
-      const bad = checkInputLength({ inputLength: tokens })
+      const bad = checkInputLength(tokens)
       if (bad !== undefined) return bad
       const d = DpBudget.dispatch(state.budget, state.method, tokens)
       if (d.rank === undefined) return policyError("NoRanks", "dpSize is 0", "dpSize")

@@ -1,3 +1,8 @@
+/**
+ * The registry entries of SGLang's four DataParallelController methods.
+ *
+ * @since 0.1.0
+ */
 import { erasePolicy as erase } from "../internal/erasePolicy.js"
 import type { PolicyEntry } from "../Registry.js"
 import { followBootstrapRoom, roundRobin, totalRequests, totalTokens } from "./SglangPolicies.js"

@@ -1,3 +1,8 @@
+/**
+ * The registry entries of vLLM's data-parallel balancer (`vllm-kv-pressure`, and the same with the KV-saturation guard).
+ *
+ * @since 0.1.0
+ */
 import { erasePolicy as erase } from "../internal/erasePolicy.js"
 import type { PolicyEntry } from "../Registry.js"
 import { makeVllmLb } from "./VllmLbPolicy.js"

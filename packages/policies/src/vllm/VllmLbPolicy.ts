@@ -1,3 +1,10 @@
+/**
+ * `makeVllmLb` / `vllmKvPressure`: vLLM's front-end balancer (`VllmLb`) as a `Policy`, fed by `RankLoad` rows instead of coordinator publications, with its beyond-upstream options (KV-saturation guard, abort reporting) off by default.
+ *
+ * Over 300 lines: one concept (the policy's `observe` / `route` / `finish` / `setStatus` over one state); most of the length is the docstrings of the options and of the unknown/stale rules.
+ *
+ * @since 0.1.0
+ */
 import { HashMap } from "effect"
 import { packed } from "../internal/packed.js"
 import type { Explanation, Policy, PolicyError, RankLoad, RouteResult } from "../Policy.js"
