@@ -20,13 +20,12 @@ import {
   consume,
   iterationsFor,
   nsPerOpInterleaved,
-  policyTable,
   prng,
-  type Row,
   randomLoads,
   routeStep,
   sizes
 } from "./harness.js"
+import { policyTable, type Row } from "./table.js"
 
 const loadsFor = (n: number): ReadonlyArray<BenchLoad> => randomLoads(n, { kvMax: 0.8 })
 

@@ -19,13 +19,12 @@ import {
   consume,
   iterationsFor,
   nsPerOpInterleaved,
-  policyTable,
   prng,
-  type Row,
   randomLoads,
   routeStep,
   sizes
 } from "./harness.js"
+import { policyTable, type Row } from "./table.js"
 
 const names = [
   "smg/round-robin",

@@ -27,14 +27,13 @@ import {
   inChild,
   iterationsFor,
   nsPerOpInterleaved,
-  policyTable,
   prng,
   type Routable,
-  type Row,
   randomLoads,
   routeStep,
   sizes
 } from "./harness.js"
+import { policyTable, type Row } from "./table.js"
 
 const loadsFor = (n: number): ReadonlyArray<BenchLoad> => randomLoads(n)
 

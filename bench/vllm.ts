@@ -19,12 +19,11 @@ import {
   consume,
   iterationsFor,
   nsPerOpInterleaved,
-  policyTable,
-  type Row,
   randomLoads,
   routeStep,
   sizes
 } from "./harness.js"
+import { policyTable, type Row } from "./table.js"
 
 const loadsFor = (n: number): ReadonlyArray<BenchLoad> => randomLoads(n, { tokens: false, kvMax: 1 })
 

@@ -5,6 +5,8 @@
  * Pure: `(state, input, now) -> result`. The effectful shell (`LiveRouter`) keeps the current value
  * in one cell and feeds it polls and requests.
  *
+ * Over 300 lines: one concept (the pure router value: view, route, finish, abort, polls), which share the in-flight bookkeeping; about half are docstrings.
+ *
  * @since 0.1.0
  */
 import { checkInputLength, type Explanation, type Policy, type RouteRequest } from "@loadledger/policies"

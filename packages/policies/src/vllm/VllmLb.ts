@@ -4,6 +4,9 @@
  * publication) and `finish`. Imported as the namespace `VllmLb` (`VllmLb.route(state, id)`), like
  * `DpBudget` and `DpController`; the policy built on it is `makeVllmLb` (`VllmLbPolicy.ts`).
  *
+ * Over 300 lines: one concept (one front end's state and its five functions, each with a runnable
+ * example); more than half are docstrings and the upstream citations.
+ *
  * @since 0.1.0
  */
 import { HashMap, Option } from "effect"

@@ -8,7 +8,11 @@
  * CONTRIBUTING.md, "Performance"): the plain state misses the <=3x-of-floor target at 8 ranks
  * (TOTAL_REQUESTS 76 ns vs 36 ns here, TOTAL_TOKENS 401 ns vs 35 ns) and costs 29x / 80x this one
  * at 1024 ranks (2.9 us / 10.6 us vs 98 / 132 ns). Each remaining trick carries its measured gain
- * on the built code next to it. `RoutedState` is a plain subclass (`extends`): the prototype
+ * on the built code next to it.
+ *
+ * Over 300 lines: one concept (the persistent state and its one shared cache), whose invariants
+ * (which state the cache is at, when it moves, when a fold resets it) hold across every function
+ * here; split, no file could be checked against them alone. `RoutedState` is a plain subclass (`extends`): the prototype
  * chaining and brand that replaced `extends` / `instanceof` for tsx's `keepNames` showed no gain in
  * the build (A/B of the built package: 0.99x to 1.07x, within noise), so they went.
  *
@@ -366,7 +370,7 @@ export class RoutedState extends ChargedState implements Routed<DpControllerStat
     return this
   }
   /** The route result as plain data, as other policies' results serialize (`state` plain too). */
-  toJSON(): object {
+  override toJSON(): object {
     return { _tag: "Routed", rank: this.rank, state: plainOf(this), explanation: this.explanation }
   }
 
