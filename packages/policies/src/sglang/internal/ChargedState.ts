@@ -6,15 +6,20 @@
  * Why it is not the plain reference (`DpController.dispatchRequest`, which copies the per-rank
  * arrays on every charge), measured on the built package with `pnpm bench:compare` (table in
  * CONTRIBUTING.md, "Performance"): the plain state misses the <=3x-of-floor target at 8 ranks
- * (TOTAL_REQUESTS 76 ns vs 36 ns here, TOTAL_TOKENS 401 ns vs 35 ns) and costs 29x / 80x this one
- * at 1024 ranks (2.9 us / 10.6 us vs 98 / 132 ns). Each remaining trick carries its measured gain
- * on the built code next to it.
+ * (TOTAL_REQUESTS 49 ns vs 23 ns here, TOTAL_TOKENS 309 ns vs 36 ns) and costs 20x to 30x this
+ * one at 1024 ranks (TOTAL_REQUESTS 2.8 us vs 93 ns, TOTAL_TOKENS 3.1 us vs 141 ns, the latter
+ * missing <=2x). Each remaining trick carries its measured gain on the built code next to it.
+ *
+ * `RoutedState` is a plain subclass (`extends`, `instanceof`): the prototype chaining and brand
+ * that replaced them for tsx's `keepNames` showed no gain in the build (A/B of two builds,
+ * TOTAL_REQUESTS 1.00x to 1.07x at 8, 64 and 1024 ranks, within noise; TOTAL_TOKENS 0.96x to
+ * 1.19x, noisy), so they went. Under tsx, which keeps class names, a TOTAL_* route then costs
+ * about 0.4 to 5 us instead of 40 to 140 ns: tests, examples and `pnpm loadledger` from source pay
+ * that, users of the build do not.
  *
  * Over 300 lines: one concept (the persistent state and its one shared cache), whose invariants
  * (which state the cache is at, when it moves, when a fold resets it) hold across every function
- * here; split, no file could be checked against them alone. `RoutedState` is a plain subclass (`extends`): the prototype
- * chaining and brand that replaced `extends` / `instanceof` for tsx's `keepNames` showed no gain in
- * the build (A/B of the built package: 0.99x to 1.07x, within noise), so they went.
+ * here; split, no file could be checked against them alone.
  *
  * @internal
  */
