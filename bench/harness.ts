@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import type { RankLoad } from "@loadledger/policies"
+import { mulberry32 } from "../test-support/rng.js"
 
 /** A benchmark module: `run` prints its own table to stdout. */
 export interface Benchmark {
@@ -145,7 +146,6 @@ export const routeStep = <S>(
 export const iterationsFor = (roughNs: number, targetMs = 5): number =>
   Math.max(1000, Math.round((targetMs * 1e6) / Math.max(roughNs, 1)))
 
-/** A fixed-seed PRNG (mulberry32) so every run benches the same inputs. */
 /** The rank counts every policy benchmark measures (the issue's 8, 64 and 1024). */
 export const sizes = [8, 64, 1024] as const
 
@@ -175,29 +175,41 @@ export const randomLoads = (
   })
 }
 
-export const prng = (seed: number): (() => number) => {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** A fixed-seed PRNG (the shared mulberry32 of `test-support/rng.ts`) so every run benches the same inputs. */
+export const prng = mulberry32
 
 /**
- * `module[exportName](arg)` run in a fresh Node process (same flags, so tsx and the source
- * condition carry over), its result parsed from JSON. Each policy is then measured in a process of
- * its own, next to its floor, as a router running that one policy would run it: code shared by
- * several policies (object shapes, helpers) is not polluted by the others' type feedback.
+ * What a policy table measures: the packages' sources under tsx (`"tsx"`, the `@loadledger/source`
+ * export condition), or their built `dist` (`"built"`, what users run: resolved without that
+ * condition, so `pnpm build` first). `pnpm bench` measures tsx; `pnpm bench --built` the build;
+ * `pnpm bench --compare` both, side by side (set by `bench/index.ts` through `LOADLEDGER_BENCH_MODES`).
  */
-export const inChild = <T>(moduleUrl: string, exportName: string, arg: string): T =>
-  JSON.parse(
+export type Mode = "tsx" | "built"
+
+/** The modes of this run, from `LOADLEDGER_BENCH_MODES` (default: tsx only). */
+export const benchModes = (): ReadonlyArray<Mode> => {
+  const raw = process.env.LOADLEDGER_BENCH_MODES ?? "tsx"
+  return raw.split(",").filter((m): m is Mode => m === "tsx" || m === "built")
+}
+
+const sourceCondition = "--conditions=@loadledger/source"
+
+/**
+ * `module[exportName](arg)` run in a fresh Node process, its result parsed from JSON. The child
+ * gets the same flags (tsx carries over), with the source condition for `"tsx"` and without it for
+ * `"built"` (the packages then resolve to `dist`; the bench's own files are still loaded by tsx).
+ * Each policy is then measured in a process of its own, next to its floor, as a router running
+ * that one policy would run it: code shared by several policies (object shapes, helpers) is not
+ * polluted by the others' type feedback.
+ */
+export const inChild = <T>(moduleUrl: string, exportName: string, arg: string, mode: Mode = "tsx"): T => {
+  const flags = process.execArgv.filter((f) => f !== sourceCondition)
+  return JSON.parse(
     execFileSync(
       process.execPath,
       [
-        ...process.execArgv,
+        ...flags,
+        ...(mode === "tsx" ? [sourceCondition] : []),
         fileURLToPath(new URL("./child.ts", import.meta.url)),
         moduleUrl,
         exportName,
@@ -206,36 +218,4 @@ export const inChild = <T>(moduleUrl: string, exportName: string, arg: string): 
       { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }
     )
   ) as T
-
-/** One row of a policy table: ranks, ns per route, the floor's ns. */
-export type Row = readonly [ranks: number, ns: number, floorNs: number]
-
-/**
- * Print one row per (policy, ranks) of ns per operation next to its floor and the ratio, ranks in
- * the outer order. With `limit`, two more columns say the target ratio at that rank count and
- * whether it was met.
- */
-export const printRatioTable = (
-  names: ReadonlyArray<string>,
-  rows: ReadonlyArray<ReadonlyArray<Row>>,
-  limit?: (ranks: number) => number | undefined
-): void => {
-  const widths = [Math.max(6, ...names.map((x) => x.length)) + 2, 6, 10, 10, 7, 7]
-  const line = (xs: ReadonlyArray<string>) =>
-    process.stdout.write(
-      `${xs.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i] ?? 7))).join(" ")}\n`
-    )
-  line(["policy", "ranks", "ns/route", "floor ns", "ratio", ...(limit ? ["target", "met"] : [])])
-  sizes.forEach((n, k) => {
-    names.forEach((name, i) => {
-      const [, ns, floor] = rows[i]![k]!
-      const ratio = ns / floor
-      const cells = [name, String(n), ns.toFixed(1), floor.toFixed(1), `${ratio.toFixed(2)}x`]
-      if (limit) {
-        const l = limit(n)
-        cells.push(l === undefined ? "-" : `<=${l}x`, l === undefined ? "-" : ratio <= l ? "yes" : "MISSED")
-      }
-      line(cells)
-    })
-  })
 }

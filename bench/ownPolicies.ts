@@ -24,16 +24,14 @@ import {
   type Benchmark,
   type Candidate,
   consume,
-  inChild,
   iterationsFor,
   nsPerOpInterleaved,
-  printRatioTable,
   prng,
-  type Row,
   randomLoads,
   routeStep,
   sizes
 } from "./harness.js"
+import { policyTable, type Row } from "./table.js"
 
 const loadsFor = (n: number): ReadonlyArray<BenchLoad> => randomLoads(n, { kvMax: 0.8 })
 
@@ -141,7 +139,6 @@ export const ownPolicyBench: Benchmark = {
   name: "own policies: ns per route+finish vs a bare argmin floor",
   run: () => {
     const names = Object.keys(policies)
-    const rows = names.map((name) => inChild<Array<Row>>(import.meta.url, "measureOwn", name))
-    printRatioTable(names, rows)
+    policyTable(import.meta.url, "measureOwn", names)
   }
 }

@@ -19,13 +19,12 @@ import {
   inChild,
   iterationsFor,
   nsPerOpInterleaved,
-  printRatioTable,
   prng,
-  type Row,
   randomLoads,
   routeStep,
   sizes
 } from "./harness.js"
+import { printRatioTable, type Row } from "./table.js"
 
 const names = [
   "llm-d/profile",

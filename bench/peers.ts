@@ -17,16 +17,14 @@ import {
   type Benchmark,
   type Candidate,
   consume,
-  inChild,
   iterationsFor,
   nsPerOpInterleaved,
-  printRatioTable,
   prng,
-  type Row,
   randomLoads,
   routeStep,
   sizes
 } from "./harness.js"
+import { policyTable, type Row } from "./table.js"
 
 const names = [
   "smg/round-robin",
@@ -112,7 +110,6 @@ export const measurePeer = (name: string): Array<Row> => {
 export const peerPolicyBench: Benchmark = {
   name: "peer routers (SMG, production-stack): ns per route+finish vs a bare in-flight argmin floor",
   run: () => {
-    const rows = names.map((name) => inChild<Array<Row>>(import.meta.url, "measurePeer", name))
-    printRatioTable([...names], rows)
+    policyTable(import.meta.url, "measurePeer", [...names])
   }
 }

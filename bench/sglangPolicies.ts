@@ -11,10 +11,14 @@
  * every route, which alone costs several argmin floors at 8 ranks: the table is followed by that
  * parse's own cost, measured bare.
  *
+ * `TOTAL_REQUESTS (plain)` and `TOTAL_TOKENS (plain)` are the plain persistent reference the
+ * policies' `ChargedState` is checked against: `DpController.dispatchRequest` (refresh, then
+ * `schedule`, which copies the per-rank arrays on every charge), with the explanation left unbuilt
+ * as the policies leave theirs. Run with `--compare` to see both on the built code.
+ *
  * @since 0.1.0
  */
-import { type Policy, type RouteRequest, sglangPolicies } from "@loadledger/policies"
-import { floorModRoom } from "../packages/policies/src/internal/floorModRoom.js"
+import { DpController, type Policy, type RouteRequest, sglangPolicies } from "@loadledger/policies"
 import {
   type BenchLoad,
   type Benchmark,
@@ -23,13 +27,13 @@ import {
   inChild,
   iterationsFor,
   nsPerOpInterleaved,
-  printRatioTable,
   prng,
-  type Row,
+  type Routable,
   randomLoads,
   routeStep,
   sizes
 } from "./harness.js"
+import { policyTable, type Row } from "./table.js"
 
 const loadsFor = (n: number): ReadonlyArray<BenchLoad> => randomLoads(n)
 
@@ -93,7 +97,8 @@ const floorTokens = (loads: ReadonlyArray<BenchLoad>, reqs: ReadonlyArray<RouteR
 /**
  * What FOLLOW_BOOTSTRAP_ROOM must do per route whatever the policy around it: read the room's
  * decimal digits (a loop that only sums their char codes) and reduce them modulo the rank count
- * (`floorModRoom`, the policy's own parser, called bare). ns per room at 8 ranks.
+ * (the policy's own parser, through the public `DpController.schedule`, which adds one small
+ * result object). ns per room at 8 ranks.
  *
  * @since 0.1.0
  */
@@ -103,6 +108,8 @@ export const measureRoomParse = (): {
   readonly digits: number
 } => {
   const rooms = requestsFor().map((r) => r.bootstrapRoom as string)
+  const roomState = DpController.init("FOLLOW_BOOTSTRAP_ROOM", 8)
+  const roomReqs = rooms.map((bootstrapRoom, i) => ({ requestId: `r${i}`, inputLength: 1, bootstrapRoom }))
   const [readNs, parseNs] = nsPerOpInterleaved([
     {
       iterations: iterationsFor(60),
@@ -113,7 +120,13 @@ export const measureRoomParse = (): {
         consume(t)
       }
     },
-    { iterations: iterationsFor(60), step: (k) => consume(floorModRoom(rooms[k & 1023]!, 8) ?? -1) }
+    {
+      iterations: iterationsFor(60),
+      step: (k) => {
+        const out = DpController.schedule(roomState, roomReqs[k & 1023]!)
+        consume("rank" in out ? out.rank : -1)
+      }
+    }
   ])
   const digits = rooms.reduce((a, r) => a + r.length, 0) / rooms.length
   return { readNs: readNs!, parseNs: parseNs!, digits }
@@ -129,30 +142,66 @@ const routeCandidate = <S>(
   step: routeStep(policy, policy.observe(policy.init(loads.length), loads, 0), reqs, 1)
 })
 
+/**
+ * The plain persistent reference as a policy's `route`: `DpController.dispatchRequest` (copies the
+ * per-rank arrays on each charge), its result as a `Routed` whose explanation is not built.
+ */
+const plainRoute: Routable<DpController.DpControllerState> = {
+  route: (state, request, now) => {
+    const out = DpController.dispatchRequest(state, request as RouteRequest, now)
+    return out.rank === undefined
+      ? { _tag: "PolicyError" }
+      : { _tag: "Routed", rank: out.rank, state: out.state }
+  },
+  finish: (state) => state
+}
+
+/** The plain reference's candidate: same loads, same requests, same start as {@link routeCandidate}. */
+const plainCandidate = (
+  method: "TOTAL_REQUESTS" | "TOTAL_TOKENS",
+  loads: ReadonlyArray<BenchLoad>,
+  reqs: ReadonlyArray<RouteRequest>
+): Candidate => ({
+  iterations: iterationsFor(4 * loads.length + 50),
+  step: routeStep(
+    plainRoute,
+    DpController.publish(DpController.init(method, loads.length), loads, 0),
+    reqs,
+    1
+  )
+})
+
 /** Timed passes per size: more than the harness default, as the 8-rank figures are a few ns. */
 const passes = 24
 
 /**
- * Rows for one SGLang method, measured in this process: the method's floor and its `route`,
+ * Rows for one SGLang method (or its plain reference, the name ending in {@link plainSuffix}), measured in this process: the method's floor and its `route`,
  * interleaved, at each size. Called in a child process by `sglangPolicyBench`.
  *
  * @since 0.1.0
  */
-export const measureSglang = (method: string): Array<Row> => {
+export const measureSglang = (name: string): Array<Row> => {
   const reqs = requestsFor()
-  const policy = sglangPolicies[method as keyof typeof sglangPolicies]
+  const plain = name.endsWith(plainSuffix)
+  const method = (plain ? name.slice(0, -plainSuffix.length) : name) as keyof typeof sglangPolicies
+  const policy = sglangPolicies[method]
   return sizes.map((n): Row => {
     const loads = loadsFor(n)
     const [floor, ns] = nsPerOpInterleaved(
       [
         method === "TOTAL_TOKENS" ? floorTokens(loads, reqs) : floorRequests(loads),
-        routeCandidate(policy, loads, reqs)
+        plain && (method === "TOTAL_REQUESTS" || method === "TOTAL_TOKENS")
+          ? plainCandidate(method, loads, reqs)
+          : routeCandidate(policy, loads, reqs)
       ],
       passes
     )
     return [n, ns!, floor!]
   })
 }
+
+/** The name suffix of a plain-reference row. */
+const plainSuffix = " (plain)"
 
 /**
  * The SGLang policy benchmark: prints one row per (policy, ranks); each policy runs in a process
@@ -163,9 +212,15 @@ export const measureSglang = (method: string): Array<Row> => {
 export const sglangPolicyBench: Benchmark = {
   name: "SGLang policies: ns per route vs a bare argmin floor",
   run: () => {
-    const methods = Object.keys(sglangPolicies)
-    const rows = methods.map((m) => inChild<Array<Row>>(import.meta.url, "measureSglang", m))
-    printRatioTable(methods, rows, (n) => (n <= 8 ? 3 : n >= 1024 ? 2 : undefined))
+    const methods = [
+      ...Object.keys(sglangPolicies),
+      `TOTAL_REQUESTS${plainSuffix}`,
+      `TOTAL_TOKENS${plainSuffix}`
+    ]
+    const tables = policyTable(import.meta.url, "measureSglang", methods, (n) =>
+      n <= 8 ? 3 : n >= 1024 ? 2 : undefined
+    )
+    const rows = (tables.built ?? tables.tsx)!
     const room = inChild<ReturnType<typeof measureRoomParse>>(import.meta.url, "measureRoomParse", "")
     const at8 = rows[methods.indexOf("FOLLOW_BOOTSTRAP_ROOM")]![0]!
     process.stdout.write(

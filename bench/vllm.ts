@@ -17,15 +17,13 @@ import {
   type Benchmark,
   type Candidate,
   consume,
-  inChild,
   iterationsFor,
   nsPerOpInterleaved,
-  printRatioTable,
-  type Row,
   randomLoads,
   routeStep,
   sizes
 } from "./harness.js"
+import { policyTable, type Row } from "./table.js"
 
 const loadsFor = (n: number): ReadonlyArray<BenchLoad> => randomLoads(n, { tokens: false, kvMax: 1 })
 
@@ -109,7 +107,6 @@ export const vllmPolicyBench: Benchmark = {
   name: "vLLM DP balancer: ns per route+finish vs a bare scan floor",
   run: () => {
     const names = Object.keys(policies)
-    const rows = names.map((name) => inChild<Array<Row>>(import.meta.url, "measureVllm", name))
-    printRatioTable(names, rows)
+    policyTable(import.meta.url, "measureVllm", names)
   }
 }

@@ -16,14 +16,19 @@
  *   parses. `// => value` alone on the line right below a statement checks that statement.
  * - A bare literal after `//` (`expr // 3`) is rejected: it reads like a check and is not one.
  *
- * The blocks are also type-checked (`typecheckExamples`), and every export must have a docstring
- * (`undocumentedExports`).
+ * The blocks are also type-checked (`typecheckExamples`), every export must have a docstring
+ * (`undocumentedExports`), every public value export an `@example` (`exportsWithoutExample`) and
+ * every source file a module docstring (`filesWithoutModuleDoc`), but for the shrinking lists of
+ * `docPending.ts`.
+ * Over 300 lines: one concept (running and checking docstring examples); extraction, instrumentation, type-checking and the suite share the example format it defines.
+ *
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
 import { describe, expect, it } from "vitest"
+import { pendingExamples, pendingModuleDocs } from "./docPending.js"
 
 /** One ```ts block of an `@example` (or of a README). */
 export interface DocExample {
@@ -321,6 +326,56 @@ export const runExample = async (example: DocExample): Promise<{ checks: number;
   return { checks, logs }
 }
 
+/** Every `.ts` source file of a package, `src/internal/` included. */
+const allSourceFiles = (dir: URL): Array<URL> =>
+  readdirSync(dir)
+    .sort()
+    .flatMap((entry) => {
+      const url = new URL(entry, dir)
+      if (statSync(url).isDirectory()) return allSourceFiles(new URL(`${entry}/`, dir))
+      return entry.endsWith(".ts") && !entry.endsWith(".d.ts") ? [url] : []
+    })
+
+/**
+ * The source files of a package (`src/**\/*.ts`, `internal/` included) that do not open with a
+ * module docstring (a `/**` comment before the first statement), as repository-relative paths.
+ */
+export const filesWithoutModuleDoc = (pkgDir: URL): Array<string> =>
+  allSourceFiles(new URL("src/", pkgDir))
+    .filter(
+      (file) =>
+        !readFileSync(file, "utf8")
+          .replace(/^#!.*\n/, "")
+          .trimStart()
+          .startsWith("/**")
+    )
+    .map((file) => relative(fileURLToPath(repoRoot), fileURLToPath(file)))
+
+/**
+ * The public value exports (`export const`, `function`, `class`, outside `src/internal/`) whose
+ * docstring has no ```ts block under `@example`, as `path:line name`. Types and interfaces need a
+ * docstring only: they have nothing to run.
+ */
+export const exportsWithoutExample = (pkgDir: URL): Array<string> => {
+  const out: Array<string> = []
+  for (const file of sourceFiles(new URL("src/", pkgDir))) {
+    const text = readFileSync(file, "utf8")
+    const sf = ts.createSourceFile(file.pathname, text, ts.ScriptTarget.Latest, true)
+    for (const stmt of sf.statements) {
+      const isValue =
+        ts.isVariableStatement(stmt) || ts.isFunctionDeclaration(stmt) || ts.isClassDeclaration(stmt)
+      if (!isValue || !isExported(stmt)) continue
+      const comments = ts.getLeadingCommentRanges(text, stmt.pos) ?? []
+      const doc = comments.filter((c) => text.startsWith("/**", c.pos)).at(-1)
+      if (doc === undefined || exampleBlocks(text.slice(doc.pos, doc.end)).length === 0)
+        out.push(
+          `${where(file, sf.getLineAndCharacterOfPosition(stmt.getStart()).line + 1).replace(/:\d+$/, "")} ${declaredName(stmt)}`
+        )
+    }
+  }
+  return out
+}
+
 /**
  * The test suite of one package: every docstring example and the README Usage block run, each as
  * its own test. `pending` names examples known to fail (e.g. while their module is being edited
@@ -328,12 +383,15 @@ export const runExample = async (example: DocExample): Promise<{ checks: number;
  */
 export const describeDocExamples = (
   pkgDir: URL,
-  options: { readonly pending?: ReadonlyArray<string> } = {}
+  options: {
+    readonly pending?: ReadonlyArray<string>
+  } = {}
 ): void => {
   const pkg = JSON.parse(readFileSync(new URL("package.json", pkgDir), "utf8")) as { name: string }
   const examples = extractDocExamples(pkgDir)
   const readme = readmeUsage(pkgDir)
   const pending = new Set(options.pending ?? [])
+  const pkgPath = `${relative(fileURLToPath(repoRoot), fileURLToPath(pkgDir))}/`
   expect.addEqualityTesters([closeNumbers])
   describe(`${pkg.name}: docstring examples (${examples.length})`, () => {
     for (const example of examples) {
@@ -348,6 +406,18 @@ export const describeDocExamples = (
     })
     it("every export has a docstring", () => {
       expect(undocumentedExports(pkgDir)).toEqual([])
+    })
+    it("every public value export has an @example (the pending list only shrinks)", () => {
+      const missing = exportsWithoutExample(pkgDir)
+      const known = new Set(pendingExamples.filter((x) => x.startsWith(pkgPath)))
+      expect(missing.filter((x) => !known.has(x))).toEqual([])
+      expect([...known].filter((x) => !missing.includes(x))).toEqual([])
+    })
+    it("every source file opens with a module docstring (the pending list only shrinks)", () => {
+      const missing = filesWithoutModuleDoc(pkgDir)
+      const known = new Set(pendingModuleDocs.filter((x) => x.startsWith(pkgPath)))
+      expect(missing.filter((x) => !known.has(x))).toEqual([])
+      expect([...known].filter((x) => !missing.includes(x))).toEqual([])
     })
     it("the examples and the README Usage block type-check", () => {
       const typed = [

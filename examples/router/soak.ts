@@ -10,6 +10,8 @@
  *             [--deadline-s 120] [--router process|inprocess] [--json]
  *
  * Bounded: stops after `--requests` answers or `--deadline-s`, whichever first; 127.0.0.1 only.
+ * Over 300 lines: a runnable script, read top to bottom (setup, the fault matrix, the report); splitting it would make it harder to follow as an example.
+ *
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"

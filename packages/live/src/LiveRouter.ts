@@ -3,6 +3,8 @@
  * decode off the routing thread (bounded time per payload), fold results into a `RouterState`, and
  * route / finish / abort requests against it.
  *
+ * Over 300 lines: one concept (the effectful shell around `RouterState`); a third is the docstrings of its options and of the bounds on polls and payloads.
+ *
  * @since 0.1.0
  */
 import type { Policy, RouteRequest } from "@loadledger/policies"

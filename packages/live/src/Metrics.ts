@@ -49,6 +49,17 @@ export interface RouterMetrics {
  * Build the router's metrics. `view` is called at scrape time for the gauges; `processMetrics` adds
  * prom-client's default process and event-loop series to the registry.
  *
+ * **When to use**: once per router process, to serve `/metrics`.
+ *
+ * @example
+ * ```ts
+ * import { makeRouterMetrics } from "@loadledger/live"
+ * const m = makeRouterMetrics(() => ({ ranks: [], inflightPerRank: [] }))
+ * m.retry("connect-timeout")
+ * const text = await m.registry.metrics()
+ * text.includes('loadledger_router_retries_total{reason="connect-timeout"} 1') // => true
+ * ```
+ *
  * @category metrics
  * @since 0.1.0
  */

@@ -1,6 +1,8 @@
 /**
  * A reverse proxy for OpenAI-style completions in front of a `LiveRouter` (node:http).
  *
+ * Over 300 lines: one concept (the proxy); the forward / retry / stream-end paths share one request's state and read best in one place.
+ *
  * @since 0.2.0
  */
 import { randomUUID } from "node:crypto"

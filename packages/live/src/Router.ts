@@ -5,9 +5,11 @@
  * Pure: `(state, input, now) -> result`. The effectful shell (`LiveRouter`) keeps the current value
  * in one cell and feeds it polls and requests.
  *
+ * Over 300 lines: one concept (the pure router value: view, route, finish, abort, polls), which share the in-flight bookkeeping; about half are docstrings.
+ *
  * @since 0.1.0
  */
-import type { Explanation, Policy, RouteRequest } from "@loadledger/policies"
+import { checkInputLength, type Explanation, type Policy, type RouteRequest } from "@loadledger/policies"
 import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Option, Result } from "effect"
 import {
@@ -112,15 +114,22 @@ export interface Decision {
 }
 
 /**
- * Why the router could not place a request: no healthy rank at all; a request id already in
- * flight; a `routedDpRank` that is not usable; or the policy's own error (kept in the message).
+ * Why the router could not place a request: a request that is not valid (`InvalidInput`, e.g. an
+ * `inputLength` that is no token count, `field` naming it); no healthy rank at all; a request id
+ * already in flight; a `routedDpRank` that is not usable; or the policy's own error (kept in the
+ * message).
  *
  * @category errors
  * @since 0.1.0
  */
 export interface RouterError {
   readonly _tag: "RouterError"
-  readonly reason: "NoAvailableRanks" | "DuplicateRequestId" | "InvalidRoutedRank" | "PolicyError"
+  readonly reason:
+    | "InvalidInput"
+    | "NoAvailableRanks"
+    | "DuplicateRequestId"
+    | "InvalidRoutedRank"
+    | "PolicyError"
   readonly message: string
   readonly field?: string | undefined
   readonly ranks?: ReadonlyArray<RankStatus> | undefined
@@ -323,6 +332,8 @@ const admit = <S>(
 /**
  * Place one request at `now`.
  *
+ * 0. The request is checked where it enters: an `inputLength` that is no token count (a safe
+ *    non-negative integer, `checkInputLength` of the policies) is a `RouterError` `InvalidInput`.
  * 1. The view is brought up to date (a rank that went stale since the last poll leaves it).
  * 2. When the view has ranks, the policy decides among them (their rows as decoded); its choice is
  *    final. `routedDpRank` is a global rank index: it must be in the view (`InvalidRoutedRank`).
@@ -361,6 +372,9 @@ export const route = <S>(
   request: RouteRequest,
   now: number
 ): { readonly _tag: "Routed"; readonly state: RouterState<S>; readonly decision: Decision } | RouterError => {
+  // the boundary where a request enters: one check (policies' shared rule), inner code trusts it
+  const bad = checkInputLength(request.inputLength)
+  if (bad !== undefined) return routerError("InvalidInput", bad.message, { field: "inputLength" })
   if (HashMap.has(state.inflight, request.requestId)) {
     return routerError("DuplicateRequestId", `request ${request.requestId} is already in flight`, {
       field: "requestId"

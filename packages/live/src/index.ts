@@ -13,5 +13,15 @@ export * from "./RankStatus.js"
 export * from "./Router.js"
 export * from "./Source.js"
 
-/** @since 0.1.0 */
+/**
+ * The package version.
+ *
+ * @example
+ * ```ts
+ * import { version } from "@loadledger/live"
+ * version // => "0.1.0"
+ * ```
+ *
+ * @since 0.1.0
+ */
 export const version = "0.1.0"

@@ -322,6 +322,21 @@ describe("the view the policy decides in", () => {
     expect(e._tag === "RouterError" && e.reason).toBe("InvalidRoutedRank")
   })
 
+  it("a request enters through one check: an inputLength that is no token count is InvalidInput, on the policy and the fallback path alike, and nothing is placed", () => {
+    const none = makeRouter(totalTokens, [{ url: "u", dpSize: 2 }], { staleAfterSeconds: 1 })
+    const known = applyPoll(none, "u", ok([row(0, 0), row(1, 0)]), 0)
+    for (const r of [none, known])
+      for (const inputLength of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
+        const e = route(r, { requestId: "a", inputLength }, 0)
+        expect(e._tag === "RouterError" && [e.reason, e.field]).toEqual(["InvalidInput", "inputLength"])
+      }
+    // the boundary's rule is the policies' own: 0 and a large safe integer are token counts
+    expect(placed(route(known, { requestId: "a", inputLength: 0 }, 0)).decision.mode).toBe("policy")
+    expect(placed(route(none, { requestId: "a", inputLength: 2 ** 53 - 1 }, 0)).decision.mode).toBe(
+      "fallback"
+    )
+  })
+
   it("duplicate request ids are refused; finishing twice is a no-op", () => {
     let r = makeRouter(totalRequests, [{ url: "u", dpSize: 2 }], { staleAfterSeconds: 1 })
     r = placed(route(r, { requestId: "a", inputLength: 1 }, 0)).state

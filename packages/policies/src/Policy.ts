@@ -147,6 +147,15 @@ export interface Policy<S> {
 /**
  * Build a `PolicyError`.
  *
+ * **When to use**: in a policy's `route`, to refuse a request with a reason and the field at fault.
+ *
+ * @example
+ * ```ts
+ * import { policyError } from "@loadledger/policies"
+ * policyError("NoRanks", "dpSize is 0", "dpSize")
+ * // => { _tag: "PolicyError", reason: "NoRanks", message: "dpSize is 0", field: "dpSize" }
+ * ```
+ *
  * @category constructors
  * @since 0.1.0
  */
@@ -160,7 +169,60 @@ export const policyError = (reason: PolicyError["reason"], message: string, fiel
 /**
  * True when a route result is an error.
  *
+ * **When to use**: to branch on a `route` result.
+ *
+ * @example
+ * ```ts
+ * import { isPolicyError, totalRequests } from "@loadledger/policies"
+ * isPolicyError(totalRequests.route(totalRequests.init(0), { requestId: "a", inputLength: 1 }, 0)) // => true
+ * isPolicyError(totalRequests.route(totalRequests.init(2), { requestId: "a", inputLength: 1 }, 0)) // => false
+ * ```
+ *
  * @category guards
  * @since 0.1.0
  */
 export const isPolicyError = <S>(r: RouteResult<S>): r is PolicyError => r._tag === "PolicyError"
+
+/**
+ * Whether `n` is a token count: a safe non-negative integer (`0`, `512`; not `-1`, `1.5`, `NaN`,
+ * `Infinity` or `2 ** 53`). The one rule for a request's `inputLength` (see {@link checkInputLength}).
+ *
+ * **When to use**: to validate a token count where it enters, e.g. a trace reader or a router API.
+ *
+ * @example
+ * ```ts
+ * import { isTokenCount } from "@loadledger/policies"
+ * isTokenCount(512) // => true
+ * isTokenCount(1.5) // => false
+ * isTokenCount(-1) // => false
+ * ```
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const isTokenCount = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
+
+/**
+ * The one check of a request's prompt length: `undefined` when `inputLength` is a token
+ * count ({@link isTokenCount}), else a `PolicyError` `InvalidInput` naming the field `inputLength`.
+ * Run where a request enters (the live router's `route`); a policy that reads the length checks it
+ * with this same function, and the code past the check trusts the type.
+ *
+ * **When to use**: at a boundary that accepts `RouteRequest`s from outside.
+ *
+ * @example
+ * ```ts
+ * import { checkInputLength } from "@loadledger/policies"
+ * checkInputLength(100) // => undefined
+ * checkInputLength(-1)?.field // => "inputLength"
+ * checkInputLength(0.5)?.message
+ * // => "inputLength must be a token count, got 0.5"
+ * ```
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const checkInputLength = (inputLength: number): PolicyError | undefined =>
+  isTokenCount(inputLength)
+    ? undefined
+    : policyError("InvalidInput", `inputLength must be a token count, got ${inputLength}`, "inputLength")

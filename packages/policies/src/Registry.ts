@@ -1,3 +1,8 @@
+/**
+ * The registry of every policy by name (`findPolicy`, `policyEntries`): the SGLang, vLLM, own and peer entries in one list, each with its engine, whether it reproduces upstream, a description and a `make(options)`.
+ *
+ * @since 0.1.0
+ */
 import { ownPolicyEntries } from "./own/Entries.js"
 import type { Policy } from "./Policy.js"
 import { aibrixPolicyEntries } from "./peers/aibrix/Entries.js"
@@ -67,6 +72,15 @@ export const policyEntries = (): ReadonlyArray<PolicyEntry> =>
 /**
  * Look a policy up by name; `undefined` when no policy has that name (the caller reports it,
  * listing `policyEntries()`).
+ *
+ * **When to use**: to pick a policy from a name given on a command line or in a config.
+ *
+ * @example
+ * ```ts
+ * import { findPolicy } from "@loadledger/policies"
+ * findPolicy("total-requests")?.engine // => "sglang"
+ * findPolicy("no-such-policy") // => undefined
+ * ```
  *
  * @category registry
  * @since 0.1.0

@@ -9,6 +9,7 @@ import {
 import { inflightLaw } from "@loadledger/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { mulberry32 } from "../../../test-support/rng.js"
 
 type S = VllmLbPolicyState
 const load = (dpRank: number, timestamp: number, waiting: number, running: number, kv?: number) =>
@@ -243,13 +244,6 @@ describe("fault cases", () => {
     // Seeded replay, shorter than 72 h by default: 6 h simulated (36 request generations per
     // client); LOADLEDGER_S06_HOURS=72 runs the full case (about 19 s here).
     // Requests last 600 s; 5 % (seeded Bernoulli, mulberry32 seed 1) are aborted 300 s after submit.
-    const mulberry32 = (seed: number) => () => {
-      seed = (seed + 0x6d2b79f5) | 0
-      let t = seed
-      t = Math.imul(t ^ (t >>> 15), t | 1)
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-    }
     const soak = (reportAborts: boolean, hours: number) => {
       const rnd = mulberry32(1)
       const p = makeVllmLb()

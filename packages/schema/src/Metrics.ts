@@ -144,7 +144,22 @@ export const decodeVllmMetrics = (
 ): Result.Result<DecodedMetrics<VllmEngineMetrics>, DecodeError> =>
   Result.flatMap(parseExposition(text), (e) => vllmOfExposition(e))
 
-/** vLLM records of an already parsed exposition (internal: `decodeLedger` parses once). */
+/**
+ * vLLM records of an already parsed exposition (not exported from the package: `decodeLedger`
+ * parses once and reads it with this, `sglangOfExposition` and `runtimeOfExposition`).
+ *
+ * @example
+ * ```ts
+ * import { parseExposition } from "./internal/prometheus.js"
+ * import { vllmOfExposition } from "./Metrics.js"
+ * import { Result } from "effect"
+ * const e = Result.getOrThrow(parseExposition('vllm:num_requests_waiting{engine="0"} 3\n'))
+ * const r = vllmOfExposition(e)
+ * r._tag === "Success" && r.success.records[0] // => { engine: 0, numRequestsWaiting: 3 }
+ * ```
+ *
+ * @since 0.1.0
+ */
 export const vllmOfExposition = (
   e: Exposition,
   strict = true
@@ -175,7 +190,22 @@ export const decodeSglangMetrics = (
 ): Result.Result<DecodedMetrics<SglangRankMetrics>, DecodeError> =>
   Result.flatMap(parseExposition(text), (e) => sglangOfExposition(e))
 
-/** SGLang records of an already parsed exposition (internal: `decodeLedger` parses once). */
+/**
+ * SGLang records of an already parsed exposition (not exported from the package; see
+ * `vllmOfExposition`).
+ *
+ * @example
+ * ```ts
+ * import { parseExposition } from "./internal/prometheus.js"
+ * import { sglangOfExposition } from "./Metrics.js"
+ * import { Result } from "effect"
+ * const e = Result.getOrThrow(parseExposition('sglang_num_running_reqs{dp_rank="1"} 4\n'))
+ * const r = sglangOfExposition(e)
+ * r._tag === "Success" && r.success.records[0] // => { dpRank: 1, numRunningReqs: 4 }
+ * ```
+ *
+ * @since 0.1.0
+ */
 export const sglangOfExposition = (
   e: Exposition,
   strict = true
@@ -206,7 +236,21 @@ export const detectMetricsRuntime = (
 ): Result.Result<"vllm" | "sglang" | undefined, DecodeError> =>
   Result.map(parseExposition(text), runtimeOfExposition)
 
-/** The runtime of an already parsed exposition (internal: `decodeLedger` parses once). */
+/**
+ * The runtime of an already parsed exposition, by its metric names (not exported from the
+ * package; see `vllmOfExposition`).
+ *
+ * @example
+ * ```ts
+ * import { parseExposition } from "./internal/prometheus.js"
+ * import { runtimeOfExposition } from "./Metrics.js"
+ * import { Result } from "effect"
+ * runtimeOfExposition(Result.getOrThrow(parseExposition("sglang_num_running_reqs 4\n"))) // => "sglang"
+ * runtimeOfExposition(Result.getOrThrow(parseExposition("up 1\n"))) // => undefined
+ * ```
+ *
+ * @since 0.1.0
+ */
 export const runtimeOfExposition = (e: Exposition): "vllm" | "sglang" | undefined => {
   const names = [...e.samples.map((s) => s.name), ...e.declared.keys()]
   if (names.some((n) => n.startsWith("vllm:"))) return "vllm"

@@ -70,7 +70,23 @@ const known = [
   "MM cache hit rate"
 ]
 
-/** "98.6" -> 0.986 by moving the decimal point in the string (exact decimal, no float division). */
+/**
+ * A percentage as written in vLLM's logger line to a 0..1 fraction, by moving the decimal point in
+ * the string (exact decimal, no float division).
+ *
+ * **When to use**: reading a logger line's `KV cache usage: 98.6%`.
+ *
+ * @example
+ * ```ts
+ * import { percentToFraction } from "@loadledger/schema"
+ * percentToFraction("98.6") // => 0.986
+ * percentToFraction("0.3") // => 0.003
+ * percentToFraction("100") // => 1
+ * ```
+ *
+ * @category VllmLogger
+ * @since 0.1.0
+ */
 export const percentToFraction = (s: string): number => {
   const [int = "0", frac = ""] = s.split(".")
   const padded = int.padStart(3, "0")
@@ -104,7 +120,22 @@ export const decodeVllmLoggerLines = (
 ): Result.Result<ReadonlyArray<VllmLoggerRecord>, DecodeError> =>
   Result.map(readLoggerLines(text), (r) => r.records)
 
-/** Logger records and the items no field reads (label -> first line), for the ledger's notices. */
+/**
+ * Logger records and the items no field reads (label -> first line), for the ledger's notices.
+ *
+ * **When to use**: like `decodeVllmLoggerLines`, when the items it skipped matter too.
+ *
+ * @example
+ * ```ts
+ * import { readLoggerLines } from "@loadledger/schema"
+ * const r = readLoggerLines("Engine 000: Avg prompt throughput: 0.0 tokens/s, Running: 2 reqs, Spec decode: on")
+ * r._tag === "Success" && r.success.records[0]?.numRunningReqs // => 2
+ * r._tag === "Success" && [...r.success.skipped.keys()] // => ["Spec decode"]
+ * ```
+ *
+ * @category VllmLogger
+ * @since 0.1.0
+ */
 export const readLoggerLines = (
   text: string
 ): Result.Result<

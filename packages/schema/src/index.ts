@@ -32,5 +32,15 @@ export * from "./V1LoadsServer.js"
 export * from "./Vllm.js"
 export * from "./VllmLogger.js"
 
-/** The package version. @since 0.1.0 */
+/**
+ * The package version.
+ *
+ * @example
+ * ```ts
+ * import { version } from "@loadledger/schema"
+ * version // => "0.1.0"
+ * ```
+ *
+ * @since 0.1.0
+ */
 export const version = "0.1.0"

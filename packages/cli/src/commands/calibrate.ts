@@ -1,3 +1,8 @@
+/**
+ * `loadledger calibrate`: fits the step-time model's efficiencies and overheads to measured profiles (Splitwise or Vidur CSV), with cross-validation, and reports the held-out error (text or JSON).
+ *
+ * @since 0.1.0
+ */
 import {
   type CalibrationSample,
   crossValidate,
@@ -104,6 +109,17 @@ const lomoTable = (r: ReadonlyArray<HeldOutModel>): string => {
  * out whole). `--evaluate` predicts other profiles with those parameters and reports error per
  * model, phase and batch size; `--leave-one-model-out` refits without each model in turn and
  * reports the held-out model's error.
+ *
+ * **When to use**: by the CLI's `program` only; a test may register it on a fresh `Command`.
+ *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./calibrate.js"
+ * const program = new Command()
+ * register(program)
+ * program.commands.map((c) => c.name()) // => ["calibrate"]
+ * ```
  *
  * @since 0.1.0
  */

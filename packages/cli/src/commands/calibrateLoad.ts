@@ -1,3 +1,8 @@
+/**
+ * Reads the calibration samples of `loadledger calibrate` from one profile file, its format recognised by its header (Splitwise step rows, Vidur `mlp.csv`, `attention.csv` or a network file).
+ *
+ * @since 0.1.0
+ */
 import {
   type CalibrationSample,
   splitwiseSamples,

@@ -1,3 +1,8 @@
+/**
+ * `loadledger conformance FILES...`: replays reference vector files against the policies and models and prints one line per case, `N passed, N failed` last.
+ *
+ * @since 0.1.0
+ */
 import type { Command } from "commander"
 import { runVectors } from "../conformance/index.js"
 import { readText } from "../internal/readInput.js"
@@ -6,6 +11,17 @@ import { readText } from "../internal/readInput.js"
  * Registers `loadledger conformance FILE...`: detects each file's vector format, replays every
  * case, prints one line per failing case (id, first differing op and field), then
  * `N passed, N failed`; exit code 1 if anything failed or a file is not a known format.
+ *
+ * **When to use**: by the CLI's `program` only; a test may register it on a fresh `Command`.
+ *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./conformance.js"
+ * const program = new Command()
+ * register(program)
+ * program.commands.map((c) => c.name()) // => ["conformance"]
+ * ```
  *
  * @since 0.1.0
  */

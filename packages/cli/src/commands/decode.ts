@@ -1,3 +1,8 @@
+/**
+ * `loadledger decode`: decodes an SGLang / vLLM load report into the per-rank `RankLoad` rows (one JSON object per rank), its notices on stderr.
+ *
+ * @since 0.1.0
+ */
 import {
   decodeLedgerReport,
   formatDecodeError,
@@ -39,6 +44,17 @@ export const renderLedger = (rows: ReadonlyArray<object>): string =>
  * `{"rows": [...], "notices": [...]}` on stdout instead (notices still on stderr). On bad input
  * prints one line naming the field or line at fault on stderr and exits 1. Reads stdin when FILE
  * is `-` or absent.
+ *
+ * **When to use**: by the CLI's `program` only; a test may register it on a fresh `Command`.
+ *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./decode.js"
+ * const program = new Command()
+ * register(program)
+ * program.commands.map((c) => c.name()) // => ["decode"]
+ * ```
  *
  * @since 0.1.0
  */

@@ -1,3 +1,8 @@
+/**
+ * `loadledger step-time`: models one lockstep DP step (per-rank attention, MoE, collectives, sync wait) for a model and GPU (preset name or JSON spec), and resolves those names for the other commands.
+ *
+ * @since 0.1.0
+ */
 import { existsSync, readFileSync } from "node:fs"
 import { basename } from "node:path"
 import {
@@ -81,6 +86,17 @@ const ms = (s: number) => (s * 1000).toFixed(3)
  * "tokens" }] }`; `--params` overrides efficiencies (e.g. the `params` printed by `calibrate`).
  * Prints a table, or with `--json` the full result (`stepSeconds`, `moeSeconds`, `commSeconds`,
  * `tokenImbalanceRatio`, `pairsImbalanceRatio`, `cudaGraph`, `ranks[]`).
+ *
+ * **When to use**: by the CLI's `program` only; a test may register it on a fresh `Command`.
+ *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./stepTime.js"
+ * const program = new Command()
+ * register(program)
+ * program.commands.map((c) => c.name()) // => ["step-time"]
+ * ```
  *
  * @since 0.1.0
  */

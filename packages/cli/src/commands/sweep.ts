@@ -1,3 +1,8 @@
+/**
+ * `loadledger sweep SPEC`: runs the cells of a sweep specification not yet in its output folder (resumable, on worker threads) and writes their runs, summary and report.
+ *
+ * @since 0.1.0
+ */
 import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Command } from "commander"
@@ -119,6 +124,17 @@ const count = (name: string) => (v: string) => {
 /**
  * Registers `loadledger sweep SPEC [--out DIR] [--workers N] [--shard i/n] [--quiet] [--json]` and
  * `loadledger sweep merge OUT DIR...`.
+ *
+ * **When to use**: by the CLI's `program` only; a test may register it on a fresh `Command`.
+ *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./sweep.js"
+ * const program = new Command()
+ * register(program)
+ * program.commands.map((c) => c.name()) // => ["sweep"]
+ * ```
  *
  * @since 0.2.0
  */

@@ -1,3 +1,8 @@
+/**
+ * The conformance runner: every known vector format, and `runVectors`, which finds the format of a vector file and replays its cases.
+ *
+ * @since 0.1.0
+ */
 import { peerAibrix } from "./peerAibrix.js"
 import { peerDynamo } from "./peerDynamo.js"
 import { peerLlmD } from "./peerLlmD.js"

@@ -1,3 +1,8 @@
+/**
+ * What the peer-system vector formats (production-stack, SMG) share: the case shape, the document check and the replay loop with its first-difference message.
+ *
+ * @since 0.1.0
+ */
 import type { CaseResult } from "./types.js"
 import { firstDiff } from "./vllmLb.js"
 

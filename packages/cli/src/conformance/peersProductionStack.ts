@@ -1,3 +1,8 @@
+/**
+ * The conformance vector format of the vLLM production-stack router's policies, replayed against `ProductionStack`.
+ *
+ * @since 0.1.0
+ */
 import { ProductionStack } from "@loadledger/policies"
 import { diffExpect, isPeerDoc, type PeerCase, runCases } from "./peersCommon.js"
 import type { VectorFormat } from "./types.js"

@@ -1,3 +1,10 @@
+/**
+ * The conformance vector format of SGLang model gateway (SMG) policies, replayed against `Smg`.
+ *
+ * Over 300 lines: one vector format; most of it is the per-policy case adapters of SMG's vectors (one small function each), which read best side by side.
+ *
+ * @since 0.1.0
+ */
 import { Smg } from "@loadledger/policies"
 import { diffExpect, isPeerDoc, type PeerCase, runCases } from "./peersCommon.js"
 import type { VectorFormat } from "./types.js"

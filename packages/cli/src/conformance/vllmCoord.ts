@@ -1,3 +1,8 @@
+/**
+ * The conformance vector format of vLLM's DP coordinator (publication timeline), replayed against the simulator's `vllmCoordinatorTimeline`.
+ *
+ * @since 0.1.0
+ */
 import { type VllmCoordMessage, vllmCoordinatorTimeline } from "@loadledger/sim"
 import type { CaseResult, VectorFormat } from "./types.js"
 import { firstDiff } from "./vllmLb.js"

@@ -1,11 +1,9 @@
-import {
-  type VllmEngineRow,
-  type VllmLbState,
-  vllmLbCoord,
-  vllmLbFinish,
-  vllmLbInit,
-  vllmLbRoute
-} from "@loadledger/policies"
+/**
+ * The conformance vector format of vLLM's front-end balancer (`DPLBAsyncMPClient`), replayed op by op against `VllmLb`, and `firstDiff`, the first difference of two JSON values that every format reports.
+ *
+ * @since 0.1.0
+ */
+import { type VllmEngineRow, VllmLb, type VllmLbState } from "@loadledger/policies"
 import { HashMap } from "effect"
 import type { CaseResult, VectorFormat } from "./types.js"
 
@@ -68,7 +66,7 @@ const isObj = (x: unknown): x is Record<string, unknown> => x !== null && typeof
 const waitingOf = (s: VllmLbState): Array<number> => s.lbEngines.map((r) => r[0])
 
 const runCase = (c: LbCase): CaseResult => {
-  const init = vllmLbInit(c.num_engines, { clientCount: c.client_count, clientIndex: c.client_index })
+  const init = VllmLb.init(c.num_engines, { clientCount: c.client_count, clientIndex: c.client_index })
   if ("_tag" in init) return { id: c.id, ok: false, firstDiff: `init: ${init.message}` }
   const d0 = firstDiff(c.initial_eng_start_index, init.engStartIndex, "initial_eng_start_index")
   if (d0 !== undefined) return { id: c.id, ok: false, firstDiff: d0 }
@@ -77,7 +75,7 @@ const runCase = (c: LbCase): CaseResult => {
     const op = c.ops[i]!
     let actual: unknown
     if (op.op === "route") {
-      const r = vllmLbRoute(s, op.request_id ?? "", op.data_parallel_rank)
+      const r = VllmLb.route(s, op.request_id ?? "", op.data_parallel_rank)
       if ("_tag" in r) return { id: c.id, ok: false, firstDiff: `op ${i} (route): ${r.message}` }
       s = r.state
       actual = {
@@ -91,12 +89,12 @@ const runCase = (c: LbCase): CaseResult => {
         lb_waiting: waitingOf(s)
       }
     } else if (op.op === "coord") {
-      const r = vllmLbCoord(s, op.counts ?? null, op.wave ?? 0, op.running ?? false)
+      const r = VllmLb.coord(s, op.counts ?? null, op.wave ?? 0, op.running ?? false)
       if ("_tag" in r) return { id: c.id, ok: false, firstDiff: `op ${i} (coord): ${r.message}` }
       s = r
       actual = { eng_start_index: s.engStartIndex, inflight: s.inflight, lb_waiting: waitingOf(s) }
     } else {
-      const r = vllmLbFinish(s, op.request_ids ?? [])
+      const r = VllmLb.finish(s, op.request_ids ?? [])
       s = r.state
       actual = { decremented: r.decremented, inflight: s.inflight }
     }
@@ -117,7 +115,7 @@ const runCase = (c: LbCase): CaseResult => {
 
 /**
  * `lb_cases.json` from `fixtures/reference/vllm/`: vLLM's `DPLBAsyncMPClient` engine choice,
- * replayed op by op against `vllmLbRoute` / `vllmLbCoord` / `vllmLbFinish`, comparing every
+ * replayed op by op against `VllmLb.route` / `VllmLb.coord` / `VllmLb.finish`, comparing every
  * expected field and the final state.
  *
  * @since 0.1.0

@@ -1,3 +1,8 @@
+/**
+ * The conformance vector format of vLLM's DP wave state machine, replayed against the simulator's wave step.
+ *
+ * @since 0.1.0
+ */
 import {
   type VllmWaveEvent,
   type VllmWaveState,

@@ -1,3 +1,8 @@
+/**
+ * Reads a command's input file (or stdin for `-`), turning a file-system error code into a message a user can act on.
+ *
+ * @internal
+ */
 import { readFileSync } from "node:fs"
 
 const reasons: Record<string, string> = {

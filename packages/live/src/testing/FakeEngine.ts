@@ -2,6 +2,8 @@
  * A loopback fake of an SGLang or vLLM engine for router tests and soaks: OpenAI-style completions
  * (streamed or not) and a load endpoint, each with switchable faults. Binds 127.0.0.1 only.
  *
+ * Over 300 lines: one concept (a fake engine); its fault switches each touch both the completion and the load handler, so splitting them would scatter each fault over two files.
+ *
  * @since 0.2.0
  */
 import { once } from "node:events"

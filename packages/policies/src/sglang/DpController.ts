@@ -6,16 +6,30 @@
  * version 54513096567) and the SHM reader of `load_snapshot.py` @ 025177e4, as specified in
  * `fixtures/reference/sglang/README.md` section 1.
  *
+ * Over 300 lines: one concept (upstream's controller), each of its ten functions with a runnable example; more than half are docstrings.
+ *
  * @since 0.1.0
  */
 
 import { floorModRoom } from "../internal/floorModRoom.js"
 import { storeSnapshots } from "../internal/snapshotStore.js"
-import { type PolicyError, policyError, type RankLoad, type RouteRequest } from "../Policy.js"
+import {
+  checkInputLength,
+  type PolicyError,
+  policyError,
+  type RankLoad,
+  type RouteRequest
+} from "../Policy.js"
 import * as DpBudget from "./DpBudget.js"
 
 /**
  * Seconds between two budget refreshes (upstream's 20 ms throttle).
+ *
+ * @example
+ * ```ts
+ * import { DpController } from "@loadledger/policies"
+ * DpController.refreshIntervalSeconds // => 0.02
+ * ```
  *
  * @category constants
  * @since 0.1.0
@@ -136,6 +150,13 @@ export const publish = (
  * What the reader sees: the published snapshots in ascending `dpRank` (unpublished ranks absent).
  *
  * **When to use**: to see the store as the controller's refresh reads it.
+ *
+ * @example
+ * ```ts
+ * import { DpController } from "@loadledger/policies"
+ * const s = DpController.publish(DpController.init("TOTAL_REQUESTS", 3), [{ dpRank: 2, numRunningReqs: 1 }], 0)
+ * DpController.readAll(s).map((r) => r.dpRank) // => [2]
+ * ```
  *
  * @category getters
  * @since 0.1.0
@@ -320,8 +341,8 @@ export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled
     }
     default: {
       const tokens = state.method === "TOTAL_TOKENS" ? req.inputLength : 0
-      if (!Number.isSafeInteger(tokens) || tokens < 0)
-        return policyError("InvalidInput", `inputLength must be a token count, got ${tokens}`, "inputLength")
+      const bad = checkInputLength(tokens)
+      if (bad !== undefined) return bad
       const d = DpBudget.dispatch(state.budget, state.method, tokens)
       if (d.rank === undefined) return policyError("NoRanks", "dpSize is 0", "dpSize")
       return {

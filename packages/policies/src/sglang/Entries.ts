@@ -1,8 +1,11 @@
-import type { Policy } from "../Policy.js"
+/**
+ * The registry entries of SGLang's four DataParallelController methods.
+ *
+ * @since 0.1.0
+ */
+import { erasePolicy as erase } from "../internal/erasePolicy.js"
 import type { PolicyEntry } from "../Registry.js"
 import { followBootstrapRoom, roundRobin, totalRequests, totalTokens } from "./SglangPolicies.js"
-
-const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
 
 /**
  * Registry entries for SGLang's four DataParallelController methods (`reference: true`):

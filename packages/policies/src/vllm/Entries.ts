@@ -1,8 +1,11 @@
-import type { Policy } from "../Policy.js"
+/**
+ * The registry entries of vLLM's data-parallel balancer (`vllm-kv-pressure`, and the same with the KV-saturation guard).
+ *
+ * @since 0.1.0
+ */
+import { erasePolicy as erase } from "../internal/erasePolicy.js"
 import type { PolicyEntry } from "../Registry.js"
 import { makeVllmLb } from "./VllmLbPolicy.js"
-
-const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
 
 /**
  * Registry entries for vLLM's DP balancer: `vllm-kv-pressure` (`reference: true`, upstream

@@ -1,14 +1,15 @@
+/**
+ * `makeVllmLb` / `vllmKvPressure`: vLLM's front-end balancer (`VllmLb`) as a `Policy`, fed by `RankLoad` rows instead of coordinator publications, with its beyond-upstream options (KV-saturation guard, abort reporting) off by default.
+ *
+ * Over 300 lines: one concept (the policy's `observe` / `route` / `finish` / `setStatus` over one state); most of the length is the docstrings of the options and of the unknown/stale rules.
+ *
+ * @since 0.1.0
+ */
 import { HashMap } from "effect"
 import { packed } from "../internal/packed.js"
 import type { Explanation, Policy, PolicyError, RankLoad, RouteResult } from "../Policy.js"
-import {
-  type VllmClientOptions,
-  type VllmEngineRow,
-  type VllmLbState,
-  vllmLbFinish,
-  vllmLbInit,
-  vllmLbRoute
-} from "./VllmLbClient.js"
+import type { VllmClientOptions, VllmEngineRow, VllmLbState } from "./VllmLb.js"
+import * as VllmLb from "./VllmLb.js"
 
 /**
  * Options of `makeVllmLb`. `clientCount` / `clientIndex` are upstream's (API-server processes and
@@ -198,7 +199,7 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
   return {
     name: `vllm-kv-pressure${suffix}`,
     init: (dpSize) => {
-      const lb = vllmLbInit(dpSize, options)
+      const lb = VllmLb.init(dpSize, options)
       if ("_tag" in lb)
         return {
           lb: emptyLb(),
@@ -287,7 +288,7 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       }
       const missing = state.kvMissing
       const filled = missing.length === 0 ? undefined : busiestKv(lb.lbEngines)
-      const routed = vllmLbRoute(
+      const routed = VllmLb.route(
         filled === undefined ? lb : { ...lb, lbEngines: withKv(lb.lbEngines, missing, filled) },
         request.requestId,
         request.routedDpRank,
@@ -344,7 +345,7 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       return { _tag: "Routed", rank: r.chosen, state: withLb(state, r.state), explanation }
     },
     finish: (state, requestIds) => {
-      const r = vllmLbFinish(state.lb, requestIds)
+      const r = VllmLb.finish(state.lb, requestIds)
       return r.state === state.lb ? state : withLb(state, r.state)
     },
     setStatus: (state, status) => {

@@ -1,3 +1,8 @@
+/**
+ * The wire schema of a rank's KV-cache capacity fields (all optional, snake_case on the wire), shared by the decoders that read them.
+ *
+ * @internal
+ */
 import { Schema } from "effect"
 import { allOptional, wireStruct } from "./wire.js"
 

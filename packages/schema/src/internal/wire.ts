@@ -1,3 +1,8 @@
+/**
+ * Wire-name helpers of the schemas: camelCase <-> snake_case (types and values), a `Schema.Struct` whose fields are renamed to their wire keys, and field defaults / optionality applied to a whole field set.
+ *
+ * @internal
+ */
 import { Effect, Schema } from "effect"
 
 /** camelCase -> snake_case at the type level (`kvTransferSpeedGbS` -> `kv_transfer_speed_gb_s`). */

@@ -2,7 +2,7 @@
  * Mutations of real payloads and hostile structures: hostile numbers (-1, NaN, ±Inf, 2^53+1,
  * 1e309), names that are Object.prototype members, deep nesting, repeated slices, truncation.
  */
-import type { Rng } from "./rng.js"
+import type { Rng } from "../../../../test-support/rng.js"
 
 export const protoNames = ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf", "prototype"]
 const hostileNumbers = [

@@ -5,11 +5,11 @@
  * prototype-member name or a function in a success value, or a ledger row key outside RankLoad).
  */
 import { encode } from "@msgpack/msgpack"
+import { makeRng, type Rng } from "../../../../test-support/rng.js"
 import * as S from "../../src/index.js"
 import { numberProblem } from "../../src/internal/numbers.js"
 import { objectSeeds, textSeeds } from "./corpus.js"
 import { hostileText, mutateText, mutateValue, protoNames } from "./mutate.js"
-import { makeRng, type Rng } from "./rng.js"
 
 export interface FuzzReport {
   readonly inputs: number

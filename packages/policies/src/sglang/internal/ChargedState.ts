@@ -3,13 +3,27 @@
  * persistent `DpControllerState` whose budget is a base budget plus the speculative charges routed
  * since, so that a route records one charge (one small object) instead of copying per-rank arrays.
  *
- * The hot path uses module functions and plain constructors only: under tsx (esbuild `keepNames`
- * redefines every class's `name`), V8 stops inlining `instanceof` and `super()` for such a class,
- * and each then costs as much as a whole route (measured with `pnpm bench`).
+ * Why it is not the plain reference (`DpController.dispatchRequest`, which copies the per-rank
+ * arrays on every charge), measured on the built package with `pnpm bench:compare` (table in
+ * CONTRIBUTING.md, "Performance"): the plain state misses the <=3x-of-floor target at 8 ranks
+ * (TOTAL_REQUESTS 49 ns vs 23 ns here, TOTAL_TOKENS 309 ns vs 36 ns) and costs 20x to 30x this
+ * one at 1024 ranks (TOTAL_REQUESTS 2.8 us vs 93 ns, TOTAL_TOKENS 3.1 us vs 141 ns, the latter
+ * missing <=2x). Each remaining trick carries its measured gain on the built code next to it.
+ *
+ * `RoutedState` is a plain subclass (`extends`, `instanceof`): the prototype chaining and brand
+ * that replaced them for tsx's `keepNames` showed no gain in the build (A/B of two builds,
+ * TOTAL_REQUESTS 1.00x to 1.07x at 8, 64 and 1024 ranks, within noise; TOTAL_TOKENS 0.96x to
+ * 1.19x, noisy), so they went. Under tsx, which keeps class names, a TOTAL_* route then costs
+ * about 0.4 to 5 us instead of 40 to 140 ns: tests, examples and `pnpm loadledger` from source pay
+ * that, users of the build do not.
+ *
+ * Over 300 lines: one concept (the persistent state and its one shared cache), whose invariants
+ * (which state the cache is at, when it moves, when a fold resets it) hold across every function
+ * here; split, no file could be checked against them alone.
  *
  * @internal
  */
-import type { Explanation, RankLoad, Routed } from "../../Policy.js"
+import { type Explanation, isTokenCount, type RankLoad, type Routed } from "../../Policy.js"
 import type * as DpBudget from "../DpBudget.js"
 import { argminRequests, argminTokens, excludedRanks } from "../DpBudget.js"
 import type { DpControllerState } from "../DpController.js"
@@ -133,11 +147,16 @@ export const pickOf = (t: Totals): number => {
   return t.byTokens ? argminTokens(view) : argminRequests(view)
 }
 
-/** Budgets already computed by `ChargedState.budget` (a memo: each state's budget never changes). */
+/**
+ * Budgets already computed by `ChargedState.budget` (a memo: each state's budget never changes).
+ *
+ * Side tables (this one, `foldExplanations`, `refreshedRoutes`) rather than `#private` fields:
+ * they keep a route's object at its five fields and out of structural equality. Measured on the
+ * built package (A/B, TOTAL_REQUESTS): three `#private` fields instead make a route 2.05x slower at
+ * 8 ranks (20 -> 42 ns) and 1.34x at 64 and 1024 ranks; the tables are touched only on a budget
+ * read, a refresh or a fold, never on the fast path.
+ */
 const budgets = new WeakMap<ChargedState, DpBudget.DpBudget>()
-
-/** The brand of `ChargedState.prototype` (see {@link isCharged}). */
-const charged = Symbol("ChargedState")
 
 const budgetOf = (
   base: DpBudget.DpBudget,
@@ -275,7 +294,6 @@ export class ChargedState implements DpControllerState {
     return plainOf(this)
   }
 }
-Object.defineProperty(ChargedState.prototype, charged, { value: true })
 
 /**
  * The budget of `s`: its base budget, a copy of the totals cache when it is at `s` or one route
@@ -336,40 +354,17 @@ const rebuild = (s: ChargedState): [Array<number>, Array<number>] => {
   return [requests, tokens]
 }
 
-/** `ChargedState` with its fields writable: for `RoutedState`'s constructor only. */
-type Fields = {
-  -readonly [K in "frame" | "charges" | "chargedRank" | "chargedTokens" | "previous"]: ChargedState[K]
-}
-
 /**
  * The state a budget route returns, which is also the route's `Routed` result (`r.state === r`),
  * so that the fast path allocates one object per route: `rank` is the charged rank and
  * `explanation` is built on each read from `previous`, the state routed from (a route that
  * folds its charges stores its explanation as plain data instead).
  *
- * Not declared with `extends` (see the module note): its prototype is chained to
- * `ChargedState.prototype` below, so it inherits the budget and the controller fields.
+ * It inherits the budget and the controller fields from `ChargedState`.
  *
  * @internal
  */
-export interface RoutedState extends ChargedState {}
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the merged interface declares what the prototype chain below provides
-export class RoutedState implements Routed<DpControllerState> {
-  constructor(
-    frame: Frame,
-    charges: number,
-    chargedRank: number,
-    chargedTokens: number,
-    previous: ChargedState | undefined
-  ) {
-    const self = this as unknown as Fields
-    self.frame = frame
-    self.charges = charges
-    self.chargedRank = chargedRank
-    self.chargedTokens = chargedTokens
-    self.previous = previous
-  }
-
+export class RoutedState extends ChargedState implements Routed<DpControllerState> {
   get _tag(): "Routed" {
     return "Routed"
   }
@@ -380,7 +375,7 @@ export class RoutedState implements Routed<DpControllerState> {
     return this
   }
   /** The route result as plain data, as other policies' results serialize (`state` plain too). */
-  toJSON(): object {
+  override toJSON(): object {
     return { _tag: "Routed", rank: this.rank, state: plainOf(this), explanation: this.explanation }
   }
 
@@ -391,17 +386,13 @@ export class RoutedState implements Routed<DpControllerState> {
     return budgetExplanation(before.method, budgetOfState(before, false), refreshedRoutes.has(this))
   }
 }
-Object.setPrototypeOf(RoutedState.prototype, ChargedState.prototype)
-Object.defineProperty(RoutedState.prototype, charged, { value: true })
 
 /**
- * Whether `s` is a `ChargedState` (a `RoutedState` included): a brand on the prototype, not
- * `instanceof` (see the module note).
+ * Whether `s` is a `ChargedState` (a `RoutedState` included; a spread or clone of one is not).
  *
  * @internal
  */
-export const isCharged = (s: DpControllerState): s is ChargedState =>
-  (s as { readonly [charged]?: true })[charged] === true
+export const isCharged = (s: DpControllerState): s is ChargedState => s instanceof ChargedState
 
 /**
  * The frame of `s` when `s` is a `ChargedState` (a plain `DpControllerState` has none): the check
@@ -672,7 +663,7 @@ export const routeTokensFast = (
   refreshIntervalSeconds: number
 ): RoutedState | undefined => {
   const t = fastTotals(state, routedDpRank, now, refreshIntervalSeconds)
-  if (t === undefined || !t.byTokens || !(tokens >= 0 && Number.isSafeInteger(tokens))) return undefined
+  if (t === undefined || !t.byTokens || !isTokenCount(tokens)) return undefined
   const req = t.requests
   const tok = t.tokens
   const n = tok.length

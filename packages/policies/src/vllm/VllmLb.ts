@@ -1,3 +1,14 @@
+/**
+ * `VllmLb`: the vLLM data-parallel load-balancing front end (`DPLBAsyncMPClient`) as pure
+ * functions over an immutable `VllmLbState`: `init`, `score`, `route`, `coord` (a coordinator
+ * publication) and `finish`. Imported as the namespace `VllmLb` (`VllmLb.route(state, id)`), like
+ * `DpBudget` and `DpController`; the policy built on it is `makeVllmLb` (`VllmLbPolicy.ts`).
+ *
+ * Over 300 lines: one concept (one front end's state and its five functions, each with a runnable
+ * example); more than half are docstrings and the upstream citations.
+ *
+ * @since 0.1.0
+ */
 import { HashMap, Option } from "effect"
 import { packed } from "../internal/packed.js"
 import { type PolicyError, policyError } from "../Policy.js"
@@ -74,18 +85,15 @@ const isNonNegInt = (x: number): boolean => Number.isInteger(x) && x >= 0
  *
  * @example
  * ```ts
- * import { vllmLbInit } from "@loadledger/policies"
- * const s = vllmLbInit(8, { clientCount: 3, clientIndex: 1 })
+ * import { VllmLb } from "@loadledger/policies"
+ * const s = VllmLb.init(8, { clientCount: 3, clientIndex: 1 })
  * !("_tag" in s) && s.engStartIndex // => 2
  * ```
  *
  * @category vllm
  * @since 0.1.0
  */
-export const vllmLbInit = (
-  numEngines: number,
-  options: VllmClientOptions = {}
-): VllmLbState | PolicyError => {
+export const init = (numEngines: number, options: VllmClientOptions = {}): VllmLbState | PolicyError => {
   const clientCount = options.clientCount ?? 1
   const clientIndex = options.clientIndex ?? 0
   if (!Number.isInteger(numEngines) || numEngines < 1)
@@ -121,25 +129,25 @@ export const vllmLbInit = (
  * `waiting != 0`, evaluated left to right so the doubles equal CPython's (compare with `===`).
  * With `kvCacheUsage` undefined no penalty is added.
  *
- * **When to use**: to show or test why an engine was (not) chosen; `vllmLbRoute` applies it to every engine.
+ * **When to use**: to show or test why an engine was (not) chosen; `VllmLb.route` applies it to every engine.
  *
  * Reproduces `DPLBAsyncMPClient.get_core_engine_for_request` (vllm `core_client.py`, commit `00080ee1`).
  *
  * @example
  * ```ts
- * import { vllmLbScore } from "@loadledger/policies"
- * vllmLbScore([2, 0, 0.5000001], 0, 1) // => 2.0000011999999994
+ * import { VllmLb } from "@loadledger/policies"
+ * VllmLb.score([2, 0, 0.5000001], 0, 1) // => 2.0000011999999994
  * ```
  *
  * @category vllm
  * @since 0.1.0
  */
-export const vllmLbScore = (row: VllmEngineRow, inflight: number, clientCount: number): number => {
+export const score = (row: VllmEngineRow, inflight: number, clientCount: number): number => {
   const waiting = row[0]
   const kv = row[2]
-  let score = Math.max(clientCount * inflight, waiting + row[1])
-  if (waiting !== 0 && kv !== undefined) score = score + waiting * 6.0 * Math.max(0.0, kv - 0.5)
-  return score
+  let total = Math.max(clientCount * inflight, waiting + row[1])
+  if (waiting !== 0 && kv !== undefined) total = total + waiting * 6.0 * Math.max(0.0, kv - 0.5)
+  return total
 }
 
 /**
@@ -177,10 +185,10 @@ export interface VllmLbRouted {
  *
  * @example
  * ```ts
- * import { vllmLbInit, vllmLbRoute } from "@loadledger/policies"
- * const s0 = vllmLbInit(2)
+ * import { VllmLb } from "@loadledger/policies"
+ * const s0 = VllmLb.init(2)
  * if (!("_tag" in s0)) {
- *   const r = vllmLbRoute(s0, "r0")
+ *   const r = VllmLb.route(s0, "r0")
  *   !("_tag" in r) && r.chosen // => 0
  *   !("_tag" in r) && r.state.engStartIndex // => 1
  * }
@@ -189,7 +197,7 @@ export interface VllmLbRouted {
  * @category vllm
  * @since 0.1.0
  */
-export const vllmLbRoute = (
+export const route = (
   state: VllmLbState,
   requestId: string,
   dataParallelRank?: number,
@@ -211,13 +219,13 @@ export const vllmLbRoute = (
     const inflight = state.inflight
     const c = state.clientCount
     const sc = new Array<number>(n)
-    for (let i = 0; i < n; i++) sc[i] = vllmLbScore(rows[i]!, inflight[i]!, c)
+    for (let i = 0; i < n; i++) sc[i] = score(rows[i]!, inflight[i]!, c)
     scores = sc
     for (let i = 0, idx = startIndexUsed % n; i < n; i++, idx = idx + 1 === n ? 0 : idx + 1) {
       if (skip !== undefined && skip[idx] === true) continue
-      const score = sc[idx]!
-      if (score < minScore) {
-        minScore = score
+      const engineScore = sc[idx]!
+      if (engineScore < minScore) {
+        minScore = engineScore
         chosen = idx
       }
     }
@@ -272,10 +280,10 @@ export const vllmLbRoute = (
  *
  * @example
  * ```ts
- * import { vllmLbCoord, vllmLbInit } from "@loadledger/policies"
- * const s0 = vllmLbInit(2)
+ * import { VllmLb } from "@loadledger/policies"
+ * const s0 = VllmLb.init(2)
  * if (!("_tag" in s0)) {
- *   const s1 = vllmLbCoord(s0, [[1, 2, 0.3], [0, 0, 0.0]], 3, true)
+ *   const s1 = VllmLb.coord(s0, [[1, 2, 0.3], [0, 0, 0.0]], 3, true)
  *   !("_tag" in s1) && s1.currentWave // => 3
  * }
  * ```
@@ -283,7 +291,7 @@ export const vllmLbRoute = (
  * @category vllm
  * @since 0.1.0
  */
-export const vllmLbCoord = (
+export const coord = (
   state: VllmLbState,
   counts: ReadonlyArray<VllmEngineRow> | null,
   wave: number,
@@ -314,18 +322,18 @@ export const vllmLbCoord = (
  *
  * @example
  * ```ts
- * import { vllmLbFinish, vllmLbInit, vllmLbRoute } from "@loadledger/policies"
- * const s0 = vllmLbInit(2)
+ * import { VllmLb } from "@loadledger/policies"
+ * const s0 = VllmLb.init(2)
  * if (!("_tag" in s0)) {
- *   const r = vllmLbRoute(s0, "a", 1)
- *   if (!("_tag" in r)) vllmLbFinish(r.state, ["a", "unknown-id"]).decremented // => [1]
+ *   const r = VllmLb.route(s0, "a", 1)
+ *   if (!("_tag" in r)) VllmLb.finish(r.state, ["a", "unknown-id"]).decremented // => [1]
  * }
  * ```
  *
  * @category vllm
  * @since 0.1.0
  */
-export const vllmLbFinish = (
+export const finish = (
   state: VllmLbState,
   requestIds: ReadonlyArray<string>
 ): { readonly state: VllmLbState; readonly decremented: ReadonlyArray<number> } => {

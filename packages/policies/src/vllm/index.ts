@@ -1,2 +1,0 @@
-export * from "./VllmLbClient.js"
-export * from "./VllmLbPolicy.js"
