@@ -6,7 +6,8 @@
  * Why they are here (issue 15, "an executed `@example` for every public export"): the own and
  * peer policies, the simulator, the step-time model and the testing kit were being changed by
  * other contributors when the checks came in; the CLI's command modules are internal to the `loadledger`
- * command (only `program` / `main` are its API) and still wait for their examples.
+ * command (only `program` / `main` are its API) and still wait for their examples (a `register`
+ * example needs `commander`, which the example runner in `test-support/` does not resolve).
  *
  * @since 0.1.0
  */
@@ -47,6 +48,12 @@ export const pendingExamples: ReadonlyArray<string> = [
   "packages/testing/src/PolicyLaws.ts lawNames",
   "packages/testing/src/RegistryLaws.ts registryArbitraries",
   "packages/testing/src/index.ts version",
+  "packages/cli/src/commands/calibrate.ts register",
+  "packages/cli/src/commands/conformance.ts register",
+  "packages/cli/src/commands/decode.ts register",
+  "packages/cli/src/commands/simulate.ts register",
+  "packages/cli/src/commands/stepTime.ts register",
+  "packages/cli/src/commands/sweep.ts register",
   "packages/cli/src/commands/calibrateLoad.ts loadProfile",
   "packages/cli/src/commands/report/grid.ts gridChart",
   "packages/cli/src/commands/report/latency.ts latencyCharts",

@@ -110,17 +110,6 @@ const lomoTable = (r: ReadonlyArray<HeldOutModel>): string => {
  * model, phase and batch size; `--leave-one-model-out` refits without each model in turn and
  * reports the held-out model's error.
  *
- * **When to use**: by the CLI's `program` only; a test may register it on a fresh `Command`.
- *
- * @example
- * ```ts
- * import { Command } from "commander"
- * import { register } from "./calibrate.js"
- * const program = new Command()
- * register(program)
- * program.commands.map((c) => c.name()) // => ["calibrate"]
- * ```
- *
  * @since 0.1.0
  */
 export const register = (program: Command): void => {

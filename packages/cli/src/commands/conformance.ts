@@ -12,17 +12,6 @@ import { readText } from "../internal/readInput.js"
  * case, prints one line per failing case (id, first differing op and field), then
  * `N passed, N failed`; exit code 1 if anything failed or a file is not a known format.
  *
- * **When to use**: by the CLI's `program` only; a test may register it on a fresh `Command`.
- *
- * @example
- * ```ts
- * import { Command } from "commander"
- * import { register } from "./conformance.js"
- * const program = new Command()
- * register(program)
- * program.commands.map((c) => c.name()) // => ["conformance"]
- * ```
- *
  * @since 0.1.0
  */
 export const register = (program: Command): void => {

@@ -45,17 +45,6 @@ export const renderLedger = (rows: ReadonlyArray<object>): string =>
  * prints one line naming the field or line at fault on stderr and exits 1. Reads stdin when FILE
  * is `-` or absent.
  *
- * **When to use**: by the CLI's `program` only; a test may register it on a fresh `Command`.
- *
- * @example
- * ```ts
- * import { Command } from "commander"
- * import { register } from "./decode.js"
- * const program = new Command()
- * register(program)
- * program.commands.map((c) => c.name()) // => ["decode"]
- * ```
- *
  * @since 0.1.0
  */
 export const register = (program: Command): void => {

@@ -177,17 +177,6 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
  * Registers `loadledger simulate --trace FILE --policies LIST [--dp 8] [--model glm-5.3] [--gpu h200]
  * [--engine sglang|vllm] [--rate-scale X] [--limit N] [--json] [--report out.html]`.
  *
- * **When to use**: by the CLI's `program` only; a test may register it on a fresh `Command`.
- *
- * @example
- * ```ts
- * import { Command } from "commander"
- * import { register } from "./simulate.js"
- * const program = new Command()
- * register(program)
- * program.commands.map((c) => c.name()) // => ["simulate"]
- * ```
- *
  * @since 0.1.0
  */
 export const register = (program: Command): void => {

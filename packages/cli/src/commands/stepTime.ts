@@ -87,17 +87,6 @@ const ms = (s: number) => (s * 1000).toFixed(3)
  * Prints a table, or with `--json` the full result (`stepSeconds`, `moeSeconds`, `commSeconds`,
  * `tokenImbalanceRatio`, `pairsImbalanceRatio`, `cudaGraph`, `ranks[]`).
  *
- * **When to use**: by the CLI's `program` only; a test may register it on a fresh `Command`.
- *
- * @example
- * ```ts
- * import { Command } from "commander"
- * import { register } from "./stepTime.js"
- * const program = new Command()
- * register(program)
- * program.commands.map((c) => c.name()) // => ["step-time"]
- * ```
- *
  * @since 0.1.0
  */
 export const register = (program: Command): void => {

@@ -125,17 +125,6 @@ const count = (name: string) => (v: string) => {
  * Registers `loadledger sweep SPEC [--out DIR] [--workers N] [--shard i/n] [--quiet] [--json]` and
  * `loadledger sweep merge OUT DIR...`.
  *
- * **When to use**: by the CLI's `program` only; a test may register it on a fresh `Command`.
- *
- * @example
- * ```ts
- * import { Command } from "commander"
- * import { register } from "./sweep.js"
- * const program = new Command()
- * register(program)
- * program.commands.map((c) => c.name()) // => ["sweep"]
- * ```
- *
  * @since 0.2.0
  */
 export const register = (program: Command): void => {
