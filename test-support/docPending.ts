@@ -72,6 +72,14 @@ export const pendingExamples: ReadonlyArray<string> = [
   "packages/cli/src/commands/stepTime.ts resolveGpu",
   "packages/cli/src/commands/sweep.ts runSweepCommand",
   "packages/cli/src/conformance/index.ts runVectors",
+  "packages/cli/src/conformance/peerAibrix.ts peerAibrix",
+  "packages/cli/src/conformance/peerDynamo.ts peerDynamo",
+  "packages/cli/src/conformance/peerLlmD.ts peerLlmD",
+  "packages/cli/src/conformance/peerVectors.ts isPeerDoc",
+  "packages/cli/src/conformance/peerVectors.ts peerCases",
+  "packages/cli/src/conformance/peerVectors.ts diff",
+  "packages/cli/src/conformance/peerVectors.ts runCases",
+  "packages/cli/src/conformance/peerVectors.ts pick",
   "packages/cli/src/conformance/peersCommon.ts isPeerDoc",
   "packages/cli/src/conformance/peersCommon.ts diffExpect",
   "packages/cli/src/conformance/peersCommon.ts runCases",
@@ -104,6 +112,5 @@ export const pendingModuleDocs: ReadonlyArray<string> = [
   "packages/policies/src/peers/smg/Entries.ts",
   "packages/policies/src/peers/smg/index.ts",
   "packages/policies/src/peers/smg/internal/common.ts",
-  "packages/sim/src/internal/stats.ts",
   "packages/testing/src/InflightLaw.ts"
 ]

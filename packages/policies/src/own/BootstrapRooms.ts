@@ -1,3 +1,9 @@
+/**
+ * Rank-aware bootstrap rooms for PD routers: rooms whose residue modulo the DP size is the rank the
+ * router intends, so SGLang's room-following placement spreads exactly as planned.
+ *
+ * @since 0.2.0
+ */
 import { type PolicyError, policyError } from "../Policy.js"
 
 const two63 = 2n ** 63n

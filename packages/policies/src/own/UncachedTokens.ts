@@ -1,3 +1,9 @@
+/**
+ * The `uncached-tokens` policy: cost a request by the tokens each rank would still have to prefill
+ * (ledger waiting-uncached tokens plus a bounded router-side index of the prefixes each rank was sent).
+ *
+ * @since 0.2.0
+ */
 import { type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"

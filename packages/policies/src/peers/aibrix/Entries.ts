@@ -1,8 +1,11 @@
-import type { Policy } from "../../Policy.js"
+/**
+ * The registry entries of the AIBrix policies (one line per registered name).
+ *
+ * @since 0.2.0
+ */
+import { erasePolicy as erase } from "../../internal/erasePolicy.js"
 import type { PolicyEntry } from "../../Registry.js"
 import { aibrixStrategies, makeAibrixPolicy } from "./AibrixPolicy.js"
-
-const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
 
 /**
  * Registry entries for the AIBrix gateway (`reference: true`): `aibrix/<strategy>` for each of

@@ -1,8 +1,11 @@
-import type { Policy } from "../../Policy.js"
+/**
+ * The registry entries of the Dynamo policies (one line per registered name).
+ *
+ * @since 0.2.0
+ */
+import { erasePolicy as erase } from "../../internal/erasePolicy.js"
 import type { PolicyEntry } from "../../Registry.js"
 import { makeDynamoKvPolicy, makeDynamoVllmPolicy } from "./DynamoPolicy.js"
-
-const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
 
 /**
  * Registry entries for NVIDIA Dynamo's KV router (`reference: true`): `dynamo/kv` (default cost

@@ -1,8 +1,11 @@
-import type { Policy } from "../../Policy.js"
+/**
+ * The registry entries of the llm-d policies (one line per registered name).
+ *
+ * @since 0.2.0
+ */
+import { erasePolicy as erase } from "../../internal/erasePolicy.js"
 import type { PolicyEntry } from "../../Registry.js"
 import { llmdProfiles, makeLlmdPolicy } from "./LlmdPolicy.js"
-
-const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
 
 const descriptions: Readonly<Record<string, string>> = {
   "llm-d/profile":
