@@ -3,49 +3,32 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { policyEntries } from "@loadledger/policies"
 import { gpus, models } from "@loadledger/step-time"
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { main } from "../src/index.js"
+import { captureOutput } from "./captureOutput.js"
 
 const mooncake = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
   .pathname
 const dir = mkdtempSync(join(tmpdir(), "loadledger-sim-"))
 
-let out = ""
-let err = ""
-beforeEach(() => {
-  out = ""
-  err = ""
-  process.exitCode = undefined
-  vi.spyOn(process.stdout, "write").mockImplementation((s: string | Uint8Array) => {
-    out += String(s)
-    return true
-  })
-  vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => {
-    err += String(s)
-    return true
-  })
-})
-afterEach(() => {
-  vi.restoreAllMocks()
-  process.exitCode = undefined
-})
+const io = captureOutput()
 
 const run = (...args: Array<string>) => main(["node", "loadledger", "simulate", ...args])
 
 describe("loadledger simulate", () => {
   it("--help lists every registered policy, model and GPU", async () => {
     expect(await run("--help")).toBe(0)
-    for (const e of policyEntries()) expect(out).toMatch(new RegExp(`\\n  ${e.name} +\\[${e.engine}\\]`))
-    expect(out).toContain(`Models (--model):\n  ${Object.keys(models).join(", ")}`)
-    for (const g of Object.keys(gpus)) expect(out).toContain(g)
-    expect(out).toContain("--quiet")
+    for (const e of policyEntries()) expect(io.out).toMatch(new RegExp(`\\n  ${e.name} +\\[${e.engine}\\]`))
+    expect(io.out).toContain(`Models (--model):\n  ${Object.keys(models).join(", ")}`)
+    for (const g of Object.keys(gpus)) expect(io.out).toContain(g)
+    expect(io.out).toContain("--quiet")
   })
 
   it("progress: one line every 2 s on a non-terminal stderr, nothing with --quiet", async () => {
     let t = 0
     vi.spyOn(performance, "now").mockImplementation(() => (t += 150)) // 0.15 s per clock read
     await run("--trace", mooncake, "--policies", "round-robin,total-tokens", "--limit", "100", "--json")
-    const lines = err.trim().split("\n")
+    const lines = io.err.trim().split("\n")
     expect(lines.length).toBeGreaterThan(1)
     for (const l of lines.slice(0, -1))
       expect(l).toMatch(
@@ -55,18 +38,18 @@ describe("loadledger simulate", () => {
     // elapsed grows by at least 2 s from line to line
     const elapsed = lines.slice(0, -1).map((l) => Number(l.match(/elapsed (\d+\.\d)s/)![1]))
     for (let i = 1; i < elapsed.length; i++) expect(elapsed[i]! - elapsed[i - 1]!).toBeGreaterThanOrEqual(2)
-    JSON.parse(out) // stdout stays clean JSON
-    err = ""
+    JSON.parse(io.out) // stdout stays clean JSON
+    io.err = ""
     await run("--trace", mooncake, "--policies", "round-robin", "--limit", "100", "--quiet")
-    expect(err).toBe("")
+    expect(io.err).toBe("")
   })
 
   it("prints one table row per policy", async () => {
     const code = await run("--trace", mooncake, "--policies", "round-robin,total-tokens", "--limit", "200")
     expect(code).toBe(0)
-    expect(out).toContain("200 requests from")
-    expect(out).toContain("glm-5.3 on h200, DP 8")
-    const rows = out.split("\n").filter((l) => /round-robin|total-tokens/.test(l))
+    expect(io.out).toContain("200 requests from")
+    expect(io.out).toContain("glm-5.3 on h200, DP 8")
+    const rows = io.out.split("\n").filter((l) => /round-robin|total-tokens/.test(l))
     expect(rows).toHaveLength(2)
     for (const r of rows) expect(r).toContain("ok 200/200")
   })
@@ -82,7 +65,7 @@ describe("loadledger simulate", () => {
       "--json"
     )
     expect(code).toBe(0)
-    const doc = JSON.parse(out)
+    const doc = JSON.parse(io.out)
     expect(doc).toMatchObject({ requests: 200, model: "glm-5.3", gpu: "h200", dp: 8 })
     expect(doc.results.map((r: { policy: string }) => r.policy)).toEqual(["round-robin", "total-requests"])
     expect(doc.results[0].requestsPerRank).toEqual(Array(8).fill(25))
@@ -110,7 +93,7 @@ describe("loadledger simulate", () => {
       "2",
       "--json"
     )
-    const doc = JSON.parse(out)
+    const doc = JSON.parse(io.out)
     expect(doc.dp).toBe(2)
     expect(doc.results[0].requestsPerRank).toEqual([25, 25])
   })
@@ -128,7 +111,7 @@ describe("loadledger simulate", () => {
       file
     )
     expect(code).toBe(0)
-    expect(out).toContain(`report written to ${file}`)
+    expect(io.out).toContain(`report written to ${file}`)
     const html = readFileSync(file, "utf8")
     expect(html.startsWith("<!doctype html>")).toBe(true)
     expect(html).not.toMatch(/(src|href)="https?:/)
@@ -157,13 +140,13 @@ describe("loadledger simulate", () => {
     writeFileSync(file, "arrival_seconds,input_length,output_length\n0,100,5\n0.1,200,5\n")
     const code = await run("--trace", file, "--policies", "total-requests", "--json", "--dp", "2")
     expect(code).toBe(0)
-    expect(JSON.parse(out).results[0].requests.finished).toBe(2)
+    expect(JSON.parse(io.out).results[0].requests.finished).toBe(2)
   })
 
   describe("bad input: one clear line, exit 1", () => {
     it("missing file", async () => {
       expect(await run("--trace", join(dir, "nope.jsonl"), "--policies", "round-robin")).toBe(1)
-      expect(err).toBe(`loadledger: trace file not found: ${join(dir, "nope.jsonl")}\n`)
+      expect(io.err).toBe(`loadledger: trace file not found: ${join(dir, "nope.jsonl")}\n`)
     })
     it("malformed row, with its line number", async () => {
       const file = join(dir, "bad.jsonl")
@@ -172,7 +155,7 @@ describe("loadledger simulate", () => {
         '{"timestamp": 0, "input_length": 10, "output_length": 1}\n{"timestamp": 1, "input_length": -3, "output_length": 1}\n'
       )
       expect(await run("--trace", file, "--policies", "round-robin")).toBe(1)
-      expect(err).toBe(`loadledger: ${file} line 2: input_length must be a positive integer\n`)
+      expect(io.err).toBe(`loadledger: ${file} line 2: input_length must be a positive integer\n`)
     })
     it("malformed CSV row", async () => {
       const file = join(dir, "bad.csv")
@@ -181,48 +164,48 @@ describe("loadledger simulate", () => {
         "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\nyesterday,1,2\n"
       )
       expect(await run("--trace", file, "--policies", "round-robin")).toBe(1)
-      expect(err).toMatch(/^loadledger: .*bad\.csv line 3: TIMESTAMP must look like/)
-      expect(err.trim().split("\n")).toHaveLength(1)
+      expect(io.err).toMatch(/^loadledger: .*bad\.csv line 3: TIMESTAMP must look like/)
+      expect(io.err.trim().split("\n")).toHaveLength(1)
     })
     it("unknown policy, listing the known ones", async () => {
       expect(await run("--trace", mooncake, "--policies", "round-robin,fastest")).toBe(1)
-      expect(err).toMatch(/^loadledger: unknown policy "fastest"; known: .*round-robin/)
-      expect(err.trim().split("\n")).toHaveLength(1)
+      expect(io.err).toMatch(/^loadledger: unknown policy "fastest"; known: .*round-robin/)
+      expect(io.err.trim().split("\n")).toHaveLength(1)
     })
     it("a policy named twice is rejected before the trace is read", async () => {
       expect(
         await run("--trace", join(dir, "nope.jsonl"), "--policies", "total-tokens,round-robin, total-tokens")
       ).toBe(1)
-      expect(err).toBe('loadledger: --policies names "total-tokens" twice; give each policy once\n')
+      expect(io.err).toBe('loadledger: --policies names "total-tokens" twice; give each policy once\n')
     })
     it("a bad --report path is reported before any simulation", async () => {
       const missing = join(dir, "no-such-dir", "r.html")
       const t0 = performance.now()
       expect(await run("--trace", mooncake, "--policies", "round-robin", "--report", missing)).toBe(1)
-      expect(err).toBe(`loadledger: --report: directory ${join(dir, "no-such-dir")} does not exist\n`)
-      expect(out).toBe("")
+      expect(io.err).toBe(`loadledger: --report: directory ${join(dir, "no-such-dir")} does not exist\n`)
+      expect(io.out).toBe("")
       expect(performance.now() - t0).toBeLessThan(2000) // no simulation of the 23k-request trace ran
-      err = ""
+      io.err = ""
       expect(await run("--trace", mooncake, "--policies", "round-robin", "--report", dir)).toBe(1)
-      expect(err).toBe(`loadledger: --report: ${dir} is a directory, not a file\n`)
-      err = ""
+      expect(io.err).toBe(`loadledger: --report: ${dir} is a directory, not a file\n`)
+      io.err = ""
       const notADir = join(dir, "plain-file")
       writeFileSync(notADir, "x")
       expect(
         await run("--trace", mooncake, "--policies", "round-robin", "--report", join(notADir, "r.html"))
       ).toBe(1)
-      expect(err).toBe(`loadledger: --report: ${notADir} is not a directory\n`)
+      expect(io.err).toBe(`loadledger: --report: ${notADir} is not a directory\n`)
     })
     it("--trace naming a directory", async () => {
       expect(await run("--trace", dir, "--policies", "round-robin")).toBe(1)
-      expect(err).toBe(`loadledger: --trace ${dir} is a directory, not a file\n`)
+      expect(io.err).toBe(`loadledger: --trace ${dir} is a directory, not a file\n`)
     })
     it("unknown model, bad --dp", async () => {
       expect(await run("--trace", mooncake, "--policies", "round-robin", "--model", "gpt-9")).toBe(1)
-      expect(err).toMatch(/^loadledger: unknown model "gpt-9"; known: .*glm-5\.3/)
-      err = ""
+      expect(io.err).toMatch(/^loadledger: unknown model "gpt-9"; known: .*glm-5\.3/)
+      io.err = ""
       expect(await run("--trace", mooncake, "--policies", "round-robin", "--dp", "0")).toBe(1)
-      expect(err).toBe('loadledger: --dp must be a positive integer, got "0"\n')
+      expect(io.err).toBe('loadledger: --dp must be a positive integer, got "0"\n')
     })
   })
 })

@@ -1,10 +1,11 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
+import { describe, expect, it } from "vitest"
 import { main } from "../src/index.js"
 import { mergeRuns, readCells, runSweep } from "../src/sweep/run.js"
 import { expandCells, parseShard, parseSpec, SpecError } from "../src/sweep/Spec.js"
+import { captureOutput } from "./captureOutput.js"
 
 const mooncake = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
   .pathname
@@ -136,24 +137,7 @@ describe("sweep runs", () => {
 })
 
 describe("loadledger sweep", () => {
-  let out = ""
-  let err = ""
-  beforeEach(() => {
-    out = ""
-    err = ""
-    process.exitCode = undefined
-    vi.spyOn(process.stdout, "write").mockImplementation((s: string | Uint8Array) => {
-      out += String(s)
-      return true
-    })
-    vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => {
-      err += String(s)
-      return true
-    })
-  })
-  afterEach(() => {
-    vi.restoreAllMocks()
-  })
+  const io = captureOutput()
 
   it("writes the summary, prints the table and progress lines off a terminal", async () => {
     const file = join(dir, "cli.yaml")
@@ -161,9 +145,9 @@ describe("loadledger sweep", () => {
     const o = join(dir, "cli-out")
     const code = await main(["node", "loadledger", "sweep", file, "--out", o, "--workers", "0"])
     expect(code).toBe(0)
-    expect(out).toContain("**conversation_trace at 0.1x, DP 8, vllm x2**")
-    expect(out).toMatch(/\| total-tokens \| .* \| ok 60\/60 \|/)
-    expect(err).toMatch(/^done: 6\/6 cells in \d/m)
+    expect(io.out).toContain("**conversation_trace at 0.1x, DP 8, vllm x2**")
+    expect(io.out).toMatch(/\| total-tokens \| .* \| ok 60\/60 \|/)
+    expect(io.err).toMatch(/^done: 6\/6 cells in \d/m)
     const summary = JSON.parse(readFileSync(join(o, "summary.json"), "utf8"))
     expect(summary.rows).toHaveLength(6)
     expect(summary.missing).toEqual([])
@@ -177,14 +161,14 @@ describe("loadledger sweep", () => {
     const file = join(dir, "bad.yaml")
     writeFileSync(file, "traces: [a.jsonl]\nrates: [1]\npolicies: [total-tokens, total-tokens]\n")
     expect(await main(["node", "loadledger", "sweep", file])).toBe(1)
-    expect(err).toContain('policies[1]: policy "total-tokens" is listed twice')
+    expect(io.err).toContain('policies[1]: policy "total-tokens" is listed twice')
     writeFileSync(file, specText)
     expect(await main(["node", "loadledger", "sweep", file, "--shard", "3/2"])).toBe(1)
-    expect(err).toContain("--shard: must be i/n")
+    expect(io.err).toContain("--shard: must be i/n")
     expect(await main(["node", "loadledger", "sweep", file, "--out", join(file, "under-a-file")])).toBe(1)
-    expect(err).toContain(`cannot write to ${join(file, "under-a-file")}: ENOTDIR`)
+    expect(io.err).toContain(`cannot write to ${join(file, "under-a-file")}: ENOTDIR`)
     expect(await main(["node", "loadledger", "sweep", join(dir, "missing.yaml")])).toBe(1)
-    expect(err).toContain("spec file not found")
+    expect(io.err).toContain("spec file not found")
   })
 })
 

@@ -17,6 +17,12 @@ export * from "./Registry.js"
 export * as DpBudget from "./sglang/DpBudget.js"
 export * as DpController from "./sglang/DpController.js"
 export * from "./sglang/SglangPolicies.js"
+/**
+ * The vLLM front-end client's types at the top level (`VllmLb.*` holds its functions): options,
+ * one engine's `[waiting, running, kvCacheUsage]` row, a routed result, and the client state.
+ *
+ * @since 0.2.0
+ */
 export type { VllmClientOptions, VllmEngineRow, VllmLbRouted, VllmLbState } from "./vllm/VllmLb.js"
 export * as VllmLb from "./vllm/VllmLb.js"
 export * from "./vllm/VllmLbAliases.js"
