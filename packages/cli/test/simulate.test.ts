@@ -22,6 +22,27 @@ describe("loadledger simulate", () => {
     expect(io.out).toContain(`Models (--model):\n  ${Object.keys(models).join(", ")}`)
     for (const g of Object.keys(gpus)) expect(io.out).toContain(g)
     expect(io.out).toContain("--quiet")
+    for (const flag of [
+      "--prefill-interval <k>",
+      "--no-dummy-batches",
+      "--max-request-tokens <n>",
+      "--stall-steps <n>"
+    ])
+      expect(io.out).toContain(flag)
+  })
+
+  it("--help prints each policy's whole first sentence, wrapped under its column, never cut with '...'", async () => {
+    expect(await run("--help")).toBe(0)
+    const help = io.out.slice(io.out.indexOf("Policies (--policies"))
+    expect(help).not.toContain("...")
+    // re-join the wrapped lines: every description's first sentence appears whole
+    const joined = help.replace(/\n {40,}/g, " ")
+    for (const e of policyEntries()) {
+      const one = e.description.replace(/\s+/g, " ").trim()
+      const cut = one.search(/[.;](\s|$)/)
+      expect(joined).toContain(cut < 0 ? one : one.slice(0, cut))
+    }
+    for (const line of help.split("\n")) expect(line.length).toBeLessThanOrEqual(100)
   })
 
   it("progress: one line every 2 s on a non-terminal stderr, nothing with --quiet", async () => {

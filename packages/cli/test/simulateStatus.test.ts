@@ -100,3 +100,88 @@ describe("simulate status column and exit code", () => {
     expect(simulateExitCode([cut, stuck, ok])).toBe(3)
   })
 })
+
+// The lockstep rules from the command line (issue 17, item 4): the same SimConfig fields the
+// simulator tests pin, reachable by a user of `loadledger simulate`.
+describe("simulate lockstep flags", () => {
+  const stderr = () =>
+    vi
+      .mocked(process.stderr.write)
+      .mock.calls.map((c) => String(c[0]))
+      .join("")
+
+  it("--no-dummy-batches: a rank that can never admit its request vetoes every forward -> NoProgress naming the ranks, exit 3", async () => {
+    const code = await run(
+      "--trace",
+      mooncake,
+      "--policies",
+      "round-robin",
+      "--limit",
+      "100",
+      "--kv-pool-tokens",
+      "20000",
+      "--max-request-tokens",
+      "400000",
+      "--no-dummy-batches",
+      "--quiet"
+    )
+    expect(row()).toContain("NoProgress 0/100, 100 stalled")
+    expect(stderr()).toContain("rank 6: request 6 needs 23141 tokens of KV")
+    expect(stderr()).toContain("without dummy batches the forward of ranks 0,1,2,3,4,5 waits")
+    expect(code).toBe(3)
+  })
+
+  it("dummy batches on (the default): the other ranks run until the stall bound, 1 request finishes", async () => {
+    const code = await run(
+      "--trace",
+      mooncake,
+      "--policies",
+      "round-robin",
+      "--limit",
+      "100",
+      "--kv-pool-tokens",
+      "20000",
+      "--max-request-tokens",
+      "400000",
+      "--quiet"
+    )
+    expect(row()).toContain("NoProgress 1/100, 2 stalled, 97 unfinished")
+    expect(stderr()).toContain("an empty batch in 16 consecutive step attempts")
+    expect(code).toBe(3)
+  })
+
+  it("--prefill-interval 4 on vLLM defers prefills: every request still finishes, TTFT p50 rises", async () => {
+    const ttftP50 = async (...extra: Array<string>) => {
+      out = ""
+      const code = await run(
+        "--trace",
+        mooncake,
+        "--policies",
+        "total-tokens",
+        "--limit",
+        "300",
+        "--engine",
+        "vllm",
+        "--json",
+        ...extra
+      )
+      expect(code).toBe(0)
+      const r = JSON.parse(out).results[0]
+      expect(r.requests.finished).toBe(300)
+      return r.ttftSeconds.p50 as number
+    }
+    const every = await ttftP50()
+    const fourth = await ttftP50("--prefill-interval", "4")
+    expect(fourth).toBeGreaterThan(every * 1.5)
+  })
+
+  it("--prefill-interval 0 and --stall-steps 0 are rejected before any work: one line, exit 1", async () => {
+    for (const flag of ["--prefill-interval", "--stall-steps"]) {
+      vi.mocked(process.stderr.write).mockClear()
+      const code = await run("--trace", "missing.jsonl", "--policies", "total-tokens", flag, "0")
+      expect(code).toBe(1)
+      expect(stderr()).toContain(`${flag} must be a positive integer, got "0"`)
+      expect(stderr()).not.toContain("trace file not found")
+    }
+  })
+})

@@ -46,6 +46,14 @@ export interface SimulateOptions {
   readonly kvPoolTokens?: number | undefined
   readonly chunkedPrefill?: number | undefined
   readonly maxRunning?: number | undefined
+  /** vLLM `--prefill-schedule-interval`: prefills run every k group steps (saturation guard kept). */
+  readonly prefillInterval?: number | undefined
+  /** `false` (`--no-dummy-batches`): the forward veto; an empty-batch rank stalls the group. */
+  readonly dummyBatches?: boolean | undefined
+  /** The engine's request limit in tokens (input + output); default: the KV pool. */
+  readonly maxRequestTokens?: number | undefined
+  /** No-progress bound in step attempts (default 16). */
+  readonly stallSteps?: number | undefined
   readonly quiet?: boolean | undefined
 }
 
@@ -97,7 +105,11 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     chunkedPrefillTokens: o.chunkedPrefill,
     maxRunningRequests: o.maxRunning,
     frontEnds: o.frontEnds,
-    seed: o.seed
+    seed: o.seed,
+    prefillIntervalSteps: o.prefillInterval,
+    dummyBatches: o.dummyBatches,
+    maxRequestTokens: o.maxRequestTokens,
+    stallSteps: o.stallSteps
   }
   if ((base.kvPoolTokens ?? 0) <= 0)
     return fail(`${o.model} does not fit on one ${o.gpu}: no room for a KV pool`)
@@ -223,6 +235,25 @@ export const register = (program: Command): void => {
       positiveInt("--chunked-prefill")
     )
     .option("--max-running <n>", "max running requests per rank (default 64)", positiveInt("--max-running"))
+    .option(
+      "--prefill-interval <k>",
+      "admit prefills every k group steps, with vLLM's saturation guard (--prefill-schedule-interval; default 1)",
+      positiveInt("--prefill-interval")
+    )
+    .option(
+      "--no-dummy-batches",
+      "forward veto: a rank with an empty batch stalls the group instead of running a dummy forward"
+    )
+    .option(
+      "--max-request-tokens <n>",
+      "engine request limit, input + output tokens (default: the KV pool)",
+      positiveInt("--max-request-tokens")
+    )
+    .option(
+      "--stall-steps <n>",
+      "no-progress bound: empty-batch step attempts before the run stops naming the rank (default 16)",
+      positiveInt("--stall-steps")
+    )
     .option("--quiet", "no progress on stderr (a bar on a terminal, a line every 2 s otherwise)")
     .addHelpText("after", () => simulateHelpText())
     .action(async (opts: SimulateOptions) => {

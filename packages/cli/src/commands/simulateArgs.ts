@@ -147,9 +147,12 @@ const statOrUndefined = (p: string) => {
 export const simulateHelpText = (): string => {
   const entries = policyEntries()
   const width = Math.max(0, ...entries.map((e) => e.name.length))
-  const policies = entries.map(
-    (e) => `  ${e.name.padEnd(width)}  ${`[${e.engine}]`.padEnd(8)} ${firstSentence(e.description)}`
-  )
+  // the whole first sentence, wrapped under its column (never cut: it is how a user tells them apart)
+  const column = " ".repeat(2 + width + 2 + 9)
+  const policies = entries.map((e) => {
+    const description = wrap(firstSentence(e.description), 100, column).slice(column.length)
+    return `  ${e.name.padEnd(width)}  ${`[${e.engine}]`.padEnd(8)} ${description}`
+  })
   const list = (xs: ReadonlyArray<string>) => wrap(xs.join(", "), 76, "  ")
   return [
     "",
@@ -168,8 +171,7 @@ export const simulateHelpText = (): string => {
 const firstSentence = (s: string): string => {
   const one = s.replace(/\s+/g, " ").trim()
   const cut = one.search(/[.;](\s|$)/)
-  const first = cut < 0 ? one : one.slice(0, cut)
-  return first.length > 90 ? `${first.slice(0, 87)}...` : first
+  return cut < 0 ? one : one.slice(0, cut)
 }
 
 const wrap = (text: string, width: number, indent: string): string => {
