@@ -78,7 +78,16 @@ const fromText = (
   if (text.includes("Avg prompt throughput:")) return rowsOfLogger(text, notices)
   const summary = rowsOfRankSummary(text, notices)
   if (summary !== undefined) return Result.succeed(summary)
-  return Result.flatMap(parseLastScrape(text, notices), (e) => {
+  const scrape = parseLastScrape(text, notices)
+  if (Result.isFailure(scrape) && !looksLikeExposition(text, scrape.failure.line))
+    return Result.fail(
+      decodeError(
+        "UnknownFormat",
+        `not a load payload: neither JSON, msgpack, vLLM logger lines, rank summary lines nor a Prometheus exposition (as an exposition, line ${scrape.failure.line ?? 1}: ${scrape.failure.message})`,
+        { line: scrape.failure.line ?? 1 }
+      )
+    )
+  return Result.flatMap(scrape, (e) => {
     const rt = runtimeOfExposition(e)
     if (rt === undefined)
       return Result.fail(
@@ -86,6 +95,16 @@ const fromText = (
       )
     return rowsOfExposition(e, rt === "vllm" ? "vllm-metrics" : "sglang-metrics", notices)
   })
+}
+
+/**
+ * Auto-detection's last guess is a Prometheus exposition; a text whose lines before the first
+ * bad one hold no `# HELP` / `# TYPE` comment and no `name{labels} value` sample was never one, so
+ * its error says "not a load payload" rather than quoting the exposition parser.
+ */
+const looksLikeExposition = (text: string, badLine: number | undefined): boolean => {
+  const lines = text.split("\n", Math.max(0, (badLine ?? 1) - 1))
+  return lines.some((l) => /^#\s*(HELP|TYPE)\s/.test(l) || /^[A-Za-z_:][\w:]*(\{[^}]*\})?\s+\S/.test(l))
 }
 
 const fromMsgpack = (bytes: Uint8Array): Result.Result<Array<RankLoad>, DecodeError> => {

@@ -187,6 +187,27 @@ describe("decode everything the engines emit", () => {
 })
 
 describe("never a silent empty success", () => {
+  it("text that is no payload at all: UnknownFormat 'not a load payload', not the exposition parser's complaint", () => {
+    for (const text of [
+      "hello world\n",
+      "def test():\n    assert 1\n",
+      "<html><body>x</body></html>",
+      "key: value\n"
+    ]) {
+      const e = err(decodeLedger(text))
+      expect(e._tag).toBe("UnknownFormat")
+      expect(e.message).toMatch(/^not a load payload: neither JSON, msgpack, vLLM logger lines/)
+      expect(e.line).toBe(1)
+    }
+    // an exposition that breaks after valid lines is still an exposition: its syntax error stays
+    const bad = err(
+      decodeLedger(
+        '# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{engine="0"} 1\noops here\n'
+      )
+    )
+    expect(bad._tag).toBe("SyntaxError")
+    expect(bad.line).toBe(3)
+  })
   it("samples all of unmodelled series: a typed UnknownSeries error naming them", () => {
     const e = err(decodeLedger('sglang:foo_total{dp_rank="0"} 1\nsglang:bar{dp_rank="1"} 2\n'))
     expect(e._tag).toBe("UnknownSeries")

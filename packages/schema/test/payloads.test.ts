@@ -237,7 +237,8 @@ describe("payload files", () => {
     expect(outcome).toEqual({
       "sglang_dp4_rank_snapshot__radixark_miles_pr2012.txt": [],
       "sglang_get_load_legacy_single_rank.json": ["DefaultedIdentity"],
-      "sglang_load_snapshot_test_values__sglang_test_v1_loads_aggregate.py.txt": "SyntaxError",
+      // not payloads (a Python test file, a truncated PR excerpt): auto-detection says so
+      "sglang_load_snapshot_test_values__sglang_test_v1_loads_aggregate.py.txt": "UnknownFormat",
       "sglang_metrics_dp2_qwen3_0.6b__sglang_pr7597.prom": [],
       "sglang_metrics_dp8_deepseek_r1__aibrix_issue1614_part1.prom": [],
       "sglang_metrics_single_llama32_3b__sglang_pr1853.prom": [
@@ -245,7 +246,7 @@ describe("payload files", () => {
         "DefaultedIdentity"
       ],
       "sglang_v1_loads_docs_example.json": [],
-      "sglang_v1_loads_pr16976_schema_excerpt.txt": "SyntaxError",
+      "sglang_v1_loads_pr16976_schema_excerpt.txt": "UnknownFormat",
       "vllm_logger_dp8_waiting_stack__vllm_issue36748.log": [],
       "vllm_metrics_dp4_engine_imbalance__vllm_issue48808.prom": ["MultipleScrapes"],
       "vllm_metrics_qwen25coder32b__production_stack_issue318.prom": [
