@@ -159,7 +159,8 @@ export interface PublishRecord {
  * - `loadSamples`: running + waiting requests per rank at evenly spaced times.
  * - `tokensPerRank` (since 0.2.0): the `tokens` counts split by rank (index = rank).
  * - `latencyCdf.itlSeconds` (since 0.2.0): the ITL quantiles at `latencyCdf.quantiles`, as for
- *   TTFT and E2E (absent in results written before it was added).
+ *   TTFT and E2E (absent in results written before it was added). Each curve is empty (`[]`) when
+ *   nothing was measured (no request finished; no request produced a second token), never zeros.
  *
  * @category models
  * @since 0.1.0

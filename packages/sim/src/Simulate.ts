@@ -164,9 +164,10 @@ export const simulate = (
     },
     latencyCdf: {
       quantiles: qs,
-      ttftSeconds: qs.map((q) => quantile(ttftSorted, q) ?? 0),
-      e2eSeconds: qs.map((q) => quantile(e2eSorted, q) ?? 0),
-      itlSeconds: qs.map((q) => itlQuantile(q) ?? 0)
+      // no finished request, no latency: an empty curve, never a curve of zeros
+      ttftSeconds: cdfOf(qs, (q) => quantile(ttftSorted, q)),
+      e2eSeconds: cdfOf(qs, (q) => quantile(e2eSorted, q)),
+      itlSeconds: cdfOf(qs, itlQuantile)
     },
     loadSamples: { seconds: run.sampleSeconds, perRank: run.samplePerRank },
     tokensPerRank: {
@@ -178,4 +179,15 @@ export const simulate = (
     stepLog: run.stepLog,
     publishLog: run.publishLog
   }
+}
+
+/** The quantile curve at `qs`, or `[]` when a quantile is unknown (nothing was measured). */
+const cdfOf = (qs: ReadonlyArray<number>, at: (q: number) => number | undefined): ReadonlyArray<number> => {
+  const out: Array<number> = []
+  for (const q of qs) {
+    const v = at(q)
+    if (v === undefined) return []
+    out.push(v)
+  }
+  return out
 }

@@ -162,6 +162,12 @@ describe("KV-aware admission and bounded no-progress detection", () => {
     expect(r.status).toMatchObject({ _tag: "NoProgress", atSeconds: 0, ranks: [0, 1] })
     expect(r.steps).toBe(0)
     expect(r.requests.stalled).toBe(2)
+    // nothing finished, so no latency is known: empty curves, not curves of zeros
+    expect(r.latencyCdf.quantiles.length).toBeGreaterThan(0)
+    expect(r.latencyCdf.ttftSeconds).toEqual([])
+    expect(r.latencyCdf.e2eSeconds).toEqual([])
+    expect(r.latencyCdf.itlSeconds).toEqual([])
+    expect(r.ttftSeconds.count).toBe(0)
   })
 
   it("a request that fits the pool but not the free KV waits, then runs once KV frees (no false alarm)", () => {
@@ -177,6 +183,9 @@ describe("KV-aware admission and bounded no-progress detection", () => {
     const r = run({ dpSize: 2, kvPoolTokens: 1000 }, trace)
     expect(r.status._tag).toBe("Completed")
     expect(r.requests).toEqual({ total: 2, finished: 1, unfinished: 1, rejected: 1, stalled: 0 })
+    // one request finished: its latencies make full curves
+    expect(r.latencyCdf.ttftSeconds).toHaveLength(r.latencyCdf.quantiles.length)
+    expect(r.latencyCdf.ttftSeconds.every((v) => v > 0)).toBe(true)
   })
 })
 
