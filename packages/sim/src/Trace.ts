@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { isTokenCount } from "@loadledger/policies"
 import { parse } from "csv-parse/sync"
 
 /**
@@ -82,7 +83,9 @@ const traceError = (message: string, line?: number, field?: string): TraceError 
 export const isTraceError = (u: unknown): u is TraceError =>
   typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "TraceError"
 
-const nonNegInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0
+// token counts and ranks: the policies' one rule (a safe non-negative integer), checked here where a
+// request enters the simulator; the loop and the policies trust the type
+const nonNegInt = (v: unknown): v is number => typeof v === "number" && isTokenCount(v)
 const intFromText = (s: string): number | undefined => (/^\s*\d+\s*$/.test(s) ? Number(s) : undefined)
 
 /**

@@ -80,6 +80,15 @@ describe("generic CSV / JSONL", () => {
     const r = parseTrace("arrival_seconds,input_length,output_length\n1,2,3\n-1,2,3\n")
     expect(isTraceError(r) && r.line === 3 && r.field === "arrival_seconds").toBe(true)
   })
+  it("token counts and ranks follow the policies' one rule (safe non-negative integers), in every format", () => {
+    const huge = "99999999999999999999" // an integer to JavaScript, above 2^53: not a token count
+    const csv = parseTrace(`arrival_seconds,input_length,output_length\n0,${huge},10\n`)
+    expect(isTraceError(csv) && csv.line === 2 && csv.field === "input_length").toBe(true)
+    const jsonl = parseTrace(`{"timestamp":0,"input_length":10,"output_length":${huge}}\n`)
+    expect(isTraceError(jsonl) && jsonl.field === "output_length").toBe(true)
+    const rank = parseTrace(`{"arrival_seconds":0,"input_length":10,"output_length":1,"dp_rank":1.5}\n`)
+    expect(isTraceError(rank) && rank.field === "dp_rank").toBe(true)
+  })
   it("unknown formats are a TraceError", () => {
     expect(isTraceError(parseTrace("a,b,c\n1,2,3\n"))).toBe(true)
   })
