@@ -5,11 +5,17 @@
  * @since 0.2.0
  */
 import { Result } from "effect"
-import type { CalibrationError, CalibrationSample, MapeReport } from "./Calibration.js"
+import type {
+  CalibrationError,
+  CalibrationParameters,
+  CalibrationSample,
+  MapeReport
+} from "./Calibration.js"
 import { mape, predict, sampleModel } from "./Calibration.js"
 import type { Efficiencies } from "./Efficiencies.js"
 import { belowPhysicalFloor } from "./Feasibility.js"
 import { type FitOptions, fit } from "./Fit.js"
+import { stackOf } from "./internal/layout.js"
 import { median, summarize } from "./internal/summary.js"
 import { defaultPriors, priorCentres } from "./Priors.js"
 
@@ -88,7 +94,7 @@ export interface ErrorCell {
 /**
  * Errors keyed by `model`, `model/phase` and `model/phase/batch` (batch: the bucket
  * `lo-hi` of powers of two holding the row's `batchSize`, requests per step or tokens per
- * layer), plus `overall`.
+ * layer), `model/gpu` and `model/gpu/phase` (`byGpu`), plus `overall`.
  *
  * @category calibration
  * @since 0.2.0
@@ -98,6 +104,7 @@ export interface ErrorBreakdown {
   readonly byModel: Record<string, ErrorCell>
   readonly byPhase: Record<string, ErrorCell>
   readonly byBatch: Record<string, ErrorCell>
+  readonly byGpu: Record<string, ErrorCell>
 }
 
 const cell = (errs: ReadonlyArray<number>): ErrorCell => {
@@ -142,15 +149,20 @@ const breakdownOf = (
     overall: cell(rows.map((r) => r.e)),
     byModel: groups(keyOf),
     byPhase: groups((s) => `${keyOf(s)}/${s.phase ?? "step"}`),
-    byBatch: groups((s) => `${keyOf(s)}/${s.phase ?? "step"}/${batchBucket(s.batchSize ?? 1)}`)
+    byBatch: groups((s) => `${keyOf(s)}/${s.phase ?? "step"}/${batchBucket(s.batchSize ?? 1)}`),
+    byGpu: {
+      ...groups((s) => `${keyOf(s)}/${s.gpu.name}`),
+      ...groups((s) => `${keyOf(s)}/${s.gpu.name}/${s.phase ?? "step"}`)
+    }
   }
 }
 
-const signed = (s: CalibrationSample, p: Partial<Efficiencies>) =>
+const signed = (s: CalibrationSample, p: CalibrationParameters) =>
   (100 * (predict(s, p) - s.measuredSeconds)) / s.measuredSeconds
 
 /**
- * Per-model, per-phase and per-batch-size error of `params` on `samples`.
+ * Per-model, per-phase, per-batch-size and per-GPU error of `params` (one set, or one per
+ * stack: a {@link FitResult}) on `samples`.
  *
  * **When to use**: `loadledger calibrate --evaluate` prints it; use it to see where a calibration
  * fails (decode vs prefill, small vs large batches) rather than one averaged figure.
@@ -169,13 +181,16 @@ const signed = (s: CalibrationSample, p: Partial<Efficiencies>) =>
  */
 export const errorBreakdown = (
   samples: ReadonlyArray<CalibrationSample>,
-  params: Partial<Efficiencies>
+  params: CalibrationParameters
 ): ErrorBreakdown => breakdownOf(samples.map((s) => ({ s, e: signed(s, params) })))
 
 /**
  * One held-out model of {@link leaveOneModelOut}: its errors when every row of it was left out
- * of the fit, and per GPU the parameters used and whether any other model's rows calibrated that
- * GPU (`priorOnly`: none did; the prediction rests on the priors and any collective rows).
+ * of the fit, and per GPU the parameters used (`stacks`: per measurement stack of the held-out
+ * rows), whether any other model's rows calibrated that GPU (`priorOnly`: none did; the
+ * efficiencies rest on the priors and any collective rows), and the stacks of held-out rows that
+ * no other model's rows on that GPU measured (`unfittedStacks`: their overheads are the prior
+ * centres).
  *
  * @category calibration
  * @since 0.2.0
@@ -187,7 +202,12 @@ export interface HeldOutModel {
   readonly excludedRows: number
   readonly byGpu: Record<
     string,
-    ErrorCell & { readonly priorOnly: boolean; readonly trainRows: number; readonly params: Efficiencies }
+    ErrorCell & {
+      readonly priorOnly: boolean
+      readonly unfittedStacks: ReadonlyArray<string>
+      readonly trainRows: number
+      readonly stacks: Readonly<Record<string, Efficiencies>>
+    }
   >
 }
 
@@ -234,22 +254,38 @@ export const leaveOneModelOut = (
     const test = samples.filter((s) => sampleModel(s) === name)
     const gpuNames = [...new Set(test.map((s) => s.gpu.name))]
     const scored: Array<{ s: CalibrationSample; e: number }> = []
-    const byGpu: HeldOutModel["byGpu"] = {}
+    const byGpu: Record<string, HeldOutModel["byGpu"][string]> = {}
     for (const g of gpuNames) {
       const train = samples.filter((s) => s.gpu.name === g && sampleModel(s) !== name)
-      let params: Efficiencies = prior
+      const rows = test.filter((s) => s.gpu.name === g)
+      let fitted: { readonly params: Efficiencies; readonly stacks: Readonly<Record<string, Efficiencies>> } = {
+        params: prior,
+        stacks: {}
+      }
       if (train.length > 0) {
         const r = fit(train, options)
         if (Result.isFailure(r)) return Result.fail(r.failure)
-        params = r.success.params
+        fitted = r.success
       }
-      const rows = test.filter((s) => s.gpu.name === g).map((s) => ({ s, e: signed(s, params) }))
-      scored.push(...rows)
+      // a stack no training row measured: the fitted GPU parameters with the prior's overheads
+      const gpuOnly: Efficiencies = {
+        ...prior,
+        memoryEfficiency: fitted.params.memoryEfficiency,
+        computeEfficiency: fitted.params.computeEfficiency,
+        linkEfficiency: fitted.params.linkEfficiency,
+        collectiveLatencySeconds: fitted.params.collectiveLatencySeconds
+      }
+      const used = [...new Set(rows.map(stackOf).filter((k): k is string => k !== undefined))]
+      const unfittedStacks = used.filter((k) => fitted.stacks[k] === undefined)
+      const stacks = Object.fromEntries(used.map((k) => [k, fitted.stacks[k] ?? gpuOnly]))
+      const scoredHere = rows.map((s) => ({ s, e: signed(s, { params: gpuOnly, stacks }) }))
+      scored.push(...scoredHere)
       byGpu[g] = {
-        ...cell(rows.map((r) => r.e)),
+        ...cell(scoredHere.map((r) => r.e)),
         priorOnly: !train.some((s) => sampleModel(s) !== undefined),
+        unfittedStacks,
         trainRows: train.length,
-        params
+        stacks
       }
     }
     out.push({

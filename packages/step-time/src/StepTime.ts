@@ -55,7 +55,8 @@ export interface RankStepTime {
 /**
  * The modelled step, in seconds.
  *
- * `stepSeconds = layers x (max local + collectives) + MLP + LM head + fixed (+ eager)`.
+ * `stepSeconds = layers x (max local + collectives) + MLP + LM head + fixed + per-request
+ * (+ eager)`.
  * `moeSeconds`: MLP over all layers (MoE and leading dense layers), from the global token count
  * `moeTokens` (idle ranks add 0 tokens). `commSeconds`: collectives over all layers.
  * `tokenImbalanceRatio` / `pairsImbalanceRatio`: max over mean (1.0 balanced, the number of
@@ -208,11 +209,13 @@ export const stepTimeFromAggregates = (
   let sumPairs = 0
   let maxPairs = 0
   let idleRanks = 0
+  let maxRequests = 0
   let anyExtend = false
   let lmHead = 0
   for (let i = 0; i < dp; i++) {
     const r = ranks[i]!
     const numReq = r.numDecodes + (r.numExtends ?? (r.extendTokens > 0 ? 1 : 0))
+    if (numReq > maxRequests) maxRequests = numReq
     let t = p.perLayerOverheadSeconds
     if (r.tokens <= 0) idleRanks++
     else {
@@ -289,7 +292,10 @@ export const stepTimeFromAggregates = (
   }
 
   const cudaGraph = !(anyExtend && idleRanks > 0)
-  const overhead = p.fixedOverheadSeconds + (cudaGraph ? 0 : L * p.eagerOverheadSecondsPerLayer)
+  const overhead =
+    p.fixedOverheadSeconds +
+    maxRequests * p.perRequestOverheadSeconds +
+    (cudaGraph ? 0 : L * p.eagerOverheadSecondsPerLayer)
   const attentionSeconds = L * maxLocal
   const commSeconds = L * commPerLayer
   const stepSeconds = attentionSeconds + commSeconds + mlp + lmHead + overhead

@@ -86,7 +86,8 @@ describe("calibration works through physical features, not per-model constants",
     perLayerOverheadSeconds: 25e-6,
     perRequestSecondsPerLayer: 1e-6,
     fixedOverheadSeconds: 0.004,
-    eagerOverheadSecondsPerLayer: 30e-6
+    eagerOverheadSecondsPerLayer: 30e-6,
+    perRequestOverheadSeconds: 150e-6
   }
   const gpu = gpus["h100-80gb"]!
   const synth = (model: typeof llama, tp: number): Array<CalibrationSample> =>
