@@ -15,7 +15,7 @@ import { mape, predict, sampleModel } from "./Calibration.js"
 import type { Efficiencies } from "./Efficiencies.js"
 import { belowPhysicalFloor } from "./Feasibility.js"
 import { type FitOptions, fit } from "./Fit.js"
-import { stackOf } from "./internal/layout.js"
+import { stackOf, unspecifiedStack } from "./internal/layout.js"
 import { median, summarize } from "./internal/summary.js"
 import { defaultPriors, priorCentres } from "./Priors.js"
 
@@ -94,7 +94,9 @@ export interface ErrorCell {
 /**
  * Errors keyed by `model`, `model/phase` and `model/phase/batch` (batch: the bucket
  * `lo-hi` of powers of two holding the row's `batchSize`, requests per step or tokens per
- * layer), `model/gpu` and `model/gpu/phase` (`byGpu`), plus `overall`.
+ * layer), `model/gpu` and `model/gpu/phase` (`byGpu`), `model/source` and `model/source/phase`
+ * (`bySource`: e.g. `llama2-70b/splitwise/decode`, a serving stack's whole steps apart from a
+ * kernel profiler's layers), plus `overall`.
  *
  * @category calibration
  * @since 0.2.0
@@ -105,6 +107,7 @@ export interface ErrorBreakdown {
   readonly byPhase: Record<string, ErrorCell>
   readonly byBatch: Record<string, ErrorCell>
   readonly byGpu: Record<string, ErrorCell>
+  readonly bySource: Record<string, ErrorCell>
 }
 
 const cell = (errs: ReadonlyArray<number>): ErrorCell => {
@@ -153,6 +156,10 @@ const breakdownOf = (
     byGpu: {
       ...groups((s) => `${keyOf(s)}/${s.gpu.name}`),
       ...groups((s) => `${keyOf(s)}/${s.gpu.name}/${s.phase ?? "step"}`)
+    },
+    bySource: {
+      ...groups((s) => `${keyOf(s)}/${s.source ?? unspecifiedStack}`),
+      ...groups((s) => `${keyOf(s)}/${s.source ?? unspecifiedStack}/${s.phase ?? "step"}`)
     }
   }
 }
@@ -214,23 +221,29 @@ export interface HeldOutModel {
 /**
  * Leave-one-model-out cross-validation: for each model, fit each GPU's parameters on every other
  * model's rows of that GPU (and the model-independent collective rows), then score the held-out
- * model's rows. Rows measured below their {@link physicalFloorSeconds} (impossible: see
+ * model's rows, each with the overheads of the stack that measured it (its `source`) as the
+ * other models' rows of that stack fitted them: nothing is fitted on the held-out model's rows.
+ * Rows measured below their {@link physicalFloorSeconds} (impossible: see
  * {@link belowPhysicalFloor}) are dropped from every fit and every score, for every model alike,
  * and counted in `excludedRows`.
  *
  * **When to use**: to know whether a calibration transfers to a model it never saw, which
  * row-wise or configuration-wise folds of one model cannot tell (issue 17). Fits use
  * {@link fit}'s options (priors by default). A GPU with no rows left falls back to the prior
- * centres. Fails only when {@link fit} fails.
+ * centres; a stack that no other model's rows on that GPU measured gets the fitted efficiencies
+ * with the prior's overheads (listed in `unfittedStacks`). Fails only when {@link fit} fails.
  *
  * @example
  * ```ts
  * import { Result } from "effect"
  * import { gpus, leaveOneModelOut, models, stepTime } from "@loadledger/step-time"
  * const gpu = gpus["h100-80gb"]!
+ * // one stack measured both models: 80% of HBM, 5 ms per step, 0.2 ms per request per step
+ * const truth = { memoryEfficiency: 0.8, fixedOverheadSeconds: 0.005, perRequestOverheadSeconds: 2e-4 }
  * const rows = ["llama2-70b", "bloom-176b"].flatMap((name) => [1, 4, 16, 64].map((b) => {
  *   const model = models[name]!, ranks = [{ decode: Array(b).fill(1000), extend: [] }]
- *   return { model, gpu, ranks, phase: "decode" as const, measuredSeconds: stepTime({ model, gpu }, ranks).stepSeconds }
+ *   const measuredSeconds = stepTime({ model, gpu, params: truth }, ranks).stepSeconds
+ *   return { model, gpu, ranks, phase: "decode" as const, source: "my-stack", measuredSeconds }
  * }))
  * const r = Result.getOrThrow(leaveOneModelOut(rows))
  * r.map((m) => m.model).join(",") // => "llama2-70b,bloom-176b"

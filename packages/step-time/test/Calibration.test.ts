@@ -170,7 +170,7 @@ describe("errors are values", () => {
   })
   it("an unknown hardware name is an error, not a guess", () => {
     const bad =
-      "model,hardware,prompt_size,batch_size,token_size,prompt_time,token_time,tensor_parallel\nx,tpu-v5,512,1,128,1,1,2\n"
+      "model,hardware,prompt_size,batch_size,token_size,prompt_time,token_time,tensor_parallel\nllama2-70b,tpu-v5,512,1,128,1,1,2\n"
     const r = splitwiseSamples(bad, { model: llama })
     expect(Result.isFailure(r) && r.failure).toMatchObject({ field: "hardware", row: 2 })
   })
