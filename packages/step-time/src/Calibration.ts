@@ -248,10 +248,7 @@ export interface MapeReport {
  * @category calibration
  * @since 0.1.0
  */
-export const mape = (
-  samples: ReadonlyArray<CalibrationSample>,
-  params: CalibrationParameters
-): MapeReport =>
+export const mape = (samples: ReadonlyArray<CalibrationSample>, params: CalibrationParameters): MapeReport =>
   summarize(
     samples.map((s) => ({
       s,

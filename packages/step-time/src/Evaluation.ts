@@ -5,12 +5,7 @@
  * @since 0.2.0
  */
 import { Result } from "effect"
-import type {
-  CalibrationError,
-  CalibrationParameters,
-  CalibrationSample,
-  MapeReport
-} from "./Calibration.js"
+import type { CalibrationError, CalibrationParameters, CalibrationSample, MapeReport } from "./Calibration.js"
 import { mape, predict, sampleModel } from "./Calibration.js"
 import type { Efficiencies } from "./Efficiencies.js"
 import { belowPhysicalFloor } from "./Feasibility.js"
@@ -271,10 +266,11 @@ export const leaveOneModelOut = (
     for (const g of gpuNames) {
       const train = samples.filter((s) => s.gpu.name === g && sampleModel(s) !== name)
       const rows = test.filter((s) => s.gpu.name === g)
-      let fitted: { readonly params: Efficiencies; readonly stacks: Readonly<Record<string, Efficiencies>> } = {
-        params: prior,
-        stacks: {}
-      }
+      let fitted: { readonly params: Efficiencies; readonly stacks: Readonly<Record<string, Efficiencies>> } =
+        {
+          params: prior,
+          stacks: {}
+        }
       if (train.length > 0) {
         const r = fit(train, options)
         if (Result.isFailure(r)) return Result.fail(r.failure)

@@ -6,15 +6,7 @@
  */
 import { EigenvalueDecomposition, inverse, Matrix } from "ml-matrix"
 import type { CalibrationParameters, CalibrationSample } from "./Calibration.js"
-import {
-  jointFeatures,
-  jointOf,
-  jointPrior,
-  layoutOf,
-  nameAt,
-  rowOf,
-  stackAt
-} from "./internal/layout.js"
+import { jointFeatures, jointOf, jointPrior, layoutOf, nameAt, rowOf, stackAt } from "./internal/layout.js"
 import { NE, type ParameterName } from "./internal/theta.js"
 import { defaultPriors, type Priors } from "./Priors.js"
 
@@ -110,8 +102,7 @@ export const identifiability = (
   const noise = options?.noiseScale ?? 0.05
   const layout = layoutOf(samples)
   const n = layout.size
-  const theta =
-    "stacks" in params ? jointOf(layout, params.params, params.stacks) : jointOf(layout, params)
+  const theta = "stacks" in params ? jointOf(layout, params.params, params.stacks) : jointOf(layout, params)
   const prior = jointPrior(layout, priors)
   const label = (i: number): ParameterLabel => {
     const stack = stackAt(layout, i)

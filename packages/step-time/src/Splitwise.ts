@@ -118,11 +118,7 @@ export const splitwiseSamples = (
     if (options.model !== undefined && modelName !== undefined && modelName !== options.model.name) continue
     const spec =
       options.model ??
-      (modelName === undefined
-        ? undefined
-        : Object.hasOwn(specs, modelName)
-          ? specs[modelName]
-          : undefined)
+      (modelName === undefined ? undefined : Object.hasOwn(specs, modelName) ? specs[modelName] : undefined)
     if (spec === undefined)
       return Result.fail({
         _tag: "CalibrationError",

@@ -111,7 +111,6 @@ export const jointPrior = (
 }
 
 /** The parameter at joint index i, and the stack it belongs to (undefined: the GPU's). */
-export const nameAt = (i: number): ParameterName =>
-  parameterNames[i < NG ? i : NG + ((i - NG) % NS)]!
+export const nameAt = (i: number): ParameterName => parameterNames[i < NG ? i : NG + ((i - NG) % NS)]!
 export const stackAt = (layout: Layout, i: number): string | undefined =>
   i < NG ? undefined : layout.stacks[Math.floor((i - NG) / NS)]
