@@ -196,7 +196,7 @@ export const parametersFor = (
 ): Partial<Efficiencies> => {
   if (!("stacks" in params)) return params
   const stack = stackOf(sample)
-  return (stack === undefined ? undefined : params.stacks[stack]) ?? params.params
+  return stack !== undefined && Object.hasOwn(params.stacks, stack) ? params.stacks[stack]! : params.params
 }
 
 /**

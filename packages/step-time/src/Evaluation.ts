@@ -285,8 +285,10 @@ export const leaveOneModelOut = (
         collectiveLatencySeconds: fitted.params.collectiveLatencySeconds
       }
       const used = [...new Set(rows.map(stackOf).filter((k): k is string => k !== undefined))]
-      const unfittedStacks = used.filter((k) => fitted.stacks[k] === undefined)
-      const stacks = Object.fromEntries(used.map((k) => [k, fitted.stacks[k] ?? gpuOnly]))
+      const unfittedStacks = used.filter((k) => !Object.hasOwn(fitted.stacks, k))
+      const stacks = Object.fromEntries(
+        used.map((k) => [k, Object.hasOwn(fitted.stacks, k) ? fitted.stacks[k]! : gpuOnly])
+      )
       const scoredHere = rows.map((s) => ({ s, e: signed(s, { params: gpuOnly, stacks }) }))
       scored.push(...scoredHere)
       byGpu[g] = {

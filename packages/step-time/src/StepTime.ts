@@ -145,7 +145,8 @@ const expectedDistinctLocalExperts = (numExperts: number, topK: number, ep: numb
  * all-reduces under plain TP, or with `model.collective: "all-to-all"` the MoE dispatch and
  * combine, whose volume is the busiest rank's tokens x top-k) costing
  * `(g - 1) x latency + bytes / link`; the step waits for the
- * slowest rank at every layer. With `attention.arithmetic: "dsa"` (DeepSeek sparse attention)
+ * slowest rank at every layer; a step pays `fixedOverheadSeconds` and `perRequestOverheadSeconds`
+ * per request of the rank with the most requests (each DP rank's scheduler works in parallel). With `attention.arithmetic: "dsa"` (DeepSeek sparse attention)
  * the attention FLOPs count at most `sparseTopK` keys per query (the capped pairs: the rank's
  * `kvReadPairs`, or `min(attentionPairs, tokens x sparseTopK)` when absent) and the lightning
  * indexer adds `attentionPairs x heads x (2 x headDim + 2)` FLOPs at its precision's peak and

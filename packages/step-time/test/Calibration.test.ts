@@ -281,6 +281,24 @@ describe("overheads belong to the stack that measured a row, efficiencies to the
   it("predicts another model's steps on the same stack (BLOOM-176B, never fitted) within 1%", () => {
     expect(mape(steps("bloom-176b", [8]), f).mape).toBeLessThan(1)
   })
+  it("collectives alone fit the GPU's link parameters; the overheads stay at the start", () => {
+    const link = { ...gpuTruth, collectiveLatencySeconds: 6e-6, linkEfficiency: 0.5 }
+    const rows = [1 << 12, 1 << 16, 1 << 20, 1 << 24, 1 << 28].map((bytes) => {
+      const s = { kind: "all-reduce" as const, gpu, gpus: 8, bytes, measuredSeconds: 1 }
+      return { ...s, measuredSeconds: predict(s, link) }
+    })
+    const c = Result.getOrThrow(fit(rows))
+    expect(c.stacks).toEqual({})
+    expect(c.params.linkEfficiency).toBeCloseTo(0.5, 2)
+    expect(c.params.fixedOverheadSeconds).toBe(defaultPriors.fixedOverheadSeconds.centre)
+    expect(c.mape).toBeLessThan(1)
+  })
+  it("a source named like an Object property is a stack like any other", () => {
+    const odd = train.map((s) => (s.source === "serving" ? { ...s, source: "constructor" } : s))
+    const o = Result.getOrThrow(fit(odd))
+    expect(Object.keys(o.stacks)).toEqual(["constructor", "kernels"])
+    expect(mape(odd, o).mape).toBeCloseTo(f.mape, 6)
+  })
   it("identifiability labels each stack's overheads", () => {
     const r = identifiability(train, f)
     expect(r.unused).toContain("fixedOverheadSeconds (kernels)")

@@ -82,7 +82,12 @@ export const jointOf = (
   byStack?: Readonly<Record<string, Partial<Efficiencies>>>
 ): Array<number> => {
   const joint = toTheta(gpu).slice(0, NG)
-  for (const s of layout.stacks) joint.push(...toTheta({ ...gpu, ...byStack?.[s] }).slice(NG))
+  for (const s of layout.stacks)
+    joint.push(
+      ...toTheta({ ...gpu, ...(byStack !== undefined && Object.hasOwn(byStack, s) ? byStack[s] : {}) }).slice(
+        NG
+      )
+    )
   return joint
 }
 
