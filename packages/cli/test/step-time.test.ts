@@ -276,7 +276,18 @@ describe("loadledger calibrate --evaluate --leave-one-model-out over several spl
     .pathname
   const phi = new URL("../../../fixtures/calibration/vidur/h100_microsoft_phi-2_mlp.csv", import.meta.url)
     .pathname
-  const args = ["--profile", profile, bloom, phi, "--gpu", "h100-80gb", "--thin", "--leave-one-model-out"]
+  const args = [
+    "--profile",
+    profile,
+    bloom,
+    phi,
+    "--gpu",
+    "h100-80gb",
+    "--thin",
+    "--folds",
+    "2",
+    "--leave-one-model-out"
+  ]
   it("reads every model of every file (no --model) and holds each out in turn", async () => {
     const { out, error } = await run("calibrate", ...args, "--json")
     expect(error).toBeUndefined()
@@ -299,8 +310,27 @@ describe("loadledger calibrate --evaluate --leave-one-model-out over several spl
     // phi-2's kernel rows have no other Vidur model here: the vidur overheads come from priors
     expect(lomo[2]!.byGpu["h100-80gb"]!.unfittedStacks).toEqual(["vidur"])
   })
+  it("the text table says when a stack's overheads come from priors", async () => {
+    const { out } = await run(
+      "calibrate",
+      "--profile",
+      bloom,
+      phi,
+      "--gpu",
+      "h100-80gb",
+      "--thin",
+      "--leave-one-model-out"
+    )
+    expect(out).toMatch(/phi-2 .*h100-80gb [0-9.]+ \/ [0-9.]+ \(vidur overheads from priors\)/)
+    expect(out).toMatch(/bloom-176b .*h100-80gb [0-9.]+ \/ [0-9.]+ \(splitwise overheads from priors\)/)
+  })
   it("prints the per-model table against the target, and per GPU, source and phase with --evaluate", async () => {
-    const { out, error } = await run("calibrate", ...args, "--evaluate")
+    // the two splitwise models at TP8 on one GPU: the smallest leave-one-model-out there is
+    const { out, error } = await run(
+      "calibrate",
+      ...["--profile", profile, bloom, "--gpu", "h100-80gb", "--tp", "8", "--thin"],
+      ...["--leave-one-model-out", "--evaluate"]
+    )
     expect(error).toBeUndefined()
     expect(out).toContain("leave-one-model-out (target: decode <= 10%, overall <= 15% MAPE)")
     expect(out).toMatch(/bloom-176b\s*│\s*38\s*│/)
@@ -308,7 +338,6 @@ describe("loadledger calibrate --evaluate --leave-one-model-out over several spl
     expect(out).toContain("llama2-70b/splitwise/decode")
     expect(out).toContain("bloom-176b/h100-80gb/prefill")
     expect(out).toContain("splitwise: perLayer")
-    expect(out).toContain("vidur overheads from priors")
   })
 })
 
