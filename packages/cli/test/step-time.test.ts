@@ -247,12 +247,97 @@ describe("loadledger calibrate on Vidur profiles", () => {
     expect(e.byBatch["internlm-20b/decode/1"].rows).toBe(1)
     expect(e.byModel["internlm-20b"].mape).toBeLessThan(15)
   })
-  it("a Vidur file without a GPU in its name needs --gpu; a splitwise file needs --model", async () => {
+  it("a Vidur file without a GPU in its name needs --gpu; a splitwise model with no preset needs --model SPEC", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ll-cal-"))
     const f = join(dir, "mlp.csv")
     writeFileSync(f, "time_stats.mlp_up_proj.median\n1\n")
     expect((await run("calibrate", "--profile", f)).error).toMatch(/--gpu/)
-    expect((await run("calibrate", "--profile", profile)).error).toMatch(/needs --model/)
+    const opt = join(dir, "perf_model_opt.csv")
+    writeFileSync(
+      opt,
+      "model,hardware,prompt_size,batch_size,token_size,prompt_time,token_time,tensor_parallel\n" +
+        "opt-66b,h100-80gb,512,4,128,132.7,31.6,8\n"
+    )
+    const e = (await run("calibrate", "--profile", opt)).error
+    expect(e).toMatch(/perf_model_opt\.csv:2: model: no model spec for opt-66b/)
+    expect(e).toMatch(/--model/)
+    const spec = join(dir, "opt.json")
+    writeFileSync(spec, JSON.stringify({ ...models["llama2-70b"], name: "opt-66b" }))
+    expect((await run("calibrate", "--profile", opt, "--model", spec, "--json")).error).toBeUndefined()
+    // --model names rows by their model column: none of the Llama-2-70B file's rows is opt-66b
+    expect((await run("calibrate", "--profile", profile, "--model", spec)).error).toMatch(
+      /no rows match --model opt-66b/
+    )
+  })
+})
+
+describe("loadledger calibrate --evaluate --leave-one-model-out over several splitwise and Vidur files", () => {
+  const bloom = new URL("../../../fixtures/calibration/splitwise/perf_model_bloom-176b.csv", import.meta.url)
+    .pathname
+  const phi = new URL("../../../fixtures/calibration/vidur/h100_microsoft_phi-2_mlp.csv", import.meta.url)
+    .pathname
+  const args = [
+    "--profile",
+    profile,
+    bloom,
+    phi,
+    "--gpu",
+    "h100-80gb",
+    "--thin",
+    "--folds",
+    "2",
+    "--leave-one-model-out"
+  ]
+  it("reads every model of every file (no --model) and holds each out in turn", async () => {
+    const { out, error } = await run("calibrate", ...args, "--json")
+    expect(error).toBeUndefined()
+    const j = JSON.parse(out)
+    // --thin: the first repeat of each splitwise configuration (19 per TP degree, two phases each)
+    // and the power-of-two token counts of phi-2's layer rows
+    expect(j.hardware[0].rows).toBe(2 * 19 * 3 + 2 * 19 + 15)
+    expect(Object.keys(j.hardware[0].stacks)).toEqual(["splitwise", "vidur"])
+    const lomo = j.leaveOneModelOut as ReadonlyArray<{
+      model: string
+      errors: { byPhase: Record<string, { mape: number }> }
+      byGpu: Record<string, { unfittedStacks: ReadonlyArray<string> }>
+    }>
+    expect(lomo.map((m) => m.model)).toEqual(["llama2-70b", "bloom-176b", "phi-2"])
+    // each splitwise model is predicted with the splitwise overheads fitted on the other one
+    for (const m of lomo.slice(0, 2)) {
+      expect(m.byGpu["h100-80gb"]!.unfittedStacks).toEqual([])
+      expect(m.errors.byPhase[`${m.model}/decode`]!.mape).toBeLessThan(15)
+    }
+    // phi-2's kernel rows have no other Vidur model here: the vidur overheads come from priors
+    expect(lomo[2]!.byGpu["h100-80gb"]!.unfittedStacks).toEqual(["vidur"])
+  })
+  it("the text table says when a stack's overheads come from priors", async () => {
+    const { out } = await run(
+      "calibrate",
+      "--profile",
+      bloom,
+      phi,
+      "--gpu",
+      "h100-80gb",
+      "--thin",
+      "--leave-one-model-out"
+    )
+    expect(out).toMatch(/phi-2 .*h100-80gb [0-9.]+ \/ [0-9.]+ \(vidur overheads from priors\)/)
+    expect(out).toMatch(/bloom-176b .*h100-80gb [0-9.]+ \/ [0-9.]+ \(splitwise overheads from priors\)/)
+  })
+  it("prints the per-model table against the target, and per GPU, source and phase with --evaluate", async () => {
+    // the two splitwise models at TP8 on one GPU: the smallest leave-one-model-out there is
+    const { out, error } = await run(
+      "calibrate",
+      ...["--profile", profile, bloom, "--gpu", "h100-80gb", "--tp", "8", "--thin"],
+      ...["--leave-one-model-out", "--evaluate"]
+    )
+    expect(error).toBeUndefined()
+    expect(out).toContain("leave-one-model-out (target: decode <= 10%, overall <= 15% MAPE)")
+    expect(out).toMatch(/bloom-176b\s*│\s*38\s*│/)
+    expect(out).toContain("target met")
+    expect(out).toContain("llama2-70b/splitwise/decode")
+    expect(out).toContain("bloom-176b/h100-80gb/prefill")
+    expect(out).toContain("splitwise: perLayer")
   })
 })
 

@@ -8,6 +8,7 @@
 import type { RankBatch } from "./Batch.js"
 import type { Efficiencies } from "./Efficiencies.js"
 import type { GpuSpec } from "./Hardware.js"
+import { stackOf } from "./internal/layout.js"
 import { summarize } from "./internal/summary.js"
 import { evalPrepared, prepare, toTheta } from "./internal/theta.js"
 import type { ModelSpec } from "./Model.js"
@@ -22,7 +23,12 @@ interface SampleBase {
   readonly configuration?: string | undefined
   /** Requests in the step (step rows) or tokens through the layer (layer rows), for reports. */
   readonly batchSize?: number | undefined
-  /** Where the row comes from (`splitwise`, `vidur`), for reports. */
+  /**
+   * The stack that measured the row (`splitwise`: a serving stack's whole steps; `vidur`: a
+   * kernel profiler's GPU time). Rows of one source share its overhead parameters (per-layer,
+   * per-request, per-step, eager) in {@link fit}; efficiencies are shared by every source on a
+   * GPU. Rows without one form the stack `"unspecified"`.
+   */
   readonly source?: string | undefined
 }
 
@@ -150,7 +156,52 @@ export interface CalibrationError {
 }
 
 /**
- * The modelled step time of a sample under `params`.
+ * Parameters per measurement stack (what {@link fit} returns): rows whose `source` has an entry
+ * in `stacks` use it, every other row uses `params`.
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export interface StackParameters {
+  readonly params: Partial<Efficiencies>
+  readonly stacks: Readonly<Record<string, Partial<Efficiencies>>>
+}
+
+/**
+ * One parameter set for every row, or one per measurement stack ({@link StackParameters}).
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export type CalibrationParameters = Partial<Efficiencies> | StackParameters
+
+/**
+ * The parameters that apply to one sample: its stack's entry of a {@link StackParameters}
+ * (by the sample's `source`, `"unspecified"` when absent), else `params`.
+ *
+ * @example
+ * ```ts
+ * import { gpus, models, parametersFor } from "@loadledger/step-time"
+ * const s = { model: models["llama2-70b"]!, gpu: gpus["h100-80gb"]!, ranks: [], measuredSeconds: 1, source: "splitwise" }
+ * parametersFor({ params: { fixedOverheadSeconds: 0 }, stacks: { splitwise: { fixedOverheadSeconds: 0.004 } } }, s).fixedOverheadSeconds // => 0.004
+ * parametersFor({ fixedOverheadSeconds: 0.002 }, s).fixedOverheadSeconds // => 0.002
+ * ```
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export const parametersFor = (
+  params: CalibrationParameters,
+  sample: CalibrationSample
+): Partial<Efficiencies> => {
+  if (!("stacks" in params)) return params
+  const stack = stackOf(sample)
+  return stack !== undefined && Object.hasOwn(params.stacks, stack) ? params.stacks[stack]! : params.params
+}
+
+/**
+ * The modelled step time of a sample under `params` (one set, or one per stack: see
+ * {@link parametersFor}).
  *
  * @example
  * ```ts
@@ -162,8 +213,8 @@ export interface CalibrationError {
  * @category calibration
  * @since 0.1.0
  */
-export const predict = (sample: CalibrationSample, params: Partial<Efficiencies>): number =>
-  evalPrepared(prepare(sample), toTheta(params))
+export const predict = (sample: CalibrationSample, params: CalibrationParameters): number =>
+  evalPrepared(prepare(sample), toTheta(parametersFor(params, sample)))
 
 /**
  * Mean absolute percentage error (percent) overall and per `group/phase` label, with the median
@@ -183,7 +234,8 @@ export interface MapeReport {
 }
 
 /**
- * Mean absolute percentage error of `params` on `samples`, overall and per `group/phase` label.
+ * Mean absolute percentage error of `params` (one set, or one per stack) on `samples`, overall
+ * and per `group/phase` label.
  *
  * @example
  * ```ts
@@ -196,15 +248,10 @@ export interface MapeReport {
  * @category calibration
  * @since 0.1.0
  */
-export const mape = (
-  samples: ReadonlyArray<CalibrationSample>,
-  params: Partial<Efficiencies>
-): MapeReport => {
-  const theta = toTheta(params)
-  return summarize(
+export const mape = (samples: ReadonlyArray<CalibrationSample>, params: CalibrationParameters): MapeReport =>
+  summarize(
     samples.map((s) => ({
       s,
-      e: (100 * Math.abs(evalPrepared(prepare(s), theta) - s.measuredSeconds)) / s.measuredSeconds
+      e: (100 * Math.abs(predict(s, params) - s.measuredSeconds)) / s.measuredSeconds
     }))
   )
-}

@@ -5,11 +5,12 @@
  * @since 0.2.0
  */
 import { Result } from "effect"
-import type { CalibrationError, CalibrationSample, MapeReport } from "./Calibration.js"
+import type { CalibrationError, CalibrationParameters, CalibrationSample, MapeReport } from "./Calibration.js"
 import { mape, predict, sampleModel } from "./Calibration.js"
 import type { Efficiencies } from "./Efficiencies.js"
 import { belowPhysicalFloor } from "./Feasibility.js"
 import { type FitOptions, fit } from "./Fit.js"
+import { stackOf, unspecifiedStack } from "./internal/layout.js"
 import { median, summarize } from "./internal/summary.js"
 import { defaultPriors, priorCentres } from "./Priors.js"
 
@@ -88,7 +89,9 @@ export interface ErrorCell {
 /**
  * Errors keyed by `model`, `model/phase` and `model/phase/batch` (batch: the bucket
  * `lo-hi` of powers of two holding the row's `batchSize`, requests per step or tokens per
- * layer), plus `overall`.
+ * layer), `model/gpu` and `model/gpu/phase` (`byGpu`), `model/source` and `model/source/phase`
+ * (`bySource`: e.g. `llama2-70b/splitwise/decode`, a serving stack's whole steps apart from a
+ * kernel profiler's layers), plus `overall`.
  *
  * @category calibration
  * @since 0.2.0
@@ -98,6 +101,8 @@ export interface ErrorBreakdown {
   readonly byModel: Record<string, ErrorCell>
   readonly byPhase: Record<string, ErrorCell>
   readonly byBatch: Record<string, ErrorCell>
+  readonly byGpu: Record<string, ErrorCell>
+  readonly bySource: Record<string, ErrorCell>
 }
 
 const cell = (errs: ReadonlyArray<number>): ErrorCell => {
@@ -142,15 +147,24 @@ const breakdownOf = (
     overall: cell(rows.map((r) => r.e)),
     byModel: groups(keyOf),
     byPhase: groups((s) => `${keyOf(s)}/${s.phase ?? "step"}`),
-    byBatch: groups((s) => `${keyOf(s)}/${s.phase ?? "step"}/${batchBucket(s.batchSize ?? 1)}`)
+    byBatch: groups((s) => `${keyOf(s)}/${s.phase ?? "step"}/${batchBucket(s.batchSize ?? 1)}`),
+    byGpu: {
+      ...groups((s) => `${keyOf(s)}/${s.gpu.name}`),
+      ...groups((s) => `${keyOf(s)}/${s.gpu.name}/${s.phase ?? "step"}`)
+    },
+    bySource: {
+      ...groups((s) => `${keyOf(s)}/${s.source ?? unspecifiedStack}`),
+      ...groups((s) => `${keyOf(s)}/${s.source ?? unspecifiedStack}/${s.phase ?? "step"}`)
+    }
   }
 }
 
-const signed = (s: CalibrationSample, p: Partial<Efficiencies>) =>
+const signed = (s: CalibrationSample, p: CalibrationParameters) =>
   (100 * (predict(s, p) - s.measuredSeconds)) / s.measuredSeconds
 
 /**
- * Per-model, per-phase and per-batch-size error of `params` on `samples`.
+ * Per-model, per-phase, per-batch-size and per-GPU error of `params` (one set, or one per
+ * stack: a {@link FitResult}) on `samples`.
  *
  * **When to use**: `loadledger calibrate --evaluate` prints it; use it to see where a calibration
  * fails (decode vs prefill, small vs large batches) rather than one averaged figure.
@@ -169,13 +183,16 @@ const signed = (s: CalibrationSample, p: Partial<Efficiencies>) =>
  */
 export const errorBreakdown = (
   samples: ReadonlyArray<CalibrationSample>,
-  params: Partial<Efficiencies>
+  params: CalibrationParameters
 ): ErrorBreakdown => breakdownOf(samples.map((s) => ({ s, e: signed(s, params) })))
 
 /**
  * One held-out model of {@link leaveOneModelOut}: its errors when every row of it was left out
- * of the fit, and per GPU the parameters used and whether any other model's rows calibrated that
- * GPU (`priorOnly`: none did; the prediction rests on the priors and any collective rows).
+ * of the fit, and per GPU the parameters used (`stacks`: per measurement stack of the held-out
+ * rows), whether any other model's rows calibrated that GPU (`priorOnly`: none did; the
+ * efficiencies rest on the priors and any collective rows), and the stacks of held-out rows that
+ * no other model's rows on that GPU measured (`unfittedStacks`: their overheads are the prior
+ * centres).
  *
  * @category calibration
  * @since 0.2.0
@@ -187,30 +204,41 @@ export interface HeldOutModel {
   readonly excludedRows: number
   readonly byGpu: Record<
     string,
-    ErrorCell & { readonly priorOnly: boolean; readonly trainRows: number; readonly params: Efficiencies }
+    ErrorCell & {
+      readonly priorOnly: boolean
+      readonly unfittedStacks: ReadonlyArray<string>
+      readonly trainRows: number
+      readonly stacks: Readonly<Record<string, Efficiencies>>
+    }
   >
 }
 
 /**
  * Leave-one-model-out cross-validation: for each model, fit each GPU's parameters on every other
  * model's rows of that GPU (and the model-independent collective rows), then score the held-out
- * model's rows. Rows measured below their {@link physicalFloorSeconds} (impossible: see
+ * model's rows, each with the overheads of the stack that measured it (its `source`) as the
+ * other models' rows of that stack fitted them: nothing is fitted on the held-out model's rows.
+ * Rows measured below their {@link physicalFloorSeconds} (impossible: see
  * {@link belowPhysicalFloor}) are dropped from every fit and every score, for every model alike,
  * and counted in `excludedRows`.
  *
  * **When to use**: to know whether a calibration transfers to a model it never saw, which
  * row-wise or configuration-wise folds of one model cannot tell (issue 17). Fits use
  * {@link fit}'s options (priors by default). A GPU with no rows left falls back to the prior
- * centres. Fails only when {@link fit} fails.
+ * centres; a stack that no other model's rows on that GPU measured gets the fitted efficiencies
+ * with the prior's overheads (listed in `unfittedStacks`). Fails only when {@link fit} fails.
  *
  * @example
  * ```ts
  * import { Result } from "effect"
  * import { gpus, leaveOneModelOut, models, stepTime } from "@loadledger/step-time"
  * const gpu = gpus["h100-80gb"]!
+ * // one stack measured both models: 80% of HBM, 5 ms per step, 0.2 ms per request per step
+ * const truth = { memoryEfficiency: 0.8, fixedOverheadSeconds: 0.005, perRequestOverheadSeconds: 2e-4 }
  * const rows = ["llama2-70b", "bloom-176b"].flatMap((name) => [1, 4, 16, 64].map((b) => {
  *   const model = models[name]!, ranks = [{ decode: Array(b).fill(1000), extend: [] }]
- *   return { model, gpu, ranks, phase: "decode" as const, measuredSeconds: stepTime({ model, gpu }, ranks).stepSeconds }
+ *   const measuredSeconds = stepTime({ model, gpu, params: truth }, ranks).stepSeconds
+ *   return { model, gpu, ranks, phase: "decode" as const, source: "my-stack", measuredSeconds }
  * }))
  * const r = Result.getOrThrow(leaveOneModelOut(rows))
  * r.map((m) => m.model).join(",") // => "llama2-70b,bloom-176b"
@@ -234,22 +262,41 @@ export const leaveOneModelOut = (
     const test = samples.filter((s) => sampleModel(s) === name)
     const gpuNames = [...new Set(test.map((s) => s.gpu.name))]
     const scored: Array<{ s: CalibrationSample; e: number }> = []
-    const byGpu: HeldOutModel["byGpu"] = {}
+    const byGpu: Record<string, HeldOutModel["byGpu"][string]> = {}
     for (const g of gpuNames) {
       const train = samples.filter((s) => s.gpu.name === g && sampleModel(s) !== name)
-      let params: Efficiencies = prior
+      const rows = test.filter((s) => s.gpu.name === g)
+      let fitted: { readonly params: Efficiencies; readonly stacks: Readonly<Record<string, Efficiencies>> } =
+        {
+          params: prior,
+          stacks: {}
+        }
       if (train.length > 0) {
         const r = fit(train, options)
         if (Result.isFailure(r)) return Result.fail(r.failure)
-        params = r.success.params
+        fitted = r.success
       }
-      const rows = test.filter((s) => s.gpu.name === g).map((s) => ({ s, e: signed(s, params) }))
-      scored.push(...rows)
+      // a stack no training row measured: the fitted GPU parameters with the prior's overheads
+      const gpuOnly: Efficiencies = {
+        ...prior,
+        memoryEfficiency: fitted.params.memoryEfficiency,
+        computeEfficiency: fitted.params.computeEfficiency,
+        linkEfficiency: fitted.params.linkEfficiency,
+        collectiveLatencySeconds: fitted.params.collectiveLatencySeconds
+      }
+      const used = [...new Set(rows.map(stackOf).filter((k): k is string => k !== undefined))]
+      const unfittedStacks = used.filter((k) => !Object.hasOwn(fitted.stacks, k))
+      const stacks = Object.fromEntries(
+        used.map((k) => [k, Object.hasOwn(fitted.stacks, k) ? fitted.stacks[k]! : gpuOnly])
+      )
+      const scoredHere = rows.map((s) => ({ s, e: signed(s, { params: gpuOnly, stacks }) }))
+      scored.push(...scoredHere)
       byGpu[g] = {
-        ...cell(rows.map((r) => r.e)),
+        ...cell(scoredHere.map((r) => r.e)),
         priorOnly: !train.some((s) => sampleModel(s) !== undefined),
+        unfittedStacks,
         trainRows: train.length,
-        params
+        stacks
       }
     }
     out.push({

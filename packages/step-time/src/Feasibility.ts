@@ -17,7 +17,8 @@ const ideal: Efficiencies = {
   perLayerOverheadSeconds: 0,
   perRequestSecondsPerLayer: 0,
   fixedOverheadSeconds: 0,
-  eagerOverheadSecondsPerLayer: 0
+  eagerOverheadSecondsPerLayer: 0,
+  perRequestOverheadSeconds: 0
 }
 
 /**

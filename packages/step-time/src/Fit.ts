@@ -7,29 +7,36 @@ import { Result } from "effect"
 import type { CalibrationError, CalibrationSample } from "./Calibration.js"
 import { mape } from "./Calibration.js"
 import type { Efficiencies } from "./Efficiencies.js"
-import { nnls } from "./internal/nnls.js"
-import { thetaPrior } from "./internal/prior.js"
 import {
-  evalPrepared,
-  features,
-  fromTheta,
-  lower,
-  NP,
-  type Prepared,
-  prepare,
-  toTheta
-} from "./internal/theta.js"
+  evalRow,
+  jointFeatures,
+  jointLower,
+  jointOf,
+  jointPrior,
+  layoutOf,
+  type Row,
+  rowOf,
+  stacksOf
+} from "./internal/layout.js"
+import { nnls } from "./internal/nnls.js"
+import { fromTheta, NG, toTheta } from "./internal/theta.js"
 import { defaultPriors, type Priors, priorCentres } from "./Priors.js"
 
 /**
  * Fitted efficiencies and the in-sample error: `mape` is the mean absolute percentage error
- * (percent) over the fitted rows.
+ * (percent) over the fitted rows. `stacks` holds one full parameter set per measurement stack
+ * (each row's `source`): the GPU's efficiencies, shared by every stack, with that stack's own
+ * overheads. `params` is the first stack's (in row order; the only one when every row comes
+ * from one source), or the efficiencies with the prior's overheads when only collectives were
+ * fitted. A FitResult is a {@link StackParameters}: pass it whole to {@link predict},
+ * {@link mape} or {@link identifiability} to score each row with its own stack's overheads.
  *
  * @category calibration
  * @since 0.1.0
  */
 export interface FitResult {
   readonly params: Efficiencies
+  readonly stacks: Readonly<Record<string, Efficiencies>>
   readonly rows: number
   readonly iterations: number
   readonly mape: number
@@ -53,7 +60,7 @@ export interface FitOptions {
 }
 
 const objective = (
-  ps: ReadonlyArray<Prepared>,
+  ps: ReadonlyArray<Row>,
   theta: ReadonlyArray<number>,
   c: number,
   noise: number,
@@ -61,12 +68,12 @@ const objective = (
 ) => {
   let s = 0
   for (const p of ps) {
-    const e = (evalPrepared(p, theta) - p.y) / p.y
+    const e = (evalRow(p, theta) - p.p.y) / p.p.y
     s += c * c * Math.log1p((e / c) ** 2)
   }
   s /= noise * noise
   if (prior !== undefined)
-    for (let i = 0; i < NP; i++) s += ((theta[i]! - prior.centre[i]!) / prior.sd[i]!) ** 2
+    for (let i = 0; i < theta.length; i++) s += ((theta[i]! - prior.centre[i]!) / prior.sd[i]!) ** 2
   return s
 }
 
@@ -80,6 +87,12 @@ const objective = (
  * features are the derivatives of its modelled time with respect to the parameters (bytes over
  * bandwidth, FLOPs over peak, collective peers, layers, requests, one per step), so fitted
  * parameters carry to another model on the same hardware when the data separate them.
+ *
+ * Parameters per stack: efficiencies and the collective latency belong to the GPU and are
+ * shared by every row; the overheads (per layer, per request, per step, eager) belong to the
+ * stack that measured the row (its `source`: a serving stack's whole steps carry its CPU and
+ * launch costs, a kernel profiler's rows only GPU time), so two models measured on one stack
+ * pin that stack's overheads for a third, and one stack's overheads never absorb another's.
  *
  * Method: the roofline's `max` makes the model piecewise linear; the fit alternates between
  * picking each term's active side and a non-negative least-squares solve on relative errors
@@ -126,13 +139,14 @@ export const fit = (
       message: "measured step time must be a positive number of seconds"
     })
   const priors = options?.priors ?? defaultPriors
-  const prior = priors === "none" ? undefined : thetaPrior(priors)
+  const layout = layoutOf(samples)
+  const n = layout.size
+  const lower = jointLower(layout)
+  const prior = priors === "none" ? undefined : jointPrior(layout, priors)
   const noise = options?.noiseScale ?? 0.05
-  const ps = samples.map(prepare)
-  let theta =
-    priors === "none"
-      ? toTheta({ ...options?.start })
-      : toTheta({ ...priorCentres(priors), ...options?.start })
+  const ps = samples.map((s) => rowOf(layout, s))
+  const start = priors === "none" ? { ...options?.start } : { ...priorCentres(priors), ...options?.start }
+  let theta = jointOf(layout, start)
   let best = theta
   const maxIt = options?.maxIterations ?? 30
   const outlier = options?.outlierScale ?? 0.1
@@ -140,40 +154,40 @@ export const fit = (
   let iterations = 0
   let weights = ps.map(() => 1)
   for (; iterations < maxIt; iterations++) {
-    const rows = ps.map((p) => features(p, theta))
-    const norms = new Array<number>(NP).fill(0)
-    for (const f of rows) for (let i = 0; i < NP; i++) norms[i]! += f[i]! ** 2
-    const free = norms.map((n) => prior !== undefined || n > 0)
+    const rows = ps.map((p) => jointFeatures(p, theta, n))
+    const norms = new Array<number>(n).fill(0)
+    for (const f of rows) for (let i = 0; i < n; i++) norms[i]! += f[i]! ** 2
+    const free = norms.map((v) => prior !== undefined || v > 0)
     // theta = lower + phi, phi >= 0; rows divided by y (relative error) and the noise scale
     const a: Array<Array<number>> = []
     const b: Array<number> = []
     ps.forEach((p, r) => {
       const f = rows[r]!
-      let rhs = p.y
-      for (let i = 0; i < NP; i++) rhs -= f[i]! * (free[i] ? lower[i]! : theta[i]!)
-      const w = Math.sqrt(weights[r]!) / p.y / noise
+      let rhs = p.p.y
+      for (let i = 0; i < n; i++) rhs -= f[i]! * (free[i] ? lower[i]! : theta[i]!)
+      const w = Math.sqrt(weights[r]!) / p.p.y / noise
       a.push(f.map((v, i) => (free[i] ? v * w : 0)))
       b.push(rhs * w)
     })
     if (prior !== undefined)
-      for (let i = 0; i < NP; i++) {
-        const row = new Array<number>(NP).fill(0)
+      for (let i = 0; i < n; i++) {
+        const row = new Array<number>(n).fill(0)
         row[i] = 1 / prior.sd[i]!
         a.push(row)
         b.push((prior.centre[i]! - lower[i]!) / prior.sd[i]!)
       }
-    const scale = new Array<number>(NP).fill(0)
-    for (const row of a) for (let i = 0; i < NP; i++) scale[i]! += row[i]! * row[i]!
+    const scale = new Array<number>(n).fill(0)
+    for (const row of a) for (let i = 0; i < n; i++) scale[i]! += row[i]! * row[i]!
     const s = scale.map((v) => (v > 0 ? Math.sqrt(v) : 1))
     const phi = nnls(
       a.map((row) => row.map((v, i) => v / s[i]!)),
       b,
-      NP
+      n
     )
     const next = theta.map((t, i) => (free[i] ? lower[i]! + phi[i]! / s[i]! : t))
     const obj = objective(ps, next, outlier, noise, prior)
     weights = ps.map((p) => {
-      const e = Math.abs((evalPrepared(p, next) - p.y) / p.y)
+      const e = Math.abs((evalRow(p, next) - p.p.y) / p.p.y)
       return 1 / (1 + (e / outlier) ** 2)
     })
     if (obj < bestObj) {
@@ -189,10 +203,16 @@ export const fit = (
       break
     }
   }
+  const stacks = stacksOf(layout, best)
+  const first = layout.stacks[0]
+  // only collectives: the fitted GPU parameters with the starting overheads
+  const params =
+    first === undefined ? fromTheta([...best.slice(0, NG), ...toTheta(start).slice(NG)]) : stacks[first]!
   return Result.succeed({
-    params: fromTheta(best),
+    params,
+    stacks,
     rows: ps.length,
     iterations,
-    mape: mape(samples, fromTheta(best)).mape
+    mape: mape(samples, { params, stacks }).mape
   })
 }

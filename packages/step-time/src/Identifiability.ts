@@ -5,11 +5,20 @@
  * @since 0.2.0
  */
 import { EigenvalueDecomposition, inverse, Matrix } from "ml-matrix"
-import type { CalibrationSample } from "./Calibration.js"
-import type { Efficiencies } from "./Efficiencies.js"
-import { thetaPrior } from "./internal/prior.js"
-import { features, NP, type ParameterName, parameterNames, prepare, toTheta } from "./internal/theta.js"
+import type { CalibrationParameters, CalibrationSample } from "./Calibration.js"
+import { jointFeatures, jointOf, jointPrior, layoutOf, nameAt, rowOf, stackAt } from "./internal/layout.js"
+import { NE, type ParameterName } from "./internal/theta.js"
 import { defaultPriors, type Priors } from "./Priors.js"
+
+/**
+ * A parameter as {@link identifiability} names it: the name of an {@link Efficiencies} field,
+ * followed for an overhead by its stack in parentheses when the rows come from more than one
+ * stack (`fixedOverheadSeconds (splitwise)`).
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export type ParameterLabel = ParameterName | `${ParameterName} (${string})`
 
 /**
  * What {@link identifiability} found.
@@ -32,11 +41,13 @@ import { defaultPriors, type Priors } from "./Priors.js"
  */
 export interface IdentifiabilityReport {
   readonly conditionNumber: number
-  readonly unseparable: ReadonlyArray<ReadonlyArray<ParameterName>>
-  readonly priorDominated: ReadonlyArray<ParameterName>
-  readonly unused: ReadonlyArray<ParameterName>
+  readonly unseparable: ReadonlyArray<ReadonlyArray<ParameterLabel>>
+  readonly priorDominated: ReadonlyArray<ParameterLabel>
+  readonly unused: ReadonlyArray<ParameterLabel>
   readonly implausible: ReadonlyArray<{
     readonly parameter: ParameterName
+    /** The stack of an overhead (absent for the GPU's efficiencies and collective latency). */
+    readonly stack?: string | undefined
     readonly value: number
     readonly plausible: readonly [number, number]
   }>
@@ -45,7 +56,8 @@ export interface IdentifiabilityReport {
 }
 
 /**
- * Check whether `samples` identify `params` (usually the output of {@link fit}).
+ * Check whether `samples` identify `params` (usually the output of {@link fit}: pass the
+ * {@link FitResult} whole to check every stack's overheads, or one {@link Efficiencies} for all).
  *
  * **When to use**: before trusting a calibration on anything it was not fitted to. A low in-sample
  * MAPE says nothing when the parameters are not identified: a single-model profile fits
@@ -59,7 +71,10 @@ export interface IdentifiabilityReport {
  * eigenvalue below 4 are the combinations pinned no better than +-50%, and the parameters loading
  * on them (|component| >= 0.3) are reported as unseparable. Adding the prior's information `P`
  * gives the posterior covariance `(D + P)^-1`; a parameter whose posterior variance exceeds half
- * its prior variance is prior-dominated. Pure; never throws (no rows: everything is unused).
+ * its prior variance is prior-dominated. The parameters are those of {@link fit}: the GPU's
+ * efficiencies and collective latency once, and each stack's overheads (per row `source`),
+ * labelled with the stack when there are several. Pure; never throws (no rows: everything is
+ * unused).
  *
  * @example
  * ```ts
@@ -80,26 +95,33 @@ export interface IdentifiabilityReport {
  */
 export const identifiability = (
   samples: ReadonlyArray<CalibrationSample>,
-  params: Partial<Efficiencies>,
+  params: CalibrationParameters,
   options?: { readonly priors?: Priors | undefined; readonly noiseScale?: number | undefined }
 ): IdentifiabilityReport => {
   const priors = options?.priors ?? defaultPriors
   const noise = options?.noiseScale ?? 0.05
-  const theta = toTheta(params)
-  const prior = thetaPrior(priors)
+  const layout = layoutOf(samples)
+  const n = layout.size
+  const theta = "stacks" in params ? jointOf(layout, params.params, params.stacks) : jointOf(layout, params)
+  const prior = jointPrior(layout, priors)
+  const label = (i: number): ParameterLabel => {
+    const stack = stackAt(layout, i)
+    return stack === undefined || layout.stacks.length <= 1 ? nameAt(i) : `${nameAt(i)} (${stack})`
+  }
   const unit = theta.map((t, i) => Math.max(Math.abs(t), prior.centre[i]!))
-  const info = Array.from({ length: NP }, () => new Array<number>(NP).fill(0))
+  const info = Array.from({ length: n }, () => new Array<number>(n).fill(0))
   for (const s of samples) {
-    const p = prepare(s)
-    const f = features(p, theta).map((v, i) => (v * unit[i]!) / p.y / noise)
-    for (let i = 0; i < NP; i++) {
+    const r = rowOf(layout, s)
+    const f = jointFeatures(r, theta, n).map((v, i) => (v * unit[i]!) / r.p.y / noise)
+    for (let i = 0; i < n; i++) {
       if (f[i] === 0) continue
-      for (let j = 0; j < NP; j++) info[i]![j]! += f[i]! * f[j]!
+      for (let j = 0; j < n; j++) info[i]![j]! += f[i]! * f[j]!
     }
   }
-  const used = parameterNames.map((_, i) => i).filter((i) => info[i]![i]! > 1e-12)
-  const unused = parameterNames.filter((_, i) => !used.includes(i))
-  const unseparable: Array<Array<ParameterName>> = []
+  const all = theta.map((_, i) => i)
+  const used = all.filter((i) => info[i]![i]! > 1e-12)
+  const unused = all.filter((i) => !used.includes(i)).map(label)
+  const unseparable: Array<Array<ParameterLabel>> = []
   let conditionNumber = 1
   if (used.length > 0) {
     const d = new Matrix(used.map((i) => used.map((j) => info[i]![j]!)))
@@ -109,9 +131,7 @@ export const identifiability = (
     // the weak directions span one subspace (a degenerate eigenspace has no preferred basis), so
     // every parameter loading on any of them belongs to one unseparable set
     const weak = vals.map((v, k) => (v < 4 ? k : -1)).filter((k) => k >= 0)
-    const set = used
-      .filter((_, r) => weak.some((k) => Math.abs(vecs.get(r, k)) >= 0.3))
-      .map((i) => parameterNames[i]!)
+    const set = used.filter((_, r) => weak.some((k) => Math.abs(vecs.get(r, k)) >= 0.3)).map(label)
     if (set.length > 0) unseparable.push(set)
     const norms = used.map((i) => Math.sqrt(info[i]![i]!))
     const r = new Matrix(used.map((i, a) => used.map((j, b) => info[i]![j]! / norms[a]! / norms[b]!)))
@@ -125,19 +145,22 @@ export const identifiability = (
   const post = inverse(
     new Matrix(info.map((row, i) => row.map((v, j) => v + (i === j ? 1 / priorVar[i]! : 0))))
   )
-  const priorDominated = parameterNames.filter(
-    (_, i) => used.includes(i) && post.get(i, i) > 0.5 * priorVar[i]!
-  )
-  const implausible = parameterNames.flatMap((name) => {
-    const value = (params as Partial<Record<ParameterName, number>>)[name] ?? fromDefault(name, theta)
-    const range = priors[name].plausible
-    return value < range[0] || value > range[1] ? [{ parameter: name, value, plausible: range }] : []
+  const priorDominated = used.filter((i) => post.get(i, i) > 0.5 * priorVar[i]!).map(label)
+  const implausible = all.flatMap((i) => {
+    const parameter = nameAt(i)
+    // theta holds 1 / efficiency for the three efficiencies, the overhead itself otherwise
+    const value = i < NE ? 1 / theta[i]! : theta[i]!
+    const range = priors[parameter].plausible
+    const stack = stackAt(layout, i)
+    return value < range[0] || value > range[1]
+      ? [{ parameter, ...(stack === undefined ? {} : { stack }), value, plausible: range }]
+      : []
   })
   const fmt = (v: number) => (Math.abs(v) < 1 && v !== 0 ? v.toPrecision(3) : String(v))
   const messages = [
     ...implausible.map(
       (x) =>
-        `${x.parameter} = ${fmt(x.value)} is outside the plausible ${fmt(x.plausible[0])}..${fmt(x.plausible[1])}`
+        `${x.stack === undefined || layout.stacks.length <= 1 ? x.parameter : `${x.parameter} (${x.stack})`} = ${fmt(x.value)} is outside the plausible ${fmt(x.plausible[0])}..${fmt(x.plausible[1])}`
     ),
     ...unseparable.map((set) => `the data cannot separate ${set.join(", ")}`),
     ...priorDominated.map((n) => `${n} is set by its prior, not by the data`),
@@ -152,9 +175,4 @@ export const identifiability = (
     ok: implausible.length === 0 && unseparable.length === 0,
     messages
   }
-}
-
-const fromDefault = (name: ParameterName, theta: ReadonlyArray<number>): number => {
-  const i = parameterNames.indexOf(name)
-  return i < 3 ? 1 / theta[i]! : theta[i]!
 }

@@ -296,8 +296,10 @@ const dsv3AttentionParams =
  *   256 experts top-8, 3 dense layers, FP8), DP8 + EP8 like glm-5.3.
  * - `llama2-70b`: meta-llama/Llama-2-70b-hf `config.json` (80 layers, hidden 8192, 64 heads, 8 KV
  *   heads, intermediate 28672, vocab 32000), BF16, TP from the deployment (profiles use 2/4/8).
- * - `bloom-176b`: bigscience/bloom `config.json` (70 layers, hidden 14336, 112 heads, MHA, 4h MLP,
- *   vocab 250880), BF16, TP8.
+ * - `bloom-176b`: bigscience/bloom `config.json` (`n_layer` 70, `hidden_size` 14336, `n_head` 112,
+ *   MHA with ALiBi, so no position weights; fused QKV 3h x h plus the h x h dense; MLP
+ *   `dense_h_to_4h` / `dense_4h_to_h` with GELU, two matrices; `vocab_size` 250880, tied
+ *   embedding; biases and norms not counted), BF16, TP8 (the splitwise profiles' degree).
  *
  * @example
  * ```ts

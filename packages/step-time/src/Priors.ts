@@ -41,6 +41,9 @@ export type Priors = { readonly [K in keyof Efficiencies]: ParameterPrior }
  * - `perRequestSecondsPerLayer` 0.5 us (0-20 us): attention metadata per request.
  * - `fixedOverheadSeconds` 3 ms (0.1-30 ms): scheduler, sampling, embedding, input preparation.
  * - `eagerOverheadSecondsPerLayer` 30 us (0-300 us): kernel launches without CUDA graph.
+ * - `perRequestOverheadSeconds` 100 us (0-2 ms) per request per step: a serving stack's
+ *   per-sequence CPU work (scheduling, sampling, detokenising), tens of us in an overlapped
+ *   scheduler, hundreds in a synchronous Python loop.
  *
  * Spreads are wide for overheads (relative sd 1) and tighter for efficiencies (0.25-0.4), so data
  * that identifies a parameter overrides its prior and data that cannot leaves it near the centre.
@@ -62,7 +65,8 @@ export const defaultPriors: Priors = {
   perLayerOverheadSeconds: { centre: 20e-6, relativeSd: 1, plausible: [1e-6, 300e-6] },
   perRequestSecondsPerLayer: { centre: 0.5e-6, relativeSd: 1.5, plausible: [0, 20e-6] },
   fixedOverheadSeconds: { centre: 3e-3, relativeSd: 1, plausible: [0.1e-3, 30e-3] },
-  eagerOverheadSecondsPerLayer: { centre: 30e-6, relativeSd: 1, plausible: [0, 300e-6] }
+  eagerOverheadSecondsPerLayer: { centre: 30e-6, relativeSd: 1, plausible: [0, 300e-6] },
+  perRequestOverheadSeconds: { centre: 100e-6, relativeSd: 1.5, plausible: [0, 2e-3] }
 }
 
 /**
@@ -85,5 +89,6 @@ export const priorCentres = (priors: Priors): Efficiencies => ({
   perLayerOverheadSeconds: priors.perLayerOverheadSeconds.centre,
   perRequestSecondsPerLayer: priors.perRequestSecondsPerLayer.centre,
   fixedOverheadSeconds: priors.fixedOverheadSeconds.centre,
-  eagerOverheadSecondsPerLayer: priors.eagerOverheadSecondsPerLayer.centre
+  eagerOverheadSecondsPerLayer: priors.eagerOverheadSecondsPerLayer.centre,
+  perRequestOverheadSeconds: priors.perRequestOverheadSeconds.centre
 })

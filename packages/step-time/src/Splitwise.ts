@@ -7,7 +7,7 @@ import { parse } from "csv-parse/sync"
 import { Result } from "effect"
 import type { CalibrationError, StepSample } from "./Calibration.js"
 import { type GpuSpec, gpus as gpuPresets } from "./Hardware.js"
-import { type ModelSpec, withTp } from "./Model.js"
+import { type ModelSpec, models as modelPresets, withTp } from "./Model.js"
 
 const required = [
   "hardware",
@@ -20,15 +20,41 @@ const required = [
 ]
 
 /**
+ * Options of {@link splitwiseSamples}.
+ *
+ * - `models`: the specs the `model` column names (default: the {@link models} presets).
+ * - `model`: keep only the rows of this model (whose `model` column is `model.name`; every row
+ *   when the file has no `model` column), with this spec.
+ * - `gpu`, `tp`: keep only rows of this `hardware` / `tensor_parallel`.
+ * - `gpus`: the specs the `hardware` column names (default: the {@link gpus} presets).
+ * - `source`: the stack that measured the rows (default `splitwise`): rows of one source share
+ *   their overheads in {@link fit}, so name your own stack's measurements differently.
+ *
+ * @category calibration
+ * @since 0.2.0
+ */
+export interface SplitwiseOptions {
+  readonly model?: ModelSpec | undefined
+  readonly models?: Readonly<Record<string, ModelSpec>> | undefined
+  readonly gpu?: string | undefined
+  readonly tp?: number | undefined
+  readonly gpus?: Record<string, GpuSpec> | undefined
+  readonly source?: string | undefined
+}
+
+/**
  * Turn a splitwise profile CSV into calibration samples, two per row: a decode step (`token_time`,
  * ms: `batch_size` decodes at the mean context `prompt_size + token_size / 2`) and a prefill step
- * (`prompt_time`, ms: `batch_size` extends of `prompt_size` tokens). `hardware` names a GPU preset,
- * `tensor_parallel` the TP size of the single engine (one DP rank).
+ * (`prompt_time`, ms: `batch_size` extends of `prompt_size` tokens). `model` names a model spec
+ * (any model of `options.models`, default the presets: splitwise's file holds `llama2-70b` and
+ * `bloom-176b`), `hardware` a GPU preset, `tensor_parallel` the TP size of the single engine
+ * (one DP rank).
  *
  * **When to use**: to calibrate on the splitwise data (github.com/Mutinifni/splitwise-sim,
- * `data/perf_model.csv` layout, MIT) or any CSV with the same columns. Rows can be filtered by
- * `gpu` (hardware column) and `tp`. Fails with the row and column of the first bad value, or an
- * unknown hardware name; never throws.
+ * `data/perf_model.csv` layout, MIT) or any CSV with the same columns, with any models. Rows can
+ * be filtered by `model`, `gpu` (hardware column) and `tp` ({@link SplitwiseOptions}). Fails
+ * with the row and column of the first bad value, an unknown hardware name, or a model no spec
+ * is given for (`field: "model"`, naming it); never throws.
  *
  * @example
  * ```ts
@@ -38,6 +64,12 @@ const required = [
  *   "llama2-70b,h100-80gb,512,4,128,132.7,31.6,8\n"
  * const r = splitwiseSamples(csv, { model: models["llama2-70b"]! })
  * Result.isSuccess(r) && r.success.map((s) => s.phase).join(",") // => "decode,prefill"
+ * // without `model`, each row's model column picks its spec; a name with no spec is an error
+ * const two = csv + "bloom-176b,h100-80gb,512,4,128,180.1,40.2,8\n"
+ * const all = splitwiseSamples(two, {})
+ * Result.isSuccess(all) && all.success.map((s) => s.model.name).join(",") // => "llama2-70b,llama2-70b,bloom-176b,bloom-176b"
+ * const unknown = splitwiseSamples(csv.replace("llama2-70b,h100", "opt-66b,h100"), {})
+ * Result.isFailure(unknown) && unknown.failure.message // => "no model spec for opt-66b: not in options.models (default: the presets)"
  * ```
  *
  * @category calibration
@@ -45,12 +77,7 @@ const required = [
  */
 export const splitwiseSamples = (
   csvText: string,
-  options: {
-    readonly model: ModelSpec
-    readonly gpu?: string | undefined
-    readonly tp?: number | undefined
-    readonly gpus?: Record<string, GpuSpec> | undefined
-  }
+  options: SplitwiseOptions
 ): Result.Result<ReadonlyArray<StepSample>, CalibrationError> => {
   let records: Array<Record<string, string>>
   try {
@@ -63,6 +90,8 @@ export const splitwiseSamples = (
     })
   }
   const table = options.gpus ?? gpuPresets
+  const specs = options.models ?? modelPresets
+  const source = options.source ?? "splitwise"
   const out: Array<StepSample> = []
   for (let i = 0; i < records.length; i++) {
     const rec = records[i]!
@@ -83,8 +112,23 @@ export const splitwiseSamples = (
     }
     const hardware = rec["hardware"]!
     const tp = num("tensor_parallel")
+    const modelName = rec["model"]
     if (options.gpu !== undefined && hardware !== options.gpu) continue
     if (options.tp !== undefined && tp !== options.tp) continue
+    if (options.model !== undefined && modelName !== undefined && modelName !== options.model.name) continue
+    const spec =
+      options.model ??
+      (modelName === undefined ? undefined : Object.hasOwn(specs, modelName) ? specs[modelName] : undefined)
+    if (spec === undefined)
+      return Result.fail({
+        _tag: "CalibrationError",
+        field: "model",
+        row,
+        message:
+          modelName === undefined
+            ? "missing column model (or pass options.model)"
+            : `no model spec for ${modelName}: not in options.models (default: the presets)`
+      })
     const gpu = table[hardware]
     if (gpu === undefined)
       return Result.fail({
@@ -93,19 +137,19 @@ export const splitwiseSamples = (
         row,
         message: `unknown GPU ${hardware}`
       })
-    const model = withTp(options.model, tp)
+    const model = withTp(spec, tp)
     const batch = num("batch_size")
     const prompt = num("prompt_size")
     const context = prompt + num("token_size") / 2
     const group = hardware
-    const configuration = `${hardware} tp${tp} batch ${batch} prompt ${prompt} tokens ${num("token_size")}`
+    const configuration = `${spec.name} ${hardware} tp${tp} batch ${batch} prompt ${prompt} tokens ${num("token_size")}`
     out.push({
       model,
       gpu,
       group,
       phase: "decode",
       batchSize: batch,
-      source: "splitwise",
+      source,
       configuration: `${configuration} decode`,
       ranks: [{ decode: new Array<number>(batch).fill(context), extend: [] }],
       measuredSeconds: num("token_time") / 1000
@@ -116,7 +160,7 @@ export const splitwiseSamples = (
       group,
       phase: "prefill",
       batchSize: batch,
-      source: "splitwise",
+      source,
       configuration: `${configuration} prefill`,
       ranks: [{ decode: [], extend: Array.from({ length: batch }, () => ({ prefix: 0, tokens: prompt })) }],
       measuredSeconds: num("prompt_time") / 1000

@@ -55,7 +55,8 @@ export interface RankStepTime {
 /**
  * The modelled step, in seconds.
  *
- * `stepSeconds = layers x (max local + collectives) + MLP + LM head + fixed (+ eager)`.
+ * `stepSeconds = layers x (max local + collectives) + MLP + LM head + fixed + per-request
+ * (+ eager)`.
  * `moeSeconds`: MLP over all layers (MoE and leading dense layers), from the global token count
  * `moeTokens` (idle ranks add 0 tokens). `commSeconds`: collectives over all layers.
  * `tokenImbalanceRatio` / `pairsImbalanceRatio`: max over mean (1.0 balanced, the number of
@@ -144,7 +145,8 @@ const expectedDistinctLocalExperts = (numExperts: number, topK: number, ep: numb
  * all-reduces under plain TP, or with `model.collective: "all-to-all"` the MoE dispatch and
  * combine, whose volume is the busiest rank's tokens x top-k) costing
  * `(g - 1) x latency + bytes / link`; the step waits for the
- * slowest rank at every layer. With `attention.arithmetic: "dsa"` (DeepSeek sparse attention)
+ * slowest rank at every layer; a step pays `fixedOverheadSeconds` and `perRequestOverheadSeconds`
+ * per request of the rank with the most requests (each DP rank's scheduler works in parallel). With `attention.arithmetic: "dsa"` (DeepSeek sparse attention)
  * the attention FLOPs count at most `sparseTopK` keys per query (the capped pairs: the rank's
  * `kvReadPairs`, or `min(attentionPairs, tokens x sparseTopK)` when absent) and the lightning
  * indexer adds `attentionPairs x heads x (2 x headDim + 2)` FLOPs at its precision's peak and
@@ -208,11 +210,13 @@ export const stepTimeFromAggregates = (
   let sumPairs = 0
   let maxPairs = 0
   let idleRanks = 0
+  let maxRequests = 0
   let anyExtend = false
   let lmHead = 0
   for (let i = 0; i < dp; i++) {
     const r = ranks[i]!
     const numReq = r.numDecodes + (r.numExtends ?? (r.extendTokens > 0 ? 1 : 0))
+    if (numReq > maxRequests) maxRequests = numReq
     let t = p.perLayerOverheadSeconds
     if (r.tokens <= 0) idleRanks++
     else {
@@ -289,7 +293,10 @@ export const stepTimeFromAggregates = (
   }
 
   const cudaGraph = !(anyExtend && idleRanks > 0)
-  const overhead = p.fixedOverheadSeconds + (cudaGraph ? 0 : L * p.eagerOverheadSecondsPerLayer)
+  const overhead =
+    p.fixedOverheadSeconds +
+    maxRequests * p.perRequestOverheadSeconds +
+    (cudaGraph ? 0 : L * p.eagerOverheadSecondsPerLayer)
   const attentionSeconds = L * maxLocal
   const commSeconds = L * commPerLayer
   const stepSeconds = attentionSeconds + commSeconds + mlp + lmHead + overhead

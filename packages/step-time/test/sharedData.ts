@@ -1,10 +1,9 @@
-// The shared calibration data (fixtures/calibration): splitwise step rows and Vidur per-operator
+// The shared calibration data (fixtures/calibration): splitwise step rows (every model of every file) and Vidur per-operator
 // and network profiles, thinned with thinSamples (what `loadledger calibrate --thin` does).
 import { readdirSync, readFileSync } from "node:fs"
 import { Result } from "effect"
 import {
   type CalibrationSample,
-  models,
   splitwiseSamples,
   thinSamples,
   vidurCollectiveSamples,
@@ -16,11 +15,9 @@ const dir = new URL("../../../fixtures/calibration/", import.meta.url)
 const text = (f: string) => readFileSync(new URL(f, dir), "utf8")
 
 export const sharedSamples = (): ReadonlyArray<CalibrationSample> => {
-  const out: Array<CalibrationSample> = [
-    ...Result.getOrThrow(
-      splitwiseSamples(text("splitwise/perf_model_llama2-70b.csv"), { model: models["llama2-70b"]! })
-    )
-  ]
+  const out: Array<CalibrationSample> = []
+  for (const f of readdirSync(new URL("splitwise/", dir)).sort())
+    if (f.endsWith(".csv")) out.push(...Result.getOrThrow(splitwiseSamples(text(`splitwise/${f}`), {})))
   for (const f of readdirSync(new URL("vidur/", dir)).sort()) {
     const info = vidurFileInfo(f)
     if (info?.kind === "mlp")

@@ -1,5 +1,5 @@
 /**
- * Reads the calibration samples of `loadledger calibrate` from one profile file, its format recognised by its header (Splitwise step rows, Vidur `mlp.csv`, `attention.csv` or a network file).
+ * Reads the calibration samples of `loadledger calibrate` from one profile file, its format recognised by its header (Splitwise step rows of any models, Vidur `mlp.csv`, `attention.csv` or a network file).
  *
  * @since 0.1.0
  */
@@ -17,10 +17,12 @@ import { resolveModel } from "./stepTime.js"
 
 /**
  * Read one calibration profile, recognising its format by its header: splitwise step rows
- * (`hardware`, `prompt_time`, ...: needs `--model`), Vidur `mlp.csv` (`time_stats.mlp_up_proj.*`),
+ * (`hardware`, `prompt_time`, ...: each row's `model` column names a preset, any number of
+ * models per file; `--model NAME|FILE` keeps only that model's rows, with that spec, which is
+ * how a model with no preset is read), Vidur `mlp.csv` (`time_stats.mlp_up_proj.*`),
  * `attention.csv` (`time_stats.attn_prefill.*`) or a network file (`collective`). Vidur's GPU and
  * model come from the file's path (`vidurFileInfo`), or `--gpu` / `--model`. Throws a one-line
- * error naming the file (and line/column for bad values).
+ * error naming the file (and line/column for bad values, or the model with no spec).
  *
  * @since 0.2.0
  */
@@ -58,10 +60,19 @@ export const loadProfile = (
     const r = vidurCollectiveSamples(text, { gpu: vidurGpu() })
     rows = Result.isFailure(r) ? fail(r.failure) : r.success
   } else {
-    if (opts.model === undefined)
-      throw new Error(`${file}: a splitwise step profile needs --model (the model it was measured on)`)
-    const r = splitwiseSamples(text, { model: resolveModel(opts.model), gpu: opts.gpu, tp: opts.tp })
-    rows = Result.isFailure(r) ? fail(r.failure) : r.success
+    const model = opts.model === undefined ? undefined : resolveModel(opts.model)
+    const r = splitwiseSamples(text, { model, gpu: opts.gpu, tp: opts.tp })
+    rows = Result.isFailure(r)
+      ? fail(
+          r.failure.field === "model"
+            ? { ...r.failure, message: `${r.failure.message}; pass --model with its JSON spec` }
+            : r.failure
+        )
+      : r.success
+    if (rows.length === 0 && model !== undefined)
+      throw new Error(
+        `${file}: no rows match --model ${model.name}${opts.gpu ? ` --gpu ${opts.gpu}` : ""}${opts.tp ? ` --tp ${opts.tp}` : ""} (--model keeps the rows whose model column names it)`
+      )
   }
   if (rows.length === 0)
     throw new Error(

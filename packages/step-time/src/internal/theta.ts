@@ -1,14 +1,22 @@
 /**
- * The step-time model as a function of its parameter vector theta, for every calibration sample
- * kind: every term is one theta_i times a physical quantity, so the model is piecewise linear in
- * theta = [1/mem, 1/comp, 1/link, latency, perLayer, perRequest, fixed, eager].
+ * The step-time model as a function of one row's parameter vector theta, for every calibration
+ * sample kind: every term is one theta_i times a physical quantity, so the model is piecewise
+ * linear in theta = [1/mem, 1/comp, 1/link, latency, perLayer, perRequest, fixed, eager]. The
+ * first `NG` entries belong to the GPU, the last `NS` to the stack that measured the row (see
+ * `layout.ts`).
  */
 import { aggregate, type RankAggregate } from "../Batch.js"
 import type { CalibrationSample } from "../Calibration.js"
 import { defaultEfficiencies, type Efficiencies } from "../Efficiencies.js"
 import { stepTimeFromAggregates } from "../StepTime.js"
 
-export const NP = 8
+export const NP = 9
+/** Efficiencies (theta = 1 / efficiency): theta[0..NE). */
+export const NE = 3
+/** GPU-level parameters (efficiencies, collective latency): theta[0..NG). */
+export const NG = 4
+/** Stack-level parameters (per-layer, per-request, per-step and eager overheads): theta[NG..NP). */
+export const NS = NP - NG
 export const parameterNames = [
   "memoryEfficiency",
   "computeEfficiency",
@@ -17,11 +25,13 @@ export const parameterNames = [
   "perLayerOverheadSeconds",
   "perRequestSecondsPerLayer",
   "fixedOverheadSeconds",
-  "eagerOverheadSecondsPerLayer"
+  "eagerOverheadSecondsPerLayer",
+  "perRequestOverheadSeconds"
 ] as const
 export type ParameterName = (typeof parameterNames)[number]
+export const stackParameterNames = parameterNames.slice(NG) as ReadonlyArray<ParameterName>
 
-export const lower: ReadonlyArray<number> = [1, 1, 1, 0, 0, 0, 0, 0]
+export const lower: ReadonlyArray<number> = [1, 1, 1, 0, 0, 0, 0, 0, 0]
 export const toTheta = (p: Partial<Efficiencies>): Array<number> => {
   const q = { ...defaultEfficiencies, ...p }
   return [
@@ -32,7 +42,8 @@ export const toTheta = (p: Partial<Efficiencies>): Array<number> => {
     q.perLayerOverheadSeconds,
     q.perRequestSecondsPerLayer,
     q.fixedOverheadSeconds,
-    q.eagerOverheadSecondsPerLayer
+    q.eagerOverheadSecondsPerLayer,
+    q.perRequestOverheadSeconds
   ]
 }
 export const fromTheta = (t: ReadonlyArray<number>): Efficiencies => ({
@@ -43,7 +54,8 @@ export const fromTheta = (t: ReadonlyArray<number>): Efficiencies => ({
   perLayerOverheadSeconds: t[4]!,
   perRequestSecondsPerLayer: t[5]!,
   fixedOverheadSeconds: t[6]!,
-  eagerOverheadSecondsPerLayer: t[7]!
+  eagerOverheadSecondsPerLayer: t[7]!,
+  perRequestOverheadSeconds: t[8]!
 })
 
 export interface Prepared {
