@@ -26,6 +26,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import { resolve as resolveModule } from "import-meta-resolve"
 import ts from "typescript"
 import { describe, expect, it } from "vitest"
 import { pendingExamples, pendingModuleDocs } from "./docPending.js"
@@ -185,7 +186,11 @@ export const typecheckExamples = (examples: ReadonlyArray<DocExample>): Array<st
 // ---------------------------------------------------------------------------------------------
 // Running
 
-/** Modules an example may import, by specifier (others: `node:*` and anything resolvable). */
+/**
+ * Modules an example may import, by specifier. Any other bare specifier (`node:*`, or a
+ * dependency of the documented package such as the CLI's `commander`) is resolved as Node's ESM
+ * loader would from the example's own file, so a package's own `node_modules` serves its examples.
+ */
 const loaders: Record<string, () => Promise<unknown>> = {
   "@loadledger/schema": () => import("@loadledger/schema"),
   "@loadledger/policies": () => import("@loadledger/policies"),
@@ -206,7 +211,8 @@ const load = (specifier: string, from: URL): Promise<unknown> => {
     throw new Error(`examples import a package by its name (its public entry), not ${specifier}`)
   if (specifier.startsWith("."))
     return import(/* @vite-ignore */ fileURLToPath(new URL(specifier.replace(/\.js$/, ".ts"), from)))
-  return import(/* @vite-ignore */ specifier)
+  if (specifier.startsWith("node:")) return import(/* @vite-ignore */ specifier)
+  return import(/* @vite-ignore */ resolveModule(specifier, from.href))
 }
 
 /** A trailing comment that is a bare literal (`// 3`, `// "x"`, `// [1, 2]`): an unchecked value. */

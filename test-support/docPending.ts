@@ -50,7 +50,6 @@ export const pendingExamples: ReadonlyArray<string> = [
   "packages/testing/src/index.ts version",
   "packages/cli/src/commands/calibrate.ts register",
   "packages/cli/src/commands/conformance.ts register",
-  "packages/cli/src/commands/decode.ts register",
   "packages/cli/src/commands/simulate.ts register",
   "packages/cli/src/commands/stepTime.ts register",
   "packages/cli/src/commands/sweep.ts register",

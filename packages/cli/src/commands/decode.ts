@@ -45,6 +45,17 @@ export const renderLedger = (rows: ReadonlyArray<object>): string =>
  * prints one line naming the field or line at fault on stderr and exits 1. Reads stdin when FILE
  * is `-` or absent.
  *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./decode.js"
+ * const program = new Command()
+ * register(program)
+ * const decode = program.commands[0]!
+ * decode.name() // => "decode"
+ * decode.options.map((o) => o.long) // => ["--kind", "--json"]
+ * ```
+ *
  * @since 0.1.0
  */
 export const register = (program: Command): void => {
