@@ -110,6 +110,17 @@ const lomoTable = (r: ReadonlyArray<HeldOutModel>): string => {
  * model, phase and batch size; `--leave-one-model-out` refits without each model in turn and
  * reports the held-out model's error.
  *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./calibrate.js"
+ * const program = new Command()
+ * register(program)
+ * const calibrate = program.commands[0]!
+ * calibrate.name() // => "calibrate"
+ * calibrate.options.some((o) => o.long === "--leave-one-model-out") // => true
+ * ```
+ *
  * @since 0.1.0
  */
 export const register = (program: Command): void => {

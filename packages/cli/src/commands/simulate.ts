@@ -3,21 +3,11 @@
  *
  * @since 0.1.0
  */
-import { readFileSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import type { PolicyEntry } from "@loadledger/policies"
-import {
-  isTraceError,
-  kvPoolTokensFor,
-  type PolicyResult,
-  parseTrace,
-  type SimConfig,
-  scaleTrace,
-  simulate,
-  stepModelFor,
-  type TraceFormat
-} from "@loadledger/sim"
-import { gpus, models } from "@loadledger/step-time"
+import { type PolicyResult, scaleTrace, simulate, type TraceFormat } from "@loadledger/sim"
 import { type Command, Option } from "commander"
+import { readTraceFile, simConfigFor } from "../internal/simSetup.js"
 import { progressMode, startProgress } from "./progress.js"
 import { checkOutputPath, isArgError, parsePolicyList, simulateHelpText } from "./simulateArgs.js"
 import { renderReport } from "./simulateReport.js"
@@ -82,45 +72,13 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   // every argument and output path first: a typo must not cost a simulation
   const entries = parsePolicyList(o.policies)
   if (isArgError(entries)) return fail(entries.message)
-  const model =
-    models[o.model] ?? fail(`unknown model "${o.model}"; known: ${Object.keys(models).join(", ")}`)
-  const gpu = gpus[o.gpu] ?? fail(`unknown GPU "${o.gpu}"; known: ${Object.keys(gpus).join(", ")}`)
+  const base = simConfigFor({ ...o, engine: "sglang" }) // the engine is set per policy below
   if (o.report !== undefined) {
     const bad = checkOutputPath("--report", o.report)
     if (bad) return fail(bad.message)
   }
-  const base: SimConfig = {
-    dpSize: o.dp,
-    stepModel: stepModelFor({ model, gpu }),
-    kvPoolTokens: o.kvPoolTokens ?? kvPoolTokensFor(model, gpu),
-    sparseTopK: model.attention.sparseTopK,
-    chunkedPrefillTokens: o.chunkedPrefill,
-    maxRunningRequests: o.maxRunning,
-    frontEnds: o.frontEnds,
-    seed: o.seed
-  }
-  if ((base.kvPoolTokens ?? 0) <= 0)
-    return fail(`${o.model} does not fit on one ${o.gpu}: no room for a KV pool`)
-  let text: string
-  try {
-    text = readFileSync(o.trace, "utf8")
-  } catch (e) {
-    const code = (e as { code?: string }).code
-    return fail(
-      code === "ENOENT"
-        ? `trace file not found: ${o.trace}`
-        : code === "EISDIR"
-          ? `--trace ${o.trace} is a directory, not a file`
-          : `cannot read trace ${o.trace}: ${code ?? e}`
-    )
-  }
-  const parsed = parseTrace(text, o.format)
-  if (isTraceError(parsed))
-    return fail(
-      `${o.trace}${parsed.line === undefined ? "" : ` line ${parsed.line}`}: ${parsed.message}${parsed.field && !parsed.message.includes(parsed.field) ? ` (${parsed.field})` : ""}`
-    )
+  const parsed = readTraceFile(o.trace, o.format, `--trace ${o.trace}`)
   const trace = scaleTrace(parsed, { rateScale: o.rateScale, limit: o.limit })
-  if (trace.length === 0) return fail(`${o.trace}: the trace has no requests`)
   const progress = await startProgress({
     total: trace.length * entries.length,
     unit: "requests",
@@ -176,6 +134,18 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
 /**
  * Registers `loadledger simulate --trace FILE --policies LIST [--dp 8] [--model glm-5.3] [--gpu h200]
  * [--engine sglang|vllm] [--rate-scale X] [--limit N] [--json] [--report out.html]`.
+ *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./simulate.js"
+ * const program = new Command()
+ * register(program)
+ * const simulate = program.commands[0]!
+ * simulate.name() // => "simulate"
+ * simulate.options.slice(0, 6).map((o) => o.long)
+ * // => ["--trace", "--policies", "--dp", "--model", "--gpu", "--engine"]
+ * ```
  *
  * @since 0.1.0
  */

@@ -87,6 +87,17 @@ const ms = (s: number) => (s * 1000).toFixed(3)
  * Prints a table, or with `--json` the full result (`stepSeconds`, `moeSeconds`, `commSeconds`,
  * `tokenImbalanceRatio`, `pairsImbalanceRatio`, `cudaGraph`, `ranks[]`).
  *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./stepTime.js"
+ * const program = new Command()
+ * register(program)
+ * const stepTime = program.commands[0]!
+ * stepTime.name() // => "step-time"
+ * stepTime.options.map((o) => o.long) // => ["--model", "--gpu", "--ranks", "--params", "--json"]
+ * ```
+ *
  * @since 0.1.0
  */
 export const register = (program: Command): void => {

@@ -125,6 +125,17 @@ const count = (name: string) => (v: string) => {
  * Registers `loadledger sweep SPEC [--out DIR] [--workers N] [--shard i/n] [--quiet] [--json]` and
  * `loadledger sweep merge OUT DIR...`.
  *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./sweep.js"
+ * const program = new Command()
+ * register(program)
+ * const sweep = program.commands[0]!
+ * sweep.name() // => "sweep"
+ * sweep.commands.map((c) => c.name()) // => ["run", "merge"]
+ * ```
+ *
  * @since 0.2.0
  */
 export const register = (program: Command): void => {

@@ -16,15 +16,26 @@ import {
 } from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time"
 
-/** Read and parse a trace file; throws an `Error` with a one-line message naming the file and line. */
-export const readTraceFile = (path: string, format?: TraceFormat): ReadonlyArray<TraceRequest> => {
+/**
+ * Read and parse a trace file; throws an `Error` with a one-line message naming the file and line
+ * (`what` names the path where the error says it is a directory, e.g. `--trace x`).
+ */
+export const readTraceFile = (
+  path: string,
+  format?: TraceFormat,
+  what = path
+): ReadonlyArray<TraceRequest> => {
   let text: string
   try {
     text = readFileSync(path, "utf8")
   } catch (e) {
     const code = (e as { code?: string }).code
     throw new Error(
-      code === "ENOENT" ? `trace file not found: ${path}` : `cannot read trace ${path}: ${code ?? e}`
+      code === "ENOENT"
+        ? `trace file not found: ${path}`
+        : code === "EISDIR"
+          ? `${what} is a directory, not a file`
+          : `cannot read trace ${path}: ${code ?? e}`
     )
   }
   const parsed = parseTrace(text, format)
