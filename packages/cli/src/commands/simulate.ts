@@ -65,6 +65,16 @@ const engineFor = (entry: PolicyEntry, forced: "sglang" | "vllm" | undefined): "
  * run each policy on the same arrivals, print the table (or JSON), write the HTML report. Throws an
  * `Error` with a one-line message on bad input (the CLI prints it and exits 1).
  *
+ * @example
+ * ```ts
+ * import { runSimulate } from "./simulate.js"
+ * const o = { trace: "examples/traces/mooncake/conversation_trace.jsonl", dp: 2, model: "glm-5.3", gpu: "h200", seed: 0, frontEnds: 1 }
+ * await runSimulate({ ...o, policies: "no-such-policy" }).catch((e: Error) => e.message.slice(0, 40))
+ * // => 'unknown policy "no-such-policy"; known: '
+ * await runSimulate({ ...o, policies: "round-robin", model: "gpt-9" }).catch((e: Error) => e.message.slice(0, 30))
+ * // => 'unknown model "gpt-9"; known: '
+ * ```
+ *
  * @category simulate
  * @since 0.1.0
  */

@@ -77,6 +77,13 @@ const writeSummary = async (outDir: string, spec: SweepSpec, json: boolean) => {
  * cells on worker threads with progress on stderr, keep each cell's JSON, and write
  * `summary.json`, `summary.md` (printed) and the interactive `report.html` for the cells present.
  *
+ * @example
+ * ```ts
+ * import { runSweepCommand } from "./sweep.js"
+ * await runSweepCommand("no-such-spec.yaml", {}).catch((e: Error) => e.message)
+ * // => "spec file not found: no-such-spec.yaml"
+ * ```
+ *
  * @category sweep
  * @since 0.2.0
  */
