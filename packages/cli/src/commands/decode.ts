@@ -7,19 +7,11 @@ import {
   decodeLedgerReport,
   formatDecodeError,
   formatLedgerNotice,
-  type LedgerKind
+  type LedgerKind,
+  ledgerKinds
 } from "@loadledger/schema"
 import { type Command, Option } from "commander"
 import { readInput } from "../internal/readInput.js"
-
-const kinds: ReadonlyArray<LedgerKind> = [
-  "auto",
-  "v1-loads",
-  "get-load",
-  "load-stat",
-  "vllm-metrics",
-  "sglang-metrics"
-]
 
 /**
  * Render a ledger as JSON: an array with one object per rank on its own line, present fields only.
@@ -63,7 +55,7 @@ export const register = (program: Command): void => {
     .command("decode")
     .description("decode an SGLang / vLLM load report to the per-rank ledger (JSON, one object per rank)")
     .argument("[file]", "payload file, or - for stdin", "-")
-    .addOption(new Option("--kind <kind>", "payload format").choices(kinds as Array<string>).default("auto"))
+    .addOption(new Option("--kind <kind>", "payload format").choices(ledgerKinds).default("auto"))
     .option("--json", 'print {"rows": [...], "notices": [...]} (notices are also printed on stderr)')
     .action((file: string, opts: { kind: LedgerKind; json?: boolean }) => {
       const bytes = readInput(file)
