@@ -360,6 +360,13 @@ export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled
   }
 }
 
+/** The refresh a dispatch does first (`TOTAL_*` only; `refreshed` is `undefined` for the others). */
+const refreshOnDispatch = (
+  state: DpControllerState,
+  nowSeconds: number
+): { readonly refreshed: boolean | undefined; readonly state: DpControllerState } =>
+  refreshesOnDispatch(state.method) ? refresh(state, nowSeconds) : { refreshed: undefined, state }
+
 /**
  * The outcome of {@link dispatchRequest}: `refreshed` is absent for methods that do not refresh;
  * `state` includes the refresh even when scheduling failed (upstream consumes the window anyway).
@@ -399,13 +406,7 @@ export const dispatchRequest = (
   req: RouteRequest,
   nowSeconds: number
 ): RequestOutcome => {
-  let refreshed: boolean | undefined
-  let s = state
-  if (refreshesOnDispatch(state.method)) {
-    const r = refresh(state, nowSeconds)
-    refreshed = r.refreshed
-    s = r.state
-  }
+  const { refreshed, state: s } = refreshOnDispatch(state, nowSeconds)
   const out = schedule(s, req)
   return "_tag" in out
     ? { refreshed, rank: undefined, error: out, state: s }
@@ -446,13 +447,8 @@ export const dispatchBatch = (
   reqs: ReadonlyArray<RouteRequest>,
   nowSeconds: number
 ): BatchOutcome => {
-  let refreshed: boolean | undefined
-  let s = state
-  if (refreshesOnDispatch(state.method)) {
-    const r = refresh(state, nowSeconds)
-    refreshed = r.refreshed
-    s = r.state
-  }
+  const { refreshed, state: refreshedState } = refreshOnDispatch(state, nowSeconds)
+  let s = refreshedState
   const ranks: Array<number> = []
   for (const req of reqs) {
     const out = schedule(s, req)
