@@ -14,16 +14,13 @@ import { makeOffThreadDecoder } from "./internal/offThreadDecoder.js"
 import type { PollFailure } from "./LastHeard.js"
 import { makeRouterMetrics } from "./Metrics.js"
 import type { RankStatus } from "./RankStatus.js"
+import { type Decision, finish, type RouterError, route } from "./Route.js"
 import {
   applyPoll,
-  type Decision,
   ejectWorker,
-  finish,
   makeRouter,
-  type RouterError,
   type RouterOptions,
   type RouterState,
-  route,
   statuses
 } from "./Router.js"
 import { type SourceSpec, sourceDecodeKind, sourceUrl } from "./Source.js"
