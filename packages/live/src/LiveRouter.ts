@@ -3,7 +3,9 @@
  * decode off the routing thread (bounded time per payload), fold results into a `RouterState`, and
  * route / finish / abort requests against it.
  *
- * Over 300 lines: one concept (the effectful shell around `RouterState`); a third is the docstrings of its options and of the bounds on polls and payloads.
+ * Over 300 lines: one concept (the effectful shell around `RouterState`: one cell, its poll loop and
+ * the calls that feed it); a quarter is the docstrings of its options and of the bounds on polls
+ * and payloads.
  *
  * @since 0.1.0
  */

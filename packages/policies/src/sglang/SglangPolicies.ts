@@ -4,7 +4,9 @@
  * Reproduces `python/sglang/srt/managers/data_parallel_controller.py` (sgl-project/sglang, file-index
  * version 54513096567; golden vectors `fixtures/reference/sglang/dp_lb_cases.json`).
  *
- * Over 300 lines: the four methods share the refresh, the generic path and the registry shape; each method's route is a short function and the rest are docstrings.
+ * Over 300 lines: one concept (upstream's four methods as policies), which share the refresh, the
+ * generic path and the registry shape; each method's route is a short function, and 44% of the
+ * lines are docstrings.
  *
  * @since 0.1.0
  */
