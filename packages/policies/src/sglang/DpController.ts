@@ -6,8 +6,8 @@
  * version 54513096567) and the SHM reader of `load_snapshot.py` @ 025177e4, as specified in
  * `fixtures/reference/sglang/README.md` section 1.
  *
- * Over 300 lines: one concept (upstream's controller: its ten functions over one state, each with a
- * runnable example); half of the lines are those docstrings.
+ * Over 300 lines: one concept (upstream's controller: its refresh interval and nine functions over one
+ * state, each with a runnable example); half of the lines are those docstrings.
  *
  * @since 0.1.0
  */
