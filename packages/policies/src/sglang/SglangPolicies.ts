@@ -27,6 +27,7 @@ import * as DpBudget from "./DpBudget.js"
 import * as DpController from "./DpController.js"
 import * as Charged from "./internal/ChargedState.js"
 import { budgetExplanation, RoomRouted, routedTieBreak, tieBreaks } from "./internal/Explanations.js"
+import { pickOf } from "./internal/RankTournament.js"
 
 const explain = (
   before: DpController.DpControllerState,
@@ -137,7 +138,7 @@ const routeBudgetSlow = (
     ? refreshCharged(state as Charged.ChargedState, now)
     : (state as Charged.ChargedState)
   const totals = Charged.totalsOf(before)
-  return Charged.routeFrom(before, totals, Charged.pickOf(totals), tokens, refreshed)
+  return Charged.routeFrom(before, totals, pickOf(totals), tokens, refreshed)
 }
 
 /** ROUND_ROBIN: the next healthy slot after the counter. Same result as `DpController.schedule`. */
