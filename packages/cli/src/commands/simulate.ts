@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs"
 import type { PolicyEntry } from "@loadledger/policies"
 import { type PolicyResult, scaleTrace, simulate, type TraceFormat } from "@loadledger/sim"
 import { type Command, Option } from "commander"
+import { fail, nonNegativeInt, positiveInt, positiveNumber } from "../internal/args.js"
 import { readTraceFile, simConfigFor } from "../internal/simSetup.js"
 import { progressMode, startProgress } from "./progress.js"
 import { checkOutputPath, isArgError, parsePolicyList, simulateHelpText } from "./simulateArgs.js"
@@ -37,23 +38,6 @@ export interface SimulateOptions {
   readonly chunkedPrefill?: number | undefined
   readonly maxRunning?: number | undefined
   readonly quiet?: boolean | undefined
-}
-
-const fail = (message: string): never => {
-  throw new Error(message)
-}
-
-const positiveInt = (name: string) => (v: string) => {
-  const n = Number(v)
-  return Number.isInteger(n) && n > 0 ? n : fail(`${name} must be a positive integer, got "${v}"`)
-}
-const nonNegInt = (name: string) => (v: string) => {
-  const n = Number(v)
-  return Number.isInteger(n) && n >= 0 ? n : fail(`${name} must be a non-negative integer, got "${v}"`)
-}
-const positive = (name: string) => (v: string) => {
-  const n = Number(v)
-  return Number.isFinite(n) && n > 0 ? n : fail(`${name} must be a positive number, got "${v}"`)
 }
 
 /** The engine a policy is simulated on: `--engine` when given, else the policy's own (sglang for "any"). */
@@ -178,11 +162,15 @@ export const register = (program: Command): void => {
         "vllm"
       ])
     )
-    .option("--rate-scale <x>", "multiply the arrival rate (2 = twice as fast)", positive("--rate-scale"))
+    .option(
+      "--rate-scale <x>",
+      "multiply the arrival rate (2 = twice as fast)",
+      positiveNumber("--rate-scale")
+    )
     .option("--limit <n>", "use only the first N requests", positiveInt("--limit"))
     .option("--json", "print the results as JSON")
     .option("--report <file>", "write a self-contained HTML report with charts")
-    .option("--seed <n>", "seed (random bootstrap rooms)", nonNegInt("--seed"), 0)
+    .option("--seed <n>", "seed (random bootstrap rooms)", nonNegativeInt("--seed"), 0)
     .option("--front-ends <n>", "vLLM API-server processes", positiveInt("--front-ends"), 1)
     .addOption(
       new Option("--format <format>", "trace format (default: detected)").choices([
