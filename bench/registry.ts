@@ -6,7 +6,6 @@
 import type { Benchmark } from "./harness.js"
 import { liveBench } from "./live.js"
 import { ownPolicyBench } from "./ownPolicies.js"
-import { peerRouterBench } from "./peerPolicies.js"
 import { peerPolicyBench } from "./peers.js"
 import { sglangPolicyBench } from "./sglangPolicies.js"
 import { simBench } from "./sim.js"
@@ -19,7 +18,6 @@ export const benchmarks: ReadonlyArray<Benchmark> = [
   vllmPolicyBench,
   ownPolicyBench,
   peerPolicyBench,
-  peerRouterBench,
   simBench,
   simCellsBench,
   stepTimeBench,

@@ -26,6 +26,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import { resolve as resolveModule } from "import-meta-resolve"
 import ts from "typescript"
 import { describe, expect, it } from "vitest"
 import { pendingExamples, pendingModuleDocs } from "./docPending.js"
@@ -185,7 +186,11 @@ export const typecheckExamples = (examples: ReadonlyArray<DocExample>): Array<st
 // ---------------------------------------------------------------------------------------------
 // Running
 
-/** Modules an example may import, by specifier (others: `node:*` and anything resolvable). */
+/**
+ * Modules an example may import, by specifier. Any other bare specifier (`node:*`, or a
+ * dependency of the documented package such as the CLI's `commander`) is resolved as Node's ESM
+ * loader would from the example's own file, so a package's own `node_modules` serves its examples.
+ */
 const loaders: Record<string, () => Promise<unknown>> = {
   "@loadledger/schema": () => import("@loadledger/schema"),
   "@loadledger/policies": () => import("@loadledger/policies"),
@@ -206,7 +211,8 @@ const load = (specifier: string, from: URL): Promise<unknown> => {
     throw new Error(`examples import a package by its name (its public entry), not ${specifier}`)
   if (specifier.startsWith("."))
     return import(/* @vite-ignore */ fileURLToPath(new URL(specifier.replace(/\.js$/, ".ts"), from)))
-  return import(/* @vite-ignore */ specifier)
+  if (specifier.startsWith("node:")) return import(/* @vite-ignore */ specifier)
+  return import(/* @vite-ignore */ resolveModule(specifier, from.href))
 }
 
 /** A trailing comment that is a bare literal (`// 3`, `// "x"`, `// [1, 2]`): an unchecked value. */
@@ -378,32 +384,20 @@ export const exportsWithoutExample = (pkgDir: URL): Array<string> => {
 
 /**
  * The test suite of one package: every docstring example and the README Usage block run, each as
- * its own test. `pending` names examples known to fail (e.g. while their module is being edited
- * by someone else): they must fail, so a fixed one is noticed and taken off the list.
+ * its own test; every export has a docstring, every public value export an example, every source
+ * file a module docstring (but for the lists of `docPending.ts`), and the examples type-check.
  */
-export const describeDocExamples = (
-  pkgDir: URL,
-  options: {
-    readonly pending?: ReadonlyArray<string>
-  } = {}
-): void => {
+export const describeDocExamples = (pkgDir: URL): void => {
   const pkg = JSON.parse(readFileSync(new URL("package.json", pkgDir), "utf8")) as { name: string }
   const examples = extractDocExamples(pkgDir)
   const readme = readmeUsage(pkgDir)
-  const pending = new Set(options.pending ?? [])
   const pkgPath = `${relative(fileURLToPath(repoRoot), fileURLToPath(pkgDir))}/`
   expect.addEqualityTesters([closeNumbers])
   describe(`${pkg.name}: docstring examples (${examples.length})`, () => {
-    for (const example of examples) {
-      const run = pending.has(example.name) ? it.fails : it
-      run(example.name, async () => {
+    for (const example of examples)
+      it(example.name, async () => {
         await runExample(example)
       })
-    }
-    it("the pending list names existing examples", () => {
-      const names = new Set(examples.map((e) => e.name))
-      expect([...pending].filter((n) => !names.has(n))).toEqual([])
-    })
     it("every export has a docstring", () => {
       expect(undocumentedExports(pkgDir)).toEqual([])
     })
@@ -420,11 +414,7 @@ export const describeDocExamples = (
       expect([...known].filter((x) => !missing.includes(x))).toEqual([])
     })
     it("the examples and the README Usage block type-check", () => {
-      const typed = [
-        ...examples.filter((e) => !pending.has(e.name)),
-        ...(readme === undefined ? [] : [readme])
-      ]
-      expect(typecheckExamples(typed)).toEqual([])
+      expect(typecheckExamples([...examples, ...(readme === undefined ? [] : [readme])])).toEqual([])
     })
   })
   describe(`${pkg.name}: README`, () => {

@@ -14,6 +14,13 @@ import * as sweep from "./commands/sweep.js"
 /**
  * Build the `loadledger` program (commander) with every subcommand registered.
  *
+ * @example
+ * ```ts
+ * import { program } from "@loadledger/cli"
+ * program().name() // => "loadledger"
+ * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "sweep"]
+ * ```
+ *
  * @category cli
  * @since 0.1.0
  */
@@ -29,6 +36,13 @@ export const program = (): Command => {
 /**
  * Run the CLI on `argv` (as `process.argv`). Resolves to the exit code: 0 on success, 1 on bad
  * input or failed checks. Errors are printed as one line on stderr.
+ *
+ * @example
+ * ```ts
+ * import { main } from "@loadledger/cli"
+ * // prints "loadledger: unknown model gpt-9 (presets: ...)" on stderr
+ * await main(["node", "loadledger", "step-time", "--model", "gpt-9", "--gpu", "h200", "--ranks", "[[1]]"]) // => 1
+ * ```
  *
  * @category cli
  * @since 0.1.0

@@ -90,4 +90,29 @@ describe("peer golden vectors (fixtures/reference/peers)", () => {
     }
     expect(lines.join("")).toBe("187 passed, 0 failed\n")
   })
+
+  it.each(["smg", "production-stack", "aibrix", "dynamo", "llm-d"])(
+    "a %s document without a cases array is not a known format (never an empty pass)",
+    (system) => {
+      expect(runVectors({ format: "loadledger-peer-policy-golden", system })).toBeUndefined()
+      expect(runVectors({ format: "loadledger-peer-policy-golden", system, cases: {} })).toBeUndefined()
+    }
+  )
+
+  it.each(["smg", "production-stack"])(
+    "a %s case that throws is a failed case named `exception: ...`",
+    (system) => {
+      const doc = load(system)
+      const c = doc.cases.find((x) => x.steps.some((s) => s["op"] === "update"))!
+      const broken = {
+        ...c,
+        steps: c.steps.map((s) =>
+          s["op"] === "update" ? { ...s, workers: [{ id: "no-such-worker", healthy: true }] } : s
+        )
+      }
+      const r = runVectors({ ...doc, cases: [broken] })?.results[0]
+      expect(r?.ok).toBe(false)
+      expect(r?.firstDiff).toMatch(/^exception: \S/)
+    }
+  )
 })

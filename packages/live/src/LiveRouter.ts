@@ -3,7 +3,9 @@
  * decode off the routing thread (bounded time per payload), fold results into a `RouterState`, and
  * route / finish / abort requests against it.
  *
- * Over 300 lines: one concept (the effectful shell around `RouterState`); a third is the docstrings of its options and of the bounds on polls and payloads.
+ * Over 300 lines: one concept (the effectful shell around `RouterState`: one cell, its poll loop and
+ * the calls that feed it); a quarter is the docstrings of its options and of the bounds on polls
+ * and payloads.
  *
  * @since 0.1.0
  */
@@ -14,16 +16,13 @@ import { makeOffThreadDecoder } from "./internal/offThreadDecoder.js"
 import type { PollFailure } from "./LastHeard.js"
 import { makeRouterMetrics } from "./Metrics.js"
 import type { RankStatus } from "./RankStatus.js"
+import { type Decision, finish, type RouterError, route } from "./Route.js"
 import {
   applyPoll,
-  type Decision,
   ejectWorker,
-  finish,
   makeRouter,
-  type RouterError,
   type RouterOptions,
   type RouterState,
-  route,
   statuses
 } from "./Router.js"
 import { type SourceSpec, sourceDecodeKind, sourceUrl } from "./Source.js"

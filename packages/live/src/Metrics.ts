@@ -4,8 +4,8 @@
  * @since 0.1.0
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client"
-import type { RankStatus } from "./RankStatus.js"
-import { type FallbackReason, observedImbalance } from "./Router.js"
+import { observedImbalance, type RankStatus } from "./RankStatus.js"
+import type { FallbackReason } from "./Route.js"
 
 /**
  * The router's metrics. Series (all prefixed `loadledger_router_`):

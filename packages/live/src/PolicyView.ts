@@ -133,3 +133,36 @@ export const sameMembers = (a: ReadonlyArray<number>, b: ReadonlyArray<number>):
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
   return true
 }
+
+/**
+ * The view for `ranks` at `now`: `view` itself when its members are still exactly the usable
+ * ranks, else a new view of the usable ranks (next generation) built from their current rows.
+ *
+ * @example
+ * ```ts
+ * import { buildView, refreshView } from "@loadledger/live"
+ * import { totalRequests } from "@loadledger/policies"
+ * const row = (i: number) => ({ dpRank: i, numRunningReqs: i, numWaitingReqs: 0, numTotalTokens: 0, timestamp: 1 })
+ * const rank = (i: number, condition: "known" | "unknown") => ({ index: i, id: `u@${i}`, workerUrl: "u", dpRank: i, condition, row: row(i) })
+ * const v = buildView(totalRequests, [rank(0, "known"), rank(1, "known")], [0, 1], 1, 1)
+ * refreshView(totalRequests, v, [rank(0, "known"), rank(1, "known")], 2) === v // => true
+ * // rank 1 went stale: it is unknown now, so it leaves the view
+ * const w = refreshView(totalRequests, v, [rank(0, "known"), { ...rank(1, "unknown"), reason: "stale" as const }], 2)
+ * w.members // => [0]
+ * w.generation // => 2
+ * ```
+ *
+ * @category constructors
+ * @since 0.3.0
+ */
+export const refreshView = <S>(
+  policy: Policy<S>,
+  view: PolicyView<S>,
+  ranks: ReadonlyArray<RankStatus>,
+  now: number
+): PolicyView<S> => {
+  const members = usableRanks(ranks)
+  return sameMembers(members, view.members)
+    ? view
+    : buildView(policy, ranks, members, view.generation + 1, now)
+}

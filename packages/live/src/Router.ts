@@ -1,17 +1,16 @@
 /**
  * A router value: what was last heard from each rank, the policy's view of the usable ranks, and
- * exact in-flight bookkeeping.
+ * exact in-flight bookkeeping; built by `makeRouter` and fed polls here (`applyPoll`,
+ * `ejectWorker`). Requests are placed and ended by `Route.ts` (`route`, `finish`).
  *
  * Pure: `(state, input, now) -> result`. The effectful shell (`LiveRouter`) keeps the current value
  * in one cell and feeds it polls and requests.
  *
- * Over 300 lines: one concept (the pure router value: view, route, finish, abort, polls), which share the in-flight bookkeeping; about half are docstrings.
- *
  * @since 0.1.0
  */
-import { checkInputLength, type Explanation, type Policy, type RouteRequest } from "@loadledger/policies"
+import type { Policy } from "@loadledger/policies"
 import type { RankLoad } from "@loadledger/schema"
-import { HashMap, Option, Result } from "effect"
+import { HashMap, Result } from "effect"
 import {
   eject,
   type LastHeard,
@@ -21,14 +20,8 @@ import {
   recordRows,
   type WorkerSpec
 } from "./LastHeard.js"
-import { buildView, type PolicyView, sameMembers, usableRanks, viewRow } from "./PolicyView.js"
-import {
-  type LoadField,
-  type RankStatus,
-  rankStatus,
-  type StatusOptions,
-  tokenImbalanceRatio
-} from "./RankStatus.js"
+import { type PolicyView, refreshView, viewRow } from "./PolicyView.js"
+import { type LoadField, type RankStatus, rankStatus, type StatusOptions } from "./RankStatus.js"
 
 /**
  * How the router judges ranks. `staleAfterSeconds`: the staleness bound. `requiredFields`: fields
@@ -82,72 +75,6 @@ export interface RouterState<S> {
 }
 
 /**
- * Why the fallback decided instead of the policy: `no-known-rank` (no rank's numbers are usable,
- * e.g. before the first poll answers, or every engine serves stale, rejected or undecodable loads,
- * while some engine is still healthy) or `policy-refused` (the policy returned `AllRanksUnavailable`
- * or `NoRanks` over a non-empty view).
- *
- * @category models
- * @since 0.2.0
- */
-export type FallbackReason = "no-known-rank" | "policy-refused"
-
-/**
- * A placement: the global rank index, the virtual worker (`url@dpRank`), who decided (`"policy"`,
- * or `"fallback"` with its `fallbackReason`), the policy's explanation (its `scores` index the
- * view: `details.view` lists the view's global ranks), and every rank's status at decision time.
- *
- * @category models
- * @since 0.1.0
- */
-export interface Decision {
-  readonly _tag: "Decision"
-  readonly requestId: string
-  readonly rank: number
-  readonly rankId: string
-  readonly workerUrl: string
-  readonly dpRank: number
-  readonly mode: "policy" | "fallback"
-  readonly fallbackReason?: FallbackReason | undefined
-  readonly explanation: Explanation
-  readonly ranks: ReadonlyArray<RankStatus>
-}
-
-/**
- * Why the router could not place a request: a request that is not valid (`InvalidInput`, e.g. an
- * `inputLength` that is no token count, `field` naming it); no healthy rank at all; a request id
- * already in flight; a `routedDpRank` that is not usable; or the policy's own error (kept in the
- * message).
- *
- * @category errors
- * @since 0.1.0
- */
-export interface RouterError {
-  readonly _tag: "RouterError"
-  readonly reason:
-    | "InvalidInput"
-    | "NoAvailableRanks"
-    | "DuplicateRequestId"
-    | "InvalidRoutedRank"
-    | "PolicyError"
-  readonly message: string
-  readonly field?: string | undefined
-  readonly ranks?: ReadonlyArray<RankStatus> | undefined
-}
-
-const bump = (xs: ReadonlyArray<number>, i: number, by: number): ReadonlyArray<number> => {
-  const out = xs.slice()
-  out[i] = out[i]! + by
-  return out
-}
-
-const routerError = (
-  reason: RouterError["reason"],
-  message: string,
-  extra?: Partial<RouterError>
-): RouterError => ({ _tag: "RouterError", reason, message, ...extra })
-
-/**
  * A fresh router for `workers` (each physical worker expands to `dpSize` ranks) and one policy.
  *
  * @example
@@ -189,18 +116,6 @@ export const makeRouter = <S>(
   }
 }
 
-/** The view for `ranks` at `now`: unchanged when the usable set is, rebuilt otherwise. */
-const refreshView = <S>(
-  state: RouterState<S>,
-  ranks: ReadonlyArray<RankStatus>,
-  now: number
-): PolicyView<S> => {
-  const members = usableRanks(ranks)
-  return sameMembers(members, state.view.members)
-    ? state.view
-    : buildView(state.policy, ranks, members, state.view.generation + 1, now)
-}
-
 /**
  * Fold one poll of worker `url` (decoded rows, or the failure) into the router: the ledger is
  * updated (`mode` as in `recordRows`); when the set of usable ranks is unchanged, the worker's
@@ -233,7 +148,7 @@ export const applyPoll = <S>(
     : recordRows(state.heard, url, polled.success, now, mode)
   const next = { ...state, heard }
   const ranks = rankStatus(heard, now, state.status)
-  const view = refreshView(next, ranks, now)
+  const view = refreshView(next.policy, next.view, ranks, now)
   if (view !== state.view || Result.isFailure(polled)) return { ...next, view }
   const rows: Array<RankLoad> = []
   for (const s of ranks)
@@ -272,7 +187,7 @@ export const ejectWorker = <S>(
 ): RouterState<S> => {
   const heard = eject(state.heard, url, now + holdSeconds, message)
   const next = { ...state, heard }
-  return { ...next, view: refreshView(next, rankStatus(heard, now, state.status), now) }
+  return { ...next, view: refreshView(next.policy, next.view, rankStatus(heard, now, state.status), now) }
 }
 
 /**
@@ -291,221 +206,3 @@ export const ejectWorker = <S>(
  */
 export const statuses = <S>(state: RouterState<S>, now: number): ReadonlyArray<RankStatus> =>
   rankStatus(state.heard, now, state.status)
-
-const admit = <S>(
-  state: RouterState<S>,
-  view: PolicyView<S>,
-  request: RouteRequest,
-  rank: number,
-  cursor: number,
-  ranks: ReadonlyArray<RankStatus>,
-  mode: Decision["mode"],
-  explanation: Explanation,
-  fallbackReason?: FallbackReason
-) => {
-  const s = ranks[rank]!
-  return {
-    _tag: "Routed" as const,
-    state: {
-      ...state,
-      view,
-      cursor,
-      inflight: HashMap.set(state.inflight, request.requestId, { rank, generation: view.generation }),
-      inflightPerRank: bump(state.inflightPerRank, rank, 1),
-      decisions: bump(state.decisions, rank, 1)
-    },
-    decision: {
-      _tag: "Decision" as const,
-      requestId: request.requestId,
-      rank,
-      rankId: s.id,
-      workerUrl: s.workerUrl,
-      dpRank: s.dpRank,
-      mode,
-      fallbackReason,
-      explanation,
-      ranks
-    }
-  }
-}
-
-/**
- * Place one request at `now`.
- *
- * 0. The request is checked where it enters: an `inputLength` that is no token count (a safe
- *    non-negative integer, `checkInputLength` of the policies) is a `RouterError` `InvalidInput`.
- * 1. The view is brought up to date (a rank that went stale since the last poll leaves it).
- * 2. When the view has ranks, the policy decides among them (their rows as decoded); its choice is
- *    final. `routedDpRank` is a global rank index: it must be in the view (`InvalidRoutedRank`).
- * 3. Only when no rank is usable by the policy (`FallbackReason`) does the fallback decide: the
- *    fewest in-flight requests of this router times `clientCount`, among the healthy ranks, ties
- *    rotating from the replica's start index `floor(N * clientIndex / clientCount)`. No healthy
- *    rank at all is `NoAvailableRanks`.
- *
- * **Several replicas**: each router counts only the requests it placed itself. vLLM's data-parallel
- * front ends face the same problem and scale their own in-flight count by the number of front ends
- * (score = max(client_count x own in-flight, waiting + running), scan start
- * (N x client_index) // client_count): vllm-project/vllm `vllm/v1/engine/core_client.py`,
- * `DPLBAsyncMPClient.get_core_engine_for_request` @ 00080ee13c7a451fce071ccb8d0e94d395acf5a7. The
- * fallback here does the same; give the policy the same `clientCount` / `clientIndex` (registry
- * `make`) so its own charges are scaled too.
- *
- * The request is then in flight on that rank until `finish` (or `abort`).
- *
- * @example
- * ```ts
- * import { makeRouter, route } from "@loadledger/live"
- * import { totalRequests } from "@loadledger/policies"
- * const r0 = makeRouter(totalRequests, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 2 })
- * const out = route(r0, { requestId: "a", inputLength: 100 }, 0)
- * // no rank has reported yet: the fallback decides, by in-flight counts
- * out._tag === "Routed" && out.decision.mode // => "fallback"
- * out._tag === "Routed" && out.decision.fallbackReason // => "no-known-rank"
- * out._tag === "Routed" && out.decision.rank // => 0
- * ```
- *
- * @category combinators
- * @since 0.1.0
- */
-export const route = <S>(
-  state: RouterState<S>,
-  request: RouteRequest,
-  now: number
-): { readonly _tag: "Routed"; readonly state: RouterState<S>; readonly decision: Decision } | RouterError => {
-  // the boundary where a request enters: one check (policies' shared rule), inner code trusts it
-  const bad = checkInputLength(request.inputLength)
-  if (bad !== undefined) return routerError("InvalidInput", bad.message, { field: "inputLength" })
-  if (HashMap.has(state.inflight, request.requestId)) {
-    return routerError("DuplicateRequestId", `request ${request.requestId} is already in flight`, {
-      field: "requestId"
-    })
-  }
-  const ranks = statuses(state, now)
-  const view = refreshView(state, ranks, now)
-  let fallbackReason: FallbackReason = "no-known-rank"
-  if (view.members.length > 0) {
-    let local: RouteRequest = request
-    if (request.routedDpRank !== undefined) {
-      const l = view.localOf[request.routedDpRank]
-      if (l === undefined || l < 0)
-        return routerError("InvalidRoutedRank", `routedDpRank ${request.routedDpRank} is not a usable rank`, {
-          field: "routedDpRank",
-          ranks
-        })
-      local = { ...request, routedDpRank: l }
-    }
-    const routed = state.policy.route(view.state, local, now)
-    if (routed._tag === "Routed") {
-      const rank = view.members[routed.rank]
-      if (rank === undefined)
-        return routerError(
-          "PolicyError",
-          `the policy chose rank ${routed.rank} of a view of ${view.members.length}`,
-          {
-            ranks
-          }
-        )
-      const explanation = {
-        ...routed.explanation,
-        details: { ...routed.explanation.details, view: view.members }
-      }
-      return admit(
-        state,
-        { ...view, state: routed.state },
-        request,
-        rank,
-        state.cursor,
-        ranks,
-        "policy",
-        explanation
-      )
-    }
-    if (routed.reason !== "AllRanksUnavailable" && routed.reason !== "NoRanks")
-      return routerError("PolicyError", `${routed.reason}: ${routed.message}`, { field: routed.field, ranks })
-    fallbackReason = "policy-refused"
-  }
-  const n = ranks.length
-  let rank = -1
-  for (let k = 0; k < n; k++) {
-    const i = (state.cursor + k) % n
-    if (ranks[i]!.condition === "unhealthy") continue
-    if (rank < 0 || state.inflightPerRank[i]! < state.inflightPerRank[rank]!) rank = i
-  }
-  if (rank < 0)
-    return routerError("NoAvailableRanks", "no healthy rank: every worker failed its last poll", { ranks })
-  const explanation: Explanation = {
-    scores: ranks.map((s, i) =>
-      s.condition === "unhealthy" ? Number.POSITIVE_INFINITY : state.clientCount * state.inflightPerRank[i]!
-    ),
-    tieBreak: "fewest in-flight x clientCount, ties rotate",
-    stale: ranks.flatMap((s) => (s.condition === "known" ? [] : [s.index])),
-    details: { fallback: fallbackReason }
-  }
-  return admit(state, view, request, rank, (rank + 1) % n, ranks, "fallback", explanation, fallbackReason)
-}
-
-/**
- * End a request (finished or aborted): it leaves the in-flight map, and the policy's bookkeeping
- * when it was placed in the current view. `found` is false (and the state unchanged) for an id that
- * is not in flight, so a double finish or a finish after abort never drives a count below the truth.
- *
- * @example
- * ```ts
- * import { finish, makeRouter, route } from "@loadledger/live"
- * import { totalRequests } from "@loadledger/policies"
- * const r = route(makeRouter(totalRequests, [{ url: "u", dpSize: 2 }], { staleAfterSeconds: 1 }), { requestId: "a", inputLength: 1 }, 0)
- * if (r._tag === "Routed") finish(r.state, "a", 1).state.inflightPerRank // => [0, 0]
- * ```
- *
- * @category combinators
- * @since 0.1.0
- */
-export const finish = <S>(
-  state: RouterState<S>,
-  requestId: string,
-  now: number
-): { readonly state: RouterState<S>; readonly found: boolean; readonly rank?: number | undefined } => {
-  const found = HashMap.get(state.inflight, requestId)
-  if (Option.isNone(found)) return { state, found: false }
-  const { rank, generation } = found.value
-  const view =
-    generation === state.view.generation
-      ? { ...state.view, state: state.policy.finish(state.view.state, [requestId], now) }
-      : state.view
-  return {
-    state: {
-      ...state,
-      view,
-      inflight: HashMap.remove(state.inflight, requestId),
-      inflightPerRank: bump(state.inflightPerRank, rank, -1)
-    },
-    found: true,
-    rank
-  }
-}
-
-/**
- * The token imbalance ratio over the known ranks that reported `numTotalTokens` (see
- * `tokenImbalanceRatio`); `undefined` when none did.
- *
- * @example
- * ```ts
- * import { applyPoll, makeRouter, observedImbalance, statuses } from "@loadledger/live"
- * import { totalTokens } from "@loadledger/policies"
- * import { Result } from "effect"
- * const rows = [12000, 0, 0, 3000].map((numTotalTokens, dpRank) => ({ dpRank, numTotalTokens }))
- * const r = applyPoll(makeRouter(totalTokens, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 1, requiredFields: ["numTotalTokens"], ageClock: "receipt" }), "u", Result.succeed(rows), 0)
- * observedImbalance(statuses(r, 0)) // => 3.2
- * ```
- *
- * @category getters
- * @since 0.1.0
- */
-export const observedImbalance = (ranks: ReadonlyArray<RankStatus>): number | undefined => {
-  const tokens: Array<number> = []
-  for (const s of ranks) {
-    const t = s.condition === "known" ? s.row.numTotalTokens : undefined
-    if (t !== undefined) tokens.push(t)
-  }
-  return tokenImbalanceRatio(tokens)
-}

@@ -10,6 +10,7 @@ export * from "./Metrics.js"
 export * from "./PolicyView.js"
 export * from "./Proxy.js"
 export * from "./RankStatus.js"
+export * from "./Route.js"
 export * from "./Router.js"
 export * from "./Source.js"
 

@@ -49,7 +49,31 @@ export type LedgerRow = RankLoad
  * @category Ledger
  * @since 0.1.0
  */
-export type LedgerKind = "auto" | "v1-loads" | "get-load" | "load-stat" | "vllm-metrics" | "sglang-metrics"
+export type LedgerKind = (typeof ledgerKinds)[number]
+
+/**
+ * Every {@link LedgerKind}, `auto` first: SGLang `/v1/loads`, legacy `/get_load`, `LoadStat`
+ * (JSON or msgpack), vLLM and SGLang Prometheus `/metrics`.
+ *
+ * **When to use**: to offer the kinds (a CLI's `--kind` choices) or to run something over each.
+ *
+ * @example
+ * ```ts
+ * import { ledgerKinds } from "@loadledger/schema"
+ * ledgerKinds // => ["auto", "v1-loads", "get-load", "load-stat", "vllm-metrics", "sglang-metrics"]
+ * ```
+ *
+ * @category Ledger
+ * @since 0.3.0
+ */
+export const ledgerKinds = [
+  "auto",
+  "v1-loads",
+  "get-load",
+  "load-stat",
+  "vllm-metrics",
+  "sglang-metrics"
+] as const
 
 /**
  * What {@link decodeLedgerReport} returns: the rows and every notice, in the order found.

@@ -133,6 +133,9 @@ export const validateInclude = (
   )
 }
 
+// upstream's `_CORE_KEYS` in the order `to_dict` writes them (what the server emits), not the set
+// of gauges a reader takes from an entry (`internal/v1LoadsKeys.ts`): v1 has no `timestamp`, v2
+// adds `num_active_tokens` mid-list
 const coreKeysV1 = [
   "dp_rank",
   "num_running_reqs",

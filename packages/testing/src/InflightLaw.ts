@@ -1,3 +1,9 @@
+/**
+ * The in-flight law: a policy's per-rank in-flight counters equal the ground truth after any
+ * interleaving of routes, completions, aborts and snapshots (fault case S06).
+ *
+ * @since 0.1.0
+ */
 import { isPolicyError, type Policy, type RankLoad } from "@loadledger/policies"
 import fc from "fast-check"
 

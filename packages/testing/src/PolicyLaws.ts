@@ -145,7 +145,21 @@ export type PolicyLawPredicates = {
   readonly [K in LawName]: (...input: LawInput[K]) => boolean
 }
 
-/** Every law's name, in the order the laws are listed. @category laws @since 0.2.0 */
+/**
+ * Every law's name, in the order the laws are listed: the keys of what `policyLaws` returns and of
+ * `policyLawPredicates`, and the `law` of a registry law case or a law exception.
+ *
+ * @example
+ * ```ts
+ * import { lawNames } from "@loadledger/testing"
+ * lawNames.length // => 10
+ * lawNames.slice(0, 3) // => ["validRankOrTypedError", "deterministic", "healthyRanksOnly"]
+ * lawNames.includes("unknownNeverAttractive") // => true
+ * ```
+ *
+ * @category laws
+ * @since 0.2.0
+ */
 export const lawNames: ReadonlyArray<LawName> = [
   "validRankOrTypedError",
   "deterministic",

@@ -42,6 +42,17 @@ export interface RegistryLawOptions {
  * waiting uncached tokens each present or absent; requests with a 64-bit bootstrap room, and sometimes a session and prefix
  * hashes, so every policy's inputs take part.
  *
+ * @example
+ * ```ts
+ * import { registryArbitraries } from "@loadledger/testing"
+ * import fc from "fast-check"
+ * const loads = fc.sample(registryArbitraries.load!(3), { numRuns: 50, seed: 1 })
+ * loads.every((l) => l.dpRank === 3 && l.numRunningReqs! <= 64) // => true
+ * loads.some((l) => l.kvCacheUsage === undefined) // => true
+ * const requests = fc.sample(registryArbitraries.request!, { numRuns: 50, seed: 1 })
+ * requests.every((r) => r.inputLength >= 1 && r.inputLength <= 8192) // => true
+ * ```
+ *
  * @category laws
  * @since 0.2.0
  */

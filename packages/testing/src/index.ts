@@ -1,4 +1,21 @@
-/** @since 0.1.0 */
+/**
+ * @loadledger/testing: fast-check arbitraries for every schema and the reusable laws (schema laws,
+ * policy laws over the registry, the in-flight law) that loadledger's own tests run.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * The package version.
+ *
+ * @example
+ * ```ts
+ * import { version } from "@loadledger/testing"
+ * version // => "0.1.0"
+ * ```
+ *
+ * @since 0.1.0
+ */
 export const version = "0.1.0"
 export * from "./Arbitraries.js"
 export * from "./FairnessLaws.js"

@@ -240,14 +240,7 @@ describe("fuzz: arbitrary text and bytes into every text decoder", () => {
       Schema.Array(L.VllmLoggerRecord),
       params
     ))
-  for (const kind of [
-    "auto",
-    "v1-loads",
-    "get-load",
-    "load-stat",
-    "vllm-metrics",
-    "sglang-metrics"
-  ] as const) {
+  for (const kind of L.ledgerKinds) {
     it(`decodeLedger(text, ${kind}) never throws; rows are ranks with non-negative numbers or unknown`, () => {
       fc.assert(
         fc.property(text, (t) => {

@@ -142,6 +142,17 @@ const us = (s: number, digits = 2) => (s * 1e6).toFixed(digits)
  * model's error per phase and GPU against issue 17's target (decode <= 10%, overall <= 15%),
  * with `--evaluate` also per GPU, source and phase.
  *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./calibrate.js"
+ * const program = new Command()
+ * register(program)
+ * const calibrate = program.commands[0]!
+ * calibrate.name() // => "calibrate"
+ * calibrate.options.some((o) => o.long === "--leave-one-model-out") // => true
+ * ```
+ *
  * @since 0.1.0
  */
 export const register = (program: Command): void => {

@@ -24,6 +24,16 @@ import { resolveModel } from "./stepTime.js"
  * model come from the file's path (`vidurFileInfo`), or `--gpu` / `--model`. Throws a one-line
  * error naming the file (and line/column for bad values, or the model with no spec).
  *
+ * @example
+ * ```ts
+ * import { loadProfile } from "./calibrateLoad.js"
+ * // a Vidur network profile: the GPU comes from the file name
+ * const rows = loadProfile("fixtures/calibration/vidur/a100_dgx_all_reduce.csv", {})
+ * rows.length // => 2982
+ * rows[0]?.source // => "vidur"
+ * rows[0]?.configuration // => "all_reduce 2 gpus 2048 B"
+ * ```
+ *
  * @since 0.2.0
  */
 export const loadProfile = (

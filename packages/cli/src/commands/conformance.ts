@@ -12,6 +12,16 @@ import { readText } from "../internal/readInput.js"
  * case, prints one line per failing case (id, first differing op and field), then
  * `N passed, N failed`; exit code 1 if anything failed or a file is not a known format.
  *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./conformance.js"
+ * const program = new Command()
+ * register(program)
+ * program.commands[0]!.name() // => "conformance"
+ * program.commands[0]!.usage() // => "[options] <files...>"
+ * ```
+ *
  * @since 0.1.0
  */
 export const register = (program: Command): void => {

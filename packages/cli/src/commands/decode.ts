@@ -7,19 +7,11 @@ import {
   decodeLedgerReport,
   formatDecodeError,
   formatLedgerNotice,
-  type LedgerKind
+  type LedgerKind,
+  ledgerKinds
 } from "@loadledger/schema"
 import { type Command, Option } from "commander"
 import { readInput } from "../internal/readInput.js"
-
-const kinds: ReadonlyArray<LedgerKind> = [
-  "auto",
-  "v1-loads",
-  "get-load",
-  "load-stat",
-  "vllm-metrics",
-  "sglang-metrics"
-]
 
 /**
  * Render a ledger as JSON: an array with one object per rank on its own line, present fields only.
@@ -45,6 +37,17 @@ export const renderLedger = (rows: ReadonlyArray<object>): string =>
  * prints one line naming the field or line at fault on stderr and exits 1. Reads stdin when FILE
  * is `-` or absent.
  *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./decode.js"
+ * const program = new Command()
+ * register(program)
+ * const decode = program.commands[0]!
+ * decode.name() // => "decode"
+ * decode.options.map((o) => o.long) // => ["--kind", "--json"]
+ * ```
+ *
  * @since 0.1.0
  */
 export const register = (program: Command): void => {
@@ -52,7 +55,7 @@ export const register = (program: Command): void => {
     .command("decode")
     .description("decode an SGLang / vLLM load report to the per-rank ledger (JSON, one object per rank)")
     .argument("[file]", "payload file, or - for stdin", "-")
-    .addOption(new Option("--kind <kind>", "payload format").choices(kinds as Array<string>).default("auto"))
+    .addOption(new Option("--kind <kind>", "payload format").choices(ledgerKinds).default("auto"))
     .option("--json", 'print {"rows": [...], "notices": [...]} (notices are also printed on stderr)')
     .action((file: string, opts: { kind: LedgerKind; json?: boolean }) => {
       const bytes = readInput(file)

@@ -3,21 +3,12 @@
  *
  * @since 0.1.0
  */
-import { readFileSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import type { PolicyEntry } from "@loadledger/policies"
-import {
-  isTraceError,
-  kvPoolTokensFor,
-  type PolicyResult,
-  parseTrace,
-  type SimConfig,
-  scaleTrace,
-  simulate,
-  stepModelFor,
-  type TraceFormat
-} from "@loadledger/sim"
-import { gpus, models } from "@loadledger/step-time"
+import { type PolicyResult, scaleTrace, simulate, type TraceFormat } from "@loadledger/sim"
 import { type Command, Option } from "commander"
+import { fail, nonNegativeInt, positiveInt, positiveNumber } from "../internal/args.js"
+import { readTraceFile, simConfigFor } from "../internal/simSetup.js"
 import { progressMode, startProgress } from "./progress.js"
 import { checkOutputPath, isArgError, parsePolicyList, simulateHelpText } from "./simulateArgs.js"
 import { renderReport } from "./simulateReport.js"
@@ -57,23 +48,6 @@ export interface SimulateOptions {
   readonly quiet?: boolean | undefined
 }
 
-const fail = (message: string): never => {
-  throw new Error(message)
-}
-
-const positiveInt = (name: string) => (v: string) => {
-  const n = Number(v)
-  return Number.isInteger(n) && n > 0 ? n : fail(`${name} must be a positive integer, got "${v}"`)
-}
-const nonNegInt = (name: string) => (v: string) => {
-  const n = Number(v)
-  return Number.isInteger(n) && n >= 0 ? n : fail(`${name} must be a non-negative integer, got "${v}"`)
-}
-const positive = (name: string) => (v: string) => {
-  const n = Number(v)
-  return Number.isFinite(n) && n > 0 ? n : fail(`${name} must be a positive number, got "${v}"`)
-}
-
 /** The engine a policy is simulated on: `--engine` when given, else the policy's own (sglang for "any"). */
 const engineFor = (entry: PolicyEntry, forced: "sglang" | "vllm" | undefined): "sglang" | "vllm" =>
   forced ?? (entry.engine === "vllm" ? "vllm" : "sglang")
@@ -83,6 +57,16 @@ const engineFor = (entry: PolicyEntry, forced: "sglang" | "vllm" | undefined): "
  * run each policy on the same arrivals, print the table (or JSON), write the HTML report. Throws an
  * `Error` with a one-line message on bad input (the CLI prints it and exits 1).
  *
+ * @example
+ * ```ts
+ * import { runSimulate } from "./simulate.js"
+ * const o = { trace: "examples/traces/mooncake/conversation_trace.jsonl", dp: 2, model: "glm-5.3", gpu: "h200", seed: 0, frontEnds: 1 }
+ * await runSimulate({ ...o, policies: "no-such-policy" }).catch((e: Error) => e.message.slice(0, 40))
+ * // => 'unknown policy "no-such-policy"; known: '
+ * await runSimulate({ ...o, policies: "round-robin", model: "gpt-9" }).catch((e: Error) => e.message.slice(0, 30))
+ * // => 'unknown model "gpt-9"; known: '
+ * ```
+ *
  * @category simulate
  * @since 0.1.0
  */
@@ -90,49 +74,13 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   // every argument and output path first: a typo must not cost a simulation
   const entries = parsePolicyList(o.policies)
   if (isArgError(entries)) return fail(entries.message)
-  const model =
-    models[o.model] ?? fail(`unknown model "${o.model}"; known: ${Object.keys(models).join(", ")}`)
-  const gpu = gpus[o.gpu] ?? fail(`unknown GPU "${o.gpu}"; known: ${Object.keys(gpus).join(", ")}`)
+  const base = simConfigFor({ ...o, engine: "sglang" }) // the engine is set per policy below
   if (o.report !== undefined) {
     const bad = checkOutputPath("--report", o.report)
     if (bad) return fail(bad.message)
   }
-  const base: SimConfig = {
-    dpSize: o.dp,
-    stepModel: stepModelFor({ model, gpu }),
-    kvPoolTokens: o.kvPoolTokens ?? kvPoolTokensFor(model, gpu),
-    sparseTopK: model.attention.sparseTopK,
-    chunkedPrefillTokens: o.chunkedPrefill,
-    maxRunningRequests: o.maxRunning,
-    frontEnds: o.frontEnds,
-    seed: o.seed,
-    prefillIntervalSteps: o.prefillInterval,
-    dummyBatches: o.dummyBatches,
-    maxRequestTokens: o.maxRequestTokens,
-    stallSteps: o.stallSteps
-  }
-  if ((base.kvPoolTokens ?? 0) <= 0)
-    return fail(`${o.model} does not fit on one ${o.gpu}: no room for a KV pool`)
-  let text: string
-  try {
-    text = readFileSync(o.trace, "utf8")
-  } catch (e) {
-    const code = (e as { code?: string }).code
-    return fail(
-      code === "ENOENT"
-        ? `trace file not found: ${o.trace}`
-        : code === "EISDIR"
-          ? `--trace ${o.trace} is a directory, not a file`
-          : `cannot read trace ${o.trace}: ${code ?? e}`
-    )
-  }
-  const parsed = parseTrace(text, o.format)
-  if (isTraceError(parsed))
-    return fail(
-      `${o.trace}${parsed.line === undefined ? "" : ` line ${parsed.line}`}: ${parsed.message}${parsed.field && !parsed.message.includes(parsed.field) ? ` (${parsed.field})` : ""}`
-    )
+  const parsed = readTraceFile(o.trace, o.format, `--trace ${o.trace}`)
   const trace = scaleTrace(parsed, { rateScale: o.rateScale, limit: o.limit })
-  if (trace.length === 0) return fail(`${o.trace}: the trace has no requests`)
   const progress = await startProgress({
     total: trace.length * entries.length,
     unit: "requests",
@@ -189,6 +137,18 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
  * Registers `loadledger simulate --trace FILE --policies LIST [--dp 8] [--model glm-5.3] [--gpu h200]
  * [--engine sglang|vllm] [--rate-scale X] [--limit N] [--json] [--report out.html]`.
  *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./simulate.js"
+ * const program = new Command()
+ * register(program)
+ * const simulate = program.commands[0]!
+ * simulate.name() // => "simulate"
+ * simulate.options.slice(0, 6).map((o) => o.long)
+ * // => ["--trace", "--policies", "--dp", "--model", "--gpu", "--engine"]
+ * ```
+ *
  * @since 0.1.0
  */
 export const register = (program: Command): void => {
@@ -210,11 +170,15 @@ export const register = (program: Command): void => {
         "vllm"
       ])
     )
-    .option("--rate-scale <x>", "multiply the arrival rate (2 = twice as fast)", positive("--rate-scale"))
+    .option(
+      "--rate-scale <x>",
+      "multiply the arrival rate (2 = twice as fast)",
+      positiveNumber("--rate-scale")
+    )
     .option("--limit <n>", "use only the first N requests", positiveInt("--limit"))
     .option("--json", "print the results as JSON")
     .option("--report <file>", "write a self-contained HTML report with charts")
-    .option("--seed <n>", "seed (random bootstrap rooms)", nonNegInt("--seed"), 0)
+    .option("--seed <n>", "seed (random bootstrap rooms)", nonNegativeInt("--seed"), 0)
     .option("--front-ends <n>", "vLLM API-server processes", positiveInt("--front-ends"), 1)
     .addOption(
       new Option("--format <format>", "trace format (default: detected)").choices([

@@ -41,7 +41,18 @@ export const imbalanceQuantile = (
 const le = (x: number | undefined): string =>
   x === undefined ? "-" : x === Number.POSITIVE_INFINITY ? ">64" : `≤${x}`
 
-/** Column headers of the table, in order. @since 0.1.0 */
+/**
+ * Column headers of the table, in order.
+ *
+ * @example
+ * ```ts
+ * import { TABLE_HEAD } from "./simulateTable.js"
+ * TABLE_HEAD.slice(0, 5) // => ["policy", "engine", "TTFT p50/p99 s", "ITL p50/p99 ms", "E2E p50/p99 s"]
+ * TABLE_HEAD.at(-1) // => "status"
+ * ```
+ *
+ * @since 0.1.0
+ */
 export const TABLE_HEAD: ReadonlyArray<string> = [
   "policy",
   "engine",
@@ -139,6 +150,22 @@ export const simulateExitCode = (
  * holding the median and the 90th percentile step), sync-wait share, idle-rank step share,
  * prefix-cache hit rate, retractions, the fewest and most requests any rank got, and how the run
  * ended (`statusLabel`: `ok` only when every request finished).
+ *
+ * @example
+ * ```ts
+ * import { renderTable } from "./simulateTable.js"
+ * import { runCell } from "../sweep/runCell.js"
+ * const { result } = runCell({
+ *   id: "demo", trace: "examples/traces/mooncake/conversation_trace.jsonl", traceName: "conversation", rate: 1,
+ *   limit: 8, dp: 2, engine: "sglang", frontEnds: 1, policy: "total-tokens", model: "glm-5.3", gpu: "h200", seed: 0
+ * })
+ * const lines = renderTable([{ engine: "sglang", result }], false).split("\n")
+ * lines.length // => 5
+ * const cells = (line: string) => line.split("│").map((c) => c.trim()).slice(1, -1)
+ * cells(lines[1]!).slice(0, 3) // => ["policy", "engine", "TTFT p50/p99 s"]
+ * cells(lines[3]!)[0] // => "total-tokens"
+ * cells(lines[3]!).at(-1) // => "ok 8/8"
+ * ```
  *
  * @category simulate
  * @since 0.1.0

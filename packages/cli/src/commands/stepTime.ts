@@ -38,6 +38,14 @@ const readJsonArg = (what: string, arg: string): unknown => {
  * says `fp8`, else BF16; BF16 KV cache). Throws a one-line error naming the bad field or listing
  * the presets.
  *
+ * @example
+ * ```ts
+ * import { resolveModel } from "./stepTime.js"
+ * resolveModel("glm-5.3").name // => "glm-5.3"
+ * const thrown = (f: () => unknown) => { try { f() } catch (e) { return (e as Error).message } }
+ * thrown(() => resolveModel("gpt-9"))?.startsWith("unknown model gpt-9 (presets: glm-5.3-dense,") // => true
+ * ```
+ *
  * @since 0.1.0
  */
 export const resolveModel = (nameOrFile: string): ModelSpec => {
@@ -69,6 +77,14 @@ export const resolveModel = (nameOrFile: string): ModelSpec => {
 /**
  * A GPU preset by name. Throws a one-line error listing the presets.
  *
+ * @example
+ * ```ts
+ * import { resolveGpu } from "./stepTime.js"
+ * resolveGpu("h200").name // => "h200"
+ * const thrown = (f: () => unknown) => { try { f() } catch (e) { return (e as Error).message } }
+ * thrown(() => resolveGpu("tpu"))?.startsWith("unknown GPU tpu (presets: ") // => true
+ * ```
+ *
  * @since 0.1.0
  */
 export const resolveGpu = (name: string): GpuSpec => {
@@ -86,6 +102,17 @@ const ms = (s: number) => (s * 1000).toFixed(3)
  * "tokens" }] }`; `--params` overrides efficiencies (e.g. the `params` printed by `calibrate`).
  * Prints a table, or with `--json` the full result (`stepSeconds`, `moeSeconds`, `commSeconds`,
  * `tokenImbalanceRatio`, `pairsImbalanceRatio`, `cudaGraph`, `ranks[]`).
+ *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./stepTime.js"
+ * const program = new Command()
+ * register(program)
+ * const stepTime = program.commands[0]!
+ * stepTime.name() // => "step-time"
+ * stepTime.options.map((o) => o.long) // => ["--model", "--gpu", "--ranks", "--params", "--json"]
+ * ```
  *
  * @since 0.1.0
  */

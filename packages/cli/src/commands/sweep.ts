@@ -6,6 +6,7 @@
 import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Command } from "commander"
+import { fail, nonNegativeInt } from "../internal/args.js"
 import { sweepReport } from "../sweep/report.js"
 import { mergeRuns, readCells, runSweep } from "../sweep/run.js"
 import { expandCells, parseShard, parseSpec, type SweepSpec } from "../sweep/Spec.js"
@@ -25,10 +26,6 @@ export interface SweepOptions {
   readonly shard?: string | undefined
   readonly quiet?: boolean | undefined
   readonly json?: boolean | undefined
-}
-
-const fail = (message: string): never => {
-  throw new Error(message)
 }
 
 const readSpec = (file: string): SweepSpec => {
@@ -77,6 +74,13 @@ const writeSummary = async (outDir: string, spec: SweepSpec, json: boolean) => {
  * cells on worker threads with progress on stderr, keep each cell's JSON, and write
  * `summary.json`, `summary.md` (printed) and the interactive `report.html` for the cells present.
  *
+ * @example
+ * ```ts
+ * import { runSweepCommand } from "./sweep.js"
+ * await runSweepCommand("no-such-spec.yaml", {}).catch((e: Error) => e.message)
+ * // => "spec file not found: no-such-spec.yaml"
+ * ```
+ *
  * @category sweep
  * @since 0.2.0
  */
@@ -116,14 +120,20 @@ export const runSweepCommand = async (specFile: string, o: SweepOptions): Promis
   await writeSummary(outDir, spec, o.json === true)
 }
 
-const count = (name: string) => (v: string) => {
-  const n = Number(v)
-  return Number.isInteger(n) && n >= 0 ? n : fail(`${name} must be a non-negative integer, got "${v}"`)
-}
-
 /**
  * Registers `loadledger sweep SPEC [--out DIR] [--workers N] [--shard i/n] [--quiet] [--json]` and
  * `loadledger sweep merge OUT DIR...`.
+ *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./sweep.js"
+ * const program = new Command()
+ * register(program)
+ * const sweep = program.commands[0]!
+ * sweep.name() // => "sweep"
+ * sweep.commands.map((c) => c.name()) // => ["run", "merge"]
+ * ```
  *
  * @since 0.2.0
  */
@@ -140,7 +150,7 @@ export const register = (program: Command): void => {
     .option(
       "--workers <n>",
       "worker threads (default: one per core; 0 = run in this thread)",
-      count("--workers")
+      nonNegativeInt("--workers")
     )
     .option("--shard <i/n>", "run only shard i of n (cells k with k % n == i-1); combine with `sweep merge`")
     .option("--quiet", "no progress on stderr")

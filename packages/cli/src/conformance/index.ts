@@ -77,6 +77,16 @@ export const formats: ReadonlyArray<VectorFormat> = [
  * Detect the format of a parsed vector file and replay it.
  * Returns `undefined` when no known format matches.
  *
+ * @example
+ * ```ts
+ * import { readFileSync } from "node:fs"
+ * import { runVectors } from "./index.js"
+ * const out = runVectors(JSON.parse(readFileSync("fixtures/reference/vllm/lb_cases.json", "utf8")))
+ * out?.format // => "vllm-lb"
+ * out?.results.every((r) => r.ok) // => true
+ * runVectors({ format: "something-else", cases: [] }) // => undefined
+ * ```
+ *
  * @category conformance
  * @since 0.1.0
  */

@@ -4,7 +4,8 @@
  * @since 0.2.0
  */
 import { Aibrix } from "@loadledger/policies"
-import { diff, isPeerDoc, type PeerCase, runCases } from "./peerVectors.js"
+import { firstDiff } from "./diff.js"
+import { isPeerDoc, type PeerCase, runCases } from "./peerVectors.js"
 import type { VectorFormat } from "./types.js"
 
 type Obj = Record<string, unknown>
@@ -169,7 +170,7 @@ const runCase = (c: PeerCase): string | undefined => {
         index = Aibrix.aibrixAddPrefix(index, hashes, chosen)
     }
     if (chosen !== undefined && tracking) bump(chosen, +1)
-    const d = diff(st["expect"], actual, `step ${k}`)
+    const d = firstDiff(st["expect"], actual, `step ${k}`)
     if (d !== undefined) return d
   }
   return undefined
@@ -178,6 +179,18 @@ const runCase = (c: PeerCase): string | undefined => {
 /**
  * The AIBrix gateway vector format (`system: "aibrix"`), as specified in
  * fixtures/reference/peers/README-aibrix.md.
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from "node:fs"
+ * import { peerAibrix } from "./peerAibrix.js"
+ * const doc = JSON.parse(readFileSync("fixtures/reference/peers/aibrix.json", "utf8"))
+ * peerAibrix.name // => "loadledger-peer-policy-golden/aibrix"
+ * peerAibrix.detect(doc) // => true
+ * const results = peerAibrix.run(doc)
+ * results.length // => 129
+ * results.filter((r) => !r.ok) // => []
+ * ```
  *
  * @since 0.2.0
  */

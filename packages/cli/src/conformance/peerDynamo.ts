@@ -5,7 +5,8 @@
  * @since 0.2.0
  */
 import { Dynamo } from "@loadledger/policies"
-import { diff, isPeerDoc, type PeerCase, runCases } from "./peerVectors.js"
+import { firstDiff } from "./diff.js"
+import { isPeerDoc, type PeerCase, runCases } from "./peerVectors.js"
 import type { VectorFormat } from "./types.js"
 
 type Obj = Record<string, unknown>
@@ -111,8 +112,10 @@ const runDefault = (c: PeerCase): string | undefined => {
     const { probabilities, ...rest } = e
     const { probabilities: ap, ...arest } = actual
     const d =
-      diff(rest, arest, `step ${k}`) ??
-      (probabilities === undefined ? undefined : diff(probabilities, ap, `step ${k}.probabilities`, 1e-12))
+      firstDiff(rest, arest, `step ${k}`) ??
+      (probabilities === undefined
+        ? undefined
+        : firstDiff(probabilities, ap, `step ${k}.probabilities`, 1e-12))
     if (d !== undefined) return d
   }
   return undefined
@@ -133,8 +136,8 @@ const runSoftmax = (c: PeerCase): string | undefined => {
       probs[w.id] = p[j]
     })
     const d =
-      diff(e["worker"], healthy[i]!.id, `step ${k}.worker`) ??
-      diff(e["probabilities"], probs, `step ${k}.probabilities`, 1e-12)
+      firstDiff(e["worker"], healthy[i]!.id, `step ${k}.worker`) ??
+      firstDiff(e["probabilities"], probs, `step ${k}.probabilities`, 1e-12)
     if (d !== undefined) return d
   }
   return undefined
@@ -219,7 +222,7 @@ const runVllm = (c: PeerCase): string | undefined => {
       else return `step ${k}: unknown op ${st.op}`
       actual = { scores: allScores() }
     }
-    const d = diff(e, actual, `step ${k}`)
+    const d = firstDiff(e, actual, `step ${k}`)
     if (d !== undefined) return d
   }
   return undefined
@@ -228,6 +231,18 @@ const runVllm = (c: PeerCase): string | undefined => {
 /**
  * The Dynamo KV router vector format (`system: "dynamo"`): default selector, softmax sampling and
  * the vLLM-style selector, as specified in fixtures/reference/peers/README-dynamo.md.
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from "node:fs"
+ * import { peerDynamo } from "./peerDynamo.js"
+ * const doc = JSON.parse(readFileSync("fixtures/reference/peers/dynamo.json", "utf8"))
+ * peerDynamo.name // => "loadledger-peer-policy-golden/dynamo"
+ * peerDynamo.detect(doc) // => true
+ * const results = peerDynamo.run(doc)
+ * results.length // => 70
+ * results.filter((r) => !r.ok) // => []
+ * ```
  *
  * @since 0.2.0
  */

@@ -5,7 +5,8 @@
  * @since 0.2.0
  */
 import { LlmD } from "@loadledger/policies"
-import { diff, isPeerDoc, type PeerCase, runCases } from "./peerVectors.js"
+import { firstDiff } from "./diff.js"
+import { isPeerDoc, type PeerCase, runCases } from "./peerVectors.js"
 import type { VectorFormat } from "./types.js"
 
 type Obj = Record<string, unknown>
@@ -158,7 +159,7 @@ const runCase = (c: PeerCase): string | undefined => {
     } else return `step ${k}: unknown op ${st.op}`
     for (const key of Object.keys(actual))
       if (!(key in e) && key !== "worker" && key !== "error") delete actual[key]
-    const d = diff(e, actual, `step ${k}`)
+    const d = firstDiff(e, actual, `step ${k}`)
     if (d !== undefined) return d
   }
   return undefined
@@ -167,6 +168,18 @@ const runCase = (c: PeerCase): string | undefined => {
 /**
  * The llm-d Router vector format (`system: "llm-d"`), as specified in
  * fixtures/reference/peers/README-llm-d.md.
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from "node:fs"
+ * import { peerLlmD } from "./peerLlmD.js"
+ * const doc = JSON.parse(readFileSync("fixtures/reference/peers/llm-d.json", "utf8"))
+ * peerLlmD.name // => "loadledger-peer-policy-golden/llm-d"
+ * peerLlmD.detect(doc) // => true
+ * const results = peerLlmD.run(doc)
+ * results.length // => 157
+ * results.filter((r) => !r.ok) // => []
+ * ```
  *
  * @since 0.2.0
  */

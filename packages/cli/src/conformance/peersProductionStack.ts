@@ -4,7 +4,8 @@
  * @since 0.1.0
  */
 import { ProductionStack } from "@loadledger/policies"
-import { diffExpect, isPeerDoc, type PeerCase, runCases } from "./peersCommon.js"
+import { diffExpect } from "./diff.js"
+import { isPeerDoc, type PeerCase, runCases } from "./peerVectors.js"
 import type { VectorFormat } from "./types.js"
 
 type J = Record<string, unknown>
@@ -101,6 +102,18 @@ const runCase = (c: PeerCase): string | undefined => {
 /**
  * The vLLM production-stack peer golden vectors (`system: "production-stack"`), replayed against
  * the `ProductionStack.*` cores of `@loadledger/policies` (`fixtures/reference/peers/README-production-stack.md`).
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from "node:fs"
+ * import { peersProductionStack } from "./peersProductionStack.js"
+ * const doc = JSON.parse(readFileSync("fixtures/reference/peers/production-stack.json", "utf8"))
+ * peersProductionStack.name // => "loadledger-peer-policy-golden/production-stack"
+ * peersProductionStack.detect(doc) // => true
+ * const results = peersProductionStack.run(doc)
+ * results.length // => 51
+ * results.filter((r) => !r.ok) // => []
+ * ```
  *
  * @since 0.2.0
  */

@@ -6,7 +6,8 @@
  * @since 0.1.0
  */
 import { Smg } from "@loadledger/policies"
-import { diffExpect, isPeerDoc, type PeerCase, runCases } from "./peersCommon.js"
+import { diffExpect } from "./diff.js"
+import { isPeerDoc, type PeerCase, runCases } from "./peerVectors.js"
 import type { VectorFormat } from "./types.js"
 
 type J = Record<string, unknown>
@@ -295,6 +296,18 @@ const runCase = (c: PeerCase): string | undefined => {
  * The SMG (SGLang model gateway) peer golden vectors (`system: "smg"`): every case replays the
  * `Smg.*` cores of `@loadledger/policies` with the harness of `fixtures/reference/peers/README-smg.md`
  * (router load guard, `finish`, health/load updates, load polls).
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from "node:fs"
+ * import { peersSmg } from "./peersSmg.js"
+ * const doc = JSON.parse(readFileSync("fixtures/reference/peers/smg.json", "utf8"))
+ * peersSmg.name // => "loadledger-peer-policy-golden/smg"
+ * peersSmg.detect(doc) // => true
+ * const results = peersSmg.run(doc)
+ * results.length // => 136
+ * results.filter((r) => !r.ok) // => []
+ * ```
  *
  * @since 0.2.0
  */

@@ -128,6 +128,18 @@ const runVector = (v: Json, i: number): CaseResult => {
 /**
  * The `sglang-v1-loads-golden` vector format.
  *
+ * @example
+ * ```ts
+ * import { readFileSync } from "node:fs"
+ * import { sglangV1Loads } from "./sglangV1Loads.js"
+ * const doc = JSON.parse(readFileSync("fixtures/reference/sglang/v1_loads_snapshots.json", "utf8"))
+ * sglangV1Loads.name // => "sglang-v1-loads-golden"
+ * sglangV1Loads.detect(doc) // => true
+ * const results = sglangV1Loads.run(doc)
+ * results.length // => 18
+ * results.filter((r) => !r.ok) // => []
+ * ```
+ *
  * @since 0.1.0
  */
 export const sglangV1Loads: VectorFormat = {

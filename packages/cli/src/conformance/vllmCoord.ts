@@ -4,8 +4,8 @@
  * @since 0.1.0
  */
 import { type VllmCoordMessage, vllmCoordinatorTimeline } from "@loadledger/sim"
+import { firstDiff } from "./diff.js"
 import type { CaseResult, VectorFormat } from "./types.js"
-import { firstDiff } from "./vllmLb.js"
 
 interface CoordCase {
   readonly id: string
@@ -41,6 +41,18 @@ const runCase = (c: CoordCase): CaseResult => {
 /**
  * `coord_cases.json` from `fixtures/reference/vllm/`: the DP coordinator's publish cadence, replayed
  * through `vllmCoordinatorTimeline`, comparing every output (time, kind, message) in order.
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from "node:fs"
+ * import { vllmCoord } from "./vllmCoord.js"
+ * const doc = JSON.parse(readFileSync("fixtures/reference/vllm/coord_cases.json", "utf8"))
+ * vllmCoord.name // => "vllm-coord"
+ * vllmCoord.detect(doc) // => true
+ * const results = vllmCoord.run(doc)
+ * results.length // => 15
+ * results.filter((r) => !r.ok) // => []
+ * ```
  *
  * @since 0.1.0
  */

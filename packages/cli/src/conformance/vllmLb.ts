@@ -1,44 +1,12 @@
 /**
- * The conformance vector format of vLLM's front-end balancer (`DPLBAsyncMPClient`), replayed op by op against `VllmLb`, and `firstDiff`, the first difference of two JSON values that every format reports.
+ * The conformance vector format of vLLM's front-end balancer (`DPLBAsyncMPClient`), replayed op by op against `VllmLb`.
  *
  * @since 0.1.0
  */
 import { type VllmEngineRow, VllmLb, type VllmLbState } from "@loadledger/policies"
 import { HashMap } from "effect"
+import { firstDiff } from "./diff.js"
 import type { CaseResult, VectorFormat } from "./types.js"
-
-/**
- * First difference between an expected JSON value and an actual one, as `path: expected X, got Y`;
- * `undefined` when equal. Numbers compare with `===` (so `2.0` and `2` are equal, as in JSON).
- *
- * @since 0.1.0
- */
-export const firstDiff = (expected: unknown, actual: unknown, path: string): string | undefined => {
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual) || actual.length !== expected.length)
-      return `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`
-    for (let i = 0; i < expected.length; i++) {
-      const d = firstDiff(expected[i], actual[i], `${path}[${i}]`)
-      if (d !== undefined) return d
-    }
-    return undefined
-  }
-  if (expected !== null && typeof expected === "object") {
-    if (actual === null || typeof actual !== "object" || Array.isArray(actual))
-      return `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`
-    const e = expected as Record<string, unknown>
-    const a = actual as Record<string, unknown>
-    const keys = new Set([...Object.keys(e), ...Object.keys(a)])
-    for (const k of keys) {
-      const d = firstDiff(e[k], a[k], `${path}.${k}`)
-      if (d !== undefined) return d
-    }
-    return undefined
-  }
-  return expected === actual
-    ? undefined
-    : `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`
-}
 
 interface LbOp {
   readonly op: "route" | "coord" | "finish"
@@ -117,6 +85,18 @@ const runCase = (c: LbCase): CaseResult => {
  * `lb_cases.json` from `fixtures/reference/vllm/`: vLLM's `DPLBAsyncMPClient` engine choice,
  * replayed op by op against `VllmLb.route` / `VllmLb.coord` / `VllmLb.finish`, comparing every
  * expected field and the final state.
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from "node:fs"
+ * import { vllmLb } from "./vllmLb.js"
+ * const doc = JSON.parse(readFileSync("fixtures/reference/vllm/lb_cases.json", "utf8"))
+ * vllmLb.name // => "vllm-lb"
+ * vllmLb.detect(doc) // => true
+ * const results = vllmLb.run(doc)
+ * results.length // => 170
+ * results.filter((r) => !r.ok) // => []
+ * ```
  *
  * @since 0.1.0
  */

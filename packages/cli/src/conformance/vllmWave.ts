@@ -10,8 +10,8 @@ import {
   vllmWaveInit,
   vllmWaveStep
 } from "@loadledger/sim"
+import { firstDiff } from "./diff.js"
 import type { CaseResult, VectorFormat } from "./types.js"
-import { firstDiff } from "./vllmLb.js"
 
 interface WaveCase {
   readonly id: string
@@ -86,6 +86,18 @@ const runCase = (c: WaveCase): CaseResult => {
 /**
  * `wave_cases.json` from `fixtures/reference/vllm/`: vLLM's lockstep wave / finish-sync model,
  * stepped through `vllmWaveStep` under the case's profile, comparing every expected field per step.
+ *
+ * @example
+ * ```ts
+ * import { readFileSync } from "node:fs"
+ * import { vllmWave } from "./vllmWave.js"
+ * const doc = JSON.parse(readFileSync("fixtures/reference/vllm/wave_cases.json", "utf8"))
+ * vllmWave.name // => "vllm-wave"
+ * vllmWave.detect(doc) // => true
+ * const results = vllmWave.run(doc)
+ * results.length // => 82
+ * results.filter((r) => !r.ok) // => []
+ * ```
  *
  * @since 0.1.0
  */

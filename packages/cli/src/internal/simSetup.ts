@@ -16,15 +16,26 @@ import {
 } from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time"
 
-/** Read and parse a trace file; throws an `Error` with a one-line message naming the file and line. */
-export const readTraceFile = (path: string, format?: TraceFormat): ReadonlyArray<TraceRequest> => {
+/**
+ * Read and parse a trace file; throws an `Error` with a one-line message naming the file and line
+ * (`what` names the path where the error says it is a directory, e.g. `--trace x`).
+ */
+export const readTraceFile = (
+  path: string,
+  format?: TraceFormat,
+  what = path
+): ReadonlyArray<TraceRequest> => {
   let text: string
   try {
     text = readFileSync(path, "utf8")
   } catch (e) {
     const code = (e as { code?: string }).code
     throw new Error(
-      code === "ENOENT" ? `trace file not found: ${path}` : `cannot read trace ${path}: ${code ?? e}`
+      code === "ENOENT"
+        ? `trace file not found: ${path}`
+        : code === "EISDIR"
+          ? `${what} is a directory, not a file`
+          : `cannot read trace ${path}: ${code ?? e}`
     )
   }
   const parsed = parseTrace(text, format)
@@ -47,6 +58,10 @@ export const simConfigFor = (o: {
   readonly kvPoolTokens?: number | undefined
   readonly chunkedPrefill?: number | undefined
   readonly maxRunning?: number | undefined
+  readonly prefillInterval?: number | undefined
+  readonly dummyBatches?: boolean | undefined
+  readonly maxRequestTokens?: number | undefined
+  readonly stallSteps?: number | undefined
 }): SimConfig => {
   const model = models[o.model]
   if (model === undefined)
@@ -64,6 +79,10 @@ export const simConfigFor = (o: {
     chunkedPrefillTokens: o.chunkedPrefill,
     maxRunningRequests: o.maxRunning,
     frontEnds: o.frontEnds,
-    seed: o.seed
+    seed: o.seed,
+    prefillIntervalSteps: o.prefillInterval,
+    dummyBatches: o.dummyBatches,
+    maxRequestTokens: o.maxRequestTokens,
+    stallSteps: o.stallSteps
   }
 }

@@ -57,6 +57,21 @@ export interface SweepSpec {
 /**
  * Why a spec was refused: `path` names the field (`traces[1].rates[0]`).
  *
+ * @example
+ * ```ts
+ * import { parseSpec, SpecError } from "./Spec.js"
+ * const error = (() => {
+ *   try {
+ *     return parseSpec("traces: [{path: a.jsonl, rates: [0.1]}]\npolicies: [no-such-policy]\n", "/s/x.yaml")
+ *   } catch (e) {
+ *     return e
+ *   }
+ * })()
+ * error instanceof SpecError // => true
+ * ;(error as SpecError).path // => "policies[0]"
+ * ;(error as SpecError).message // => 'policies[0]: unknown policy "no-such-policy"'
+ * ```
+ *
  * @category sweep
  * @since 0.2.0
  */
@@ -270,6 +285,13 @@ export const parseShard = (text: string): { readonly index: number; readonly cou
 
 /**
  * Whether grid cell number `k` (0-based) belongs to `shard`.
+ *
+ * @example
+ * ```ts
+ * import { inShard } from "./Spec.js"
+ * const first = { index: 1, count: 2 }
+ * ;[0, 1, 2, 3, 4].filter((k) => inShard(first, k)) // => [0, 2, 4]
+ * ```
  *
  * @category sweep
  * @since 0.2.0

@@ -39,6 +39,20 @@ const ms = (s: number | undefined) => (s === undefined ? undefined : s * 1000)
 /**
  * The summary rows of finished cells, in the order given (grid order).
  *
+ * @example
+ * ```ts
+ * import { runCell } from "./runCell.js"
+ * import { summaryRows } from "./Summary.js"
+ * const cell = {
+ *   id: "demo", trace: "examples/traces/mooncake/conversation_trace.jsonl", traceName: "conversation", rate: 1,
+ *   limit: 4, dp: 2, engine: "sglang" as const, frontEnds: 1, policy: "total-tokens", model: "glm-5.3", gpu: "h200", seed: 0
+ * }
+ * const [row] = summaryRows([runCell(cell)])
+ * row?.frontEnd // => "sglang x1"
+ * row?.status // => "Completed"
+ * row?.finished // => 4
+ * ```
+ *
  * @category sweep
  * @since 0.2.0
  */
@@ -71,6 +85,21 @@ const pct = (v: number) => `${(v * 100).toFixed(1)}%`
 /**
  * A Markdown table of the rows: one block per (trace, rate, DP, front end), policies as rows, the
  * lowest TTFT p99 and ITL p99 of each block in bold.
+ *
+ * @example
+ * ```ts
+ * import { runCell } from "./runCell.js"
+ * import { markdownTable, summaryRows } from "./Summary.js"
+ * const cell = {
+ *   id: "demo", trace: "examples/traces/mooncake/conversation_trace.jsonl", traceName: "conversation", rate: 1,
+ *   limit: 4, dp: 2, engine: "sglang" as const, frontEnds: 1, policy: "total-tokens", model: "glm-5.3", gpu: "h200", seed: 0
+ * }
+ * const lines = markdownTable(summaryRows([runCell(cell)])).split("\n")
+ * lines[0] // => "**conversation at 1x, DP 2, sglang x1**"
+ * lines[2]?.startsWith("| policy | TTFT p50 / p99 s |") // => true
+ * lines[4]?.startsWith("| total-tokens |") // => true
+ * lines[4]?.endsWith("| ok 4/4 |") // => true
+ * ```
  *
  * @category sweep
  * @since 0.2.0

@@ -73,6 +73,23 @@ const workerUrl = () =>
  * `outDir/spec.json` and one `outDir/cells/<id>.json` per cell as it finishes. A cell file is
  * reused only when it holds exactly the same cell, so changing the spec reruns what changed.
  *
+ * @example
+ * ```ts
+ * import { mkdtempSync } from "node:fs"
+ * import { tmpdir } from "node:os"
+ * import { join } from "node:path"
+ * import { runSweep } from "./run.js"
+ * import { parseSpec } from "./Spec.js"
+ * const spec = parseSpec("traces: [{path: examples/traces/mooncake/conversation_trace.jsonl, rates: [1]}]\nlimit: 4\ndp: [2]\npolicies: [round-robin, total-tokens]\n", "demo.yaml")
+ * const outDir = mkdtempSync(join(tmpdir(), "loadledger-sweep-"))
+ * const first = await runSweep(spec, { outDir, workers: 0 }) // 0 workers: run the cells in this thread
+ * first.cells.map((c) => c.policy) // => ["round-robin", "total-tokens"]
+ * first.ran // => 2
+ * const again = await runSweep(spec, { outDir, workers: 0 })
+ * again.ran // => 0
+ * again.skipped // => 2
+ * ```
+ *
  * @category sweep
  * @since 0.2.0
  */
@@ -112,6 +129,23 @@ export const runSweep = async (spec: SweepSpec, o: RunOptions): Promise<RunRepor
  * Read the finished cells of `cells` from `outDir`, in grid order; cells not (yet) there are listed
  * in `missing`.
  *
+ * @example
+ * ```ts
+ * import { mkdtempSync } from "node:fs"
+ * import { tmpdir } from "node:os"
+ * import { join } from "node:path"
+ * import { readCells, runSweep } from "./run.js"
+ * import { expandCells, parseSpec } from "./Spec.js"
+ * const spec = parseSpec("traces: [{path: examples/traces/mooncake/conversation_trace.jsonl, rates: [1]}]\nlimit: 4\ndp: [2]\npolicies: [round-robin, total-tokens]\n", "demo.yaml")
+ * const outDir = mkdtempSync(join(tmpdir(), "loadledger-sweep-"))
+ * const cells = expandCells(spec)
+ * readCells(outDir, cells).missing.length // => 2
+ * await runSweep(spec, { outDir, workers: 0, shard: { index: 1, count: 2 } })
+ * const { results, missing } = readCells(outDir, cells)
+ * results.map((r) => r.cell.policy) // => ["round-robin"]
+ * missing.map((c) => c.policy) // => ["total-tokens"]
+ * ```
+ *
  * @category sweep
  * @since 0.2.0
  */
@@ -134,6 +168,22 @@ export const readCells = (
  * `spec.json` must be the same spec; only cell files that hold a cell of that spec are taken (a cell
  * found in several folders is deterministic, so any copy will do). Returns
  * the spec (for the summary and report).
+ *
+ * @example
+ * ```ts
+ * import { mkdtempSync } from "node:fs"
+ * import { tmpdir } from "node:os"
+ * import { join } from "node:path"
+ * import { mergeRuns, readCells, runSweep } from "./run.js"
+ * import { expandCells, parseSpec } from "./Spec.js"
+ * const spec = parseSpec("traces: [{path: examples/traces/mooncake/conversation_trace.jsonl, rates: [1]}]\nlimit: 4\ndp: [2]\npolicies: [round-robin, total-tokens]\n", "demo.yaml")
+ * const dir = () => mkdtempSync(join(tmpdir(), "loadledger-sweep-"))
+ * const [a, b, merged] = [dir(), dir(), dir()]
+ * await runSweep(spec, { outDir: a, workers: 0, shard: { index: 1, count: 2 } })
+ * await runSweep(spec, { outDir: b, workers: 0, shard: { index: 2, count: 2 } })
+ * mergeRuns(merged, [a, b]).policies // => ["round-robin", "total-tokens"]
+ * readCells(merged, expandCells(spec)).missing // => []
+ * ```
  *
  * @category sweep
  * @since 0.2.0

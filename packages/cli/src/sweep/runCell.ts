@@ -27,6 +27,19 @@ const traces = new Map<string, ReadonlyArray<TraceRequest>>()
  * Simulate one cell. Deterministic in everything but `wallSeconds`. Throws a one-line `Error` on a
  * bad trace or an unknown policy (the spec check makes both unlikely).
  *
+ * @example
+ * ```ts
+ * import { runCell } from "./runCell.js"
+ * const cell = {
+ *   id: "demo", trace: "examples/traces/mooncake/conversation_trace.jsonl", traceName: "conversation", rate: 1,
+ *   limit: 4, dp: 2, engine: "sglang" as const, frontEnds: 1, policy: "total-tokens", model: "glm-5.3", gpu: "h200", seed: 0
+ * }
+ * const done = runCell(cell)
+ * done.cell.id // => "demo"
+ * done.result.policy // => "total-tokens"
+ * done.result.requests.finished // => 4
+ * ```
+ *
  * @category sweep
  * @since 0.2.0
  */

@@ -6,7 +6,8 @@
  * file-index version 54513096567 named in `fixtures/reference/sglang/README.md`; the vectors in
  * `dp_lb_cases.json` are the normative behaviour).
  *
- * Over 300 lines: one concept (upstream's `DPBudget`), each of its nine functions with a runnable example; about two thirds are docstrings.
+ * Over 300 lines: one concept (upstream's `DPBudget`: its eight functions over one value, each
+ * with a runnable example); half of the lines are those docstrings.
  *
  * @since 0.1.0
  */

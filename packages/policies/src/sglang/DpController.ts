@@ -6,7 +6,8 @@
  * version 54513096567) and the SHM reader of `load_snapshot.py` @ 025177e4, as specified in
  * `fixtures/reference/sglang/README.md` section 1.
  *
- * Over 300 lines: one concept (upstream's controller), each of its ten functions with a runnable example; more than half are docstrings.
+ * Over 300 lines: one concept (upstream's controller: its refresh interval and nine functions over one
+ * state, each with a runnable example); half of the lines are those docstrings.
  *
  * @since 0.1.0
  */
@@ -360,6 +361,13 @@ export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled
   }
 }
 
+/** The refresh a dispatch does first (`TOTAL_*` only; `refreshed` is `undefined` for the others). */
+const refreshOnDispatch = (
+  state: DpControllerState,
+  nowSeconds: number
+): { readonly refreshed: boolean | undefined; readonly state: DpControllerState } =>
+  refreshesOnDispatch(state.method) ? refresh(state, nowSeconds) : { refreshed: undefined, state }
+
 /**
  * The outcome of {@link dispatchRequest}: `refreshed` is absent for methods that do not refresh;
  * `state` includes the refresh even when scheduling failed (upstream consumes the window anyway).
@@ -399,13 +407,7 @@ export const dispatchRequest = (
   req: RouteRequest,
   nowSeconds: number
 ): RequestOutcome => {
-  let refreshed: boolean | undefined
-  let s = state
-  if (refreshesOnDispatch(state.method)) {
-    const r = refresh(state, nowSeconds)
-    refreshed = r.refreshed
-    s = r.state
-  }
+  const { refreshed, state: s } = refreshOnDispatch(state, nowSeconds)
   const out = schedule(s, req)
   return "_tag" in out
     ? { refreshed, rank: undefined, error: out, state: s }
@@ -446,13 +448,8 @@ export const dispatchBatch = (
   reqs: ReadonlyArray<RouteRequest>,
   nowSeconds: number
 ): BatchOutcome => {
-  let refreshed: boolean | undefined
-  let s = state
-  if (refreshesOnDispatch(state.method)) {
-    const r = refresh(state, nowSeconds)
-    refreshed = r.refreshed
-    s = r.state
-  }
+  const { refreshed, state: refreshedState } = refreshOnDispatch(state, nowSeconds)
+  let s = refreshedState
   const ranks: Array<number> = []
   for (const req of reqs) {
     const out = schedule(s, req)

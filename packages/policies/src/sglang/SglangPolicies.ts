@@ -4,7 +4,9 @@
  * Reproduces `python/sglang/srt/managers/data_parallel_controller.py` (sgl-project/sglang, file-index
  * version 54513096567; golden vectors `fixtures/reference/sglang/dp_lb_cases.json`).
  *
- * Over 300 lines: the four methods share the refresh, the generic path and the registry shape; each method's route is a short function and the rest are docstrings.
+ * Over 300 lines: one concept (upstream's four methods as policies), which share the refresh, the
+ * generic path and the registry shape; each method's route is a short function, and 44% of the
+ * lines are docstrings.
  *
  * @since 0.1.0
  */
@@ -25,6 +27,7 @@ import * as DpBudget from "./DpBudget.js"
 import * as DpController from "./DpController.js"
 import * as Charged from "./internal/ChargedState.js"
 import { budgetExplanation, RoomRouted, routedTieBreak, tieBreaks } from "./internal/Explanations.js"
+import { pickOf } from "./internal/RankTournament.js"
 
 const explain = (
   before: DpController.DpControllerState,
@@ -135,7 +138,7 @@ const routeBudgetSlow = (
     ? refreshCharged(state as Charged.ChargedState, now)
     : (state as Charged.ChargedState)
   const totals = Charged.totalsOf(before)
-  return Charged.routeFrom(before, totals, Charged.pickOf(totals), tokens, refreshed)
+  return Charged.routeFrom(before, totals, pickOf(totals), tokens, refreshed)
 }
 
 /** ROUND_ROBIN: the next healthy slot after the counter. Same result as `DpController.schedule`. */

@@ -5,7 +5,7 @@
  * `DpBudget` and `DpController`; the policy built on it is `makeVllmLb` (`VllmLbPolicy.ts`).
  *
  * Over 300 lines: one concept (one front end's state and its five functions, each with a runnable
- * example); more than half are docstrings and the upstream citations.
+ * example); nearly half of the lines are docstrings and the upstream citations.
  *
  * @since 0.1.0
  */

@@ -1,13 +1,13 @@
 /**
  * `makeVllmLb` / `vllmKvPressure`: vLLM's front-end balancer (`VllmLb`) as a `Policy`, fed by `RankLoad` rows instead of coordinator publications, with its beyond-upstream options (KV-saturation guard, abort reporting) off by default.
  *
- * Over 300 lines: one concept (the policy's `observe` / `route` / `finish` / `setStatus` over one state); most of the length is the docstrings of the options and of the unknown/stale rules.
- *
  * @since 0.1.0
  */
 import { HashMap } from "effect"
 import { packed } from "../internal/packed.js"
 import type { Explanation, Policy, PolicyError, RankLoad, RouteResult } from "../Policy.js"
+import { kvGuard, skipping, snapshotAges } from "./internal/beyondUpstream.js"
+import { busiestKnown, busiestKv, withKv } from "./internal/unknownRows.js"
 import type { VllmClientOptions, VllmEngineRow, VllmLbState } from "./VllmLb.js"
 import * as VllmLb from "./VllmLb.js"
 
@@ -82,64 +82,6 @@ const emptyLb = (): VllmLbState => ({
   currentWave: 0,
   enginesRunning: false
 })
-
-/**
- * Give every rank with a row in `unknown` what it reported and, for each field it did not, the
- * busiest known value (the maximum over the other ranks; `rows` is written in place). Returns the
- * flagged rows, or `undefined` when none. With no known rank the flagged rows stay as they are.
- */
-const busiestKnown = (
-  rows: Array<VllmEngineRow>,
-  unknown: ReadonlyArray<RankLoad | undefined>
-): ReadonlyArray<RankLoad> | undefined => {
-  let waiting = -1
-  let running = -1
-  let kv: number | undefined
-  const flagged: Array<RankLoad> = []
-  for (let i = 0; i < rows.length; i++) {
-    const u = unknown[i]
-    if (u !== undefined) {
-      flagged.push(u)
-      continue
-    }
-    const row = rows[i]!
-    waiting = Math.max(waiting, row[0])
-    running = Math.max(running, row[1])
-    if (row[2] !== undefined) kv = kv === undefined ? row[2] : Math.max(kv, row[2])
-  }
-  if (flagged.length === 0) return undefined
-  if (waiting >= 0)
-    for (const u of flagged) {
-      const own = u.unknown === undefined ? u : undefined
-      rows[u.dpRank] = [
-        own?.numWaitingReqs ?? waiting,
-        own?.numRunningReqs ?? running,
-        own?.kvCacheUsage ?? kv
-      ]
-    }
-  return flagged
-}
-
-/** The highest `kvCacheUsage` any row reports, or `undefined` when none does. */
-const busiestKv = (rows: ReadonlyArray<VllmEngineRow>): number | undefined => {
-  let kv: number | undefined
-  for (const row of rows) if (row[2] !== undefined) kv = kv === undefined ? row[2] : Math.max(kv, row[2])
-  return kv
-}
-
-/** `rows` with the KV usage of the `ranks` replaced by `kv`. */
-const withKv = (
-  rows: ReadonlyArray<VllmEngineRow>,
-  ranks: ReadonlyArray<number>,
-  kv: number | undefined
-): Array<VllmEngineRow> => {
-  const out = rows.slice()
-  for (const i of ranks) {
-    const row = out[i]!
-    out[i] = [row[0], row[1], kv]
-  }
-  return out
-}
 
 /**
  * vLLM's data-parallel load balancer (`DPLBAsyncMPClient`) as a loadledger `Policy`.
@@ -263,29 +205,8 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       const unhealthy = state.unhealthy
       let skip: ReadonlyArray<boolean> | undefined =
         unhealthy.length > 0 ? state.healthy.map((h) => !h) : undefined
-      const kvGuarded: Array<number> = []
-      if (guardOn) {
-        const rows = lb.lbEngines
-        let room = false
-        for (let i = 0; i < rows.length && !room; i++) {
-          const kv = rows[i]![2]
-          room = state.healthy[i] === true && kv !== undefined && kv < roomBelow
-        }
-        if (room) {
-          for (let i = 0; i < rows.length; i++) {
-            const row = rows[i]!
-            const kv = row[2]
-            if (kv !== undefined && kv >= saturatedAt && row[0] > 0) kvGuarded.push(i)
-          }
-          if (kvGuarded.length > 0) {
-            const healthy = state.healthy
-            const sk = new Array<boolean>(healthy.length)
-            for (let i = 0; i < healthy.length; i++) sk[i] = !healthy[i]
-            for (let i = 0; i < kvGuarded.length; i++) sk[kvGuarded[i]!] = true
-            skip = sk
-          }
-        }
-      }
+      const guarded = guardOn ? kvGuard(lb.lbEngines, state.healthy, saturatedAt, roomBelow) : undefined
+      if (guarded !== undefined) skip = skipping(state.healthy, guarded)
       const missing = state.kvMissing
       const filled = missing.length === 0 ? undefined : busiestKv(lb.lbEngines)
       const routed = VllmLb.route(
@@ -312,27 +233,16 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
         kvMissing: state.kvMissing
       }
       if (state.loadUnknown !== undefined) details["loadUnknown"] = state.loadUnknown
-      if (kvGuarded.length > 0) details["kvGuarded"] = kvGuarded
+      if (guarded !== undefined) details["kvGuarded"] = guarded
       if (unhealthy.length > 0) details["unhealthy"] = unhealthy
       if (state.rejectedRanks.length > 0) details["rejectedRanks"] = state.rejectedRanks
-      let stale: Array<number> | undefined
-      if (staleAfter !== undefined) {
-        const at = state.snapshotAt
-        const ages = new Array<number | undefined>(at.length)
-        const never: Array<number> = []
-        stale = []
-        for (let i = 0; i < at.length; i++) {
-          const t = at[i]
-          const age = t === undefined ? undefined : now - t
-          ages[i] = age
-          if (age === undefined) never.push(i)
-          else if (age > staleAfter) stale.push(i)
-        }
-        details["snapshotAgeSeconds"] = ages
-        details["neverObserved"] = never
-        details["coordinatorFrozen"] =
-          ages.length > never.length && stale.length === ages.length - never.length
+      const staleness = staleAfter === undefined ? undefined : snapshotAges(state.snapshotAt, now, staleAfter)
+      if (staleness !== undefined) {
+        details["snapshotAgeSeconds"] = staleness.ages
+        details["neverObserved"] = staleness.never
+        details["coordinatorFrozen"] = staleness.coordinatorFrozen
       }
+      const stale = staleness?.stale
       const explanation: Explanation = {
         scores: r.scores ?? undefined,
         tieBreak:

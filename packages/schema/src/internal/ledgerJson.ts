@@ -21,55 +21,11 @@ import {
   scrub,
   unknownRow
 } from "./ledgerRows.js"
+import { v1LoadsEntryKeys, v1LoadsGauges } from "./v1LoadsKeys.js"
 
 const isObj = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-const entryFields: ReadonlyArray<Field> = [
-  "numRunningReqs",
-  "numWaitingReqs",
-  "numTotalTokens",
-  "numUsedTokens",
-  "numWaitingUncachedTokens",
-  "numActiveTokens",
-  "numPreallocReadyTokens",
-  "maxTotalNumTokens",
-  "maxRunningRequests",
-  "tokenUsage",
-  "genThroughput",
-  "cacheHitRate",
-  "utilization"
-]
-/** Every key of a `/v1/loads` entry of any era (LoadEntryV1..V3 and the 2026 additions). */
-const v1Known = new Set([
-  "timestamp",
-  "dp_rank",
-  "num_running_reqs",
-  "num_waiting_reqs",
-  "num_waiting_uncached_tokens",
-  "num_used_tokens",
-  "num_total_tokens",
-  "num_active_tokens",
-  "num_prealloc_ready_tokens",
-  "max_total_num_tokens",
-  "max_running_requests",
-  "token_usage",
-  "gen_throughput",
-  "cache_hit_rate",
-  "utilization",
-  "total_prefill_uncached_tokens",
-  "total_prefill_busy_us",
-  "decode_moments",
-  "decode_metrics_windows",
-  "snapshot_monotonic_s",
-  "num_total_reqs",
-  "memory",
-  "speculative",
-  "lora",
-  "disaggregation",
-  "queues",
-  "kv_capacity"
-])
 // dp_rank is identity, not load: a bad one fails the strict Schema instead of being scrubbed
 const v1Skip = new Set(["dp_rank", "decode_moments", "decode_metrics_windows"])
 const disaggKeys: ReadonlyArray<readonly [string, Field]> = [
@@ -128,7 +84,7 @@ const v1Row = (
   const row: Mutable = { dpRank }
   const ts = l.timestamp ?? fallback
   if (ts !== undefined) row.timestamp = ts
-  pickNumbers(l, entryFields, row)
+  pickNumbers(l, v1LoadsGauges, row)
   if (l.tokenUsage !== undefined) row.kvCacheUsage = l.tokenUsage
   const q = l.queues
   if (q !== null && q !== undefined) {
@@ -164,14 +120,15 @@ const fromV1Loads = (
   const { bad, clean } =
     list === undefined
       ? { bad: new Map<number, Scrubbed>(), clean: undefined }
-      : scrubList(list, v1Known, v1Skip, (i) => `$.loads[${i}]`)
+      : scrubList(list, v1LoadsEntryKeys, v1Skip, (i) => `$.loads[${i}]`)
   return Result.map(decodeV1Loads(clean === undefined ? doc : { ...doc, loads: clean }), (d: V1Loads) => {
     const fallback = isoToEpochSeconds(d.response.timestamp)
     const unknownKeys = new Map<string, number>()
     const rows = (d.response.loads as ReadonlyArray<LoadEntry>).map((l, i) => {
       const raw = list?.[i]
       if (isObj(raw))
-        for (const k of Object.keys(raw)) if (!v1Known.has(k)) unknownKeys.set(k, countOf(unknownKeys, k) + 1)
+        for (const k of Object.keys(raw))
+          if (!v1LoadsEntryKeys.has(k)) unknownKeys.set(k, countOf(unknownKeys, k) + 1)
       const dpRank = identity(l.dpRank, i, `$.loads[${i}].dp_rank`, notices)
       const why = bad.get(i)
       return why === undefined

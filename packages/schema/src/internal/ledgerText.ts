@@ -35,6 +35,9 @@ const vllmRow = (e: VllmEngineMetrics, notices: Array<LedgerNotice>): RankLoad =
   return row
 }
 
+// every field an SGLang `/metrics` rank carries to its row (`numWaitingReqs` aside, chosen below),
+// in the row's order: the `/v1/loads` gauges (v1LoadsKeys.ts) are a subset, the collector's limits
+// and queue gauges the rest
 const sglangFields: ReadonlyArray<Field> = [
   "numRunningReqs",
   "numTotalTokens",

@@ -10,7 +10,8 @@
  * `vllm:kv_cache_usage_perc`) and V0 `vllm/engine/metrics.py` (`vllm:gpu_cache_usage_perc`,
  * `vllm:cpu_cache_usage_perc`, `vllm:num_requests_swapped`).
  */
-import { camel } from "./wire.js"
+import { v1LoadsGauges } from "./v1LoadsKeys.js"
+import { snake } from "./wire.js"
 
 export const vllmNames: ReadonlyMap<string, string> = new Map([
   ["vllm:num_requests_running", "numRequestsRunning"],
@@ -43,24 +44,9 @@ const sglangColon: ReadonlyArray<readonly [string, string]> = [
   ["sglang:kv_available_tokens", "kvAvailableTokens"],
   ["sglang:kv_evictable_tokens", "kvEvictableTokens"]
 ]
-const v1LoadsGaugeKeys = [
-  "num_running_reqs",
-  "num_waiting_reqs",
-  "num_waiting_uncached_tokens",
-  "num_used_tokens",
-  "num_total_tokens",
-  "num_active_tokens",
-  "num_prealloc_ready_tokens",
-  "max_total_num_tokens",
-  "max_running_requests",
-  "token_usage",
-  "gen_throughput",
-  "cache_hit_rate",
-  "utilization"
-]
 export const sglangNames: ReadonlyMap<string, string> = new Map([
   ...sglangColon,
-  ...v1LoadsGaugeKeys.map((k) => [`sglang_${k}`, camel(k)] as const)
+  ...v1LoadsGauges.map((field) => [`sglang_${snake(field)}`, field] as const)
 ])
 
 const SUFFIXES = ["_bucket", "_sum", "_count", "_total", "_created", "_info"]

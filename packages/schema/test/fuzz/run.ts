@@ -99,14 +99,7 @@ const parsed = (r: Rng): unknown => {
 }
 const value = (seeds: ReadonlyArray<unknown>) => (r: Rng) =>
   r.int(4) === 0 ? parsed(r) : mutateValue(r, r.pick(seeds))
-const kinds: ReadonlyArray<S.LedgerKind> = [
-  "auto",
-  "v1-loads",
-  "get-load",
-  "load-stat",
-  "vllm-metrics",
-  "sglang-metrics"
-]
+const kinds: ReadonlyArray<S.LedgerKind> = S.ledgerKinds
 
 const targets: ReadonlyArray<Target> = [
   ...kinds.map(

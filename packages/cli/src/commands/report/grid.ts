@@ -41,6 +41,18 @@ export const bestPerColumn = (g: ReportGrid): Map<string, string> => {
  * red just because every latency is longer there. The best cell of each column gets a thick border
  * and a ★. Data items are `[column, row, ratio to best, value]`.
  *
+ * @example
+ * ```ts
+ * import { gridChart } from "./grid.js"
+ * const chart = gridChart({ title: "TTFT p99", metric: "TTFT p99 s", xName: "rate", better: "lower", cells: [
+ *   { policy: "a", x: 1, value: 2 }, { policy: "b", x: 1, value: 1 }, { policy: "a", x: 2, value: 3 }, { policy: "b", x: 2 }
+ * ] }, "grid-0")
+ * chart.id // => "grid-0"
+ * const series = chart.option["series"] as Array<{ data: Array<{ value: unknown; label: { formatter: string } }> }>
+ * series[0]!.data.map((d) => d.value) // => [[0, 0, 2, 2], [0, 1, 1, 1], [1, 0, 1, 3], [1, 1, "-", "-"]]
+ * series[0]!.data.map((d) => d.label.formatter) // => ["2", "★ 1", "★ 3", "-"]
+ * ```
+ *
  * @category report
  * @since 0.2.0
  */

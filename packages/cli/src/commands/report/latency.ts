@@ -47,6 +47,19 @@ export const fmtSeconds = (s: number): string =>
  * the median. A run without CDF points for a latency (an ITL from a result written before ITL
  * CDFs existed) shows its markers only.
  *
+ * @example
+ * ```ts
+ * import { latencyCharts } from "./latency.js"
+ * import { runCell } from "../../sweep/runCell.js"
+ * const { result } = runCell({
+ *   id: "demo", trace: "examples/traces/mooncake/conversation_trace.jsonl", traceName: "conversation", rate: 1,
+ *   limit: 8, dp: 2, engine: "sglang", frontEnds: 1, policy: "total-tokens", model: "glm-5.3", gpu: "h200", seed: 0
+ * })
+ * const charts = latencyCharts([{ engine: "sglang", result }])
+ * charts.map((c) => c.id) // => ["cdf-ttftSeconds", "cdf-itlSeconds", "cdf-e2eSeconds"]
+ * charts[0]!.alt?.label // => "tail view (share slower, log)"
+ * ```
+ *
  * @category report
  * @since 0.2.0
  */

@@ -72,7 +72,24 @@ export interface ChartSpec {
     | undefined
 }
 
-/** The label a run is shown under. @category report @since 0.2.0 */
+/**
+ * The label a run is shown under: its `label`, else its policy's name.
+ *
+ * @example
+ * ```ts
+ * import { runLabel } from "./model.js"
+ * import { runCell } from "../../sweep/runCell.js"
+ * const { result } = runCell({
+ *   id: "demo", trace: "examples/traces/mooncake/conversation_trace.jsonl", traceName: "conversation", rate: 1,
+ *   limit: 8, dp: 2, engine: "sglang", frontEnds: 1, policy: "total-tokens", model: "glm-5.3", gpu: "h200", seed: 0
+ * })
+ * runLabel({ engine: "sglang", result }) // => "total-tokens"
+ * runLabel({ engine: "sglang", result, label: "total-tokens @ 2x" }) // => "total-tokens @ 2x"
+ * ```
+ *
+ * @category report
+ * @since 0.2.0
+ */
 export const runLabel = (r: ReportRun): string => r.label ?? r.result.policy
 
 /**
@@ -166,5 +183,20 @@ export const cdfPoints = (
   return out
 }
 
-/** Round to 4 significant digits (keeps the page small; a chart cannot show more). @category report @since 0.2.0 */
+/**
+ * Round to 4 significant digits (keeps the page small; a chart cannot show more); 0 and
+ * non-finite values pass through.
+ *
+ * @example
+ * ```ts
+ * import { sig } from "./model.js"
+ * sig(3.14159265) // => 3.142
+ * sig(123456) // => 123500
+ * sig(0) // => 0
+ * sig(Number.POSITIVE_INFINITY) // => Number.POSITIVE_INFINITY
+ * ```
+ *
+ * @category report
+ * @since 0.2.0
+ */
 export const sig = (x: number): number => (x === 0 || !Number.isFinite(x) ? x : Number(x.toPrecision(4)))

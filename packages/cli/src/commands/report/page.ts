@@ -133,6 +133,14 @@ ${c.alt ? `<button type="button" class="alt" id="${esc(c.id)}-alt" aria-pressed=
  * Put the page together: title, context lines, the summary table, one section per chart group,
  * the terminal table (folded), the inlined chart library and the page script.
  *
+ * @example
+ * ```ts
+ * import { page } from "./page.js"
+ * const html = page({ title: "demo <1>", context: ["8 requests"], table: "<table></table>", groups: [], library: "", libraryName: "none" })
+ * html.startsWith("<!doctype html>") // => true
+ * html.includes("<title>demo &lt;1&gt;</title>") // => true
+ * ```
+ *
  * @category report
  * @since 0.2.0
  */

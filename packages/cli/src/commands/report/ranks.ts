@@ -19,6 +19,19 @@ const zoomX = [
  * maximum), colour = requests running + waiting on the rank. All maps share one colour scale, so
  * the same colour means the same load in every policy.
  *
+ * @example
+ * ```ts
+ * import { loadHeatmaps } from "./ranks.js"
+ * import { runCell } from "../../sweep/runCell.js"
+ * const { result } = runCell({
+ *   id: "demo", trace: "examples/traces/mooncake/conversation_trace.jsonl", traceName: "conversation", rate: 1,
+ *   limit: 8, dp: 2, engine: "sglang", frontEnds: 1, policy: "total-tokens", model: "glm-5.3", gpu: "h200", seed: 0
+ * })
+ * const maps = loadHeatmaps([{ engine: "sglang", result }, { engine: "sglang", result, label: "again" }])
+ * maps.map((c) => c.id) // => ["load-0", "load-1"]
+ * maps[1]!.title // => "again (sglang): requests on each rank over time"
+ * ```
+ *
  * @category report
  * @since 0.2.0
  */
@@ -112,6 +125,17 @@ const barChart = (
  * Requests and tokens (prefill computed + decode) each rank received, one bar series per run, and
  * each run's sync-wait and idle-rank shares.
  *
+ * @example
+ * ```ts
+ * import { rankCharts } from "./ranks.js"
+ * import { runCell } from "../../sweep/runCell.js"
+ * const { result } = runCell({
+ *   id: "demo", trace: "examples/traces/mooncake/conversation_trace.jsonl", traceName: "conversation", rate: 1,
+ *   limit: 8, dp: 2, engine: "sglang", frontEnds: 1, policy: "total-tokens", model: "glm-5.3", gpu: "h200", seed: 0
+ * })
+ * rankCharts([{ engine: "sglang", result }]).map((c) => c.id) // => ["shares", "requests-per-rank", "tokens-per-rank"]
+ * ```
+ *
  * @category report
  * @since 0.2.0
  */
@@ -164,6 +188,19 @@ export const rankCharts = (runs: ReadonlyArray<ReportRun>): Array<ChartSpec> => 
 /**
  * The token imbalance ratio per step (max over mean of the ranks' tokens, SGLang's buckets) as the
  * share of steps per bucket, trimmed to the buckets that hold any step.
+ *
+ * @example
+ * ```ts
+ * import { imbalanceChart } from "./ranks.js"
+ * import { runCell } from "../../sweep/runCell.js"
+ * const { result } = runCell({
+ *   id: "demo", trace: "examples/traces/mooncake/conversation_trace.jsonl", traceName: "conversation", rate: 1,
+ *   limit: 8, dp: 2, engine: "sglang", frontEnds: 1, policy: "total-tokens", model: "glm-5.3", gpu: "h200", seed: 0
+ * })
+ * imbalanceChart([{ engine: "sglang", result }])?.id // => "imbalance"
+ * const idle = { ...result, imbalanceHistogram: { ...result.imbalanceHistogram, counts: result.imbalanceHistogram.counts.map(() => 0) } }
+ * imbalanceChart([{ engine: "sglang", result: idle }]) // => undefined
+ * ```
  *
  * @category report
  * @since 0.2.0

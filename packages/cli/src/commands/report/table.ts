@@ -37,7 +37,19 @@ const pct = (x: number): Cell => num(x, 1, 100)
 const p = (ps: Percentiles, k: "p50" | "p90" | "p99", ms = false): Cell =>
   ms ? num(ps[k], ps[k] !== undefined && ps[k] < 0.1 ? 1 : 0, 1000) : secs(ps[k])
 
-/** Column headers (with a tooltip each) of the summary table. @category report @since 0.2.0 */
+/**
+ * Column headers (with a tooltip each) of the summary table.
+ *
+ * @example
+ * ```ts
+ * import { SUMMARY_COLUMNS } from "./table.js"
+ * SUMMARY_COLUMNS.length // => 19
+ * SUMMARY_COLUMNS[4] // => { head: "TTFT p99 s", title: "time to first token, 99th percentile" }
+ * ```
+ *
+ * @category report
+ * @since 0.2.0
+ */
 export const SUMMARY_COLUMNS: ReadonlyArray<{ readonly head: string; readonly title: string }> = [
   { head: "policy", title: "routing policy" },
   { head: "engine", title: "engine model it ran on" },
@@ -95,6 +107,19 @@ const row = (run: ReportRun): Array<Cell> => {
 /**
  * The summary table: one row per run, a sortable header (`data-sort` holds the raw value each cell
  * sorts by; "-" cells sort last), numbers right-aligned.
+ *
+ * @example
+ * ```ts
+ * import { summaryTable } from "./table.js"
+ * import { runCell } from "../../sweep/runCell.js"
+ * const { result } = runCell({
+ *   id: "demo", trace: "examples/traces/mooncake/conversation_trace.jsonl", traceName: "conversation", rate: 1,
+ *   limit: 8, dp: 2, engine: "sglang", frontEnds: 1, policy: "total-tokens", model: "glm-5.3", gpu: "h200", seed: 0
+ * })
+ * const html = summaryTable([{ engine: "sglang", result }])
+ * html.startsWith('<table id="summary"><thead><tr><th scope="col" title="routing policy"') // => true
+ * html.match(/<tr>/g)?.length // => 2
+ * ```
  *
  * @category report
  * @since 0.2.0

@@ -7,7 +7,8 @@ import type { Policy } from "../../Policy.js"
 import { policyError } from "../../Policy.js"
 import { addPrefix, emptyPrefixIndex, type PrefixIndex, podsOf } from "../aibrix/internal/prefixIndex.js"
 import { candidateRanks, type PeerState, peerPolicy } from "../internal/PeerLedger.js"
-import { type DynamoKvRouterConfig, type DynamoWorker, selectDefaultWorker } from "./DefaultSelector.js"
+import { selectDefaultWorker } from "./DefaultSelector.js"
+import type { DynamoKvRouterConfig, DynamoWorker } from "./Types.js"
 import {
   type VllmSelectorState,
   vllmHook,

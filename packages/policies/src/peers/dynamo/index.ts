@@ -1,10 +1,11 @@
 /**
- * NVIDIA Dynamo KV router: default cost selector, softmax sampling, vLLM-style selector, and their
- * `Policy` adapters.
+ * NVIDIA Dynamo KV router: default cost selector, softmax sampling, vLLM-style selector, their
+ * shared shapes and their `Policy` adapters.
  *
  * @since 0.2.0
  */
 export * from "./DefaultSelector.js"
 export * from "./DynamoPolicy.js"
 export * from "./SoftmaxSample.js"
+export * from "./Types.js"
 export * from "./VllmSelector.js"

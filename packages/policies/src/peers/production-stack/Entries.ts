@@ -1,8 +1,11 @@
-import type { Policy } from "../../Policy.js"
+/**
+ * The registry entries of vLLM production-stack's router policies (`production-stack/...`).
+ *
+ * @since 0.2.0
+ */
+import { erasePolicy as erase } from "../../internal/erasePolicy.js"
 import type { PolicyEntry } from "../../Registry.js"
 import { makePsPolicy, type PsPolicyName } from "./Policies.js"
-
-const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
 
 const entry = (name: PsPolicyName, description: string): PolicyEntry => ({
   name: `production-stack/${name}`,

@@ -1,3 +1,9 @@
+/**
+ * vLLM production-stack's router policies: round robin, session affinity, prefix-aware, the QPS
+ * routing they fall back on, and their `Policy` adapters.
+ *
+ * @since 0.2.0
+ */
 export * from "./Policies.js"
 export * from "./PrefixAware.js"
 export * from "./Qps.js"

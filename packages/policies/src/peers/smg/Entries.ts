@@ -1,8 +1,11 @@
-import type { Policy } from "../../Policy.js"
+/**
+ * The registry entries of the SGLang model gateway's policies (`smg/...`).
+ *
+ * @since 0.2.0
+ */
+import { erasePolicy as erase } from "../../internal/erasePolicy.js"
 import type { PolicyEntry } from "../../Registry.js"
 import { makeSmgPolicy, type SmgPolicyName } from "./Policies.js"
-
-const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
 
 const entry = (name: SmgPolicyName, description: string): PolicyEntry => ({
   name: `smg/${name}`,

@@ -7,20 +7,16 @@
  */
 import type { RankLoad } from "@loadledger/schema"
 import { type Explanation, policyError, type RouteRequest, type RouteResult } from "../../Policy.js"
-import { blocksAsText, blocksAsTokenIds } from "../internal/blocks.js"
 import { type Charges, charge, noCharges, release } from "../internal/charges.js"
-import { drawMany } from "../internal/rng.js"
 import type { PeerPolicy } from "../PeerPolicy.js"
-import { type SmgCacheAwareConfig, smgCacheAwareInit, smgCacheAwareSelect } from "./CacheAware.js"
-import { smgConsistentHashingSelect } from "./ConsistentHashing.js"
-import { smgDpMinTokenSelect, smgDpMinTokenUpdate } from "./DpMinToken.js"
+import type { SmgCacheAwareConfig } from "./CacheAware.js"
+import { smgDpMinTokenSelect } from "./DpMinToken.js"
 import { healthyIndices } from "./internal/common.js"
-import { type SmgLeastLoadConfig, smgLeastLoadSelect, smgLeastLoadUpdate } from "./LeastLoad.js"
-import { smgPowerOfTwoSelect, smgPowerOfTwoUpdate } from "./PowerOfTwo.js"
-import { type SmgPrefixHashConfig, smgPrefixHashSelect } from "./PrefixHash.js"
-import { smgRandomSelect } from "./Random.js"
-import { smgRoundRobinSelect } from "./RoundRobin.js"
-import type { SmgLoadReport, SmgResult, SmgSchedulerLoad, SmgWorker } from "./Types.js"
+import { asReport, busiestKnown, withBusiest } from "./internal/reports.js"
+import { specs } from "./internal/specs.js"
+import type { SmgLeastLoadConfig } from "./LeastLoad.js"
+import type { SmgPrefixHashConfig } from "./PrefixHash.js"
+import type { SmgLoadReport, SmgWorker } from "./Types.js"
 
 /**
  * The SMG policies the registry offers (`smg/<name>`).
@@ -72,199 +68,6 @@ export interface SmgPolicyState {
 }
 
 const urlOf = (rank: number) => `rank-${rank}`
-
-/** A rank is one worker of one scheduler: that scheduler's DP rank inside the worker is 0. */
-const ONE_SCHEDULER_RANK = 0
-
-/** A `RankLoad` as a one-scheduler `/v1/loads` report, or `null` when it lacks what `need` reads. */
-const asReport = (row: RankLoad, need: "usage" | "leastLoad" | "usedTokens"): SmgLoadReport | null => {
-  if (row.unknown !== undefined) return null
-  const usage = row.tokenUsage ?? row.kvCacheUsage
-  const used = row.numUsedTokens ?? row.numTotalTokens
-  if (need === "usage" && usage === undefined) return null
-  if (need === "leastLoad" && (usage === undefined || row.numWaitingUncachedTokens === undefined)) return null
-  if (need === "usedTokens" && used === undefined) return null
-  // what the row reported, nothing more: the `need` check above guarantees what the core reads
-  const l: SmgSchedulerLoad = {
-    dpRank: row.workerDpRank ?? ONE_SCHEDULER_RANK,
-    numRunningReqs: row.numRunningReqs,
-    numWaitingReqs: row.numWaitingReqs,
-    numWaitingUncachedTokens: row.numWaitingUncachedTokens,
-    numTotalReqs:
-      row.numRunningReqs !== undefined && row.numWaitingReqs !== undefined
-        ? row.numRunningReqs + row.numWaitingReqs
-        : undefined,
-    numUsedTokens: used,
-    maxTotalNumTokens: row.maxTotalNumTokens ?? (used !== undefined ? Number.MAX_SAFE_INTEGER : undefined),
-    tokenUsage: usage,
-    genThroughput: row.genThroughput,
-    cacheHitRate: row.cacheHitRate,
-    utilization: row.utilization,
-    maxRunningRequests: row.maxRunningRequests
-  }
-  return { dpRankCount: 1, loads: [l] }
-}
-
-/**
- * loadledger's rule for a rank whose row lacks what the policy reads (or is `unknown`): its own
- * reported fields, each missing one read as the busiest value any row of this poll reports for it
- * (highest `tokenUsage`, highest waiting uncached tokens, lowest effective throughput, non-positive
- * read as upstream's 2000 tok/s default), so the rank is never preferred because of what is unknown.
- * Upstream has no such row: a failed poll keeps the old report and a never-polled worker is compared
- * by request counts, which would flip the *other* candidate's known usage to its request count too. A needed field no row reports: `null`
- * (upstream's no-report path, every rank by the router's in-flight count). Full rows are untouched.
- */
-const busiestKnown = (loads: ReadonlyArray<RankLoad>, need: "usage" | "leastLoad"): SmgLoadReport | null => {
-  const max = (xs: ReadonlyArray<number | undefined>) => {
-    const v = xs.filter((x): x is number => x !== undefined)
-    return v.length === 0 ? undefined : Math.max(...v)
-  }
-  const rows = loads.filter((r) => r.unknown === undefined)
-  const tokenUsage = max(rows.map((r) => r.tokenUsage ?? r.kvCacheUsage))
-  const uncached = max(rows.map((r) => r.numWaitingUncachedTokens))
-  if (tokenUsage === undefined || (need === "leastLoad" && uncached === undefined)) return null
-  const tps = rows.map((r) => (r.genThroughput !== undefined && r.genThroughput > 0 ? r.genThroughput : 2000))
-  const l: SmgSchedulerLoad = {
-    dpRank: ONE_SCHEDULER_RANK,
-    numWaitingUncachedTokens: uncached,
-    tokenUsage,
-    genThroughput: tps.length === 0 ? undefined : Math.min(...tps)
-  }
-  return { dpRankCount: 1, loads: [l] }
-}
-
-/** `row`'s own reported fields over the busiest report (an `unknown` row: the busiest report as is). */
-const withBusiest = (row: RankLoad, worst: SmgLoadReport): SmgLoadReport => {
-  const w = worst.loads[0]!
-  if (row.unknown !== undefined) return worst
-  const l: SmgSchedulerLoad = {
-    ...w,
-    tokenUsage: row.tokenUsage ?? row.kvCacheUsage ?? w.tokenUsage,
-    numWaitingUncachedTokens: row.numWaitingUncachedTokens ?? w.numWaitingUncachedTokens,
-    genThroughput: row.genThroughput ?? w.genThroughput
-  }
-  return { dpRankCount: 1, loads: [l] }
-}
-
-interface Spec {
-  readonly initCore: (urls: ReadonlyArray<string>) => unknown
-  readonly need?: "usage" | "leastLoad" | "usedTokens"
-  readonly poll?: (core: unknown, poll: ReadonlyMap<string, SmgLoadReport | null>) => unknown
-  readonly select: (
-    s: SmgPolicyState,
-    req: RouteRequest
-  ) => { readonly out: SmgResult<unknown>; readonly seed: number; readonly scores?: ReadonlyArray<number> }
-}
-
-const specs = (o: SmgPolicyOptions): Record<SmgPolicyName, Spec> => {
-  const blockTokens = Math.max(1, o.blockTokens ?? 512)
-  return {
-    "round-robin": {
-      initCore: () => ({ counter: 0 }),
-      select: (s) => ({ out: smgRoundRobinSelect(s.core as { counter: number }, s.workers), seed: s.seed })
-    },
-    random: {
-      initCore: () => undefined,
-      select: (s) => {
-        const [d, seed] = drawMany(s.seed, [Math.max(1, healthyIndices(s.workers).length)])
-        return { out: smgRandomSelect(s.workers, d), seed }
-      }
-    },
-    "power-of-two": {
-      initCore: () => ({ reports: new Map() }),
-      need: "usage",
-      poll: (c, p) => smgPowerOfTwoUpdate(c as never, p),
-      select: (s) => {
-        const n = healthyIndices(s.workers).length
-        const [d, seed] = n >= 2 ? drawMany(s.seed, [n, n - 1]) : [[], s.seed]
-        return { out: smgPowerOfTwoSelect(s.core as never, s.workers, d), seed }
-      }
-    },
-    "least-load": {
-      initCore: () => ({ cached: new Map(), inflight: new Map() }),
-      need: "leastLoad",
-      poll: (c, p) => smgLeastLoadUpdate(c as never, p),
-      select: (s, req) => {
-        const out = smgLeastLoadSelect(s.core as never, s.workers, req.inputLength, o.leastLoad)
-        const h = (out.details.healthy as ReadonlyArray<number> | undefined) ?? []
-        const sc = (out.details.scores as ReadonlyArray<number> | undefined) ?? []
-        const scores = s.workers.map(() => Number.POSITIVE_INFINITY)
-        h.forEach((i, k) => {
-          scores[i] = sc[k]!
-        })
-        return { out, seed: s.seed, scores: h.length > 1 ? scores : undefined }
-      }
-    },
-    "cache-aware": {
-      initCore: (urls) => smgCacheAwareInit(urls),
-      need: "usage",
-      poll: (c, p) => {
-        const cur = c as ReturnType<typeof smgCacheAwareInit>
-        const reports = new Map(cur.reports)
-        for (const [u, r] of p)
-          if (r === null) reports.delete(u)
-          else reports.set(u, r)
-        return { ...cur, reports }
-      },
-      select: (s, req) => ({
-        out: smgCacheAwareSelect(s.core as never, s.workers, blocksAsText(req.prefixHashes), o.cacheAware),
-        seed: s.seed
-      })
-    },
-    "prefix-hash": {
-      initCore: () => undefined,
-      select: (s, req) => {
-        const tokens = blocksAsTokenIds(req.prefixHashes)
-        const blocks = Math.ceil((o.prefixHash?.prefixTokenCount ?? 256) / blockTokens)
-        return {
-          out: smgPrefixHashSelect(s.workers, tokens, { ...o.prefixHash, prefixTokenCount: blocks }),
-          seed: s.seed
-        }
-      }
-    },
-    "consistent-hashing": {
-      initCore: () => undefined,
-      select: (s, req) => {
-        const headers: Record<string, string> = {}
-        if (req.routedDpRank !== undefined) headers["x-smg-target-worker"] = String(req.routedDpRank)
-        if (req.sessionId !== undefined) headers["x-smg-routing-key"] = req.sessionId
-        const n = s.workers.filter((w) => w.healthy).length
-        const [d, seed] = drawMany(s.seed, [Math.max(1, n)])
-        return { out: smgConsistentHashingSelect(s.workers, headers, d), seed }
-      }
-    },
-    "dp-min-token": {
-      initCore: () => ({ dpCachedLoads: new Map() }),
-      need: "usedTokens",
-      poll: (c, p) => {
-        // one worker whose DP ranks are the ranks: rebuild its rank -> used-tokens map from the rows
-        const cur = c as { dpCachedLoads: ReadonlyMap<string, ReadonlyMap<number, number>> }
-        const m = new Map(cur.dpCachedLoads.get("worker") ?? [])
-        for (const [u, r] of p) {
-          const rank = Number(u.slice(5))
-          if (r === null) m.delete(rank)
-          else {
-            const used = r.loads[0]!.numUsedTokens
-            if (used === undefined) m.delete(rank)
-            else m.set(rank, used)
-          }
-        }
-        return smgDpMinTokenUpdate({ dpCachedLoads: new Map() }, new Map([["worker", asRanks(m)]]))
-      },
-      select: () => ({ out: policyError("InvalidInput", "unused"), seed: 0 })
-    }
-  }
-}
-
-const asRanks = (m: ReadonlyMap<number, number>): SmgLoadReport => ({
-  dpRankCount: m.size,
-  // `max_total_num_tokens` only has to be positive for upstream to read the used tokens
-  loads: [...m].map(([dpRank, used]) => ({
-    dpRank,
-    numUsedTokens: used,
-    maxTotalNumTokens: Number.MAX_SAFE_INTEGER
-  }))
-})
 
 const routed = (
   s: SmgPolicyState,

@@ -1,3 +1,9 @@
+/**
+ * What the SMG cores share: the healthy-worker filter, the report-wide token usage, throughput
+ * and waiting-token sums, the draw check, and the `SmgSelected` constructor.
+ *
+ * @internal
+ */
 import { type PolicyError, policyError } from "../../../Policy.js"
 import type { SmgLoadReport, SmgSelected, SmgWorker } from "../Types.js"
 
