@@ -5,12 +5,14 @@
  */
 import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { policyEntries } from "@loadledger/policies"
 import type { Command } from "commander"
 import { fail, nonNegativeInt } from "../internal/args.js"
 import { sweepReport } from "../sweep/report.js"
 import { mergeRuns, readCells, runSweep } from "../sweep/run.js"
 import { expandCells, parseShard, parseSpec, type SweepSpec } from "../sweep/Spec.js"
 import { markdownTable, summaryRows } from "../sweep/Summary.js"
+import { verdictMarkdown, verdictRows } from "../sweep/Verdict.js"
 import { progressMode, startProgress } from "./progress.js"
 import { renderReport } from "./simulateReport.js"
 
@@ -55,11 +57,18 @@ const writableDir = (dir: string) => {
 const writeSummary = async (outDir: string, spec: SweepSpec, json: boolean) => {
   const { results, missing } = readCells(outDir, expandCells(spec))
   const rows = summaryRows(results)
-  const table = markdownTable(rows)
+  // loadledger's own policies (not reproducing upstream) against the best of the rest, per block
+  const reference = new Set(
+    policyEntries()
+      .filter((e) => e.reference)
+      .map((e) => e.name)
+  )
+  const verdict = verdictRows(rows, (p) => !reference.has(p))
+  const table = `${markdownTable(rows)}${verdict.length > 0 ? `\n${verdictMarkdown(verdict)}` : ""}`
   writeFileSync(join(outDir, "report.html"), await renderReport(sweepReport(spec, results)))
   writeFileSync(
     join(outDir, "summary.json"),
-    `${JSON.stringify({ spec, rows, missing: missing.map((c) => c.id) }, null, 2)}\n`
+    `${JSON.stringify({ spec, rows, verdict, missing: missing.map((c) => c.id) }, null, 2)}\n`
   )
   writeFileSync(join(outDir, "summary.md"), `${table}\n`)
   if (json) process.stdout.write(`${JSON.stringify({ rows, missing: missing.map((c) => c.id) })}\n`)

@@ -1,0 +1,169 @@
+/**
+ * Issue 16's verdict over a sweep: in each block of the grid (trace, rate, DP size, front end), does
+ * one of loadledger's own policies beat the best of all the others on TTFT p99, ITL p99 and sync
+ * wait at once? The rule, stated once here and printed with the table:
+ *
+ * - "others" are the policies that reproduce upstream (`PolicyEntry.reference`) and finished every
+ *   request of the block (a policy that rejected or stalled requests has no comparable tail);
+ * - for each of TTFT p99 and ITL p99 the bar is the best (lowest) other value, whichever policy
+ *   holds it; where the others' values spread by more than 5% ((max - min) / min), ours must be
+ *   at least 2% lower, else merely lower;
+ * - the sync-wait share must be lower than the lowest other share;
+ * - "ours" wins the block when one of our policies meets all three and finished every request.
+ *
+ * @since 0.3.0
+ */
+import type { SummaryRow } from "./Summary.js"
+
+/**
+ * One block's verdict: the best other values (with their holders), the spreads, our policy that
+ * wins (or, when none does, the one closest to winning) with its values and gaps (fractions:
+ * -0.05 = 5% below the bar), and `win`.
+ *
+ * @category sweep
+ * @since 0.3.0
+ */
+export interface VerdictRow {
+  readonly block: string
+  readonly bestTtft: { readonly policy: string; readonly seconds: number }
+  readonly bestItl: { readonly policy: string; readonly ms: number }
+  readonly bestSync: { readonly policy: string; readonly share: number }
+  readonly ttftSpread: number
+  readonly itlSpread: number
+  readonly ours: {
+    readonly policy: string
+    readonly ttftSeconds: number
+    readonly itlMs: number
+    readonly syncShare: number
+    readonly ttftGap: number
+    readonly itlGap: number
+    readonly syncGap: number
+  }
+  readonly win: boolean
+}
+
+const SPREAD = 0.05
+const MARGIN = 0.02
+
+const complete = (r: SummaryRow) =>
+  r.finished === r.total && r.ttftP99Seconds !== undefined && r.itlP99Ms !== undefined
+
+const argmin = (rs: ReadonlyArray<SummaryRow>, f: (r: SummaryRow) => number): SummaryRow =>
+  rs.reduce((a, b) => (f(b) < f(a) ? b : a))
+
+/** How far `v` is from meeting the bar `best` (negative = met with room); the margin applies when the others spread. */
+const gapTo = (v: number, best: number, spread: number): number =>
+  v / best - (spread > SPREAD ? 1 - MARGIN : 1)
+
+/**
+ * The verdict per block of a sweep's rows. `isOurs(policy)` says which policies are loadledger's own
+ * (the CLI passes `!entry.reference`). Blocks without a complete run on both sides are left out.
+ *
+ * @example
+ * ```ts
+ * import { verdictRows } from "./Verdict.js"
+ * const row = (policy: string, ttft: number, itl: number, sync: number) => ({
+ *   id: policy, trace: "t", rate: 1, dp: 8, frontEnd: "sglang x1", policy, status: "Completed", finished: 10, total: 10,
+ *   ttftP50Seconds: 1, ttftP99Seconds: ttft, itlP50Ms: 10, itlP99Ms: itl, e2eP99Seconds: 9,
+ *   syncWaitShare: sync, idleRankStepShare: 0, prefixCacheHitRate: 0, wallSeconds: 1
+ * })
+ * const [v] = verdictRows([row("upstream-a", 2.0, 100, 0.3), row("upstream-b", 3.0, 90, 0.2), row("ours", 1.9, 85, 0.19)], (p) => p === "ours")
+ * v?.bestTtft // => { policy: "upstream-a", seconds: 2 }
+ * v?.win // => true
+ * // the others spread by 50% (TTFT) and 11% (ITL), so ours needs 2% below each best: 1.9 / 2.0 = 0.95
+ * Number(v?.ours.ttftGap.toFixed(3)) // => -0.03
+ * ```
+ *
+ * @category sweep
+ * @since 0.3.0
+ */
+export const verdictRows = (
+  rows: ReadonlyArray<SummaryRow>,
+  isOurs: (policy: string) => boolean
+): ReadonlyArray<VerdictRow> => {
+  const blocks = new Map<string, Array<SummaryRow>>()
+  for (const r of rows) {
+    const k = `${r.trace} at ${r.rate}x, DP ${r.dp}, ${r.frontEnd}`
+    blocks.set(k, [...(blocks.get(k) ?? []), r])
+  }
+  const out: Array<VerdictRow> = []
+  for (const [block, rs] of blocks) {
+    const others = rs.filter((r) => !isOurs(r.policy) && complete(r))
+    const ours = rs.filter((r) => isOurs(r.policy) && complete(r))
+    if (others.length === 0 || ours.length === 0) continue
+    const ttft = (r: SummaryRow) => r.ttftP99Seconds!
+    const itl = (r: SummaryRow) => r.itlP99Ms!
+    const bT = argmin(others, ttft)
+    const bI = argmin(others, itl)
+    const bS = argmin(others, (r) => r.syncWaitShare)
+    const spread = (f: (r: SummaryRow) => number) => {
+      const vs = others.map(f)
+      return (Math.max(...vs) - Math.min(...vs)) / Math.min(...vs)
+    }
+    const ttftSpread = spread(ttft)
+    const itlSpread = spread(itl)
+    const judged = ours.map((r) => {
+      const ttftGap = gapTo(ttft(r), ttft(bT), ttftSpread)
+      const itlGap = gapTo(itl(r), itl(bI), itlSpread)
+      const syncGap = r.syncWaitShare / bS.syncWaitShare - 1
+      return { r, ttftGap, itlGap, syncGap, worst: Math.max(ttftGap, itlGap, syncGap) }
+    })
+    // a winner has every gap below zero; otherwise the one whose worst gap is smallest
+    const pick = judged.reduce((a, b) => (b.worst < a.worst ? b : a))
+    out.push({
+      block,
+      bestTtft: { policy: bT.policy, seconds: ttft(bT) },
+      bestItl: { policy: bI.policy, ms: itl(bI) },
+      bestSync: { policy: bS.policy, share: bS.syncWaitShare },
+      ttftSpread,
+      itlSpread,
+      ours: {
+        policy: pick.r.policy,
+        ttftSeconds: ttft(pick.r),
+        itlMs: itl(pick.r),
+        syncShare: pick.r.syncWaitShare,
+        ttftGap: pick.ttftGap,
+        itlGap: pick.itlGap,
+        syncGap: pick.syncGap
+      },
+      win: pick.ttftGap < 0 && pick.itlGap < 0 && pick.syncGap < 0
+    })
+  }
+  return out
+}
+
+const sig = (v: number) => Number(v.toPrecision(3)).toString()
+const signed = (g: number) => `${g >= 0 ? "+" : ""}${(g * 100).toFixed(1)}%`
+const vsBest = (v: number, best: number) => signed(v / best - 1)
+
+/**
+ * The verdict as Markdown: the rule, one row per block, and the count of blocks won.
+ *
+ * @example
+ * ```ts
+ * import { verdictMarkdown } from "./Verdict.js"
+ * verdictMarkdown([]) // => ""
+ * ```
+ *
+ * @category sweep
+ * @since 0.3.0
+ */
+export const verdictMarkdown = (rows: ReadonlyArray<VerdictRow>): string => {
+  if (rows.length === 0) return ""
+  const won = rows.filter((r) => r.win).length
+  return [
+    `**Verdict (issue 16): ${won} of ${rows.length} blocks won by a loadledger policy**`,
+    "",
+    "Bar per block: the best (lowest) TTFT p99, ITL p99 and sync-wait share among the upstream policies",
+    "that finished every request; ours must be lower on all three, by >= 2% on a p99 where the others",
+    "spread by > 5%. Percentages: ours against each best (negative = lower).",
+    "",
+    "| block | best other TTFT p99 s | best other ITL p99 ms | best other sync | others' spread TTFT / ITL | ours (closest to winning) | TTFT p99 s | ITL p99 ms | sync | verdict |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+    ...rows.map(
+      (r) =>
+        `| ${r.block} | ${sig(r.bestTtft.seconds)} (${r.bestTtft.policy}) | ${sig(r.bestItl.ms)} (${r.bestItl.policy}) | ${(r.bestSync.share * 100).toFixed(1)}% (${r.bestSync.policy}) | ${(r.ttftSpread * 100).toFixed(0)}% / ${(r.itlSpread * 100).toFixed(0)}% | ${r.ours.policy} | ${sig(r.ours.ttftSeconds)} (${vsBest(r.ours.ttftSeconds, r.bestTtft.seconds)}) | ${sig(r.ours.itlMs)} (${vsBest(r.ours.itlMs, r.bestItl.ms)}) | ${(r.ours.syncShare * 100).toFixed(1)}% (${signed(r.ours.syncGap)}) | ${r.win ? "**win**" : "miss"} |`
+    ),
+    ""
+  ].join("\n")
+}

@@ -1,0 +1,79 @@
+// Issue 16's verdict rule over sweep rows (packages/cli/src/sweep/Verdict.ts): best other per metric,
+// 2% margin only where the others spread by more than 5%, sync wait strictly lower, incomplete runs out.
+import { describe, expect, it } from "vitest"
+import type { SummaryRow } from "../src/sweep/Summary.js"
+import { verdictMarkdown, verdictRows } from "../src/sweep/Verdict.js"
+
+const row = (policy: string, ttft: number, itl: number, sync: number, finished = 10): SummaryRow => ({
+  id: policy,
+  trace: "t",
+  rate: 1,
+  dp: 8,
+  frontEnd: "sglang x1",
+  policy,
+  status: finished === 10 ? "Completed" : "NoProgress",
+  finished,
+  total: 10,
+  ttftP50Seconds: 1,
+  ttftP99Seconds: ttft,
+  itlP50Ms: 10,
+  itlP99Ms: itl,
+  e2eP99Seconds: 9,
+  syncWaitShare: sync,
+  idleRankStepShare: 0,
+  prefixCacheHitRate: 0,
+  wallSeconds: 1
+})
+const ours = (p: string) => p.startsWith("ours")
+
+describe("verdictRows", () => {
+  it("each metric's bar is its own best other; with a > 5% spread ours must be 2% below it", () => {
+    const others = [row("a", 2.0, 100, 0.3), row("b", 3.0, 90, 0.2)]
+    // 1.97 s is 1.5% below a's 2.0 s: lower, but not by the 2% a 50% spread asks
+    const [near] = verdictRows([...others, row("ours", 1.97, 80, 0.1)], ours)
+    expect(near!.bestTtft).toEqual({ policy: "a", seconds: 2 })
+    expect(near!.bestItl).toEqual({ policy: "b", ms: 90 })
+    expect(near!.ttftSpread).toBeCloseTo(0.5, 12)
+    expect(near!.ours.ttftGap).toBeCloseTo(0.985 - 0.98, 12)
+    expect(near!.win).toBe(false)
+    const [far] = verdictRows([...others, row("ours", 1.95, 80, 0.1)], ours)
+    expect(far!.win).toBe(true)
+  })
+
+  it("where the others agree within 5%, merely lower is enough", () => {
+    const [v] = verdictRows(
+      [row("a", 2.0, 100, 0.3), row("b", 2.05, 101, 0.3), row("ours", 1.99, 99.5, 0.29)],
+      ours
+    )
+    expect(v!.ttftSpread).toBeCloseTo(0.025, 12)
+    expect(v!.win).toBe(true)
+  })
+
+  it("sync wait must be strictly lower than the lowest other; a tie is a miss", () => {
+    const [v] = verdictRows([row("a", 2.0, 100, 0.3), row("ours", 1.0, 50, 0.3)], ours)
+    expect(v!.ours.syncGap).toBe(0)
+    expect(v!.win).toBe(false)
+  })
+
+  it("a run that left requests unfinished is no bar (others) and no winner (ours)", () => {
+    const rows = [row("a", 2.0, 100, 0.3), row("stalled", 0.1, 1, 0.01, 3), row("ours-x", 1.0, 50, 0.1, 9)]
+    expect(verdictRows(rows, ours)).toEqual([]) // no complete run of ours
+    const [v] = verdictRows([...rows, row("ours-y", 1.5, 80, 0.2)], ours)
+    expect(v!.bestTtft.policy).toBe("a")
+    expect(v!.ours.policy).toBe("ours-y")
+    expect(v!.win).toBe(true)
+  })
+
+  it("no winner: the one of ours closest to winning (smallest worst gap) is shown with its gaps", () => {
+    const rows = [row("a", 2.0, 100, 0.3), row("ours-far", 4.0, 50, 0.1), row("ours-close", 2.1, 95, 0.25)]
+    const [v] = verdictRows(rows, ours)
+    expect(v!.ours.policy).toBe("ours-close")
+    expect(v!.ours.ttftGap).toBeCloseTo(0.05, 12)
+    expect(v!.win).toBe(false)
+    const md = verdictMarkdown([v!])
+    expect(md).toContain("**Verdict (issue 16): 0 of 1 blocks won by a loadledger policy**")
+    expect(md).toContain(
+      "| t at 1x, DP 8, sglang x1 | 2 (a) | 100 (a) | 30.0% (a) | 0% / 0% | ours-close | 2.1 (+5.0%) | 95 (-5.0%) | 25.0% (-16.7%) | miss |"
+    )
+  })
+})
