@@ -5,7 +5,7 @@
  */
 import type { Benchmark } from "./harness.js"
 import { liveBench } from "./live.js"
-import { ownPolicyBench } from "./ownPolicies.js"
+import { ownPolicyBench, powerOfChoicesBench } from "./ownPolicies.js"
 import { peerRouterBench } from "./peerPolicies.js"
 import { peerPolicyBench } from "./peers.js"
 import { sglangPolicyBench } from "./sglangPolicies.js"
@@ -18,6 +18,7 @@ export const benchmarks: ReadonlyArray<Benchmark> = [
   sglangPolicyBench,
   vllmPolicyBench,
   ownPolicyBench,
+  powerOfChoicesBench,
   peerPolicyBench,
   peerRouterBench,
   simBench,
