@@ -353,7 +353,9 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     route,
     finish: (s, requestIds) => {
       const ledger = lazyFinish(s.ledger, requestIds)
-      return ledger === s.ledger ? s : { ...s, ledger }
+      return ledger === s.ledger
+        ? s
+        : { ledger, cursor: s.cursor, rng: s.rng, cache: s.cache, index: s.index }
     },
     setStatus: (s, status) => {
       const ledger = lazySetStatus(s.ledger, status)

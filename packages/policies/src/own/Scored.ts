@@ -83,6 +83,10 @@ export interface ScoredPolicy extends Policy<ScoredState> {
   readonly view: (state: ScoredState, now: number) => ReadonlyArray<RankView>
 }
 
+// shared by every explanation with nothing to list (frozen: a caller cannot add to it)
+const noRanks = Object.freeze([]) as unknown as Array<number>
+const ascending = (a: number, b: number): number => a - b
+
 /** Distinct keys for the explanation's `costs` (a repeated scorer name gets `#2`, `#3`, ...). */
 const costKeys = (names: ReadonlyArray<string>): Array<string> => {
   const seen = new Map<string, number>()
@@ -156,7 +160,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
   const tieText =
     "_tag" in scoring ? "" : `lowest weighted sum (${scorerNames(scoring).join(", ")}), then index from `
   const withLedger = (s: ScoredState, ledger: LedgerState): ScoredState =>
-    ledger === s.ledger ? s : { ...s, ledger }
+    ledger === s.ledger ? s : { ledger, cursor: s.cursor, index: s.index, inflight: s.inflight }
 
   const commit = (
     s: ScoredState,
@@ -216,33 +220,41 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) if (L.healthy[r]) ranks.push(r)
     const fits = kvOn && ranks.length > 0 ? kvFeasible(L, request.inputLength) : undefined
     let allowed: Array<boolean> | undefined
-    const kvInfeasible: Array<number> = []
+    let kvInfeasible = noRanks
     if (fits !== undefined) {
       allowed = new Array<boolean>(ranks.length)
       for (let i = 0; i < ranks.length; i++) {
         allowed[i] = fits[ranks[i]!] === true
-        if (!allowed[i]) kvInfeasible.push(ranks[i]!)
+        if (!allowed[i]) (kvInfeasible === noRanks ? (kvInfeasible = []) : kvInfeasible).push(ranks[i]!)
       }
     }
     const picked = pickBest(view, ranks, scoring, allowed)
     if (picked.best < 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
-    const scores = new Array<number>(n).fill(Number.POSITIVE_INFINITY)
+    // the explanation, per rank (lists allocated only when not empty)
+    const inf = Number.POSITIVE_INFINITY
+    const scores = new Array<number>(n)
+    for (let r = 0; r < n; r++) scores[r] = inf
     const costs: Record<string, Array<number>> = {}
-    for (let k = 0; k < keys.length; k++) costs[keys[k]!] = new Array<number>(n).fill(Number.NaN)
-    for (let i = 0; i < ranks.length; i++) {
-      const r = ranks[i]!
-      scores[r] = picked.sums[i]!
-      for (let k = 0; k < keys.length; k++) costs[keys[k]!]![r] = picked.costs[k]![i]!
+    for (let k = 0; k < keys.length; k++) {
+      const c = new Array<number>(n)
+      for (let r = 0; r < n; r++) c[r] = Number.NaN
+      const pc = picked.costs[k]!
+      for (let i = 0; i < ranks.length; i++) c[ranks[i]!] = pc[i]!
+      costs[keys[k]!] = c
     }
-    const stale: Array<number> = []
-    const unknown: Array<number> = []
+    for (let i = 0; i < ranks.length; i++) scores[ranks[i]!] = picked.sums[i]!
+    let stale = noRanks
+    let unknown = noRanks
+    const ts = L.snapTimestamp
     for (let r = 0; r < n; r++) {
-      if (view.unknown(r)) unknown.push(r)
-      else if (view.stale(r)) stale.push(r)
+      const t = ts[r]!
+      if (now - t <= staleAfter) continue
+      if (Number.isNaN(t)) (unknown === noRanks ? (unknown = []) : unknown).push(r)
+      else (stale === noRanks ? (stale = []) : stale).push(r)
     }
-    kvInfeasible.sort((a, b) => a - b)
-    picked.excluded.sort((a, b) => a - b)
+    if (kvInfeasible.length > 1) kvInfeasible.sort(ascending)
+    if (picked.excluded.length > 1) picked.excluded.sort(ascending)
     return commit(s, request, ranks[picked.best]!, (s.cursor + 1) % n, now, {
       scores,
       tieBreak: `${tieText}${start}`,
@@ -268,7 +280,9 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     finish: (s, requestIds) => {
       const ledger = finishLedger(s.ledger, requestIds)
       const inflight = s.inflight === undefined ? undefined : finishInflight(s.inflight, requestIds)
-      return ledger === s.ledger && inflight === s.inflight ? s : { ...s, ledger, inflight }
+      return ledger === s.ledger && inflight === s.inflight
+        ? s
+        : { ledger, cursor: s.cursor, index: s.index, inflight }
     },
     setStatus: (s, status) => withLedger(s, setLedgerStatus(s.ledger, status)),
     view: (s, now) => ledgerView(s.ledger, now, staleAfter)

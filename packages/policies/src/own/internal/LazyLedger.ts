@@ -65,7 +65,12 @@ export const lazyOf = (base: LedgerState, batch: number): LazyLedger => ({
   marks: noMarks
 })
 
-const withBase = (l: LazyLedger, base: LedgerState): LazyLedger => (base === l.base ? l : { ...l, base })
+// built field by field: the object spread it replaces cost about 9% of a route + finish at 8
+// ranks (built dist, CPU profile)
+const withBase = (l: LazyLedger, base: LedgerState): LazyLedger =>
+  base === l.base
+    ? l
+    : { base, batch: l.batch, log: l.log, logSize: l.logSize, delta: l.delta, marks: l.marks }
 
 /** Requests charged to rank `r` (the ledger's plus the log's). @internal */
 export const lazyChargedRequests = (l: LazyLedger, r: number): number =>

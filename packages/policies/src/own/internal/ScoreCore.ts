@@ -193,12 +193,15 @@ export interface Picked {
 }
 
 const tieCost = (c: number): number => (Number.isNaN(c) ? Number.POSITIVE_INFINITY : c)
+// shared by every explanation with nothing to list (frozen: a caller cannot add to it)
+const noRanks = Object.freeze([]) as unknown as Array<number>
 
 /**
  * Score `ranks` (in tie order) and pick the lowest weighted sum; ties by the tie-breakers' raw
  * costs in order (NaN last), then the earlier candidate. `allowed[i]` false (KV) excludes
  * candidate i after the scorers ran (gates see every candidate). Each term is normalised over the
- * usable candidates. @internal
+ * usable candidates. `sums` doubles as the usable mark (`+Infinity`: not usable), so a route
+ * allocates one array per scorer plus the sums. @internal
  */
 export const pickBest = (
   view: ScoreView,
@@ -208,17 +211,19 @@ export const pickBest = (
 ): Picked => {
   const m = ranks.length
   const { terms, tieBreakers } = scoring
+  const inf = Number.POSITIVE_INFINITY
   const costs: Array<Array<number>> = []
-  const usable = new Array<boolean>(m)
-  for (let i = 0; i < m; i++) usable[i] = allowed === undefined || allowed[i] === true
-  const excluded: Array<number> = []
+  const sums = new Array<number>(m)
+  for (let i = 0; i < m; i++) sums[i] = allowed === undefined || allowed[i] === true ? 0 : inf
+  let excluded = noRanks
   for (let k = 0; k < terms.length; k++) {
     const out = new Array<number>(m)
     terms[k]!.scorer.costs(view, ranks, out)
     costs.push(out)
     for (let i = 0; i < m; i++)
-      if (out[i] === Number.POSITIVE_INFINITY && usable[i]) {
-        usable[i] = false
+      if (out[i] === inf && sums[i] === 0) {
+        sums[i] = inf
+        if (excluded === noRanks) excluded = []
         excluded.push(ranks[i]!)
       }
   }
@@ -227,22 +232,21 @@ export const pickBest = (
     tieBreakers[k]!.costs(view, ranks, out)
     costs.push(out)
   }
-  const sums = new Array<number>(m)
-  for (let i = 0; i < m; i++) sums[i] = usable[i] ? 0 : Number.POSITIVE_INFINITY
   for (let k = 0; k < terms.length; k++) {
     const { weight, normalise } = terms[k]!
     const c = costs[k]!
-    let lo = Number.POSITIVE_INFINITY
+    let lo = inf
     let hi = Number.NEGATIVE_INFINITY
     for (let i = 0; i < m; i++) {
-      if (!usable[i]) continue
+      if (sums[i] === inf) continue
       const x = c[i]!
       if (x < lo) lo = x
       if (x > hi) hi = x
     }
     const nanAs = hi === Number.NEGATIVE_INFINITY ? 0 : hi
     for (let i = 0; i < m; i++) {
-      if (!usable[i]) continue
+      const sum = sums[i]!
+      if (sum === inf) continue
       const x = Number.isNaN(c[i]!) ? nanAs : c[i]!
       const v =
         normalise === "none"
@@ -254,17 +258,18 @@ export const pickBest = (
             : hi > lo
               ? (x - lo) / (hi - lo)
               : 0
-      sums[i] = sums[i]! + weight * v
+      sums[i] = sum + weight * v
     }
   }
   let best = -1
   for (let i = 0; i < m; i++) {
-    if (!usable[i]) continue
-    if (best < 0 || sums[i]! < sums[best]!) {
+    const sum = sums[i]!
+    if (sum === inf) continue
+    if (best < 0 || sum < sums[best]!) {
       best = i
       continue
     }
-    if (sums[i] !== sums[best]) continue
+    if (sum !== sums[best]) continue
     for (let k = terms.length; k < costs.length; k++) {
       const a = tieCost(costs[k]![i]!)
       const b = tieCost(costs[k]![best]!)
