@@ -93,29 +93,38 @@ const addDelta = (
   return setTrie(delta, key, d === undefined ? [q, t] : [d[0] + q, d[1] + t])
 }
 
-/** Replay the log into the ledger, oldest first (runs of charges and of finishes batched). @internal */
+/**
+ * Apply the log to the ledger as one finish batch then one charge batch (two copies of the columns,
+ * O(ranks + log)), with the same result as replaying it one operation at a time. A logged charge is
+ * always of a fresh id (`lazyCharge` folds before charging an id that is still live), so per id the
+ * log's net effect is: its first finish acts on the ledger's charge of that id (and clears its
+ * owner), pending charges finished later in the log cancel out, and the id's last operation, when
+ * it is a charge, leaves that one charge live. Replaying each run of operations instead copied the
+ * columns once per run: a log alternating route and finish cost O(ranks) per operation (1.4 ms per
+ * route at 16 384 ranks, built).
+ *
+ * @internal
+ */
 export const fold = (l: LazyLedger): LazyLedger => {
   if (l.logSize === 0) return l
   const ops: Array<Op> = []
   for (let x = l.log; x !== undefined; x = x.next) ops.push(x.op)
-  let base = l.base
-  let charges: Array<Held> = []
-  let ids: Array<string> = []
-  for (let i = ops.length - 1; i >= 0; i--) {
-    const op = ops[i]!
+  ops.reverse()
+  const finished = new Set<string>()
+  const finishIds: Array<string> = []
+  const last = new Map<string, Held | undefined>()
+  for (const op of ops) {
     if (typeof op === "string") {
-      if (charges.length > 0) base = chargeLedgerMany(base, charges)
-      charges = []
-      ids.push(op)
-    } else {
-      if (ids.length > 0) base = finishLedger(base, ids)
-      ids = []
-      charges.push(op)
-    }
+      if (!finished.has(op)) {
+        finished.add(op)
+        finishIds.push(op)
+      }
+      last.set(op, undefined)
+    } else last.set(op.charge.requestId, op)
   }
-  if (charges.length > 0) base = chargeLedgerMany(base, charges)
-  if (ids.length > 0) base = finishLedger(base, ids)
-  return lazyOf(base, l.batch)
+  const charges: Array<Held> = []
+  for (const op of ops) if (typeof op !== "string" && last.get(op.charge.requestId) === op) charges.push(op)
+  return lazyOf(chargeLedgerMany(finishLedger(l.base, finishIds), charges), l.batch)
 }
 
 const push = (
