@@ -165,6 +165,9 @@ const drawDistinct = (
  *
  * **When to use**: thousands of ranks (many DP groups behind one router), where a full scan per
  * request is the bottleneck. At 8 ranks a full scan (`makeScored`) balances better for the same cost.
+ * Upstream for comparison: SMG's `power_of_two` (two distinct uniform draws, no cursor, no charges:
+ * `smg/power-of-two`, lightseekorg/smg `model_gateway/src/policies/power_of_two.rs` @ 73da68ca),
+ * which breaks the burst and tie laws this policy holds.
  *
  * Errors: `NoRanks`, `InvalidInput` (`inputLength`, or an option: `choices`, `scorers[i].weight`),
  * `InvalidRoutedRank`, `AllRanksUnavailable`. Unhealthy ranks are never chosen; KV feasibility as in

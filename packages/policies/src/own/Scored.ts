@@ -118,7 +118,11 @@ const costKeys = (names: ReadonlyArray<string>): Array<string> => {
  * weight 1 (both shown decision for decision in the tests).
  *
  * **When to use**: to balance on several criteria at once (tokens, queue, KV, cached prefix) or to
- * try a criterion of your own without writing a policy. Errors: `NoRanks`, `InvalidInput`
+ * try a criterion of your own without writing a policy. Upstream for comparison: llm-d's weighted,
+ * min-max-normalised scorers with a max-score picker that breaks ties by a shuffle (`LlmD`,
+ * llm-d/llm-d-router `pkg/epp/framework/plugins/scheduling/picker/maxscore/picker.go` @ ebab6879),
+ * and vLLM's rotating `eng_start_index` (`vllm/v1/engine/core_client.py` @ 00080ee1,
+ * `DPLBAsyncMPClient`). Errors: `NoRanks`, `InvalidInput`
  * (`inputLength`, or a bad option, named `scorers[i].weight` ...), `InvalidRoutedRank`,
  * `AllRanksUnavailable`. `explanation.scores` holds each rank's weighted sum (`+Infinity` where not
  * usable); `details.costs` each scorer's raw cost per rank (NaN for unhealthy ranks), with `stale`,

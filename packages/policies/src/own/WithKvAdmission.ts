@@ -75,6 +75,10 @@ export interface KvAdmissionState<S> {
  * **When to use**: around a policy that reads no free KV (vLLM's balancer, SGLang's methods, most
  * peer routers), so long prompts stop queueing behind a full KV pool while another rank has room.
  *
+ * Upstream for comparison: none of the field's balancers reads free tokens (vLLM's guard and
+ * SGLang's methods read usage or counts; fault case S07, vLLM #36748); SGLang's scheduler admits
+ * from the rank's own queue only once the prompt fits (`schedule_policy.py`, `PrefillAdder`).
+ *
  * Errors are the inner policy's. `explanation.details.kvAdmission` lists the `feasible` ranks.
  *
  * @example

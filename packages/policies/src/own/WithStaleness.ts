@@ -112,6 +112,11 @@ const adjustedRow = (
  * `uncached-tokens`, `cache-affinity` or a charging `makeScored`: they keep charges routed after the
  * snapshot themselves, so each would count twice.
  *
+ * Upstream for comparison: vLLM's front end keeps `max(C * inflight, waiting + running)` and a
+ * local `waiting += C` bump that the next coordinator broadcast overwrites
+ * (`vllm/v1/engine/core_client.py` @ 00080ee1); `ledger-balanced` keeps charges the same way as
+ * this wrapper, for its own scoring only.
+ *
  * Unknown rows and ranks that never published are passed as they are (nothing to add to); invalid
  * rows (a rank out of range, ...) are passed on for the inner policy to report. `finish` drops the
  * request's charge and in-flight count and re-observes its rank. Errors are the inner policy's.
