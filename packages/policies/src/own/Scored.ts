@@ -86,6 +86,12 @@ export interface ScoredPolicy extends Policy<ScoredState> {
 // shared by every explanation with nothing to list (frozen: a caller cannot add to it)
 const noRanks = Object.freeze([]) as unknown as Array<number>
 const ascending = (a: number, b: number): number => a - b
+/** `xs` with `r` appended (a new list in place of the shared empty one). */
+const listed = (xs: Array<number>, r: number): Array<number> => {
+  const out = xs === noRanks ? [] : xs
+  out.push(r)
+  return out
+}
 
 /** Distinct keys for the explanation's `costs` (a repeated scorer name gets `#2`, `#3`, ...). */
 const costKeys = (names: ReadonlyArray<string>): Array<string> => {
@@ -229,7 +235,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
       allowed = new Array<boolean>(ranks.length)
       for (let i = 0; i < ranks.length; i++) {
         allowed[i] = fits[ranks[i]!] === true
-        if (!allowed[i]) (kvInfeasible === noRanks ? (kvInfeasible = []) : kvInfeasible).push(ranks[i]!)
+        if (!allowed[i]) kvInfeasible = listed(kvInfeasible, ranks[i]!)
       }
     }
     const picked = pickBest(view, ranks, scoring, allowed)
@@ -254,8 +260,8 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     for (let r = 0; r < n; r++) {
       const t = ts[r]!
       if (now - t <= staleAfter) continue
-      if (Number.isNaN(t)) (unknown === noRanks ? (unknown = []) : unknown).push(r)
-      else (stale === noRanks ? (stale = []) : stale).push(r)
+      if (Number.isNaN(t)) unknown = listed(unknown, r)
+      else stale = listed(stale, r)
     }
     if (kvInfeasible.length > 1) kvInfeasible.sort(ascending)
     if (picked.excluded.length > 1) picked.excluded.sort(ascending)
