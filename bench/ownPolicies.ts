@@ -1,6 +1,8 @@
 /**
  * ns per `route` (+ the matching `finish`) of loadledger's own policies (`ledger-balanced`,
- * `ledger-balanced-requests`, `cache-affinity`, `uncached-tokens`) at 8, 64 and 1024 ranks, next to a floor: a bare
+ * `ledger-balanced-requests`, `cache-affinity`, `uncached-tokens`, the `makeScored` combinator with
+ * two scorers, `ledger-scored`, `power-of-two-ledger`, and vLLM's balancer bare and behind
+ * `withStaleness` / `withKvAdmission`) at 8, 64 and 1024 ranks, next to a floor: a bare
  * lexicographic argmin over plain mutable arrays (published load plus charges), charging the
  * chosen rank in place and tracking the in-flight charges in a mutable Map, as the ledger does.
  *
@@ -13,11 +15,17 @@
  * @since 0.1.0
  */
 import {
+  findPolicy,
   makeCacheAffinity,
   makeLedgerBalanced,
+  makeScored,
   makeUncachedTokens,
+  makeVllmLb,
   type Policy,
-  type RouteRequest
+  type RouteRequest,
+  Scorers,
+  withKvAdmission,
+  withStaleness
 } from "@loadledger/policies"
 import {
   type BenchLoad,
@@ -109,7 +117,42 @@ const policies: Record<
     byTokens: false
   },
   "cache-affinity": { make: () => makeCacheAffinity() as Policy<unknown>, affinity: true, byTokens: false },
-  "uncached-tokens": { make: () => makeUncachedTokens() as Policy<unknown>, affinity: true, byTokens: true }
+  "uncached-tokens": { make: () => makeUncachedTokens() as Policy<unknown>, affinity: true, byTokens: true },
+  // issue 16's building blocks: the combinator with two scorers, the registered configurations,
+  // and vLLM's balancer bare and wrapped (the wrappers' overhead is the difference)
+  "scored tokens+requests": {
+    make: () =>
+      makeScored({
+        scorers: [
+          { scorer: Scorers.tokens, weight: 1 },
+          { scorer: Scorers.requests, weight: 1 }
+        ]
+      }) as Policy<unknown>,
+    affinity: false,
+    byTokens: true
+  },
+  "ledger-scored": { make: () => findPolicy("ledger-scored")!.make({}), affinity: true, byTokens: true },
+  "power-of-two-ledger": {
+    make: () => findPolicy("power-of-two-ledger")!.make({}),
+    affinity: false,
+    byTokens: true
+  },
+  "vllm-kv-pressure": { make: () => makeVllmLb() as Policy<unknown>, affinity: false, byTokens: false },
+  "vllm-kv-pressure+staleness": {
+    make: () => withStaleness(makeVllmLb()) as Policy<unknown>,
+    affinity: false,
+    byTokens: false
+  },
+  "vllm-kv-pressure+kv-admission": {
+    make: () => withKvAdmission(makeVllmLb()) as Policy<unknown>,
+    affinity: false,
+    byTokens: false
+  },
+  "vllm-kv-pressure+staleness+kv-admission": {
+    make: () => findPolicy("vllm-kv-pressure+staleness+kv-admission")!.make({}),
+    affinity: false,
+    byTokens: false
+  }
 }
 
 /**
@@ -117,12 +160,12 @@ const policies: Record<
  *
  * @since 0.1.0
  */
-export const measureOwn = (name: string): Array<Row> => {
+export const measureOwn = (name: string, rankSizes: ReadonlyArray<number> = sizes): Array<Row> => {
   const { make, affinity, byTokens } = policies[name]!
   const plain = requests(false)
   const reqs = affinity ? requests(true) : plain
   const policy = make()
-  return sizes.map((n): Row => {
+  return rankSizes.map((n): Row => {
     const loads = loadsFor(n)
     const [f, ns] = nsPerOpInterleaved([floor(loads, plain, byTokens), routeCandidate(policy, loads, reqs)])
     return [n, ns!, f!]
@@ -140,5 +183,30 @@ export const ownPolicyBench: Benchmark = {
   run: () => {
     const names = Object.keys(policies)
     policyTable(import.meta.url, "measureOwn", names)
+  }
+}
+
+/** The rank counts of the power-of-d table (issue 16: 8, 1 024 and 16 384). */
+const choiceSizes = [8, 1024, 16_384] as const
+
+/**
+ * Rows for one policy of the power-of-d table, at 8, 1 024 and 16 384 ranks.
+ *
+ * @since 0.4.0
+ */
+export const measureChoices = (name: string): Array<Row> => measureOwn(name, choiceSizes)
+
+/**
+ * Power of d choices at up to 16 384 ranks: `power-of-two-ledger` (O(d) per route, charges
+ * batched) next to the bare argmin floor, a full scan over plain arrays that any scanning policy
+ * pays at least (the own policies' table has `ledger-balanced` and `ledger-scored` at 8 to 1 024
+ * ranks; at 16 384 a ledger route copies 16 384-long columns and a table row would take minutes).
+ *
+ * @since 0.4.0
+ */
+export const powerOfChoicesBench: Benchmark = {
+  name: "power of d choices: ns per route+finish at 8, 1024 and 16384 ranks vs a full-scan floor",
+  run: () => {
+    policyTable(import.meta.url, "measureChoices", ["power-of-two-ledger"], undefined, choiceSizes)
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { Benchmark } from "./harness.js"
 import { liveBench } from "./live.js"
-import { ownPolicyBench } from "./ownPolicies.js"
+import { ownPolicyBench, powerOfChoicesBench } from "./ownPolicies.js"
 import { peerPolicyBench } from "./peers.js"
 import { sglangPolicyBench } from "./sglangPolicies.js"
 import { simBench } from "./sim.js"
@@ -17,6 +17,7 @@ export const benchmarks: ReadonlyArray<Benchmark> = [
   sglangPolicyBench,
   vllmPolicyBench,
   ownPolicyBench,
+  powerOfChoicesBench,
   peerPolicyBench,
   simBench,
   simCellsBench,

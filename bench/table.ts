@@ -17,7 +17,8 @@ export type Row = readonly [ranks: number, ns: number, floorNs: number]
 export const printRatioTable = (
   names: ReadonlyArray<string>,
   rows: ReadonlyArray<ReadonlyArray<Row>>,
-  limit?: (ranks: number) => number | undefined
+  limit?: (ranks: number) => number | undefined,
+  rankSizes: ReadonlyArray<number> = sizes
 ): void => {
   const widths = [Math.max(6, ...names.map((x) => x.length)) + 2, 6, 10, 10, 7, 7]
   const line = (xs: ReadonlyArray<string>) =>
@@ -25,7 +26,7 @@ export const printRatioTable = (
       `${xs.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i] ?? 7))).join(" ")}\n`
     )
   line(["policy", "ranks", "ns/route", "floor ns", "ratio", ...(limit ? ["target", "met"] : [])])
-  sizes.forEach((n, k) => {
+  rankSizes.forEach((n, k) => {
     names.forEach((name, i) => {
       const [, ns, floor] = rows[i]![k]!
       const ratio = ns / floor
@@ -49,7 +50,8 @@ export const policyTable = (
   moduleUrl: string,
   exportName: string,
   names: ReadonlyArray<string>,
-  limit?: (ranks: number) => number | undefined
+  limit?: (ranks: number) => number | undefined,
+  rankSizes: ReadonlyArray<number> = sizes
 ): Partial<Record<Mode, ReadonlyArray<ReadonlyArray<Row>>>> => {
   const modes = benchModes()
   const out: Partial<Record<Mode, ReadonlyArray<ReadonlyArray<Row>>>> = {}
@@ -57,8 +59,8 @@ export const policyTable = (
     out[mode] = names.map((name) => inChild<Array<Row>>(moduleUrl, exportName, name, mode))
   if (modes.length === 1) {
     process.stdout.write(`(${modes[0] === "built" ? "built dist" : "sources under tsx"})\n`)
-    printRatioTable(names, out[modes[0]!]!, limit)
-  } else printCompareTable(names, out.built!, out.tsx!, limit)
+    printRatioTable(names, out[modes[0]!]!, limit, rankSizes)
+  } else printCompareTable(names, out.built!, out.tsx!, limit, rankSizes)
   return out
 }
 
@@ -71,7 +73,8 @@ export const printCompareTable = (
   names: ReadonlyArray<string>,
   built: ReadonlyArray<ReadonlyArray<Row>>,
   tsx: ReadonlyArray<ReadonlyArray<Row>>,
-  limit?: (ranks: number) => number | undefined
+  limit?: (ranks: number) => number | undefined,
+  rankSizes: ReadonlyArray<number> = sizes
 ): void => {
   const widths = [Math.max(6, ...names.map((x) => x.length)) + 2, 6, 9, 7, 9, 7, 9, 7, 9]
   const line = (xs: ReadonlyArray<string>) =>
@@ -88,7 +91,7 @@ export const printCompareTable = (
     "built/tsx",
     ...(limit ? ["target", "built met"] : [])
   ])
-  sizes.forEach((n, k) => {
+  rankSizes.forEach((n, k) => {
     names.forEach((name, i) => {
       const [, bNs, bFloor] = built[i]![k]!
       const [, tNs, tFloor] = tsx[i]![k]!

@@ -18,7 +18,10 @@ const run = (...args: Array<string>) => main(["node", "loadledger", "simulate", 
 describe("loadledger simulate", () => {
   it("--help lists every registered policy, model and GPU", async () => {
     expect(await run("--help")).toBe(0)
-    for (const e of policyEntries()) expect(io.out).toMatch(new RegExp(`\\n  ${e.name} +\\[${e.engine}\\]`))
+    // names may hold regex metacharacters (`vllm-kv-pressure+kv-admission`): escaped
+    const quote = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+    for (const e of policyEntries())
+      expect(io.out).toMatch(new RegExp(`\\n  ${quote(e.name)} +\\[${e.engine}\\]`))
     expect(io.out).toContain(`Models (--model):\n  ${Object.keys(models).join(", ")}`)
     for (const g of Object.keys(gpus)) expect(io.out).toContain(g)
     expect(io.out).toContain("--quiet")

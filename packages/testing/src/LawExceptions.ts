@@ -52,7 +52,13 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       ["ledger-balanced", "ties go to the lowest index from the replica's start offset"],
       ["ledger-balanced-requests", "ties go to the lowest index from the replica's start offset"],
       ["cache-affinity", "ties on (load, processed) go to the lowest index"],
-      ["uncached-tokens", "ties go to the lowest index from the rotating cursor"]
+      ["uncached-tokens", "ties go to the lowest index from the rotating cursor"],
+      // no deterministic policy can hold this law: on two idle ranks relabelled 0 <-> 1 the input is
+      // the same, so the choice is the same label, not the relabelled one
+      ["ledger-scored", "ties go to the lowest index from the rotating cursor"],
+      ["power-of-two-ledger", "the cursor's rank is a label, and it wins ties"],
+      ["vllm-kv-pressure+kv-admission", "ties go to the rotating start index (vLLM upstream)"],
+      ["vllm-kv-pressure+staleness+kv-admission", "ties go to the rotating start index (vLLM upstream)"]
     ] as const
   ).map(
     ([policy, reason]): LawException => ({

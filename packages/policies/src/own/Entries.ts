@@ -1,6 +1,7 @@
 import type { Policy } from "../Policy.js"
 import type { PolicyEntry } from "../Registry.js"
 import { makeCacheAffinity } from "./CacheAffinity.js"
+import { composedPolicyEntries } from "./ComposedEntries.js"
 import { makeLedgerBalanced } from "./LedgerBalanced.js"
 import { makeUncachedTokens } from "./UncachedTokens.js"
 
@@ -55,5 +56,6 @@ export const ownPolicyEntries: ReadonlyArray<PolicyEntry> = [
     description:
       "Lowest tokens + prompt tokens still to prefill on that rank (router-side prefix index), in-flight charges x front ends, KV-feasible, rotating ties",
     make: (o) => erase(makeUncachedTokens({ clientCount: o.clientCount, clientIndex: o.clientIndex }))
-  }
+  },
+  ...composedPolicyEntries
 ]

@@ -8,5 +8,16 @@ export * from "./BootstrapRooms.js"
 export * from "./CacheAffinity.js"
 export * from "./Entries.js"
 export * from "./LedgerBalanced.js"
+export * from "./PowerOfChoices.js"
 export * from "./RankView.js"
+export * from "./Scored.js"
+/**
+ * Ready-made scorers for `makeScored` / `makePowerOfChoices` (`Scorers.tokens`, `Scorers.perRank`, ...).
+ *
+ * @since 0.4.0
+ */
+export * as Scorers from "./Scorers.js"
+export * from "./ScoreView.js"
 export * from "./UncachedTokens.js"
+export * from "./WithKvAdmission.js"
+export * from "./WithStaleness.js"

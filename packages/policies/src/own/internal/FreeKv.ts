@@ -23,19 +23,45 @@ export const freeKvTokens = (row: RankLoad | undefined): number | undefined => {
 }
 
 /**
- * Which ranks may take a prompt of `tokens`: when at least one healthy rank's known free KV (its
- * last row minus the tokens charged to it since) holds the prompt, exactly those ranks; otherwise
- * `undefined` (no rank is excluded for KV). A rank whose free KV is unknown is never preferred for
- * it: it is excluded whenever a rank is known to fit.
+ * {@link freeKvTokens}, and when the row gives neither free nor used tokens, the free part of the
+ * pool from its `kvCacheUsage`: `floor(pool x (1 - kvCacheUsage))`, the pool being the row's
+ * `tokenCapacity` / `maxTotalNumTokens`, else `poolTokens` (what the operator knows of an engine
+ * that publishes only its usage, as vLLM's coordinator does); `undefined` when none is known.
  *
  * @internal
  */
-export const kvFeasible = (state: LedgerState, tokens: number): ReadonlyArray<boolean> | undefined => {
+export const freeKvTokensFromUsage = (
+  row: RankLoad | undefined,
+  poolTokens: number | undefined
+): number | undefined => {
+  const free = freeKvTokens(row)
+  if (free !== undefined || row === undefined || row.unknown !== undefined) return free
+  const pool = row.tokenCapacity ?? row.maxTotalNumTokens ?? poolTokens
+  const usage = row.kvCacheUsage
+  if (pool === undefined || usage === undefined) return undefined
+  return Math.floor(pool * (1 - Math.min(1, Math.max(0, usage))))
+}
+
+/**
+ * Which ranks may take a prompt of `tokens`: when at least one healthy rank's known free KV (its
+ * last row minus the tokens charged to it since) holds the prompt, exactly those ranks; otherwise
+ * `undefined` (no rank is excluded for KV). A rank whose free KV is unknown is never preferred for
+ * it: it is excluded whenever a rank is known to fit. With `usage`, free KV also comes from
+ * `kvCacheUsage` and a pool size (see {@link freeKvTokensFromUsage}).
+ *
+ * @internal
+ */
+export const kvFeasible = (
+  state: LedgerState,
+  tokens: number,
+  usage?: { readonly poolTokens: number | undefined }
+): ReadonlyArray<boolean> | undefined => {
   const n = state.dpSize
   let out: Array<boolean> | undefined
   for (let r = 0; r < n; r++) {
     if (!state.healthy[r]) continue
-    const free = freeKvTokens(state.snapshots[r])
+    const row = state.snapshots[r]
+    const free = usage === undefined ? freeKvTokens(row) : freeKvTokensFromUsage(row, usage.poolTokens)
     if (free !== undefined && free - state.chargedTokens[r]! >= tokens) {
       if (out === undefined) out = new Array<boolean>(n).fill(false)
       out[r] = true

@@ -361,3 +361,37 @@ export const finishLedger = (state: LedgerState, requestIds: ReadonlyArray<strin
 /** Replace health; a status of the wrong length is ignored (as upstream). @internal */
 export const setLedgerStatus = (state: LedgerState, status: ReadonlyArray<boolean>): LedgerState =>
   status.length === state.dpSize ? { ...state, healthy: [...status] } : state
+
+/**
+ * Charge several routed requests in order (each `Held` names its charge and rank): the same state
+ * as {@link chargeLedger} called once per item, with the columns copied once, so a batch of k
+ * charges costs O(ranks + k) instead of O(ranks x k). The `Held` objects are kept as given (their
+ * identity is what the `live` map lists). @internal
+ */
+export const chargeLedgerMany = (state: LedgerState, items: ReadonlyArray<Held>): LedgerState => {
+  if (items.length === 0) return state
+  const charges = state.charges.slice()
+  const chargedRequests = state.chargedRequests.slice()
+  const chargedTokens = state.chargedTokens.slice()
+  let owner = state.owner
+  let live = state.live
+  for (const held of items) {
+    const { charge, rank } = held
+    const list = charges[rank]!
+    charges[rank] = {
+      head: { held, next: list.head },
+      live: list.live + 1,
+      dead: list.dead,
+      inexact: isExact(charge) ? list.inexact : list.inexact + 1,
+      ordered:
+        list.ordered &&
+        (list.head === undefined || list.head.held.charge.routedAtSeconds <= charge.routedAtSeconds)
+    }
+    chargedRequests[rank] = chargedRequests[rank]! + charge.requests
+    chargedTokens[rank] = chargedTokens[rank]! + charge.tokens
+    const prev = getTrie(live, charge.requestId)
+    live = setTrie(live, charge.requestId, prev === undefined ? [held] : [...prev, held])
+    owner = setTrie(owner, charge.requestId, rank)
+  }
+  return withCharges(state, charges, chargedRequests, chargedTokens, owner, live)
+}

@@ -1,0 +1,371 @@
+/**
+ * `makePowerOfChoices`: power of d choices over the in-flight ledger for very large rank counts:
+ * O(d) per route (amortized), whatever the number of ranks.
+ *
+ * @since 0.4.0
+ */
+import {
+  checkInputLength,
+  type Explanation,
+  type Policy,
+  type PolicyError,
+  policyError,
+  type RouteRequest,
+  type RouteResult
+} from "../Policy.js"
+import { type RngState, rngFromSeed, withDraws } from "../peers/Draws.js"
+import { freeKvTokens, kvFeasible } from "./internal/FreeKv.js"
+import { emptyLedger, type LedgerState } from "./internal/InflightCharges.js"
+import {
+  fold,
+  type LazyLedger,
+  lazyCharge,
+  lazyFinish,
+  lazyObserve,
+  lazyOf,
+  lazySetStatus
+} from "./internal/LazyLedger.js"
+import { type FreshMax, freshMax, ledgerView, maxKnownKv } from "./internal/LoadView.js"
+import { emptyPrefixIndex, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
+import {
+  LedgerScoreView,
+  maxWaitingUncached,
+  pickBest,
+  type Scoring,
+  scorerNames,
+  scoringOf,
+  type ViewCache
+} from "./internal/ScoreCore.js"
+import type { RankView } from "./RankView.js"
+import { requests, tokens } from "./Scorers.js"
+import type { Scorer, WeightedScorer } from "./ScoreView.js"
+
+/**
+ * Options of {@link makePowerOfChoices}. Every field is optional.
+ *
+ * - `choices` (2): d, the ranks drawn per request (an integer >= 1), next to the rotating cursor's rank.
+ * - `scorers` (`tokens`, weight 1) / `tieBreakers` (`requests`): how the candidates are compared,
+ *   as in `makeScored` (normalised over the candidates). Scorers that read in-flight counts get
+ *   `undefined` (this policy does not keep them: it would cost O(ranks) per route).
+ * - `seed` (0): the draws' seed, mixed with `clientIndex` so front ends draw differently.
+ * - `kvFeasible` (true), `clientCount` / `clientIndex` / `chargeScale`, `staleAfterSeconds` (1),
+ *   `inclusionMarginSeconds` (0), `maxIndexedBlocks`, `name` ("power-of-choices"): as in `makeScored`.
+ *
+ * @category own policies
+ * @since 0.4.0
+ */
+export interface PowerOfChoicesOptions {
+  readonly choices?: number | undefined
+  readonly scorers?: ReadonlyArray<WeightedScorer> | undefined
+  readonly tieBreakers?: ReadonlyArray<Scorer> | undefined
+  readonly seed?: number | undefined
+  readonly kvFeasible?: boolean | undefined
+  readonly clientCount?: number | undefined
+  readonly clientIndex?: number | undefined
+  readonly chargeScale?: number | undefined
+  readonly staleAfterSeconds?: number | undefined
+  readonly inclusionMarginSeconds?: number | undefined
+  readonly maxIndexedBlocks?: number | undefined
+  readonly name?: string | undefined
+}
+
+/**
+ * What `observe` and `setStatus` precompute so a route never scans every rank: the busiest known
+ * loads (`fm`, the floor of stale and unknown ranks), the highest reported KV usage and waiting
+ * uncached tokens, and the most free KV any healthy rank reported (`maxFree`, `-Infinity` when none).
+ *
+ * @category own policies
+ * @since 0.4.0
+ */
+export interface PowerOfChoicesCache {
+  readonly fm: FreshMax
+  readonly view: ViewCache
+  readonly maxFree: number
+}
+
+/**
+ * The state of a {@link makePowerOfChoices} policy: the in-flight ledger with its recent charges
+ * batched (see the policy), the rotating cursor, the draws' generator state, the precomputed
+ * {@link PowerOfChoicesCache} and the prefix index when a scorer uses it. Opaque and immutable.
+ *
+ * @category own policies
+ * @since 0.4.0
+ */
+export interface PowerOfChoicesState {
+  readonly ledger: LazyLedger
+  readonly cursor: number
+  readonly rng: RngState
+  readonly cache: PowerOfChoicesCache
+  readonly index: PrefixIndex | undefined
+}
+
+/**
+ * A {@link makePowerOfChoices} policy plus `view`, the per-rank belief it routes on at `now`.
+ *
+ * @category own policies
+ * @since 0.4.0
+ */
+export interface PowerOfChoicesPolicy extends Policy<PowerOfChoicesState> {
+  readonly view: (state: PowerOfChoicesState, now: number) => ReadonlyArray<RankView>
+}
+
+const maxFreeOf = (ledger: LedgerState): number => {
+  let m = Number.NEGATIVE_INFINITY
+  for (let r = 0; r < ledger.dpSize; r++) {
+    if (!ledger.healthy[r]) continue
+    const f = freeKvTokens(ledger.snapshots[r])
+    if (f !== undefined && f > m) m = f
+  }
+  return m
+}
+
+const cacheOf = (ledger: LedgerState): PowerOfChoicesCache => ({
+  // every known rank counts as fresh here: the floor is the busiest known base (O(ranks) once per observe)
+  fm: freshMax(ledger, 0, Number.POSITIVE_INFINITY),
+  view: { maxKv: maxKnownKv(ledger), maxUncached: maxWaitingUncached(ledger) },
+  maxFree: maxFreeOf(ledger)
+})
+
+/** `k` distinct ranks of `[0, n)` other than those in `taken` (sorted ascending, extended in place). */
+const drawDistinct = (
+  draw: (bound: number) => number,
+  n: number,
+  k: number,
+  taken: Array<number>
+): Array<number> => {
+  const out: Array<number> = []
+  for (let j = 0; j < k; j++) {
+    let x = draw(n - taken.length)
+    let at = 0
+    for (; at < taken.length && x >= taken[at]!; at++) x++
+    taken.splice(at, 0, x)
+    out.push(x)
+  }
+  return out
+}
+
+/**
+ * Build a power-of-d-choices policy over the in-flight ledger (`power-of-two-ledger` is d = 2).
+ *
+ * **What it optimises**: the same weighted, normalised scorers as `makeScored` (default: lowest
+ * `tokens`, ties by `requests`), but over d + 1 candidates instead of every rank: the rank at the
+ * rotating cursor (advanced on every scored route, offset by `clientIndex`) and d ranks drawn
+ * uniformly without replacement from the others (seeded generator in the state). The cursor's rank
+ * comes first in the candidate order, so it wins ties: on equal snapshots a burst goes round the
+ * ranks (no rank gets two before every rank got one), and on unequal ones the draws find the less
+ * loaded ranks with the classical power-of-d guarantee. With d + 1 >= ranks every rank is a candidate.
+ *
+ * **Cost**: O(d) per route, not O(ranks): routed requests are charged to the in-flight ledger of
+ * `ledger-balanced` through a batch (the charges and finishes since the last fold sit in a log and a
+ * per-rank delta, folded every ranks / 8 operations or at the next snapshot), and the stale/unknown
+ * floor, the highest KV usage and free KV are computed at `observe` (the floor is the busiest
+ * *known* base rather than the busiest fresh one). A route scans every rank only when no drawn rank
+ * is usable: all unhealthy or excluded by a gate, or, with `kvFeasible`, none can hold the prompt
+ * while some rank may (`details.fallback` says which); then it decides as `makeScored` would.
+ *
+ * **When to use**: thousands of ranks (many DP groups behind one router), where a full scan per
+ * request is the bottleneck. At 8 ranks a full scan (`makeScored`) balances better for the same cost.
+ * Upstream for comparison: SMG's `power_of_two` (two distinct uniform draws, no cursor, no charges:
+ * `smg/power-of-two`, lightseekorg/smg `model_gateway/src/policies/power_of_two.rs` @ 73da68ca),
+ * which breaks the burst and tie laws this policy holds.
+ *
+ * Errors: `NoRanks`, `InvalidInput` (`inputLength`, or an option: `choices`, `scorers[i].weight`),
+ * `InvalidRoutedRank`, `AllRanksUnavailable`. Unhealthy ranks are never chosen; KV feasibility as in
+ * `makeScored`. `details` lists the `candidates`, their weighted `sums` and raw `costs`.
+ *
+ * @example
+ * ```ts
+ * import { makePowerOfChoices } from "@loadledger/policies"
+ * const p = makePowerOfChoices({ choices: 2, seed: 7 })
+ * const rows = Array.from({ length: 1024 }, (_, dpRank) => ({ dpRank, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }))
+ * let s = p.observe(p.init(1024), rows, 1)
+ * const picked: Array<number> = []
+ * for (let i = 0; i < 4; i++) {
+ *   const r = p.route(s, { requestId: `r${i}`, inputLength: 100 }, 1 + i / 1000)
+ *   if (r._tag === "Routed") { picked.push(r.rank); s = r.state }
+ * }
+ * // an idle group: the cursor's rank ties with the draws and wins, so the burst goes round
+ * picked // => [0, 1, 2, 3]
+ * const next = p.route(s, { requestId: "r4", inputLength: 100 }, 1.01)
+ * next._tag === "Routed" && (next.explanation.details?.["candidates"] as Array<number>).length // => 3
+ * ```
+ *
+ * @category own policies
+ * @since 0.4.0
+ */
+export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOfChoicesPolicy => {
+  const d = options.choices ?? 2
+  const scoring: Scoring | PolicyError =
+    Number.isInteger(d) && d >= 1
+      ? scoringOf(options.scorers ?? [{ scorer: tokens, weight: 1 }], options.tieBreakers ?? [requests])
+      : policyError("InvalidInput", `choices must be an integer >= 1, got ${d}`, "choices")
+  const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
+  const clientIndex = options.clientIndex ?? 0
+  const chargeScale = options.chargeScale ?? clientCount
+  const staleAfter = options.staleAfterSeconds ?? 1
+  const margin = options.inclusionMarginSeconds ?? 0
+  const kvOn = options.kvFeasible ?? true
+  const maxBlocks = options.maxIndexedBlocks ?? 65_536
+  const seed = ((options.seed ?? 0) + Math.imul(clientIndex, 0x9e3779b1)) | 0
+  const names = "_tag" in scoring ? [] : scorerNames(scoring)
+  const tieText = `lowest weighted sum (${names.join(", ")}) over the cursor's rank and ${d} drawn, cursor's first`
+
+  const commit = (
+    s: PowerOfChoicesState,
+    ledger: LazyLedger,
+    request: RouteRequest,
+    rank: number,
+    cursor: number,
+    rng: RngState,
+    now: number,
+    explanation: Explanation
+  ): RouteResult<PowerOfChoicesState> => ({
+    _tag: "Routed",
+    rank,
+    state: {
+      ledger: lazyCharge(ledger, rank, {
+        requestId: request.requestId,
+        routedAtSeconds: now,
+        requests: chargeScale,
+        tokens: chargeScale * request.inputLength
+      }),
+      cursor,
+      rng,
+      cache: s.cache,
+      index: s.index === undefined ? undefined : recordBlocks(s.index, request.prefixHashes, rank)
+    },
+    explanation
+  })
+
+  const route = (
+    s: PowerOfChoicesState,
+    request: RouteRequest,
+    now: number
+  ): RouteResult<PowerOfChoicesState> => {
+    if ("_tag" in scoring) return scoring
+    const base = s.ledger.base
+    const n = base.dpSize
+    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
+    const bad = checkInputLength(request.inputLength)
+    if (bad !== undefined) return bad
+    if (request.routedDpRank !== undefined) {
+      const r = request.routedDpRank
+      if (!Number.isInteger(r) || r < 0 || r >= n)
+        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
+      return commit(s, s.ledger, request, r, s.cursor, s.rng, now, { tieBreak: "pinned by routedDpRank" })
+    }
+    const c0 = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
+    let drawn: ReadonlyArray<number>
+    let rng = s.rng
+    if (d + 1 >= n) {
+      const all: Array<number> = []
+      for (let i = 1, r = c0 + 1 === n ? 0 : c0 + 1; i < n; i++, r = r + 1 === n ? 0 : r + 1) all.push(r)
+      drawn = all
+    } else {
+      const out = withDraws(s.rng, (draw) => drawDistinct(draw, n, d, [c0]))
+      drawn = out.value
+      rng = out.rng
+    }
+    const cands: Array<number> = []
+    if (base.healthy[c0]) cands.push(c0)
+    for (let i = 0; i < drawn.length; i++) if (base.healthy[drawn[i]!]) cands.push(drawn[i]!)
+    const len = request.inputLength
+    const view = new LedgerScoreView(
+      base,
+      s.ledger,
+      now,
+      request,
+      staleAfter,
+      s.cache.fm,
+      chargeScale,
+      s.index,
+      undefined,
+      s.cache.view
+    )
+    let allowed: Array<boolean> | undefined
+    let fallback: string | undefined = cands.length === 0 ? "no drawn rank is healthy" : undefined
+    if (fallback === undefined && kvOn && s.cache.maxFree >= len) {
+      allowed = new Array<boolean>(cands.length)
+      let any = false
+      for (let i = 0; i < cands.length; i++) {
+        const f = view.freeKvTokens(cands[i]!)
+        allowed[i] = f !== undefined && f >= len
+        any ||= allowed[i]!
+      }
+      if (!any) fallback = "no drawn rank holds the prompt in its free KV"
+    }
+    const picked = fallback === undefined ? pickBest(view, cands, scoring, allowed) : undefined
+    if (picked !== undefined && picked.best >= 0) {
+      const stale: Array<number> = []
+      for (let i = 0; i < cands.length; i++) if (view.stale(cands[i]!)) stale.push(cands[i]!)
+      const costs: Record<string, Array<number>> = {}
+      for (let k = 0; k < names.length; k++) costs[names[k]!] = picked.costs[k]!
+      return commit(s, s.ledger, request, cands[picked.best]!, (s.cursor + 1) % n, rng, now, {
+        tieBreak: tieText,
+        stale,
+        details: { candidates: cands, sums: picked.sums, costs, excluded: picked.excluded }
+      })
+    }
+    // the rare full scan: fold the batch and decide over every healthy rank, as makeScored
+    const folded = fold(s.ledger)
+    const all: Array<number> = []
+    for (let i = 0, r = c0; i < n; i++, r = r + 1 === n ? 0 : r + 1) if (folded.base.healthy[r]) all.push(r)
+    const fits = kvOn && all.length > 0 ? kvFeasible(folded.base, len) : undefined
+    const full = new LedgerScoreView(
+      folded.base,
+      undefined,
+      now,
+      request,
+      staleAfter,
+      s.cache.fm,
+      chargeScale,
+      s.index,
+      undefined,
+      s.cache.view
+    )
+    const p2 = pickBest(full, all, scoring, fits === undefined ? undefined : all.map((r) => fits[r] === true))
+    if (p2.best < 0)
+      return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
+    return commit(s, folded, request, all[p2.best]!, (s.cursor + 1) % n, rng, now, {
+      tieBreak: tieText,
+      details: {
+        candidates: all,
+        sums: p2.sums,
+        fallback: fallback ?? "every drawn rank was excluded by a gate"
+      }
+    })
+  }
+
+  return {
+    name: options.name ?? "power-of-choices",
+    init: (dpSize) => {
+      const ledger = emptyLedger(dpSize)
+      return {
+        ledger: lazyOf(ledger, Math.floor(ledger.dpSize / 8)),
+        cursor: 0,
+        rng: rngFromSeed(seed),
+        cache: cacheOf(ledger),
+        index: !("_tag" in scoring) && scoring.usesIndex ? emptyPrefixIndex(maxBlocks) : undefined
+      }
+    },
+    observe: (s, loads, now) => {
+      const ledger = lazyObserve(s.ledger, loads, margin, now)
+      if (ledger === s.ledger) return s
+      return { ...s, ledger, cache: ledger.base === s.ledger.base ? s.cache : cacheOf(ledger.base) }
+    },
+    route,
+    finish: (s, requestIds) => {
+      const ledger = lazyFinish(s.ledger, requestIds)
+      return ledger === s.ledger
+        ? s
+        : { ledger, cursor: s.cursor, rng: s.rng, cache: s.cache, index: s.index }
+    },
+    setStatus: (s, status) => {
+      const ledger = lazySetStatus(s.ledger, status)
+      return ledger === s.ledger
+        ? s
+        : { ...s, ledger, cache: { ...s.cache, maxFree: maxFreeOf(ledger.base) } }
+    },
+    view: (s, now) => ledgerView(fold(s.ledger).base, now, staleAfter)
+  }
+}
