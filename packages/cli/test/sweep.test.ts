@@ -109,6 +109,27 @@ describe("sweep runs", () => {
     expect(r3).toMatchObject({ skipped: 0, ran: 2 })
   }, 60_000)
 
+  it("a spec without `limit` resumes too (its cells hold no undefined field once written)", async () => {
+    // the fault: cells compared with `limit: undefined` never matched their JSON files, so a rerun of
+    // `pnpm compare` (no limit) ran every cell again and the summary said every cell was missing
+    const tiny = join(dir, "tiny.jsonl")
+    writeFileSync(
+      tiny,
+      Array.from({ length: 20 }, (_, i) =>
+        JSON.stringify({ timestamp: i * 100, input_length: 300, output_length: 5 })
+      ).join("\n")
+    )
+    const noLimit = parseSpec(
+      `traces: [{ path: ${tiny}, rates: [1] }]\ndp: [2]\npolicies: [round-robin, total-tokens]\n`,
+      join(dir, "n.yaml")
+    )
+    expect(expandCells(noLimit)[0]).not.toHaveProperty("limit", expect.anything())
+    const out = join(dir, "nolimit")
+    expect(await runSweep(noLimit, { outDir: out, workers: 0 })).toMatchObject({ skipped: 0, ran: 2 })
+    expect(readCells(out, expandCells(noLimit)).missing).toHaveLength(0)
+    expect(await runSweep(noLimit, { outDir: out, workers: 0 })).toMatchObject({ skipped: 2, ran: 0 })
+  })
+
   it("runs cells on worker threads with the same results", async () => {
     const small = parseSpec(specText.replace("rates: [0.1, 0.3]", "rates: [0.1]"), join(dir, "t.yaml"))
     const w = join(dir, "threads")
