@@ -249,12 +249,14 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     const blocks = hashes?.length ?? 0
     const blockTokens = blocks > 0 ? input / blocks : 0
     const sr = s.ranks
+    // an engine computes at least the prompt's last token, however much of it is cached
+    const cachedOf = (blocksHeld: number) => Math.max(0, Math.min(input - 1, blocksHeld * blockTokens))
     const matched = new Array<number>(n)
     const scores = new Array<number>(n)
     const commit = (rank: number, cursor: number): RouteResult<StepTimeAwareState> => {
       const ranks = sr.slice()
       const o = rank * FIELDS
-      const cached = Math.min(input, matched[rank]! * blockTokens)
+      const cached = cachedOf(matched[rank]!)
       ranks[o + HORIZON] = Math.max(now, ranks[o + HORIZON]!) + prefillSeconds(cost, input - cached, cached)
       ranks[o + PENDING_REQUESTS]! += 1
       ranks[o + PENDING_TOKENS]! += input - cached
@@ -291,41 +293,57 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       return commit(r, s.cursor)
     }
 
-    // what an unreported field is taken to be: the busiest value any known rank reports
+    // per rank, the prompt tokens waiting to be prefilled (`queued`) and the tokens in KV
+    // (`context`), from what its row reports; a field it does not report takes the bound that
+    // makes the rank look busiest (total: the busiest known; used: 0 for queued, the busiest known
+    // for context; waiting uncached: at least the highest any rank reports), and a rank whose row
+    // is unknown or stale is never below the busiest known rank
     const fm = freshMax(ledger, now, staleAfter)
-    let maxQueued = 0
-    let maxContext = 0
+    let maxTotal = 0
+    let maxUsed = 0
+    let maxUncached = -1
     let maxPool = 0
-    const queued = new Array<number>(n)
-    const context = new Array<number>(n)
+    const used = new Array<number>(n)
     for (let r = 0; r < n; r++) {
       const row = ledger.snapshots[r]
       const pool = sr[r * FIELDS + POOL]!
       if (pool > maxPool) maxPool = pool
-      if (row === undefined || Number.isNaN(ledger.snapTimestamp[r]!)) {
-        queued[r] = Number.NaN
-        context[r] = Number.NaN
-        continue
-      }
-      const total = row.numTotalTokens!
+      used[r] = Number.NaN
+      if (row === undefined || row.unknown !== undefined) continue
+      if (isCount(row.numTotalTokens) && row.numTotalTokens > maxTotal) maxTotal = row.numTotalTokens
+      if (isCount(row.numWaitingUncachedTokens) && row.numWaitingUncachedTokens > maxUncached)
+        maxUncached = row.numWaitingUncachedTokens
       const kv = row.kvCacheUsage
-      const used = isCount(row.numUsedTokens)
+      const u = isCount(row.numUsedTokens)
         ? row.numUsedTokens
-        : kv !== undefined && !Number.isNaN(pool)
+        : kv !== undefined && kv >= 0 && kv <= 1 && !Number.isNaN(pool)
           ? kv * pool
-          : undefined
-      const q =
-        row.numWaitingReqs === 0
+          : Number.NaN
+      used[r] = u
+      if (u > maxUsed) maxUsed = u
+    }
+    const queued = new Array<number>(n)
+    const context = new Array<number>(n)
+    let maxQueued = 0
+    let maxContext = 0
+    for (let r = 0; r < n; r++) {
+      const row = ledger.snapshots[r]
+      const reported = row !== undefined && row.unknown === undefined
+      const total = reported && isCount(row.numTotalTokens) ? row.numTotalTokens : maxTotal
+      const u = used[r]!
+      let q =
+        reported && row.numWaitingReqs === 0
           ? 0
-          : isCount(row.numWaitingUncachedTokens)
+          : reported && isCount(row.numWaitingUncachedTokens)
             ? row.numWaitingUncachedTokens
-            : used !== undefined
-              ? Math.max(0, total - used)
-              : total
+            : Math.max(0, total - (Number.isNaN(u) ? 0 : u))
+      if (!(reported && isCount(row.numWaitingUncachedTokens)) && maxUncached > q) q = maxUncached
       queued[r] = q
-      context[r] = used ?? Math.max(0, total - q)
-      if (q > maxQueued) maxQueued = q
-      if (context[r]! > maxContext) maxContext = context[r]!
+      context[r] = Number.isNaN(u) ? Math.max(total, maxUsed) : u
+      if (isFresh(ledger, r, now, staleAfter)) {
+        if (q > maxQueued) maxQueued = q
+        if (context[r]! > maxContext) maxContext = context[r]!
+      }
     }
     const defaultCache = cacheTokens ?? (maxPool > 0 ? maxPool : 262_144)
     matchRankPrefixes(
@@ -354,17 +372,16 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     let bestScore = 0
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
       const o = r * FIELDS
-      const known = !Number.isNaN(queued[r]!)
-      const fresh = known && isFresh(ledger, r, now, staleAfter)
-      // unknown: the busiest known values; stale: never less than the busiest
-      const q = fresh ? queued[r]! : Math.max(known ? queued[r]! : 0, maxQueued)
-      const ctx = fresh ? context[r]! : Math.max(known ? context[r]! : 0, maxContext)
+      // unknown or stale: never less busy than the busiest fresh rank
+      const fresh = isFresh(ledger, r, now, staleAfter)
+      const q = fresh ? queued[r]! : Math.max(queued[r]!, maxQueued)
+      const ctx = fresh ? context[r]! : Math.max(context[r]!, maxContext)
       const pendingTokens = clientCount * sr[o + PENDING_TOKENS]!
       const requests = Math.max(
         baseOf(ledger, r, now, staleAfter, fm)[0] + clientCount * sr[o + PENDING_REQUESTS]!,
         clientCount * sr[o + INFLIGHT]!
       )
-      const cached = Math.min(input, matched[r]! * blockTokens)
+      const cached = cachedOf(matched[r]!)
       const wait = Math.max(sr[o + HORIZON]! - now, prefillSeconds(cost, q + pendingTokens, 0))
       const decode = (requests + 1) * dReq + (ctx + pendingTokens + input) * dCtx
       const score = wait + prefillSeconds(cost, input - cached, cached) + decodeWeight * decode

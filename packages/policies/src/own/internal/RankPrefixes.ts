@@ -15,12 +15,11 @@
  */
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
 
-/** Ranks listed per block (the most recently sent first). @internal */
-export const holdersPerBlock = 4
-
 /**
- * Block hash -> `[rank, stamp, rank, stamp, ...]`, at most {@link holdersPerBlock} pairs, most
- * recent first; `stamp` is the rank's sent-token count when the block was last sent to it.
+ * Block hash -> `[rank, stamp, rank, stamp, ...]`, one pair per rank it was sent to (at most
+ * dpSize: a cap would drop holders of a popular prefix and herd its traffic onto the ranks still
+ * listed), most recent first; `stamp` is the rank's sent-token count when the block was last sent
+ * to it.
  *
  * @internal
  */
@@ -51,7 +50,7 @@ const stampOf = (entry: ReadonlyArray<number> | undefined, rank: number): number
  * `out` (length dpSize): a rank holds a block when the index lists it and `held(rank, stamp)` is
  * true (the caller's eviction rule, e.g. fewer tokens sent since than the rank's cache holds).
  * Ranks not listed for the first block get 0; each listed rank gets a binary search over the
- * ladder. At most `holdersPerBlock * ceil(log2(ladder))` + 1 lookups.
+ * ladder: at most `holders * ceil(log2(ladder)) + 1` lookups.
  *
  * @internal
  */
@@ -85,8 +84,7 @@ export const matchRankPrefixes = (
 
 /**
  * Record that `rank` was sent `hashes` when its sent-token count was `stamp`: each ladder
- * position's entry lists `rank` first with that stamp (dropping its older pair and, past
- * {@link holdersPerBlock} pairs, the least recent one).
+ * position's entry lists `rank` first with that stamp (its older pair dropped).
  *
  * @internal
  */
@@ -104,8 +102,7 @@ export const recordRankPrefixes = (
     const old = getTrie(next, h)
     const entry: Array<number> = [rank, stamp]
     if (old !== undefined)
-      for (let j = 0; j < old.length && entry.length < 2 * holdersPerBlock; j += 2)
-        if (old[j] !== rank) entry.push(old[j]!, old[j + 1]!)
+      for (let j = 0; j < old.length; j += 2) if (old[j] !== rank) entry.push(old[j]!, old[j + 1]!)
     next = setTrie(next, h, entry)
   }
   return next
