@@ -50,6 +50,12 @@ export interface StepTimeAwareOptions {
   readonly maxIndexedBlocks?: number | undefined
   readonly staleAfterSeconds?: number | undefined
   readonly inclusionMarginSeconds?: number | undefined
+  /** @internal experiment */
+  readonly horizonScale?: number | undefined
+  /** @internal experiment */
+  readonly snapshotQueue?: boolean | undefined
+  /** @internal experiment */
+  readonly inflightFloor?: boolean | undefined
 }
 
 /** Per-rank fields of `StepTimeAwareState.ranks`, `FIELDS` numbers per rank. */
@@ -175,6 +181,9 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
   const staleAfter = options.staleAfterSeconds ?? 1
   const margin = options.inclusionMarginSeconds ?? 0
   const maxBlocks = options.maxIndexedBlocks ?? 65_536
+  const horizonScale = options.horizonScale ?? 1
+  const snapshotQueue = options.snapshotQueue ?? true
+  const inflightFloor = options.inflightFloor ?? true
   const dReq = cost.decodeSecondsPerRequest
   const dCtx = cost.decodeSecondsPerContextToken
 
@@ -257,7 +266,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       const ranks = sr.slice()
       const o = rank * FIELDS
       const cached = cachedOf(matched[rank]!)
-      ranks[o + HORIZON] = Math.max(now, ranks[o + HORIZON]!) + prefillSeconds(cost, input - cached, cached)
+      ranks[o + HORIZON] =
+        Math.max(now, ranks[o + HORIZON]!) + horizonScale * prefillSeconds(cost, input - cached, cached)
       ranks[o + PENDING_REQUESTS]! += 1
       ranks[o + PENDING_TOKENS]! += input - cached
       ranks[o + PENDING_SINCE] = now
@@ -304,19 +314,20 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     let maxUncached = -1
     let maxPool = 0
     const used = new Array<number>(n)
+    for (let r = 0; r < n; r++) if (sr[r * FIELDS + POOL]! > maxPool) maxPool = sr[r * FIELDS + POOL]!
     for (let r = 0; r < n; r++) {
       const row = ledger.snapshots[r]
-      const pool = sr[r * FIELDS + POOL]!
-      if (pool > maxPool) maxPool = pool
       used[r] = Number.NaN
       if (row === undefined || row.unknown !== undefined) continue
       if (isCount(row.numTotalTokens) && row.numTotalTokens > maxTotal) maxTotal = row.numTotalTokens
       if (isCount(row.numWaitingUncachedTokens) && row.numWaitingUncachedTokens > maxUncached)
         maxUncached = row.numWaitingUncachedTokens
       const kv = row.kvCacheUsage
+      // a rank whose pool is not known yet takes the largest known (DP ranks share one config)
+      const pool = Number.isNaN(sr[r * FIELDS + POOL]!) ? maxPool : sr[r * FIELDS + POOL]!
       const u = isCount(row.numUsedTokens)
         ? row.numUsedTokens
-        : kv !== undefined && kv >= 0 && kv <= 1 && !Number.isNaN(pool)
+        : kv !== undefined && kv >= 0 && kv <= 1 && pool > 0
           ? kv * pool
           : Number.NaN
       used[r] = u
@@ -379,10 +390,16 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       const pendingTokens = clientCount * sr[o + PENDING_TOKENS]!
       const requests = Math.max(
         baseOf(ledger, r, now, staleAfter, fm)[0] + clientCount * sr[o + PENDING_REQUESTS]!,
-        clientCount * sr[o + INFLIGHT]!
+        inflightFloor ? clientCount * sr[o + INFLIGHT]! : 0
       )
       const cached = cachedOf(matched[r]!)
-      const wait = Math.max(sr[o + HORIZON]! - now, prefillSeconds(cost, q + pendingTokens, 0))
+      // this front end's own prefills are in the horizon; the other front ends are taken to have
+      // routed alike since the snapshot
+      const othersPending = (clientCount - 1) * sr[o + PENDING_TOKENS]!
+      const wait = Math.max(
+        sr[o + HORIZON]! - now,
+        snapshotQueue ? prefillSeconds(cost, q + othersPending, 0) : 0
+      )
       const decode = (requests + 1) * dReq + (ctx + pendingTokens + input) * dCtx
       const score = wait + prefillSeconds(cost, input - cached, cached) + decodeWeight * decode
       scores[r] = score
