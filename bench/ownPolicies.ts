@@ -1,13 +1,13 @@
 /**
  * ns per `route` (+ the matching `finish`) of loadledger's own policies (`ledger-balanced`,
- * `ledger-balanced-requests`, `cache-affinity`, `uncached-tokens`) at 8, 64 and 1024 ranks, next to a floor: a bare
+ * `ledger-balanced-requests`, `cache-affinity`, `uncached-tokens`, `step-time-aware`) at 8, 64 and 1024 ranks, next to a floor: a bare
  * lexicographic argmin over plain mutable arrays (published load plus charges), charging the
  * chosen rank in place and tracking the in-flight charges in a mutable Map, as the ledger does.
  *
  * Each step routes request k and finishes request k - 512, so about 512 charges stay in flight
  * (the ledger used to copy every charge of the chosen rank per route); `cache-affinity` requests
  * carry two prefix-block hashes (a shared system prompt out of 8, a per-request block) and a
- * session out of 256. Timing: each policy in a process of its own with its floor, interleaved
+ * session out of 256 (`uncached-tokens` and `step-time-aware` get the same prefix blocks). Timing: each policy in a process of its own with its floor, interleaved
  * rounds, each candidate in its own compiled loop and step, fastest round.
  *
  * @since 0.1.0
@@ -15,6 +15,7 @@
 import {
   makeCacheAffinity,
   makeLedgerBalanced,
+  makeStepTimeAware,
   makeUncachedTokens,
   type Policy,
   type RouteRequest
@@ -109,7 +110,8 @@ const policies: Record<
     byTokens: false
   },
   "cache-affinity": { make: () => makeCacheAffinity() as Policy<unknown>, affinity: true, byTokens: false },
-  "uncached-tokens": { make: () => makeUncachedTokens() as Policy<unknown>, affinity: true, byTokens: true }
+  "uncached-tokens": { make: () => makeUncachedTokens() as Policy<unknown>, affinity: true, byTokens: true },
+  "step-time-aware": { make: () => makeStepTimeAware() as Policy<unknown>, affinity: true, byTokens: true }
 }
 
 /**

@@ -5,11 +5,12 @@
  *
  * @since 0.4.0
  */
+import { packed } from "../internal/packed.js"
 import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteResult } from "../Policy.js"
 import { freeKvTokens } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
-import { baseOf, freshMax, isFresh, ledgerView } from "./internal/LoadView.js"
+import { freshMax, isFresh, ledgerView, unknownBase } from "./internal/LoadView.js"
 import {
   emptyRankPrefixes,
   matchRankPrefixes,
@@ -54,8 +55,12 @@ export interface StepTimeAwareOptions {
   readonly horizonScale?: number | undefined
   /** @internal experiment */
   readonly snapshotQueue?: boolean | undefined
+  /** @internal experiment: weight of the snapshot's queue with several front ends */
+  readonly sharedQueueWeight?: number | undefined
   /** @internal experiment */
   readonly inflightFloor?: boolean | undefined
+  /** @internal experiment: decode term from this front end's own in flight only (x clientCount) */
+  readonly privateDecode?: boolean | undefined
 }
 
 /** Per-rank fields of `StepTimeAwareState.ranks`, `FIELDS` numbers per rank. */
@@ -66,7 +71,10 @@ const PENDING_SINCE = 3 // routing time of the newest of them
 const INFLIGHT = 4 // requests routed and not finished
 const SENT = 5 // prompt tokens sent to the rank so far (the prefix index's clock)
 const POOL = 6 // the rank's KV pool in tokens, NaN while unknown
-const FIELDS = 7
+const INFLIGHT_TOKENS = 7 // prompt tokens of the requests in flight
+const FIELDS = 8
+/** `inflight` values: `tokens * RANK_SPAN + rank`. */
+const RANK_SPAN = 1 << 20
 
 /**
  * The state of a `step-time-aware` policy. Opaque and immutable: `ledger` holds the newest
@@ -80,7 +88,7 @@ const FIELDS = 7
 export interface StepTimeAwareState {
   readonly ledger: LedgerState
   readonly cursor: number
-  readonly ranks: Float64Array
+  readonly ranks: ReadonlyArray<number>
   readonly inflight: HashTrie<number>
   readonly prefixes: RankPrefixes
 }
@@ -182,14 +190,26 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
   const margin = options.inclusionMarginSeconds ?? 0
   const maxBlocks = options.maxIndexedBlocks ?? 65_536
   const horizonScale = options.horizonScale ?? 1
-  const snapshotQueue = options.snapshotQueue ?? true
+  const queueWeight =
+    options.snapshotQueue === false ? 0 : clientCount === 1 ? 1 : (options.sharedQueueWeight ?? 1)
   const inflightFloor = options.inflightFloor ?? true
+  const privateDecode = options.privateDecode ?? false
   const dReq = cost.decodeSecondsPerRequest
   const dCtx = cost.decodeSecondsPerContextToken
 
+  // per-route working buffers of this policy instance: written and read within one `route` call,
+  // never returned (allocating them per route was a fifth of its time, on the built code)
+  const makeScratch = (n: number) => ({
+    used: new Float64Array(n),
+    queued: new Float64Array(n),
+    context: new Float64Array(n),
+    fits: new Uint8Array(n)
+  })
+  let scratch = makeScratch(0)
+
   const init = (dpSize: number): StepTimeAwareState => {
     const ledger = emptyLedger(dpSize)
-    const ranks = new Float64Array(ledger.dpSize * FIELDS)
+    const ranks = packed(ledger.dpSize * FIELDS, 0)
     for (let r = 0; r < ledger.dpSize; r++) {
       ranks[r * FIELDS + PENDING_SINCE] = Number.NEGATIVE_INFINITY
       ranks[r * FIELDS + POOL] = fixedPool ?? Number.NaN
@@ -228,12 +248,17 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
 
   const finish = (s: StepTimeAwareState, ids: ReadonlyArray<string>): StepTimeAwareState => {
     let inflight = s.inflight
-    let ranks: Float64Array | undefined
+    let ranks: Array<number> | undefined
     for (const id of ids) {
-      const r = getTrie(inflight, id)
-      if (r === undefined) continue
+      const x = getTrie(inflight, id)
+      if (x === undefined) continue
+      const r = x % RANK_SPAN
       ranks ??= s.ranks.slice()
       ranks[r * FIELDS + INFLIGHT] = Math.max(0, ranks[r * FIELDS + INFLIGHT]! - 1)
+      ranks[r * FIELDS + INFLIGHT_TOKENS] = Math.max(
+        0,
+        ranks[r * FIELDS + INFLIGHT_TOKENS]! - (x - r) / RANK_SPAN
+      )
       inflight = setTrie(inflight, id, undefined)
     }
     return ranks === undefined ? s : { ...s, ranks, inflight }
@@ -260,8 +285,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     const sr = s.ranks
     // an engine computes at least the prompt's last token, however much of it is cached
     const cachedOf = (blocksHeld: number) => Math.max(0, Math.min(input - 1, blocksHeld * blockTokens))
-    const matched = new Array<number>(n)
-    const scores = new Array<number>(n)
+    const matched = packed(n, 0)
+    const scores = packed(n, 0)
     const commit = (rank: number, cursor: number): RouteResult<StepTimeAwareState> => {
       const ranks = sr.slice()
       const o = rank * FIELDS
@@ -276,7 +301,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       let inflight = s.inflight
       if (getTrie(inflight, request.requestId) === undefined) {
         ranks[o + INFLIGHT]! += 1
-        inflight = setTrie(inflight, request.requestId, rank)
+        ranks[o + INFLIGHT_TOKENS]! += input
+        inflight = setTrie(inflight, request.requestId, input * RANK_SPAN + rank)
       }
       return {
         _tag: "Routed",
@@ -299,7 +325,6 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       const r = request.routedDpRank
       if (!Number.isInteger(r) || r < 0 || r >= n)
         return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
-      matched.fill(0)
       return commit(r, s.cursor)
     }
 
@@ -313,7 +338,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     let maxUsed = 0
     let maxUncached = -1
     let maxPool = 0
-    const used = new Array<number>(n)
+    if (scratch.used.length < n) scratch = makeScratch(n)
+    const { used, queued, context, fits } = scratch
     for (let r = 0; r < n; r++) if (sr[r * FIELDS + POOL]! > maxPool) maxPool = sr[r * FIELDS + POOL]!
     for (let r = 0; r < n; r++) {
       const row = ledger.snapshots[r]
@@ -333,8 +359,6 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       used[r] = u
       if (u > maxUsed) maxUsed = u
     }
-    const queued = new Array<number>(n)
-    const context = new Array<number>(n)
     let maxQueued = 0
     let maxContext = 0
     for (let r = 0; r < n; r++) {
@@ -369,14 +393,14 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     )
     // KV feasibility: ranks whose known free KV (minus what was routed since) holds the prompt
     let anyFits = false
-    const fits = new Array<boolean>(n)
     for (let r = 0; r < n; r++) {
       const free = freeKvTokens(ledger.snapshots[r])
-      fits[r] =
+      const ok =
         ledger.healthy[r] === true &&
         free !== undefined &&
         free - clientCount * sr[r * FIELDS + PENDING_TOKENS]! >= input
-      if (fits[r]) anyFits = true
+      fits[r] = ok ? 1 : 0
+      if (ok) anyFits = true
     }
     const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
     let best = -1
@@ -388,22 +412,27 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       const q = fresh ? queued[r]! : Math.max(queued[r]!, maxQueued)
       const ctx = fresh ? context[r]! : Math.max(context[r]!, maxContext)
       const pendingTokens = clientCount * sr[o + PENDING_TOKENS]!
-      const requests = Math.max(
-        baseOf(ledger, r, now, staleAfter, fm)[0] + clientCount * sr[o + PENDING_REQUESTS]!,
-        inflightFloor ? clientCount * sr[o + INFLIGHT]! : 0
-      )
+      const requests = privateDecode
+        ? clientCount * sr[o + INFLIGHT]!
+        : Math.max(
+            (Number.isNaN(ledger.snapTimestamp[r]!)
+              ? unknownBase(ledger.snapshots[r], fm, now, staleAfter)[0]
+              : fresh || fm.requests < 0
+                ? ledger.snapRequests[r]!
+                : Math.max(ledger.snapRequests[r]!, fm.requests)) +
+              clientCount * sr[o + PENDING_REQUESTS]!,
+            inflightFloor ? clientCount * sr[o + INFLIGHT]! : 0
+          )
+      const decodeContext = privateDecode ? clientCount * sr[o + INFLIGHT_TOKENS]! : ctx + pendingTokens
       const cached = cachedOf(matched[r]!)
       // this front end's own prefills are in the horizon; the other front ends are taken to have
       // routed alike since the snapshot
       const othersPending = (clientCount - 1) * sr[o + PENDING_TOKENS]!
-      const wait = Math.max(
-        sr[o + HORIZON]! - now,
-        snapshotQueue ? prefillSeconds(cost, q + othersPending, 0) : 0
-      )
-      const decode = (requests + 1) * dReq + (ctx + pendingTokens + input) * dCtx
+      const wait = Math.max(sr[o + HORIZON]! - now, queueWeight * prefillSeconds(cost, q + othersPending, 0))
+      const decode = (requests + 1) * dReq + (decodeContext + input) * dCtx
       const score = wait + prefillSeconds(cost, input - cached, cached) + decodeWeight * decode
       scores[r] = score
-      if (!ledger.healthy[r] || (anyFits && !fits[r])) continue
+      if (!ledger.healthy[r] || (anyFits && fits[r] === 0)) continue
       if (best < 0 || score < bestScore) {
         best = r
         bestScore = score
