@@ -158,17 +158,13 @@ describe("step-time-aware", () => {
     expect(a.rank).toBe(0)
     const b = routed(p.route(a.state, { requestId: "b", inputLength: 4000 }, 1))
     expect(b.rank).toBe(1)
-    // rank 0's score: the rest of a's prefill, then b's
+    // rank 0's score: the rest of a's prefill, then b's; rank 1's: b's alone
     const left = prefillSeconds(glm53H200StepCost, 100_000, 0) - 1
-    // decode after admission: two requests, a's 100,000 and b's 4,000 tokens of context
-    const decode =
-      64 *
-      (2 * glm53H200StepCost.decodeSecondsPerRequest +
-        104_000 * glm53H200StepCost.decodeSecondsPerContextToken)
-    expect(b.explanation.scores?.[0]).toBeCloseTo(
-      left + prefillSeconds(glm53H200StepCost, 4000, 0) + decode,
-      9
-    )
+    const own = prefillSeconds(glm53H200StepCost, 4000, 0)
+    expect(b.explanation.scores).toEqual([left + own, own, own])
+    // ranks 1 and 2 tie: the rotating index takes the next one
+    const c = routed(p.route(b.state, { requestId: "c", inputLength: 4000 }, 10))
+    expect(c.rank).toBe(2)
   })
 
   it("a follow-up turn goes to the rank holding its prefix once that rank's prefill is done, not before", () => {
@@ -204,7 +200,7 @@ describe("step-time-aware", () => {
   })
 
   it("with clientCount front ends, a rank never counts fewer requests than clientCount x this front end's in flight", () => {
-    const q = makeStepTimeAware({ clientCount: 4 })
+    const q = makeStepTimeAware({ clientCount: 4, decodeWeight: 64 })
     const rows = [idle(0, 0), idle(1, 0)]
     let s: StepTimeAwareState = q.observe(q.init(2), rows, 0)
     s = routed(q.route(s, { requestId: "a", inputLength: 10, routedDpRank: 0 }, 0)).state
@@ -220,7 +216,9 @@ describe("step-time-aware", () => {
   })
 
   it("routes since a snapshot count (clientCount times) until a snapshot stamped after them arrives", () => {
-    const q = makeStepTimeAware({ clientCount: 3 })
+    // several front ends: pending routes count in the decode term and KV feasibility; a fresh
+    // rank's queue is left out of the score (every front end reads the same snapshot)
+    const q = makeStepTimeAware({ clientCount: 3, decodeWeight: 64, staleAfterSeconds: 1000 })
     let s = q.observe(q.init(2), [idle(0), idle(1)], 0)
     s = routed(q.route(s, { requestId: "a", inputLength: 5000, routedDpRank: 0 }, 1)).state
     const before = routed(q.route(s, { requestId: "b", inputLength: 10 }, 100))
@@ -229,15 +227,37 @@ describe("step-time-aware", () => {
     )
     const d = 64 * glm53H200StepCost.decodeSecondsPerRequest
     const dc = 64 * glm53H200StepCost.decodeSecondsPerContextToken
-    // pending on rank 0: 3 x a's prompt as context; the other 2 front ends' prompts as queued
-    // prefill (this front end's own prefill of a ended long before t = 100); the request count is
-    // 3 x a either way (the in-flight floor)
+    // pending on rank 0: 3 x a's prompt as context; the request count is 3 x a either way (the
+    // in-flight floor)
     expect((before.explanation.scores?.[0] ?? 0) - (after.explanation.scores?.[0] ?? 0)).toBeCloseTo(
-      3 * 5000 * dc + prefillSeconds(glm53H200StepCost, 2 * 5000, 0),
-      9
+      3 * 5000 * dc,
+      12
     )
     // the snapshot at t = 2 includes a: rank 0 still counts 3 x one request in flight (the floor)
     expect((after.explanation.scores?.[0] ?? 0) - (after.explanation.scores?.[1] ?? 0)).toBeCloseTo(3 * d, 12)
+  })
+
+  it("one front end counts a fresh snapshot's queue; several count it only for a stale rank", () => {
+    const rows = [idle(0, 0, { numWaitingReqs: 2, numWaitingUncachedTokens: 20_000 }), idle(1, 0)]
+    const one = routed(p.route(start(2, rows), { requestId: "q", inputLength: 1000 }, 0))
+    expect(one.rank).toBe(1)
+    expect(one.explanation.scores?.[0]).toBeCloseTo(
+      prefillSeconds(glm53H200StepCost, 20_000, 0) + prefillSeconds(glm53H200StepCost, 1000, 0),
+      12
+    )
+    const q = makeStepTimeAware({ clientCount: 4 })
+    const fresh = routed(q.route(q.observe(q.init(2), rows, 0), { requestId: "q", inputLength: 1000 }, 0))
+    expect(fresh.explanation.scores).toEqual([
+      prefillSeconds(glm53H200StepCost, 1000, 0),
+      prefillSeconds(glm53H200StepCost, 1000, 0)
+    ])
+    // rank 1's row is 5 s old: stale, it is taken to have at least rank 0's queue
+    const stale = [rows[0]!, idle(1, -5)]
+    const r = routed(q.route(q.observe(q.init(2), stale, 0), { requestId: "q", inputLength: 1000 }, 0))
+    expect(r.explanation.scores?.[1]).toBeCloseTo(
+      prefillSeconds(glm53H200StepCost, 20_000, 0) + prefillSeconds(glm53H200StepCost, 1000, 0),
+      12
+    )
   })
 
   it("KV feasibility: a prompt only rank 1's free KV holds goes there, counting what was routed since", () => {
@@ -258,9 +278,10 @@ describe("step-time-aware", () => {
       idle(0, 0, { numRunningReqs: 2, numTotalTokens: 50_000, kvCacheUsage: 0.5 }),
       idle(1, 0, { numRunningReqs: 2, numWaitingReqs: 3, numTotalTokens: 80_000, kvCacheUsage: 0.5 })
     ]
-    const s = start(2, rows)
+    const q = makeStepTimeAware({ decodeWeight: 64 })
+    const s = q.observe(q.init(2), rows, 0)
     // rank 1: 50,000 tokens in KV (0.5 of a 100,000 pool), 30,000 waiting to be prefilled
-    const r = routed(p.route(s, { requestId: "q", inputLength: 1000 }, 0))
+    const r = routed(q.route(s, { requestId: "q", inputLength: 1000 }, 0))
     expect(r.rank).toBe(0)
     const d = 64 * glm53H200StepCost.decodeSecondsPerRequest
     expect((r.explanation.scores?.[1] ?? 0) - (r.explanation.scores?.[0] ?? 0)).toBeCloseTo(

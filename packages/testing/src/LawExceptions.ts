@@ -52,7 +52,11 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       ["ledger-balanced", "ties go to the lowest index from the replica's start offset"],
       ["ledger-balanced-requests", "ties go to the lowest index from the replica's start offset"],
       ["cache-affinity", "ties on (load, processed) go to the lowest index"],
-      ["uncached-tokens", "ties go to the lowest index from the rotating cursor"]
+      ["uncached-tokens", "ties go to the lowest index from the rotating cursor"],
+      [
+        "step-time-aware",
+        "ties go to the lowest index from the rotating cursor (between identical ranks no deterministic choice is label-free)"
+      ]
     ] as const
   ).map(
     ([policy, reason]): LawException => ({

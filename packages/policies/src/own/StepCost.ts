@@ -34,10 +34,11 @@ export type StepTimeFunction = (ranks: ReadonlyArray<StepProbeRank>) => { readon
 
 /**
  * The step cost model of the `step-time-aware` policy, in seconds. A rank's prefill of `u`
- * prompt tokens after a cached prefix of `p` runs in chunks of at most `chunkTokens`; a chunk of
- * `e` tokens after `q` tokens already in its KV cache lengthens the lockstep step it runs in by
- * `extendStepSeconds + extendSecondsPerToken * e + extendSecondsPerTokenPerPrefixToken * e * q`
- * (over a decode-only step). A rank's decode batch costs the step
+ * prompt tokens after a cached prefix of `p` runs in chunks of at most `chunkTokens`, one per
+ * lockstep step; the step that runs a chunk of `e` tokens after `q` tokens already in the rank's
+ * KV cache lasts `extendStepSeconds + extendSecondsPerToken * e +
+ * extendSecondsPerTokenPerPrefixToken * e * q` (`extendStepSeconds` includes the step's decode
+ * and collective work: even a one-token prompt takes a step). A rank's decode batch costs the step
  * `decodeSecondsPerRequest * requests + decodeSecondsPerContextToken * contextTokens` (its local
  * time; the step waits for the slowest rank). Every coefficient is finite and non-negative;
  * `chunkTokens` is a positive integer (SGLang `--chunked-prefill-size`, vLLM
@@ -68,9 +69,9 @@ export interface StepCostModel {
  * ```ts
  * import { glm53H200StepCost } from "@loadledger/policies"
  * glm53H200StepCost.chunkTokens // => 8192
- * // an 8,192-token chunk after an empty cache lengthens a decode step by about a third of a second
+ * // a step that runs an 8,192-token chunk after an empty cache lasts about 0.36 s
  * const chunk = glm53H200StepCost.extendStepSeconds + 8192 * glm53H200StepCost.extendSecondsPerToken
- * chunk > 0.3 && chunk < 0.35 // => true
+ * chunk > 0.35 && chunk < 0.37 // => true
  * ```
  *
  * @category own policies
@@ -78,7 +79,7 @@ export interface StepCostModel {
  */
 export const glm53H200StepCost: StepCostModel = {
   chunkTokens: 8192,
-  extendStepSeconds: 0,
+  extendStepSeconds: 0.0283,
   extendSecondsPerToken: 3.99e-5,
   extendSecondsPerTokenPerPrefixToken: 7.32e-10,
   decodeSecondsPerRequest: 1.08e-4,
@@ -109,8 +110,9 @@ const nonNegative = (x: number): number => (Number.isFinite(x) && x > 0 ? x : 0)
  * Fit a {@link StepCostModel} from a step-time function by probing it: a group of `dpSize` ranks
  * each decoding `decodeRequests` requests of `contextTokens` tokens is the baseline; rank 0 then
  * runs an extend of 1,024 and of `chunkTokens` tokens after an empty cache and of `chunkTokens`
- * after `prefixTokens`, or decodes twice the requests, or twice the context. The coefficients are
- * the finite differences of the step times over the baseline (negative differences count 0).
+ * after `prefixTokens`, or decodes twice the requests, or twice the context. `extendStepSeconds`
+ * is the intercept of the extend steps' line (the whole step's fixed part); the other
+ * coefficients are finite differences of the step times (negative values count 0).
  *
  * **When to use**: to give `makeStepTimeAware` the cost model of your model and GPU, from
  * `@loadledger/step-time` or a measured step-time table. Probing calls the function seven times;
@@ -162,7 +164,7 @@ export const stepCostFrom = (
   const perToken = chunk > small ? nonNegative((tChunk - tSmall) / (chunk - small)) : 0
   return {
     chunkTokens: chunk,
-    extendStepSeconds: nonNegative(tSmall - t0 - perToken * small),
+    extendStepSeconds: nonNegative(tSmall - perToken * small),
     extendSecondsPerToken: perToken,
     extendSecondsPerTokenPerPrefixToken: nonNegative((tPrefix - tChunk) / (chunk * p)),
     decodeSecondsPerRequest: nonNegative((step(decodeRank(2 * d, c)) - t0) / d),
