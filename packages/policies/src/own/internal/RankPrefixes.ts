@@ -13,7 +13,7 @@
  *
  * @internal
  */
-import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
+import { emptyVersionedMap, getVersioned, setVersioned, type Version } from "./VersionedMap.js"
 
 /**
  * Block hash -> `[rank, stamp, rank, stamp, ...]`, one pair per rank it was sent to (at most
@@ -23,10 +23,10 @@ import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
  *
  * @internal
  */
-export type RankPrefixes = HashTrie<ReadonlyArray<number>>
+export type RankPrefixes = Version<ReadonlyArray<number>>
 
 /** An empty index keeping at most `maxBlocks` block entries. @internal */
-export const emptyRankPrefixes = (maxBlocks: number): RankPrefixes => emptyTrie(maxBlocks)
+export const emptyRankPrefixes = (maxBlocks: number): RankPrefixes => emptyVersionedMap(maxBlocks)
 
 /** How many ladder positions lie below `blocks` (0 for 0 blocks). @internal */
 export const ladderCount = (blocks: number): number => {
@@ -63,9 +63,13 @@ export const matchRankPrefixes = (
   const n = out.length
   for (let r = 0; r < n; r++) out[r] = 0
   if (hashes === undefined || hashes.length === 0) return
-  const first = getTrie(index, hashes[0]!)
+  const first = getVersioned(index, hashes[0]!)
   if (first === undefined) return
   const count = ladderCount(hashes.length)
+  // entries looked up so far, by ladder index (the holders' searches share their probes)
+  const probed: Array<ReadonlyArray<number> | undefined | null> = []
+  for (let i = 0; i < count; i++) probed.push(null)
+  probed[0] = first
   for (let j = 0; j < first.length; j += 2) {
     const rank = first[j]!
     if (rank >= n || !held(rank, first[j + 1]!)) continue
@@ -74,7 +78,12 @@ export const matchRankPrefixes = (
     let hi = count
     while (hi - lo > 1) {
       const mid = (lo + hi) >>> 1
-      const s = stampOf(getTrie(index, hashes[ladderBlock(mid)]!), rank)
+      let entry = probed[mid]
+      if (entry === null) {
+        entry = getVersioned(index, hashes[ladderBlock(mid)]!)
+        probed[mid] = entry
+      }
+      const s = stampOf(entry, rank)
       if (s !== undefined && held(rank, s)) lo = mid
       else hi = mid
     }
@@ -96,14 +105,14 @@ export const recordRankPrefixes = (
 ): RankPrefixes => {
   if (hashes === undefined) return index
   const count = ladderCount(hashes.length)
-  let next = index
+  const sets: Array<readonly [string, ReadonlyArray<number>]> = []
   for (let i = 0; i < count; i++) {
     const h = hashes[ladderBlock(i)]!
-    const old = getTrie(next, h)
+    const old = getVersioned(index, h)
     const entry: Array<number> = [rank, stamp]
     if (old !== undefined)
       for (let j = 0; j < old.length; j += 2) if (old[j] !== rank) entry.push(old[j]!, old[j + 1]!)
-    next = setTrie(next, h, entry)
+    sets.push([h, entry])
   }
-  return next
+  return setVersioned(index, sets)
 }
