@@ -2,14 +2,14 @@
  * ns per `route` (+ the matching `finish`) of loadledger's own policies (`ledger-balanced`,
  * `ledger-balanced-requests`, `cache-affinity`, `uncached-tokens`, the `makeScored` combinator with
  * two scorers, `ledger-scored`, `power-of-two-ledger`, and vLLM's balancer bare and behind
- * `withStaleness` / `withKvAdmission`) at 8, 64 and 1024 ranks, next to a floor: a bare
+ * `withStaleness` / `withKvAdmission`, `step-time-aware`) at 8, 64 and 1024 ranks, next to a floor: a bare
  * lexicographic argmin over plain mutable arrays (published load plus charges), charging the
  * chosen rank in place and tracking the in-flight charges in a mutable Map, as the ledger does.
  *
  * Each step routes request k and finishes request k - 512, so about 512 charges stay in flight
  * (the ledger used to copy every charge of the chosen rank per route); `cache-affinity` requests
  * carry two prefix-block hashes (a shared system prompt out of 8, a per-request block) and a
- * session out of 256. Timing: each policy in a process of its own with its floor, interleaved
+ * session out of 256 (`uncached-tokens` and `step-time-aware` get the same prefix blocks). Timing: each policy in a process of its own with its floor, interleaved
  * rounds, each candidate in its own compiled loop and step, fastest round.
  *
  * @since 0.1.0
@@ -19,6 +19,7 @@ import {
   makeCacheAffinity,
   makeLedgerBalanced,
   makeScored,
+  makeStepTimeAware,
   makeUncachedTokens,
   makeVllmLb,
   type Policy,
@@ -152,7 +153,8 @@ const policies: Record<
     make: () => findPolicy("vllm-kv-pressure+staleness+kv-admission")!.make({}),
     affinity: false,
     byTokens: false
-  }
+  },
+  "step-time-aware": { make: () => makeStepTimeAware() as Policy<unknown>, affinity: true, byTokens: true }
 }
 
 /**

@@ -58,7 +58,11 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       ["ledger-scored", "ties go to the lowest index from the rotating cursor"],
       ["power-of-two-ledger", "the cursor's rank is a label, and it wins ties"],
       ["vllm-kv-pressure+kv-admission", "ties go to the rotating start index (vLLM upstream)"],
-      ["vllm-kv-pressure+staleness+kv-admission", "ties go to the rotating start index (vLLM upstream)"]
+      ["vllm-kv-pressure+staleness+kv-admission", "ties go to the rotating start index (vLLM upstream)"],
+      [
+        "step-time-aware",
+        "ties go to the lowest index from the rotating cursor (between identical ranks no deterministic choice is label-free)"
+      ]
     ] as const
   ).map(
     ([policy, reason]): LawException => ({

@@ -3,13 +3,14 @@ import type { PolicyEntry } from "../Registry.js"
 import { makeCacheAffinity } from "./CacheAffinity.js"
 import { composedPolicyEntries } from "./ComposedEntries.js"
 import { makeLedgerBalanced } from "./LedgerBalanced.js"
+import { makeStepTimeAware } from "./StepTimeAware.js"
 import { makeUncachedTokens } from "./UncachedTokens.js"
 
 const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
 
 /**
  * Registry entries for loadledger's own policies (`reference: false`): `ledger-balanced`,
- * `ledger-balanced-requests`, `cache-affinity` and `uncached-tokens`. `clientCount` / `clientIndex` describe router
+ * `ledger-balanced-requests`, `cache-affinity`, `uncached-tokens` and `step-time-aware`. `clientCount` / `clientIndex` describe router
  * replicas; `seed` is unused (these policies have no randomness: ties break by index).
  *
  * @example
@@ -56,6 +57,14 @@ export const ownPolicyEntries: ReadonlyArray<PolicyEntry> = [
     description:
       "Lowest tokens + prompt tokens still to prefill on that rank (router-side prefix index), in-flight charges x front ends, KV-feasible, rotating ties",
     make: (o) => erase(makeUncachedTokens({ clientCount: o.clientCount, clientIndex: o.clientIndex }))
+  },
+  {
+    name: "step-time-aware",
+    engine: "any",
+    reference: false,
+    description:
+      "Least predicted prefill wait + own uncached prefill + decode cost, in seconds of lockstep step time (GLM-5.3/H200 cost model), per-rank prefix-cache estimate, in-flight floor x front ends, KV-feasible",
+    make: (o) => erase(makeStepTimeAware({ clientCount: o.clientCount, clientIndex: o.clientIndex }))
   },
   ...composedPolicyEntries
 ]

@@ -18,6 +18,8 @@ export * from "./Scored.js"
  */
 export * as Scorers from "./Scorers.js"
 export * from "./ScoreView.js"
+export * from "./StepCost.js"
+export * from "./StepTimeAware.js"
 export * from "./UncachedTokens.js"
 export * from "./WithKvAdmission.js"
 export * from "./WithStaleness.js"

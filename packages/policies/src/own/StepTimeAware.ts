@@ -1,0 +1,402 @@
+/**
+ * The `step-time-aware` policy: place each request where the lockstep DP group's predicted step
+ * time, prefill chunks included, grows least, and among such places where its own first token
+ * comes soonest.
+ *
+ * @since 0.4.0
+ */
+import { packed } from "../internal/packed.js"
+import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteResult } from "../Policy.js"
+import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
+import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
+import { freshMax, isFresh, ledgerView, unknownBase } from "./internal/LoadView.js"
+import { poolOf, type RankDemand, rankDemand } from "./internal/RankDemand.js"
+import {
+  emptyRankPrefixes,
+  matchRankPrefixes,
+  type RankPrefixes,
+  recordRankPrefixes
+} from "./internal/RankPrefixes.js"
+import type { RankView } from "./RankView.js"
+import { glm53H200StepCost, prefillSeconds, type StepCostModel } from "./StepCost.js"
+
+/**
+ * Options of {@link makeStepTimeAware}. Every field is optional.
+ *
+ * - `cost` ({@link glm53H200StepCost}): the step cost model, e.g. from `stepCostFrom`.
+ * - `clientCount` / `clientIndex`: front ends sharing the ranks (see "Several front ends" on
+ *   {@link makeStepTimeAware}); the tie scan starts at `floor(dpSize * clientIndex / clientCount)`.
+ * - `decodeWeight` (0): how many decode steps of a rank's decode cost count against a second of
+ *   predicted time to first token. 0 leaves decode balance to the rotating tie-break; above 0 the
+ *   policy also tracks this front end's requests in flight (the `clientCount` x in-flight floor).
+ * - `kvPoolTokens`: every rank's KV pool in tokens. Default: per rank, from its rows
+ *   (`maxTotalNumTokens`, `tokenCapacity`, `numUsedTokens / kvCacheUsage`, or `numTotalTokens /
+ *   kvCacheUsage` while nothing waits).
+ * - `cacheTokens`: how many prompt tokens a rank's prefix cache keeps (LRU). Default: its KV pool,
+ *   262,144 while no pool is known.
+ * - `maxIndexedBlocks` (65,536): bound of the router-side prefix index.
+ * - `staleAfterSeconds` (1) / `inclusionMarginSeconds` (0): as in `ledger-balanced`.
+ *
+ * @category own policies
+ * @since 0.4.0
+ */
+export interface StepTimeAwareOptions {
+  readonly cost?: StepCostModel | undefined
+  readonly clientCount?: number | undefined
+  readonly clientIndex?: number | undefined
+  readonly decodeWeight?: number | undefined
+  readonly kvPoolTokens?: number | undefined
+  readonly cacheTokens?: number | undefined
+  readonly maxIndexedBlocks?: number | undefined
+  readonly staleAfterSeconds?: number | undefined
+  readonly inclusionMarginSeconds?: number | undefined
+}
+
+/** Per-rank fields of `StepTimeAwareState.ranks`, `FIELDS` numbers per rank. */
+const HORIZON = 0 // when this front end's prefills on the rank end (seconds, absolute)
+const PENDING_REQUESTS = 1 // requests routed since the rank's snapshot
+const PENDING_TOKENS = 2 // their prompt tokens still to prefill
+const PENDING_SINCE = 3 // routing time of the newest of them
+const INFLIGHT = 4 // requests routed and not finished (tracked when decodeWeight > 0)
+const INFLIGHT_TOKENS = 5 // their prompt tokens
+const SENT = 6 // prompt tokens sent to the rank so far (the prefix index's clock)
+const FIELDS = 7
+/** `inflight` values: `tokens * RANK_SPAN + rank`. */
+const RANK_SPAN = 1 << 20
+
+/**
+ * The state of a `step-time-aware` policy. Opaque and immutable: `ledger` holds the newest
+ * snapshot per rank and health (no charges), `demand` what those snapshots say each rank still
+ * has to do, `ranks` this front end's per-rank bookkeeping (prefill horizon, routes not yet in a
+ * snapshot, requests in flight, prefix clock), `inflight` the rank and prompt of each request in
+ * flight, `prefixes` the router-side prefix index.
+ *
+ * @category own policies
+ * @since 0.4.0
+ */
+export interface StepTimeAwareState {
+  readonly ledger: LedgerState
+  readonly demand: RankDemand
+  readonly cursor: number
+  readonly ranks: ReadonlyArray<number>
+  readonly inflight: HashTrie<number>
+  readonly prefixes: RankPrefixes
+}
+
+/**
+ * A `step-time-aware` policy plus `view`, the per-rank load it reads at `now`.
+ *
+ * @category own policies
+ * @since 0.4.0
+ */
+export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
+  readonly view: (state: StepTimeAwareState, now: number) => ReadonlyArray<RankView>
+}
+
+/**
+ * Build loadledger's step-time-aware policy (`step-time-aware`).
+ *
+ * **What it optimises**: the predicted lockstep step time of the DP group after admission, prefill
+ * chunks included. In a lockstep step every rank waits for the slowest, and a rank's prefill
+ * chunk (up to `cost.chunkTokens` tokens) makes the step it runs in many times longer than a
+ * decode step: the group's time is the sum over steps of the slowest rank's local time. Placing a
+ * prompt on rank `r` therefore costs the group nothing while its prefill ends before the busiest
+ * rank's prefill ends (it runs in steps that are long anyway), and the overhang otherwise; in both
+ * cases the request's first token comes once `r` has done the prefill queued before it and then
+ * this one. The policy picks the rank with the least
+ *
+ *     max(horizon_r - now, prefill(queued_r)) + prefill(uncached_r, cached_r)  [+ decodeWeight * decode_r]
+ *
+ * seconds (`prefill` priced by `cost`, see `prefillSeconds`): the rank's prefill horizon (when the
+ * prompts this front end sent it are prefilled, as the cost model predicts) or the prefill of the
+ * tokens its snapshot shows waiting, whichever is later; then this prompt's uncached tokens after
+ * the prefix the rank is taken to still cache (a router-side index of the blocks sent to each
+ * rank, aged by the tokens sent to the rank since: LRU of `cacheTokens`). Minimising it minimises
+ * the overhang and, among placements with none, the request's predicted time to first token: a
+ * long prompt's neighbours go where their prefill overlaps it, and a shared prefix attracts only
+ * while the prefill it saves outweighs the queue it joins (no herding). Exact ties (ranks with
+ * nothing left to prefill) break by a rotating index, so idle ranks take turns, as vLLM's rotating
+ * `eng_start_index`. With `decodeWeight` above 0 the rank's decode step cost after admission
+ * (`(requests + 1) * decodeSecondsPerRequest + (context + prompt) * decodeSecondsPerContextToken`,
+ * requests never below `clientCount` x this front end's in flight) is added. Each term is a
+ * per-rank cost in seconds, the shape a weighted-scorer combinator sums.
+ *
+ * **Several front ends** (`clientCount` > 1, vLLM API servers): they all read the same snapshot,
+ * published every 100 ms or so. A fresh rank's snapshot queue is then left out of the score: a
+ * term every front end reads from the same stale view sends them all to the same rank until the
+ * next publish (herding; the measured cost in the simulator was 15-20% on TTFT p99 behind four
+ * vLLM front ends). Each front end scores on what only it knows (its own prefill horizon), its
+ * tie scan starts at `floor(dpSize * clientIndex / clientCount)`, and the snapshot still bounds
+ * stale and unknown ranks and excludes KV-infeasible ones, counting this front end's routes since
+ * it `clientCount` times. One front end (SGLang's controller) reads a snapshot per step: there the
+ * queue counts.
+ *
+ * **The cost model is an argument** (`cost`, default {@link glm53H200StepCost}): the policies
+ * package does not depend on `@loadledger/step-time` (which depends on nothing of ours, so it
+ * could without a cycle); a routing decision needs six coefficients, not the step-time model,
+ * and keeping the model out keeps the package (and the live router) free of step-time's CSV and
+ * matrix dependencies. `stepCostFrom` fits the coefficients from `stepTimeFromAggregates` or any
+ * step-time function.
+ *
+ * **When to use**: DP-attention groups (SGLang DP attention, vLLM DP + EP) whose prefill chunks
+ * stall the group: long or uneven prompts, multi-turn chat with prefix reuse, bursts of prompts.
+ *
+ * **Unknown, absent, stale, unhealthy**: counts as in `ledger-balanced` (an unknown or stale rank
+ * is never less busy than the busiest known or fresh one); a field a rank does not report (queued
+ * tokens, context tokens, KV pool) takes the busiest reported value; unhealthy ranks are never
+ * chosen. KV feasibility: while some healthy rank's known free KV, minus the prompt tokens
+ * routed to it since its snapshot, holds the prompt, no other rank is chosen. Exact ties break by
+ * a rotating index. The prefix index covers any number of ranks.
+ *
+ * Errors: `NoRanks`, `InvalidInput` (`inputLength`), `InvalidRoutedRank`, `AllRanksUnavailable`.
+ *
+ * @example
+ * ```ts
+ * import { makeStepTimeAware } from "@loadledger/policies"
+ * const p = makeStepTimeAware()
+ * const idle = (dpRank: number) => ({ dpRank, timestamp: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 })
+ * const s0 = p.observe(p.init(2), [idle(0), idle(1)], 0)
+ * const a = p.route(s0, { requestId: "a", inputLength: 60000, prefixHashes: ["x"] }, 0)
+ * a._tag === "Routed" && a.rank // => 0
+ * // rank 0 prefills a for seconds: b goes to rank 1, where its prefill overlaps a's
+ * const b = a._tag === "Routed" ? p.route(a.state, { requestId: "b", inputLength: 2000 }, 0.1) : a
+ * b._tag === "Routed" && b.rank // => 1
+ * ```
+ *
+ * @category own policies
+ * @since 0.4.0
+ */
+export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeAwarePolicy => {
+  const cost = options.cost ?? glm53H200StepCost
+  const decodeWeight = options.decodeWeight ?? 0
+  const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
+  const clientIndex = options.clientIndex ?? 0
+  const fixedPool = options.kvPoolTokens
+  const cacheTokens = options.cacheTokens
+  const staleAfter = options.staleAfterSeconds ?? 1
+  const margin = options.inclusionMarginSeconds ?? 0
+  const maxBlocks = options.maxIndexedBlocks ?? 65_536
+  const dReq = cost.decodeSecondsPerRequest
+  const dCtx = cost.decodeSecondsPerContextToken
+  const trackInflight = decodeWeight > 0
+
+  // per-route working buffers of this policy instance, written and read within one `route` call
+  // and never returned (allocating them per route cost a fifth of a route on the built code)
+  let fits = new Uint8Array(0)
+  let fresh = new Uint8Array(0)
+
+  const init = (dpSize: number): StepTimeAwareState => {
+    const ledger = emptyLedger(dpSize)
+    const ranks = packed(ledger.dpSize * FIELDS, 0)
+    for (let r = 0; r < ledger.dpSize; r++) ranks[r * FIELDS + PENDING_SINCE] = Number.NEGATIVE_INFINITY
+    return {
+      ledger,
+      demand: rankDemand(ledger.snapshots, packed(ledger.dpSize, fixedPool ?? Number.NaN)),
+      cursor: 0,
+      ranks,
+      inflight: emptyTrie(1_000_000),
+      prefixes: emptyRankPrefixes(maxBlocks)
+    }
+  }
+
+  const observe = (
+    s: StepTimeAwareState,
+    loads: ReadonlyArray<RankLoad>,
+    now: number
+  ): StepTimeAwareState => {
+    const ledger = observeLedger(s.ledger, loads, margin, now)
+    if (ledger === s.ledger) return s
+    const ranks = s.ranks.slice()
+    const pools = s.demand.pool.slice()
+    for (let r = 0; r < ledger.dpSize; r++) {
+      if (ledger.snapshots[r] === s.ledger.snapshots[r]) continue
+      // a snapshot stamped after the newest pending route includes every pending route
+      if (ledger.snapTimestamp[r]! - margin >= ranks[r * FIELDS + PENDING_SINCE]!) {
+        ranks[r * FIELDS + PENDING_REQUESTS] = 0
+        ranks[r * FIELDS + PENDING_TOKENS] = 0
+      }
+      const row = ledger.snapshots[r]
+      const pool = fixedPool ?? (row === undefined || row.unknown !== undefined ? undefined : poolOf(row))
+      if (pool !== undefined) pools[r] = pool
+    }
+    return { ...s, ledger, demand: rankDemand(ledger.snapshots, pools), ranks }
+  }
+
+  const finish = (s: StepTimeAwareState, ids: ReadonlyArray<string>): StepTimeAwareState => {
+    if (!trackInflight) return s
+    let inflight = s.inflight
+    let ranks: Array<number> | undefined
+    for (const id of ids) {
+      const x = getTrie(inflight, id)
+      if (x === undefined) continue
+      const r = x % RANK_SPAN
+      ranks ??= s.ranks.slice()
+      ranks[r * FIELDS + INFLIGHT] = Math.max(0, ranks[r * FIELDS + INFLIGHT]! - 1)
+      ranks[r * FIELDS + INFLIGHT_TOKENS] = Math.max(
+        0,
+        ranks[r * FIELDS + INFLIGHT_TOKENS]! - (x - r) / RANK_SPAN
+      )
+      inflight = setTrie(inflight, id, undefined)
+    }
+    return ranks === undefined ? s : { ...s, ranks, inflight }
+  }
+
+  const route = (
+    s: StepTimeAwareState,
+    request: RouteRequest,
+    now: number
+  ): RouteResult<StepTimeAwareState> => {
+    const { ledger, demand } = s
+    const n = ledger.dpSize
+    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
+    const input = request.inputLength
+    if (!(Number.isSafeInteger(input) && input >= 0))
+      return policyError("InvalidInput", `inputLength must be a token count, got ${input}`, "inputLength")
+    const hashes = request.prefixHashes
+    const blockTokens = hashes !== undefined && hashes.length > 0 ? input / hashes.length : 0
+    const sr = s.ranks
+    // an engine computes at least the prompt's last token, however much of it is cached
+    const cachedOf = (blocksHeld: number) => Math.max(0, Math.min(input - 1, blocksHeld * blockTokens))
+    const matched = packed(n, 0)
+    const scores = packed(n, 0)
+    // per rank, the queued prefill (seconds) the score counted: this prompt's prefill starts after it
+    const queues = packed(n, 0)
+
+    const commit = (rank: number, cursor: number): RouteResult<StepTimeAwareState> => {
+      const ranks = sr.slice()
+      const o = rank * FIELDS
+      const cached = cachedOf(matched[rank]!)
+      // this prompt's prefill starts after the rank's queue as scored, or after this front end's
+      // earlier prompts, whichever ends later
+      ranks[o + HORIZON] =
+        Math.max(now + queues[rank]!, ranks[o + HORIZON]!) + prefillSeconds(cost, input - cached, cached)
+      ranks[o + PENDING_REQUESTS]! += 1
+      ranks[o + PENDING_TOKENS]! += input - cached
+      ranks[o + PENDING_SINCE] = now
+      const sent = ranks[o + SENT]! + input
+      ranks[o + SENT] = sent
+      let inflight = s.inflight
+      if (trackInflight && getTrie(inflight, request.requestId) === undefined) {
+        ranks[o + INFLIGHT]! += 1
+        ranks[o + INFLIGHT_TOKENS]! += input
+        inflight = setTrie(inflight, request.requestId, input * RANK_SPAN + rank)
+      }
+      return {
+        _tag: "Routed",
+        rank,
+        state: {
+          ledger,
+          demand,
+          cursor,
+          ranks,
+          inflight,
+          prefixes: recordRankPrefixes(s.prefixes, hashes, rank, sent)
+        },
+        explanation: {
+          scores,
+          tieBreak: "least predicted prefill wait + own prefill (+ decode) in seconds, then rotating index",
+          details: { matchedBlocks: matched }
+        }
+      }
+    }
+    if (request.routedDpRank !== undefined) {
+      const r = request.routedDpRank
+      if (!Number.isInteger(r) || r < 0 || r >= n)
+        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
+      return commit(r, s.cursor)
+    }
+
+    // freshness, the busiest fresh queue (what a stale or unknown rank is never below), and KV
+    // feasibility (known free KV minus what was routed since, clientCount times)
+    if (fits.length < n) {
+      fits = new Uint8Array(n)
+      fresh = new Uint8Array(n)
+    }
+    let maxQueued = 0
+    let maxContext = 0
+    let anyFits = false
+    let maxPool = 0
+    for (let r = 0; r < n; r++) {
+      const f = isFresh(ledger, r, now, staleAfter)
+      fresh[r] = f ? 1 : 0
+      if (f) {
+        if (demand.queued[r]! > maxQueued) maxQueued = demand.queued[r]!
+        if (demand.context[r]! > maxContext) maxContext = demand.context[r]!
+      }
+      const ok =
+        ledger.healthy[r] === true &&
+        demand.freeKv[r]! - clientCount * sr[r * FIELDS + PENDING_TOKENS]! >= input
+      fits[r] = ok ? 1 : 0
+      if (ok) anyFits = true
+      if (demand.pool[r]! > maxPool) maxPool = demand.pool[r]!
+    }
+    const defaultKeep = cacheTokens ?? (maxPool > 0 ? maxPool : 262_144)
+    matchRankPrefixes(
+      s.prefixes,
+      hashes,
+      (rank, stamp) => {
+        const keep = cacheTokens ?? (Number.isNaN(demand.pool[rank]!) ? defaultKeep : demand.pool[rank]!)
+        return clientCount * (sr[rank * FIELDS + SENT]! - stamp) <= keep
+      },
+      matched
+    )
+    const fm = trackInflight ? freshMax(ledger, now, staleAfter) : undefined
+    const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
+    const whole = prefillSeconds(cost, input, 0)
+    let best = -1
+    let bestScore = 0
+    for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
+      const o = r * FIELDS
+      const f = fresh[r] === 1
+      // one front end: its fresh snapshot's queue plus nothing pending from others; several: a
+      // fresh rank's queue is left out (every front end reads the same stale snapshot, and a
+      // term read from it sends them all to the same rank), a stale or unknown one keeps it
+      let queue = 0
+      if (clientCount === 1 || !f) {
+        const q = f ? demand.queued[r]! : Math.max(demand.queued[r]!, maxQueued)
+        queue = prefillSeconds(cost, q + (clientCount - 1) * sr[o + PENDING_TOKENS]!, 0)
+      }
+      queues[r] = queue
+      const wait = Math.max(sr[o + HORIZON]! - now, queue)
+      const cached = matched[r] === 0 ? 0 : cachedOf(matched[r]!)
+      let score = wait + (cached === 0 ? whole : prefillSeconds(cost, input - cached, cached))
+      if (fm !== undefined) {
+        const requests = Math.max(
+          (Number.isNaN(ledger.snapTimestamp[r]!)
+            ? unknownBase(ledger.snapshots[r], fm, now, staleAfter)[0]
+            : f || fm.requests < 0
+              ? ledger.snapRequests[r]!
+              : Math.max(ledger.snapRequests[r]!, fm.requests)) +
+            clientCount * sr[o + PENDING_REQUESTS]!,
+          clientCount * sr[o + INFLIGHT]!
+        )
+        const context =
+          (f ? demand.context[r]! : Math.max(demand.context[r]!, maxContext)) +
+          clientCount * sr[o + PENDING_TOKENS]!
+        score += decodeWeight * ((requests + 1) * dReq + (context + input) * dCtx)
+      }
+      scores[r] = score
+      if (!ledger.healthy[r] || (anyFits && fits[r] === 0)) continue
+      if (best < 0 || score < bestScore) {
+        best = r
+        bestScore = score
+      }
+    }
+    if (best < 0)
+      return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
+    return commit(best, (s.cursor + 1) % n)
+  }
+
+  return {
+    name: "step-time-aware",
+    init,
+    observe,
+    route,
+    finish: (s, ids) => finish(s, ids),
+    setStatus: (s, status) => {
+      const ledger = setLedgerStatus(s.ledger, status)
+      return ledger === s.ledger ? s : { ...s, ledger }
+    },
+    view: (s, now) => ledgerView(s.ledger, now, staleAfter)
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * A router-side estimate of each rank's prefix cache: which ranks were last sent a prompt block,
+ * and how many tokens each rank has been sent since (an LRU cache of a rank's capacity keeps a
+ * block until that many newer tokens have passed through it). Persistent (a bounded `HashTrie`).
+ *
+ * Blocks are recorded at a fixed ladder of positions, `0, 1, 3, 7, 15` and then every 16th block
+ * (`31, 47, 63, ...`): a prompt of `B` blocks writes at most `5 + B / 16` entries, not `B`, and the
+ * longest cached prefix of a prompt is found by a binary search over the ladder (O(log B) lookups
+ * per candidate rank), exact below 16 blocks and to 16 blocks (8,192 tokens of 512) above. The
+ * search relies on chained block hashes (a block's hash names the whole prefix up to it, as
+ * Mooncake's `hash_ids`, SGLang's radix keys or vLLM's block hashes do), so a rank that holds
+ * ladder position `i` of a prompt holds every block before it.
+ *
+ * @internal
+ */
+import { emptyVersionedMap, getVersioned, setVersioned, type Version } from "./VersionedMap.js"
+
+/**
+ * Block hash -> `[rank, stamp, rank, stamp, ...]`, one pair per rank it was sent to (at most
+ * dpSize: a cap would drop holders of a popular prefix and herd its traffic onto the ranks still
+ * listed), most recent first; `stamp` is the rank's sent-token count when the block was last sent
+ * to it.
+ *
+ * @internal
+ */
+export type RankPrefixes = Version<ReadonlyArray<number>>
+
+/** An empty index keeping at most `maxBlocks` block entries. @internal */
+export const emptyRankPrefixes = (maxBlocks: number): RankPrefixes => emptyVersionedMap(maxBlocks)
+
+/** How many ladder positions lie below `blocks` (0 for 0 blocks). @internal */
+export const ladderCount = (blocks: number): number => {
+  if (blocks <= 0) return 0
+  if (blocks <= 16) return 32 - Math.clz32(blocks)
+  return 4 + Math.floor(blocks / 16)
+}
+
+/** The block index of ladder entry `i`: `2^i - 1` up to 15, then `16 (i - 3) - 1`. @internal */
+export const ladderBlock = (i: number): number => (i <= 4 ? (1 << i) - 1 : 16 * (i - 3) - 1)
+
+/** The stamp of `rank` in an entry, `undefined` when the entry does not list it. */
+const stampOf = (entry: ReadonlyArray<number> | undefined, rank: number): number | undefined => {
+  if (entry === undefined) return undefined
+  for (let i = 0; i < entry.length; i += 2) if (entry[i] === rank) return entry[i + 1]
+  return undefined
+}
+
+/**
+ * Per rank, how many leading blocks of `hashes` the rank is taken to still hold, written into
+ * `out` (length dpSize): a rank holds a block when the index lists it and `held(rank, stamp)` is
+ * true (the caller's eviction rule, e.g. fewer tokens sent since than the rank's cache holds).
+ * Ranks not listed for the first block get 0; each listed rank gets a binary search over the
+ * ladder: at most `holders * ceil(log2(ladder)) + 1` lookups.
+ *
+ * @internal
+ */
+export const matchRankPrefixes = (
+  index: RankPrefixes,
+  hashes: ReadonlyArray<string> | undefined,
+  held: (rank: number, stamp: number) => boolean,
+  out: Array<number>
+): void => {
+  const n = out.length
+  for (let r = 0; r < n; r++) out[r] = 0
+  if (hashes === undefined || hashes.length === 0) return
+  const first = getVersioned(index, hashes[0]!)
+  if (first === undefined) return
+  const count = ladderCount(hashes.length)
+  // entries looked up so far, by ladder index (the holders' searches share their probes)
+  const probed: Array<ReadonlyArray<number> | undefined | null> = []
+  for (let i = 0; i < count; i++) probed.push(null)
+  probed[0] = first
+  for (let j = 0; j < first.length; j += 2) {
+    const rank = first[j]!
+    if (rank >= n || !held(rank, first[j + 1]!)) continue
+    // the last ladder entry this rank holds: entry 0 is held, search (lo, hi)
+    let lo = 0
+    let hi = count
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >>> 1
+      let entry = probed[mid]
+      if (entry === null) {
+        entry = getVersioned(index, hashes[ladderBlock(mid)]!)
+        probed[mid] = entry
+      }
+      const s = stampOf(entry, rank)
+      if (s !== undefined && held(rank, s)) lo = mid
+      else hi = mid
+    }
+    out[rank] = ladderBlock(lo) + 1
+  }
+}
+
+/**
+ * Record that `rank` was sent `hashes` when its sent-token count was `stamp`: each ladder
+ * position's entry lists `rank` first with that stamp (its older pair dropped).
+ *
+ * @internal
+ */
+export const recordRankPrefixes = (
+  index: RankPrefixes,
+  hashes: ReadonlyArray<string> | undefined,
+  rank: number,
+  stamp: number
+): RankPrefixes => {
+  if (hashes === undefined) return index
+  const count = ladderCount(hashes.length)
+  const sets: Array<readonly [string, ReadonlyArray<number>]> = []
+  for (let i = 0; i < count; i++) {
+    const h = hashes[ladderBlock(i)]!
+    const old = getVersioned(index, h)
+    const entry: Array<number> = [rank, stamp]
+    if (old !== undefined)
+      for (let j = 0; j < old.length; j += 2) if (old[j] !== rank) entry.push(old[j]!, old[j + 1]!)
+    sets.push([h, entry])
+  }
+  return setVersioned(index, sets)
+}

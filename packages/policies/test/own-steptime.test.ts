@@ -1,0 +1,362 @@
+import { gpus, models, stepTimeFromAggregates } from "@loadledger/step-time"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import {
+  glm53H200StepCost,
+  makeStepTimeAware,
+  prefillSeconds,
+  type RankLoad,
+  type StepCostModel,
+  type StepTimeAwareState,
+  stepCostFrom
+} from "../src/index.js"
+import {
+  emptyRankPrefixes,
+  ladderBlock,
+  ladderCount,
+  matchRankPrefixes,
+  recordRankPrefixes
+} from "../src/own/internal/RankPrefixes.js"
+import {
+  emptyVersionedMap,
+  getVersioned,
+  setVersioned,
+  type Version
+} from "../src/own/internal/VersionedMap.js"
+
+const idle = (dpRank: number, t = 0, extra: Partial<RankLoad> = {}): RankLoad => ({
+  dpRank,
+  timestamp: t,
+  numRunningReqs: 0,
+  numWaitingReqs: 0,
+  numTotalTokens: 0,
+  ...extra
+})
+
+const routed = (r: ReturnType<ReturnType<typeof makeStepTimeAware>["route"]>) => {
+  if (r._tag !== "Routed") throw new Error(r.message)
+  return r
+}
+
+describe("step cost model", () => {
+  it("glm53H200StepCost is stepCostFrom(@loadledger/step-time glm-5.3 / h200) to three digits", () => {
+    const config = { model: models["glm-5.3"]!, gpu: gpus.h200! }
+    const fitted = stepCostFrom((ranks) => stepTimeFromAggregates(config, ranks))
+    for (const k of Object.keys(glm53H200StepCost) as Array<keyof StepCostModel>) {
+      const a = glm53H200StepCost[k]
+      const b = fitted[k]
+      expect(Math.abs(a - b)).toBeLessThanOrEqual(Math.abs(b) * 0.005)
+    }
+  })
+  it("stepCostFrom reads the coefficients of a linear step-time function back", () => {
+    const truth = { fixed: 0.002, perToken: 3e-6, perPair: 1e-11, perRequest: 5e-5, perContext: 2e-9 }
+    const cost = stepCostFrom(
+      (ranks) => ({
+        stepSeconds:
+          0.01 +
+          Math.max(
+            ...ranks.map((r) =>
+              r.extendTokens > 0
+                ? truth.fixed +
+                  truth.perToken * r.tokens +
+                  truth.perPair * (r.attentionPairs - (r.tokens * (r.tokens + 1)) / 2)
+                : truth.perRequest * r.numDecodes + truth.perContext * r.attentionPairs
+            )
+          )
+      }),
+      { decodeRequests: 1, contextTokens: 1 }
+    )
+    expect(cost.extendSecondsPerToken).toBeCloseTo(truth.perToken, 12)
+    expect(cost.extendSecondsPerTokenPerPrefixToken).toBeCloseTo(truth.perPair, 16)
+    expect(cost.decodeSecondsPerRequest).toBeCloseTo(truth.perRequest + truth.perContext, 12)
+  })
+  it("prefillSeconds is the chunk-by-chunk sum in closed form", () => {
+    fc.assert(
+      fc.property(
+        fc.nat({ max: 300_000 }),
+        fc.nat({ max: 200_000 }),
+        fc.integer({ min: 1, max: 20_000 }),
+        (u, p, k) => {
+          const model = { ...glm53H200StepCost, chunkTokens: k, extendStepSeconds: 0.003 }
+          let loop = 0
+          for (let left = u, q = p; left > 0; ) {
+            const e = Math.min(left, k)
+            loop +=
+              model.extendStepSeconds +
+              model.extendSecondsPerToken * e +
+              model.extendSecondsPerTokenPerPrefixToken * e * q
+            left -= e
+            q += e
+          }
+          expect(prefillSeconds(model, u, p)).toBeCloseTo(loop, 9)
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+})
+
+describe("versioned map (mutable fast path, persistent to its readers)", () => {
+  it("every version reads as a plain immutable model does, whatever version is written next", () => {
+    // ops: write keys into the version picked by `from` (any earlier version: branches, reuse)
+    const op = fc.record({
+      from: fc.nat(),
+      sets: fc.array(fc.tuple(fc.constantFrom("a", "b", "c", "d", "e", "f"), fc.nat({ max: 9 })), {
+        maxLength: 3
+      })
+    })
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), fc.integer({ min: 2, max: 5 }), (ops, maxSize) => {
+        const versions: Array<Version<number>> = [emptyVersionedMap<number>(maxSize)]
+        const models: Array<ReadonlyArray<readonly [string, number]>> = [[]]
+        for (const o of ops) {
+          const i = o.from % versions.length
+          versions.push(setVersioned(versions[i]!, o.sets))
+          // the model: an insertion-ordered list, a write moves the key last, the oldest beyond maxSize go
+          let m = [...models[i]!]
+          for (const [k, x] of o.sets) m = [...m.filter(([key]) => key !== k), [k, x]]
+          models.push(m.slice(Math.max(0, m.length - maxSize)))
+        }
+        // read the versions in a scrambled order: each read may rebuild the shared map
+        for (let j = 0; j < versions.length; j++) {
+          const i = (j * 7) % versions.length
+          for (const k of ["a", "b", "c", "d", "e", "f"])
+            expect(getVersioned(versions[i]!, k)).toBe(models[i]!.find(([key]) => key === k)?.[1])
+        }
+      }),
+      { numRuns: 300 }
+    )
+  })
+  it("takes checkpoints: 3,000 writes keep a version's history bounded and readable", () => {
+    let v = emptyVersionedMap<number>(16)
+    const kept: Array<Version<number>> = []
+    for (let i = 0; i < 3000; i++) {
+      v = setVersioned(v, [[`k${i % 40}`, i]])
+      if (i % 500 === 0) kept.push(v)
+    }
+    let depth = 0
+    for (let c: Version<number> | undefined = v; c !== undefined; c = c.parent) depth++
+    expect(depth).toBeLessThanOrEqual(1025)
+    expect(getVersioned(kept[1]!, "k20")).toBe(500)
+    expect(getVersioned(v, "k39")).toBe(2999)
+    expect(getVersioned(v, "k0")).toBe(undefined) // dropped: 16 keys kept
+  })
+})
+
+describe("router-side prefix index (ladder of recorded blocks)", () => {
+  it("ladderCount counts the ladder positions below a prompt's block count", () => {
+    for (let b = 0; b < 400; b++) {
+      let count = 0
+      while (ladderBlock(count) < b) count++
+      expect(ladderCount(b)).toBe(count)
+    }
+    expect([0, 1, 2, 3, 4, 5, 6].map(ladderBlock)).toEqual([0, 1, 3, 7, 15, 31, 47])
+  })
+  it("a rank matches the largest ladder position within the prefix it was sent, never more", () => {
+    // prompts of one family share a chained prefix; each is sent to a random rank
+    const prompt = fc.record({
+      shared: fc.nat({ max: 80 }),
+      own: fc.nat({ max: 80 }),
+      rank: fc.nat({ max: 3 })
+    })
+    fc.assert(
+      fc.property(
+        fc.array(prompt, { minLength: 1, maxLength: 8 }),
+        fc.nat({ max: 160 }),
+        (sent, probeLen) => {
+          let index = emptyRankPrefixes(1 << 16)
+          const held: Array<Set<string>> = [new Set(), new Set(), new Set(), new Set()]
+          sent.forEach((p, i) => {
+            const hashes = [
+              ...Array.from({ length: p.shared }, (_, b) => `s${b}`),
+              ...Array.from({ length: p.own }, (_, b) => `p${i}-${b}`)
+            ]
+            index = recordRankPrefixes(index, hashes, p.rank, i + 1)
+            for (const h of hashes) held[p.rank]!.add(h)
+          })
+          const probe = Array.from({ length: probeLen }, (_, b) => `s${b}`)
+          const out = new Array<number>(4)
+          matchRankPrefixes(index, probe, () => true, out)
+          for (let r = 0; r < 4; r++) {
+            let truth = 0
+            while (truth < probe.length && held[r]!.has(probe[truth]!)) truth++
+            let expected = 0
+            for (let i = 0; i < ladderCount(probe.length); i++)
+              if (ladderBlock(i) < truth) expected = ladderBlock(i) + 1
+            expect(out[r]).toBe(expected)
+          }
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+  it("a block sent more tokens ago than the rank's cache keeps no longer counts", () => {
+    let index = emptyRankPrefixes(1024)
+    index = recordRankPrefixes(index, ["a", "b"], 0, 1000)
+    const out = [0, 0]
+    matchRankPrefixes(index, ["a", "b"], (_r, stamp) => 5000 - stamp <= 4000, out)
+    expect(out).toEqual([2, 0])
+    matchRankPrefixes(index, ["a", "b"], (_r, stamp) => 5001 - stamp <= 4000, out)
+    expect(out).toEqual([0, 0])
+  })
+})
+
+describe("step-time-aware", () => {
+  const p = makeStepTimeAware()
+  const start = (n: number, rows?: ReadonlyArray<RankLoad>) =>
+    p.observe(p.init(n), rows ?? Array.from({ length: n }, (_, r) => idle(r)), 0)
+
+  it("a prompt goes where its prefill overlaps another rank's long prefill", () => {
+    const a = routed(p.route(start(3), { requestId: "a", inputLength: 100_000 }, 0))
+    expect(a.rank).toBe(0)
+    const b = routed(p.route(a.state, { requestId: "b", inputLength: 4000 }, 1))
+    expect(b.rank).toBe(1)
+    // rank 0's score: the rest of a's prefill, then b's; rank 1's: b's alone
+    const left = prefillSeconds(glm53H200StepCost, 100_000, 0) - 1
+    const own = prefillSeconds(glm53H200StepCost, 4000, 0)
+    expect(b.explanation.scores).toEqual([left + own, own, own])
+    // ranks 1 and 2 tie: the rotating index takes the next one
+    const c = routed(p.route(b.state, { requestId: "c", inputLength: 4000 }, 10))
+    expect(c.rank).toBe(2)
+  })
+
+  it("a follow-up turn goes to the rank holding its prefix once that rank's prefill is done, not before", () => {
+    const turn1 = Array.from({ length: 40 }, (_, b) => `c${b}`)
+    const turn2 = [...turn1, "c40", "c41"]
+    const a = routed(p.route(start(2), { requestId: "t1", inputLength: 20_480, prefixHashes: turn1 }, 0))
+    expect(a.rank).toBe(0)
+    // while rank 0 still prefills turn 1, the follow-up waits less on the idle rank 1
+    const early = routed(
+      p.route(a.state, { requestId: "t2", inputLength: 21_504, prefixHashes: turn2 }, 0.01)
+    )
+    expect(early.rank).toBe(1)
+    // later, rank 0 is free and holds 40 of 42 blocks: the follow-up prefills 1,024 tokens there
+    const late = routed(p.route(a.state, { requestId: "t2", inputLength: 21_504, prefixHashes: turn2 }, 30))
+    expect(late.rank).toBe(0)
+    expect(late.explanation.details?.matchedBlocks).toEqual([32, 0])
+  })
+
+  it("the prefix estimate ages out once the rank was sent more than its cache holds", () => {
+    const q = makeStepTimeAware({ cacheTokens: 30_000 })
+    const s0 = q.observe(q.init(2), [idle(0), idle(1)], 0)
+    const hashes = Array.from({ length: 16 }, (_, b) => `x${b}`)
+    let s = routed(
+      q.route(s0, { requestId: "x", inputLength: 8192, prefixHashes: hashes, routedDpRank: 1 }, 0)
+    ).state
+    const hit = routed(q.route(s, { requestId: "y", inputLength: 8192, prefixHashes: hashes }, 60))
+    expect(hit.rank).toBe(1)
+    // 32,768 more tokens through rank 1 since the prefix was sent: more than the 30,000 it keeps
+    for (let i = 0; i < 4; i++)
+      s = routed(q.route(s, { requestId: `f${i}`, inputLength: 8192, routedDpRank: 1 }, 1 + i)).state
+    const miss = routed(q.route(s, { requestId: "y", inputLength: 8192, prefixHashes: hashes }, 60))
+    expect(miss.explanation.details?.matchedBlocks).toEqual([0, 0])
+  })
+
+  it("with clientCount front ends, a rank never counts fewer requests than clientCount x this front end's in flight", () => {
+    const q = makeStepTimeAware({ clientCount: 4, decodeWeight: 64 })
+    const rows = [idle(0, 0), idle(1, 0)]
+    let s: StepTimeAwareState = q.observe(q.init(2), rows, 0)
+    s = routed(q.route(s, { requestId: "a", inputLength: 10, routedDpRank: 0 }, 0)).state
+    // a snapshot after the route that does not show the request yet (a lagging publisher)
+    s = q.observe(s, [idle(0, 100), idle(1, 100)], 100)
+    const r = routed(q.route(s, { requestId: "b", inputLength: 10 }, 100))
+    expect(r.rank).toBe(1)
+    const d = glm53H200StepCost.decodeSecondsPerRequest * 64
+    expect((r.explanation.scores?.[0] ?? 0) - (r.explanation.scores?.[1] ?? 0)).toBeCloseTo(4 * d, 12)
+    // once a finishes, the ranks tie again
+    const after = routed(q.route(q.finish(s, ["a"], 101), { requestId: "c", inputLength: 10 }, 101))
+    expect(after.explanation.scores?.[0]).toBeCloseTo(after.explanation.scores?.[1] ?? Number.NaN, 12)
+  })
+
+  it("routes since a snapshot count (clientCount times) until a snapshot stamped after them arrives", () => {
+    // several front ends: pending routes count in the decode term and KV feasibility; a fresh
+    // rank's queue is left out of the score (every front end reads the same snapshot)
+    const q = makeStepTimeAware({ clientCount: 3, decodeWeight: 64, staleAfterSeconds: 1000 })
+    let s = q.observe(q.init(2), [idle(0), idle(1)], 0)
+    s = routed(q.route(s, { requestId: "a", inputLength: 5000, routedDpRank: 0 }, 1)).state
+    const before = routed(q.route(s, { requestId: "b", inputLength: 10 }, 100))
+    const after = routed(
+      q.route(q.observe(s, [idle(0, 2), idle(1, 2)], 100), { requestId: "b", inputLength: 10 }, 100)
+    )
+    const d = 64 * glm53H200StepCost.decodeSecondsPerRequest
+    const dc = 64 * glm53H200StepCost.decodeSecondsPerContextToken
+    // pending on rank 0: 3 x a's prompt as context; the request count is 3 x a either way (the
+    // in-flight floor)
+    expect((before.explanation.scores?.[0] ?? 0) - (after.explanation.scores?.[0] ?? 0)).toBeCloseTo(
+      3 * 5000 * dc,
+      12
+    )
+    // the snapshot at t = 2 includes a: rank 0 still counts 3 x one request in flight (the floor)
+    expect((after.explanation.scores?.[0] ?? 0) - (after.explanation.scores?.[1] ?? 0)).toBeCloseTo(3 * d, 12)
+  })
+
+  it("one front end counts a fresh snapshot's queue; several count it only for a stale rank", () => {
+    const rows = [idle(0, 0, { numWaitingReqs: 2, numWaitingUncachedTokens: 20_000 }), idle(1, 0)]
+    const one = routed(p.route(start(2, rows), { requestId: "q", inputLength: 1000 }, 0))
+    expect(one.rank).toBe(1)
+    expect(one.explanation.scores?.[0]).toBeCloseTo(
+      prefillSeconds(glm53H200StepCost, 20_000, 0) + prefillSeconds(glm53H200StepCost, 1000, 0),
+      12
+    )
+    const q = makeStepTimeAware({ clientCount: 4 })
+    const fresh = routed(q.route(q.observe(q.init(2), rows, 0), { requestId: "q", inputLength: 1000 }, 0))
+    expect(fresh.explanation.scores).toEqual([
+      prefillSeconds(glm53H200StepCost, 1000, 0),
+      prefillSeconds(glm53H200StepCost, 1000, 0)
+    ])
+    // rank 1's row is 5 s old: stale, it is taken to have at least rank 0's queue
+    const stale = [rows[0]!, idle(1, -5)]
+    const r = routed(q.route(q.observe(q.init(2), stale, 0), { requestId: "q", inputLength: 1000 }, 0))
+    expect(r.explanation.scores?.[1]).toBeCloseTo(
+      prefillSeconds(glm53H200StepCost, 20_000, 0) + prefillSeconds(glm53H200StepCost, 1000, 0),
+      12
+    )
+  })
+
+  it("KV feasibility: a prompt only rank 1's free KV holds goes there, counting what was routed since", () => {
+    const rows = [
+      idle(0, 0, { kvAvailableTokens: 100 }),
+      idle(1, 0, { kvAvailableTokens: 9000, numTotalTokens: 50_000 })
+    ]
+    const s = start(2, rows)
+    const r = routed(p.route(s, { requestId: "q", inputLength: 5000 }, 0))
+    expect(r.rank).toBe(1)
+    // after 5,000 tokens went to rank 1, a second 5,000 fits nowhere: no rank is excluded
+    const r2 = routed(p.route(r.state, { requestId: "q2", inputLength: 5000 }, 0))
+    expect(r2.rank).toBe(0)
+  })
+
+  it("learns a rank's KV pool from numTotalTokens / kvCacheUsage while nothing waits", () => {
+    const rows = [
+      idle(0, 0, { numRunningReqs: 2, numTotalTokens: 50_000, kvCacheUsage: 0.5 }),
+      idle(1, 0, { numRunningReqs: 2, numWaitingReqs: 3, numTotalTokens: 80_000, kvCacheUsage: 0.5 })
+    ]
+    const q = makeStepTimeAware({ decodeWeight: 64 })
+    const s = q.observe(q.init(2), rows, 0)
+    // rank 1: 50,000 tokens in KV (0.5 of a 100,000 pool), 30,000 waiting to be prefilled
+    const r = routed(q.route(s, { requestId: "q", inputLength: 1000 }, 0))
+    expect(r.rank).toBe(0)
+    const d = 64 * glm53H200StepCost.decodeSecondsPerRequest
+    expect((r.explanation.scores?.[1] ?? 0) - (r.explanation.scores?.[0] ?? 0)).toBeCloseTo(
+      prefillSeconds(glm53H200StepCost, 30_000, 0) + 3 * d,
+      9
+    )
+  })
+
+  it("typed errors", () => {
+    expect(p.route(p.init(0), { requestId: "a", inputLength: 1 }, 0)).toMatchObject({ reason: "NoRanks" })
+    expect(p.route(start(2), { requestId: "a", inputLength: -1 }, 0)).toMatchObject({
+      reason: "InvalidInput",
+      field: "inputLength"
+    })
+    expect(p.route(start(2), { requestId: "a", inputLength: 1, routedDpRank: 2 }, 0)).toMatchObject({
+      reason: "InvalidRoutedRank",
+      field: "routedDpRank"
+    })
+    expect(
+      p.route(p.setStatus(start(2), [false, false]), { requestId: "a", inputLength: 1 }, 0)
+    ).toMatchObject({
+      reason: "AllRanksUnavailable"
+    })
+  })
+})
