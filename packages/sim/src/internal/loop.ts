@@ -255,9 +255,10 @@ export const runLoop = (
     steps++
     rankSteps += g.ranks.length
     rankSeconds += cost.stepSeconds * g.ranks.length
+    const waits = cost.syncWaitSeconds
     for (let i = 0; i < ws.length; i++) {
       if (ws[i]!.tokens === 0) idleRankSteps++
-      syncWaitSeconds += cost.ranks[i]?.syncWaitSeconds ?? 0
+      syncWaitSeconds += (waits === undefined ? cost.ranks[i]?.syncWaitSeconds : waits[i]) ?? 0
     }
     if (total > 0) {
       let b = 0
