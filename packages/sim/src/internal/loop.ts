@@ -9,12 +9,13 @@ import type { PublishRecord, SimStatus, StepRecord } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
 import type { RankWork } from "../StepModel.js"
 import type { TraceRequest } from "../Trace.js"
-import { vllmWaveInit, vllmWaveStep } from "../vllm/VllmWave.js"
-import type { VllmWaveEvent, VllmWaveMessage, VllmWaveState } from "../vllm/VllmWaveTypes.js"
+import { vllmWaveInit } from "../vllm/VllmWave.js"
+import type { VllmWaveEvent, VllmWaveMessage } from "../vllm/VllmWaveTypes.js"
 import { Rank, Req } from "./rank.js"
 import { randomRooms } from "./rng.js"
 import { Router } from "./router.js"
 import { CountedSamples } from "./stats.js"
+import { newOut, stepWave, thaw, type WaveOut, type WaveWork } from "./waveMachine.js"
 
 interface Group {
   readonly ranks: ReadonlyArray<Rank>
@@ -22,7 +23,13 @@ interface Group {
   startSeconds: number
   stepSeconds: number
   endSeconds: number
-  wave: VllmWaveState | undefined
+  /** The vLLM wave model's working copy (vLLM lockstep groups of more than one rank). */
+  readonly wave: WaveWork | undefined
+  /** What the wave model's last step did (reused). */
+  readonly waveOut: WaveOut
+  /** Per rank: ran real tokens in the step / holds requests after it (the wave model's inputs, reused). */
+  readonly executed: Array<boolean>
+  readonly unfinished: Array<boolean>
   pendingEvents: Array<VllmWaveEvent>
   stepEvents: Array<VllmWaveEvent>
   /** Steps since the group last went idle (the prefill cadence counter of non-wave groups). */
@@ -50,6 +57,14 @@ export interface RawRun {
   readonly publishLog: ReadonlyArray<PublishRecord> | undefined
 }
 
+const noNotices: ReadonlyArray<VllmWaveMessage> = []
+
+/** A fresh wave model for a lockstep group of `n` ranks, as a working copy. */
+const waveWork = (n: number, profile?: Parameters<typeof vllmWaveInit>[1]): WaveWork => {
+  const s = vllmWaveInit(n, profile)
+  return thaw(s.profile, s.ranks, s.coord, s.client)
+}
+
 export const runLoop = (
   c: ResolvedSimConfig,
   trace: ReadonlyArray<TraceRequest>,
@@ -67,9 +82,10 @@ export const runLoop = (
     stepSeconds: 0,
     endSeconds: 0,
     wave:
-      c.engine === "vllm" && c.lockstep && rs.length > 1
-        ? vllmWaveInit(rs.length, c.vllmWaveProfile)
-        : undefined,
+      c.engine === "vllm" && c.lockstep && rs.length > 1 ? waveWork(rs.length, c.vllmWaveProfile) : undefined,
+    waveOut: newOut(),
+    executed: rs.map(() => false),
+    unfinished: rs.map(() => false),
     pendingEvents: [],
     stepEvents: [],
     cadenceStep: 0,
@@ -286,31 +302,36 @@ export const runLoop = (
         dummyTokens: w.tokens === 0 ? 1 : 0
       }))
     })
+    const wave = g.wave
     // which ranks ran real tokens (the wave model's `executed`), read before the batches complete
-    const executed = g.wave ? g.ranks.map((r) => r.extend.length + r.numDecodes > 0) : undefined
+    if (wave)
+      for (let i = 0; i < g.ranks.length; i++) {
+        const r = g.ranks[i]!
+        g.executed[i] = r.extend.length + r.numDecodes > 0
+      }
     for (const r of g.ranks) r.complete(t, itl, hooks)
     g.busy = false
-    let notices: ReadonlyArray<VllmWaveMessage> = []
-    if (g.wave) {
-      const w = vllmWaveStep(g.wave, {
-        localUnfinished: g.ranks.map((r) => r.hasWork),
-        executed: executed!,
-        events: g.stepEvents
-      })
-      if (w._tag === "VllmWaveError")
+    let notices: ReadonlyArray<VllmWaveMessage> = noNotices
+    if (wave) {
+      for (let i = 0; i < g.ranks.length; i++) g.unfinished[i] = g.ranks[i]!.hasWork
+      const o = g.waveOut
+      const e = stepWave(
+        wave,
+        { localUnfinished: g.unfinished, executed: g.executed, events: g.stepEvents },
+        o
+      )
+      if (e)
         return {
           _tag: "NoProgress",
           atSeconds: t,
           ranks: g.ranks.map((r) => r.id),
-          message: `vLLM wave model rejected step ${steps} of group ${gi}: ${w.message}`
+          message: `vLLM wave model rejected step ${steps} of group ${gi}: ${e.message}`
         }
-      g.wave = w.state
-      notices = w.eventLog.length === 0 ? w.emitted : [...w.eventLog, ...w.emitted]
+      notices = o.eventLog.length === 0 ? o.emitted : [...o.eventLog, ...o.emitted]
     }
     // ranks report at the step boundary, after the wave notices of the step, with their step
     // counter and wave after it
-    const ws = g.wave
-    if (router.stepEnd(g.ranks, t, notices, ws ? (i) => ws.ranks[i]! : undefined)) clientSync()
+    if (router.stepEnd(g.ranks, t, notices, wave?.ranks)) clientSync()
     const ce = coordinatorError()
     if (ce) return ce
     while (t >= nextSample) {

@@ -98,14 +98,15 @@ export class Router {
   /**
    * Ranks finished a step at `now`: they publish (sglang) or report to the coordinator (vllm),
    * after the wave model's notices of that step (`notices`, in the order they were sent) and with
-   * the ranks' step counter and wave after the step (`waveOf`; absent without wave coordination:
-   * each rank's own step count, wave 0). Returns true when the front ends got a publish (vllm).
+   * the ranks' step counter and wave after the step (`waves[i]` for `ranks[i]`; absent without
+   * wave coordination: each rank's own step count, wave 0). Returns true when the front ends got a
+   * publish (vllm).
    */
   stepEnd(
     ranks: ReadonlyArray<Rank>,
     now: number,
     notices: ReadonlyArray<VllmWaveMessage> = [],
-    waveOf?: (i: number) => { readonly step: number; readonly wave: number }
+    waves?: ReadonlyArray<{ readonly step: number; readonly wave: number }>
   ): boolean {
     for (const rank of ranks) this.snapshot(rank, now)
     if (this.engine === "sglang") {
@@ -129,7 +130,7 @@ export class Router {
       const rank = ranks[i]!
       const l = this.shm[rank.id]!
       this.stepsDone[rank.id]!++
-      const ws = waveOf?.(i) ?? { step: this.stepsDone[rank.id]!, wave: 0 }
+      const ws = waves?.[i]
       msgs.push({
         t: 0,
         type: "stats",
@@ -137,8 +138,8 @@ export class Router {
         waiting: l.numWaitingReqs,
         running: l.numRunningReqs,
         kv: l.kvCacheUsage,
-        step: ws.step,
-        wave: ws.wave
+        step: ws === undefined ? this.stepsDone[rank.id]! : ws.step,
+        wave: ws === undefined ? 0 : ws.wave
       })
       tokens.push(l.numTotalTokens)
     }
