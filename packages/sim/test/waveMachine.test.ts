@@ -46,7 +46,7 @@ const arbHistory = fc.integer({ min: 1, max: 5 }).chain((n) =>
           { maxLength: 3 }
         )
       }),
-      { maxLength: 80 }
+      { maxLength: 80, size: "max" }
     )
   })
 )

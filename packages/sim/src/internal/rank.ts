@@ -82,7 +82,7 @@ export class Rank {
   /** Σ (prefillTarget - prefilled) over the running requests (the decoding ones add 0). */
   private pendingPrefill = 0
   /** The running requests that decode, advanced lazily: their fields are exact only after `sync`. */
-  private readonly decoding = new DecodeSet<Req>()
+  private readonly decoding: DecodeSet<Req>
   readonly cache = new PrefixCache()
   kvOwned = 0
   waitingUncached = 0
@@ -112,7 +112,9 @@ export class Rank {
   constructor(
     readonly id: number,
     private readonly p: RankParams
-  ) {}
+  ) {
+    this.decoding = new DecodeSet<Req>(p.sparseTopK)
+  }
 
   get hasWork(): boolean {
     return this.waiting.length > 0 || this.running.length > 0
@@ -259,8 +261,8 @@ export class Rank {
     const k = this.p.sparseTopK
     if (k !== undefined) {
       this.denseKvReadPairs += d.decodePairs
-      for (const r of this.running)
-        if (!isPrefilling(r)) this.kvReadPairs += Math.min(r.ctx + d.done - r.doneAt + 1, k)
+      // Σ min(ctx + 1, k) over the decoding requests (integers: exact in any order)
+      this.kvReadPairs += d.cappedReadPairs
     }
     return n
   }
