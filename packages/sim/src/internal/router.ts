@@ -108,46 +108,50 @@ export class Router {
     notices: ReadonlyArray<VllmWaveMessage> = [],
     waves?: ReadonlyArray<{ readonly step: number; readonly wave: number }>
   ): boolean {
-    for (const rank of ranks) this.snapshot(rank, now)
     if (this.engine === "sglang") {
+      for (const rank of ranks) this.snapshot(rank, now)
       const loads = ranks.map((r) => this.shm[r.id]!)
       for (const f of this.fronts) f.state = f.policy.observe(f.state, loads, now)
       return false
     }
     const c = this.coordinator
     if (c === undefined) return false
+    // every message reaches the coordinator at `now`, on its clock
+    const t = c.msAt(now)
     const msgs: Array<VllmCoordMessage> = []
     const tokens: Array<number> = []
     for (const m of notices) {
       msgs.push(
         m.kind === "first_req"
-          ? { t: 0, type: "first_req", rank: m.rank, wave: m.wave }
-          : { t: 0, type: m.kind, engine: m.rank, wave: m.wave }
+          ? { t, type: "first_req", rank: m.rank, wave: m.wave }
+          : { t, type: m.kind, engine: m.rank, wave: m.wave }
       )
       tokens.push(0)
     }
     for (let i = 0; i < ranks.length; i++) {
       const rank = ranks[i]!
-      const l = this.shm[rank.id]!
       this.stepsDone[rank.id]!++
       const ws = waves?.[i]
+      // the rank's stats, as `snapshot` takes them (a vLLM rank's row goes only to the coordinator)
+      const used = rank.usedTokens()
       msgs.push({
-        t: 0,
+        t,
         type: "stats",
         engine: rank.id,
-        waiting: l.numWaitingReqs,
-        running: l.numRunningReqs,
-        kv: l.kvCacheUsage,
+        waiting: rank.waiting.length,
+        running: rank.running.length,
+        kv: used / this.kvPoolTokens,
         step: ws === undefined ? this.stepsDone[rank.id]! : ws.step,
         wave: ws === undefined ? 0 : ws.wave
       })
-      tokens.push(l.numTotalTokens)
+      tokens.push(used + rank.waitingUncached)
     }
     const e = c.sendAll(now, msgs, tokens, this.events)
     if (e) this.error ??= e
     return this.deliver()
   }
 
+  /** An SGLang rank writes its load row (the shared-memory snapshot the controller reads). */
   private snapshot(rank: Rank, now: number): void {
     this.shm[rank.id] = {
       dpRank: rank.id,
