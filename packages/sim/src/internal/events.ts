@@ -4,7 +4,7 @@
  * the vLLM coordinator publishes on its own cadence.
  */
 import type { SimStatus } from "../Result.js"
-import type { Req } from "./rank.js"
+import type { Req } from "./req.js"
 import { clientSync, coordinatorError, progress, type Run } from "./run.js"
 
 /** Request `r` arrives at `run.t`: rejected with the reason, or routed and queued. */

@@ -16,7 +16,8 @@ import type { PublishRecord } from "../Result.js"
 import type { VllmCoordMessage } from "../vllm/VllmCoordTypes.js"
 import type { VllmWaveMessage } from "../vllm/VllmWaveTypes.js"
 import { type CoordEvent, Coordinator } from "./coordinator.js"
-import type { Rank, Req } from "./rank.js"
+import type { Rank } from "./rank.js"
+import type { Req } from "./req.js"
 
 /**
  * What a simulated rank publishes: a `RankLoad` with every field the policies read present (the
