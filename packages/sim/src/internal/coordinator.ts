@@ -123,7 +123,9 @@ export class Coordinator {
     out: Array<CoordEvent>
   ): PolicyError | undefined {
     const t = this.msAt(seconds)
-    const all = msgs.every((m) => m.t === t) ? msgs : msgs.map((m) => (m.t === t ? m : { ...m, t }))
+    let stamped = true
+    for (const m of msgs) if (m.t !== t) stamped = false
+    const all = stamped ? msgs : msgs.map((m) => (m.t === t ? m : { ...m, t }))
     for (let i = 0; i < all.length; ) {
       const first = all[i]!
       let ls = this.s.lastStats

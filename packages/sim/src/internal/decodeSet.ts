@@ -15,6 +15,7 @@
  * per-step loop over the running requests was 75% of `Rank.form` on the DSA default model.)
  */
 import { EpochHeap } from "./epochHeap.js"
+import { emptyList } from "./lists.js"
 import type { CountedSamples } from "./stats.js"
 
 /** What the set tracks of a request: the lazily advanced fields and their stamps. */
@@ -148,10 +149,10 @@ export class DecodeSet<R extends Decoder> {
     for (const r of this.fresh) itl.push(now - r.lastTokenSeconds)
     const shared = this.count - this.fresh.length
     if (shared > 0) itl.pushMany(now - this.lastDecodeSeconds, shared)
-    if (this.fresh.length > 0) this.fresh.length = 0
+    emptyList(this.fresh)
     this.lastDecodeSeconds = now
     const finished = this.finished
-    if (finished.length > 0) finished.length = 0
+    emptyList(finished)
     const h = this.finishing
     while (h.size > 0 && h.topKey <= this.done) {
       const r = h.topItem

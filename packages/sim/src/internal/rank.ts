@@ -9,6 +9,7 @@
  */
 import { extendKvReadTokens } from "@loadledger/step-time"
 import { DecodeSet } from "./decodeSet.js"
+import { emptyList } from "./lists.js"
 import { BLOCK_TOKENS, PrefixCache } from "./prefixCache.js"
 import type { Req } from "./req.js"
 import type { CountedSamples } from "./stats.js"
@@ -243,7 +244,7 @@ export class Rank {
    * `defer_prefills`, vllm `v1/core/sched/scheduler.py`.
    */
   form(now: number, throttlePrefills = false): number {
-    if (this.extend.length > 0) this.extend.length = 0
+    emptyList(this.extend)
     this.numDecodes = 0
     this.attentionPairs = 0
     this.kvReadPairs = 0
@@ -344,6 +345,13 @@ export class Rank {
     this.decodeTokens += decodes
     this.outputTokens += decodes
     if (finishing.length === 0) return
+    if (finishing.length === 1) {
+      // the common case: one request finishes, nothing to order
+      const r = finishing[0]!
+      this.decoding.leave(r)
+      this.finish(r, now, hooks)
+      return
+    }
     const order = finishing.map((r) => this.running.indexOf(r))
     const at = order.map((_, i) => i).sort((a, b) => order[a]! - order[b]!)
     for (const i of at) {

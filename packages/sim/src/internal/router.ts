@@ -16,6 +16,7 @@ import type { PublishRecord } from "../Result.js"
 import type { VllmCoordMessage } from "../vllm/VllmCoordTypes.js"
 import type { VllmWaveMessage } from "../vllm/VllmWaveTypes.js"
 import { type CoordEvent, Coordinator } from "./coordinator.js"
+import { emptyList } from "./lists.js"
 import type { Rank } from "./rank.js"
 import type { Req } from "./req.js"
 
@@ -42,6 +43,8 @@ export class Router {
   private readonly coordinator: Coordinator | undefined
   private readonly stepsDone: Array<number>
   private readonly events: Array<CoordEvent> = []
+  private readonly msgs: Array<VllmCoordMessage> = []
+  private readonly tokens: Array<number> = []
   /** Every coordinator publish, when recorded (vllm). */
   readonly publishLog: Array<PublishRecord> | undefined
   /** Set when the coordinator rejected a message (a simulator bug, reported as a status). */
@@ -119,8 +122,11 @@ export class Router {
     if (c === undefined) return false
     // every message reaches the coordinator at `now`, on its clock
     const t = c.msAt(now)
-    const msgs: Array<VllmCoordMessage> = []
-    const tokens: Array<number> = []
+    // the coordinator reads the lists and keeps none of them: reused, emptied here
+    const msgs = this.msgs
+    const tokens = this.tokens
+    emptyList(msgs)
+    emptyList(tokens)
     for (const m of notices) {
       msgs.push(
         m.kind === "first_req"
@@ -208,7 +214,7 @@ export class Router {
       }))
       for (const f of this.fronts) f.state = f.policy.observe(f.state, loads, p.atSeconds)
     }
-    ev.length = 0
+    emptyList(ev)
     return true
   }
 }

@@ -25,6 +25,7 @@ import type {
   VllmWaveProfile,
   VllmWaveStepInput
 } from "../vllm/VllmWaveTypes.js"
+import { emptyList } from "./lists.js"
 
 export type MutRank = { -readonly [K in keyof VllmRankWave]: VllmRankWave[K] }
 
@@ -36,7 +37,7 @@ export interface WaveWork {
   client: VllmCoordWave
 }
 
-/** What one step did; `clearOut` empties it for the next step. */
+/** What one step did (`action` and `wasRunning` have one entry per rank); `clearOut` empties it for the next step. */
 export interface WaveOut {
   readonly action: Array<"R" | "D" | "I">
   readonly eventLog: Array<VllmWaveMessage>
@@ -88,14 +89,16 @@ export const newOut = (): WaveOut => ({
   globalRunning: null
 })
 
+/**
+ * Empty the record for the next step. `action` and `wasRunning` are per rank and overwritten;
+ * the message lists are emptied keeping their storage (see `emptyList`).
+ */
 const clearOut = (o: WaveOut): void => {
-  o.action.length = 0
-  o.eventLog.length = 0
-  o.emitted.length = 0
-  o.startDpWave.length = 0
-  o.coordPublishes.length = 0
-  o.pauseResolved.length = 0
-  o.wasRunning.length = 0
+  emptyList(o.eventLog)
+  emptyList(o.emitted)
+  emptyList(o.startDpWave)
+  emptyList(o.coordPublishes)
+  emptyList(o.pauseResolved)
   o.idle = 0
   o.stepUsed = null
   o.sync = false
@@ -206,14 +209,18 @@ export const stepWave = (w: WaveWork, input: VllmWaveStepInput, o: WaveOut): Vll
   const n = ranks.length
   const unf = input.localUnfinished
   const exe = input.executed ?? unf
-  for (let i = 0; i < n; i++) o.wasRunning.push(ranks[i]!.running)
+  if (o.action.length !== n) {
+    o.wasRunning.length = n
+    o.action.length = n
+  }
+  for (let i = 0; i < n; i++) o.wasRunning[i] = ranks[i]!.running
   const bad = applyEvents(w, o, input)
   if (bad) return bad
   let idle = 0
   let anyUnfinished = false
   for (let i = 0; i < n; i++) {
     const a = exe[i] ? "R" : !unf[i] && !ranks[i]!.running ? "I" : "D"
-    o.action.push(a)
+    o.action[i] = a
     if (a === "I") idle++
     if (unf[i]) anyUnfinished = true
   }
