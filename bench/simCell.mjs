@@ -1,32 +1,35 @@
 /**
- * One simulator cell for `bench/sim.ts`, in a process of its own: reads a trace, scales it, runs
- * `simulate` `reps` times on glm-5.3 / h200 / DP 8 and prints one JSON line per run (wall and CPU
- * seconds, simulated seconds). Plain JavaScript on purpose: run by plain `node` it imports the
- * built packages (`dist`, what users run); run with `--import tsx --conditions=@loadledger/source`
- * it imports the sources.
+ * One simulator cell for `bench/simCells.ts`, in a process of its own: reads a trace, scales it, runs
+ * `simulate` `reps` times on one DP group and prints one JSON line per run (wall and CPU seconds,
+ * simulated seconds). Plain JavaScript on purpose: run by plain `node` it imports the built
+ * packages (`dist`, what users run); run with `--import tsx --conditions=@loadledger/source` it
+ * imports the sources. With `BENCH_SIM_BASE=<checkout>` it imports that checkout's built
+ * packages instead (`<checkout>/packages/*\/dist`): a before/after of two builds in one bench run.
  *
- * usage: node bench/simCell.mjs TRACE RATE ENGINE POLICY FRONT_ENDS REPS
+ * usage: node bench/simCell.mjs TRACE RATE ENGINE POLICY FRONT_ENDS REPS MODEL GPU DP
  */
 import { readFileSync } from "node:fs"
-import { findPolicy } from "@loadledger/policies"
-import {
-  isTraceError,
-  kvPoolTokensFor,
-  parseTrace,
-  scaleTrace,
-  simulate,
-  stepModelFor
-} from "@loadledger/sim"
-import { gpus, models } from "@loadledger/step-time"
+import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 
-const [tracePath, rate, engine, policy, frontEnds, reps] = process.argv.slice(2)
+const base = process.env.BENCH_SIM_BASE
+const load = (pkg) =>
+  base
+    ? import(pathToFileURL(join(base, "packages", pkg, "dist", "index.js")).href)
+    : import(`@loadledger/${pkg}`)
+const { findPolicy } = await load("policies")
+const { isTraceError, kvPoolTokensFor, parseTrace, scaleTrace, simulate, stepModelFor } = await load("sim")
+const { gpus, models } = await load("step-time")
+
+const [tracePath, rate, engine, policy, frontEnds, reps, modelName, gpuName, dp] = process.argv.slice(2)
 const parsed = parseTrace(readFileSync(tracePath, "utf8"))
 if (isTraceError(parsed)) throw new Error(parsed.message)
 const trace = scaleTrace(parsed, { rateScale: Number(rate) })
-const model = models["glm-5.3"]
-const gpu = gpus.h200
+const model = models[modelName ?? "glm-5.3"]
+const gpu = gpus[gpuName ?? "h200"]
+if (model === undefined || gpu === undefined) throw new Error(`unknown model ${modelName} or GPU ${gpuName}`)
 const config = {
-  dpSize: 8,
+  dpSize: Number(dp ?? 8),
   engine,
   stepModel: stepModelFor({ model, gpu }),
   kvPoolTokens: kvPoolTokensFor(model, gpu),

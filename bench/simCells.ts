@@ -1,40 +1,44 @@
 /**
  * Issue 14's "fast cells": simulated seconds per wall second of every cell of the default sweep,
  * on the built packages (`dist`, plain `node`: what users run) and on the sources under tsx.
- * Cells: the Mooncake conversation trace at 0.05x and 0.1x, the Mooncake synthetic trace at 0.08x
- * and 0.1x (about 70% and 90% of what a DP-8 glm-5.3 / h200 group completes when saturated: the
- * whole trace at 100x takes ~9,400 s under SGLang, ~8,400 s under vLLM, for 1,022 s of arrivals),
- * the Azure 2023 conversation trace at 1x, 2x and 4x; each with one SGLang controller
- * (total-tokens) and with 4 vLLM front ends (vllm-kv-pressure); glm-5.3 / h200 / DP 8.
+ * The cells are read from the default sweep spec, `examples/sweeps/compare.yaml` (every trace at
+ * every rate, DP 8, its model and GPU), each behind one SGLang controller (total-tokens) and
+ * behind 4 vLLM front ends (vllm-kv-pressure): one policy per front-end kind stands for the sweep's
+ * policies (their own route and observe costs differ; this bench tracks the simulator's part).
  *
  * Each cell runs in a fresh process: `cold` is its first run (JIT warm-up included, as a one-cell
  * CLI call pays it), `warm` the best of the following runs (as in a sweep worker that has run
  * cells before). The target is >= 5,000x on the warm built figure. The machine's load average is
  * printed with the table: on a shared machine, wall figures fall with load; the CPU-time figure
- * (simulated seconds per CPU second) moves less. `BENCH_SIM_REPS` (default 3) sets the runs per
- * cell, `BENCH_SIM_TSX=0` skips the tsx column.
+ * (simulated seconds per CPU second) moves less. Environment variables: see `simCellsBench`.
  *
  * @since 0.3.0
  */
 import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
+import { parse } from "yaml"
 import type { Benchmark } from "./harness.js"
 
 const root = new URL("../", import.meta.url)
-const conversation = "examples/traces/mooncake/conversation_trace.jsonl"
-const synthetic = "examples/traces/mooncake/synthetic_trace.jsonl"
-const azure = "fixtures/traces/azure2023/AzureLLMInferenceTrace_conv.csv"
+const specUrl = new URL("../examples/sweeps/compare.yaml", import.meta.url)
 
-const cells: ReadonlyArray<readonly [trace: string, rate: number]> = [
-  [conversation, 0.05],
-  [conversation, 0.1],
-  [synthetic, 0.08],
-  [synthetic, 0.1],
-  [azure, 1],
-  [azure, 2],
-  [azure, 4]
-]
+interface SweepSpec {
+  readonly model: string
+  readonly gpu: string
+  readonly dp: ReadonlyArray<number>
+  readonly traces: ReadonlyArray<{ readonly path: string; readonly rates: ReadonlyArray<number> }>
+}
+
+/** `[trace path (absolute), rate]` for every trace and rate of the default sweep, and its group. */
+const sweepCells = () => {
+  const spec = parse(readFileSync(specUrl, "utf8")) as SweepSpec
+  const cells = spec.traces.flatMap((t) =>
+    t.rates.map((rate) => [fileURLToPath(new URL(t.path, specUrl)), rate] as const)
+  )
+  return { cells, model: spec.model, gpu: spec.gpu, dp: spec.dp }
+}
 const frontEnds = [
   { label: "sglang x1", engine: "sglang", policy: "total-tokens", count: 1 },
   { label: "vllm x4", engine: "vllm", policy: "vllm-kv-pressure", count: 4 }
@@ -48,27 +52,41 @@ interface Run {
   readonly simulatedSeconds: number
 }
 
+interface Cell {
+  readonly trace: string
+  readonly rate: number
+  readonly fe: (typeof frontEnds)[number]
+  readonly model: string
+  readonly gpu: string
+  readonly dp: number
+}
+
 /** `[cold, warm]` simulated seconds per wall second and the warm run's per CPU second. */
 const measure = (
   nodeArgs: ReadonlyArray<string>,
-  trace: string,
-  rate: number,
-  fe: (typeof frontEnds)[number],
-  reps: number
+  cell: Cell,
+  reps: number,
+  base?: string
 ): { cold: number; warm: number; warmCpu: number } => {
+  const env = { ...process.env }
+  if (base === undefined) delete env.BENCH_SIM_BASE
+  else env.BENCH_SIM_BASE = base
   const out = execFileSync(
     process.execPath,
     [
       ...nodeArgs,
       fileURLToPath(new URL("./simCell.mjs", import.meta.url)),
-      fileURLToPath(new URL(trace, root)),
-      String(rate),
-      fe.engine,
-      fe.policy,
-      String(fe.count),
-      String(reps)
+      cell.trace,
+      String(cell.rate),
+      cell.fe.engine,
+      cell.fe.policy,
+      String(cell.fe.count),
+      String(reps),
+      cell.model,
+      cell.gpu,
+      String(cell.dp)
     ],
-    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], cwd: fileURLToPath(root) }
+    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], cwd: fileURLToPath(root), env }
   )
   const runs = out
     .trim()
@@ -80,40 +98,55 @@ const measure = (
   return { cold: speed(runs[0]!), warm: speed(best), warmCpu: best.simulatedSeconds / best.cpuSeconds }
 }
 
-const fmt = (x: number) => `${Math.round(x)}x`
+const fmt = (x: number) => `${Math.round(x).toLocaleString("en-US")}x`
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ")
 
+/**
+ * Environment: `BENCH_SIM_REPS` (default 3) runs per cell; `BENCH_SIM_TSX=0` skips the tsx column;
+ * `BENCH_SIM_BASE=<checkout>` adds a "base" column from another checkout's built packages (a
+ * before/after in one run; build it first); `BENCH_SIM_ONLY=<text>` runs only the cells whose
+ * row (trace file, rate, front ends) contains the text.
+ */
 export const simCellsBench: Benchmark = {
   name: "sim: fast cells (default sweep cells, built packages and tsx, target >= 5,000x)",
   run: () => {
     const reps = Math.max(2, Number(process.env.BENCH_SIM_REPS ?? 3))
     const withTsx = process.env.BENCH_SIM_TSX !== "0"
+    const base = process.env.BENCH_SIM_BASE
+    const only = process.env.BENCH_SIM_ONLY
+    const spec = sweepCells()
     process.stdout.write(
-      `load average at start: ${loadavg()
-        .map((x) => x.toFixed(1))
-        .join(" ")}\n`
+      `cells of examples/sweeps/compare.yaml: ${spec.model} / ${spec.gpu} / DP ${spec.dp.join(",")}\n`
     )
+    process.stdout.write(`load average at start: ${load()}\n`)
     process.stdout.write(
-      "| trace | rate | front ends | built cold | built warm | built warm / CPU s | tsx warm | >= 5,000x (built warm) |\n|---|---|---|---|---|---|---|---|\n"
+      `| trace | rate | front ends |${base ? " base built warm |" : ""} built cold | built warm | built warm / CPU s |${base ? " built / base |" : ""} tsx warm | >= 5,000x (built warm) |\n|---|---|---|${base ? "---|" : ""}---|---|---|${base ? "---|" : ""}---|---|\n`
     )
     let met = 0
     let total = 0
-    for (const [trace, rate] of cells)
-      for (const fe of frontEnds) {
-        const built = measure([], trace, rate, fe, reps)
-        const tsx = withTsx
-          ? measure(["--import", "tsx", "--conditions=@loadledger/source"], trace, rate, fe, reps)
-          : undefined
-        const ok = built.warm >= TARGET
-        total++
-        if (ok) met++
-        process.stdout.write(
-          `| ${trace.split("/").pop()} | ${rate}x | ${fe.label} | ${fmt(built.cold)} | ${fmt(built.warm)} | ${fmt(built.warmCpu)} | ${tsx ? fmt(tsx.warm) : "-"} | ${ok ? "yes" : "no"} |\n`
-        )
-      }
+    for (const dp of spec.dp)
+      for (const [trace, rate] of spec.cells)
+        for (const fe of frontEnds) {
+          const row = `${trace.split("/").pop()} ${rate}x ${fe.label}`
+          if (only !== undefined && !row.includes(only)) continue
+          const cell: Cell = { trace, rate, fe, model: spec.model, gpu: spec.gpu, dp }
+          const before = base === undefined ? undefined : measure([], cell, reps, base)
+          const built = measure([], cell, reps)
+          const tsx = withTsx
+            ? measure(["--import", "tsx", "--conditions=@loadledger/source"], cell, reps)
+            : undefined
+          const ok = built.warm >= TARGET
+          total++
+          if (ok) met++
+          process.stdout.write(
+            `| ${trace.split("/").pop()} | ${rate}x | ${fe.label} |${before ? ` ${fmt(before.warm)} |` : ""} ${fmt(built.cold)} | ${fmt(built.warm)} | ${fmt(built.warmCpu)} |${before ? ` ${(built.warm / before.warm).toFixed(2)} |` : ""} ${tsx ? fmt(tsx.warm) : "-"} | ${ok ? "yes" : "no"} |\n`
+          )
+        }
     process.stdout.write(
-      `${met} of ${total} cells >= ${TARGET}x (built, warm); load average at end: ${loadavg()
-        .map((x) => x.toFixed(1))
-        .join(" ")}\n`
+      `${met} of ${total} cells >= ${TARGET}x (built, warm); load average at end: ${load()}\n`
     )
   }
 }

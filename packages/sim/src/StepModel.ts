@@ -31,6 +31,10 @@ export interface RankWork {
  * ranks' tokens; 1.0 balanced, the number of ranks when one rank has all the work), and each rank's
  * sync wait in seconds (time spent waiting for the slowest rank in the collectives).
  *
+ * `syncWaitSeconds` (optional) holds the same waits as a plain array (`syncWaitSeconds[i] ===
+ * ranks[i].syncWaitSeconds`): when a model sets it the simulator reads it and never touches
+ * `ranks`, so a model can build `ranks` only on demand (as `stepModelFor` does).
+ *
  * @category models
  * @since 0.1.0
  */
@@ -38,6 +42,7 @@ export interface StepCost {
   readonly stepSeconds: number
   readonly tokenImbalanceRatio: number
   readonly ranks: ReadonlyArray<{ readonly syncWaitSeconds: number }>
+  readonly syncWaitSeconds?: ReadonlyArray<number> | undefined
 }
 
 /**

@@ -71,6 +71,19 @@ const withLb = (s: VllmLbPolicyState, lb: VllmLbState): VllmLbPolicyState => ({
   initError: s.initError
 })
 
+/** `lb` with other engine rows (every field listed: one object shape, no spread). */
+const withEngines = (lb: VllmLbState, lbEngines: ReadonlyArray<VllmEngineRow>): VllmLbState => ({
+  numEngines: lb.numEngines,
+  clientCount: lb.clientCount,
+  clientIndex: lb.clientIndex,
+  lbEngines,
+  inflight: lb.inflight,
+  reqsInFlight: lb.reqsInFlight,
+  engStartIndex: lb.engStartIndex,
+  currentWave: lb.currentWave,
+  enginesRunning: lb.enginesRunning
+})
+
 const emptyLb = (): VllmLbState => ({
   numEngines: 0,
   clientCount: 1,
@@ -189,14 +202,18 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
         }
       }
       const unknownRows = unknown === undefined ? undefined : busiestKnown(rows, unknown)
+      const kvMissing: Array<number> = []
+      for (let i = 0; i < rows.length; i++) if (rows[i]![2] === undefined) kvMissing.push(i)
       return {
-        ...state,
-        lb: { ...state.lb, lbEngines: rows },
+        lb: withEngines(state.lb, rows),
         snapshotAt: at,
-        kvMissing: rows.flatMap((row, i) => (row[2] === undefined ? [i] : [])),
+        healthy: state.healthy,
+        unhealthy: state.unhealthy,
+        kvMissing,
         loadUnknown: unknownRows?.map((row) => row.dpRank),
         unknownRows,
-        rejectedRanks: rejected
+        rejectedRanks: rejected,
+        initError: state.initError
       }
     },
     route: (state, request, now): RouteResult<VllmLbPolicyState> => {

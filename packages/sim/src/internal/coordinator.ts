@@ -77,8 +77,9 @@ export class Coordinator {
     return "_tag" in s ? s : new Coordinator(s)
   }
 
-  private toMs(seconds: number): number {
-    // never before what the coordinator has already reached (float rounding between s and ms)
+  /** `seconds` on the coordinator's clock (ms), never before what it has already reached. */
+  msAt(seconds: number): number {
+    // (float rounding between s and ms)
     return Math.max(seconds * 1000, this.s.horizonMs)
   }
 
@@ -121,8 +122,10 @@ export class Coordinator {
     tokens: ReadonlyArray<number>,
     out: Array<CoordEvent>
   ): PolicyError | undefined {
-    const t = this.toMs(seconds)
-    const all = msgs.map((m) => (m.t === t ? m : { ...m, t }))
+    const t = this.msAt(seconds)
+    let stamped = true
+    for (const m of msgs) if (m.t !== t) stamped = false
+    const all = stamped ? msgs : msgs.map((m) => (m.t === t ? m : { ...m, t }))
     for (let i = 0; i < all.length; ) {
       const first = all[i]!
       let ls = this.s.lastStats

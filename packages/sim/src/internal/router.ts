@@ -16,7 +16,9 @@ import type { PublishRecord } from "../Result.js"
 import type { VllmCoordMessage } from "../vllm/VllmCoordTypes.js"
 import type { VllmWaveMessage } from "../vllm/VllmWaveTypes.js"
 import { type CoordEvent, Coordinator } from "./coordinator.js"
-import type { Rank, Req } from "./rank.js"
+import { emptyList } from "./lists.js"
+import type { Rank } from "./rank.js"
+import type { Req } from "./req.js"
 
 /**
  * What a simulated rank publishes: a `RankLoad` with every field the policies read present (the
@@ -41,6 +43,8 @@ export class Router {
   private readonly coordinator: Coordinator | undefined
   private readonly stepsDone: Array<number>
   private readonly events: Array<CoordEvent> = []
+  private readonly msgs: Array<VllmCoordMessage> = []
+  private readonly tokens: Array<number> = []
   /** Every coordinator publish, when recorded (vllm). */
   readonly publishLog: Array<PublishRecord> | undefined
   /** Set when the coordinator rejected a message (a simulator bug, reported as a status). */
@@ -98,55 +102,63 @@ export class Router {
   /**
    * Ranks finished a step at `now`: they publish (sglang) or report to the coordinator (vllm),
    * after the wave model's notices of that step (`notices`, in the order they were sent) and with
-   * the ranks' step counter and wave after the step (`waveOf`; absent without wave coordination:
-   * each rank's own step count, wave 0). Returns true when the front ends got a publish (vllm).
+   * the ranks' step counter and wave after the step (`waves[i]` for `ranks[i]`; absent without
+   * wave coordination: each rank's own step count, wave 0). Returns true when the front ends got a
+   * publish (vllm).
    */
   stepEnd(
     ranks: ReadonlyArray<Rank>,
     now: number,
     notices: ReadonlyArray<VllmWaveMessage> = [],
-    waveOf?: (i: number) => { readonly step: number; readonly wave: number }
+    waves?: ReadonlyArray<{ readonly step: number; readonly wave: number }>
   ): boolean {
-    for (const rank of ranks) this.snapshot(rank, now)
     if (this.engine === "sglang") {
+      for (const rank of ranks) this.snapshot(rank, now)
       const loads = ranks.map((r) => this.shm[r.id]!)
       for (const f of this.fronts) f.state = f.policy.observe(f.state, loads, now)
       return false
     }
     const c = this.coordinator
     if (c === undefined) return false
-    const msgs: Array<VllmCoordMessage> = []
-    const tokens: Array<number> = []
+    // every message reaches the coordinator at `now`, on its clock
+    const t = c.msAt(now)
+    // the coordinator reads the lists and keeps none of them: reused, emptied here
+    const msgs = this.msgs
+    const tokens = this.tokens
+    emptyList(msgs)
+    emptyList(tokens)
     for (const m of notices) {
       msgs.push(
         m.kind === "first_req"
-          ? { t: 0, type: "first_req", rank: m.rank, wave: m.wave }
-          : { t: 0, type: m.kind, engine: m.rank, wave: m.wave }
+          ? { t, type: "first_req", rank: m.rank, wave: m.wave }
+          : { t, type: m.kind, engine: m.rank, wave: m.wave }
       )
       tokens.push(0)
     }
     for (let i = 0; i < ranks.length; i++) {
       const rank = ranks[i]!
-      const l = this.shm[rank.id]!
       this.stepsDone[rank.id]!++
-      const ws = waveOf?.(i) ?? { step: this.stepsDone[rank.id]!, wave: 0 }
+      const ws = waves?.[i]
+      // the rank's stats, as `snapshot` takes them (a vLLM rank's row goes only to the coordinator)
+      const used = rank.usedTokens()
       msgs.push({
-        t: 0,
+        t,
         type: "stats",
         engine: rank.id,
-        waiting: l.numWaitingReqs,
-        running: l.numRunningReqs,
-        kv: l.kvCacheUsage,
-        step: ws.step,
-        wave: ws.wave
+        waiting: rank.waiting.length,
+        running: rank.running.length,
+        kv: used / this.kvPoolTokens,
+        step: ws === undefined ? this.stepsDone[rank.id]! : ws.step,
+        wave: ws === undefined ? 0 : ws.wave
       })
-      tokens.push(l.numTotalTokens)
+      tokens.push(used + rank.waitingUncached)
     }
     const e = c.sendAll(now, msgs, tokens, this.events)
     if (e) this.error ??= e
     return this.deliver()
   }
 
+  /** An SGLang rank writes its load row (the shared-memory snapshot the controller reads). */
   private snapshot(rank: Rank, now: number): void {
     this.shm[rank.id] = {
       dpRank: rank.id,
@@ -202,7 +214,7 @@ export class Router {
       }))
       for (const f of this.fronts) f.state = f.policy.observe(f.state, loads, p.atSeconds)
     }
-    ev.length = 0
+    emptyList(ev)
     return true
   }
 }

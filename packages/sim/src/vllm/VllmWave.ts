@@ -3,30 +3,15 @@
  *
  * @since 0.1.0
  */
-import {
-  type VllmCoordReaction,
-  vllmCoordFirstReq,
-  vllmCoordStartWave,
-  vllmCoordWaveComplete
-} from "./VllmCoordWave.js"
-import {
-  type VllmDummyStats,
-  type VllmRankWave,
-  type VllmWaveError,
-  type VllmWaveMessage,
-  type VllmWaveProfile,
-  type VllmWaveState,
-  type VllmWaveStepInput,
-  type VllmWaveStepResult,
-  vllmWaveSnapshotProfile
+import { newOut, stepWave, thaw, waveError } from "../internal/waveMachine.js"
+import type {
+  VllmDummyStats,
+  VllmWaveProfile,
+  VllmWaveState,
+  VllmWaveStepInput,
+  VllmWaveStepResult
 } from "./VllmWaveTypes.js"
-
-const waveError = (reason: VllmWaveError["reason"], message: string, field?: string): VllmWaveError => ({
-  _tag: "VllmWaveError",
-  reason,
-  message,
-  field
-})
+import { type VllmWaveError, vllmWaveSnapshotProfile } from "./VllmWaveTypes.js"
 
 /**
  * The initial wave model for `dpSize` ranks: every rank idle in wave 0, coordinator and client at
@@ -65,11 +50,6 @@ export const vllmWaveInit = (
       ? { steps: 0, realRankSteps: 0, dummyRankSteps: 0, idleRankSteps: 0 }
       : undefined
 })
-
-type MutRank = { -readonly [K in keyof VllmRankWave]: VllmRankWave[K] }
-
-const isSyncStep = (p: VllmWaveProfile, step: number): boolean =>
-  (p.syncFirstStep && step === 1) || step % p.syncInterval === 0
 
 /**
  * Run one lockstep step of every rank (`DPEngineCoreProc.run_busy_loop`): apply the events, then on
@@ -117,166 +97,45 @@ export const vllmWaveStep = (
     )
   if (exe.length !== n)
     return waveError("InvalidInput", `executed has ${exe.length} ranks, expected ${n}`, "executed")
-  const ranks: Array<MutRank> = state.ranks.map((r) => ({ ...r }))
-  let coord = state.coord
-  let client = state.client
-  const wasRunning = ranks.map((r) => r.running)
-  const eventLog: Array<VllmWaveMessage> = []
-  const emitted: Array<VllmWaveMessage> = []
-  const startDpWave: Array<readonly [number, number | null]> = []
-  const coordPublishes: Array<readonly [null, number, boolean]> = []
-  const deliverStart = (w: number, exclude: number | null): void => {
-    startDpWave.push([w, exclude])
-    ranks.forEach((r, i) => {
-      if (r.ignoreStart) return
-      if (exclude !== i && w >= r.wave) {
-        r.wave = w
-        r.running = true
-      }
-    })
-  }
-  const react = (rx: VllmCoordReaction): void => {
-    coord = rx.coord
-    if (rx.startDpWave !== undefined) deliverStart(rx.startDpWave[0], rx.startDpWave[1])
-    if (rx.publish !== undefined) coordPublishes.push(rx.publish)
-  }
-  const addRequest = (rank: number, w: number): void => {
-    const r = ranks[rank]!
-    if (w === r.wave) return
-    if (w > r.wave) r.wave = w
-    else if (!r.running && !r.schedPaused) {
-      r.running = true
-      eventLog.push({ rank, kind: "start_wave", wave: r.wave })
-      react(vllmCoordStartWave(coord, rank, r.wave))
-    }
-  }
-  const events = input.events ?? []
-  for (let k = 0; k < events.length; k++) {
-    const e = events[k]!
-    if ("rank" in e && e.rank !== null && !(Number.isInteger(e.rank) && e.rank >= 0 && e.rank < n))
-      return waveError(
-        "InvalidInput",
-        `events[${k}].rank ${e.rank} is outside 0..${n - 1}`,
-        `events[${k}].rank`
-      )
-    switch (e.ev) {
-      case "client_request":
-        addRequest(e.rank, client.wave)
-        if (!client.running) {
-          client = { ...client, running: true }
-          eventLog.push({ rank: e.rank, kind: "first_req", wave: client.wave })
-          react(vllmCoordFirstReq(coord, e.rank, client.wave))
-        }
-        break
-      case "add_request":
-        addRequest(e.rank, e.wave)
-        break
-      case "first_req":
-        react(vllmCoordFirstReq(coord, e.rank, e.wave))
-        break
-      case "start_dp_wave":
-        deliverStart(e.wave, e.exclude)
-        break
-      case "client_sync":
-        client = coord
-        break
-      case "pause": {
-        const r = ranks[e.rank]!
-        r.schedPaused = true
-        r.pendingPause = true
-        r.running = true
-        r.pauseOutstanding = true
-        break
-      }
-      case "resume_all": {
-        for (const r of ranks) {
-          r.schedPaused = false
-          r.ignoreStart = false
-        }
-        if (e.unfinished.some((u) => u)) for (const r of ranks) r.running = true
-        break
-      }
-    }
-  }
-  const action = ranks.map((r, i): "R" | "D" | "I" => (exe[i] ? "R" : !unf[i] && !r.running ? "I" : "D"))
-  const idle = action.filter((a) => a === "I").length
-  let stepUsed: number | null = null
-  let sync = false
-  let syncResult: readonly [boolean, boolean] | null = null
-  let globalRunning: boolean | null = null
-  if (idle !== n) {
-    if (idle > 0)
-      return waveError("NotLockstep", `ranks ${action.join("")}: some step while others idle`, "action")
-    if (ranks.some((r) => r.step !== ranks[0]!.step))
-      return waveError("NotLockstep", `step counters differ: ${ranks.map((r) => r.step).join(",")}`, "step")
-    for (const r of ranks) r.step += 1
-    stepUsed = ranks[0]!.step
-    if (isSyncStep(state.profile, stepUsed)) {
-      sync = true
-      const pending = ranks.filter((r) => r.pendingPause).length
-      const hasUnf = unf.some((u) => u) || pending % n !== 0
-      const consensus = pending === n
-      syncResult = [hasUnf, consensus]
-      if (consensus)
-        for (const r of ranks) {
-          r.ignoreStart = true
-          r.pendingPause = false
-        }
-      globalRunning = hasUnf
-    } else globalRunning = true
-    ranks.forEach((r, i) => {
-      r.running = globalRunning === true
-      if (!r.running) {
-        if (i === 0) emitted.push({ rank: 0, kind: "wave_complete", wave: r.wave })
-        r.wave += 1
-        r.step = 0
-      } else if (!wasRunning[i] && i === 0 && !r.pendingPause)
-        emitted.push({ rank: 0, kind: "start_wave", wave: r.wave })
-    })
-    for (const m of emitted)
-      react(
-        m.kind === "wave_complete"
-          ? vllmCoordWaveComplete(coord, m.wave)
-          : vllmCoordStartWave(coord, m.rank, m.wave)
-      )
-  }
-  const pauseResolved: Array<number> = []
-  ranks.forEach((r, i) => {
-    if (r.pauseOutstanding && !r.running && !unf[i]) {
-      r.pauseOutstanding = false
-      pauseResolved.push(i)
-    }
-  })
+  const w = thaw(state.profile, state.ranks, state.coord, state.client)
+  const o = newOut()
+  const err = stepWave(w, input, o)
+  if (err) return err
   const ds = state.dummyStats
-  const dummyRanks = action.flatMap((a, i) => (a === "D" ? [i] : []))
+  const dummyRanks: Array<number> = []
+  let real = 0
+  o.action.forEach((a, i) => {
+    if (a === "D") dummyRanks.push(i)
+    else if (a === "R") real++
+  })
   return {
     _tag: "WaveStep",
     state: {
       profile: state.profile,
-      ranks,
-      coord,
-      client,
+      ranks: w.ranks,
+      coord: w.coord,
+      client: w.client,
       dummyStats:
         ds === undefined
           ? undefined
           : {
               steps: ds.steps + 1,
-              realRankSteps: ds.realRankSteps + action.filter((a) => a === "R").length,
+              realRankSteps: ds.realRankSteps + real,
               dummyRankSteps: ds.dummyRankSteps + dummyRanks.length,
-              idleRankSteps: ds.idleRankSteps + idle
+              idleRankSteps: ds.idleRankSteps + o.idle
             }
     },
-    action,
+    action: o.action,
     dummyRanks,
-    stepUsed,
-    sync,
-    syncResult,
-    globalRunning,
-    emitted,
-    eventLog,
-    startDpWave,
-    coordPublishes,
-    pauseResolved
+    stepUsed: o.stepUsed,
+    sync: o.sync,
+    syncResult: o.syncResult,
+    globalRunning: o.globalRunning,
+    emitted: o.emitted,
+    eventLog: o.eventLog,
+    startDpWave: o.startDpWave,
+    coordPublishes: o.coordPublishes,
+    pauseResolved: o.pauseResolved
   }
 }
 

@@ -1,0 +1,51 @@
+/**
+ * The two events besides a step's end (see `loop.ts`): a request arrives (checked against the
+ * KV pool and request limit, routed by its front end's policy, queued on the chosen rank), and
+ * the vLLM coordinator publishes on its own cadence.
+ */
+import type { SimStatus } from "../Result.js"
+import type { Req } from "./req.js"
+import { clientSync, coordinatorError, progress, type Run } from "./run.js"
+
+/** Request `r` arrives at `run.t`: rejected with the reason, or routed and queued. */
+export const arrive = (run: Run, r: Req): void => {
+  const c = run.c
+  const n = c.dpSize
+  const size = r.t.inputLength + r.outputTarget
+  if (size > c.maxRequestTokens) {
+    r.rejected =
+      c.maxRequestTokens === c.kvPoolTokens
+        ? `needs ${size} tokens of KV, the pool holds ${c.kvPoolTokens}`
+        : `needs ${size} tokens, the request limit (maxRequestTokens) is ${c.maxRequestTokens}`
+    progress(run)
+    return
+  }
+  const rank = run.router.route(r, run.t)
+  if (typeof rank !== "number") {
+    r.rejected = `policy error (${rank.reason}): ${rank.message}`
+    progress(run)
+    return
+  }
+  if (!Number.isInteger(rank) || rank < 0 || rank >= n) {
+    r.rejected = `policy chose rank ${rank}, outside 0..${n - 1}`
+    progress(run)
+    return
+  }
+  const target = run.ranks[rank]!
+  target.routed++
+  target.enqueue(r)
+  const g = run.groups[run.groupOf[rank]!]!
+  if (g.wave) g.pendingEvents.push({ ev: "client_request", rank })
+}
+
+/** Every request that arrives at `run.t`, in trace order. */
+export const arriveAll = (run: Run): void => {
+  const reqs = run.reqs
+  while (run.next < reqs.length && reqs[run.next]!.t.arrivalSeconds === run.t) arrive(run, reqs[run.next++]!)
+}
+
+/** The vLLM coordinator's publish due at `run.t`; the status to end with if it rejected a message. */
+export const publish = (run: Run): SimStatus | undefined => {
+  if (run.router.publish()) clientSync(run)
+  return coordinatorError(run)
+}

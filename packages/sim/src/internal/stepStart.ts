@@ -1,0 +1,158 @@
+/**
+ * Starting a step of a group (steps 1-4 of the step rule, see `loop.ts`): every rank forms its
+ * batch (re-formed at once when no rank formed a token, up to `stallSteps` attempts), the forward
+ * veto without dummy batches, the expert-parallel early-return fault, and the step model's charge.
+ */
+import type { SimStatus } from "../Result.js"
+import { IMBALANCE_BUCKETS } from "../Result.js"
+import { type Group, noProgress, type Run } from "./run.js"
+
+/** The group's step counter for the prefill cadence (vLLM's `step_counter`, reset per wave). */
+const cadenceCounter = (g: Group): number => (g.wave ? g.wave.ranks[0]!.step : g.cadenceStep)
+
+/** Whether any rank of the group holds a request. */
+const holdsWork = (g: Group): boolean => {
+  for (const r of g.ranks) if (r.hasWork) return true
+  return false
+}
+
+/**
+ * Every rank forms its batch into its work row; returns the tokens formed over the group, or the
+ * NoProgress status once a rank holding requests has formed `stallSteps` empty batches in a row.
+ * A batch that formed no token changed nothing but its rank's queue order (a retraction): the
+ * group forms again at the same instant (while it holds work) before calling a rank stuck.
+ */
+const formBatches = (
+  run: Run,
+  g: Group,
+  veto: boolean,
+  throttle: boolean,
+  work: boolean
+): number | SimStatus => {
+  const c = run.c
+  const ws = g.works
+  for (;;) {
+    let total = 0
+    let maxEmpty = 0
+    for (let i = 0; i < g.ranks.length; i++) {
+      const r = g.ranks[i]!
+      const w = ws[i]!
+      // a batch formed for a vetoed forward is kept (its KV is allocated) until the step runs
+      const tokens = veto && r.formed && r.batchTokens > 0 ? r.batchTokens : r.form(run.t, throttle)
+      total += tokens
+      w.attentionPairs = r.attentionPairs
+      w.tokens = tokens
+      w.numDecodes = r.numDecodes
+      w.extendTokens = r.extendTokens
+      w.numRequests = r.running.length
+      w.numExtends = r.extend.length
+      if (c.sparseTopK !== undefined) {
+        w.kvReadPairs = r.kvReadPairs
+        w.denseKvReadPairs = r.denseKvReadPairs
+      }
+      r.emptyAttempts = tokens === 0 && r.hasWork ? r.emptyAttempts + 1 : 0
+      if (r.emptyAttempts > maxEmpty) maxEmpty = r.emptyAttempts
+    }
+    if (maxEmpty >= c.stallSteps) {
+      const stuck = g.ranks.filter((r) => r.emptyAttempts >= c.stallSteps)
+      return noProgress(
+        run,
+        // without dummy batches every rank holding requests waits for the stuck ones
+        (veto ? g.ranks.filter((r) => r.hasWork) : stuck).map((r) => r.id),
+        stuck.map((r) => ({ rank: r.id, cause: r.blockedReason() })),
+        ` (an empty batch in ${c.stallSteps} consecutive step attempts${veto ? ", and without dummy batches no rank's forward runs" : ""})`
+      )
+    }
+    if (total > 0 || !work) return total
+  }
+}
+
+/**
+ * The `zeroTokenRanksReturnEarly` fault under expert parallelism: ranks with no token return
+ * before the expert all-to-all while the others wait in it, a Deadlock.
+ */
+const expertDeadlock = (run: Run, g: Group): SimStatus | undefined => {
+  const ws = g.works
+  const busy = g.ranks.filter((_, i) => ws[i]!.tokens > 0).map((r) => r.id)
+  const skipping = g.ranks.filter((_, i) => ws[i]!.tokens === 0).map((r) => r.id)
+  if (skipping.length === 0) return undefined
+  const t = run.t
+  return {
+    _tag: "Deadlock",
+    atSeconds: t,
+    busyRanks: busy,
+    skippingRanks: skipping,
+    message:
+      `deadlock at t=${t}s: ranks ${busy.join(",")} wait in the expert all-to-all while ` +
+      `ranks ${skipping.join(",")} returned early with no tokens`
+  }
+}
+
+/** Charge the formed batches with the step model, count the step, and start it. */
+const chargeStep = (run: Run, g: Group, total: number): SimStatus | undefined => {
+  const ws = g.works
+  const t = run.t
+  const cost = run.c.stepModel(ws)
+  if (!(cost.stepSeconds > 0) || !Number.isFinite(cost.stepSeconds))
+    return {
+      _tag: "NoProgress",
+      atSeconds: t,
+      ranks: g.ranks.map((r) => r.id),
+      message: `the step model returned a step of ${cost.stepSeconds}s at t=${t}s`
+    }
+  run.steps++
+  run.rankSteps += g.ranks.length
+  run.rankSeconds += cost.stepSeconds * g.ranks.length
+  const waits = cost.syncWaitSeconds
+  for (let i = 0; i < ws.length; i++) {
+    if (ws[i]!.tokens === 0) run.idleRankSteps++
+    run.syncWaitSeconds += (waits === undefined ? cost.ranks[i]?.syncWaitSeconds : waits[i]) ?? 0
+  }
+  if (total > 0) {
+    let b = 0
+    while (b < IMBALANCE_BUCKETS.length && cost.tokenImbalanceRatio > IMBALANCE_BUCKETS[b]!) b++
+    run.imbalanceCounts[b]!++
+  }
+  g.busy = true
+  g.cadenceStep++
+  g.stepEvents = g.pendingEvents
+  g.pendingEvents = []
+  g.startSeconds = t
+  g.stepSeconds = cost.stepSeconds
+  g.endSeconds = t + cost.stepSeconds
+  return undefined
+}
+
+/**
+ * Try to start a step of an idle group at `run.t`: a group with no request waits (a running vLLM
+ * wave with dummy batches keeps stepping until a finish-sync step finds every rank done); else
+ * the ranks form their batches, and the step starts unless the forward is vetoed (without dummy
+ * batches a lockstep group runs only when every rank has tokens: the formed batches then wait
+ * for the next event) or the run ends (stuck ranks, a fault, a bad step model).
+ */
+export const startStep = (run: Run, g: Group): SimStatus | undefined => {
+  const c = run.c
+  const work = holdsWork(g)
+  if (!work && !(c.dummyBatches && g.wave?.ranks.some((r) => r.running))) {
+    g.cadenceStep = 0
+    return undefined
+  }
+  const veto = !c.dummyBatches && c.lockstep && g.ranks.length > 1
+  const throttle = c.prefillIntervalSteps > 1 && cadenceCounter(g) % c.prefillIntervalSteps !== 0
+  const total = formBatches(run, g, veto, throttle, work)
+  if (typeof total !== "number") return total
+  if (veto && g.works.some((w) => w.tokens === 0)) {
+    // the forward veto: ranks that formed a batch wait in the forward for the empty ranks
+    if (Number.isNaN(g.vetoSince)) g.vetoSince = run.t
+    return undefined
+  }
+  if (!Number.isNaN(g.vetoSince)) {
+    run.forwardStallSeconds += run.t - g.vetoSince
+    g.vetoSince = Number.NaN
+  }
+  if (c.faults.zeroTokenRanksReturnEarly && c.expertParallel && g.ranks.length > 1 && total > 0) {
+    const deadlock = expertDeadlock(run, g)
+    if (deadlock) return deadlock
+  }
+  return chargeStep(run, g, total)
+}
