@@ -300,7 +300,7 @@ describe("stepCostFromAggregates (the simulator's lean cost)", () => {
       expect(lean.stepSeconds).toBe(full.stepSeconds)
       expect(lean.tokenImbalanceRatio).toBe(full.tokenImbalanceRatio)
       expect(lean.syncWaitSeconds.length).toBe(full.ranks.length)
-      full.ranks.forEach((r, i) => expect(lean.syncWaitSeconds[i]).toBe(r.syncWaitSeconds))
+      for (const [i, r] of full.ranks.entries()) expect(lean.syncWaitSeconds[i]).toBe(r.syncWaitSeconds)
     }
   )
 
