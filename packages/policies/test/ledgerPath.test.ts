@@ -20,7 +20,7 @@ const notPayloads: ReadonlySet<string> = new Set([
 describe.each(payloads)("decode -> observe -> route: %s", (file) => {
   const decoded = decodeLedger(readFileSync(new URL(file, dir), "utf8"))
   if (notPayloads.has(file)) {
-    it("is not a payload: a typed UnknownFormat ("not a load payload")", () =>
+    it("is not a payload: a typed UnknownFormat ('not a load payload')", () =>
       expect(Result.isFailure(decoded) && decoded.failure._tag).toBe("UnknownFormat"))
     return
   }
