@@ -237,7 +237,7 @@ describe("step-time-aware", () => {
     expect((after.explanation.scores?.[0] ?? 0) - (after.explanation.scores?.[1] ?? 0)).toBeCloseTo(3 * d, 12)
   })
 
-  it("one front end counts a fresh snapshot's queue; several count it only for a stale rank", () => {
+  it("one front end counts a fresh snapshot's queue; several in whole seconds, and in full for a stale rank", () => {
     const rows = [idle(0, 0, { numWaitingReqs: 2, numWaitingUncachedTokens: 20_000 }), idle(1, 0)]
     const one = routed(p.route(start(2, rows), { requestId: "q", inputLength: 1000 }, 0))
     expect(one.rank).toBe(1)
@@ -251,6 +251,12 @@ describe("step-time-aware", () => {
       prefillSeconds(glm53H200StepCost, 1000, 0),
       prefillSeconds(glm53H200StepCost, 1000, 0)
     ])
+    // a queue of more than a second counts in whole seconds
+    const big = [idle(0, 0, { numWaitingReqs: 9, numWaitingUncachedTokens: 60_000 }), idle(1, 0)]
+    const r2 = routed(q.route(q.observe(q.init(2), big, 0), { requestId: "q", inputLength: 1000 }, 0))
+    const whole = Math.floor(prefillSeconds(glm53H200StepCost, 60_000, 0))
+    expect(whole).toBeGreaterThan(1)
+    expect(r2.explanation.scores?.[0]).toBeCloseTo(whole + prefillSeconds(glm53H200StepCost, 1000, 0), 12)
     // rank 1's row is 5 s old: stale, it is taken to have at least rank 0's queue
     const stale = [rows[0]!, idle(1, -5)]
     const r = routed(q.route(q.observe(q.init(2), stale, 0), { requestId: "q", inputLength: 1000 }, 0))
