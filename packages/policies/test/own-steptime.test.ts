@@ -17,12 +17,6 @@ import {
   matchRankPrefixes,
   recordRankPrefixes
 } from "../src/own/internal/RankPrefixes.js"
-import {
-  emptyVersionedMap,
-  getVersioned,
-  setVersioned,
-  type Version
-} from "../src/own/internal/VersionedMap.js"
 
 const idle = (dpRank: number, t = 0, extra: Partial<RankLoad> = {}): RankLoad => ({
   dpRank,
@@ -93,53 +87,6 @@ describe("step cost model", () => {
       ),
       { numRuns: 300 }
     )
-  })
-})
-
-describe("versioned map (mutable fast path, persistent to its readers)", () => {
-  it("every version reads as a plain immutable model does, whatever version is written next", () => {
-    // ops: write keys into the version picked by `from` (any earlier version: branches, reuse)
-    const op = fc.record({
-      from: fc.nat(),
-      sets: fc.array(fc.tuple(fc.constantFrom("a", "b", "c", "d", "e", "f"), fc.nat({ max: 9 })), {
-        maxLength: 3
-      })
-    })
-    fc.assert(
-      fc.property(fc.array(op, { maxLength: 60 }), fc.integer({ min: 2, max: 5 }), (ops, maxSize) => {
-        const versions: Array<Version<number>> = [emptyVersionedMap<number>(maxSize)]
-        const models: Array<ReadonlyArray<readonly [string, number]>> = [[]]
-        for (const o of ops) {
-          const i = o.from % versions.length
-          versions.push(setVersioned(versions[i]!, o.sets))
-          // the model: an insertion-ordered list, a write moves the key last, the oldest beyond maxSize go
-          let m = [...models[i]!]
-          for (const [k, x] of o.sets) m = [...m.filter(([key]) => key !== k), [k, x]]
-          models.push(m.slice(Math.max(0, m.length - maxSize)))
-        }
-        // read the versions in a scrambled order: each read may rebuild the shared map
-        for (let j = 0; j < versions.length; j++) {
-          const i = (j * 7) % versions.length
-          for (const k of ["a", "b", "c", "d", "e", "f"])
-            expect(getVersioned(versions[i]!, k)).toBe(models[i]!.find(([key]) => key === k)?.[1])
-        }
-      }),
-      { numRuns: 300 }
-    )
-  })
-  it("takes checkpoints: 3,000 writes keep a version's history bounded and readable", () => {
-    let v = emptyVersionedMap<number>(16)
-    const kept: Array<Version<number>> = []
-    for (let i = 0; i < 3000; i++) {
-      v = setVersioned(v, [[`k${i % 40}`, i]])
-      if (i % 500 === 0) kept.push(v)
-    }
-    let depth = 0
-    for (let c: Version<number> | undefined = v; c !== undefined; c = c.parent) depth++
-    expect(depth).toBeLessThanOrEqual(1025)
-    expect(getVersioned(kept[1]!, "k20")).toBe(500)
-    expect(getVersioned(v, "k39")).toBe(2999)
-    expect(getVersioned(v, "k0")).toBe(undefined) // dropped: 16 keys kept
   })
 })
 
@@ -290,7 +237,7 @@ describe("step-time-aware", () => {
     expect((after.explanation.scores?.[0] ?? 0) - (after.explanation.scores?.[1] ?? 0)).toBeCloseTo(3 * d, 12)
   })
 
-  it("one front end counts a fresh snapshot's queue; several count it only for a stale rank", () => {
+  it("one front end counts a fresh snapshot's queue; several in whole seconds, and in full for a stale rank", () => {
     const rows = [idle(0, 0, { numWaitingReqs: 2, numWaitingUncachedTokens: 20_000 }), idle(1, 0)]
     const one = routed(p.route(start(2, rows), { requestId: "q", inputLength: 1000 }, 0))
     expect(one.rank).toBe(1)
@@ -304,6 +251,12 @@ describe("step-time-aware", () => {
       prefillSeconds(glm53H200StepCost, 1000, 0),
       prefillSeconds(glm53H200StepCost, 1000, 0)
     ])
+    // a queue of more than a second counts in whole seconds
+    const big = [idle(0, 0, { numWaitingReqs: 9, numWaitingUncachedTokens: 60_000 }), idle(1, 0)]
+    const r2 = routed(q.route(q.observe(q.init(2), big, 0), { requestId: "q", inputLength: 1000 }, 0))
+    const whole = Math.floor(prefillSeconds(glm53H200StepCost, 60_000, 0))
+    expect(whole).toBeGreaterThan(1)
+    expect(r2.explanation.scores?.[0]).toBeCloseTo(whole + prefillSeconds(glm53H200StepCost, 1000, 0), 12)
     // rank 1's row is 5 s old: stale, it is taken to have at least rank 0's queue
     const stale = [rows[0]!, idle(1, -5)]
     const r = routed(q.route(q.observe(q.init(2), stale, 0), { requestId: "q", inputLength: 1000 }, 0))

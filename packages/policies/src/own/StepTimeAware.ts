@@ -3,6 +3,9 @@
  * time, prefill chunks included, grows least, and among such places where its own first token
  * comes soonest.
  *
+ * Over 300 lines: one policy, whose `route` reads each per-rank field once in one pass; about a
+ * third of the file is the docstring that explains the rule.
+ *
  * @since 0.4.0
  */
 import { packed } from "../internal/packed.js"
@@ -29,6 +32,8 @@ import { glm53H200StepCost, prefillSeconds, type StepCostModel } from "./StepCos
  * - `decodeWeight` (0): how many decode steps of a rank's decode cost count against a second of
  *   predicted time to first token. 0 leaves decode balance to the rotating tie-break; above 0 the
  *   policy also tracks this front end's requests in flight (the `clientCount` x in-flight floor).
+ * - `sharedQueueQuantumSeconds` (1): with several front ends, a fresh rank's snapshot queue
+ *   counts in whole steps of this many seconds of predicted prefill (0: not at all).
  * - `kvPoolTokens`: every rank's KV pool in tokens. Default: per rank, from its rows
  *   (`maxTotalNumTokens`, `tokenCapacity`, `numUsedTokens / kvCacheUsage`, or `numTotalTokens /
  *   kvCacheUsage` while nothing waits).
@@ -45,6 +50,7 @@ export interface StepTimeAwareOptions {
   readonly clientCount?: number | undefined
   readonly clientIndex?: number | undefined
   readonly decodeWeight?: number | undefined
+  readonly sharedQueueQuantumSeconds?: number | undefined
   readonly kvPoolTokens?: number | undefined
   readonly cacheTokens?: number | undefined
   readonly maxIndexedBlocks?: number | undefined
@@ -122,14 +128,17 @@ export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
  * per-rank cost in seconds, the shape a weighted-scorer combinator sums.
  *
  * **Several front ends** (`clientCount` > 1, vLLM API servers): they all read the same snapshot,
- * published every 100 ms or so. A fresh rank's snapshot queue is then left out of the score: a
- * term every front end reads from the same stale view sends them all to the same rank until the
- * next publish (herding; the measured cost in the simulator was 15-20% on TTFT p99 behind four
- * vLLM front ends). Each front end scores on what only it knows (its own prefill horizon), its
- * tie scan starts at `floor(dpSize * clientIndex / clientCount)`, and the snapshot still bounds
- * stale and unknown ranks and excludes KV-infeasible ones, counting this front end's routes since
- * it `clientCount` times. One front end (SGLang's controller) reads a snapshot per step: there the
- * queue counts.
+ * published every 100 ms or so, and a fine-grained term every front end reads from the same stale
+ * view sends them all to the same rank until the next publish (herding; in the simulator, behind
+ * four vLLM front ends on the Azure conversation trace, counting the snapshot's queue in full cost
+ * 15-20% on TTFT p99). So each front end scores a fresh rank on what only it knows (its own
+ * prefill horizon) plus the snapshot's queue rounded down to whole `sharedQueueQuantumSeconds`
+ * (1 s) of predicted prefill: below that, differences are what herding is made of and ties go
+ * round the rotating index, whose scan starts at `floor(dpSize * clientIndex / clientCount)`;
+ * above it (an overloaded rank) the queue counts. The snapshot still bounds stale and unknown
+ * ranks in full and excludes KV-infeasible ones, counting this front end's routes since it
+ * `clientCount` times. One front end (SGLang's controller) reads a fresh snapshot per step: there
+ * the queue counts in full.
  *
  * **The cost model is an argument** (`cost`, default {@link glm53H200StepCost}): the policies
  * package does not depend on `@loadledger/step-time` (which depends on nothing of ours, so it
@@ -179,6 +188,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
   const dReq = cost.decodeSecondsPerRequest
   const dCtx = cost.decodeSecondsPerContextToken
   const trackInflight = decodeWeight > 0
+  const sharedQuantum = options.sharedQueueQuantumSeconds ?? 1
 
   // per-route working buffers of this policy instance, written and read within one `route` call
   // and never returned (allocating them per route cost a fifth of a route on the built code)
@@ -355,6 +365,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       if (clientCount === 1 || !f) {
         const q = f ? demand.queued[r]! : Math.max(demand.queued[r]!, maxQueued)
         queue = prefillSeconds(cost, q + (clientCount - 1) * sr[o + PENDING_TOKENS]!, 0)
+      } else if (sharedQuantum > 0) {
+        queue = Math.floor(prefillSeconds(cost, demand.queued[r]!, 0) / sharedQuantum) * sharedQuantum
       }
       queues[r] = queue
       const wait = Math.max(sr[o + HORIZON]! - now, queue)

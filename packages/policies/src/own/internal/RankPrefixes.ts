@@ -13,7 +13,7 @@
  *
  * @internal
  */
-import { emptyVersionedMap, getVersioned, setVersioned, type Version } from "./VersionedMap.js"
+import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
 
 /**
  * Block hash -> `[rank, stamp, rank, stamp, ...]`, one pair per rank it was sent to (at most
@@ -23,10 +23,10 @@ import { emptyVersionedMap, getVersioned, setVersioned, type Version } from "./V
  *
  * @internal
  */
-export type RankPrefixes = Version<ReadonlyArray<number>>
+export type RankPrefixes = HashTrie<ReadonlyArray<number>>
 
 /** An empty index keeping at most `maxBlocks` block entries. @internal */
-export const emptyRankPrefixes = (maxBlocks: number): RankPrefixes => emptyVersionedMap(maxBlocks)
+export const emptyRankPrefixes = (maxBlocks: number): RankPrefixes => emptyTrie(maxBlocks)
 
 /** How many ladder positions lie below `blocks` (0 for 0 blocks). @internal */
 export const ladderCount = (blocks: number): number => {
@@ -63,7 +63,7 @@ export const matchRankPrefixes = (
   const n = out.length
   for (let r = 0; r < n; r++) out[r] = 0
   if (hashes === undefined || hashes.length === 0) return
-  const first = getVersioned(index, hashes[0]!)
+  const first = getTrie(index, hashes[0]!)
   if (first === undefined) return
   const count = ladderCount(hashes.length)
   // entries looked up so far, by ladder index (the holders' searches share their probes)
@@ -80,7 +80,7 @@ export const matchRankPrefixes = (
       const mid = (lo + hi) >>> 1
       let entry = probed[mid]
       if (entry === null) {
-        entry = getVersioned(index, hashes[ladderBlock(mid)]!)
+        entry = getTrie(index, hashes[ladderBlock(mid)]!)
         probed[mid] = entry
       }
       const s = stampOf(entry, rank)
@@ -105,14 +105,14 @@ export const recordRankPrefixes = (
 ): RankPrefixes => {
   if (hashes === undefined) return index
   const count = ladderCount(hashes.length)
-  const sets: Array<readonly [string, ReadonlyArray<number>]> = []
+  let next = index
   for (let i = 0; i < count; i++) {
     const h = hashes[ladderBlock(i)]!
-    const old = getVersioned(index, h)
+    const old = getTrie(next, h)
     const entry: Array<number> = [rank, stamp]
     if (old !== undefined)
       for (let j = 0; j < old.length; j += 2) if (old[j] !== rank) entry.push(old[j]!, old[j + 1]!)
-    sets.push([h, entry])
+    next = setTrie(next, h, entry)
   }
-  return setVersioned(index, sets)
+  return next
 }
