@@ -37,8 +37,9 @@ import {
   type ViewCache
 } from "./internal/ScoreCore.js"
 import type { RankView } from "./RankView.js"
+import type { ScoredOptions } from "./Scored.js"
 import { requests, tokens } from "./Scorers.js"
-import type { Scorer, WeightedScorer } from "./ScoreView.js"
+import type { WeightedScorer } from "./ScoreView.js"
 
 /**
  * Options of {@link makePowerOfChoices}. Every field is optional.
@@ -54,19 +55,10 @@ import type { Scorer, WeightedScorer } from "./ScoreView.js"
  * @category own policies
  * @since 0.4.0
  */
-export interface PowerOfChoicesOptions {
+export interface PowerOfChoicesOptions extends Omit<ScoredOptions, "scorers"> {
   readonly choices?: number | undefined
   readonly scorers?: ReadonlyArray<WeightedScorer> | undefined
-  readonly tieBreakers?: ReadonlyArray<Scorer> | undefined
   readonly seed?: number | undefined
-  readonly kvFeasible?: boolean | undefined
-  readonly clientCount?: number | undefined
-  readonly clientIndex?: number | undefined
-  readonly chargeScale?: number | undefined
-  readonly staleAfterSeconds?: number | undefined
-  readonly inclusionMarginSeconds?: number | undefined
-  readonly maxIndexedBlocks?: number | undefined
-  readonly name?: string | undefined
 }
 
 /**
@@ -270,18 +262,21 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     if (base.healthy[c0]) cands.push(c0)
     for (let i = 0; i < drawn.length; i++) if (base.healthy[drawn[i]!]) cands.push(drawn[i]!)
     const len = request.inputLength
-    const view = new LedgerScoreView(
-      base,
-      s.ledger,
-      now,
-      request,
-      staleAfter,
-      s.cache.fm,
-      chargeScale,
-      s.index,
-      undefined,
-      s.cache.view
-    )
+    // the same view over the batch-folded base (candidates) or the folded ledger (full scan)
+    const viewOver = (over: typeof base, ledger: typeof s.ledger | undefined) =>
+      new LedgerScoreView(
+        over,
+        ledger,
+        now,
+        request,
+        staleAfter,
+        s.cache.fm,
+        chargeScale,
+        s.index,
+        undefined,
+        s.cache.view
+      )
+    const view = viewOver(base, s.ledger)
     let allowed: Array<boolean> | undefined
     let fallback: string | undefined = cands.length === 0 ? "no drawn rank is healthy" : undefined
     if (fallback === undefined && kvOn && s.cache.maxFree >= len) {
@@ -311,18 +306,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     const all: Array<number> = []
     for (let i = 0, r = c0; i < n; i++, r = r + 1 === n ? 0 : r + 1) if (folded.base.healthy[r]) all.push(r)
     const fits = kvOn && all.length > 0 ? kvFeasible(folded.base, len) : undefined
-    const full = new LedgerScoreView(
-      folded.base,
-      undefined,
-      now,
-      request,
-      staleAfter,
-      s.cache.fm,
-      chargeScale,
-      s.index,
-      undefined,
-      s.cache.view
-    )
+    const full = viewOver(folded.base, undefined)
     const p2 = pickBest(full, all, scoring, fits === undefined ? undefined : all.map((r) => fits[r] === true))
     if (p2.best < 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
