@@ -15,8 +15,4 @@
 export const pendingExamples: ReadonlyArray<string> = ["packages/step-time/src/index.ts version"]
 
 /** Repository-relative paths of source files without a module docstring. */
-export const pendingModuleDocs: ReadonlyArray<string> = [
-  "packages/policies/src/own/CacheAffinity.ts",
-  "packages/policies/src/own/Entries.ts",
-  "packages/policies/src/own/LedgerBalanced.ts"
-]
+export const pendingModuleDocs: ReadonlyArray<string> = []

@@ -1,3 +1,11 @@
+/**
+ * `makeCacheAffinity`: prefix-cache and session affinity over the in-flight ledger, with load gates on
+ * the engine-reported counts and KV saturation and a bound that keeps shared prefixes from herding.
+ * Over 300 lines: one policy (its options, state, observe, route and explanation) whose affinity and
+ * load gates read one another's state; the prefix index and ledger it uses live in `internal/`.
+ *
+ * @since 0.1.0
+ */
 import { packed } from "../internal/packed.js"
 import { type Explanation, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import { kvFeasible } from "./internal/FreeKv.js"

@@ -1,12 +1,17 @@
-import type { Policy } from "../Policy.js"
+/**
+ * Registry entries for loadledger's own policies (`reference: false`), one per registered name,
+ * each built through the one typed cast `erasePolicy`; the composed configurations are in
+ * `ComposedEntries.ts`.
+ *
+ * @since 0.1.0
+ */
+import { erasePolicy as erase } from "../internal/erasePolicy.js"
 import type { PolicyEntry } from "../Registry.js"
 import { makeCacheAffinity } from "./CacheAffinity.js"
 import { composedPolicyEntries } from "./ComposedEntries.js"
 import { makeLedgerBalanced } from "./LedgerBalanced.js"
 import { makeStepTimeAware } from "./StepTimeAware.js"
 import { makeUncachedTokens } from "./UncachedTokens.js"
-
-const erase = <S>(p: Policy<S>): Policy<unknown> => p as unknown as Policy<unknown>
 
 /**
  * Registry entries for loadledger's own policies (`reference: false`): `ledger-balanced`,

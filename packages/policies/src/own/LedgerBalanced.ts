@@ -1,3 +1,9 @@
+/**
+ * `makeLedgerBalanced`: least (tokens, requests) or (requests, tokens) over the in-flight ledger:
+ * speculative charges survive snapshot overwrites until a snapshot covers them, ties rotate.
+ *
+ * @since 0.1.0
+ */
 import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import {

@@ -2,6 +2,9 @@
  * `makePowerOfChoices`: power of d choices over the in-flight ledger for very large rank counts:
  * O(d) per route (amortized), whatever the number of ranks.
  *
+ * Over 300 lines: one policy (options, cursor and seeded draws, the candidate pick and its rare full
+ * scan, the batch ledger) whose route reads all of it; scorers and views come from `Scorers` / `ScoreView`.
+ *
  * @since 0.4.0
  */
 import {
