@@ -300,7 +300,8 @@ describe("stepCostFromAggregates (the simulator's lean cost)", () => {
       expect(lean.stepSeconds).toBe(full.stepSeconds)
       expect(lean.tokenImbalanceRatio).toBe(full.tokenImbalanceRatio)
       expect(lean.syncWaitSeconds.length).toBe(full.ranks.length)
-      full.ranks.forEach((r, i) => expect(lean.syncWaitSeconds[i]).toBe(r.syncWaitSeconds))
+      for (let i = 0; i < full.ranks.length; i++)
+        expect(lean.syncWaitSeconds[i]).toBe(full.ranks[i]!.syncWaitSeconds)
     }
   )
 
