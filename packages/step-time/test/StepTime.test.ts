@@ -1,14 +1,12 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import {
-  aggregate,
   attentionPairs,
   extendPairs,
   gpus,
   lockstepSyncWait,
   models,
   type RankBatch,
-  stepCostFromAggregates,
   stepTime,
   stepTimeFromAggregates
 } from "../src/index.js"
@@ -282,32 +280,5 @@ describe("all-to-all collectives (expert-parallel dispatch + combine)", () => {
 
   it("gather (default) volume follows the global token count instead", () => {
     expect(stepTime(glm, skew).commSeconds).toBeCloseTo(stepTime(glm, even).commSeconds, 15)
-  })
-})
-
-describe("stepCostFromAggregates (the simulator's lean cost)", () => {
-  const arbLeanConfig = fc.oneof(arbConfig, fc.constant({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }))
-  test.prop([arbLeanConfig, arbRanks, fc.boolean()])(
-    "equals the full result's step time, token imbalance and every sync wait, to the last bit",
-    (config, ranks, exactKv) => {
-      // with the exact KV reads of `aggregate`, or without them (the estimated path)
-      const aggs = ranks.map((b) => {
-        const a = aggregate(b, config.model.attention.sparseTopK)
-        return exactKv ? a : { ...a, kvReadPairs: undefined, denseKvReadPairs: undefined }
-      })
-      const full = stepTimeFromAggregates(config, aggs)
-      const lean = stepCostFromAggregates(config, aggs)
-      expect(lean.stepSeconds).toBe(full.stepSeconds)
-      expect(lean.tokenImbalanceRatio).toBe(full.tokenImbalanceRatio)
-      expect(lean.syncWaitSeconds.length).toBe(full.ranks.length)
-      for (const [i, r] of full.ranks.entries()) expect(lean.syncWaitSeconds[i]).toBe(r.syncWaitSeconds)
-    }
-  )
-
-  it("no rank: no work, imbalance 1, no waits", () => {
-    const lean = stepCostFromAggregates(glm, [])
-    expect(lean.stepSeconds).toBe(stepTimeFromAggregates(glm, []).stepSeconds)
-    expect(lean.tokenImbalanceRatio).toBe(1)
-    expect(lean.syncWaitSeconds).toEqual([])
   })
 })

@@ -1,6 +1,6 @@
 /**
- * vLLM's DP coordinator inside the simulation, driven step by step through the pure machine of
- * @loadledger/policies (`vllmCoordHandle` / `vllmCoordAdvance`, vllm `DPCoordinatorProc` @00080ee1):
+ * vLLM's DP coordinator inside the simulation, driven step by step through the machine behind the
+ * pure `vllmCoordHandle` / `vllmCoordAdvance` (vllm `DPCoordinatorProc` @00080ee1):
  * ranks send stats at their step boundaries, the wave model's notices reach it as they are emitted,
  * and it publishes on its own cadence (100 ms when changed, 5 s heartbeat, the 50 ms minimum in wave
  * mode, step-boundary snapshots). Simulation time is seconds; the coordinator's is ms.
@@ -14,13 +14,10 @@
  * route (ledger-balanced, cache-affinity) does not drop them on a publish whose rows predate the route.
  */
 import type { PolicyError } from "@loadledger/policies"
-import {
-  vllmCoordAdvance,
-  vllmCoordHandleAll,
-  vllmCoordInit,
-  vllmCoordNextPublishMs
-} from "../vllm/VllmCoordinator.js"
-import type { VllmCoordMessage, VllmCoordOutput, VllmCoordState } from "../vllm/VllmCoordTypes.js"
+import { vllmCoordInit, vllmCoordNextPublishMs } from "../vllm/VllmCoordinator.js"
+import type { VllmCoordMessage, VllmCoordOutput } from "../vllm/VllmCoordTypes.js"
+import { apply, publishDue, type Work, work } from "./coordMachine.js"
+import { emptyList } from "./lists.js"
 
 /** A load publish to the front ends, with the tokens that go with its rows. */
 export interface CoordPublish {
@@ -43,25 +40,27 @@ export interface CoordWaveState {
 
 export type CoordEvent = CoordPublish | CoordWaveState
 
-const later = (
-  m: { readonly wave: number; readonly step: number },
-  last: readonly [number, number] | undefined
-) => last === undefined || m.wave > last[0] || (m.wave === last[0] && m.step > last[1])
-
+/**
+ * The coordinator inside one run. It keeps the machine's working copy for the whole run and hands
+ * it each message in place (`coordMachine.ts`'s `apply` and `publishDue`, the code behind the pure
+ * `vllmCoordHandleAll` / `vllmCoordAdvance`), instead of copying the state in and out per call.
+ */
 export class Coordinator {
-  private s: VllmCoordState
+  private readonly w: Work
   private readonly tokens: Array<number>
   private readonly measured: Array<number>
   private snapTokens: ReadonlyArray<number> | undefined = undefined
   private snapMeasured: ReadonlyArray<number> | undefined = undefined
+  /** What the machine sent during one call (reused). */
+  private readonly outputs: Array<VllmCoordOutput> = []
   /** The next publish (seconds) if no message comes first. */
   nextPublishSeconds: number
 
-  constructor(init: VllmCoordState) {
-    this.s = init
-    this.tokens = new Array<number>(init.engineCount).fill(0)
-    this.measured = new Array<number>(init.engineCount).fill(Number.NaN)
-    this.nextPublishSeconds = vllmCoordNextPublishMs(init) / 1000
+  private constructor(w: Work) {
+    this.w = w
+    this.tokens = new Array<number>(w.engineCount).fill(0)
+    this.measured = new Array<number>(w.engineCount).fill(Number.NaN)
+    this.nextPublishSeconds = vllmCoordNextPublishMs(w) / 1000
   }
 
   static make(
@@ -74,17 +73,17 @@ export class Coordinator {
       waveCoordination,
       statsUpdateIntervalMs: statsUpdateIntervalSeconds * 1000
     })
-    return "_tag" in s ? s : new Coordinator(s)
+    return "_tag" in s ? s : new Coordinator(work(s))
   }
 
   /** `seconds` on the coordinator's clock (ms), never before what it has already reached. */
   msAt(seconds: number): number {
     // (float rounding between s and ms)
-    return Math.max(seconds * 1000, this.s.horizonMs)
+    return Math.max(seconds * 1000, this.w.horizonMs)
   }
 
-  private events(outputs: ReadonlyArray<VllmCoordOutput>, out: Array<CoordEvent>): void {
-    for (const o of outputs) {
+  private events(out: Array<CoordEvent>): void {
+    for (const o of this.outputs) {
       const atSeconds = o.t / 1000
       if (o.kind === "current" || o.kind === "step_snapshot") {
         const snap = o.kind === "step_snapshot"
@@ -107,14 +106,16 @@ export class Coordinator {
         out.push({ atSeconds, kind: o.kind, wave: o.msg[1], running: o.msg[2] })
       // start_dp_wave: the wave model (vllmWaveStep) has already delivered it to the ranks
     }
+    emptyList(this.outputs)
   }
 
   /**
    * Messages that all reach the coordinator at `seconds`, in order (`tokens[i]`: the rank's
    * `numTotalTokens` that goes with stats message `i`); what the coordinator sent meanwhile is
-   * appended to `out`. They are handed over in as few `vllmCoordHandleAll` batches as keep the
-   * token mirror exact: a batch ends before a stats message of a later (wave, step) than the batch
-   * has seen, the only message that can capture a step snapshot.
+   * appended to `out`. Each message is handed over in turn: the publishes due before it go out
+   * with the token mirror as it was; a stats message of a later (wave, step) that leaves a step
+   * snapshot pending captures the mirror with the snapshot; then the message's tokens and time
+   * enter the mirror. An error names the message (`messages[i]`).
    */
   sendAll(
     seconds: number,
@@ -122,54 +123,37 @@ export class Coordinator {
     tokens: ReadonlyArray<number>,
     out: Array<CoordEvent>
   ): PolicyError | undefined {
+    const w = this.w
     const t = this.msAt(seconds)
-    let stamped = true
-    for (const m of msgs) if (m.t !== t) stamped = false
-    const all = stamped ? msgs : msgs.map((m) => (m.t === t ? m : { ...m, t }))
-    for (let i = 0; i < all.length; ) {
-      const first = all[i]!
-      let ls = this.s.lastStats
-      if (first.type === "stats" && this.s.waveCoordination && later(first, ls)) ls = [first.wave, first.step]
-      let j = i + 1
-      while (j < all.length) {
-        const m = all[j]!
-        if (m.type === "stats" && this.s.waveCoordination && later(m, ls)) break
-        j++
-      }
-      const r = vllmCoordHandleAll(this.s, i === 0 && j === all.length ? all : all.slice(i, j))
-      if ("_tag" in r) return r
-      // publishes due before the batch went out with the tables as they were
-      this.events(r.outputs, out)
-      // a stats message of a later (wave, step) that leaves a snapshot pending has just captured
-      // it (only the batch's first message can; a snapshot is only pending while the table changed)
-      if (r.state.lastStats !== this.s.lastStats && r.state.stepCounts !== undefined) {
+    for (let k = 0; k < msgs.length; k++) {
+      const m0 = msgs[k]!
+      const m = m0.t === t ? m0 : { ...m0, t }
+      const lastStats = w.lastStats
+      const err = apply(w, m, this.outputs)
+      if (err) return { ...err, field: `messages[${k}].${err.field ?? "t"}` }
+      this.events(out)
+      // a snapshot is only pending while the table changed, and only a later (wave, step) captures it
+      if (w.lastStats !== lastStats && w.stepCounts !== undefined) {
         this.snapTokens = this.tokens.slice()
         this.snapMeasured = this.measured.slice()
       }
-      for (let k = i; k < j; k++) {
-        const m = all[k]!
-        if (m.type !== "stats") continue
+      if (m.type === "stats") {
         this.tokens[m.engine] = tokens[k]!
         this.measured[m.engine] = seconds
       }
-      this.s = r.state
-      i = j
     }
-    this.nextPublishSeconds = vllmCoordNextPublishMs(this.s) / 1000
+    this.nextPublishSeconds = vllmCoordNextPublishMs(w) / 1000
     return undefined
   }
 
   /** Publish what is due at `nextPublishSeconds` (the deadline itself, exactly, in ms). */
   publishDue(out: Array<CoordEvent>): PolicyError | undefined {
-    const r = vllmCoordAdvance(this.s, vllmCoordNextPublishMs(this.s))
-    if ("_tag" in r) return r
-    this.events(r.outputs, out)
-    this.s = r.state
-    this.nextPublishSeconds = vllmCoordNextPublishMs(this.s) / 1000
+    const w = this.w
+    const until = vllmCoordNextPublishMs(w)
+    publishDue(w, until, false, this.outputs)
+    if (until > w.horizonMs) w.horizonMs = until
+    this.events(out)
+    this.nextPublishSeconds = vllmCoordNextPublishMs(w) / 1000
     return undefined
-  }
-
-  get state(): VllmCoordState {
-    return this.s
   }
 }

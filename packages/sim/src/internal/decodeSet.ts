@@ -15,7 +15,7 @@
  * per-step loop over the running requests was 75% of `Rank.form` on the DSA default model.)
  */
 import { EpochHeap } from "./epochHeap.js"
-import { emptyList } from "./lists.js"
+import { emptyList, removeAt } from "./lists.js"
 import type { CountedSamples } from "./stats.js"
 
 /** What the set tracks of a request: the lazily advanced fields and their stamps. */
@@ -120,7 +120,7 @@ export class DecodeSet<R extends Decoder> {
     this.count--
     r.decodeEpoch++
     const i = this.fresh.indexOf(r)
-    if (i >= 0) this.fresh.splice(i, 1)
+    if (i >= 0) removeAt(this.fresh, i)
   }
 
   /** Move the members that `done` has lifted to the cap from the below-cap sum to the capped count. */

@@ -9,3 +9,16 @@
 export const emptyList = (a: Array<unknown>): void => {
   while (a.length > 0) a.pop()
 }
+
+/**
+ * Remove the element at `index` in place, keeping the order of the rest: `a.splice(index, 1)`
+ * (a negative `index` counts from the end, as with `splice`) without the array `splice`
+ * allocates for what it removed.
+ */
+export const removeAt = (a: Array<unknown>, index: number): void => {
+  const n = a.length
+  const k = index < 0 ? Math.max(0, n + index) : index
+  if (k >= n) return
+  for (let i = k; i < n - 1; i++) a[i] = a[i + 1]
+  a.pop()
+}

@@ -9,7 +9,7 @@
  */
 import { extendKvReadTokens } from "@loadledger/step-time"
 import { DecodeSet } from "./decodeSet.js"
-import { emptyList } from "./lists.js"
+import { emptyList, removeAt } from "./lists.js"
 import { BLOCK_TOKENS, PrefixCache } from "./prefixCache.js"
 import type { Req } from "./req.js"
 import type { CountedSamples } from "./stats.js"
@@ -118,11 +118,12 @@ export class Rank {
     let i = this.running.length - 1
     if (this.p.engine === "sglang")
       while (i > 0 && this.running[i]!.prefilled < this.running[i]!.prefillTarget) i--
-    const r = this.running.splice(i, 1)[0]!
+    const r = this.running[i]!
+    removeAt(this.running, i)
     const wasDecoding = r.prefilled >= r.prefillTarget
     if (wasDecoding) this.decoding.leave(r)
     else {
-      this.prefilling.splice(this.prefilling.indexOf(r), 1)
+      removeAt(this.prefilling, this.prefilling.indexOf(r))
       this.pendingPrefill -= r.prefillTarget - r.prefilled
     }
     this.kvOwned -= r.kvTokens
@@ -302,7 +303,7 @@ export class Rank {
   }
 
   private finish(r: Req, now: number, hooks: Hooks): void {
-    this.running.splice(this.running.indexOf(r), 1)
+    removeAt(this.running, this.running.indexOf(r))
     this.kvOwned -= r.kvTokens
     r.kvTokens = 0
     if (r.t.hashIds) this.cache.release(r.t.hashIds, r.heldBlocks)
@@ -327,7 +328,7 @@ export class Rank {
       this.pendingPrefill -= r.chunk
       this.prefillComputed += r.chunk
       if (r.prefilled < r.prefillTarget) continue
-      this.prefilling.splice(this.prefilling.indexOf(r), 1)
+      removeAt(this.prefilling, this.prefilling.indexOf(r))
       // the prompt's full blocks join the prefix cache, held by this request until it ends
       const ids = r.t.hashIds
       const to = Math.min(r.fullBlocks, Math.floor(r.prefillTarget / BLOCK_TOKENS))

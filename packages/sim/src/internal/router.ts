@@ -32,6 +32,14 @@ type SimLoad = RankLoad & {
   readonly kvCacheUsage: number
 }
 
+/** A stats message the router rewrites in place. */
+type StatsMessage = {
+  -readonly [K in keyof Extract<VllmCoordMessage, { type: "stats" }>]: Extract<
+    VllmCoordMessage,
+    { type: "stats" }
+  >[K]
+}
+
 interface FrontEnd {
   readonly policy: Policy<unknown>
   state: unknown
@@ -45,6 +53,8 @@ export class Router {
   private readonly events: Array<CoordEvent> = []
   private readonly msgs: Array<VllmCoordMessage> = []
   private readonly tokens: Array<number> = []
+  /** Each rank's stats message, rewritten at each of its step ends (the coordinator keeps none). */
+  private readonly stats: Array<StatsMessage>
   /** Every coordinator publish, when recorded (vllm). */
   readonly publishLog: Array<PublishRecord> | undefined
   /** Set when the coordinator rejected a message (a simulator bug, reported as a status). */
@@ -67,6 +77,16 @@ export class Router {
     }
     this.shm = new Array<SimLoad | undefined>(dpSize).fill(undefined)
     this.stepsDone = new Array<number>(dpSize).fill(0)
+    this.stats = Array.from({ length: dpSize }, (_, engine) => ({
+      t: 0,
+      type: "stats" as const,
+      engine,
+      waiting: 0,
+      running: 0,
+      kv: 0,
+      step: 0,
+      wave: 0
+    }))
     this.publishLog = recordPublishes && engine === "vllm" ? [] : undefined
     if (engine === "vllm") {
       const c = Coordinator.make(dpSize, waveCoordination, coordinatorIntervalSeconds)
@@ -122,7 +142,7 @@ export class Router {
     if (c === undefined) return false
     // every message reaches the coordinator at `now`, on its clock
     const t = c.msAt(now)
-    // the coordinator reads the lists and keeps none of them: reused, emptied here
+    // the coordinator reads the lists and messages and keeps none of them: all reused
     const msgs = this.msgs
     const tokens = this.tokens
     emptyList(msgs)
@@ -141,16 +161,14 @@ export class Router {
       const ws = waves?.[i]
       // the rank's stats, as `snapshot` takes them (a vLLM rank's row goes only to the coordinator)
       const used = rank.usedTokens()
-      msgs.push({
-        t,
-        type: "stats",
-        engine: rank.id,
-        waiting: rank.waiting.length,
-        running: rank.running.length,
-        kv: used / this.kvPoolTokens,
-        step: ws === undefined ? this.stepsDone[rank.id]! : ws.step,
-        wave: ws === undefined ? 0 : ws.wave
-      })
+      const m = this.stats[rank.id]!
+      m.t = t
+      m.waiting = rank.waiting.length
+      m.running = rank.running.length
+      m.kv = used / this.kvPoolTokens
+      m.step = ws === undefined ? this.stepsDone[rank.id]! : ws.step
+      m.wave = ws === undefined ? 0 : ws.wave
+      msgs.push(m)
       tokens.push(used + rank.waitingUncached)
     }
     const e = c.sendAll(now, msgs, tokens, this.events)
