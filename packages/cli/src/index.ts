@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from "commander"
 import * as calibrate from "./commands/calibrate.js"
+import * as capacity from "./commands/capacity.js"
 import * as conformance from "./commands/conformance.js"
 import * as decode from "./commands/decode.js"
 import * as simulate from "./commands/simulate.js"
@@ -18,7 +19,7 @@ import * as sweep from "./commands/sweep.js"
  * ```ts
  * import { program } from "@loadledger/cli"
  * program().name() // => "loadledger"
- * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "sweep"]
+ * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "capacity", "sweep"]
  * ```
  *
  * @category cli
@@ -29,7 +30,7 @@ export const program = (): Command => {
     .description("Model and check how LLM serving engines spread requests over data-parallel ranks.")
     .version("0.1.0")
     .exitOverride()
-  for (const c of [decode, conformance, stepTime, calibrate, simulate, sweep]) c.register(p)
+  for (const c of [decode, conformance, stepTime, calibrate, simulate, capacity, sweep]) c.register(p)
   return p
 }
 

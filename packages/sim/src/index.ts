@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+export * from "./Capacity.js"
 export * from "./Config.js"
 export * from "./Result.js"
 export * from "./Simulate.js"

@@ -1,0 +1,192 @@
+/**
+ * `loadledger capacity`: the largest arrival rate a simulated DP group keeps up with on a trace,
+ * and the rates at given shares of it (how issue 16's compare rates are found).
+ *
+ * @since 0.3.0
+ */
+import { findPolicy } from "@loadledger/policies"
+import { type CapacityProbe, findCapacity, type TraceFormat } from "@loadledger/sim"
+import { type Command, Option } from "commander"
+import { fail, nonNegativeInt, positiveInt, positiveNumber } from "../internal/args.js"
+import { readTraceFile, simConfigFor } from "../internal/simSetup.js"
+
+/**
+ * Options of `loadledger capacity`, as parsed.
+ *
+ * @category capacity
+ * @since 0.3.0
+ */
+export interface CapacityCommandOptions {
+  readonly trace: string
+  readonly policy: string
+  readonly dp: number
+  readonly model: string
+  readonly gpu: string
+  readonly engine?: "sglang" | "vllm" | undefined
+  readonly frontEnds: number
+  readonly seed: number
+  readonly format?: TraceFormat | undefined
+  readonly limit?: number | undefined
+  readonly start: number
+  readonly precision: number
+  readonly tolerance: number
+  /** Shares of capacity to print rates for, comma-separated (default "0.7,0.9"). */
+  readonly at: string
+  readonly json?: boolean | undefined
+  readonly quiet?: boolean | undefined
+}
+
+const fixed = (x: number | undefined, digits: number) => (x === undefined ? "-" : x.toFixed(digits))
+
+const probeLine = (p: CapacityProbe): string =>
+  `${p.rate.toPrecision(4).padEnd(8)} ${p.endRatio.toFixed(3).padStart(7)}  ${(p.keepsUp ? "yes" : "no").padEnd(7)} ${fixed(p.result.ttftSeconds.p50, 2).padStart(8)} / ${fixed(p.result.ttftSeconds.p99, 2).padEnd(8)} ${fixed(p.result.itlSeconds.p99 === undefined ? undefined : p.result.itlSeconds.p99 * 1000, 0).padStart(6)}  ${(p.result.syncWaitShare * 100).toFixed(1).padStart(5)}%`
+
+/** Parse `--at`: shares of capacity in (0, 1], comma-separated; throws a one-line Error. */
+const parseShares = (text: string): ReadonlyArray<number> => {
+  const shares = text.split(",").map((s) => Number(s.trim()))
+  if (shares.length === 0 || shares.some((s) => !(s > 0 && s <= 1)))
+    return fail(`--at must be comma-separated shares in (0, 1], got "${text}"`)
+  return shares
+}
+
+/**
+ * Run `capacity` with parsed options: read the trace, search, print each probe (rate, run end over
+ * arrival span, kept up, TTFT p50 / p99, ITL p99, sync wait) and the capacity with the rates at
+ * `--at` shares of it (or all of it as JSON). Throws an `Error` with a one-line message on bad
+ * input or when no capacity is found (the CLI prints it and exits 1).
+ *
+ * @example
+ * ```ts
+ * import { runCapacity } from "./capacity.js"
+ * const o = { trace: "examples/traces/mooncake/conversation_trace.jsonl", policy: "total-tokens", dp: 2, model: "glm-5.3", gpu: "h200", frontEnds: 1, seed: 0, start: 1, precision: 0.01, tolerance: 0.02, at: "0.7,0.9" }
+ * await runCapacity({ ...o, policy: "no-such-policy" }).catch((e: Error) => e.message)
+ * // => 'unknown policy "no-such-policy" (see loadledger simulate --help)'
+ * await runCapacity({ ...o, at: "70" }).catch((e: Error) => e.message)
+ * // => '--at must be comma-separated shares in (0, 1], got "70"'
+ * ```
+ *
+ * @category capacity
+ * @since 0.3.0
+ */
+export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
+  const entry = findPolicy(o.policy)
+  if (entry === undefined) return fail(`unknown policy "${o.policy}" (see loadledger simulate --help)`)
+  const shares = parseShares(o.at)
+  const engine = o.engine ?? (entry.engine === "vllm" ? "vllm" : "sglang")
+  const config = simConfigFor({ ...o, engine })
+  const parsed = readTraceFile(o.trace, o.format, `--trace ${o.trace}`)
+  const trace = o.limit === undefined ? parsed : parsed.slice(0, o.limit)
+  const head = "rate     end/span  kept up TTFT p50 / p99 s   ITL p99 ms  sync"
+  const verbose = o.json !== true
+  if (verbose)
+    process.stdout.write(
+      `capacity of ${o.model} on ${o.gpu}, DP ${o.dp}, ${engine} x${o.frontEnds}, ${entry.name}, ${trace.length} requests from ${o.trace}\n${head}\n`
+    )
+  const found = findCapacity(config, trace, entry, {
+    start: o.start,
+    precision: o.precision,
+    tolerance: o.tolerance,
+    onProbe: (p) => {
+      if (verbose) process.stdout.write(`${probeLine(p)}\n`)
+      else if (o.quiet !== true)
+        process.stderr.write(`probe ${p.rate.toPrecision(4)}x: ${p.keepsUp ? "kept up" : "fell behind"}\n`)
+    }
+  })
+  if (found._tag === "CapacityError") return fail(found.message)
+  const at = shares.map((share) => ({ share, rate: share * found.rate }))
+  if (!verbose) {
+    const probes = found.probes.map((p) => ({
+      rate: p.rate,
+      keepsUp: p.keepsUp,
+      endRatio: p.endRatio,
+      ttftSeconds: p.result.ttftSeconds,
+      itlSeconds: p.result.itlSeconds,
+      syncWaitShare: p.result.syncWaitShare
+    }))
+    const out = {
+      ...o,
+      engine,
+      rate: found.rate,
+      failedRate: found.failedRate,
+      requestsPerSecond: found.requestsPerSecond,
+      at,
+      probes
+    }
+    process.stdout.write(`${JSON.stringify(out)}\n`)
+    return
+  }
+  process.stdout.write(
+    `capacity: ${found.rate.toPrecision(4)}x (${found.requestsPerSecond.toPrecision(4)} requests/s; ${found.failedRate.toPrecision(4)}x falls behind)\n${at.map((a) => `${Math.round(a.share * 100)}% of capacity: ${a.rate.toPrecision(3)}x`).join("\n")}\n`
+  )
+}
+
+/**
+ * Registers `loadledger capacity --trace FILE [--policy total-tokens] [--dp 8] [--model glm-5.3]
+ * [--gpu h200] [--engine sglang|vllm] [--front-ends 1] [--at 0.7,0.9] [--json]`.
+ *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./capacity.js"
+ * const program = new Command()
+ * register(program)
+ * program.commands[0]!.name() // => "capacity"
+ * program.commands[0]!.options.slice(0, 3).map((o) => o.long) // => ["--trace", "--policy", "--dp"]
+ * ```
+ *
+ * @since 0.3.0
+ */
+export const register = (program: Command): void => {
+  program
+    .command("capacity")
+    .description(
+      "find the largest arrival rate a simulated DP group keeps up with on a trace, and the rates at shares of it"
+    )
+    .addHelpText(
+      "after",
+      "\nA run keeps up when it ends within (1 + tolerance) of the trace's arrival span: the backlog drains.\nThe search doubles or halves from --start, then bisects to --precision; every probe replays the\nwhole trace. Rates are multipliers of the trace's own arrival rate, as simulate's --rate-scale."
+    )
+    .requiredOption("--trace <file>", "trace file: Mooncake JSONL, Azure CSV, or generic CSV/JSONL")
+    .option("--policy <name>", "routing policy (see loadledger simulate --help)", "total-tokens")
+    .option("--dp <n>", "data-parallel ranks", positiveInt("--dp"), 8)
+    .option("--model <name>", "step-time model preset", "glm-5.3")
+    .option("--gpu <name>", "GPU preset", "h200")
+    .addOption(
+      new Option("--engine <engine>", "engine model (default: the policy's own)").choices(["sglang", "vllm"])
+    )
+    .option(
+      "--front-ends <n>",
+      "front ends routing on their own (vLLM API servers)",
+      positiveInt("--front-ends"),
+      1
+    )
+    .option("--seed <n>", "seed", nonNegativeInt("--seed"), 0)
+    .addOption(
+      new Option("--format <format>", "trace format (default: detected)").choices([
+        "mooncake",
+        "azure",
+        "generic-jsonl",
+        "generic-csv"
+      ])
+    )
+    .option("--limit <n>", "use only the first N requests", positiveInt("--limit"))
+    .option("--start <x>", "first rate multiplier probed", positiveNumber("--start"), 1)
+    .option(
+      "--precision <x>",
+      "stop when the failing rate is within 1 + x of the kept-up one",
+      positiveNumber("--precision"),
+      0.01
+    )
+    .option(
+      "--tolerance <x>",
+      "a run keeps up when it ends within 1 + x of the arrival span",
+      positiveNumber("--tolerance"),
+      0.02
+    )
+    .option("--at <shares>", "shares of capacity to print rates for", "0.7,0.9")
+    .option("--json", "print the result as JSON")
+    .option("--quiet", "with --json, no probe lines on stderr")
+    .action(async (opts: CapacityCommandOptions) => {
+      await runCapacity(opts)
+    })
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest"
+import { main } from "../src/index.js"
+import { captureOutput } from "./captureOutput.js"
+
+const mooncake = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
+  .pathname
+const io = captureOutput()
+const run = (...args: Array<string>) => main(["node", "loadledger", "capacity", ...args])
+// 300 Mooncake requests on two ranks: a few probes of a short trace
+const small = ["--trace", mooncake, "--limit", "300", "--dp", "2", "--precision", "0.05"]
+
+describe("loadledger capacity", () => {
+  it("prints every probe, the capacity and the rates at 70% and 90% of it", async () => {
+    expect(await run(...small)).toBe(0)
+    const lines = io.out.trim().split("\n")
+    expect(lines[0]).toBe(
+      `capacity of glm-5.3 on h200, DP 2, sglang x1, total-tokens, 300 requests from ${mooncake}`
+    )
+    const m = io.out.match(/capacity: ([\d.]+)x \(([\d.]+) requests\/s; ([\d.]+)x falls behind\)/)
+    expect(m).not.toBeNull()
+    const [rate, failed] = [Number(m![1]), Number(m![3])]
+    expect(failed / rate).toBeLessThanOrEqual(1.05 + 1e-3)
+    const share = (line: string | undefined, pct: number) =>
+      Number(line?.match(new RegExp(`^${pct}% of capacity: ([\\d.]+)x$`))?.[1])
+    expect(share(lines.at(-2), 70) / rate).toBeCloseTo(0.7, 2)
+    expect(share(lines.at(-1), 90) / rate).toBeCloseTo(0.9, 2)
+    // each probe line: rate, end/span, kept up (the capacity's row says yes, the failed one no)
+    const probes = lines.slice(2, -3).map((l) => l.trim().split(/\s+/))
+    expect(probes.length).toBeGreaterThan(2)
+    expect(probes.find((p) => Number(p[0]) === Number(rate.toPrecision(4)))?.[2]).toBe("yes")
+    expect(probes.find((p) => Number(p[0]) === Number(failed.toPrecision(4)))?.[2]).toBe("no")
+  })
+
+  it("--json gives the same search as data; --at picks the shares", async () => {
+    expect(await run(...small, "--json", "--quiet", "--at", "0.5,1")).toBe(0)
+    const out = JSON.parse(io.out)
+    expect(out.at.map((a: { share: number }) => a.share)).toEqual([0.5, 1])
+    expect(out.at[1].rate).toBe(out.rate)
+    expect(out.probes.find((p: { rate: number }) => p.rate === out.rate).keepsUp).toBe(true)
+    expect(out.probes.find((p: { rate: number }) => p.rate === out.failedRate).keepsUp).toBe(false)
+    expect(io.err).toBe("")
+  })
+
+  it("bad input exits 1 with one line naming it, before any simulation", async () => {
+    for (const [args, message] of [
+      [["--policy", "nope"], 'unknown policy "nope"'],
+      [["--at", "0.7,90"], "--at must be comma-separated shares in (0, 1]"],
+      [["--model", "gpt-9"], 'unknown model "gpt-9"'],
+      [["--precision", "0"], "--precision"]
+    ] as const) {
+      expect(await run(...small, ...args)).toBe(1)
+      expect(io.err).toContain(message)
+      expect(io.out).toBe("")
+    }
+  })
+})

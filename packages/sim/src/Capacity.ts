@@ -1,0 +1,204 @@
+/**
+ * `findCapacity`: the largest arrival rate a simulated DP group keeps up with, found by replaying
+ * a trace at scaled rates (bracket, then bisection).
+ *
+ * @since 0.3.0
+ */
+import type { SimConfig } from "./Config.js"
+import type { PolicyResult } from "./Result.js"
+import { type SimPolicy, simulate } from "./Simulate.js"
+import { scaleTrace, type TraceRequest } from "./Trace.js"
+
+/**
+ * How `findCapacity` searches. Every field is optional.
+ * - `start`: the first rate multiplier probed (default 1; the search doubles or halves from it);
+ * - `precision`: stop when the failing rate is within `1 + precision` of the kept-up one (default 0.01);
+ * - `tolerance`: a run keeps up when it ends within `(1 + tolerance)` of the arrival span (default 0.02);
+ * - `maxProbes`: at most this many simulations (default 40);
+ * - `onProbe`: called after each simulation (does not change the result).
+ *
+ * @category capacity
+ * @since 0.3.0
+ */
+export interface CapacityOptions {
+  readonly start?: number | undefined
+  readonly precision?: number | undefined
+  readonly tolerance?: number | undefined
+  readonly maxProbes?: number | undefined
+  readonly onProbe?: ((probe: CapacityProbe) => void) | undefined
+}
+
+/**
+ * One simulation of the search: the rate multiplier, whether the group kept up, the run's end over
+ * the arrival span (`endRatio`, 1.00 = done as the last request arrived), and the run's result.
+ *
+ * @category capacity
+ * @since 0.3.0
+ */
+export interface CapacityProbe {
+  readonly rate: number
+  readonly keepsUp: boolean
+  readonly endRatio: number
+  readonly result: PolicyResult
+}
+
+/**
+ * What `findCapacity` found: `rate`, the largest rate multiplier probed that the group kept up
+ * with (the next one up, `failedRate`, is within `1 + precision`); `requestsPerSecond`, the trace's
+ * mean arrival rate at `rate`; every probe in order.
+ *
+ * @category capacity
+ * @since 0.3.0
+ */
+export interface Capacity {
+  readonly _tag: "Capacity"
+  readonly rate: number
+  readonly failedRate: number
+  readonly requestsPerSecond: number
+  readonly probes: ReadonlyArray<CapacityProbe>
+}
+
+/**
+ * Why `findCapacity` found no capacity: a bad option (`field` names it), a trace whose arrivals
+ * span no time, or no bracket within `maxProbes` (`probes` says what was tried).
+ *
+ * @category capacity
+ * @since 0.3.0
+ */
+export interface CapacityError {
+  readonly _tag: "CapacityError"
+  readonly message: string
+  readonly field?: string | undefined
+  readonly probes: ReadonlyArray<CapacityProbe>
+}
+
+/**
+ * Does the group keep up? A run keeps up when every request finished or was rejected as too large
+ * for the pool (status `Completed`) and the run ended within `(1 + tolerance)` of the arrival span,
+ * from the first arrival: the backlog left when the last request arrives drains in a small fraction
+ * of the trace's length. Above capacity the backlog grows with the trace and the run ends late.
+ */
+const probe = (
+  config: SimConfig,
+  trace: ReadonlyArray<TraceRequest>,
+  policy: SimPolicy,
+  rate: number,
+  tolerance: number
+): CapacityProbe => {
+  const scaled = scaleTrace(trace, { rateScale: rate })
+  const first = scaled[0]!.arrivalSeconds
+  const span = scaled.at(-1)!.arrivalSeconds - first
+  const result = simulate(config, scaled, policy)
+  const endRatio = (result.simulatedSeconds - first) / span
+  const keepsUp =
+    result.status._tag === "Completed" && result.requests.unfinished === result.requests.rejected
+  return { rate, keepsUp: keepsUp && endRatio <= 1 + tolerance, endRatio, result }
+}
+
+const positive = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x) && x > 0
+
+/**
+ * Find the largest arrival-rate multiplier (as `scaleTrace`'s `rateScale`) at which `policy` on the
+ * group `config` keeps up with `trace`: a run at that rate ends within `1 + tolerance` of the
+ * arrival span (the backlog drains), one at `rate x (1 + precision)` does not. Brackets from
+ * `start` by doubling or halving, then bisects geometrically; every probe is a full `simulate`.
+ * Deterministic: the same inputs give the same probes.
+ *
+ * **When to use**: to state a load as a share of capacity (70% of capacity = `0.7 x rate`), to
+ * size a group for a trace, or to compare how much load policies sustain. The capacity is the
+ * long-run one: a bursty trace at 90% of it still queues during its bursts.
+ *
+ * Vidur's capacity search (microsoft/vidur, `vidur/config_optimizer/config_explorer/capacity_search.py`)
+ * bisects the rate under a scheduling-delay bound; here the bound is the backlog at the end of the
+ * trace, so no latency threshold has to be chosen.
+ *
+ * Errors (`CapacityError`, never a throw): `start`, `precision`, `tolerance` or `maxProbes` not a
+ * positive number (`field` names it); fewer than two distinct arrival times; no bracket within
+ * `maxProbes`.
+ *
+ * @example
+ * ```ts
+ * import { findCapacity } from "@loadledger/sim"
+ * import type { Policy } from "@loadledger/policies"
+ * // one rank that needs 1 s per request: capacity is 1 request per second
+ * const one: Policy<null> = {
+ *   name: "one", init: () => null, observe: (s) => s, finish: (s) => s, setStatus: (s) => s,
+ *   route: (s) => ({ _tag: "Routed", rank: 0, state: s, explanation: {} })
+ * }
+ * const trace = Array.from({ length: 200 }, (_, i) => ({ requestId: `${i}`, arrivalSeconds: i * 2, inputLength: 1, outputLength: 1 }))
+ * const config = {
+ *   dpSize: 1, maxRunningRequests: 1,
+ *   stepModel: (ranks: ReadonlyArray<unknown>) => ({ stepSeconds: 1, tokenImbalanceRatio: 1, ranks: ranks.map(() => ({ syncWaitSeconds: 0 })) })
+ * }
+ * const found = findCapacity(config, trace, { name: "one", make: () => one as Policy<unknown> })
+ * found._tag // => "Capacity"
+ * found._tag === "Capacity" && Math.round(found.requestsPerSecond * 10) / 10 // => 1
+ * findCapacity(config, trace, { name: "one", make: () => one as Policy<unknown> }, { precision: 0 })._tag
+ * // => "CapacityError"
+ * ```
+ *
+ * @category capacity
+ * @since 0.3.0
+ */
+export const findCapacity = (
+  config: SimConfig,
+  trace: ReadonlyArray<TraceRequest>,
+  policy: SimPolicy,
+  options: CapacityOptions = {}
+): Capacity | CapacityError => {
+  const probes: Array<CapacityProbe> = []
+  const error = (message: string, field?: string): CapacityError => ({
+    _tag: "CapacityError",
+    message,
+    field,
+    probes
+  })
+  const start = options.start ?? 1
+  const precision = options.precision ?? 0.01
+  const tolerance = options.tolerance ?? 0.02
+  const maxProbes = options.maxProbes ?? 40
+  for (const [field, v] of [
+    ["start", start],
+    ["precision", precision],
+    ["tolerance", tolerance],
+    ["maxProbes", maxProbes]
+  ] as const)
+    if (!positive(v)) return error(`${field} must be a positive number`, field)
+  const span = trace.length < 2 ? 0 : trace.at(-1)!.arrivalSeconds - trace[0]!.arrivalSeconds
+  if (!(span > 0))
+    return error("the trace's arrivals span no time: at least two distinct arrival times are needed")
+  const run = (rate: number): CapacityProbe => {
+    const p = probe(config, trace, policy, rate, tolerance)
+    probes.push(p)
+    options.onProbe?.(p)
+    return p
+  }
+  // bracket: `low` keeps up, `high` does not
+  let low: number | undefined
+  let high: number | undefined
+  let rate = start
+  while (low === undefined || high === undefined) {
+    if (probes.length >= maxProbes) return error(`no rate bracketed within ${maxProbes} probes`, "maxProbes")
+    if (run(rate).keepsUp) {
+      low = rate
+      rate *= 2
+    } else {
+      high = rate
+      rate /= 2
+    }
+  }
+  while (high / low > 1 + precision) {
+    if (probes.length >= maxProbes)
+      return error(`not within precision after ${maxProbes} probes`, "maxProbes")
+    const mid = Math.sqrt(low * high)
+    if (run(mid).keepsUp) low = mid
+    else high = mid
+  }
+  return {
+    _tag: "Capacity",
+    rate: low,
+    failedRate: high,
+    requestsPerSecond: ((trace.length - 1) / span) * low,
+    probes
+  }
+}
