@@ -24,7 +24,7 @@ describe("loadledger capacity", () => {
       Number(line?.match(new RegExp(`^${pct}% of capacity: ([\\d.]+)x$`))?.[1])
     expect(share(lines.at(-2), 70) / rate).toBeCloseTo(0.7, 2)
     expect(share(lines.at(-1), 90) / rate).toBeCloseTo(0.9, 2)
-    // each probe line: rate, end/span, kept up (the capacity's row says yes, the failed one no)
+    // each probe line: rate, backlog, kept up (the capacity's row says yes, the failed one no)
     const probes = lines.slice(2, -3).map((l) => l.trim().split(/\s+/))
     expect(probes.length).toBeGreaterThan(2)
     expect(probes.find((p) => Number(p[0]) === Number(rate.toPrecision(4)))?.[2]).toBe("yes")

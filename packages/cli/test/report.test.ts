@@ -26,6 +26,8 @@ const result = (over: Partial<PolicyResult> = {}): PolicyResult => ({
   requestsPerRank: [5, 5],
   steps: 10,
   simulatedSeconds: 10,
+  firstArrivalSeconds: 0,
+  lastArrivalSeconds: 9.9,
   tokens: { prefillComputed: 0, prefillCached: 0, decode: 0, outputFromPrefill: 0, output: 0 },
   latencyCdf: {
     quantiles: qs,

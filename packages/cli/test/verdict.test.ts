@@ -4,7 +4,14 @@ import { describe, expect, it } from "vitest"
 import type { SummaryRow } from "../src/sweep/Summary.js"
 import { verdictMarkdown, verdictRows } from "../src/sweep/Verdict.js"
 
-const row = (policy: string, ttft: number, itl: number, sync: number, finished = 10): SummaryRow => ({
+const row = (
+  policy: string,
+  ttft: number,
+  itl: number,
+  sync: number,
+  finished = 10,
+  keptUp: boolean | undefined = true
+): SummaryRow => ({
   id: policy,
   trace: "t",
   rate: 1,
@@ -22,11 +29,29 @@ const row = (policy: string, ttft: number, itl: number, sync: number, finished =
   syncWaitShare: sync,
   idleRankStepShare: 0,
   prefixCacheHitRate: 0,
+  keptUp,
   wallSeconds: 1
 })
 const ours = (p: string) => p.startsWith("ours")
 
 describe("verdictRows", () => {
+  it("a policy that fell behind the arrivals sets no bar, and ours must keep up to win", () => {
+    // "herd" finished everything with the lowest ITL p99 by running one rank: it fell behind
+    const others = [row("a", 2.0, 100, 0.3), row("herd", 900, 50, 0.5, 10, false)]
+    const [v] = verdictRows([...others, row("ours", 1.9, 90, 0.2)], ours)
+    expect(v!.bestItl).toEqual({ policy: "a", ms: 100 })
+    expect(v!.ttftSpread).toBe(0)
+    expect(v!.win).toBe(true)
+    const [behind] = verdictRows([...others, row("ours", 1.9, 90, 0.2, 10, false)], ours)
+    expect(behind).toBeUndefined()
+    // rows written before keptUp existed (undefined) are judged on finishing alone
+    const [old] = verdictRows(
+      [row("a", 2.0, 100, 0.3, 10, undefined), row("ours", 1.9, 90, 0.2, 10, undefined)],
+      ours
+    )
+    expect(old!.win).toBe(true)
+  })
+
   it("each metric's bar is its own best other; with a > 5% spread ours must be 2% below it", () => {
     const others = [row("a", 2.0, 100, 0.3), row("b", 3.0, 90, 0.2)]
     // 1.97 s is 1.5% below a's 2.0 s: lower, but not by the 2% a 50% spread asks

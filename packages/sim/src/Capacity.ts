@@ -13,7 +13,8 @@ import { scaleTrace, type TraceRequest } from "./Trace.js"
  * How `findCapacity` searches. Every field is optional.
  * - `start`: the first rate multiplier probed (default 1; the search doubles or halves from it);
  * - `precision`: stop when the failing rate is within `1 + precision` of the kept-up one (default 0.01);
- * - `tolerance`: a run keeps up when it ends within `(1 + tolerance)` of the arrival span (default 0.02);
+ * - `tolerance`: a run keeps up when its last request starts within `tolerance` x the arrival span
+ *   of the last arrival (default 0.02; `keptUp`);
  * - `maxProbes`: at most this many simulations (default 40);
  * - `onProbe`: called after each simulation (does not change the result).
  *
@@ -29,8 +30,9 @@ export interface CapacityOptions {
 }
 
 /**
- * One simulation of the search: the rate multiplier, whether the group kept up, the run's end over
- * the arrival span (`endRatio`, 1.00 = done as the last request arrived), and the run's result.
+ * One simulation of the search: the rate multiplier, whether the group kept up (`keptUp`), the backlog at the
+ * last arrival as a share of the arrival span (`backlog`: when the last request started, after the
+ * last arrival; 0.01 = 1% of the span), and the run's result.
  *
  * @category capacity
  * @since 0.3.0
@@ -38,7 +40,7 @@ export interface CapacityOptions {
 export interface CapacityProbe {
   readonly rate: number
   readonly keepsUp: boolean
-  readonly endRatio: number
+  readonly backlog: number
   readonly result: PolicyResult
 }
 
@@ -72,12 +74,43 @@ export interface CapacityError {
   readonly probes: ReadonlyArray<CapacityProbe>
 }
 
+/** Fewer requests than this and a backlog cannot be told from one request's own queueing. */
+const MIN_REQUESTS = 100
+
 /**
- * Does the group keep up? A run keeps up when every request finished or was rejected as too large
- * for the pool (status `Completed`) and the run ended within `(1 + tolerance)` of the arrival span,
- * from the first arrival: the backlog left when the last request arrives drains in a small fraction
- * of the trace's length. Above capacity the backlog grows with the trace and the run ends late.
+ * Did the group keep up with the arrivals in this run? It did when every request finished or was
+ * rejected as too large for the pool (status `Completed`) and the backlog left at the last
+ * arrival was small: the last request to start started within `tolerance` x the arrival span of
+ * the last arrival. Below capacity requests start seconds after they arrive; above it the queue
+ * grows with the trace and the last ones start a backlog later (a long request's own service time
+ * does not count: only when requests start). `undefined` (cannot tell) for a trace of fewer than
+ * 100 requests or arrivals spanning no time, and for results written before 0.3.0.
+ *
+ * **When to use**: to tell a run at a sustainable load from one that fell behind (the sweep's
+ * verdict compares only policies that kept up; `findCapacity` bisects on it).
+ *
+ * @example
+ * ```ts
+ * import { keptUp, type PolicyResult } from "@loadledger/sim"
+ * const run = { status: { _tag: "Completed" }, requests: { total: 1000, finished: 1000, unfinished: 0, rejected: 0, stalled: 0 }, firstArrivalSeconds: 0, lastArrivalSeconds: 1000 }
+ * keptUp({ ...run, lastScheduledSeconds: 1003 } as PolicyResult) // => true
+ * keptUp({ ...run, lastScheduledSeconds: 1300 } as PolicyResult) // => false
+ * keptUp({ ...run, lastScheduledSeconds: 1300 } as PolicyResult, 0.5) // => true
+ * keptUp({ ...run, requests: { ...run.requests, total: 10 }, lastScheduledSeconds: 1300 } as PolicyResult) // => undefined
+ * ```
+ *
+ * @category capacity
+ * @since 0.3.0
  */
+export const keptUp = (result: PolicyResult, tolerance = 0.02): boolean | undefined => {
+  const span = result.lastArrivalSeconds - result.firstArrivalSeconds
+  if (result.requests.total < MIN_REQUESTS || !(span > 0)) return undefined
+  if (result.status._tag !== "Completed" || result.requests.unfinished !== result.requests.rejected)
+    return false
+  const last = result.lastScheduledSeconds
+  return last === undefined || last - result.lastArrivalSeconds <= tolerance * span
+}
+
 const probe = (
   config: SimConfig,
   trace: ReadonlyArray<TraceRequest>,
@@ -85,22 +118,19 @@ const probe = (
   rate: number,
   tolerance: number
 ): CapacityProbe => {
-  const scaled = scaleTrace(trace, { rateScale: rate })
-  const first = scaled[0]!.arrivalSeconds
-  const span = scaled.at(-1)!.arrivalSeconds - first
-  const result = simulate(config, scaled, policy)
-  const endRatio = (result.simulatedSeconds - first) / span
-  const keepsUp =
-    result.status._tag === "Completed" && result.requests.unfinished === result.requests.rejected
-  return { rate, keepsUp: keepsUp && endRatio <= 1 + tolerance, endRatio, result }
+  const result = simulate(config, scaleTrace(trace, { rateScale: rate }), policy)
+  const span = result.lastArrivalSeconds - result.firstArrivalSeconds
+  const backlog =
+    ((result.lastScheduledSeconds ?? result.lastArrivalSeconds) - result.lastArrivalSeconds) / span
+  return { rate, keepsUp: keptUp(result, tolerance) === true, backlog, result }
 }
 
 const positive = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x) && x > 0
 
 /**
  * Find the largest arrival-rate multiplier (as `scaleTrace`'s `rateScale`) at which `policy` on the
- * group `config` keeps up with `trace`: a run at that rate ends within `1 + tolerance` of the
- * arrival span (the backlog drains), one at `rate x (1 + precision)` does not. Brackets from
+ * group `config` keeps up with `trace` (`keptUp`: the last request starts within `tolerance` x
+ * the arrival span of the last arrival), and one at `rate x (1 + precision)` does not. Brackets from
  * `start` by doubling or halving, then bisects geometrically; every probe is a full `simulate`.
  * Deterministic: the same inputs give the same probes.
  *
@@ -109,11 +139,11 @@ const positive = (x: unknown): x is number => typeof x === "number" && Number.is
  * long-run one: a bursty trace at 90% of it still queues during its bursts.
  *
  * Vidur's capacity search (microsoft/vidur, `vidur/config_optimizer/config_explorer/capacity_search.py`)
- * bisects the rate under a scheduling-delay bound; here the bound is the backlog at the end of the
- * trace, so no latency threshold has to be chosen.
+ * bisects the rate under a bound on a scheduling-delay quantile; here the bound is the backlog at the
+ * last arrival, a share of the trace's span, so no latency threshold has to be chosen.
  *
  * Errors (`CapacityError`, never a throw): `start`, `precision`, `tolerance` or `maxProbes` not a
- * positive number (`field` names it); fewer than two distinct arrival times; no bracket within
+ * positive number (`field` names it); fewer than 100 requests or arrivals spanning no time; no bracket within
  * `maxProbes`.
  *
  * @example

@@ -157,6 +157,9 @@ export interface PublishRecord {
  *   tokens produced by prefill steps (a request's first token, and the next token after each
  *   re-prefill that follows a retraction), output tokens delivered (= decode + outputFromPrefill).
  * - `loadSamples`: running + waiting requests per rank at evenly spaced times.
+ * - `firstArrivalSeconds` / `lastArrivalSeconds` / `lastScheduledSeconds` (since 0.3.0): the
+ *   trace's first and last arrival (0 for an empty trace) and the latest time a request was first
+ *   scheduled (absent when none was); they say whether the run kept up (`keptUp`).
  * - `tokensPerRank` (since 0.2.0): the `tokens` counts split by rank (index = rank).
  * - `latencyCdf.itlSeconds` (since 0.2.0): the ITL quantiles at `latencyCdf.quantiles`, as for
  *   TTFT and E2E (absent in results written before it was added). Each curve is empty (`[]`) when
@@ -188,6 +191,9 @@ export interface PolicyResult {
   readonly requestsPerRank: ReadonlyArray<number>
   readonly steps: number
   readonly simulatedSeconds: number
+  readonly firstArrivalSeconds: number
+  readonly lastArrivalSeconds: number
+  readonly lastScheduledSeconds?: number | undefined
   readonly tokens: {
     readonly prefillComputed: number
     readonly prefillCached: number

@@ -103,11 +103,14 @@ export const simulate = (
   let rejected = 0
   let stalled = 0
   let lastFinish = 0
+  let lastScheduled = Number.NaN
   const st = run.status
   const stuckRanks = new Set(
     st._tag === "NoProgress" ? st.ranks : st._tag === "Deadlock" ? [...st.busyRanks, ...st.skippingRanks] : []
   )
   for (const r of run.reqs) {
+    if (r.firstScheduledSeconds > lastScheduled || Number.isNaN(lastScheduled))
+      lastScheduled = r.firstScheduledSeconds
     if (r.rejected !== undefined) rejected++
     else if (Number.isNaN(r.finishSeconds) && r.rank >= 0 && stuckRanks.has(r.rank)) stalled++
     if (Number.isNaN(r.finishSeconds)) continue
@@ -155,6 +158,9 @@ export const simulate = (
     requestsPerRank: run.ranks.map((r) => r.routed),
     steps: run.steps,
     simulatedSeconds: run.endSeconds,
+    firstArrivalSeconds: firstArrival,
+    lastArrivalSeconds: trace.at(-1)?.arrivalSeconds ?? 0,
+    lastScheduledSeconds: Number.isNaN(lastScheduled) ? undefined : lastScheduled,
     tokens: {
       prefillComputed: sum((r) => r.prefillComputed),
       prefillCached: sum((r) => r.cachedPromptTokens),

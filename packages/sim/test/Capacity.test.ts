@@ -45,7 +45,8 @@ describe("findCapacity", () => {
     const at = (r: number) => found.probes.find((p) => p.rate === r)!
     expect(at(found.rate).keepsUp).toBe(true)
     expect(at(found.failedRate).keepsUp).toBe(false)
-    expect(at(found.failedRate).endRatio).toBeGreaterThan(1.02)
+    expect(at(found.failedRate).backlog).toBeGreaterThan(0.02)
+    expect(at(found.rate).backlog).toBeLessThanOrEqual(0.02)
   })
 
   it("is deterministic and starts where told: doubling up, or halving down", () => {
@@ -83,7 +84,7 @@ describe("findCapacity", () => {
       rr(1)
     )
     expect(same._tag).toBe("CapacityError")
-    const short = findCapacity(config(1), trace, rr(1), { start: 0.01, maxProbes: 3 })
-    expect(short._tag === "CapacityError" && [short.field, short.probes.length]).toEqual(["maxProbes", 3])
+    const few = findCapacity(config(1), trace, rr(1), { start: 0.01, maxProbes: 3 })
+    expect(few._tag === "CapacityError" && [few.field, few.probes.length]).toEqual(["maxProbes", 3])
   })
 })

@@ -39,7 +39,7 @@ export interface CapacityCommandOptions {
 const fixed = (x: number | undefined, digits: number) => (x === undefined ? "-" : x.toFixed(digits))
 
 const probeLine = (p: CapacityProbe): string =>
-  `${p.rate.toPrecision(4).padEnd(8)} ${p.endRatio.toFixed(3).padStart(7)}  ${(p.keepsUp ? "yes" : "no").padEnd(7)} ${fixed(p.result.ttftSeconds.p50, 2).padStart(8)} / ${fixed(p.result.ttftSeconds.p99, 2).padEnd(8)} ${fixed(p.result.itlSeconds.p99 === undefined ? undefined : p.result.itlSeconds.p99 * 1000, 0).padStart(6)}  ${(p.result.syncWaitShare * 100).toFixed(1).padStart(5)}%`
+  `${p.rate.toPrecision(4).padEnd(8)} ${`${(p.backlog * 100).toFixed(1)}%`.padStart(7)}  ${(p.keepsUp ? "yes" : "no").padEnd(7)} ${fixed(p.result.ttftSeconds.p50, 2).padStart(8)} / ${fixed(p.result.ttftSeconds.p99, 2).padEnd(8)} ${fixed(p.result.itlSeconds.p99 === undefined ? undefined : p.result.itlSeconds.p99 * 1000, 0).padStart(6)}  ${(p.result.syncWaitShare * 100).toFixed(1).padStart(5)}%`
 
 /** Parse `--at`: shares of capacity in (0, 1], comma-separated; throws a one-line Error. */
 const parseShares = (text: string): ReadonlyArray<number> => {
@@ -50,8 +50,9 @@ const parseShares = (text: string): ReadonlyArray<number> => {
 }
 
 /**
- * Run `capacity` with parsed options: read the trace, search, print each probe (rate, run end over
- * arrival span, kept up, TTFT p50 / p99, ITL p99, sync wait) and the capacity with the rates at
+ * Run `capacity` with parsed options: read the trace, search, print each probe (rate, the backlog
+ * at the last arrival as a share of the arrival span, kept up, TTFT p50 / p99, ITL p99, sync wait)
+ * and the capacity with the rates at
  * `--at` shares of it (or all of it as JSON). Throws an `Error` with a one-line message on bad
  * input or when no capacity is found (the CLI prints it and exits 1).
  *
@@ -76,7 +77,7 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
   const config = simConfigFor({ ...o, engine })
   const parsed = readTraceFile(o.trace, o.format, `--trace ${o.trace}`)
   const trace = o.limit === undefined ? parsed : parsed.slice(0, o.limit)
-  const head = "rate     end/span  kept up TTFT p50 / p99 s   ITL p99 ms  sync"
+  const head = "rate     backlog  kept up TTFT p50 / p99 s   ITL p99 ms  sync"
   const verbose = o.json !== true
   if (verbose)
     process.stdout.write(
@@ -98,7 +99,7 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
     const probes = found.probes.map((p) => ({
       rate: p.rate,
       keepsUp: p.keepsUp,
-      endRatio: p.endRatio,
+      backlog: p.backlog,
       ttftSeconds: p.result.ttftSeconds,
       itlSeconds: p.result.itlSeconds,
       syncWaitShare: p.result.syncWaitShare
@@ -144,7 +145,7 @@ export const register = (program: Command): void => {
     )
     .addHelpText(
       "after",
-      "\nA run keeps up when it ends within (1 + tolerance) of the trace's arrival span: the backlog drains.\nThe search doubles or halves from --start, then bisects to --precision; every probe replays the\nwhole trace. Rates are multipliers of the trace's own arrival rate, as simulate's --rate-scale."
+      "\nA run keeps up when its last request starts within tolerance x the trace's arrival span of the\nlast arrival (the backlog column). The search doubles or halves from --start, then bisects to\n--precision; every probe replays the whole trace. Rates multiply the trace's own arrival rate,\nas simulate's --rate-scale does. The trace needs at least 100 requests."
     )
     .requiredOption("--trace <file>", "trace file: Mooncake JSONL, Azure CSV, or generic CSV/JSONL")
     .option("--policy <name>", "routing policy (see loadledger simulate --help)", "total-tokens")
@@ -179,7 +180,7 @@ export const register = (program: Command): void => {
     )
     .option(
       "--tolerance <x>",
-      "a run keeps up when it ends within 1 + x of the arrival span",
+      "a run keeps up when its last request starts within x times the arrival span of the last arrival",
       positiveNumber("--tolerance"),
       0.02
     )

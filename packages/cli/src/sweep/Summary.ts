@@ -4,6 +4,7 @@
  *
  * @since 0.2.0
  */
+import { keptUp } from "@loadledger/sim"
 import type { CellResult } from "./runCell.js"
 
 /**
@@ -31,6 +32,8 @@ export interface SummaryRow {
   readonly syncWaitShare: number
   readonly idleRankStepShare: number
   readonly prefixCacheHitRate: number
+  /** The run kept up with the arrivals (`keptUp` of @loadledger/sim); absent for results written before 0.3.0. */
+  readonly keptUp: boolean | undefined
   readonly wallSeconds: number
 }
 
@@ -75,6 +78,7 @@ export const summaryRows = (results: ReadonlyArray<CellResult>): ReadonlyArray<S
     syncWaitShare: result.syncWaitShare,
     idleRankStepShare: result.idleRankStepShare,
     prefixCacheHitRate: result.prefixCacheHitRate,
+    keptUp: result.lastArrivalSeconds === undefined ? undefined : keptUp(result),
     wallSeconds
   }))
 
@@ -84,7 +88,8 @@ const pct = (v: number) => `${(v * 100).toFixed(1)}%`
 
 /**
  * A Markdown table of the rows: one block per (trace, rate, DP, front end), policies as rows, the
- * lowest TTFT p99 and ITL p99 of each block in bold.
+ * lowest TTFT p99 and ITL p99 of each block in bold. Status: `ok` when the run kept up, `behind`
+ * when it finished every request but fell behind the arrivals (`keptUp`), else the run's status.
  *
  * @example
  * ```ts
@@ -124,7 +129,7 @@ export const markdownTable = (rows: ReadonlyArray<SummaryRow>): string => {
     out.push("|---|---|---|---|---|---|---|---|")
     for (const r of rs)
       out.push(
-        `| ${r.policy} | ${fmt(r.ttftP50Seconds)} / ${bold(r.ttftP99Seconds, bTtft)} | ${fmt(r.itlP50Ms)} / ${bold(r.itlP99Ms, bItl)} | ${fmt(r.e2eP99Seconds)} | ${pct(r.syncWaitShare)} | ${pct(r.idleRankStepShare)} | ${pct(r.prefixCacheHitRate)} | ${r.status === "Completed" ? "ok" : r.status} ${r.finished}/${r.total} |`
+        `| ${r.policy} | ${fmt(r.ttftP50Seconds)} / ${bold(r.ttftP99Seconds, bTtft)} | ${fmt(r.itlP50Ms)} / ${bold(r.itlP99Ms, bItl)} | ${fmt(r.e2eP99Seconds)} | ${pct(r.syncWaitShare)} | ${pct(r.idleRankStepShare)} | ${pct(r.prefixCacheHitRate)} | ${r.status !== "Completed" ? r.status : r.keptUp === false ? "behind" : "ok"} ${r.finished}/${r.total} |`
       )
     out.push("")
   }

@@ -3,13 +3,18 @@
  * one of loadledger's own policies beat the best of all the others on TTFT p99, ITL p99 and sync
  * wait at once? The rule, stated once here and printed with the table:
  *
- * - "others" are the policies that reproduce upstream (`PolicyEntry.reference`) and finished every
- *   request of the block (a policy that rejected or stalled requests has no comparable tail);
+ * - "others" are the policies that reproduce upstream (`PolicyEntry.reference`), finished every
+ *   request of the block and kept up with its arrivals (`keptUp` of @loadledger/sim: the run ended
+ *   within 2% of the arrival span). A policy that rejected or stalled requests has no comparable
+ *   tail, and one that fell behind serves a shrinking share of the load at a time: its queue, not
+ *   its step times, sets its latencies (a policy that herds every request onto one rank runs seven
+ *   idle ranks and shows the lowest ITL p99 with a TTFT p99 of an hour);
  * - for each of TTFT p99 and ITL p99 the bar is the best (lowest) other value, whichever policy
  *   holds it; where the others' values spread by more than 5% ((max - min) / min), ours must be
  *   at least 2% lower, else merely lower;
  * - the sync-wait share must be lower than the lowest other share;
- * - "ours" wins the block when one of our policies meets all three and finished every request.
+ * - "ours" wins the block when one of our policies meets all three, finished every request and
+ *   kept up. Rows written before `keptUp` existed are judged on finishing alone.
  *
  * @since 0.3.0
  */
@@ -46,7 +51,7 @@ const SPREAD = 0.05
 const MARGIN = 0.02
 
 const complete = (r: SummaryRow) =>
-  r.finished === r.total && r.ttftP99Seconds !== undefined && r.itlP99Ms !== undefined
+  r.finished === r.total && r.keptUp !== false && r.ttftP99Seconds !== undefined && r.itlP99Ms !== undefined
 
 const argmin = (rs: ReadonlyArray<SummaryRow>, f: (r: SummaryRow) => number): SummaryRow =>
   rs.reduce((a, b) => (f(b) < f(a) ? b : a))
@@ -65,7 +70,7 @@ const gapTo = (v: number, best: number, spread: number): number =>
  * const row = (policy: string, ttft: number, itl: number, sync: number) => ({
  *   id: policy, trace: "t", rate: 1, dp: 8, frontEnd: "sglang x1", policy, status: "Completed", finished: 10, total: 10,
  *   ttftP50Seconds: 1, ttftP99Seconds: ttft, itlP50Ms: 10, itlP99Ms: itl, e2eP99Seconds: 9,
- *   syncWaitShare: sync, idleRankStepShare: 0, prefixCacheHitRate: 0, wallSeconds: 1
+ *   syncWaitShare: sync, idleRankStepShare: 0, prefixCacheHitRate: 0, keptUp: true, wallSeconds: 1
  * })
  * const [v] = verdictRows([row("upstream-a", 2.0, 100, 0.3), row("upstream-b", 3.0, 90, 0.2), row("ours", 1.9, 85, 0.19)], (p) => p === "ours")
  * v?.bestTtft // => { policy: "upstream-a", seconds: 2 }
@@ -155,8 +160,9 @@ export const verdictMarkdown = (rows: ReadonlyArray<VerdictRow>): string => {
     `**Verdict (issue 16): ${won} of ${rows.length} blocks won by a loadledger policy**`,
     "",
     "Bar per block: the best (lowest) TTFT p99, ITL p99 and sync-wait share among the upstream policies",
-    "that finished every request; ours must be lower on all three, by >= 2% on a p99 where the others",
-    "spread by > 5%. Percentages: ours against each best (negative = lower).",
+    "that finished every request and kept up with the arrivals (the run ended within 2% of the arrival",
+    "span; status `behind` in the tables otherwise); ours must keep up and be lower on all three, by",
+    ">= 2% on a p99 where the others spread by > 5%. Percentages: ours against each best (negative = lower).",
     "",
     "| block | best other TTFT p99 s | best other ITL p99 ms | best other sync | others' spread TTFT / ITL | ours (closest to winning) | TTFT p99 s | ITL p99 ms | sync | verdict |",
     "|---|---|---|---|---|---|---|---|---|---|",
