@@ -149,7 +149,8 @@ describe("router-side prefix index (ladder of recorded blocks)", () => {
 })
 
 describe("step-time-aware", () => {
-  const p = makeStepTimeAware()
+  // the prefill rule alone (the decode term, on by default with one front end, is tested below)
+  const p = makeStepTimeAware({ decodeWeight: 0 })
   const start = (n: number, rows?: ReadonlyArray<RankLoad>) =>
     p.observe(p.init(n), rows ?? Array.from({ length: n }, (_, r) => idle(r)), 0)
 
@@ -235,6 +236,34 @@ describe("step-time-aware", () => {
     )
     // the snapshot at t = 2 includes a: rank 0 still counts 3 x one request in flight (the floor)
     expect((after.explanation.scores?.[0] ?? 0) - (after.explanation.scores?.[1] ?? 0)).toBeCloseTo(3 * d, 12)
+  })
+
+  it("the decode term: on (w = 8) with one front end by default, off with several; it sends a prefill tie to the lighter decode", () => {
+    // equal prefill queues (none), rank 0 decodes 30 requests over 300k tokens of context, rank 1 is idle
+    const rows = [
+      idle(0, 0, { numRunningReqs: 30, numTotalTokens: 300_000, kvCacheUsage: 0.5 }),
+      idle(1, 0, { kvCacheUsage: 0 })
+    ]
+    const one = makeStepTimeAware()
+    const r1 = routed(one.route(one.observe(one.init(2), rows, 0), { requestId: "d", inputLength: 1000 }, 0))
+    expect(r1.rank).toBe(1)
+    const c = glm53H200StepCost
+    const prefill = prefillSeconds(c, 1000, 0)
+    const decode = (requests: number, context: number) =>
+      8 * ((requests + 1) * c.decodeSecondsPerRequest + (context + 1000) * c.decodeSecondsPerContextToken)
+    expect(r1.explanation.scores?.[0]).toBeCloseTo(prefill + decode(30, 300_000), 12)
+    expect(r1.explanation.scores?.[1]).toBeCloseTo(prefill + decode(0, 0), 12)
+    // several front ends read one stale snapshot: no decode term by default, the tie rotates
+    const four = makeStepTimeAware({ clientCount: 4 })
+    const r4 = routed(
+      four.route(four.observe(four.init(2), rows, 0), { requestId: "d", inputLength: 1000 }, 0)
+    )
+    expect(r4.explanation.scores).toEqual([prefill, prefill])
+    expect(r4.rank).toBe(0)
+    // an explicit weight wins over either default
+    const off = makeStepTimeAware({ decodeWeight: 0 })
+    const r0 = routed(off.route(off.observe(off.init(2), rows, 0), { requestId: "d", inputLength: 1000 }, 0))
+    expect(r0.explanation.scores).toEqual([prefill, prefill])
   })
 
   it("one front end counts a fresh snapshot's queue; several in whole seconds, and in full for a stale rank", () => {

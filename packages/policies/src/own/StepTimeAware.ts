@@ -29,9 +29,11 @@ import { glm53H200StepCost, prefillSeconds, type StepCostModel } from "./StepCos
  * - `cost` ({@link glm53H200StepCost}): the step cost model, e.g. from `stepCostFrom`.
  * - `clientCount` / `clientIndex`: front ends sharing the ranks (see "Several front ends" on
  *   {@link makeStepTimeAware}); the tie scan starts at `floor(dpSize * clientIndex / clientCount)`.
- * - `decodeWeight` (0): how many decode steps of a rank's decode cost count against a second of
- *   predicted time to first token. 0 leaves decode balance to the rotating tie-break; above 0 the
- *   policy also tracks this front end's requests in flight (the `clientCount` x in-flight floor).
+ * - `decodeWeight` (8 with one front end, 0 with several): how many decode steps of a rank's
+ *   decode cost count against a second of predicted time to first token (see "Decode" on
+ *   {@link makeStepTimeAware}). 0 leaves decode balance to the rotating tie-break; above 0 with
+ *   several front ends the policy also tracks its requests in flight (the `clientCount` x
+ *   in-flight floor).
  * - `sharedQueueQuantumSeconds` (1): with several front ends, a fresh rank's snapshot queue
  *   counts in whole steps of this many seconds of predicted prefill (0: not at all).
  * - `kvPoolTokens`: every rank's KV pool in tokens. Default: per rank, from its rows
@@ -63,7 +65,7 @@ const HORIZON = 0 // when this front end's prefills on the rank end (seconds, ab
 const PENDING_REQUESTS = 1 // requests routed since the rank's snapshot
 const PENDING_TOKENS = 2 // their prompt tokens still to prefill
 const PENDING_SINCE = 3 // routing time of the newest of them
-const INFLIGHT = 4 // requests routed and not finished (tracked when decodeWeight > 0)
+const INFLIGHT = 4 // requests routed and not finished (tracked with decodeWeight > 0 and several front ends)
 const INFLIGHT_TOKENS = 5 // their prompt tokens
 const SENT = 6 // prompt tokens sent to the rank so far (the prefix index's clock)
 const FIELDS = 7
@@ -122,10 +124,19 @@ export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
  * long prompt's neighbours go where their prefill overlaps it, and a shared prefix attracts only
  * while the prefill it saves outweighs the queue it joins (no herding). Exact ties (ranks with
  * nothing left to prefill) break by a rotating index, so idle ranks take turns, as vLLM's rotating
- * `eng_start_index`. With `decodeWeight` above 0 the rank's decode step cost after admission
- * (`(requests + 1) * decodeSecondsPerRequest + (context + prompt) * decodeSecondsPerContextToken`,
- * requests never below `clientCount` x this front end's in flight) is added. Each term is a
- * per-rank cost in seconds, the shape a weighted-scorer combinator sums.
+ * `eng_start_index`. Each term is a per-rank cost in seconds, the shape a weighted-scorer
+ * combinator sums.
+ *
+ * **Decode.** Every step is as long as the slowest rank's, decode included, so a rank's decode
+ * load (its requests and their context) also sets the group's step time. With `decodeWeight` w
+ * above 0 the score adds w x the rank's decode step cost after admission (`(requests + 1) *
+ * decodeSecondsPerRequest + (context + prompt) * decodeSecondsPerContextToken`; with several front
+ * ends, requests never below `clientCount` x this front end's in flight). The default is 8 with one
+ * front end, whose snapshot is fresh at every step: in the simulator, on the Mooncake traces at 70%
+ * of capacity behind one SGLang controller, any w from 4 to 16 lowered TTFT p99 by 2-4% and ITL p99
+ * by up to 3% against w = 0 (w = 2 did not). With several front ends the default is 0: the decode
+ * term is read from the shared stale snapshot, and on the Azure conversation trace behind four
+ * vLLM front ends w = 0.5 to 32 raised TTFT p99 by 30-50% (herding, as for the queue below).
  *
  * **Several front ends** (`clientCount` > 1, vLLM API servers): they all read the same snapshot,
  * published every 100 ms or so, and a fine-grained term every front end reads from the same stale
@@ -177,8 +188,8 @@ export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
  */
 export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeAwarePolicy => {
   const cost = options.cost ?? glm53H200StepCost
-  const decodeWeight = options.decodeWeight ?? 0
   const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
+  const decodeWeight = options.decodeWeight ?? (clientCount === 1 ? 8 : 0)
   const clientIndex = options.clientIndex ?? 0
   const fixedPool = options.kvPoolTokens
   const cacheTokens = options.cacheTokens
@@ -187,7 +198,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
   const maxBlocks = options.maxIndexedBlocks ?? 65_536
   const dReq = cost.decodeSecondsPerRequest
   const dCtx = cost.decodeSecondsPerContextToken
-  const trackInflight = decodeWeight > 0
+  // one front end reads a fresh snapshot at every step: snapshot + routes since need no floor
+  const trackInflight = decodeWeight > 0 && clientCount > 1
   const sharedQuantum = options.sharedQueueQuantumSeconds ?? 1
 
   // per-route working buffers of this policy instance, written and read within one `route` call
@@ -350,7 +362,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       },
       matched
     )
-    const fm = trackInflight ? freshMax(ledger, now, staleAfter) : undefined
+    const fm = decodeWeight > 0 ? freshMax(ledger, now, staleAfter) : undefined
     const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
     const whole = prefillSeconds(cost, input, 0)
     let best = -1
@@ -380,7 +392,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
               ? ledger.snapRequests[r]!
               : Math.max(ledger.snapRequests[r]!, fm.requests)) +
             clientCount * sr[o + PENDING_REQUESTS]!,
-          clientCount * sr[o + INFLIGHT]!
+          trackInflight ? clientCount * sr[o + INFLIGHT]! : 0
         )
         const context =
           (f ? demand.context[r]! : Math.max(demand.context[r]!, maxContext)) +
