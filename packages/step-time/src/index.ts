@@ -24,5 +24,15 @@ export * from "./StepTime.js"
 export * from "./Vidur.js"
 export * from "./VidurFiles.js"
 
-/** Package version. @since 0.1.0 */
+/**
+ * The package version.
+ *
+ * @example
+ * ```ts
+ * import { version } from "@loadledger/step-time"
+ * version // => "0.1.0"
+ * ```
+ *
+ * @since 0.1.0
+ */
 export const version = "0.1.0"
