@@ -7,7 +7,14 @@
  * @since 0.1.0
  */
 import { packed } from "../internal/packed.js"
-import { type Explanation, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import {
+  checkInputLength,
+  type Explanation,
+  type Policy,
+  policyError,
+  type RouteRequest,
+  type RouteResult
+} from "../Policy.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
@@ -289,8 +296,8 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
   ): RouteResult<CacheAffinityState> => {
     const n = state.ledger.dpSize
     if (n === 0) return policyError("NoRanks", "the policy has no ranks")
-    if (!(Number.isFinite(request.inputLength) && request.inputLength >= 0))
-      return policyError("InvalidInput", "inputLength must be a finite non-negative number", "inputLength")
+    const bad = checkInputLength(request.inputLength)
+    if (bad !== undefined) return bad
     const known = request.sessionId === undefined ? undefined : getTrie(state.sessions, request.sessionId)
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { checkInputLength, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import {
   chargeLedger,
@@ -71,11 +71,6 @@ export interface LedgerBalancedPolicy extends Policy<LedgerBalancedState> {
 }
 
 const ascending = (x: number, y: number): number => x - y
-
-const validate = (request: RouteRequest): PolicyError | undefined =>
-  Number.isFinite(request.inputLength) && request.inputLength >= 0
-    ? undefined
-    : policyError("InvalidInput", `inputLength must be a finite non-negative number`, "inputLength")
 
 /**
  * Build loadledger's in-flight-charging ledger policy (`ledger-balanced`).
@@ -156,7 +151,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     const state = outer.ledger
     const n = state.dpSize
     if (n === 0) return policyError("NoRanks", "the policy has no ranks")
-    const bad = validate(request)
+    const bad = checkInputLength(request.inputLength)
     if (bad !== undefined) return bad
     const charge = {
       requestId: request.requestId,

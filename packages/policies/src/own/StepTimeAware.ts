@@ -9,7 +9,14 @@
  * @since 0.4.0
  */
 import { packed } from "../internal/packed.js"
-import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteResult } from "../Policy.js"
+import {
+  checkInputLength,
+  type Policy,
+  policyError,
+  type RankLoad,
+  type RouteRequest,
+  type RouteResult
+} from "../Policy.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
 import { freshMax, isFresh, ledgerView, unknownBase } from "./internal/LoadView.js"
@@ -260,8 +267,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     const n = ledger.dpSize
     if (n === 0) return policyError("NoRanks", "the policy has no ranks")
     const input = request.inputLength
-    if (!(Number.isSafeInteger(input) && input >= 0))
-      return policyError("InvalidInput", `inputLength must be a token count, got ${input}`, "inputLength")
+    const bad = checkInputLength(input)
+    if (bad !== undefined) return bad
     const hashes = request.prefixHashes
     const blockTokens = hashes !== undefined && hashes.length > 0 ? input / hashes.length : 0
     const sr = s.ranks

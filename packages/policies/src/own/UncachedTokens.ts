@@ -4,7 +4,7 @@
  *
  * @since 0.2.0
  */
-import { type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { checkInputLength, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
@@ -146,8 +146,8 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
     const state = s.ledger
     const n = state.dpSize
     if (n === 0) return policyError("NoRanks", "the policy has no ranks")
-    if (!(Number.isFinite(request.inputLength) && request.inputLength >= 0))
-      return policyError("InvalidInput", "inputLength must be a finite non-negative number", "inputLength")
+    const bad = checkInputLength(request.inputLength)
+    if (bad !== undefined) return bad
     const charge = {
       requestId: request.requestId,
       routedAtSeconds: now,

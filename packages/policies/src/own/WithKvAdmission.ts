@@ -5,6 +5,7 @@
  * @since 0.4.0
  */
 import {
+  checkInputLength,
   type Explanation,
   type Policy,
   type PolicyError,
@@ -146,10 +147,10 @@ export const withKvAdmission = <S>(
     request: RouteRequest,
     now: number
   ): RouteResult<KvAdmissionState<S>> => {
+    const bad = checkInputLength(request.inputLength)
+    if (bad !== undefined) return bad
     const fits =
-      request.routedDpRank === undefined && Number.isFinite(request.inputLength)
-        ? kvFeasible(s.ledger, request.inputLength, usage)
-        : undefined
+      request.routedDpRank === undefined ? kvFeasible(s.ledger, request.inputLength, usage) : undefined
     if (fits === undefined) {
       const out = policy.route(s.inner, request, now)
       return out._tag === "Routed"

@@ -4,7 +4,14 @@
  *
  * @since 0.4.0
  */
-import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteResult } from "../Policy.js"
+import {
+  checkInputLength,
+  type Policy,
+  policyError,
+  type RankLoad,
+  type RouteRequest,
+  type RouteResult
+} from "../Policy.js"
 import { addInflight, emptyInflight, finishInflight, type Inflight } from "./internal/Inflight.js"
 import {
   chargeLedger,
@@ -174,6 +181,8 @@ export const withStaleness = <S>(
     request: RouteRequest,
     now: number
   ): RouteResult<StalenessState<S>> => {
+    const bad = checkInputLength(request.inputLength)
+    if (bad !== undefined) return bad
     const out = policy.route(s.inner, request, now)
     if (out._tag !== "Routed") {
       // built field by field: a policy's result may be a class instance with getters
