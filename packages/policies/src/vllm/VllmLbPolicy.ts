@@ -1,6 +1,8 @@
 /**
  * `makeVllmLb` / `vllmKvPressure`: vLLM's front-end balancer (`VllmLb`) as a `Policy`, fed by `RankLoad` rows instead of coordinator publications, with its beyond-upstream options (KV-saturation guard, abort reporting) off by default.
  *
+ * Over 300 lines by its docstrings: one adapter (options, state, `observe` / `route` / `finish`), whose unknown-row and health rules are documented where they apply.
+ *
  * @since 0.1.0
  */
 import { HashMap } from "effect"

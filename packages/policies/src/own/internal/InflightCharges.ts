@@ -2,6 +2,9 @@
  * The in-flight charges of loadledger's own policies: every routed request charged to its rank
  * until a snapshot stamped after it arrives or it finishes, plus the newest snapshot per rank.
  *
+ * Over 300 lines: one concept (the ledger state and the five edits over it: observe, charge,
+ * finish, status, batch charge), which all keep the same per-rank list and sum invariants.
+ *
  * @internal
  */
 import { packed } from "../../internal/packed.js"
@@ -163,7 +166,6 @@ export const classifyLoad = (l: RankLoad, dpSize: number): "invalid" | "unknown"
 /** True when a snapshot row is usable as a known load (see {@link classifyLoad}). @internal */
 export const validLoad = (l: RankLoad, dpSize: number): boolean => classifyLoad(l, dpSize) === "known"
 
-/** Charges whose sums are exact under any order of additions and subtractions. */
 /**
  * Fold snapshots in. A row older than the one held is ignored (never an overwrite with older data);
  * a row is applied when its timestamp is equal or newer. Charges routed strictly before
