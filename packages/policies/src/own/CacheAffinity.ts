@@ -7,14 +7,8 @@
  * @since 0.1.0
  */
 import { packed } from "../internal/packed.js"
-import {
-  checkInputLength,
-  type Explanation,
-  type Policy,
-  policyError,
-  type RouteRequest,
-  type RouteResult
-} from "../Policy.js"
+import { type Explanation, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
@@ -295,14 +289,11 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     now: number
   ): RouteResult<CacheAffinityState> => {
     const n = state.ledger.dpSize
-    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
-    const bad = checkInputLength(request.inputLength)
+    const bad = checkRequest(n, request)
     if (bad !== undefined) return bad
     const known = request.sessionId === undefined ? undefined : getTrie(state.sessions, request.sessionId)
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
-      if (!Number.isInteger(r) || r < 0 || r >= n)
-        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
       return commit(state, request, r, now, known, undefined, state.draining, {
         tieBreak: "pinned by routedDpRank",
         details: { reason: "pinned" }

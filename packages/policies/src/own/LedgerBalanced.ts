@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import { checkInputLength, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import {
   chargeLedger,
@@ -150,8 +151,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
   ): RouteResult<LedgerBalancedState> => {
     const state = outer.ledger
     const n = state.dpSize
-    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
-    const bad = checkInputLength(request.inputLength)
+    const bad = checkRequest(n, request)
     if (bad !== undefined) return bad
     const charge = {
       requestId: request.requestId,
@@ -161,8 +161,6 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     }
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
-      if (!Number.isInteger(r) || r < 0 || r >= n)
-        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
       return {
         _tag: "Routed",
         rank: r,

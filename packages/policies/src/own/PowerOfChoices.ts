@@ -8,7 +8,6 @@
  * @since 0.4.0
  */
 import {
-  checkInputLength,
   type Explanation,
   type Policy,
   type PolicyError,
@@ -17,6 +16,7 @@ import {
   type RouteResult
 } from "../Policy.js"
 import { type RngState, rngFromSeed, withDraws } from "../peers/Draws.js"
+import { checkRequest } from "./internal/checkRequest.js"
 import { freeKvTokens, kvFeasible } from "./internal/FreeKv.js"
 import { emptyLedger, type LedgerState } from "./internal/InflightCharges.js"
 import {
@@ -240,13 +240,10 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     if ("_tag" in scoring) return scoring
     const base = s.ledger.base
     const n = base.dpSize
-    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
-    const bad = checkInputLength(request.inputLength)
+    const bad = checkRequest(n, request)
     if (bad !== undefined) return bad
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
-      if (!Number.isInteger(r) || r < 0 || r >= n)
-        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
       return commit(s, s.ledger, request, r, s.cursor, s.rng, now, { tieBreak: "pinned by routedDpRank" })
     }
     const c0 = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n

@@ -2,18 +2,10 @@
  * `makeScored`: a policy from weighted, normalised scorers over the in-flight ledger (the combinator
  * of issue 16), with `ledger-balanced`'s charges, staleness rule, KV feasibility and rotating ties.
  *
- * Over 300 lines by its docstrings: one combinator (options, normalisation, route, explanation).
- *
  * @since 0.4.0
  */
-import {
-  checkInputLength,
-  type Policy,
-  type PolicyError,
-  policyError,
-  type RouteRequest,
-  type RouteResult
-} from "../Policy.js"
+import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import { addInflight, emptyInflight, finishInflight, type Inflight } from "./internal/Inflight.js"
 import {
@@ -205,13 +197,10 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     if ("_tag" in scoring) return scoring
     const L = s.ledger
     const n = L.dpSize
-    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
-    const bad = checkInputLength(request.inputLength)
+    const bad = checkRequest(n, request)
     if (bad !== undefined) return bad
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
-      if (!Number.isInteger(r) || r < 0 || r >= n)
-        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
       return commit(s, request, r, s.cursor, now, { tieBreak: "pinned by routedDpRank" })
     }
     const fm = freshMax(L, now, staleAfter)

@@ -4,7 +4,8 @@
  *
  * @since 0.2.0
  */
-import { checkInputLength, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
@@ -145,8 +146,7 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
   ): RouteResult<UncachedTokensState> => {
     const state = s.ledger
     const n = state.dpSize
-    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
-    const bad = checkInputLength(request.inputLength)
+    const bad = checkRequest(n, request)
     if (bad !== undefined) return bad
     const charge = {
       requestId: request.requestId,
@@ -171,8 +171,6 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
     })
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
-      if (!Number.isInteger(r) || r < 0 || r >= n)
-        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
       return commit(r, s.cursor)
     }
     const fm = freshMax(state, now, staleAfter)
