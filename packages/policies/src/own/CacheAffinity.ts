@@ -13,6 +13,7 @@ import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
   chargeLedger,
+  chargeOf,
   emptyLedger,
   finishLedger,
   type LedgerState,
@@ -230,12 +231,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     draining: ReadonlyArray<boolean>,
     explanation: Explanation
   ): RouteResult<CacheAffinityState> => {
-    const ledger = chargeLedger(state.ledger, rank, {
-      requestId: request.requestId,
-      routedAtSeconds: now,
-      requests: 1,
-      tokens: request.inputLength
-    })
+    const ledger = chargeLedger(state.ledger, rank, chargeOf(request, now, 1))
     const processed = state.processed.slice()
     processed[rank] = processed[rank]! + 1
     const hashes = request.prefixHashes ?? []

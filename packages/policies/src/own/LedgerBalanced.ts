@@ -9,6 +9,7 @@ import { checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import {
   chargeLedger,
+  chargeOf,
   emptyLedger,
   finishLedger,
   type LedgerState,
@@ -153,12 +154,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     const n = state.dpSize
     const bad = checkRequest(n, request)
     if (bad !== undefined) return bad
-    const charge = {
-      requestId: request.requestId,
-      routedAtSeconds: now,
-      requests: chargeScale,
-      tokens: chargeScale * request.inputLength
-    }
+    const charge = chargeOf(request, now, chargeScale)
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
       return {

@@ -18,7 +18,7 @@ import {
 import { type RngState, rngFromSeed, withDraws } from "../peers/Draws.js"
 import { checkRequest } from "./internal/checkRequest.js"
 import { freeKvTokens, kvFeasible } from "./internal/FreeKv.js"
-import { emptyLedger, type LedgerState } from "./internal/InflightCharges.js"
+import { chargeOf, emptyLedger, type LedgerState } from "./internal/InflightCharges.js"
 import {
   fold,
   type LazyLedger,
@@ -218,12 +218,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     _tag: "Routed",
     rank,
     state: {
-      ledger: lazyCharge(ledger, rank, {
-        requestId: request.requestId,
-        routedAtSeconds: now,
-        requests: chargeScale,
-        tokens: chargeScale * request.inputLength
-      }),
+      ledger: lazyCharge(ledger, rank, chargeOf(request, now, chargeScale)),
       cursor,
       rng,
       cache: s.cache,

@@ -10,6 +10,7 @@ import { kvFeasible } from "./internal/FreeKv.js"
 import { addInflight, emptyInflight, finishInflight, type Inflight } from "./internal/Inflight.js"
 import {
   chargeLedger,
+  chargeOf,
   emptyLedger,
   finishLedger,
   type LedgerState,
@@ -177,12 +178,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     _tag: "Routed",
     rank,
     state: {
-      ledger: chargeLedger(s.ledger, rank, {
-        requestId: request.requestId,
-        routedAtSeconds: now,
-        requests: chargeScale,
-        tokens: chargeScale * request.inputLength
-      }),
+      ledger: chargeLedger(s.ledger, rank, chargeOf(request, now, chargeScale)),
       cursor,
       index: s.index === undefined ? undefined : recordBlocks(s.index, request.prefixHashes, rank),
       inflight:

@@ -10,6 +10,7 @@ import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
   chargeLedger,
+  chargeOf,
   emptyLedger,
   finishLedger,
   type LedgerState,
@@ -148,12 +149,7 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
     const n = state.dpSize
     const bad = checkRequest(n, request)
     if (bad !== undefined) return bad
-    const charge = {
-      requestId: request.requestId,
-      routedAtSeconds: now,
-      requests: clientCount,
-      tokens: clientCount * request.inputLength
-    }
+    const charge = chargeOf(request, now, clientCount)
     const commit = (
       rank: number,
       cursor: number,

@@ -16,6 +16,7 @@ import {
 import { freeKvTokensFromUsage, kvFeasible } from "./internal/FreeKv.js"
 import {
   chargeLedger,
+  chargeOf,
   emptyLedger,
   finishLedger,
   type LedgerState,
@@ -116,12 +117,7 @@ export const withKvAdmission = <S>(
     now: number
   ): KvAdmissionState<S> => ({
     inner,
-    ledger: chargeLedger(s.ledger, rank, {
-      requestId: request.requestId,
-      routedAtSeconds: now,
-      requests: scale,
-      tokens: scale * request.inputLength
-    })
+    ledger: chargeLedger(s.ledger, rank, chargeOf(request, now, scale))
   })
   // results are built field by field: a policy's result may be a class instance with getters
   const failed = (s: KvAdmissionState<S>, out: PolicyError, restore: boolean): PolicyError => {

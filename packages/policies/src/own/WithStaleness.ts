@@ -15,6 +15,7 @@ import {
 import { addInflight, emptyInflight, finishInflight, type Inflight } from "./internal/Inflight.js"
 import {
   chargeLedger,
+  chargeOf,
   classifyLoad,
   emptyLedger,
   finishLedger,
@@ -190,12 +191,7 @@ export const withStaleness = <S>(
       return out.state === undefined ? e : { ...e, state: { ...s, inner: out.state as S } }
     }
     const r = out.rank
-    const ledger = chargeLedger(s.ledger, r, {
-      requestId: request.requestId,
-      routedAtSeconds: now,
-      requests: scale,
-      tokens: scale * request.inputLength
-    })
+    const ledger = chargeLedger(s.ledger, r, chargeOf(request, now, scale))
     const inflight = addInflight(s.inflight, request.requestId, r, request.inputLength)
     const inner = refresh(out.state, ledger, inflight, [r], now)
     const e = out.explanation

@@ -8,7 +8,7 @@
  * @internal
  */
 import { packed } from "../../internal/packed.js"
-import type { RankLoad } from "../../Policy.js"
+import type { RankLoad, RouteRequest } from "../../Policy.js"
 import {
   type ChargeEdit,
   countInexact,
@@ -34,6 +34,19 @@ export interface Charge {
   readonly requests: number
   readonly tokens: number
 }
+
+/**
+ * The charge of `request` routed at `now`, counted `scale` times (a front end that charges for
+ * the `clientCount` front ends it stands for: `scale` requests, `scale x inputLength` tokens).
+ *
+ * @internal
+ */
+export const chargeOf = (request: RouteRequest, now: number, scale: number): Charge => ({
+  requestId: request.requestId,
+  routedAtSeconds: now,
+  requests: scale,
+  tokens: scale * request.inputLength
+})
 
 /**
  * One charge in a rank's charge list (newest first). A node stays in the list after its request
