@@ -35,6 +35,7 @@ import {
   maxWaitingUncached,
   pickBest,
   type Scoring,
+  scoredSettings,
   scorerNames,
   scoringOf,
   type ViewCache
@@ -194,13 +195,8 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     Number.isInteger(d) && d >= 1
       ? scoringOf(options.scorers ?? [{ scorer: tokens, weight: 1 }], options.tieBreakers ?? [requests])
       : policyError("InvalidInput", `choices must be an integer >= 1, got ${d}`, "choices")
-  const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
-  const clientIndex = options.clientIndex ?? 0
-  const chargeScale = options.chargeScale ?? clientCount
-  const staleAfter = options.staleAfterSeconds ?? 1
-  const margin = options.inclusionMarginSeconds ?? 0
-  const kvOn = options.kvFeasible ?? true
-  const maxBlocks = options.maxIndexedBlocks ?? 65_536
+  const { clientCount, clientIndex, chargeScale, staleAfter, margin, kvOn, maxBlocks } =
+    scoredSettings(options)
   const seed = ((options.seed ?? 0) + Math.imul(clientIndex, 0x9e3779b1)) | 0
   const names = "_tag" in scoring ? [] : scorerNames(scoring)
   const tieText = `lowest weighted sum (${names.join(", ")}) over the cursor's rank and ${d} drawn, cursor's first`

@@ -19,7 +19,14 @@ import {
 } from "./internal/InflightCharges.js"
 import { freshMax, ledgerView } from "./internal/LoadView.js"
 import { emptyPrefixIndex, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
-import { LedgerScoreView, pickBest, type Scoring, scorerNames, scoringOf } from "./internal/ScoreCore.js"
+import {
+  LedgerScoreView,
+  pickBest,
+  type Scoring,
+  scoredSettings,
+  scorerNames,
+  scoringOf
+} from "./internal/ScoreCore.js"
 import type { RankView } from "./RankView.js"
 import type { Scorer, WeightedScorer } from "./ScoreView.js"
 
@@ -154,13 +161,8 @@ const costKeys = (names: ReadonlyArray<string>): Array<string> => {
  */
 export const makeScored = (options: ScoredOptions): ScoredPolicy => {
   const scoring: Scoring | PolicyError = scoringOf(options.scorers, options.tieBreakers)
-  const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
-  const clientIndex = options.clientIndex ?? 0
-  const chargeScale = options.chargeScale ?? clientCount
-  const staleAfter = options.staleAfterSeconds ?? 1
-  const margin = options.inclusionMarginSeconds ?? 0
-  const kvOn = options.kvFeasible ?? true
-  const maxBlocks = options.maxIndexedBlocks ?? 65_536
+  const { clientCount, clientIndex, chargeScale, staleAfter, margin, kvOn, maxBlocks } =
+    scoredSettings(options)
   const keys = "_tag" in scoring ? [] : costKeys(scorerNames(scoring))
   const tieText =
     "_tag" in scoring ? "" : `lowest weighted sum (${scorerNames(scoring).join(", ")}), then index from `

@@ -264,38 +264,11 @@ export const observeLedger = (
 }
 
 /**
- * Charge one routed request to `rank`: O(ranks) for the copied columns plus two persistent-map
- * writes, whatever the number of charges held. @internal
+ * Charge one routed request to `rank` ({@link chargeLedgerMany} of one item): O(ranks) for the
+ * copied columns plus two persistent-map writes, whatever the number of charges held. @internal
  */
-export const chargeLedger = (state: LedgerState, rank: number, charge: Charge): LedgerState => {
-  const list = state.charges[rank]!
-  const held: Held = { charge, rank }
-  const node: ChargeNode = { held, next: list.head }
-  const charges = state.charges.slice()
-  charges[rank] = {
-    head: node,
-    live: list.live + 1,
-    dead: list.dead,
-    inexact: isExact(charge) ? list.inexact : list.inexact + 1,
-    ordered:
-      list.ordered &&
-      (list.head === undefined || list.head.held.charge.routedAtSeconds <= charge.routedAtSeconds)
-  }
-  const chargedRequests = state.chargedRequests.slice()
-  chargedRequests[rank] = chargedRequests[rank]! + charge.requests
-  const chargedTokens = state.chargedTokens.slice()
-  chargedTokens[rank] = chargedTokens[rank]! + charge.tokens
-  const prev = getTrie(state.live, charge.requestId)
-  const live = setTrie(state.live, charge.requestId, prev === undefined ? [held] : [...prev, held])
-  return withCharges(
-    state,
-    charges,
-    chargedRequests,
-    chargedTokens,
-    setTrie(state.owner, charge.requestId, rank),
-    live
-  )
-}
+export const chargeLedger = (state: LedgerState, rank: number, charge: Charge): LedgerState =>
+  chargeLedgerMany(state, [{ charge, rank }])
 
 /**
  * Drop the charges of finished or aborted requests (unknown ids are ignored). Each id is looked up
