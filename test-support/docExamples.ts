@@ -18,8 +18,8 @@
  *
  * The blocks are also type-checked (`typecheckExamples`), every export must have a docstring
  * (`undocumentedExports`), every public value export an `@example` (`exportsWithoutExample`) and
- * every source file a module docstring (`filesWithoutModuleDoc`), but for the shrinking lists of
- * `docPending.ts`.
+ * every source file a module docstring (`filesWithoutModuleDoc`).
+ *
  * Over 300 lines: one concept (running and checking docstring examples); extraction, instrumentation, type-checking and the suite share the example format it defines.
  *
  */
@@ -29,7 +29,6 @@ import { fileURLToPath } from "node:url"
 import { resolve as resolveModule } from "import-meta-resolve"
 import ts from "typescript"
 import { describe, expect, it } from "vitest"
-import { pendingExamples, pendingModuleDocs } from "./docPending.js"
 
 /** One ```ts block of an `@example` (or of a README). */
 export interface DocExample {
@@ -385,13 +384,12 @@ export const exportsWithoutExample = (pkgDir: URL): Array<string> => {
 /**
  * The test suite of one package: every docstring example and the README Usage block run, each as
  * its own test; every export has a docstring, every public value export an example, every source
- * file a module docstring (but for the lists of `docPending.ts`), and the examples type-check.
+ * file a module docstring, and the examples type-check.
  */
 export const describeDocExamples = (pkgDir: URL): void => {
   const pkg = JSON.parse(readFileSync(new URL("package.json", pkgDir), "utf8")) as { name: string }
   const examples = extractDocExamples(pkgDir)
   const readme = readmeUsage(pkgDir)
-  const pkgPath = `${relative(fileURLToPath(repoRoot), fileURLToPath(pkgDir))}/`
   expect.addEqualityTesters([closeNumbers])
   describe(`${pkg.name}: docstring examples (${examples.length})`, () => {
     for (const example of examples)
@@ -401,17 +399,11 @@ export const describeDocExamples = (pkgDir: URL): void => {
     it("every export has a docstring", () => {
       expect(undocumentedExports(pkgDir)).toEqual([])
     })
-    it("every public value export has an @example (the pending list only shrinks)", () => {
-      const missing = exportsWithoutExample(pkgDir)
-      const known = new Set(pendingExamples.filter((x) => x.startsWith(pkgPath)))
-      expect(missing.filter((x) => !known.has(x))).toEqual([])
-      expect([...known].filter((x) => !missing.includes(x))).toEqual([])
+    it("every public value export has an @example", () => {
+      expect(exportsWithoutExample(pkgDir)).toEqual([])
     })
-    it("every source file opens with a module docstring (the pending list only shrinks)", () => {
-      const missing = filesWithoutModuleDoc(pkgDir)
-      const known = new Set(pendingModuleDocs.filter((x) => x.startsWith(pkgPath)))
-      expect(missing.filter((x) => !known.has(x))).toEqual([])
-      expect([...known].filter((x) => !missing.includes(x))).toEqual([])
+    it("every source file opens with a module docstring", () => {
+      expect(filesWithoutModuleDoc(pkgDir)).toEqual([])
     })
     it("the examples and the README Usage block type-check", () => {
       expect(typecheckExamples([...examples, ...(readme === undefined ? [] : [readme])])).toEqual([])

@@ -37,7 +37,9 @@ import type { RankLoad } from "@loadledger/schema"
 export type { RankLoad }
 
 /**
- * A request to place. `inputLength` is the prompt length in tokens. `routedDpRank` pins the request
+ * A request to place. `inputLength` is the prompt length in tokens, a token count
+ * ({@link isTokenCount}); every policy's `route` refuses any other value with
+ * {@link checkInputLength}'s error. `routedDpRank` pins the request
  * to a rank (it bypasses scoring, as upstream). `bootstrapRoom` is SGLang's PD bootstrap room, a
  * decimal string or bigint up to 2^64 (may be negative).
  *
@@ -136,7 +138,10 @@ export interface Policy<S> {
   readonly init: (dpSize: number) => S
   /** Fold published snapshots into the state (what the router's ledger receives). */
   readonly observe: (state: S, loads: ReadonlyArray<RankLoad>, now: number) => S
-  /** Place one request at time `now` (seconds). */
+  /**
+   * Place one request at time `now` (seconds). A request whose `inputLength` is not a token count
+   * gets {@link checkInputLength}'s `InvalidInput` error from every policy (a law over the registry).
+   */
   readonly route: (state: S, request: RouteRequest, now: number) => RouteResult<S>
   /** Requests that finished or were aborted (in-flight bookkeeping; a no-op for policies without it). */
   readonly finish: (state: S, requestIds: ReadonlyArray<string>, now: number) => S
@@ -205,8 +210,8 @@ export const isTokenCount = (n: number): boolean => Number.isSafeInteger(n) && n
 /**
  * The one check of a request's prompt length: `undefined` when `inputLength` is a token
  * count ({@link isTokenCount}), else a `PolicyError` `InvalidInput` naming the field `inputLength`.
- * Run where a request enters (the live router's `route`); a policy that reads the length checks it
- * with this same function, and the code past the check trusts the type.
+ * Run where a request enters (the live router's `route`, every policy's `route`), and the code
+ * past the check trusts the type.
  *
  * **When to use**: at a boundary that accepts `RouteRequest`s from outside.
  *

@@ -4,15 +4,10 @@ import {
   cacheAffinity,
   isPolicyError,
   makeCacheAffinity,
-  type RankLoad,
-  type Routed,
-  type RouteResult
+  type RankLoad
 } from "../src/index.js"
+import { routed } from "./support/routed.js"
 
-const routed = <S>(r: RouteResult<S>): Routed<S> => {
-  if (r._tag !== "Routed") throw new Error(`expected Routed, got ${JSON.stringify(r)}`)
-  return r
-}
 const load = (dpRank: number, timestamp: number, running: number, kv?: number): RankLoad => ({
   dpRank,
   timestamp,

@@ -1,17 +1,7 @@
 import { describe, expect, it } from "vitest"
-import {
-  isPolicyError,
-  ledgerBalanced,
-  makeLedgerBalanced,
-  type RankLoad,
-  type Routed,
-  type RouteResult
-} from "../src/index.js"
+import { isPolicyError, ledgerBalanced, makeLedgerBalanced, type RankLoad } from "../src/index.js"
+import { routed } from "./support/routed.js"
 
-const routed = <S>(r: RouteResult<S>): Routed<S> => {
-  if (r._tag !== "Routed") throw new Error(`expected Routed, got ${JSON.stringify(r)}`)
-  return r
-}
 const spread = (xs: ReadonlyArray<number>) => Math.max(...xs) - Math.min(...xs)
 const load = (
   dpRank: number,

@@ -1,14 +1,7 @@
 import { policyLaws } from "@loadledger/testing"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import {
-  makePowerOfChoices,
-  type PowerOfChoicesState,
-  type RankLoad,
-  type Routed,
-  type RouteResult,
-  Scorers
-} from "../src/index.js"
+import { makePowerOfChoices, type PowerOfChoicesState, Scorers } from "../src/index.js"
 import { getTrie } from "../src/own/internal/HashTrie.js"
 import {
   chargeLedger,
@@ -29,19 +22,7 @@ import {
   lazyOf,
   lazySetStatus
 } from "../src/own/internal/LazyLedger.js"
-
-const routed = <S>(r: RouteResult<S>): Routed<S> => {
-  if (r._tag !== "Routed") throw new Error(`expected Routed, got ${JSON.stringify(r)}`)
-  return r
-}
-const idle = (dpRank: number, extra: Partial<RankLoad> = {}): RankLoad => ({
-  dpRank,
-  timestamp: 1,
-  numRunningReqs: 0,
-  numWaitingReqs: 0,
-  numTotalTokens: 0,
-  ...extra
-})
+import { idle, routed } from "./support/routed.js"
 
 type LedgerOp =
   | { readonly op: "charge"; readonly id: number; readonly rank: number; readonly tokens: number }

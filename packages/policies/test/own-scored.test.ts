@@ -4,27 +4,13 @@ import {
   makeLedgerBalanced,
   makeScored,
   makeUncachedTokens,
-  type RankLoad,
-  type Routed,
-  type RouteResult,
   type ScoredState,
   type Scorer,
   Scorers
 } from "../src/index.js"
 import { opCaseArb, replay } from "./support/ledgerOps.js"
+import { routed, idle as row } from "./support/routed.js"
 
-const routed = <S>(r: RouteResult<S>): Routed<S> => {
-  if (r._tag !== "Routed") throw new Error(`expected Routed, got ${JSON.stringify(r)}`)
-  return r
-}
-const row = (dpRank: number, extra: Partial<RankLoad> = {}): RankLoad => ({
-  dpRank,
-  timestamp: 1,
-  numRunningReqs: 0,
-  numWaitingReqs: 0,
-  numTotalTokens: 0,
-  ...extra
-})
 const fixed = (name: string, costs: ReadonlyArray<number>) => Scorers.perRank(name, (_v, r) => costs[r]!)
 
 /** Route one request on `rows` with `scorers` and return the result. */

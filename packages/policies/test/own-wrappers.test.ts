@@ -8,17 +8,12 @@ import {
   policyEntries,
   policyError,
   type RankLoad,
-  type Routed,
-  type RouteResult,
   totalRequests,
   withKvAdmission,
   withStaleness
 } from "../src/index.js"
+import { routed } from "./support/routed.js"
 
-const routed = <S>(r: RouteResult<S>): Routed<S> => {
-  if (r._tag !== "Routed") throw new Error(`expected Routed, got ${JSON.stringify(r)}`)
-  return r
-}
 const row = (
   dpRank: number,
   timestamp: number,

@@ -1,17 +1,19 @@
 /**
- * Held-out evaluation of a calibration: K-fold over rows or configurations, leave-one-model-out,
- * and error breakdowns per model, phase and batch size.
+ * Held-out evaluation of a calibration: K-fold over rows or configurations, leave-one-model-out
+ * (scored with the error breakdowns of `ErrorBreakdown.ts`), and the thinning that keeps it fast.
  *
  * @since 0.2.0
  */
 import { Result } from "effect"
-import type { CalibrationError, CalibrationParameters, CalibrationSample, MapeReport } from "./Calibration.js"
-import { mape, predict, sampleModel } from "./Calibration.js"
+import type { CalibrationError, CalibrationSample, MapeReport } from "./Calibration.js"
+import { mape, sampleModel } from "./Calibration.js"
 import type { Efficiencies } from "./Efficiencies.js"
+import type { ErrorBreakdown, ErrorCell } from "./ErrorBreakdown.js"
 import { belowPhysicalFloor } from "./Feasibility.js"
 import { type FitOptions, fit } from "./Fit.js"
-import { stackOf, unspecifiedStack } from "./internal/layout.js"
-import { median, summarize } from "./internal/summary.js"
+import { breakdownOf, cell, signed } from "./internal/breakdown.js"
+import { stackOf } from "./internal/layout.js"
+import { summarize } from "./internal/summary.js"
 import { defaultPriors, priorCentres } from "./Priors.js"
 
 /**
@@ -71,120 +73,6 @@ export const crossValidate = (
   // score each held-out row with its own fold's parameters
   return Result.succeed(summarize(scored.map(({ s, p }) => ({ s, e: mape([s], p).mape }))))
 }
-
-/**
- * Error of a set of rows: MAPE (percent), median absolute percentage error, mean signed error
- * (percent, positive = the model predicts too slow) and the row count.
- *
- * @category calibration
- * @since 0.2.0
- */
-export interface ErrorCell {
-  readonly rows: number
-  readonly mape: number
-  readonly medianApe: number
-  readonly bias: number
-}
-
-/**
- * Errors keyed by `model`, `model/phase` and `model/phase/batch` (batch: the bucket
- * `lo-hi` of powers of two holding the row's `batchSize`, requests per step or tokens per
- * layer), `model/gpu` and `model/gpu/phase` (`byGpu`), `model/source` and `model/source/phase`
- * (`bySource`: e.g. `llama2-70b/splitwise/decode`, a serving stack's whole steps apart from a
- * kernel profiler's layers), plus `overall`.
- *
- * @category calibration
- * @since 0.2.0
- */
-export interface ErrorBreakdown {
-  readonly overall: ErrorCell
-  readonly byModel: Record<string, ErrorCell>
-  readonly byPhase: Record<string, ErrorCell>
-  readonly byBatch: Record<string, ErrorCell>
-  readonly byGpu: Record<string, ErrorCell>
-  readonly bySource: Record<string, ErrorCell>
-}
-
-const cell = (errs: ReadonlyArray<number>): ErrorCell => {
-  const abs = errs.map(Math.abs)
-  const mean = (xs: ReadonlyArray<number>) => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : 0)
-  return { rows: errs.length, mape: mean(abs), medianApe: median(abs), bias: mean(errs) }
-}
-
-/**
- * The power-of-two bucket of a batch size: `1`, `2-3`, `4-7`, ...
- *
- * @example
- * ```ts
- * import { batchBucket } from "@loadledger/step-time"
- * batchBucket(1) // => "1"
- * batchBucket(24) // => "16-31"
- * ```
- *
- * @category calibration
- * @since 0.2.0
- */
-export const batchBucket = (b: number): string => {
-  const lo = 2 ** Math.floor(Math.log2(Math.max(1, b)))
-  return lo === 1 ? "1" : `${lo}-${2 * lo - 1}`
-}
-
-const keyOf = (s: CalibrationSample) => sampleModel(s) ?? s.kind ?? "step"
-
-// signed percentage errors, one per row, each under its own parameters
-const breakdownOf = (
-  rows: ReadonlyArray<{ readonly s: CalibrationSample; readonly e: number }>
-): ErrorBreakdown => {
-  const groups = (key: (s: CalibrationSample) => string) => {
-    const m = new Map<string, Array<number>>()
-    for (const { s, e } of rows) {
-      const k = key(s)
-      m.set(k, [...(m.get(k) ?? []), e])
-    }
-    return Object.fromEntries([...m].map(([k, v]) => [k, cell(v)]))
-  }
-  return {
-    overall: cell(rows.map((r) => r.e)),
-    byModel: groups(keyOf),
-    byPhase: groups((s) => `${keyOf(s)}/${s.phase ?? "step"}`),
-    byBatch: groups((s) => `${keyOf(s)}/${s.phase ?? "step"}/${batchBucket(s.batchSize ?? 1)}`),
-    byGpu: {
-      ...groups((s) => `${keyOf(s)}/${s.gpu.name}`),
-      ...groups((s) => `${keyOf(s)}/${s.gpu.name}/${s.phase ?? "step"}`)
-    },
-    bySource: {
-      ...groups((s) => `${keyOf(s)}/${s.source ?? unspecifiedStack}`),
-      ...groups((s) => `${keyOf(s)}/${s.source ?? unspecifiedStack}/${s.phase ?? "step"}`)
-    }
-  }
-}
-
-const signed = (s: CalibrationSample, p: CalibrationParameters) =>
-  (100 * (predict(s, p) - s.measuredSeconds)) / s.measuredSeconds
-
-/**
- * Per-model, per-phase, per-batch-size and per-GPU error of `params` (one set, or one per
- * stack: a {@link FitResult}) on `samples`.
- *
- * **When to use**: `loadledger calibrate --evaluate` prints it; use it to see where a calibration
- * fails (decode vs prefill, small vs large batches) rather than one averaged figure.
- *
- * @example
- * ```ts
- * import { errorBreakdown, gpus, models, stepTime } from "@loadledger/step-time"
- * const model = models["llama2-70b"]!, gpu = gpus["h100-80gb"]!, ranks = [{ decode: [600], extend: [] }]
- * const t = stepTime({ model, gpu }, ranks).stepSeconds
- * const r = errorBreakdown([{ model, gpu, ranks, measuredSeconds: t / 1.1, phase: "decode", batchSize: 1 }], {})
- * r.byBatch["llama2-70b/decode/1"]!.bias.toFixed(1) // => "10.0"
- * ```
- *
- * @category calibration
- * @since 0.2.0
- */
-export const errorBreakdown = (
-  samples: ReadonlyArray<CalibrationSample>,
-  params: CalibrationParameters
-): ErrorBreakdown => breakdownOf(samples.map((s) => ({ s, e: signed(s, params) })))
 
 /**
  * One held-out model of {@link leaveOneModelOut}: its errors when every row of it was left out

@@ -5,7 +5,8 @@
  * @since 0.1.0
  */
 import { Result, Schema, SchemaIssue, SchemaParser } from "effect"
-import type { ModelSpec, ModelSpecError } from "./Model.js"
+import type { ModelSpec } from "./Model.js"
+import type { ModelSpecError } from "./ModelJson.js"
 
 const Pos = Schema.Int.check(Schema.isGreaterThan(0))
 const NonNeg = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))

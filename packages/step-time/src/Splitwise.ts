@@ -7,7 +7,8 @@ import { parse } from "csv-parse/sync"
 import { Result } from "effect"
 import type { CalibrationError, StepSample } from "./Calibration.js"
 import { type GpuSpec, gpus as gpuPresets } from "./Hardware.js"
-import { type ModelSpec, models as modelPresets, withTp } from "./Model.js"
+import { type ModelSpec, withTp } from "./Model.js"
+import { models as modelPresets } from "./ModelPresets.js"
 
 const required = [
   "hardware",

@@ -8,6 +8,7 @@ export * from "./Batch.js"
 export * from "./Calibration.js"
 export * from "./Capacity.js"
 export * from "./Efficiencies.js"
+export * from "./ErrorBreakdown.js"
 export * from "./Evaluation.js"
 export * from "./Feasibility.js"
 export * from "./Fit.js"
@@ -16,6 +17,8 @@ export * from "./HfConfig.js"
 export * from "./Identifiability.js"
 export * from "./Metrics.js"
 export * from "./Model.js"
+export * from "./ModelJson.js"
+export * from "./ModelPresets.js"
 export * from "./Priors.js"
 export * from "./RanksJson.js"
 export * from "./Schedule.js"
@@ -24,5 +27,15 @@ export * from "./StepTime.js"
 export * from "./Vidur.js"
 export * from "./VidurFiles.js"
 
-/** Package version. @since 0.1.0 */
+/**
+ * The package version.
+ *
+ * @example
+ * ```ts
+ * import { version } from "@loadledger/step-time"
+ * version // => "0.1.0"
+ * ```
+ *
+ * @since 0.1.0
+ */
 export const version = "0.1.0"

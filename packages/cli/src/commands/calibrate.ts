@@ -22,6 +22,7 @@ import Table from "cli-table3"
 import type { Command } from "commander"
 import { Result } from "effect"
 import { loadProfile } from "./calibrateLoad.js"
+import { breakdownTable, lomoDetail, lomoTable } from "./calibrateTables.js"
 import { resolveGpu } from "./stepTime.js"
 
 interface Opts {
@@ -51,77 +52,6 @@ const byHardware = (samples: ReadonlyArray<CalibrationSample>) => {
     m.set(k, [...(m.get(k) ?? []), s])
   }
   return m
-}
-
-const pct = (v: number | undefined) => (v === undefined ? "" : v.toFixed(1))
-
-const breakdownTable = (e: ErrorBreakdown): string => {
-  const t = new Table({
-    head: ["model/phase/batch", "rows", "MAPE %", "median %", "bias %"],
-    style: { head: [], border: [], compact: true }
-  })
-  const keys = [...Object.keys(e.byModel), ...Object.keys(e.byPhase), ...Object.keys(e.byBatch)].sort()
-  for (const k of keys) {
-    const c = e.byModel[k] ?? e.byPhase[k] ?? e.byBatch[k]!
-    t.push([k, c.rows, pct(c.mape), pct(c.medianApe), pct(c.bias)])
-  }
-  return t.toString()
-}
-
-const target = (decode: number | undefined, overall: number) =>
-  (decode ?? 0) <= 10 && overall <= 15 ? "yes" : "no"
-
-const lomoTable = (r: ReadonlyArray<HeldOutModel>): string => {
-  const t = new Table({
-    head: [
-      "held-out model",
-      "rows",
-      "decode MAPE %",
-      "prefill MAPE %",
-      "overall MAPE %",
-      "bias %",
-      "target met",
-      "per GPU: decode / prefill MAPE %"
-    ],
-    style: { head: [], border: [], compact: true }
-  })
-  for (const m of r) {
-    const ph = (p: string) => m.errors.byPhase[`${m.model}/${p}`]?.mape
-    t.push([
-      m.model,
-      `${m.errors.overall.rows}${m.excludedRows > 0 ? ` (+${m.excludedRows} below floor)` : ""}`,
-      pct(ph("decode")),
-      pct(ph("prefill")),
-      pct(m.errors.overall.mape),
-      pct(m.errors.overall.bias),
-      target(ph("decode"), m.errors.overall.mape),
-      Object.entries(m.byGpu)
-        .map(([g, c]) => {
-          const gp = (p: string) => pct(m.errors.byGpu[`${m.model}/${g}/${p}`]?.mape) || "-"
-          const notes = [
-            ...(c.priorOnly ? ["prior only"] : []),
-            ...c.unfittedStacks.map((k) => `${k} overheads from priors`)
-          ]
-          return `${g} ${gp("decode")} / ${gp("prefill")}${notes.length > 0 ? ` (${notes.join(", ")})` : ""}`
-        })
-        .join("; ")
-    ])
-  }
-  return t.toString()
-}
-
-// every held-out model's errors per GPU, per source and per phase
-const lomoDetail = (r: ReadonlyArray<HeldOutModel>): string => {
-  const t = new Table({
-    head: ["held-out model/gpu|source/phase", "rows", "MAPE %", "median %", "bias %"],
-    style: { head: [], border: [], compact: true }
-  })
-  for (const m of r)
-    for (const [k, c] of [...Object.entries(m.errors.byGpu), ...Object.entries(m.errors.bySource)].sort(
-      ([a], [b]) => a.localeCompare(b)
-    ))
-      t.push([k, c.rows, pct(c.mape), pct(c.medianApe), pct(c.bias)])
-  return t.toString()
 }
 
 const us = (s: number, digits = 2) => (s * 1e6).toFixed(digits)

@@ -8,10 +8,12 @@
  */
 import { packed } from "../internal/packed.js"
 import { type Explanation, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
   chargeLedger,
+  chargeOf,
   emptyLedger,
   finishLedger,
   type LedgerState,
@@ -229,12 +231,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     draining: ReadonlyArray<boolean>,
     explanation: Explanation
   ): RouteResult<CacheAffinityState> => {
-    const ledger = chargeLedger(state.ledger, rank, {
-      requestId: request.requestId,
-      routedAtSeconds: now,
-      requests: 1,
-      tokens: request.inputLength
-    })
+    const ledger = chargeLedger(state.ledger, rank, chargeOf(request, now, 1))
     const processed = state.processed.slice()
     processed[rank] = processed[rank]! + 1
     const hashes = request.prefixHashes ?? []
@@ -288,14 +285,11 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     now: number
   ): RouteResult<CacheAffinityState> => {
     const n = state.ledger.dpSize
-    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
-    if (!(Number.isFinite(request.inputLength) && request.inputLength >= 0))
-      return policyError("InvalidInput", "inputLength must be a finite non-negative number", "inputLength")
+    const bad = checkRequest(n, request)
+    if (bad !== undefined) return bad
     const known = request.sessionId === undefined ? undefined : getTrie(state.sessions, request.sessionId)
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
-      if (!Number.isInteger(r) || r < 0 || r >= n)
-        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
       return commit(state, request, r, now, known, undefined, state.draining, {
         tieBreak: "pinned by routedDpRank",
         details: { reason: "pinned" }

@@ -4,10 +4,12 @@
  *
  * @since 0.1.0
  */
-import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import {
   chargeLedger,
+  chargeOf,
   emptyLedger,
   finishLedger,
   type LedgerState,
@@ -71,11 +73,6 @@ export interface LedgerBalancedPolicy extends Policy<LedgerBalancedState> {
 }
 
 const ascending = (x: number, y: number): number => x - y
-
-const validate = (request: RouteRequest): PolicyError | undefined =>
-  Number.isFinite(request.inputLength) && request.inputLength >= 0
-    ? undefined
-    : policyError("InvalidInput", `inputLength must be a finite non-negative number`, "inputLength")
 
 /**
  * Build loadledger's in-flight-charging ledger policy (`ledger-balanced`).
@@ -155,19 +152,11 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
   ): RouteResult<LedgerBalancedState> => {
     const state = outer.ledger
     const n = state.dpSize
-    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
-    const bad = validate(request)
+    const bad = checkRequest(n, request)
     if (bad !== undefined) return bad
-    const charge = {
-      requestId: request.requestId,
-      routedAtSeconds: now,
-      requests: chargeScale,
-      tokens: chargeScale * request.inputLength
-    }
+    const charge = chargeOf(request, now, chargeScale)
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
-      if (!Number.isInteger(r) || r < 0 || r >= n)
-        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
       return {
         _tag: "Routed",
         rank: r,

@@ -8,7 +8,6 @@
  * @since 0.4.0
  */
 import {
-  checkInputLength,
   type Explanation,
   type Policy,
   type PolicyError,
@@ -17,8 +16,9 @@ import {
   type RouteResult
 } from "../Policy.js"
 import { type RngState, rngFromSeed, withDraws } from "../peers/Draws.js"
+import { checkRequest } from "./internal/checkRequest.js"
 import { freeKvTokens, kvFeasible } from "./internal/FreeKv.js"
-import { emptyLedger, type LedgerState } from "./internal/InflightCharges.js"
+import { chargeOf, emptyLedger, type LedgerState } from "./internal/InflightCharges.js"
 import {
   fold,
   type LazyLedger,
@@ -35,6 +35,7 @@ import {
   maxWaitingUncached,
   pickBest,
   type Scoring,
+  scoredSettings,
   scorerNames,
   scoringOf,
   type ViewCache
@@ -194,13 +195,8 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     Number.isInteger(d) && d >= 1
       ? scoringOf(options.scorers ?? [{ scorer: tokens, weight: 1 }], options.tieBreakers ?? [requests])
       : policyError("InvalidInput", `choices must be an integer >= 1, got ${d}`, "choices")
-  const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
-  const clientIndex = options.clientIndex ?? 0
-  const chargeScale = options.chargeScale ?? clientCount
-  const staleAfter = options.staleAfterSeconds ?? 1
-  const margin = options.inclusionMarginSeconds ?? 0
-  const kvOn = options.kvFeasible ?? true
-  const maxBlocks = options.maxIndexedBlocks ?? 65_536
+  const { clientCount, clientIndex, chargeScale, staleAfter, margin, kvOn, maxBlocks } =
+    scoredSettings(options)
   const seed = ((options.seed ?? 0) + Math.imul(clientIndex, 0x9e3779b1)) | 0
   const names = "_tag" in scoring ? [] : scorerNames(scoring)
   const tieText = `lowest weighted sum (${names.join(", ")}) over the cursor's rank and ${d} drawn, cursor's first`
@@ -218,12 +214,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     _tag: "Routed",
     rank,
     state: {
-      ledger: lazyCharge(ledger, rank, {
-        requestId: request.requestId,
-        routedAtSeconds: now,
-        requests: chargeScale,
-        tokens: chargeScale * request.inputLength
-      }),
+      ledger: lazyCharge(ledger, rank, chargeOf(request, now, chargeScale)),
       cursor,
       rng,
       cache: s.cache,
@@ -240,13 +231,10 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     if ("_tag" in scoring) return scoring
     const base = s.ledger.base
     const n = base.dpSize
-    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
-    const bad = checkInputLength(request.inputLength)
+    const bad = checkRequest(n, request)
     if (bad !== undefined) return bad
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
-      if (!Number.isInteger(r) || r < 0 || r >= n)
-        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
       return commit(s, s.ledger, request, r, s.cursor, s.rng, now, { tieBreak: "pinned by routedDpRank" })
     }
     const c0 = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n

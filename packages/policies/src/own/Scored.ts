@@ -2,22 +2,15 @@
  * `makeScored`: a policy from weighted, normalised scorers over the in-flight ledger (the combinator
  * of issue 16), with `ledger-balanced`'s charges, staleness rule, KV feasibility and rotating ties.
  *
- * Over 300 lines by its docstrings: one combinator (options, normalisation, route, explanation).
- *
  * @since 0.4.0
  */
-import {
-  checkInputLength,
-  type Policy,
-  type PolicyError,
-  policyError,
-  type RouteRequest,
-  type RouteResult
-} from "../Policy.js"
+import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import { addInflight, emptyInflight, finishInflight, type Inflight } from "./internal/Inflight.js"
 import {
   chargeLedger,
+  chargeOf,
   emptyLedger,
   finishLedger,
   type LedgerState,
@@ -26,7 +19,14 @@ import {
 } from "./internal/InflightCharges.js"
 import { freshMax, ledgerView } from "./internal/LoadView.js"
 import { emptyPrefixIndex, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
-import { LedgerScoreView, pickBest, type Scoring, scorerNames, scoringOf } from "./internal/ScoreCore.js"
+import {
+  LedgerScoreView,
+  pickBest,
+  type Scoring,
+  scoredSettings,
+  scorerNames,
+  scoringOf
+} from "./internal/ScoreCore.js"
 import type { RankView } from "./RankView.js"
 import type { Scorer, WeightedScorer } from "./ScoreView.js"
 
@@ -161,13 +161,8 @@ const costKeys = (names: ReadonlyArray<string>): Array<string> => {
  */
 export const makeScored = (options: ScoredOptions): ScoredPolicy => {
   const scoring: Scoring | PolicyError = scoringOf(options.scorers, options.tieBreakers)
-  const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
-  const clientIndex = options.clientIndex ?? 0
-  const chargeScale = options.chargeScale ?? clientCount
-  const staleAfter = options.staleAfterSeconds ?? 1
-  const margin = options.inclusionMarginSeconds ?? 0
-  const kvOn = options.kvFeasible ?? true
-  const maxBlocks = options.maxIndexedBlocks ?? 65_536
+  const { clientCount, clientIndex, chargeScale, staleAfter, margin, kvOn, maxBlocks } =
+    scoredSettings(options)
   const keys = "_tag" in scoring ? [] : costKeys(scorerNames(scoring))
   const tieText =
     "_tag" in scoring ? "" : `lowest weighted sum (${scorerNames(scoring).join(", ")}), then index from `
@@ -185,12 +180,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     _tag: "Routed",
     rank,
     state: {
-      ledger: chargeLedger(s.ledger, rank, {
-        requestId: request.requestId,
-        routedAtSeconds: now,
-        requests: chargeScale,
-        tokens: chargeScale * request.inputLength
-      }),
+      ledger: chargeLedger(s.ledger, rank, chargeOf(request, now, chargeScale)),
       cursor,
       index: s.index === undefined ? undefined : recordBlocks(s.index, request.prefixHashes, rank),
       inflight:
@@ -205,13 +195,10 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     if ("_tag" in scoring) return scoring
     const L = s.ledger
     const n = L.dpSize
-    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
-    const bad = checkInputLength(request.inputLength)
+    const bad = checkRequest(n, request)
     if (bad !== undefined) return bad
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
-      if (!Number.isInteger(r) || r < 0 || r >= n)
-        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
       return commit(s, request, r, s.cursor, now, { tieBreak: "pinned by routedDpRank" })
     }
     const fm = freshMax(L, now, staleAfter)

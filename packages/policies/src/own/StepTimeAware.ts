@@ -10,6 +10,7 @@
  */
 import { packed } from "../internal/packed.js"
 import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteResult } from "../Policy.js"
+import { checkRequest } from "./internal/checkRequest.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
 import { freshMax, isFresh, ledgerView, unknownBase } from "./internal/LoadView.js"
@@ -270,10 +271,9 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
   ): RouteResult<StepTimeAwareState> => {
     const { ledger, demand } = s
     const n = ledger.dpSize
-    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
+    const bad = checkRequest(n, request)
+    if (bad !== undefined) return bad
     const input = request.inputLength
-    if (!(Number.isSafeInteger(input) && input >= 0))
-      return policyError("InvalidInput", `inputLength must be a token count, got ${input}`, "inputLength")
     const hashes = request.prefixHashes
     const blockTokens = hashes !== undefined && hashes.length > 0 ? input / hashes.length : 0
     const sr = s.ranks
@@ -323,8 +323,6 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     }
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
-      if (!Number.isInteger(r) || r < 0 || r >= n)
-        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
       return commit(r, s.cursor)
     }
 

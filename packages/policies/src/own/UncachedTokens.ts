@@ -5,10 +5,12 @@
  * @since 0.2.0
  */
 import { type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
+import { checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
   chargeLedger,
+  chargeOf,
   emptyLedger,
   finishLedger,
   type LedgerState,
@@ -145,15 +147,9 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
   ): RouteResult<UncachedTokensState> => {
     const state = s.ledger
     const n = state.dpSize
-    if (n === 0) return policyError("NoRanks", "the policy has no ranks")
-    if (!(Number.isFinite(request.inputLength) && request.inputLength >= 0))
-      return policyError("InvalidInput", "inputLength must be a finite non-negative number", "inputLength")
-    const charge = {
-      requestId: request.requestId,
-      routedAtSeconds: now,
-      requests: clientCount,
-      tokens: clientCount * request.inputLength
-    }
+    const bad = checkRequest(n, request)
+    if (bad !== undefined) return bad
+    const charge = chargeOf(request, now, clientCount)
     const commit = (
       rank: number,
       cursor: number,
@@ -171,8 +167,6 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
     })
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
-      if (!Number.isInteger(r) || r < 0 || r >= n)
-        return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
       return commit(r, s.cursor)
     }
     const fm = freshMax(state, now, staleAfter)

@@ -5,6 +5,7 @@
  * @since 0.4.0
  */
 import {
+  checkInputLength,
   type Explanation,
   type Policy,
   type PolicyError,
@@ -15,6 +16,7 @@ import {
 import { freeKvTokensFromUsage, kvFeasible } from "./internal/FreeKv.js"
 import {
   chargeLedger,
+  chargeOf,
   emptyLedger,
   finishLedger,
   type LedgerState,
@@ -115,12 +117,7 @@ export const withKvAdmission = <S>(
     now: number
   ): KvAdmissionState<S> => ({
     inner,
-    ledger: chargeLedger(s.ledger, rank, {
-      requestId: request.requestId,
-      routedAtSeconds: now,
-      requests: scale,
-      tokens: scale * request.inputLength
-    })
+    ledger: chargeLedger(s.ledger, rank, chargeOf(request, now, scale))
   })
   // results are built field by field: a policy's result may be a class instance with getters
   const failed = (s: KvAdmissionState<S>, out: PolicyError, restore: boolean): PolicyError => {
@@ -146,10 +143,10 @@ export const withKvAdmission = <S>(
     request: RouteRequest,
     now: number
   ): RouteResult<KvAdmissionState<S>> => {
+    const bad = checkInputLength(request.inputLength)
+    if (bad !== undefined) return bad
     const fits =
-      request.routedDpRank === undefined && Number.isFinite(request.inputLength)
-        ? kvFeasible(s.ledger, request.inputLength, usage)
-        : undefined
+      request.routedDpRank === undefined ? kvFeasible(s.ledger, request.inputLength, usage) : undefined
     if (fits === undefined) {
       const out = policy.route(s.inner, request, now)
       return out._tag === "Routed"

@@ -4,10 +4,18 @@
  *
  * @since 0.4.0
  */
-import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteResult } from "../Policy.js"
+import {
+  checkInputLength,
+  type Policy,
+  policyError,
+  type RankLoad,
+  type RouteRequest,
+  type RouteResult
+} from "../Policy.js"
 import { addInflight, emptyInflight, finishInflight, type Inflight } from "./internal/Inflight.js"
 import {
   chargeLedger,
+  chargeOf,
   classifyLoad,
   emptyLedger,
   finishLedger,
@@ -174,6 +182,8 @@ export const withStaleness = <S>(
     request: RouteRequest,
     now: number
   ): RouteResult<StalenessState<S>> => {
+    const bad = checkInputLength(request.inputLength)
+    if (bad !== undefined) return bad
     const out = policy.route(s.inner, request, now)
     if (out._tag !== "Routed") {
       // built field by field: a policy's result may be a class instance with getters
@@ -181,12 +191,7 @@ export const withStaleness = <S>(
       return out.state === undefined ? e : { ...e, state: { ...s, inner: out.state as S } }
     }
     const r = out.rank
-    const ledger = chargeLedger(s.ledger, r, {
-      requestId: request.requestId,
-      routedAtSeconds: now,
-      requests: scale,
-      tokens: scale * request.inputLength
-    })
+    const ledger = chargeLedger(s.ledger, r, chargeOf(request, now, scale))
     const inflight = addInflight(s.inflight, request.requestId, r, request.inputLength)
     const inner = refresh(out.state, ledger, inflight, [r], now)
     const e = out.explanation

@@ -281,8 +281,11 @@ export interface Scheduled {
  *   `RuntimeError`) when none is healthy, the counter then back where it started.
  * - `FOLLOW_BOOTSTRAP_ROOM`: `bootstrapRoom` floor-modulo `dpSize` with BigInt (rooms reach 2^64 and
  *   may be negative); `MissingBootstrapRoom` (upstream `AssertionError`) when absent.
- * - `TOTAL_REQUESTS` / `TOTAL_TOKENS`: {@link DpBudget.dispatch} with 0 / `inputLength` tokens
- *   (`InvalidInput` when `TOTAL_TOKENS` gets an `inputLength` that is not a non-negative integer).
+ * - `TOTAL_REQUESTS` / `TOTAL_TOKENS`: {@link DpBudget.dispatch} with 0 / `inputLength` tokens.
+ *
+ * Every method first checks `inputLength` ({@link checkInputLength}: a `PolicyError` `InvalidInput`
+ * when it is not a token count, pinned requests included), a loadledger addition: upstream's
+ * tokenized requests always carry a whole number of tokens.
  *
  * Status is ignored by every method except `ROUND_ROBIN`, as upstream.
  *
@@ -298,6 +301,8 @@ export interface Scheduled {
  * @since 0.1.0
  */
 export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled | PolicyError => {
+  const bad = checkInputLength(req.inputLength)
+  if (bad !== undefined) return bad
   const n = state.dpSize
   if (req.routedDpRank !== undefined) {
     const r = req.routedDpRank
@@ -342,8 +347,6 @@ export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled
     }
     default: {
       const tokens = state.method === "TOTAL_TOKENS" ? req.inputLength : 0
-      const bad = checkInputLength(tokens)
-      if (bad !== undefined) return bad
       const d = DpBudget.dispatch(state.budget, state.method, tokens)
       if (d.rank === undefined) return policyError("NoRanks", "dpSize is 0", "dpSize")
       return {

@@ -88,8 +88,9 @@ const routeTotalRequests = (
   request: RouteRequest,
   now: number
 ): RouteResult<DpController.DpControllerState> =>
-  Charged.routeRequestsFast(state, request.routedDpRank, now, DpController.refreshIntervalSeconds) ??
-  routeBudgetSlow("TOTAL_REQUESTS", state, request, now)
+  (isTokenCount(request.inputLength)
+    ? Charged.routeRequestsFast(state, request.routedDpRank, now, DpController.refreshIntervalSeconds)
+    : undefined) ?? routeBudgetSlow("TOTAL_REQUESTS", state, request, now)
 
 /**
  * TOTAL_TOKENS: refresh, lowest index among minimal `(totalTokens, totalRequests)` (requests only
@@ -130,7 +131,7 @@ const routeBudgetSlow = (
     request.routedDpRank !== undefined ||
     !Number.isFinite(now) ||
     !(state.dpSize > 0) ||
-    !isTokenCount(tokens)
+    !isTokenCount(request.inputLength)
   )
     return routeGeneric(method, state, request, now)
   const refreshed = refreshDue(state, now)
@@ -147,7 +148,7 @@ const routeRoundRobin = (
   request: RouteRequest,
   now: number
 ): RouteResult<DpController.DpControllerState> => {
-  if (!Number.isFinite(now) || request.routedDpRank !== undefined)
+  if (!Number.isFinite(now) || request.routedDpRank !== undefined || !isTokenCount(request.inputLength))
     return routeGeneric("ROUND_ROBIN", state, request, now)
   const n = state.dpSize
   const status = state.status
@@ -188,7 +189,8 @@ const routeFollowBootstrapRoom = (
     !Number.isFinite(now) ||
     request.routedDpRank !== undefined ||
     room === undefined ||
-    !(state.dpSize > 0)
+    !(state.dpSize > 0) ||
+    !isTokenCount(request.inputLength)
   )
     return routeGeneric("FOLLOW_BOOTSTRAP_ROOM", state, request, now)
   const rank = floorModRoom(room, state.dpSize)
@@ -236,7 +238,8 @@ const makeBudgeted = (method: LoadBalanceMethod, route: Route): Policy<DpControl
  * Reads no load: `observe` only stores the rows (absent fields and `unknown` rows change nothing),
  * so no rank is ever chosen for an unknown load; unhealthy ranks are skipped.
  * `route` never refreshes; a `PolicyError` `AllRanksUnavailable` when no rank is healthy, and
- * `InvalidInput` when `now` is not finite seconds (upstream never gets one).
+ * `InvalidInput` when `now` is not finite seconds or `inputLength` not a token count (upstream
+ * never gets either).
  *
  * **When to use**: a baseline, or to model an SGLang server started with
  * `--load-balance-method round_robin`.
@@ -261,8 +264,8 @@ export const roundRobin: Policy<DpController.DpControllerState> = make("ROUND_RO
  * SGLang `FOLLOW_BOOTSTRAP_ROOM`: rank = `bootstrapRoom` floor-modulo `dpSize`, exact for any
  * integer (a bigint, or a decimal string with an optional sign and surrounding spaces: rooms up to
  * 2^64, negative ones). A `PolicyError` `MissingBootstrapRoom` without a room; `InvalidInput` for a
- * room that is no decimal integer (`"0x10"`, `"1e3"`, `"1_0"`, `""`) or a `now` that is not finite
- * seconds; `NoRanks` without ranks. Ignores load and status (so absent, unknown and stale rows
+ * room that is no decimal integer (`"0x10"`, `"1e3"`, `"1_0"`, `""`), a `now` that is not finite
+ * seconds or an `inputLength` that is not a token count; `NoRanks` without ranks. Ignores load and status (so absent, unknown and stale rows
  * change nothing, and an unhealthy rank may be chosen, as upstream). With random rooms this is what
  * SGLang's PD disaggregation does by default.
  *

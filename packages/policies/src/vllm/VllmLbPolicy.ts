@@ -1,11 +1,20 @@
 /**
  * `makeVllmLb` / `vllmKvPressure`: vLLM's front-end balancer (`VllmLb`) as a `Policy`, fed by `RankLoad` rows instead of coordinator publications, with its beyond-upstream options (KV-saturation guard, abort reporting) off by default.
  *
+ * Over 300 lines by its docstrings: one adapter (options, state, `observe` / `route` / `finish`), whose unknown-row and health rules are documented where they apply.
+ *
  * @since 0.1.0
  */
 import { HashMap } from "effect"
 import { packed } from "../internal/packed.js"
-import type { Explanation, Policy, PolicyError, RankLoad, RouteResult } from "../Policy.js"
+import {
+  checkInputLength,
+  type Explanation,
+  type Policy,
+  type PolicyError,
+  type RankLoad,
+  type RouteResult
+} from "../Policy.js"
 import { kvGuard, skipping, snapshotAges } from "./internal/beyondUpstream.js"
 import { busiestKnown, busiestKv, withKv } from "./internal/unknownRows.js"
 import type { VllmClientOptions, VllmEngineRow, VllmLbState } from "./VllmLb.js"
@@ -123,7 +132,8 @@ const emptyLb = (): VllmLbState => ({
  * none is healthy.
  *
  * Errors (from `route`): `NoRanks` for `dpSize < 1`, `InvalidInput` for bad `clientCount` /
- * `clientIndex`, `InvalidRoutedRank`, `AllRanksUnavailable`.
+ * `clientIndex` or an `inputLength` that is not a token count, `InvalidRoutedRank`,
+ * `AllRanksUnavailable`.
  *
  * Reproduces vllm-project/vllm `vllm/v1/engine/core_client.py` (`DPLBAsyncMPClient`) at commit
  * `00080ee13c7a451fce071ccb8d0e94d395acf5a7`; with default options it routes exactly as upstream.
@@ -218,6 +228,8 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
     },
     route: (state, request, now): RouteResult<VllmLbPolicyState> => {
       if (state.initError !== undefined) return state.initError
+      const bad = checkInputLength(request.inputLength)
+      if (bad !== undefined) return bad
       const lb = state.lb
       const unhealthy = state.unhealthy
       let skip: ReadonlyArray<boolean> | undefined =

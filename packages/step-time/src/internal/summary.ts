@@ -8,6 +8,9 @@ export const median = (xs: ReadonlyArray<number>): number => {
   return n % 2 === 1 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2
 }
 
+export const mean = (xs: ReadonlyArray<number>): number =>
+  xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : 0
+
 export const summarize = (
   errors: ReadonlyArray<{ readonly s: CalibrationSample; readonly e: number }>
 ): MapeReport => {
@@ -18,7 +21,6 @@ export const summarize = (
     g.push(e)
     groups.set(key, g)
   }
-  const mean = (xs: ReadonlyArray<number>) => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : 0)
   const byGroup: Record<string, { mape: number; medianApe: number; rows: number }> = {}
   for (const [k, g] of groups) byGroup[k] = { mape: mean(g), medianApe: median(g), rows: g.length }
   const all = errors.map((x) => x.e)

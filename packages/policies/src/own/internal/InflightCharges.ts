@@ -2,10 +2,13 @@
  * The in-flight charges of loadledger's own policies: every routed request charged to its rank
  * until a snapshot stamped after it arrives or it finishes, plus the newest snapshot per rank.
  *
+ * Over 300 lines: one concept (the ledger state and the five edits over it: observe, charge,
+ * finish, status, batch charge), which all keep the same per-rank list and sum invariants.
+ *
  * @internal
  */
 import { packed } from "../../internal/packed.js"
-import type { RankLoad } from "../../Policy.js"
+import type { RankLoad, RouteRequest } from "../../Policy.js"
 import {
   type ChargeEdit,
   countInexact,
@@ -31,6 +34,19 @@ export interface Charge {
   readonly requests: number
   readonly tokens: number
 }
+
+/**
+ * The charge of `request` routed at `now`, counted `scale` times (a front end that charges for
+ * the `clientCount` front ends it stands for: `scale` requests, `scale x inputLength` tokens).
+ *
+ * @internal
+ */
+export const chargeOf = (request: RouteRequest, now: number, scale: number): Charge => ({
+  requestId: request.requestId,
+  routedAtSeconds: now,
+  requests: scale,
+  tokens: scale * request.inputLength
+})
 
 /**
  * One charge in a rank's charge list (newest first). A node stays in the list after its request
@@ -163,7 +179,6 @@ export const classifyLoad = (l: RankLoad, dpSize: number): "invalid" | "unknown"
 /** True when a snapshot row is usable as a known load (see {@link classifyLoad}). @internal */
 export const validLoad = (l: RankLoad, dpSize: number): boolean => classifyLoad(l, dpSize) === "known"
 
-/** Charges whose sums are exact under any order of additions and subtractions. */
 /**
  * Fold snapshots in. A row older than the one held is ignored (never an overwrite with older data);
  * a row is applied when its timestamp is equal or newer. Charges routed strictly before
@@ -249,38 +264,11 @@ export const observeLedger = (
 }
 
 /**
- * Charge one routed request to `rank`: O(ranks) for the copied columns plus two persistent-map
- * writes, whatever the number of charges held. @internal
+ * Charge one routed request to `rank` ({@link chargeLedgerMany} of one item): O(ranks) for the
+ * copied columns plus two persistent-map writes, whatever the number of charges held. @internal
  */
-export const chargeLedger = (state: LedgerState, rank: number, charge: Charge): LedgerState => {
-  const list = state.charges[rank]!
-  const held: Held = { charge, rank }
-  const node: ChargeNode = { held, next: list.head }
-  const charges = state.charges.slice()
-  charges[rank] = {
-    head: node,
-    live: list.live + 1,
-    dead: list.dead,
-    inexact: isExact(charge) ? list.inexact : list.inexact + 1,
-    ordered:
-      list.ordered &&
-      (list.head === undefined || list.head.held.charge.routedAtSeconds <= charge.routedAtSeconds)
-  }
-  const chargedRequests = state.chargedRequests.slice()
-  chargedRequests[rank] = chargedRequests[rank]! + charge.requests
-  const chargedTokens = state.chargedTokens.slice()
-  chargedTokens[rank] = chargedTokens[rank]! + charge.tokens
-  const prev = getTrie(state.live, charge.requestId)
-  const live = setTrie(state.live, charge.requestId, prev === undefined ? [held] : [...prev, held])
-  return withCharges(
-    state,
-    charges,
-    chargedRequests,
-    chargedTokens,
-    setTrie(state.owner, charge.requestId, rank),
-    live
-  )
-}
+export const chargeLedger = (state: LedgerState, rank: number, charge: Charge): LedgerState =>
+  chargeLedgerMany(state, [{ charge, rank }])
 
 /**
  * Drop the charges of finished or aborted requests (unknown ids are ignored). Each id is looked up

@@ -1,10 +1,12 @@
 /**
  * The engine behind `makeScored` and `makePowerOfChoices`: the ledger-backed `ScoreView`, the
- * weighted, normalised sum of scorers over candidate ranks and its argmin, and option checks.
+ * weighted, normalised sum of scorers over candidate ranks and its argmin, option checks and the
+ * shared options' defaults.
  *
  * @internal
  */
 import { type PolicyError, policyError, type RouteRequest } from "../../Policy.js"
+import type { ScoredOptions } from "../Scored.js"
 import type { Normalisation, Scorer, ScoreView, WeightedScorer } from "../ScoreView.js"
 import { freeKvTokens } from "./FreeKv.js"
 import type { Inflight } from "./Inflight.js"
@@ -288,3 +290,23 @@ export const scorerNames = (scoring: Scoring): Array<string> => [
   ...scoring.terms.map((t) => t.scorer.name),
   ...scoring.tieBreakers.map((s) => s.name)
 ]
+
+/**
+ * The options `makeScored` and `makePowerOfChoices` share, with their defaults: one front end,
+ * charges `clientCount` times, rows stale after 1 s, no inclusion margin, KV feasibility on, 65,536
+ * indexed prefix blocks.
+ *
+ * @internal
+ */
+export const scoredSettings = (options: Omit<ScoredOptions, "scorers">) => {
+  const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
+  return {
+    clientCount,
+    clientIndex: options.clientIndex ?? 0,
+    chargeScale: options.chargeScale ?? clientCount,
+    staleAfter: options.staleAfterSeconds ?? 1,
+    margin: options.inclusionMarginSeconds ?? 0,
+    kvOn: options.kvFeasible ?? true,
+    maxBlocks: options.maxIndexedBlocks ?? 65_536
+  }
+}

@@ -6,7 +6,7 @@
 import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Option } from "effect"
 import type { Explanation, Policy, PolicyError, RouteRequest, RouteResult } from "../../Policy.js"
-import { policyError } from "../../Policy.js"
+import { checkInputLength, policyError } from "../../Policy.js"
 import { type RngState, rngFromSeed, withDraws } from "../Draws.js"
 
 export interface Charge {
@@ -162,8 +162,8 @@ export const peerPolicy = <X>(spec: {
     return { ledger, extra: spec.onFinish === undefined ? s.extra : spec.onFinish(s.extra, released) }
   },
   route: (s, request, now): RouteResult<PeerState<X>> => {
-    if (!Number.isFinite(request.inputLength) || request.inputLength < 0)
-      return policyError("InvalidInput", "inputLength must be a finite number >= 0", "inputLength")
+    const bad = checkInputLength(request.inputLength)
+    if (bad !== undefined) return bad
     if (!s.ledger.status.some((x) => x))
       return policyError("AllRanksUnavailable", "no healthy rank", "status")
     const out = withDraws(s.ledger.rng, (draw) => spec.decide(s.ledger, s.extra, request, now, draw))

@@ -9,7 +9,7 @@ import { policyError } from "../../Policy.js"
 import { candidateRanks, type PeerState, peerPolicy } from "../internal/PeerLedger.js"
 import type { LlmdEndpoint } from "./Endpoint.js"
 import { type LlmdPrefixIndex, llmdPrefixIndex } from "./PrefixProducer.js"
-import { type LlmdProfileConfig, runLlmdProfile } from "./Profile.js"
+import { type LlmdProfileConfig, llmdDefaultProfile, runLlmdProfile } from "./Profile.js"
 
 /**
  * Options of an llm-d policy: the profile, the tokens one trace block hash stands for (Mooncake:
@@ -186,15 +186,7 @@ const single = (type: LlmdProfileConfig["scorers"][number]["type"]): LlmdProfile
  * @since 0.2.0
  */
 export const llmdProfiles: Readonly<Record<string, LlmdProfileConfig>> = {
-  "llm-d/profile": {
-    scorers: [
-      { type: "queue-scorer", weight: 2.0 },
-      { type: "kv-cache-utilization-scorer", weight: 2.0 },
-      { type: "prefix-cache-scorer", weight: 3.0 }
-    ],
-    picker: "max-score-picker",
-    prefixProducer: {}
-  },
+  "llm-d/profile": llmdDefaultProfile,
   "llm-d/profile-load-aware": {
     scorers: [
       { type: "load-aware-scorer", weight: 1.0 },
@@ -211,15 +203,7 @@ export const llmdProfiles: Readonly<Record<string, LlmdProfileConfig>> = {
   "llm-d/active-request-scorer": single("active-request-scorer"),
   "llm-d/token-load-scorer": single("token-load-scorer"),
   "llm-d/prefix-cache-scorer": single("prefix-cache-scorer"),
-  "llm-d/weighted-random-picker": {
-    scorers: [
-      { type: "queue-scorer", weight: 2.0 },
-      { type: "kv-cache-utilization-scorer", weight: 2.0 },
-      { type: "prefix-cache-scorer", weight: 3.0 }
-    ],
-    picker: "weighted-random-picker",
-    prefixProducer: {}
-  },
+  "llm-d/weighted-random-picker": { ...llmdDefaultProfile, picker: "weighted-random-picker" },
   "llm-d/utilization-detector": {
     scorers: [{ type: "queue-scorer", weight: 1.0 }],
     picker: "max-score-picker",

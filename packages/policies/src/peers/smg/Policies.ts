@@ -6,7 +6,13 @@
  * @since 0.2.0
  */
 import type { RankLoad } from "@loadledger/schema"
-import { type Explanation, policyError, type RouteRequest, type RouteResult } from "../../Policy.js"
+import {
+  checkInputLength,
+  type Explanation,
+  policyError,
+  type RouteRequest,
+  type RouteResult
+} from "../../Policy.js"
 import { type Charges, charge, noCharges, release } from "../internal/charges.js"
 import type { PeerPolicy } from "../PeerPolicy.js"
 import type { SmgCacheAwareConfig } from "./CacheAware.js"
@@ -175,6 +181,8 @@ export const makeSmgPolicy = (
   }
   const route = (s: SmgPolicyState, req: RouteRequest): RouteResult<SmgPolicyState> => {
     if (s.workers.length === 0) return policyError("NoRanks", "no ranks", "dpSize")
+    const bad = checkInputLength(req.inputLength)
+    if (bad !== undefined) return bad
     if (name === "dp-min-token") return routeDp(s, req)
     const { out, seed, scores } = spec.select(s, req)
     if (out._tag === "PolicyError") return out

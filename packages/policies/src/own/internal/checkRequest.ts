@@ -1,0 +1,23 @@
+/**
+ * The checks every own policy's `route` runs first, in one order: ranks to route to, the prompt
+ * length (the one rule, `checkInputLength`), then a pinned rank inside `[0, dpSize)`.
+ *
+ * @internal
+ */
+import { checkInputLength, type PolicyError, policyError, type RouteRequest } from "../../Policy.js"
+
+/**
+ * `NoRanks` for `dpSize` 0, then `checkInputLength`'s `InvalidInput`, then `InvalidRoutedRank`
+ * (upstream's `DP rank r is not active.`) for a `routedDpRank` that is not a rank; else `undefined`.
+ *
+ * @internal
+ */
+export const checkRequest = (dpSize: number, request: RouteRequest): PolicyError | undefined => {
+  if (dpSize === 0) return policyError("NoRanks", "the policy has no ranks")
+  const bad = checkInputLength(request.inputLength)
+  if (bad !== undefined) return bad
+  const r = request.routedDpRank
+  if (r !== undefined && (!Number.isInteger(r) || r < 0 || r >= dpSize))
+    return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
+  return undefined
+}
