@@ -39,7 +39,7 @@ export interface CapacityCommandOptions {
 const fixed = (x: number | undefined, digits: number) => (x === undefined ? "-" : x.toFixed(digits))
 
 const probeLine = (p: CapacityProbe): string =>
-  `${p.rate.toPrecision(4).padEnd(8)} ${`${(p.backlog * 100).toFixed(1)}%`.padStart(7)}  ${(p.keepsUp ? "yes" : "no").padEnd(7)} ${fixed(p.result.ttftSeconds.p50, 2).padStart(8)} / ${fixed(p.result.ttftSeconds.p99, 2).padEnd(8)} ${fixed(p.result.itlSeconds.p99 === undefined ? undefined : p.result.itlSeconds.p99 * 1000, 0).padStart(6)}  ${(p.result.syncWaitShare * 100).toFixed(1).padStart(5)}%`
+  `${p.rate.toPrecision(4).padEnd(8)} ${`${(p.backlog * 100).toFixed(2)}%`.padStart(7)}  ${(p.keepsUp ? "yes" : "no").padEnd(7)} ${fixed(p.result.ttftSeconds.p50, 2).padStart(8)} / ${fixed(p.result.ttftSeconds.p99, 2).padEnd(8)} ${fixed(p.result.itlSeconds.p99 === undefined ? undefined : p.result.itlSeconds.p99 * 1000, 0).padStart(6)}  ${(p.result.syncWaitShare * 100).toFixed(1).padStart(5)}%`
 
 /** Parse `--at`: shares of capacity in (0, 1], comma-separated; throws a one-line Error. */
 const parseShares = (text: string): ReadonlyArray<number> => {
