@@ -4,8 +4,8 @@
  * wait at once? The rule, stated once here and printed with the table:
  *
  * - "others" are the policies that reproduce upstream (`PolicyEntry.reference`), finished every
- *   request of the block and kept up with its arrivals (`keptUp` of @loadledger/sim: the run ended
- *   within 2% of the arrival span). A policy that rejected or stalled requests has no comparable
+ *   request of the block and kept up with its arrivals (`keptUp` of @loadledger/sim: the last
+ *   request started within 2% of the arrival span after the last arrival). A policy that rejected or stalled requests has no comparable
  *   tail, and one that fell behind serves a shrinking share of the load at a time: its queue, not
  *   its step times, sets its latencies (a policy that herds every request onto one rank runs seven
  *   idle ranks and shows the lowest ITL p99 with a TTFT p99 of an hour);
@@ -160,9 +160,10 @@ export const verdictMarkdown = (rows: ReadonlyArray<VerdictRow>): string => {
     `**Verdict (issue 16): ${won} of ${rows.length} blocks won by a loadledger policy**`,
     "",
     "Bar per block: the best (lowest) TTFT p99, ITL p99 and sync-wait share among the upstream policies",
-    "that finished every request and kept up with the arrivals (the run ended within 2% of the arrival",
-    "span; status `behind` in the tables otherwise); ours must keep up and be lower on all three, by",
-    ">= 2% on a p99 where the others spread by > 5%. Percentages: ours against each best (negative = lower).",
+    "that finished every request and kept up with the arrivals (the last request started within 2% of",
+    "the arrival span after the last arrival; `behind` in the tables otherwise); ours must keep up and be",
+    "lower on all three, by >= 2% on a p99 where the others spread by > 5%. Percentages: ours against",
+    "each best (negative = lower).",
     "",
     "| block | best other TTFT p99 s | best other ITL p99 ms | best other sync | others' spread TTFT / ITL | ours (closest to winning) | TTFT p99 s | ITL p99 ms | sync | verdict |",
     "|---|---|---|---|---|---|---|---|---|---|",
