@@ -194,7 +194,11 @@ export const findCapacity = (
     ["maxProbes", maxProbes]
   ] as const)
     if (!positive(v)) return error(`${field} must be a positive number`, field)
-  const span = trace.length < 2 ? 0 : trace.at(-1)!.arrivalSeconds - trace[0]!.arrivalSeconds
+  if (trace.length < MIN_REQUESTS)
+    return error(
+      `the trace has ${trace.length} requests: at least ${MIN_REQUESTS} are needed to tell a backlog`
+    )
+  const span = trace.at(-1)!.arrivalSeconds - trace[0]!.arrivalSeconds
   if (!(span > 0))
     return error("the trace's arrivals span no time: at least two distinct arrival times are needed")
   const run = (rate: number): CapacityProbe => {

@@ -76,14 +76,17 @@ describe("findCapacity", () => {
       const e = findCapacity(config(1), trace, rr(1), options)
       expect(e._tag === "CapacityError" && [e.field, e.probes.length]).toEqual([field, 0])
     }
-    const one = findCapacity(config(1), trace.slice(0, 1), rr(1))
-    expect(one._tag === "CapacityError" && one.message).toMatch(/span no time/)
+    const short = findCapacity(config(1), trace.slice(0, 99), rr(1))
+    expect(short._tag === "CapacityError" && [short.message, short.probes.length]).toEqual([
+      "the trace has 99 requests: at least 100 are needed to tell a backlog",
+      0
+    ])
     const same = findCapacity(
       config(1),
-      trace.slice(0, 3).map((r) => ({ ...r, arrivalSeconds: 5 })),
+      trace.map((r) => ({ ...r, arrivalSeconds: 5 })),
       rr(1)
     )
-    expect(same._tag).toBe("CapacityError")
+    expect(same._tag === "CapacityError" && same.message).toMatch(/span no time/)
     const few = findCapacity(config(1), trace, rr(1), { start: 0.01, maxProbes: 3 })
     expect(few._tag === "CapacityError" && [few.field, few.probes.length]).toEqual(["maxProbes", 3])
   })
