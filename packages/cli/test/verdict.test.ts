@@ -2,6 +2,7 @@
 // 2% margin only where the others spread by more than 5%, sync wait strictly lower, incomplete runs out.
 import { describe, expect, it } from "vitest"
 import type { SummaryRow } from "../src/sweep/Summary.js"
+import { markdownTable } from "../src/sweep/Summary.js"
 import { verdictMarkdown, verdictRows } from "../src/sweep/Verdict.js"
 
 const row = (
@@ -100,5 +101,23 @@ describe("verdictRows", () => {
     expect(md).toContain(
       "| t at 1x, DP 8, sglang x1 | 2 (a) | 100 (a) | 30.0% (a) | 0% / 0% | ours-close | 2.1 (+5.0%) | 95 (-5.0%) | 25.0% (-16.7%) | miss |"
     )
+  })
+})
+
+describe("markdownTable status", () => {
+  it("says ok for a run that kept up or cannot tell, behind for one that fell behind, else the status", () => {
+    const table = markdownTable([
+      row("kept", 1, 10, 0.1),
+      row("short", 1, 10, 0.1, 10, undefined),
+      row("herd", 1, 10, 0.1, 10, false),
+      row("stalled", 1, 10, 0.1, 5)
+    ])
+    expect(table).toContain("| kept |")
+    expect(
+      table
+        .split("\n")
+        .filter((l) => l.startsWith("| "))
+        .map((l) => l.split("|").at(-2)?.trim())
+    ).toEqual(["status", "ok 10/10", "ok 10/10", "behind 10/10", "NoProgress 5/10"])
   })
 })
