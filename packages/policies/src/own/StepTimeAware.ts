@@ -251,6 +251,55 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     return ranks === undefined ? s : { ...s, ranks, inflight }
   }
 
+  /** The routed state and result: `rank` charged with `request` after a queue of `queue` seconds. */
+  const commit = (
+    s: StepTimeAwareState,
+    request: RouteRequest,
+    now: number,
+    rank: number,
+    cursor: number,
+    queue: number,
+    cached: number,
+    scores: Array<number>,
+    matched: Array<number>
+  ): RouteResult<StepTimeAwareState> => {
+    const input = request.inputLength
+    const ranks = s.ranks.slice()
+    const o = rank * FIELDS
+    // this prompt's prefill starts after the rank's queue as scored, or after this front end's
+    // earlier prompts, whichever ends later
+    ranks[o + HORIZON] =
+      Math.max(now + queue, ranks[o + HORIZON]!) + prefillSeconds(cost, input - cached, cached)
+    ranks[o + PENDING_REQUESTS]! += 1
+    ranks[o + PENDING_TOKENS]! += input - cached
+    ranks[o + PENDING_SINCE] = now
+    const sent = ranks[o + SENT]! + input
+    ranks[o + SENT] = sent
+    let inflight = s.inflight
+    if (trackInflight && getTrie(inflight, request.requestId) === undefined) {
+      ranks[o + INFLIGHT]! += 1
+      ranks[o + INFLIGHT_TOKENS]! += input
+      inflight = setTrie(inflight, request.requestId, input * RANK_SPAN + rank)
+    }
+    return {
+      _tag: "Routed",
+      rank,
+      state: {
+        ledger: s.ledger,
+        demand: s.demand,
+        cursor,
+        ranks,
+        inflight,
+        prefixes: recordRankPrefixes(s.prefixes, request.prefixHashes, rank, sent)
+      },
+      explanation: {
+        scores,
+        tieBreak: "least predicted prefill wait + own prefill (+ decode) in seconds, then rotating index",
+        details: { matchedBlocks: matched }
+      }
+    }
+  }
+
   const route = (
     s: StepTimeAwareState,
     request: RouteRequest,
@@ -265,55 +314,13 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     const hashes = request.prefixHashes
     const blockTokens = hashes !== undefined && hashes.length > 0 ? input / hashes.length : 0
     const sr = s.ranks
-    // an engine computes at least the prompt's last token, however much of it is cached
-    const cachedOf = (blocksHeld: number) => Math.max(0, Math.min(input - 1, blocksHeld * blockTokens))
     const matched = packed(n, 0)
     const scores = packed(n, 0)
-    // per rank, the queued prefill (seconds) the score counted: this prompt's prefill starts after it
-    const queues = packed(n, 0)
-
-    const commit = (rank: number, cursor: number): RouteResult<StepTimeAwareState> => {
-      const ranks = sr.slice()
-      const o = rank * FIELDS
-      const cached = cachedOf(matched[rank]!)
-      // this prompt's prefill starts after the rank's queue as scored, or after this front end's
-      // earlier prompts, whichever ends later
-      ranks[o + HORIZON] =
-        Math.max(now + queues[rank]!, ranks[o + HORIZON]!) + prefillSeconds(cost, input - cached, cached)
-      ranks[o + PENDING_REQUESTS]! += 1
-      ranks[o + PENDING_TOKENS]! += input - cached
-      ranks[o + PENDING_SINCE] = now
-      const sent = ranks[o + SENT]! + input
-      ranks[o + SENT] = sent
-      let inflight = s.inflight
-      if (trackInflight && getTrie(inflight, request.requestId) === undefined) {
-        ranks[o + INFLIGHT]! += 1
-        ranks[o + INFLIGHT_TOKENS]! += input
-        inflight = setTrie(inflight, request.requestId, input * RANK_SPAN + rank)
-      }
-      return {
-        _tag: "Routed",
-        rank,
-        state: {
-          ledger,
-          demand,
-          cursor,
-          ranks,
-          inflight,
-          prefixes: recordRankPrefixes(s.prefixes, hashes, rank, sent)
-        },
-        explanation: {
-          scores,
-          tieBreak: "least predicted prefill wait + own prefill (+ decode) in seconds, then rotating index",
-          details: { matchedBlocks: matched }
-        }
-      }
-    }
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
       if (!Number.isInteger(r) || r < 0 || r >= n)
         return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
-      return commit(r, s.cursor)
+      return commit(s, request, now, r, s.cursor, 0, 0, scores, matched)
     }
 
     // freshness, the busiest fresh queue (what a stale or unknown rank is never below), and KV
@@ -325,7 +332,6 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     let maxQueued = 0
     let maxContext = 0
     let anyFits = false
-    let maxPool = 0
     for (let r = 0; r < n; r++) {
       const f = isFresh(ledger, r, now, staleAfter)
       fresh[r] = f ? 1 : 0
@@ -338,9 +344,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
         demand.freeKv[r]! - clientCount * sr[r * FIELDS + PENDING_TOKENS]! >= input
       fits[r] = ok ? 1 : 0
       if (ok) anyFits = true
-      if (demand.pool[r]! > maxPool) maxPool = demand.pool[r]!
     }
-    const defaultKeep = cacheTokens ?? (maxPool > 0 ? maxPool : 262_144)
+    const defaultKeep = cacheTokens ?? (demand.maxPool > 0 ? demand.maxPool : 262_144)
     matchRankPrefixes(
       s.prefixes,
       hashes,
@@ -355,6 +360,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     const whole = prefillSeconds(cost, input, 0)
     let best = -1
     let bestScore = 0
+    let bestQueue = 0
+    let bestCached = 0
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
       const o = r * FIELDS
       const f = fresh[r] === 1
@@ -368,9 +375,9 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       } else if (sharedQuantum > 0) {
         queue = Math.floor(prefillSeconds(cost, demand.queued[r]!, 0) / sharedQuantum) * sharedQuantum
       }
-      queues[r] = queue
       const wait = Math.max(sr[o + HORIZON]! - now, queue)
-      const cached = matched[r] === 0 ? 0 : cachedOf(matched[r]!)
+      // an engine computes at least the prompt's last token, however much of it is cached
+      const cached = matched[r] === 0 ? 0 : Math.max(0, Math.min(input - 1, matched[r]! * blockTokens))
       let score = wait + (cached === 0 ? whole : prefillSeconds(cost, input - cached, cached))
       if (fm !== undefined) {
         const requests = Math.max(
@@ -392,11 +399,13 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       if (best < 0 || score < bestScore) {
         best = r
         bestScore = score
+        bestQueue = queue
+        bestCached = cached
       }
     }
     if (best < 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
-    return commit(best, (s.cursor + 1) % n)
+    return commit(s, request, now, best, (s.cursor + 1) % n, bestQueue, bestCached, scores, matched)
   }
 
   return {

@@ -1,7 +1,8 @@
 /**
  * A router-side estimate of each rank's prefix cache: which ranks were last sent a prompt block,
  * and how many tokens each rank has been sent since (an LRU cache of a rank's capacity keeps a
- * block until that many newer tokens have passed through it). Persistent (a bounded `HashTrie`).
+ * block until that many newer tokens have passed through it). Persistent: a bounded
+ * `VersionedMap`, O(1) per lookup and write while each state is used once, in order.
  *
  * Blocks are recorded at a fixed ladder of positions, `0, 1, 3, 7, 15` and then every 16th block
  * (`31, 47, 63, ...`): a prompt of `B` blocks writes at most `5 + B / 16` entries, not `B`, and the
@@ -13,7 +14,7 @@
  *
  * @internal
  */
-import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
+import { emptyVersionedMap, getVersioned, updateVersioned, type VersionedMap } from "./VersionedMap.js"
 
 /**
  * Block hash -> `[rank, stamp, rank, stamp, ...]`, one pair per rank it was sent to (at most
@@ -23,10 +24,17 @@ import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
  *
  * @internal
  */
-export type RankPrefixes = HashTrie<ReadonlyArray<number>>
+export type RankPrefixes = VersionedMap<ReadonlyArray<number>>
+
+/** Two entries list the same pairs in the same order. */
+const sameEntry = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): boolean => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
 
 /** An empty index keeping at most `maxBlocks` block entries. @internal */
-export const emptyRankPrefixes = (maxBlocks: number): RankPrefixes => emptyTrie(maxBlocks)
+export const emptyRankPrefixes = (maxBlocks: number): RankPrefixes => emptyVersionedMap(maxBlocks, sameEntry)
 
 /** How many ladder positions lie below `blocks` (0 for 0 blocks). @internal */
 export const ladderCount = (blocks: number): number => {
@@ -63,7 +71,7 @@ export const matchRankPrefixes = (
   const n = out.length
   for (let r = 0; r < n; r++) out[r] = 0
   if (hashes === undefined || hashes.length === 0) return
-  const first = getTrie(index, hashes[0]!)
+  const first = getVersioned(index, hashes[0]!)
   if (first === undefined) return
   const count = ladderCount(hashes.length)
   // entries looked up so far, by ladder index (the holders' searches share their probes)
@@ -80,7 +88,7 @@ export const matchRankPrefixes = (
       const mid = (lo + hi) >>> 1
       let entry = probed[mid]
       if (entry === null) {
-        entry = getTrie(index, hashes[ladderBlock(mid)]!)
+        entry = getVersioned(index, hashes[ladderBlock(mid)]!)
         probed[mid] = entry
       }
       const s = stampOf(entry, rank)
@@ -89,6 +97,25 @@ export const matchRankPrefixes = (
     }
     out[rank] = ladderBlock(lo) + 1
   }
+}
+
+/**
+ * `old` with `rank`'s pair moved to the front (added when absent) and its stamp set: a copy of
+ * `old` and a shift (a rank listed first already, as under affinity, costs one copy).
+ */
+const toFront = (old: ReadonlyArray<number> | undefined, rank: number, stamp: number): Array<number> => {
+  if (old === undefined) return [rank, stamp]
+  let at = 0
+  while (at < old.length && old[at] !== rank) at += 2
+  const entry = old.slice()
+  if (at === old.length) entry.push(0, 0)
+  for (let i = at; i > 0; i -= 2) {
+    entry[i] = entry[i - 2]!
+    entry[i + 1] = entry[i - 1]!
+  }
+  entry[0] = rank
+  entry[1] = stamp
+  return entry
 }
 
 /**
@@ -105,14 +132,8 @@ export const recordRankPrefixes = (
 ): RankPrefixes => {
   if (hashes === undefined) return index
   const count = ladderCount(hashes.length)
+  const entry = (old: ReadonlyArray<number> | undefined) => toFront(old, rank, stamp)
   let next = index
-  for (let i = 0; i < count; i++) {
-    const h = hashes[ladderBlock(i)]!
-    const old = getTrie(next, h)
-    const entry: Array<number> = [rank, stamp]
-    if (old !== undefined)
-      for (let j = 0; j < old.length; j += 2) if (old[j] !== rank) entry.push(old[j]!, old[j + 1]!)
-    next = setTrie(next, h, entry)
-  }
+  for (let i = 0; i < count; i++) next = updateVersioned(next, hashes[ladderBlock(i)]!, entry)
   return next
 }
