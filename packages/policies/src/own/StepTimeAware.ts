@@ -15,6 +15,7 @@ import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from ".
 import { freshMax, isFresh, ledgerView, unknownBase } from "./internal/LoadView.js"
 import { poolOf, type RankDemand, rankDemand } from "./internal/RankDemand.js"
 import {
+  emptyMatchScratch,
   emptyRankPrefixes,
   matchRankPrefixes,
   type RankPrefixes,
@@ -73,7 +74,8 @@ const RANK_SPAN = 1 << 20
 /**
  * The state of a `step-time-aware` policy. Opaque and immutable: `ledger` holds the newest
  * snapshot per rank and health (no charges), `demand` what those snapshots say each rank still
- * has to do, `ranks` this front end's per-rank bookkeeping (prefill horizon, routes not yet in a
+ * has to do (`queuedSeconds`: its queued prefill priced by the cost model; `cacheTokens`: the
+ * prompt tokens its prefix cache is taken to keep), `ranks` this front end's per-rank bookkeeping (prefill horizon, routes not yet in a
  * snapshot, requests in flight, prefix clock), `inflight` the rank and prompt of each request in
  * flight, `prefixes` the router-side prefix index.
  *
@@ -83,6 +85,8 @@ const RANK_SPAN = 1 << 20
 export interface StepTimeAwareState {
   readonly ledger: LedgerState
   readonly demand: RankDemand
+  readonly queuedSeconds: ReadonlyArray<number>
+  readonly cacheTokens: ReadonlyArray<number>
   readonly cursor: number
   readonly ranks: ReadonlyArray<number>
   readonly inflight: HashTrie<number>
@@ -194,14 +198,28 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
   // and never returned (allocating them per route cost a fifth of a route on the built code)
   let fits = new Uint8Array(0)
   let fresh = new Uint8Array(0)
+  const matchScratch = emptyMatchScratch()
+
+  // per rank, what `route` reads of the snapshots, computed once per snapshot instead of once
+  // per route: the seconds of prefill queued (what a fresh rank's wait counts), and the prompt
+  // tokens its prefix cache keeps (its KV pool; the largest known while its own is unknown)
+  const queuedSecondsOf = (demand: RankDemand): Array<number> =>
+    demand.queued.map((q) => prefillSeconds(cost, q, 0))
+  const cacheTokensOf = (demand: RankDemand): Array<number> => {
+    const fallback = demand.maxPool > 0 ? demand.maxPool : 262_144
+    return demand.pool.map((pool) => cacheTokens ?? (Number.isNaN(pool) ? fallback : pool))
+  }
 
   const init = (dpSize: number): StepTimeAwareState => {
     const ledger = emptyLedger(dpSize)
     const ranks = packed(ledger.dpSize * FIELDS, 0)
     for (let r = 0; r < ledger.dpSize; r++) ranks[r * FIELDS + PENDING_SINCE] = Number.NEGATIVE_INFINITY
+    const demand = rankDemand(ledger.snapshots, packed(ledger.dpSize, fixedPool ?? Number.NaN))
     return {
       ledger,
-      demand: rankDemand(ledger.snapshots, packed(ledger.dpSize, fixedPool ?? Number.NaN)),
+      demand,
+      queuedSeconds: queuedSecondsOf(demand),
+      cacheTokens: cacheTokensOf(demand),
       cursor: 0,
       ranks,
       inflight: emptyTrie(1_000_000),
@@ -229,7 +247,15 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       const pool = fixedPool ?? (row === undefined || row.unknown !== undefined ? undefined : poolOf(row))
       if (pool !== undefined) pools[r] = pool
     }
-    return { ...s, ledger, demand: rankDemand(ledger.snapshots, pools), ranks }
+    const demand = rankDemand(ledger.snapshots, pools)
+    return {
+      ...s,
+      ledger,
+      demand,
+      queuedSeconds: queuedSecondsOf(demand),
+      cacheTokens: cacheTokensOf(demand),
+      ranks
+    }
   }
 
   const finish = (s: StepTimeAwareState, ids: ReadonlyArray<string>): StepTimeAwareState => {
@@ -287,6 +313,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       state: {
         ledger: s.ledger,
         demand: s.demand,
+        queuedSeconds: s.queuedSeconds,
+        cacheTokens: s.cacheTokens,
         cursor,
         ranks,
         inflight,
@@ -345,19 +373,21 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       fits[r] = ok ? 1 : 0
       if (ok) anyFits = true
     }
-    const defaultKeep = cacheTokens ?? (demand.maxPool > 0 ? demand.maxPool : 262_144)
+    const keep = s.cacheTokens
     matchRankPrefixes(
       s.prefixes,
       hashes,
-      (rank, stamp) => {
-        const keep = cacheTokens ?? (Number.isNaN(demand.pool[rank]!) ? defaultKeep : demand.pool[rank]!)
-        return clientCount * (sr[rank * FIELDS + SENT]! - stamp) <= keep
-      },
-      matched
+      (rank, stamp) => clientCount * (sr[rank * FIELDS + SENT]! - stamp) <= keep[rank]!,
+      matched,
+      matchScratch
     )
     const fm = trackInflight ? freshMax(ledger, now, staleAfter) : undefined
     const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
     const whole = prefillSeconds(cost, input, 0)
+    // this prompt's own prefill after `ownCached` cached tokens (ranks holding the same prefix
+    // share it: priced once per distinct prefix length, not once per rank)
+    let ownCached = 0
+    let own = whole
     let best = -1
     let bestScore = 0
     let bestQueue = 0
@@ -369,16 +399,21 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       // fresh rank's queue is left out (every front end reads the same stale snapshot, and a
       // term read from it sends them all to the same rank), a stale or unknown one keeps it
       let queue = 0
-      if (clientCount === 1 || !f) {
+      if (clientCount === 1 && f) queue = s.queuedSeconds[r]!
+      else if (clientCount === 1 || !f) {
         const q = f ? demand.queued[r]! : Math.max(demand.queued[r]!, maxQueued)
         queue = prefillSeconds(cost, q + (clientCount - 1) * sr[o + PENDING_TOKENS]!, 0)
       } else if (sharedQuantum > 0) {
-        queue = Math.floor(prefillSeconds(cost, demand.queued[r]!, 0) / sharedQuantum) * sharedQuantum
+        queue = Math.floor(s.queuedSeconds[r]! / sharedQuantum) * sharedQuantum
       }
       const wait = Math.max(sr[o + HORIZON]! - now, queue)
       // an engine computes at least the prompt's last token, however much of it is cached
       const cached = matched[r] === 0 ? 0 : Math.max(0, Math.min(input - 1, matched[r]! * blockTokens))
-      let score = wait + (cached === 0 ? whole : prefillSeconds(cost, input - cached, cached))
+      if (cached !== ownCached) {
+        ownCached = cached
+        own = prefillSeconds(cost, input - cached, cached)
+      }
+      let score = wait + own
       if (fm !== undefined) {
         const requests = Math.max(
           (Number.isNaN(ledger.snapTimestamp[r]!)

@@ -46,11 +46,41 @@ export const ladderCount = (blocks: number): number => {
 /** The block index of ladder entry `i`: `2^i - 1` up to 15, then `16 (i - 3) - 1`. @internal */
 export const ladderBlock = (i: number): number => (i <= 4 ? (1 << i) - 1 : 16 * (i - 3) - 1)
 
-/** The stamp of `rank` in an entry, `undefined` when the entry does not list it. */
-const stampOf = (entry: ReadonlyArray<number> | undefined, rank: number): number | undefined => {
-  if (entry === undefined) return undefined
-  for (let i = 0; i < entry.length; i += 2) if (entry[i] === rank) return entry[i + 1]
-  return undefined
+/**
+ * Working memory of {@link matchRankPrefixes}, reused call after call by one policy instance:
+ * row `i` (dpSize slots) holds the stamps of ladder entry `i`'s ranks, valid where `mark` equals
+ * the call's `epoch` (`rowMark[i]`: row `i` was filled in this call). Filling a row once per entry looked up makes each holder's probe O(1)
+ * (a scan of the entry per holder made a popular prefix cost holders x entry length: on the built
+ * code the scan was half the search at 8 ranks, and quadratic at 1,024).
+ *
+ * @internal
+ */
+export interface MatchScratch {
+  stamp: Float64Array
+  mark: Float64Array
+  rowMark: Float64Array
+  epoch: number
+}
+
+/** Empty working memory for {@link matchRankPrefixes}. @internal */
+export const emptyMatchScratch = (): MatchScratch => ({
+  stamp: new Float64Array(0),
+  mark: new Float64Array(0),
+  rowMark: new Float64Array(0),
+  epoch: 0
+})
+
+/** Row `row` of `w`: the stamps of `entry`'s ranks below `n` (the first pair of a rank counts). */
+const fillRow = (w: MatchScratch, row: number, n: number, entry: ReadonlyArray<number> | undefined): void => {
+  w.rowMark[row] = w.epoch
+  if (entry === undefined) return
+  const base = row * n
+  for (let i = 0; i < entry.length; i += 2) {
+    const rank = entry[i]!
+    if (rank >= n || w.mark[base + rank] === w.epoch) continue
+    w.mark[base + rank] = w.epoch
+    w.stamp[base + rank] = entry[i + 1]!
+  }
 }
 
 /**
@@ -66,7 +96,8 @@ export const matchRankPrefixes = (
   index: RankPrefixes,
   hashes: ReadonlyArray<string> | undefined,
   held: (rank: number, stamp: number) => boolean,
-  out: Array<number>
+  out: Array<number>,
+  w: MatchScratch = emptyMatchScratch()
 ): void => {
   const n = out.length
   for (let r = 0; r < n; r++) out[r] = 0
@@ -74,10 +105,13 @@ export const matchRankPrefixes = (
   const first = getVersioned(index, hashes[0]!)
   if (first === undefined) return
   const count = ladderCount(hashes.length)
-  // entries looked up so far, by ladder index (the holders' searches share their probes)
-  const probed: Array<ReadonlyArray<number> | undefined | null> = []
-  for (let i = 0; i < count; i++) probed.push(null)
-  probed[0] = first
+  if (w.rowMark.length < count || w.mark.length < count * n) {
+    w.rowMark = new Float64Array(count)
+    w.mark = new Float64Array(count * n)
+    w.stamp = new Float64Array(count * n)
+    w.epoch = 0
+  }
+  w.epoch++
   for (let j = 0; j < first.length; j += 2) {
     const rank = first[j]!
     if (rank >= n || !held(rank, first[j + 1]!)) continue
@@ -86,13 +120,10 @@ export const matchRankPrefixes = (
     let hi = count
     while (hi - lo > 1) {
       const mid = (lo + hi) >>> 1
-      let entry = probed[mid]
-      if (entry === null) {
-        entry = getVersioned(index, hashes[ladderBlock(mid)]!)
-        probed[mid] = entry
-      }
-      const s = stampOf(entry, rank)
-      if (s !== undefined && held(rank, s)) lo = mid
+      // the holders' searches share their lookups: a row is filled when a search first reaches it
+      if (w.rowMark[mid] !== w.epoch) fillRow(w, mid, n, getVersioned(index, hashes[ladderBlock(mid)]!))
+      const k = mid * n + rank
+      if (w.mark[k] === w.epoch && held(rank, w.stamp[k]!)) lo = mid
       else hi = mid
     }
     out[rank] = ladderBlock(lo) + 1
