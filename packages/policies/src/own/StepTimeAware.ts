@@ -74,8 +74,7 @@ const RANK_SPAN = 1 << 20
 /**
  * The state of a `step-time-aware` policy. Opaque and immutable: `ledger` holds the newest
  * snapshot per rank and health (no charges), `demand` what those snapshots say each rank still
- * has to do (`queuedSeconds`: its queued prefill priced by the cost model; `cacheTokens`: the
- * prompt tokens its prefix cache is taken to keep), `ranks` this front end's per-rank bookkeeping (prefill horizon, routes not yet in a
+ * has to do (and `priced`, what routing reads of it, priced once per snapshot), `ranks` this front end's per-rank bookkeeping (prefill horizon, routes not yet in a
  * snapshot, requests in flight, prefix clock), `inflight` the rank and prompt of each request in
  * flight, `prefixes` the router-side prefix index.
  *
@@ -85,12 +84,29 @@ const RANK_SPAN = 1 << 20
 export interface StepTimeAwareState {
   readonly ledger: LedgerState
   readonly demand: RankDemand
-  readonly queuedSeconds: ReadonlyArray<number>
-  readonly cacheTokens: ReadonlyArray<number>
+  readonly priced: PricedDemand
   readonly cursor: number
   readonly ranks: ReadonlyArray<number>
   readonly inflight: HashTrie<number>
   readonly prefixes: RankPrefixes
+}
+
+/**
+ * What `route` reads of the snapshots, derived once per `observe` rather than once per route:
+ * per rank the seconds of prefill its snapshot shows queued and the prompt tokens its prefix cache
+ * keeps (its KV pool; the largest known while its own is unknown); over the ranks that published
+ * a known load, the oldest snapshot time (`Infinity`: none) and the largest queue and context
+ * (while all of them are fresh, what a stale or unknown rank is never below).
+ *
+ * @category own policies
+ * @since 0.4.0
+ */
+export interface PricedDemand {
+  readonly queuedSeconds: ReadonlyArray<number>
+  readonly cacheTokens: ReadonlyArray<number>
+  readonly oldestTimestamp: number
+  readonly maxQueued: number
+  readonly maxContext: number
 }
 
 /**
@@ -194,20 +210,28 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
   const trackInflight = decodeWeight > 0
   const sharedQuantum = options.sharedQueueQuantumSeconds ?? 1
 
-  // per-route working buffers of this policy instance, written and read within one `route` call
-  // and never returned (allocating them per route cost a fifth of a route on the built code)
-  let fits = new Uint8Array(0)
-  let fresh = new Uint8Array(0)
+  // working memory of the prefix match, written and read within one `route` call, never returned
   const matchScratch = emptyMatchScratch()
 
-  // per rank, what `route` reads of the snapshots, computed once per snapshot instead of once
-  // per route: the seconds of prefill queued (what a fresh rank's wait counts), and the prompt
-  // tokens its prefix cache keeps (its KV pool; the largest known while its own is unknown)
-  const queuedSecondsOf = (demand: RankDemand): Array<number> =>
-    demand.queued.map((q) => prefillSeconds(cost, q, 0))
-  const cacheTokensOf = (demand: RankDemand): Array<number> => {
+  const price = (ledger: LedgerState, demand: RankDemand): PricedDemand => {
     const fallback = demand.maxPool > 0 ? demand.maxPool : 262_144
-    return demand.pool.map((pool) => cacheTokens ?? (Number.isNaN(pool) ? fallback : pool))
+    let oldestTimestamp = Number.POSITIVE_INFINITY
+    let maxQueued = 0
+    let maxContext = 0
+    for (let r = 0; r < ledger.dpSize; r++) {
+      const at = ledger.snapTimestamp[r]!
+      if (Number.isNaN(at)) continue
+      if (at < oldestTimestamp) oldestTimestamp = at
+      if (demand.queued[r]! > maxQueued) maxQueued = demand.queued[r]!
+      if (demand.context[r]! > maxContext) maxContext = demand.context[r]!
+    }
+    return {
+      queuedSeconds: demand.queued.map((q) => prefillSeconds(cost, q, 0)),
+      cacheTokens: demand.pool.map((pool) => cacheTokens ?? (Number.isNaN(pool) ? fallback : pool)),
+      oldestTimestamp,
+      maxQueued,
+      maxContext
+    }
   }
 
   const init = (dpSize: number): StepTimeAwareState => {
@@ -218,8 +242,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     return {
       ledger,
       demand,
-      queuedSeconds: queuedSecondsOf(demand),
-      cacheTokens: cacheTokensOf(demand),
+      priced: price(ledger, demand),
       cursor: 0,
       ranks,
       inflight: emptyTrie(1_000_000),
@@ -252,8 +275,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       ...s,
       ledger,
       demand,
-      queuedSeconds: queuedSecondsOf(demand),
-      cacheTokens: cacheTokensOf(demand),
+      priced: price(ledger, demand),
       ranks
     }
   }
@@ -313,8 +335,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       state: {
         ledger: s.ledger,
         demand: s.demand,
-        queuedSeconds: s.queuedSeconds,
-        cacheTokens: s.cacheTokens,
+        priced: s.priced,
         cursor,
         ranks,
         inflight,
@@ -351,29 +372,22 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       return commit(s, request, now, r, s.cursor, 0, 0, scores, matched)
     }
 
-    // freshness, the busiest fresh queue (what a stale or unknown rank is never below), and KV
-    // feasibility (known free KV minus what was routed since, clientCount times)
-    if (fits.length < n) {
-      fits = new Uint8Array(n)
-      fresh = new Uint8Array(n)
-    }
-    let maxQueued = 0
-    let maxContext = 0
-    let anyFits = false
-    for (let r = 0; r < n; r++) {
-      const f = isFresh(ledger, r, now, staleAfter)
-      fresh[r] = f ? 1 : 0
-      if (f) {
+    // the busiest fresh queue and context (what a stale or unknown rank is never below): while
+    // every rank that published is fresh, the maxima priced with the snapshot
+    const { priced } = s
+    const allFresh = now - priced.oldestTimestamp <= staleAfter
+    let maxQueued = priced.maxQueued
+    let maxContext = priced.maxContext
+    if (!allFresh) {
+      maxQueued = 0
+      maxContext = 0
+      for (let r = 0; r < n; r++) {
+        if (!isFresh(ledger, r, now, staleAfter)) continue
         if (demand.queued[r]! > maxQueued) maxQueued = demand.queued[r]!
         if (demand.context[r]! > maxContext) maxContext = demand.context[r]!
       }
-      const ok =
-        ledger.healthy[r] === true &&
-        demand.freeKv[r]! - clientCount * sr[r * FIELDS + PENDING_TOKENS]! >= input
-      fits[r] = ok ? 1 : 0
-      if (ok) anyFits = true
     }
-    const keep = s.cacheTokens
+    const keep = priced.cacheTokens
     matchRankPrefixes(
       s.prefixes,
       hashes,
@@ -388,23 +402,30 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     // share it: priced once per distinct prefix length, not once per rank)
     let ownCached = 0
     let own = whole
+    // the first least score in scan order among the healthy ranks whose known free KV, minus what
+    // was routed there since (clientCount times), holds the prompt (`best`), and while none does
+    // among all healthy ranks (`alt`)
     let best = -1
     let bestScore = 0
     let bestQueue = 0
     let bestCached = 0
+    let alt = -1
+    let altScore = 0
+    let altQueue = 0
+    let altCached = 0
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
       const o = r * FIELDS
-      const f = fresh[r] === 1
+      const f = isFresh(ledger, r, now, staleAfter)
       // one front end: its fresh snapshot's queue plus nothing pending from others; several: a
       // fresh rank's queue is left out (every front end reads the same stale snapshot, and a
       // term read from it sends them all to the same rank), a stale or unknown one keeps it
       let queue = 0
-      if (clientCount === 1 && f) queue = s.queuedSeconds[r]!
+      if (clientCount === 1 && f) queue = priced.queuedSeconds[r]!
       else if (clientCount === 1 || !f) {
         const q = f ? demand.queued[r]! : Math.max(demand.queued[r]!, maxQueued)
         queue = prefillSeconds(cost, q + (clientCount - 1) * sr[o + PENDING_TOKENS]!, 0)
       } else if (sharedQuantum > 0) {
-        queue = Math.floor(s.queuedSeconds[r]! / sharedQuantum) * sharedQuantum
+        queue = Math.floor(priced.queuedSeconds[r]! / sharedQuantum) * sharedQuantum
       }
       const wait = Math.max(sr[o + HORIZON]! - now, queue)
       // an engine computes at least the prompt's last token, however much of it is cached
@@ -430,13 +451,26 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
         score += decodeWeight * ((requests + 1) * dReq + (context + input) * dCtx)
       }
       scores[r] = score
-      if (!ledger.healthy[r] || (anyFits && fits[r] === 0)) continue
-      if (best < 0 || score < bestScore) {
-        best = r
-        bestScore = score
-        bestQueue = queue
-        bestCached = cached
+      const healthy = ledger.healthy[r]
+      if (!healthy) continue
+      if (healthy === true && demand.freeKv[r]! - clientCount * sr[o + PENDING_TOKENS]! >= input) {
+        if (best < 0 || score < bestScore) {
+          best = r
+          bestScore = score
+          bestQueue = queue
+          bestCached = cached
+        }
+      } else if (best < 0 && (alt < 0 || score < altScore)) {
+        alt = r
+        altScore = score
+        altQueue = queue
+        altCached = cached
       }
+    }
+    if (best < 0) {
+      best = alt
+      bestQueue = altQueue
+      bestCached = altCached
     }
     if (best < 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
