@@ -1,8 +1,8 @@
 /**
  * A router-side estimate of each rank's prefix cache: which ranks were last sent a prompt block,
  * and how many tokens each rank has been sent since (an LRU cache of a rank's capacity keeps a
- * block until that many newer tokens have passed through it). Persistent: a bounded
- * `VersionedMap`, O(1) per lookup and write while each state is used once, in order.
+ * block until that many newer tokens have passed through it). Persistent: bounded `StampLists`,
+ * O(1) per lookup and O(ranks listed) per write while each state is used once, in order.
  *
  * Blocks are recorded at a fixed ladder of positions, `0, 1, 3, 7, 15` and then every 16th block
  * (`31, 47, 63, ...`): a prompt of `B` blocks writes at most `5 + B / 16` entries, not `B`, and the
@@ -14,7 +14,7 @@
  *
  * @internal
  */
-import { emptyVersionedMap, getVersioned, updateVersioned, type VersionedMap } from "./VersionedMap.js"
+import { emptyStampLists, lookupStampList, type StampLists, touchStampList } from "./StampLists.js"
 
 /**
  * Block hash -> `[rank, stamp, rank, stamp, ...]`, one pair per rank it was sent to (at most
@@ -24,17 +24,10 @@ import { emptyVersionedMap, getVersioned, updateVersioned, type VersionedMap } f
  *
  * @internal
  */
-export type RankPrefixes = VersionedMap<ReadonlyArray<number>>
-
-/** Two entries list the same pairs in the same order. */
-const sameEntry = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): boolean => {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
-}
+export type RankPrefixes = StampLists
 
 /** An empty index keeping at most `maxBlocks` block entries. @internal */
-export const emptyRankPrefixes = (maxBlocks: number): RankPrefixes => emptyVersionedMap(maxBlocks, sameEntry)
+export const emptyRankPrefixes = (maxBlocks: number): RankPrefixes => emptyStampLists(maxBlocks)
 
 /** How many ladder positions lie below `blocks` (0 for 0 blocks). @internal */
 export const ladderCount = (blocks: number): number => {
@@ -102,7 +95,7 @@ export const matchRankPrefixes = (
   const n = out.length
   for (let r = 0; r < n; r++) out[r] = 0
   if (hashes === undefined || hashes.length === 0) return
-  const first = getVersioned(index, hashes[0]!)
+  const first = lookupStampList(index, hashes[0]!)
   if (first === undefined) return
   const count = ladderCount(hashes.length)
   if (w.rowMark.length < count || w.mark.length < count * n) {
@@ -121,32 +114,13 @@ export const matchRankPrefixes = (
     while (hi - lo > 1) {
       const mid = (lo + hi) >>> 1
       // the holders' searches share their lookups: a row is filled when a search first reaches it
-      if (w.rowMark[mid] !== w.epoch) fillRow(w, mid, n, getVersioned(index, hashes[ladderBlock(mid)]!))
+      if (w.rowMark[mid] !== w.epoch) fillRow(w, mid, n, lookupStampList(index, hashes[ladderBlock(mid)]!))
       const k = mid * n + rank
       if (w.mark[k] === w.epoch && held(rank, w.stamp[k]!)) lo = mid
       else hi = mid
     }
     out[rank] = ladderBlock(lo) + 1
   }
-}
-
-/**
- * `old` with `rank`'s pair moved to the front (added when absent) and its stamp set: a copy of
- * `old` and a shift (a rank listed first already, as under affinity, costs one copy).
- */
-const toFront = (old: ReadonlyArray<number> | undefined, rank: number, stamp: number): Array<number> => {
-  if (old === undefined) return [rank, stamp]
-  let at = 0
-  while (at < old.length && old[at] !== rank) at += 2
-  const entry = old.slice()
-  if (at === old.length) entry.push(0, 0)
-  for (let i = at; i > 0; i -= 2) {
-    entry[i] = entry[i - 2]!
-    entry[i + 1] = entry[i - 1]!
-  }
-  entry[0] = rank
-  entry[1] = stamp
-  return entry
 }
 
 /**
@@ -163,8 +137,7 @@ export const recordRankPrefixes = (
 ): RankPrefixes => {
   if (hashes === undefined) return index
   const count = ladderCount(hashes.length)
-  const entry = (old: ReadonlyArray<number> | undefined) => toFront(old, rank, stamp)
   let next = index
-  for (let i = 0; i < count; i++) next = updateVersioned(next, hashes[ladderBlock(i)]!, entry)
+  for (let i = 0; i < count; i++) next = touchStampList(next, hashes[ladderBlock(i)]!, rank, stamp)
   return next
 }
