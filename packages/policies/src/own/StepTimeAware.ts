@@ -8,7 +8,7 @@
  *
  * @since 0.4.0
  */
-import { packed } from "../internal/packed.js"
+import { doubles, packed } from "../internal/packed.js"
 import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteResult } from "../Policy.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
@@ -363,8 +363,11 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     const hashes = request.prefixHashes
     const blockTokens = hashes !== undefined && hashes.length > 0 ? input / hashes.length : 0
     const sr = s.ranks
-    const matched = packed(n, 0)
-    const scores = packed(n, 0)
+    // exact-length arrays of doubles, one allocation each (`packed(n, 0)` grows by steps and
+    // reallocates when a score is written: built, route+finish 694 -> 665 ns at 8 ranks, 4.3 ->
+    // 3.6 us at 64, 58 -> 23 us at 1,024, interleaved in one process on the shared machine)
+    const matched = doubles(n)
+    const scores = doubles(n)
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
       if (!Number.isInteger(r) || r < 0 || r >= n)
