@@ -15,11 +15,11 @@
  * only that one), O(touches between) for an older version the first time it is used again (the
  * laws' "route twice from one state" pays one route's touches).
  *
- * Why (`step-time-aware` on the built code, 8 ranks, one shared and one own block per prompt):
- * as a `HashTrie` of copied lists the prefix index took three quarters of a route (a trie write
- * path-copies three levels of 32-slot nodes: 230-400 ns); over two rerooted Maps of copied lists
- * the route took 1.0-1.2 us, with lists edited in place 0.? us (a third less allocated per route,
- * and allocation slows the index's cache-missing lookups).
+ * Why (`step-time-aware`, built, route + finish at 8 ranks as `pnpm bench` drives it, one shared
+ * and one own block per prompt, on the shared 2-core machine at load 6-7): as a `HashTrie` of
+ * copied lists the prefix index took three quarters of a route (a trie write path-copies three
+ * levels of 32-slot nodes: 230-400 ns; route 2.0-2.4 us); over rerooted Maps of copied lists the
+ * route took 775-815 ns, with the lists edited in place 674-722 ns (interleaved in one process).
  *
  * A touch that repeats a version's last touch (same key, rank and stamp) returns the version that
  * touch made, so routing twice from one state returns the same state object.
