@@ -11,7 +11,8 @@ import { freeKvTokens } from "./FreeKv.js"
 /**
  * Per rank: `queued` prompt tokens waiting to be prefilled, `context` tokens in KV, `freeKv`
  * tokens a new prompt can take (NaN when the row does not tell), `pool` the KV pool in tokens
- * (NaN while unknown). Computed once per `observe`, read by every `route`.
+ * (NaN while unknown), `maxPool` the largest known pool (0 while none is). Computed once per
+ * `observe`, read by every `route`.
  *
  * @internal
  */
@@ -20,6 +21,7 @@ export interface RankDemand {
   readonly context: ReadonlyArray<number>
   readonly freeKv: ReadonlyArray<number>
   readonly pool: ReadonlyArray<number>
+  readonly maxPool: number
 }
 
 const isCount = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0
@@ -93,5 +95,5 @@ export const rankDemand = (
     context.push(Number.isNaN(u) ? Math.max(total, maxUsed) : u)
     freeKv.push(freeKvTokens(row) ?? Number.NaN)
   }
-  return { queued, context, freeKv, pool: pools }
+  return { queued, context, freeKv, pool: pools, maxPool }
 }

@@ -1,7 +1,8 @@
 /**
  * A router-side estimate of each rank's prefix cache: which ranks were last sent a prompt block,
  * and how many tokens each rank has been sent since (an LRU cache of a rank's capacity keeps a
- * block until that many newer tokens have passed through it). Persistent (a bounded `HashTrie`).
+ * block until that many newer tokens have passed through it). Persistent: bounded `StampLists`,
+ * O(1) per lookup and O(ranks listed) per write while each state is used once, in order.
  *
  * Blocks are recorded at a fixed ladder of positions, `0, 1, 3, 7, 15` and then every 16th block
  * (`31, 47, 63, ...`): a prompt of `B` blocks writes at most `5 + B / 16` entries, not `B`, and the
@@ -13,7 +14,7 @@
  *
  * @internal
  */
-import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
+import { emptyStampLists, lookupStampList, type StampLists, touchStampList } from "./StampLists.js"
 
 /**
  * Block hash -> `[rank, stamp, rank, stamp, ...]`, one pair per rank it was sent to (at most
@@ -23,10 +24,10 @@ import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
  *
  * @internal
  */
-export type RankPrefixes = HashTrie<ReadonlyArray<number>>
+export type RankPrefixes = StampLists
 
 /** An empty index keeping at most `maxBlocks` block entries. @internal */
-export const emptyRankPrefixes = (maxBlocks: number): RankPrefixes => emptyTrie(maxBlocks)
+export const emptyRankPrefixes = (maxBlocks: number): RankPrefixes => emptyStampLists(maxBlocks)
 
 /** How many ladder positions lie below `blocks` (0 for 0 blocks). @internal */
 export const ladderCount = (blocks: number): number => {
@@ -38,11 +39,41 @@ export const ladderCount = (blocks: number): number => {
 /** The block index of ladder entry `i`: `2^i - 1` up to 15, then `16 (i - 3) - 1`. @internal */
 export const ladderBlock = (i: number): number => (i <= 4 ? (1 << i) - 1 : 16 * (i - 3) - 1)
 
-/** The stamp of `rank` in an entry, `undefined` when the entry does not list it. */
-const stampOf = (entry: ReadonlyArray<number> | undefined, rank: number): number | undefined => {
-  if (entry === undefined) return undefined
-  for (let i = 0; i < entry.length; i += 2) if (entry[i] === rank) return entry[i + 1]
-  return undefined
+/**
+ * Working memory of {@link matchRankPrefixes}, reused call after call by one policy instance:
+ * row `i` (dpSize slots) holds the stamps of ladder entry `i`'s ranks, valid where `mark` equals
+ * the call's `epoch` (`rowMark[i]`: row `i` was filled in this call). Filling a row once per entry looked up makes each holder's probe O(1)
+ * (a scan of the entry per holder made a popular prefix cost holders x entry length: on the built
+ * code the scan was half the search at 8 ranks, and quadratic at 1,024).
+ *
+ * @internal
+ */
+export interface MatchScratch {
+  stamp: Float64Array
+  mark: Float64Array
+  rowMark: Float64Array
+  epoch: number
+}
+
+/** Empty working memory for {@link matchRankPrefixes}. @internal */
+export const emptyMatchScratch = (): MatchScratch => ({
+  stamp: new Float64Array(0),
+  mark: new Float64Array(0),
+  rowMark: new Float64Array(0),
+  epoch: 0
+})
+
+/** Row `row` of `w`: the stamps of `entry`'s ranks below `n` (the first pair of a rank counts). */
+const fillRow = (w: MatchScratch, row: number, n: number, entry: ReadonlyArray<number> | undefined): void => {
+  w.rowMark[row] = w.epoch
+  if (entry === undefined) return
+  const base = row * n
+  for (let i = 0; i < entry.length; i += 2) {
+    const rank = entry[i]!
+    if (rank >= n || w.mark[base + rank] === w.epoch) continue
+    w.mark[base + rank] = w.epoch
+    w.stamp[base + rank] = entry[i + 1]!
+  }
 }
 
 /**
@@ -58,18 +89,22 @@ export const matchRankPrefixes = (
   index: RankPrefixes,
   hashes: ReadonlyArray<string> | undefined,
   held: (rank: number, stamp: number) => boolean,
-  out: Array<number>
+  out: Array<number>,
+  w: MatchScratch = emptyMatchScratch()
 ): void => {
   const n = out.length
   for (let r = 0; r < n; r++) out[r] = 0
   if (hashes === undefined || hashes.length === 0) return
-  const first = getTrie(index, hashes[0]!)
+  const first = lookupStampList(index, hashes[0]!)
   if (first === undefined) return
   const count = ladderCount(hashes.length)
-  // entries looked up so far, by ladder index (the holders' searches share their probes)
-  const probed: Array<ReadonlyArray<number> | undefined | null> = []
-  for (let i = 0; i < count; i++) probed.push(null)
-  probed[0] = first
+  if (w.rowMark.length < count || w.mark.length < count * n) {
+    w.rowMark = new Float64Array(count)
+    w.mark = new Float64Array(count * n)
+    w.stamp = new Float64Array(count * n)
+    w.epoch = 0
+  }
+  w.epoch++
   for (let j = 0; j < first.length; j += 2) {
     const rank = first[j]!
     if (rank >= n || !held(rank, first[j + 1]!)) continue
@@ -78,13 +113,10 @@ export const matchRankPrefixes = (
     let hi = count
     while (hi - lo > 1) {
       const mid = (lo + hi) >>> 1
-      let entry = probed[mid]
-      if (entry === null) {
-        entry = getTrie(index, hashes[ladderBlock(mid)]!)
-        probed[mid] = entry
-      }
-      const s = stampOf(entry, rank)
-      if (s !== undefined && held(rank, s)) lo = mid
+      // the holders' searches share their lookups: a row is filled when a search first reaches it
+      if (w.rowMark[mid] !== w.epoch) fillRow(w, mid, n, lookupStampList(index, hashes[ladderBlock(mid)]!))
+      const k = mid * n + rank
+      if (w.mark[k] === w.epoch && held(rank, w.stamp[k]!)) lo = mid
       else hi = mid
     }
     out[rank] = ladderBlock(lo) + 1
@@ -106,13 +138,6 @@ export const recordRankPrefixes = (
   if (hashes === undefined) return index
   const count = ladderCount(hashes.length)
   let next = index
-  for (let i = 0; i < count; i++) {
-    const h = hashes[ladderBlock(i)]!
-    const old = getTrie(next, h)
-    const entry: Array<number> = [rank, stamp]
-    if (old !== undefined)
-      for (let j = 0; j < old.length; j += 2) if (old[j] !== rank) entry.push(old[j]!, old[j + 1]!)
-    next = setTrie(next, h, entry)
-  }
+  for (let i = 0; i < count; i++) next = touchStampList(next, hashes[ladderBlock(i)]!, rank, stamp)
   return next
 }
