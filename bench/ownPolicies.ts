@@ -154,7 +154,13 @@ const policies: Record<
     affinity: false,
     byTokens: false
   },
-  "step-time-aware": { make: () => makeStepTimeAware() as Policy<unknown>, affinity: true, byTokens: true }
+  "step-time-aware": { make: () => makeStepTimeAware() as Policy<unknown>, affinity: true, byTokens: true },
+  // the several-front-end scoring (no decode term), as each of four vLLM front ends routes
+  "step-time-aware x4 front ends": {
+    make: () => makeStepTimeAware({ clientCount: 4 }) as Policy<unknown>,
+    affinity: true,
+    byTokens: true
+  }
 }
 
 /**

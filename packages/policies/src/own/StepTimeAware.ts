@@ -13,7 +13,7 @@ import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteR
 import { checkRequest } from "./internal/checkRequest.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
-import { freshMax, isFresh, ledgerView, unknownBase } from "./internal/LoadView.js"
+import { type FreshMax, freshMax, isFresh, ledgerView, unknownBase } from "./internal/LoadView.js"
 import { poolOf, type RankDemand, rankDemand } from "./internal/RankDemand.js"
 import {
   emptyMatchScratch,
@@ -110,6 +110,8 @@ export interface PricedDemand {
   readonly oldestTimestamp: number
   readonly maxQueued: number
   readonly maxContext: number
+  /** `freshMax` while every rank that published is fresh (the decode term's floors). */
+  readonly freshMax: FreshMax
 }
 
 /**
@@ -243,7 +245,9 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       cacheTokens: demand.pool.map((pool) => cacheTokens ?? (Number.isNaN(pool) ? fallback : pool)),
       oldestTimestamp,
       maxQueued,
-      maxContext
+      maxContext,
+      // at the oldest snapshot's time every published rank is fresh
+      freshMax: freshMax(ledger, oldestTimestamp, staleAfter)
     }
   }
 
@@ -408,7 +412,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       matched,
       matchScratch
     )
-    const fm = decodeWeight > 0 ? freshMax(ledger, now, staleAfter) : undefined
+    const fm = decodeWeight > 0 ? (allFresh ? priced.freshMax : freshMax(ledger, now, staleAfter)) : undefined
     const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
     const whole = prefillSeconds(cost, input, 0)
     // this prompt's own prefill after `ownCached` cached tokens (ranks holding the same prefix
