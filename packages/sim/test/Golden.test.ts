@@ -5,7 +5,9 @@
  * meant, and say so in its changeset. (Taken after the one-ledger contract, the KV-gauge rule and
  * the DSA default landed; the three dense cells name `glm-5.3-dense`; the ledger-balanced cell retaken
  * after its tie-rotation fix (issue 16, meant); checked equal on the code
- * before and after the lazy-decoding rewrite.)
+ * before and after the lazy-decoding rewrite; retaken when results gained `firstArrivalSeconds`,
+ * `lastArrivalSeconds` and `lastScheduledSeconds` (0.3.0): with those three fields left out, every
+ * result hashed to the digest before.)
  */
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
@@ -44,7 +46,7 @@ const cases: ReadonlyArray<{
     model: "glm-5.3-dense",
     config: { engine: "sglang" },
     policy: "total-tokens",
-    digest: "c7f2ac8a8237ae9139afcf7f89dfff5b5c0fcce0c9e8b6d3d937f3f131f8851e"
+    digest: "f46205c9ad862646b9d91d639f8f986c8b905ffb44264184735abfda93d2098f"
   },
   {
     name: "Mooncake conversation, vLLM x2, ledger-balanced, DSA sparse attention, small KV pool",
@@ -54,7 +56,7 @@ const cases: ReadonlyArray<{
     model: "glm-5.3-dsa",
     config: { engine: "vllm", frontEnds: 2, kvPoolTokens: 60_000 },
     policy: "ledger-balanced",
-    digest: "10bebd81b45c0ae23b5fcfeb21cc8390e5ceff3802248336593c8f24bd3b735a"
+    digest: "068ed295e05b72855ab3a43828ae45d4ae5915493118a57a3bb17ca20b1974dd"
   },
   {
     name: "Azure conversation 4x, SGLang, round-robin, 16 running, prefill interval 3",
@@ -64,7 +66,7 @@ const cases: ReadonlyArray<{
     model: "glm-5.3-dense",
     config: { engine: "sglang", maxRunningRequests: 16, prefillIntervalSteps: 3 },
     policy: "round-robin",
-    digest: "e0c5455efc4bda64802ee68f7f1eb6019f2e1a8710a16246b7fccfd4f4ba68aa"
+    digest: "560b7051389b956f8f9d508d7c9e3d5bdae5d8866b5638a0b86ecccef31e5921"
   },
   {
     name: "Azure conversation 4x, vLLM x4, vllm-kv-pressure, 20,000-token KV pool (163 retractions)",
@@ -74,7 +76,7 @@ const cases: ReadonlyArray<{
     model: "glm-5.3-dense",
     config: { engine: "vllm", frontEnds: 4, kvPoolTokens: 20_000 },
     policy: "vllm-kv-pressure",
-    digest: "9be44e8a4e0f19cc7d2c5072ab23d087b763be0be42406cd6042094619f3320b"
+    digest: "8af0267f0d081b58e3801fbd321c3792c2cb2f0409b04bff0ed614cb29b4855e"
   }
 ]
 
