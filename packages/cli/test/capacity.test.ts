@@ -35,6 +35,7 @@ describe("loadledger capacity", () => {
     expect(await run(...small, "--json", "--quiet", "--at", "0.5,1")).toBe(0)
     const out = JSON.parse(io.out)
     expect(out.at.map((a: { share: number }) => a.share)).toEqual([0.5, 1])
+    expect([out.json, out.quiet, out.engine, out.frontEnds]).toEqual([undefined, undefined, "sglang", 1])
     expect(out.at[1].rate).toBe(out.rate)
     expect(out.probes.find((p: { rate: number }) => p.rate === out.rate).keepsUp).toBe(true)
     expect(out.probes.find((p: { rate: number }) => p.rate === out.failedRate).keepsUp).toBe(false)
@@ -46,7 +47,10 @@ describe("loadledger capacity", () => {
       [["--policy", "nope"], 'unknown policy "nope"'],
       [["--at", "0.7,90"], "--at must be comma-separated shares in (0, 1]"],
       [["--model", "gpt-9"], 'unknown model "gpt-9"'],
-      [["--precision", "0"], "--precision"]
+      [["--precision", "0"], "--precision"],
+      [["--tolerance", "5"], "--tolerance must be below 1"],
+      [["--front-ends", "4"], "--front-ends counts vLLM API servers"],
+      [["--limit", "99"], "the trace has 99 requests: at least 100"]
     ] as const) {
       expect(await run(...small, ...args)).toBe(1)
       expect(io.err).toContain(message)

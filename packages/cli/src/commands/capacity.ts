@@ -74,22 +74,33 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
   if (entry === undefined) return fail(`unknown policy "${o.policy}" (see loadledger simulate --help)`)
   const shares = parseShares(o.at)
   const engine = o.engine ?? (entry.engine === "vllm" ? "vllm" : "sglang")
+  if (engine === "sglang" && o.frontEnds > 1)
+    return fail("--front-ends counts vLLM API servers; SGLang has one controller (add --engine vllm)")
+  if (!(o.tolerance < 1))
+    return fail(`--tolerance must be below 1 (a share of the arrival span), got ${o.tolerance}`)
   const config = simConfigFor({ ...o, engine })
   const parsed = readTraceFile(o.trace, o.format, `--trace ${o.trace}`)
   const trace = o.limit === undefined ? parsed : parsed.slice(0, o.limit)
   const head = "rate     backlog  kept up TTFT p50 / p99 s   ITL p99 ms  sync"
   const verbose = o.json !== true
-  if (verbose)
+  // the header with the first probe: a search that cannot start prints only its error
+  let printed = false
+  const header = () => {
+    if (printed) return
+    printed = true
     process.stdout.write(
       `capacity of ${o.model} on ${o.gpu}, DP ${o.dp}, ${engine} x${o.frontEnds}, ${entry.name}, ${trace.length} requests from ${o.trace}\n${head}\n`
     )
+  }
   const found = findCapacity(config, trace, entry, {
     start: o.start,
     precision: o.precision,
     tolerance: o.tolerance,
     onProbe: (p) => {
-      if (verbose) process.stdout.write(`${probeLine(p)}\n`)
-      else if (o.quiet !== true)
+      if (verbose) {
+        header()
+        process.stdout.write(`${probeLine(p)}\n`)
+      } else if (o.quiet !== true)
         process.stderr.write(`probe ${p.rate.toPrecision(4)}x: ${p.keepsUp ? "kept up" : "fell behind"}\n`)
     }
   })
@@ -104,8 +115,9 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
       itlSeconds: p.result.itlSeconds,
       syncWaitShare: p.result.syncWaitShare
     }))
+    const { json: _json, quiet: _quiet, ...options } = o
     const out = {
-      ...o,
+      ...options,
       engine,
       rate: found.rate,
       failedRate: found.failedRate,
