@@ -76,9 +76,24 @@ describe("simulate status column and exit code", () => {
     })
   })
 
-  it("every request finished: 'ok 100/100', exit 0", async () => {
-    const code = await run("--trace", mooncake, "--policies", "round-robin", "--limit", "100")
+  it("every request finished: 'ok 100/100' at a rate the group keeps up with, exit 0", async () => {
+    const code = await run(
+      "--trace",
+      mooncake,
+      "--policies",
+      "round-robin",
+      "--limit",
+      "100",
+      "--rate-scale",
+      "0.1"
+    )
     expect(row()).toContain("ok 100/100")
+    expect(code).toBe(0)
+  })
+
+  it("every request finished but the backlog grew (the trace's own rate, above capacity): 'behind 100/100', exit 0", async () => {
+    const code = await run("--trace", mooncake, "--policies", "round-robin", "--limit", "100")
+    expect(row()).toContain("behind 100/100")
     expect(code).toBe(0)
   })
 

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { PolicyResult } from "@loadledger/sim"
+import { keptUp, type PolicyResult } from "@loadledger/sim"
 import Table from "cli-table3"
 
 const secs = (x: number | undefined): string =>
@@ -70,7 +70,9 @@ export const TABLE_HEAD: ReadonlyArray<string> = [
 ]
 
 /**
- * The table's status cell for one run: `ok F/T` only when every request finished; otherwise how
+ * The table's status cell for one run: `ok F/T` when every request finished and the run kept up
+ * with the arrivals, `behind F/T` when every request finished but the backlog grew over the trace
+ * (`keptUp` of @loadledger/sim is false: the group is above capacity at this rate); otherwise how
  * the run ended (`incomplete` when it completed with requests left over, else the status tag:
  * `NoProgress`, `Deadlock`, `TimeLimit`), `F/T` finished of total, and the non-zero counts of
  * requests `rejected` (never ran: too large for the KV pool, or the policy could not place them),
@@ -87,17 +89,25 @@ export const TABLE_HEAD: ReadonlyArray<string> = [
  * // => "incomplete 76/100, 24 rejected"
  * statusLabel({ status: { _tag: "Completed" }, requests: { total: 3, finished: 3, unfinished: 0, rejected: 0, stalled: 0 } })
  * // => "ok 3/3"
+ * const done = { status: { _tag: "Completed" as const }, requests: { total: 1000, finished: 1000, unfinished: 0, rejected: 0, stalled: 0 }, firstArrivalSeconds: 0, lastArrivalSeconds: 100 }
+ * statusLabel({ ...done, lastScheduledSeconds: 160 }) // => "behind 1000/1000"
  * ```
  *
  * @category simulate
  * @since 0.2.0
  */
-export const statusLabel = (r: Pick<PolicyResult, "status" | "requests">): string => {
+export const statusLabel = (
+  r: Pick<PolicyResult, "status" | "requests"> &
+    Partial<Pick<PolicyResult, "firstArrivalSeconds" | "lastArrivalSeconds" | "lastScheduledSeconds">>
+): string => {
   const q = r.requests
   const stalled = q.stalled ?? 0
   const rest = q.unfinished - q.rejected - stalled
   const counted = `${q.finished}/${q.total}`
-  if (r.status._tag === "Completed" && q.finished === q.total) return `ok ${counted}`
+  if (r.status._tag === "Completed" && q.finished === q.total) {
+    const behind = r.lastArrivalSeconds !== undefined && keptUp(r as PolicyResult) === false
+    return `${behind ? "behind" : "ok"} ${counted}`
+  }
   const parts = [
     q.rejected > 0 ? `${q.rejected} rejected` : undefined,
     stalled > 0 ? `${stalled} stalled` : undefined,
