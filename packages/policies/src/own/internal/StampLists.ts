@@ -12,8 +12,9 @@
  * it and the head, each in the direction that leads to it, and flips the links. Every version
  * stays readable and writable: the structure is as persistent as a trie, only the cost moves:
  * O(1) per lookup and O(list) per touch of the newest version (a router threading its state uses
- * only that one), O(touches between) for an older version the first time it is used again (the
- * laws' "route twice from one state" pays one route's touches).
+ * only that one), O(touches between) whenever a version other than the head is used (the laws'
+ * "route twice from one state" pays one route's touches; switching back and forth between two
+ * distant versions pays the distance each time).
  *
  * Why (`step-time-aware`, built, route + finish at 8 ranks as `pnpm bench` drives it, one shared
  * and one own block per prompt, on the shared 2-core machine at load 6-7): as a `HashTrie` of
@@ -23,6 +24,10 @@
  *
  * A touch that repeats a version's last touch (same key, rank and stamp) returns the version that
  * touch made, so routing twice from one state returns the same state object.
+ *
+ * Memory: the head holds the Maps; any other version reaches them through the touches between it
+ * and the head, so a version kept alive keeps those touches alive (one object each), where a trie
+ * version keeps only its own nodes.
  *
  * @internal
  */
