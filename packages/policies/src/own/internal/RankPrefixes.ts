@@ -65,14 +65,15 @@ export const emptyMatchScratch = (): MatchScratch => ({
 
 /** Row `row` of `w`: the stamps of `entry`'s ranks below `n` (the first pair of a rank counts). */
 const fillRow = (w: MatchScratch, row: number, n: number, entry: ReadonlyArray<number> | undefined): void => {
-  w.rowMark[row] = w.epoch
+  const { mark, stamp, epoch } = w
+  w.rowMark[row] = epoch
   if (entry === undefined) return
   const base = row * n
   for (let i = 0; i < entry.length; i += 2) {
     const rank = entry[i]!
-    if (rank >= n || w.mark[base + rank] === w.epoch) continue
-    w.mark[base + rank] = w.epoch
-    w.stamp[base + rank] = entry[i + 1]!
+    if (rank >= n || mark[base + rank] === epoch) continue
+    mark[base + rank] = epoch
+    stamp[base + rank] = entry[i + 1]!
   }
 }
 
@@ -104,7 +105,8 @@ export const matchRankPrefixes = (
     w.stamp = new Float64Array(count * n)
     w.epoch = 0
   }
-  w.epoch++
+  const epoch = ++w.epoch
+  const { mark, stamp, rowMark } = w
   for (let j = 0; j < first.length; j += 2) {
     const rank = first[j]!
     if (rank >= n || !held(rank, first[j + 1]!)) continue
@@ -114,9 +116,9 @@ export const matchRankPrefixes = (
     while (hi - lo > 1) {
       const mid = (lo + hi) >>> 1
       // the holders' searches share their lookups: a row is filled when a search first reaches it
-      if (w.rowMark[mid] !== w.epoch) fillRow(w, mid, n, lookupStampList(index, hashes[ladderBlock(mid)]!))
+      if (rowMark[mid] !== epoch) fillRow(w, mid, n, lookupStampList(index, hashes[ladderBlock(mid)]!))
       const k = mid * n + rank
-      if (w.mark[k] === w.epoch && held(rank, w.stamp[k]!)) lo = mid
+      if (mark[k] === epoch && held(rank, stamp[k]!)) lo = mid
       else hi = mid
     }
     out[rank] = ladderBlock(lo) + 1
