@@ -8,13 +8,12 @@
  * the version the store holds (the head) reads and writes it directly; any other version is
  * reached by "rerooting" (H. Baker, "Shallow binding makes functional arrays fast", 1991;
  * S. Conchon and J.-C. Filliâtre, "A persistent union-find data structure", 2007): between two
- * neighbouring versions lies one touch (held by the version it made), and reading a version applies the touches between
+ * neighbouring versions lies one {@link Touch}, and reading a version applies the touches between
  * it and the head, each in the direction that leads to it, and flips the links. Every version
  * stays readable and writable: the structure is as persistent as a trie, only the cost moves:
  * O(1) per lookup and O(list) per touch of the newest version (a router threading its state uses
- * only that one), O(touches between) whenever a version other than the head is used (the laws'
- * "route twice from one state" pays one route's touches; switching back and forth between two
- * distant versions pays the distance each time).
+ * only that one), O(touches between) for an older version the first time it is used again (the
+ * laws' "route twice from one state" pays one route's touches).
  *
  * Why (`step-time-aware`, built, route + finish at 8 ranks as `pnpm bench` drives it, one shared
  * and one own block per prompt, on the shared 2-core machine at load 6-7): as a `HashTrie` of
@@ -24,10 +23,6 @@
  *
  * A touch that repeats a version's last touch (same key, rank and stamp) returns the version that
  * touch made, so routing twice from one state returns the same state object.
- *
- * Memory: the head holds the Maps; any other version reaches them through the touches between it
- * and the head, so a version kept alive keeps those touches alive (one object each), where a trie
- * version keeps only its own nodes.
  *
  * @internal
  */
@@ -50,32 +45,51 @@ interface Turnover {
 }
 
 /**
- * A version, and the touch that made it from its parent: `rank` moved to the front of `key`'s
- * list with `stamp`. Either the current generation held the key (`list` is its list, edited in
- * place; `at` the index of the rank's pair before, -1 when absent, and `oldStamp` its stamp) or it
- * did not (`list` is the new list, a copy of the previous generation's with the pair in front,
- * added to the current generation: `added`); `turnover`: the touch filled the current generation.
- * The empty version was made by no touch (`list` undefined).
- *
- * Opaque. `next` leads toward the head (undefined at the head) across the touch that made `via`
- * (this version or `next`); `child` is the version this version's last touch made.
+ * One touch, as applied to the version before it: `rank` moved to the front of `key`'s list with
+ * `stamp`. Either the current generation held the key (`list` is its list, edited in place; `at`
+ * the index of the rank's pair before, -1 when absent, and `oldStamp` its stamp) or it did not
+ * (`list` is the new list, a copy of the previous generation's with the pair in front, added to
+ * the current generation: `added`). `turnover`: the touch filled the current generation.
+ */
+interface Touch {
+  readonly key: string
+  readonly rank: number
+  readonly stamp: number
+  readonly list: Array<number>
+  readonly at: number
+  readonly oldStamp: number
+  readonly added: boolean
+  readonly turnover: Turnover | undefined
+}
+
+/**
+ * A version. Opaque: `next` leads toward the head (undefined at the head) across `touch`, applied
+ * forward (`next` = this version touched) or backward (`next` = this version untouched); `child`
+ * is the version this version's last touch made (`childKey`, `childRank`, `childStamp`).
  *
  * @internal
  */
 export interface StampLists {
   readonly store: Store
   next: StampLists | undefined
-  via: StampLists | undefined
+  touch: Touch | undefined
+  forward: boolean
   child: StampLists | undefined
-  readonly key: string
-  readonly rank: number
-  readonly stamp: number
-  readonly list: Array<number> | undefined
-  readonly at: number
-  readonly oldStamp: number
-  readonly added: boolean
-  readonly turnover: Turnover | undefined
+  childKey: string
+  childRank: number
+  childStamp: number
 }
+
+const version = (store: Store): StampLists => ({
+  store,
+  next: undefined,
+  touch: undefined,
+  forward: true,
+  child: undefined,
+  childKey: "",
+  childRank: -1,
+  childStamp: 0
+})
 
 /** An empty map keeping at most `maxSize` keys (at least the `maxSize / 2` most recently touched). @internal */
 export const emptyStampLists = (maxSize: number): StampLists => {
@@ -86,20 +100,7 @@ export const emptyStampLists = (maxSize: number): StampLists => {
     maxSize: Math.max(2, maxSize),
     head: undefined as unknown as StampLists
   }
-  store.head = {
-    store,
-    next: undefined,
-    via: undefined,
-    child: undefined,
-    key: "",
-    rank: -1,
-    stamp: 0,
-    list: undefined,
-    at: -1,
-    oldStamp: 0,
-    added: false,
-    turnover: undefined
-  }
+  store.head = version(store)
   return store.head
 }
 
@@ -135,14 +136,14 @@ const moveBack = (list: Array<number>, at: number, stamp: number): void => {
   }
 }
 
-/** Apply the touch that made `t` to the store, forward (`t`'s parent is the head) or backward. */
-const apply = (s: Store, t: StampLists, forward: boolean): void => {
+/** Apply `t` to the store, forward (the version before it is the head) or backward. */
+const apply = (s: Store, t: Touch, forward: boolean): void => {
   if (forward) {
     const current = s.current
     if (t.added) {
-      current.set(t.key, t.list!)
+      current.set(t.key, t.list)
       s.currentSize++
-    } else moveToFront(t.list!, t.at, t.rank, t.stamp)
+    } else moveToFront(t.list, t.at, t.rank, t.stamp)
     if (t.turnover !== undefined) {
       s.previous = current
       s.current = t.turnover.newCurrent
@@ -157,7 +158,7 @@ const apply = (s: Store, t: StampLists, forward: boolean): void => {
     if (t.added) {
       s.current.delete(t.key)
       if (t.turnover === undefined) s.currentSize--
-    } else moveBack(t.list!, t.at, t.oldStamp)
+    } else moveBack(t.list, t.at, t.oldStamp)
   }
 }
 
@@ -170,13 +171,12 @@ const reroot = (v: StampLists): void => {
   for (let i = path.length - 1; i >= 0; i--) {
     const x = path[i]!
     const head = x.next!
-    const via = x.via!
-    // forward when `x` was made from the head, backward when the head was made from `x`
-    apply(s, via, via === x)
+    apply(s, x.touch!, !x.forward)
     head.next = x
-    head.via = via
+    head.touch = x.touch
+    head.forward = !x.forward
     x.next = undefined
-    x.via = undefined
+    x.touch = undefined
     s.head = x
   }
 }
@@ -198,8 +198,8 @@ const pairOf = (list: ReadonlyArray<number>, rank: number): number => {
 
 /** The version of `m` with `rank` first in `key`'s list, with `stamp` (its older pair dropped). @internal */
 export const touchStampList = (m: StampLists, key: string, rank: number, stamp: number): StampLists => {
-  const last = m.child
-  if (last !== undefined && last.key === key && last.rank === rank && last.stamp === stamp) return last
+  if (m.child !== undefined && m.childKey === key && m.childRank === rank && m.childStamp === stamp)
+    return m.child
   reroot(m)
   const s = m.store
   const inCurrent = s.current.get(key)
@@ -214,24 +214,16 @@ export const touchStampList = (m: StampLists, key: string, rank: number, stamp: 
     s.currentSize + (added ? 1 : 0) >= s.maxSize / 2
       ? { current: s.current, previous: s.previous, currentSize: s.currentSize, newCurrent: new Map() }
       : undefined
-  const w: StampLists = {
-    store: s,
-    next: undefined,
-    via: undefined,
-    child: undefined,
-    key,
-    rank,
-    stamp,
-    list,
-    at,
-    oldStamp,
-    added,
-    turnover
-  }
-  apply(s, w, true)
+  const touch: Touch = { key, rank, stamp, list, at, oldStamp, added, turnover }
+  apply(s, touch, true)
+  const w = version(s)
   m.next = w
-  m.via = w
+  m.touch = touch
+  m.forward = true
   m.child = w
+  m.childKey = key
+  m.childRank = rank
+  m.childStamp = stamp
   s.head = w
   return w
 }
