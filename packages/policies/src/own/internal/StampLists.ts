@@ -57,24 +57,57 @@ interface Turnover {
  * added to the current generation: `added`); `turnover`: the touch filled the current generation.
  * The empty version was made by no touch (`list` undefined).
  *
- * Opaque. `next` leads toward the head (undefined at the head) across the touch that made `via`
- * (this version or `next`); `child` is the version this version's last touch made.
+ * Opaque. `next` leads toward the head (undefined at the head): `next` is this version touched
+ * (`nextIsTouched`: the touch is held by `next`) or this version was made by touching `next`.
+ * `#child`, the version this version's last touch made, is a memo, not part of the version's
+ * value: a private field, so that a deep comparison of two states follows each version's one link
+ * (`next`) instead of two links to the same version per touch (exponential in the touches).
  *
  * @internal
  */
-export interface StampLists {
-  readonly store: Store
-  next: StampLists | undefined
-  via: StampLists | undefined
-  child: StampLists | undefined
-  readonly key: string
-  readonly rank: number
-  readonly stamp: number
-  readonly list: Array<number> | undefined
-  readonly at: number
-  readonly oldStamp: number
-  readonly added: boolean
-  readonly turnover: Turnover | undefined
+export class StampLists {
+  next: StampLists | undefined = undefined
+  nextIsTouched = false
+  #child: StampLists | undefined = undefined
+
+  constructor(
+    readonly store: Store,
+    readonly key: string,
+    readonly rank: number,
+    readonly stamp: number,
+    readonly list: Array<number> | undefined,
+    readonly at: number,
+    readonly oldStamp: number,
+    readonly added: boolean,
+    readonly turnover: Turnover | undefined
+  ) {}
+
+  /** The version of `m` with `rank` first in `key`'s list, with `stamp` (see {@link touchStampList}). */
+  static touch(m: StampLists, key: string, rank: number, stamp: number): StampLists {
+    const last = m.#child
+    if (last !== undefined && last.key === key && last.rank === rank && last.stamp === stamp) return last
+    reroot(m)
+    const s = m.store
+    const inCurrent = s.current.get(key)
+    const added = inCurrent === undefined
+    // a key the current generation does not hold gets a list of its own there: a copy of the
+    // previous generation's, already touched (the previous generation's lists are never edited)
+    const list = inCurrent ?? s.previous.get(key)?.slice() ?? []
+    const at = pairOf(list, rank)
+    const oldStamp = at < 0 ? 0 : list[at + 1]!
+    if (added) moveToFront(list, at, rank, stamp)
+    const turnover =
+      s.currentSize + (added ? 1 : 0) >= s.maxSize / 2
+        ? { current: s.current, previous: s.previous, currentSize: s.currentSize, newCurrent: new Map() }
+        : undefined
+    const w = new StampLists(s, key, rank, stamp, list, at, oldStamp, added, turnover)
+    apply(s, w, true)
+    m.next = w
+    m.nextIsTouched = true
+    m.#child = w
+    s.head = w
+    return w
+  }
 }
 
 /** An empty map keeping at most `maxSize` keys (at least the `maxSize / 2` most recently touched). @internal */
@@ -86,20 +119,7 @@ export const emptyStampLists = (maxSize: number): StampLists => {
     maxSize: Math.max(2, maxSize),
     head: undefined as unknown as StampLists
   }
-  store.head = {
-    store,
-    next: undefined,
-    via: undefined,
-    child: undefined,
-    key: "",
-    rank: -1,
-    stamp: 0,
-    list: undefined,
-    at: -1,
-    oldStamp: 0,
-    added: false,
-    turnover: undefined
-  }
+  store.head = new StampLists(store, "", -1, 0, undefined, -1, 0, false, undefined)
   return store.head
 }
 
@@ -170,13 +190,13 @@ const reroot = (v: StampLists): void => {
   for (let i = path.length - 1; i >= 0; i--) {
     const x = path[i]!
     const head = x.next!
-    const via = x.via!
-    // forward when `x` was made from the head, backward when the head was made from `x`
-    apply(s, via, via === x)
+    // the head is `x` touched: undo that touch; else `x` is the head touched: redo it
+    if (x.nextIsTouched) apply(s, head, false)
+    else apply(s, x, true)
     head.next = x
-    head.via = via
+    head.nextIsTouched = !x.nextIsTouched
     x.next = undefined
-    x.via = undefined
+    x.nextIsTouched = false
     s.head = x
   }
 }
@@ -197,41 +217,5 @@ const pairOf = (list: ReadonlyArray<number>, rank: number): number => {
 }
 
 /** The version of `m` with `rank` first in `key`'s list, with `stamp` (its older pair dropped). @internal */
-export const touchStampList = (m: StampLists, key: string, rank: number, stamp: number): StampLists => {
-  const last = m.child
-  if (last !== undefined && last.key === key && last.rank === rank && last.stamp === stamp) return last
-  reroot(m)
-  const s = m.store
-  const inCurrent = s.current.get(key)
-  const added = inCurrent === undefined
-  // a key the current generation does not hold gets a list of its own there: a copy of the
-  // previous generation's, already touched (the previous generation's lists are never edited)
-  const list = inCurrent ?? s.previous.get(key)?.slice() ?? []
-  const at = pairOf(list, rank)
-  const oldStamp = at < 0 ? 0 : list[at + 1]!
-  if (added) moveToFront(list, at, rank, stamp)
-  const turnover =
-    s.currentSize + (added ? 1 : 0) >= s.maxSize / 2
-      ? { current: s.current, previous: s.previous, currentSize: s.currentSize, newCurrent: new Map() }
-      : undefined
-  const w: StampLists = {
-    store: s,
-    next: undefined,
-    via: undefined,
-    child: undefined,
-    key,
-    rank,
-    stamp,
-    list,
-    at,
-    oldStamp,
-    added,
-    turnover
-  }
-  apply(s, w, true)
-  m.next = w
-  m.via = w
-  m.child = w
-  s.head = w
-  return w
-}
+export const touchStampList = (m: StampLists, key: string, rank: number, stamp: number): StampLists =>
+  StampLists.touch(m, key, rank, stamp)
