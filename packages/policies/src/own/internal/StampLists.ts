@@ -8,8 +8,9 @@
  * the version the store holds (the head) reads and writes it directly; any other version is
  * reached by "rerooting" (H. Baker, "Shallow binding makes functional arrays fast", 1991;
  * S. Conchon and J.-C. Filliâtre, "A persistent union-find data structure", 2007): between two
- * neighbouring versions lies one touch (held by the version it made), and reading a version applies the touches between
- * it and the head, each in the direction that leads to it, and flips the links. Every version
+ * neighbouring versions lies one touch (held by the version it made), and reading a version
+ * applies the touches between it and the head, each in the direction that leads to it, and flips
+ * the links. Every version
  * stays readable and writable: the structure is as persistent as a trie, only the cost moves:
  * O(1) per lookup and O(list) per touch of the newest version (a router threading its state uses
  * only that one), O(touches between) whenever a version other than the head is used (the laws'
@@ -110,7 +111,11 @@ export class StampLists {
   }
 }
 
-/** An empty map keeping at most `maxSize` keys (at least the `maxSize / 2` most recently touched). @internal */
+/**
+ * An empty map keeping at most `maxSize` keys (at least the `maxSize / 2` most recently touched).
+ *
+ * @internal
+ */
 export const emptyStampLists = (maxSize: number): StampLists => {
   const store: Store = {
     current: new Map(),
