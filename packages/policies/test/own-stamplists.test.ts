@@ -1,9 +1,10 @@
+import { isDeepStrictEqual } from "node:util"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
   emptyStampLists,
   lookupStampList,
-  type StampLists,
+  StampLists,
   touchStampList
 } from "../src/own/internal/StampLists.js"
 
@@ -86,5 +87,26 @@ describe("StampLists (the rerooted prefix index store)", () => {
     expect(lookupStampList(v4, "b")).toBeUndefined()
     expect(lookupStampList(v2, "a")).toEqual([0, 1])
     expect(lookupStampList(v4, "a")).toEqual([2, 3, 0, 1])
+  })
+
+  it("a version links at most one other version, so deep comparisons of states stay linear", () => {
+    // a version that also linked its successor as the memo of its last touch made a deep
+    // comparison of two states double per touch (the registry's determinism law never finished)
+    const history = () => {
+      let v = emptyStampLists(1 << 10)
+      const versions: Array<StampLists> = [v]
+      for (let i = 0; i < 40; i++) {
+        v = touchStampList(v, `k${i % 7}`, i % 5, i)
+        versions.push(v)
+      }
+      return versions
+    }
+    const a = history()
+    for (const v of a)
+      expect(Object.values(v).filter((x) => x instanceof StampLists).length).toBeLessThanOrEqual(1)
+    expect(isDeepStrictEqual(a, history())).toBe(true)
+    // a history whose last touch differs does not compare equal
+    const c = history()
+    expect(isDeepStrictEqual(a[40], touchStampList(c[39]!, "k0", 9, 9))).toBe(false)
   })
 })

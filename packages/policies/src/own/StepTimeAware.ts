@@ -77,12 +77,13 @@ const RANK_SPAN = 1 << 20
 /**
  * The state of a `step-time-aware` policy. Opaque and immutable: `ledger` holds the newest
  * snapshot per rank and health (no charges), `demand` what those snapshots say each rank still
- * has to do (and `priced`, what routing reads of it, priced once per snapshot), `ranks` this front end's per-rank bookkeeping (prefill horizon, routes not yet in a
- * snapshot, requests in flight, prefix clock), `inflight` the rank and prompt of each request in
- * flight, `prefixes` the router-side prefix index. Any state can be routed from again, in any
- * order; the prefix index is cheapest when each state is used once, in order (as a router threads
- * it), and a state kept alive while its successors route on keeps the index writes made since it
- * (one small record per recorded block).
+ * has to do (and `priced`, what routing reads of it, priced once per snapshot), `ranks` this
+ * front end's per-rank bookkeeping (prefill horizon, routes not yet in a snapshot, requests in
+ * flight, prefix clock), `inflight` the rank and prompt of each request in flight, `prefixes` the
+ * router-side prefix index. Any state can be routed from again, in any order; the prefix index is
+ * cheapest when each state is used once, in order (as a router threads it), and a state kept alive
+ * while its successors route on keeps the index writes made since it (one small record per
+ * recorded block).
  *
  * @category own policies
  * @since 0.4.0

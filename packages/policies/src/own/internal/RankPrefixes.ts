@@ -42,9 +42,10 @@ export const ladderBlock = (i: number): number => (i <= 4 ? (1 << i) - 1 : 16 * 
 /**
  * Working memory of {@link matchRankPrefixes}, reused call after call by one policy instance:
  * row `i` (dpSize slots) holds the stamps of ladder entry `i`'s ranks, valid where `mark` equals
- * the call's `epoch` (`rowMark[i]`: row `i` was filled in this call). Filling a row once per entry looked up makes each holder's probe O(1)
- * (a scan of the entry per holder made a popular prefix cost holders x entry length: on the built
- * code the scan was half the search at 8 ranks, and quadratic at 1,024).
+ * the call's `epoch` (`rowMark[i]`: row `i` was filled in this call). Filling a row once per entry
+ * looked up makes each holder's probe O(1) (a scan of the entry per holder made a popular prefix
+ * cost holders x entry length: on the built code the scan was half the search at 8 ranks, and
+ * quadratic at 1,024).
  *
  * @internal
  */

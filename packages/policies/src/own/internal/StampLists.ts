@@ -8,12 +8,14 @@
  * the version the store holds (the head) reads and writes it directly; any other version is
  * reached by "rerooting" (H. Baker, "Shallow binding makes functional arrays fast", 1991;
  * S. Conchon and J.-C. Filliâtre, "A persistent union-find data structure", 2007): between two
- * neighbouring versions lies one {@link Touch}, and reading a version applies the touches between
- * it and the head, each in the direction that leads to it, and flips the links. Every version
+ * neighbouring versions lies one touch (held by the version it made), and reading a version
+ * applies the touches between it and the head, each in the direction that leads to it, and flips
+ * the links. Every version
  * stays readable and writable: the structure is as persistent as a trie, only the cost moves:
  * O(1) per lookup and O(list) per touch of the newest version (a router threading its state uses
- * only that one), O(touches between) for an older version the first time it is used again (the
- * laws' "route twice from one state" pays one route's touches).
+ * only that one), O(touches between) whenever a version other than the head is used (the laws'
+ * "route twice from one state" pays one route's touches; switching back and forth between two
+ * distant versions pays the distance each time).
  *
  * Why (`step-time-aware`, built, route + finish at 8 ranks as `pnpm bench` drives it, one shared
  * and one own block per prompt, on the shared 2-core machine at load 6-7): as a `HashTrie` of
@@ -23,6 +25,10 @@
  *
  * A touch that repeats a version's last touch (same key, rank and stamp) returns the version that
  * touch made, so routing twice from one state returns the same state object.
+ *
+ * Memory: the head holds the Maps; any other version reaches them through the touches between it
+ * and the head, so a version kept alive keeps those touches alive (one object each), where a trie
+ * version keeps only its own nodes.
  *
  * @internal
  */
@@ -45,53 +51,71 @@ interface Turnover {
 }
 
 /**
- * One touch, as applied to the version before it: `rank` moved to the front of `key`'s list with
- * `stamp`. Either the current generation held the key (`list` is its list, edited in place; `at`
- * the index of the rank's pair before, -1 when absent, and `oldStamp` its stamp) or it did not
- * (`list` is the new list, a copy of the previous generation's with the pair in front, added to
- * the current generation: `added`). `turnover`: the touch filled the current generation.
- */
-interface Touch {
-  readonly key: string
-  readonly rank: number
-  readonly stamp: number
-  readonly list: Array<number>
-  readonly at: number
-  readonly oldStamp: number
-  readonly added: boolean
-  readonly turnover: Turnover | undefined
-}
-
-/**
- * A version. Opaque: `next` leads toward the head (undefined at the head) across `touch`, applied
- * forward (`next` = this version touched) or backward (`next` = this version untouched); `child`
- * is the version this version's last touch made (`childKey`, `childRank`, `childStamp`).
+ * A version, and the touch that made it from its parent: `rank` moved to the front of `key`'s
+ * list with `stamp`. Either the current generation held the key (`list` is its list, edited in
+ * place; `at` the index of the rank's pair before, -1 when absent, and `oldStamp` its stamp) or it
+ * did not (`list` is the new list, a copy of the previous generation's with the pair in front,
+ * added to the current generation: `added`); `turnover`: the touch filled the current generation.
+ * The empty version was made by no touch (`list` undefined).
+ *
+ * Opaque. `next` leads toward the head (undefined at the head): `next` is this version touched
+ * (`nextIsTouched`: the touch is held by `next`) or this version was made by touching `next`.
+ * `#child`, the version this version's last touch made, is a memo, not part of the version's
+ * value: a private field, so that a deep comparison of two states follows each version's one link
+ * (`next`) instead of two links to the same version per touch (exponential in the touches).
  *
  * @internal
  */
-export interface StampLists {
-  readonly store: Store
-  next: StampLists | undefined
-  touch: Touch | undefined
-  forward: boolean
-  child: StampLists | undefined
-  childKey: string
-  childRank: number
-  childStamp: number
+export class StampLists {
+  next: StampLists | undefined = undefined
+  nextIsTouched = false
+  #child: StampLists | undefined = undefined
+
+  constructor(
+    readonly store: Store,
+    readonly key: string,
+    readonly rank: number,
+    readonly stamp: number,
+    readonly list: Array<number> | undefined,
+    readonly at: number,
+    readonly oldStamp: number,
+    readonly added: boolean,
+    readonly turnover: Turnover | undefined
+  ) {}
+
+  /** The version of `m` with `rank` first in `key`'s list, with `stamp` (see {@link touchStampList}). */
+  static touch(m: StampLists, key: string, rank: number, stamp: number): StampLists {
+    const last = m.#child
+    if (last !== undefined && last.key === key && last.rank === rank && last.stamp === stamp) return last
+    reroot(m)
+    const s = m.store
+    const inCurrent = s.current.get(key)
+    const added = inCurrent === undefined
+    // a key the current generation does not hold gets a list of its own there: a copy of the
+    // previous generation's, already touched (the previous generation's lists are never edited)
+    const list = inCurrent ?? s.previous.get(key)?.slice() ?? []
+    const at = pairOf(list, rank)
+    const oldStamp = at < 0 ? 0 : list[at + 1]!
+    if (added) moveToFront(list, at, rank, stamp)
+    const turnover =
+      s.currentSize + (added ? 1 : 0) >= s.maxSize / 2
+        ? { current: s.current, previous: s.previous, currentSize: s.currentSize, newCurrent: new Map() }
+        : undefined
+    const w = new StampLists(s, key, rank, stamp, list, at, oldStamp, added, turnover)
+    apply(s, w, true)
+    m.next = w
+    m.nextIsTouched = true
+    m.#child = w
+    s.head = w
+    return w
+  }
 }
 
-const version = (store: Store): StampLists => ({
-  store,
-  next: undefined,
-  touch: undefined,
-  forward: true,
-  child: undefined,
-  childKey: "",
-  childRank: -1,
-  childStamp: 0
-})
-
-/** An empty map keeping at most `maxSize` keys (at least the `maxSize / 2` most recently touched). @internal */
+/**
+ * An empty map keeping at most `maxSize` keys (at least the `maxSize / 2` most recently touched).
+ *
+ * @internal
+ */
 export const emptyStampLists = (maxSize: number): StampLists => {
   const store: Store = {
     current: new Map(),
@@ -100,7 +124,7 @@ export const emptyStampLists = (maxSize: number): StampLists => {
     maxSize: Math.max(2, maxSize),
     head: undefined as unknown as StampLists
   }
-  store.head = version(store)
+  store.head = new StampLists(store, "", -1, 0, undefined, -1, 0, false, undefined)
   return store.head
 }
 
@@ -136,14 +160,14 @@ const moveBack = (list: Array<number>, at: number, stamp: number): void => {
   }
 }
 
-/** Apply `t` to the store, forward (the version before it is the head) or backward. */
-const apply = (s: Store, t: Touch, forward: boolean): void => {
+/** Apply the touch that made `t` to the store, forward (`t`'s parent is the head) or backward. */
+const apply = (s: Store, t: StampLists, forward: boolean): void => {
   if (forward) {
     const current = s.current
     if (t.added) {
-      current.set(t.key, t.list)
+      current.set(t.key, t.list!)
       s.currentSize++
-    } else moveToFront(t.list, t.at, t.rank, t.stamp)
+    } else moveToFront(t.list!, t.at, t.rank, t.stamp)
     if (t.turnover !== undefined) {
       s.previous = current
       s.current = t.turnover.newCurrent
@@ -158,7 +182,7 @@ const apply = (s: Store, t: Touch, forward: boolean): void => {
     if (t.added) {
       s.current.delete(t.key)
       if (t.turnover === undefined) s.currentSize--
-    } else moveBack(t.list, t.at, t.oldStamp)
+    } else moveBack(t.list!, t.at, t.oldStamp)
   }
 }
 
@@ -171,12 +195,13 @@ const reroot = (v: StampLists): void => {
   for (let i = path.length - 1; i >= 0; i--) {
     const x = path[i]!
     const head = x.next!
-    apply(s, x.touch!, !x.forward)
+    // the head is `x` touched: undo that touch; else `x` is the head touched: redo it
+    if (x.nextIsTouched) apply(s, head, false)
+    else apply(s, x, true)
     head.next = x
-    head.touch = x.touch
-    head.forward = !x.forward
+    head.nextIsTouched = !x.nextIsTouched
     x.next = undefined
-    x.touch = undefined
+    x.nextIsTouched = false
     s.head = x
   }
 }
@@ -197,33 +222,5 @@ const pairOf = (list: ReadonlyArray<number>, rank: number): number => {
 }
 
 /** The version of `m` with `rank` first in `key`'s list, with `stamp` (its older pair dropped). @internal */
-export const touchStampList = (m: StampLists, key: string, rank: number, stamp: number): StampLists => {
-  if (m.child !== undefined && m.childKey === key && m.childRank === rank && m.childStamp === stamp)
-    return m.child
-  reroot(m)
-  const s = m.store
-  const inCurrent = s.current.get(key)
-  const added = inCurrent === undefined
-  // a key the current generation does not hold gets a list of its own there: a copy of the
-  // previous generation's, already touched (the previous generation's lists are never edited)
-  const list = inCurrent ?? s.previous.get(key)?.slice() ?? []
-  const at = pairOf(list, rank)
-  const oldStamp = at < 0 ? 0 : list[at + 1]!
-  if (added) moveToFront(list, at, rank, stamp)
-  const turnover =
-    s.currentSize + (added ? 1 : 0) >= s.maxSize / 2
-      ? { current: s.current, previous: s.previous, currentSize: s.currentSize, newCurrent: new Map() }
-      : undefined
-  const touch: Touch = { key, rank, stamp, list, at, oldStamp, added, turnover }
-  apply(s, touch, true)
-  const w = version(s)
-  m.next = w
-  m.touch = touch
-  m.forward = true
-  m.child = w
-  m.childKey = key
-  m.childRank = rank
-  m.childStamp = stamp
-  s.head = w
-  return w
-}
+export const touchStampList = (m: StampLists, key: string, rank: number, stamp: number): StampLists =>
+  StampLists.touch(m, key, rank, stamp)
