@@ -15,7 +15,10 @@ import { vllmPolicyEntries } from "./vllm/Entries.js"
 
 /**
  * Options a registry entry may use to build its policy. `clientCount` / `clientIndex` describe
- * vLLM front ends (API-server processes); `seed` feeds any policy randomness.
+ * vLLM front ends (API-server processes); `seed` feeds any policy randomness;
+ * `maxRunningRequests` is the engines' per-rank cap on running requests (SGLang
+ * `--max-running-requests`, vLLM `--max-num-seqs`) where the router's operator knows it: a policy
+ * that prices the wait for a running slot reads it (`step-time-aware`), the others ignore it.
  *
  * @category registry
  * @since 0.1.0
@@ -24,6 +27,8 @@ export interface PolicyOptions {
   readonly clientCount?: number | undefined
   readonly clientIndex?: number | undefined
   readonly seed?: number | undefined
+  /** @since 0.4.0 */
+  readonly maxRunningRequests?: number | undefined
 }
 
 /**

@@ -46,7 +46,8 @@ describe("vLLM front ends", () => {
     })
     expect(r.requests.finished).toBe(9)
     expect(log.map((s) => s.options)).toEqual(
-      [0, 1, 2].map((i) => ({ clientCount: 3, clientIndex: i, seed: 0 }))
+      // the engines' running-request cap (default 64) reaches every front end's policy
+      [0, 1, 2].map((i) => ({ clientCount: 3, clientIndex: i, seed: 0, maxRunningRequests: 64 }))
     )
     expect(log.map((s) => s.routed)).toEqual([
       ["0", "3", "6"],
@@ -67,6 +68,14 @@ describe("vLLM front ends", () => {
     })
     expect(log).toHaveLength(1)
     expect(log[0]!.observedAt).toHaveLength(r.steps)
+    const capped: Array<Seen> = []
+    simulate({ dpSize: 2, stepModel: fixedStep(0.01), engine: "sglang", maxRunningRequests: 5 }, trace, {
+      name: "recording",
+      make: recording(capped)
+    })
+    expect(capped.map((s) => s.options)).toEqual([
+      { clientCount: 1, clientIndex: 0, seed: 0, maxRunningRequests: 5 }
+    ])
   })
   it("vllm-kv-pressure with three front ends places every request once", () => {
     const r = simulate(

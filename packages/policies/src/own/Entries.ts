@@ -69,7 +69,14 @@ export const ownPolicyEntries: ReadonlyArray<PolicyEntry> = [
     reference: false,
     description:
       "Least predicted prefill wait + own uncached prefill + decode cost, in seconds of lockstep step time (GLM-5.3/H200 cost model), per-rank prefix-cache estimate, in-flight floor x front ends, KV-feasible",
-    make: (o) => erase(makeStepTimeAware({ clientCount: o.clientCount, clientIndex: o.clientIndex }))
+    make: (o) =>
+      erase(
+        makeStepTimeAware({
+          clientCount: o.clientCount,
+          clientIndex: o.clientIndex,
+          maxRunningRequests: o.maxRunningRequests
+        })
+      )
   },
   ...composedPolicyEntries
 ]

@@ -125,7 +125,8 @@ export const newRun = (
     vetoSince: Number.NaN
   }))
   const router = new Router(
-    make,
+    // the engines' running-request cap, as a router's operator configures it
+    (o) => make({ ...o, maxRunningRequests: c.maxRunningRequests }),
     c.engine,
     n,
     c.frontEnds,
