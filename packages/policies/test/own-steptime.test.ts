@@ -448,3 +448,103 @@ describe("step-time-aware: running slots", () => {
     }
   })
 })
+
+describe("step-time-aware: shared prefixes across front ends", () => {
+  const idle4 = Array.from({ length: 4 }, (_, r) => idle(r))
+  const fnv = (x: string) => {
+    let h = 0x811c9dc5
+    for (let i = 0; i < x.length; i++) h = Math.imul(h ^ x.charCodeAt(i), 0x01000193)
+    return (h >>> 0) % 4
+  }
+
+  it("with several front ends the home (hash of the first block no two ranks hold) is credited 0.3 x its own prefill", () => {
+    const p = makeStepTimeAware({ clientCount: 4, clientIndex: 0 })
+    const s0 = p.observe(p.init(4), idle4, 0)
+    const c = glm53H200StepCost
+    const own = prefillSeconds(c, 1000, 0)
+    const r = routed(
+      p.route(s0, { requestId: "a", inputLength: 1000, prefixHashes: ["conv-7", "turn-1"] }, 0)
+    )
+    const home = fnv("conv-7")
+    expect(r.rank).toBe(home)
+    expect(r.explanation.scores?.map((x, i) => (i === home ? x + 0.3 * own : x))).toEqual([
+      own,
+      own,
+      own,
+      own
+    ])
+    // a block two ranks hold (a system prompt) is no key: the next block is. The credit is the
+    // difference to the same front end without it (homeWeight 0), routed through the same steps
+    const off = makeStepTimeAware({ clientCount: 4, clientIndex: 0, homeWeight: 0 })
+    const credit = (x: typeof p) => {
+      let s = x.observe(x.init(4), idle4, 0)
+      for (const [id, rank] of [
+        ["x", 0],
+        ["y", 1]
+      ] as const)
+        s = routed(
+          x.route(s, { requestId: id, inputLength: 1000, prefixHashes: ["sys", id], routedDpRank: rank }, 0)
+        ).state
+      return routed(x.route(s, { requestId: "b", inputLength: 1000, prefixHashes: ["sys", "conv-9"] }, 0))
+        .explanation.scores!
+    }
+    const [on, without] = [credit(p), credit(off)]
+    const diff = on.map((x, i) => without[i]! - x)
+    const cachedOwn = prefillSeconds(c, 500, 500)
+    expect(diff.map((d, i) => (i === fnv("conv-9") ? d / cachedOwn : d))).toEqual(
+      [0, 1, 2, 3].map((i) => (i === fnv("conv-9") ? expect.closeTo(0.3, 12) : 0))
+    )
+    // one front end sees every route: no home credit by default; an explicit weight wins
+    const one = makeStepTimeAware({ decodeWeight: 0 })
+    const o = routed(
+      one.route(
+        one.observe(one.init(4), idle4, 0),
+        { requestId: "a", inputLength: 1000, prefixHashes: ["conv-7"] },
+        0
+      )
+    )
+    expect(o.explanation.scores).toEqual([own, own, own, own])
+    const f = routed(
+      off.route(
+        off.observe(off.init(4), idle4, 0),
+        { requestId: "a", inputLength: 1000, prefixHashes: ["conv-7"] },
+        0
+      )
+    )
+    expect(f.explanation.scores).toEqual([own, own, own, own])
+  })
+
+  it("the credit is bounded (a home with a longer queue is passed over) and never goes to an unknown or stale rank", () => {
+    const p = makeStepTimeAware({ clientCount: 4, clientIndex: 0 })
+    const home = fnv("conv-7")
+    const request = { requestId: "a", inputLength: 1000, prefixHashes: ["conv-7"] }
+    // the home has 3 s of queued prefill (counted in whole seconds with several front ends)
+    const rows = idle4.map((row) =>
+      row.dpRank === home
+        ? { ...row, numWaitingReqs: 5, numTotalTokens: 200_000, numWaitingUncachedTokens: 200_000 }
+        : row
+    )
+    expect(routed(p.route(p.observe(p.init(4), rows, 0), request, 0)).rank).not.toBe(home)
+    const unknown = idle4.map((row) =>
+      row.dpRank === home ? { dpRank: home, unknown: { reason: "ScrapeFailed", message: "timeout" } } : row
+    ) as ReadonlyArray<RankLoad>
+    const u = routed(p.route(p.observe(p.init(4), unknown, 0), request, 0))
+    expect(u.rank).not.toBe(home)
+    // at t = 5 every snapshot is stale (1 s): no credit, so the tie rotates from rank 0
+    const stale = routed(p.route(p.observe(p.init(4), idle4, 0), request, 5))
+    expect(stale.explanation.scores!.every((x) => x === stale.explanation.scores![0])).toBe(true)
+  })
+
+  it("with several front ends and a cap, step-time-aware holds every law but permutationEquivariant", () => {
+    const laws = policyLaws(
+      makeStepTimeAware({ clientCount: 3, clientIndex: 1, maxRunningRequests: 32 }),
+      registryArbitraries
+    )
+    for (const law of lawNames) {
+      const property = laws[law] as fc.IPropertyWithHooks<[unknown]>
+      if (law === "permutationEquivariant")
+        expect(fc.check(property, { numRuns: 300, seed: 1 }).failed).toBe(true)
+      else fc.assert(property, { numRuns: 60 })
+    }
+  })
+})

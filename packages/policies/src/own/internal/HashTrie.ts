@@ -30,7 +30,8 @@ export interface HashTrie<V> {
   readonly maxSize: number
 }
 
-const fnv1a = (s: string): number => {
+/** 32-bit FNV-1a of a string's UTF-16 code units (the trie's key hash). @internal */
+export const fnv1a = (s: string): number => {
   let h = 0x811c9dc5
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i)
