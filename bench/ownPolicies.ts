@@ -154,10 +154,15 @@ const policies: Record<
     affinity: false,
     byTokens: false
   },
-  "step-time-aware": { make: () => makeStepTimeAware() as Policy<unknown>, affinity: true, byTokens: true },
-  // the several-front-end scoring (no decode term), as each of four vLLM front ends routes
+  // as the compare sweep configures it: the engines' running-request cap (64) given
+  "step-time-aware": {
+    make: () => makeStepTimeAware({ maxRunningRequests: 64 }) as Policy<unknown>,
+    affinity: true,
+    byTokens: true
+  },
+  // the several-front-end scoring (no decode term, a home credit), as each of four vLLM front ends routes
   "step-time-aware x4 front ends": {
-    make: () => makeStepTimeAware({ clientCount: 4 }) as Policy<unknown>,
+    make: () => makeStepTimeAware({ clientCount: 4, maxRunningRequests: 64 }) as Policy<unknown>,
     affinity: true,
     byTokens: true
   }
