@@ -68,7 +68,7 @@ export const ownPolicyEntries: ReadonlyArray<PolicyEntry> = [
     engine: "any",
     reference: false,
     description:
-      "Least predicted prefill wait + own uncached prefill + decode cost, in seconds of lockstep step time (GLM-5.3/H200 cost model), per-rank prefix-cache estimate, in-flight floor x front ends, KV-feasible",
+      "Least predicted prefill wait + own uncached prefill + decode cost (+ running-slot wait at the engines' cap, - a home credit with several front ends), in seconds of lockstep step time (GLM-5.3/H200 cost model), per-rank prefix-cache estimate, KV-feasible",
     make: (o) =>
       erase(
         makeStepTimeAware({

@@ -38,8 +38,8 @@ import { glm53H200StepCost, prefillSeconds, type StepCostModel } from "./StepCos
  *   in-flight floor).
  * - `maxRunningRequests`: the engines' per-rank cap on running requests (SGLang
  *   `--max-running-requests`, vLLM `--max-num-seqs`); unset, no rank is taken to have one (see
- *   "Running slots" on {@link makeStepTimeAware}).
- *   A value that is not a number >= 1 counts as unset.
+ *   "Running slots" on {@link makeStepTimeAware}). A value that is not a number >= 1 counts as
+ *   unset.
  * - `slotWaitSeconds` (0.3): the predicted wait per request a rank holds beyond that cap (a value
  *   that is not a number >= 0 counts as unset).
  * - `homeWeight` (0.3 with several front ends, 0 with one): the share of a request's own prefill
@@ -218,10 +218,11 @@ export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
  * TTFT p99 at all six; on the Mooncake conversation trace, at six rates from 0.29x to 0.42x, ITL p99
  * by 0.6-2.2 points (relative to the best other's) at all six and TTFT p99 at four (by up to 14
  * points at the busiest; equal at 0.307x, 1.2 points higher at 0.29x). The price: a sync-wait
- * share 0.3-4.5 points higher (prefix families gather on their homes). Bounding the credit to homes with at most 1.25-3x the mean requests in flight (as
- * consistent hashing with bounded loads does) kept sync wait down but gave back the ITL gain on
- * the synthetic trace. With one front end (whose index sees every route) the credit raised TTFT p99,
- * so it is off there. A request without `prefixHashes` has no home.
+ * share 0.3-4.5 points higher (prefix families gather on their homes). Bounding the credit to
+ * homes with at most 1.25-3x the mean requests in flight (as consistent hashing with bounded loads
+ * does) kept sync wait down but gave back the ITL gain on the synthetic trace. With one front end
+ * (whose index sees every route) the credit raised TTFT p99, so it is off there. A request without
+ * `prefixHashes` has no home.
  *
  * **The cost model is an argument** (`cost`, default {@link glm53H200StepCost}): the policies
  * package does not depend on `@loadledger/step-time` (which depends on nothing of ours, so it
