@@ -209,6 +209,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     loads: Parameters<Policy<unknown>["observe"]>[1],
     now: number
   ) => {
+    if (!Number.isFinite(now)) return state
     const ledger = observeLedger(state.ledger, loads, margin, now)
     if (ledger === state.ledger) return state
     const kvAdjust = state.kvAdjust.map((adj, r) => {
@@ -285,7 +286,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     now: number
   ): RouteResult<CacheAffinityState> => {
     const n = state.ledger.dpSize
-    const bad = checkRequest(n, request)
+    const bad = checkRequest(n, request, now)
     if (bad !== undefined) return bad
     const known = request.sessionId === undefined ? undefined : getTrie(state.sessions, request.sessionId)
     if (request.routedDpRank !== undefined) {

@@ -152,7 +152,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
   ): RouteResult<LedgerBalancedState> => {
     const state = outer.ledger
     const n = state.dpSize
-    const bad = checkRequest(n, request)
+    const bad = checkRequest(n, request, now)
     if (bad !== undefined) return bad
     const charge = chargeOf(request, now, chargeScale)
     if (request.routedDpRank !== undefined) {
@@ -263,7 +263,8 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
   return {
     name: "ledger-balanced",
     init: (dpSize) => ({ ledger: emptyLedger(dpSize), cursor: 0 }),
-    observe: (s, loads, now) => withLedger(s, observeLedger(s.ledger, loads, margin, now)),
+    observe: (s, loads, now) =>
+      Number.isFinite(now) ? withLedger(s, observeLedger(s.ledger, loads, margin, now)) : s,
     route,
     finish: (s, requestIds) => withLedger(s, finishLedger(s.ledger, requestIds)),
     setStatus: (s, status) => withLedger(s, setLedgerStatus(s.ledger, status)),

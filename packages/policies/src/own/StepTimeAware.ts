@@ -276,6 +276,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     loads: ReadonlyArray<RankLoad>,
     now: number
   ): StepTimeAwareState => {
+    if (!Number.isFinite(now)) return s
     const ledger = observeLedger(s.ledger, loads, margin, now)
     if (ledger === s.ledger) return s
     const ranks = s.ranks.slice()
@@ -377,7 +378,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
   ): RouteResult<StepTimeAwareState> => {
     const { ledger, demand } = s
     const n = ledger.dpSize
-    const bad = checkRequest(n, request)
+    const bad = checkRequest(n, request, now)
     if (bad !== undefined) return bad
     const input = request.inputLength
     const hashes = request.prefixHashes

@@ -147,7 +147,7 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
   ): RouteResult<UncachedTokensState> => {
     const state = s.ledger
     const n = state.dpSize
-    const bad = checkRequest(n, request)
+    const bad = checkRequest(n, request, now)
     if (bad !== undefined) return bad
     const charge = chargeOf(request, now, clientCount)
     const commit = (
@@ -217,7 +217,8 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
         inflight: emptyTrie(1_000_000)
       }
     },
-    observe: (s, loads, now) => withLedger(s, observeLedger(s.ledger, loads, margin, now)),
+    observe: (s, loads, now) =>
+      Number.isFinite(now) ? withLedger(s, observeLedger(s.ledger, loads, margin, now)) : s,
     route,
     finish,
     setStatus: (s, status) => withLedger(s, setLedgerStatus(s.ledger, status)),

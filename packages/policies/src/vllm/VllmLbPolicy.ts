@@ -9,6 +9,7 @@ import { HashMap } from "effect"
 import { packed } from "../internal/packed.js"
 import {
   checkInputLength,
+  checkNow,
   type Explanation,
   type Policy,
   type PolicyError,
@@ -185,6 +186,7 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       }
     },
     observe: (state, loads: ReadonlyArray<RankLoad>, now) => {
+      if (!Number.isFinite(now)) return state
       const n = state.lb.numEngines
       const rows: Array<VllmEngineRow> = state.lb.lbEngines.slice()
       const at = state.snapshotAt.slice()
@@ -228,7 +230,7 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
     },
     route: (state, request, now): RouteResult<VllmLbPolicyState> => {
       if (state.initError !== undefined) return state.initError
-      const bad = checkInputLength(request.inputLength)
+      const bad = checkInputLength(request.inputLength) ?? checkNow(now)
       if (bad !== undefined) return bad
       const lb = state.lb
       const unhealthy = state.unhealthy
