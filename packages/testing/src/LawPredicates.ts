@@ -16,12 +16,22 @@ const without = (row: RankLoad, fields: ReadonlyArray<LoadField>): RankLoad => {
   return out as unknown as RankLoad
 }
 
-/** `row` with `fields` taken from `donor` (absent in `donor`: absent). */
-const filledFrom = (row: RankLoad, donor: RankLoad, fields: ReadonlyArray<LoadField>): RankLoad => {
+/** One step heavier than `x`: a count + 1, a KV usage fraction + 0.01 (at most 1). */
+const heavierValue = (f: LoadField, x: number): number =>
+  f === "kvCacheUsage" ? Math.min(1, x + 0.01) : x + 1
+
+/** `row` with `fields` taken from `donor` (absent in `donor`: absent), one step heavier with `heavier`. */
+const filledFrom = (
+  row: RankLoad,
+  donor: RankLoad,
+  fields: ReadonlyArray<LoadField>,
+  heavier: boolean
+): RankLoad => {
   const out: Record<string, unknown> = { ...row }
   for (const f of fields) {
-    if (donor[f] === undefined) delete out[f]
-    else out[f] = donor[f]
+    const x = donor[f]
+    if (x === undefined) delete out[f]
+    else out[f] = heavier ? heavierValue(f, x) : x
   }
   return out as unknown as RankLoad
 }
@@ -126,7 +136,7 @@ export const policyLawPredicates = <S>(policy: Policy<S>): PolicyLawPredicates =
             unknown: { reason: "not-reported", message: "law" }
           }
         : without(own, fields)
-    const known = filledFrom(own, donor, fields)
+    const known = filledFrom(own, donor, fields, c.heavier === true)
     const at = (row: RankLoad) => sc.loads.map((l, i) => (i === r ? row : l))
     return firstDecision(policy, sc, at(hidden)) !== r || firstDecision(policy, sc, at(known)) === r
   },

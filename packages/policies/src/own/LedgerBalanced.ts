@@ -16,7 +16,7 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
-import { freshMax, ledgerView, maxKnownKv, unknownBase } from "./internal/LoadView.js"
+import { freshMax, ledgerView, maxKnownKv, unknownLevel, unknownBase } from "./internal/LoadView.js"
 import type { RankView } from "./RankView.js"
 
 /**
@@ -192,10 +192,12 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     let best = -1
     let bestA = 0
     let bestB = 0
+    let bestLevel = 0
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
       let q = snapRequests[r]!
       let t = snapTokens[r]!
       let w = snapWaiting[r]!
+      const level = unknownLevel(state, r)
       if (!(now - snapTimestamp[r]! <= staleAfterSeconds)) {
         if (Number.isNaN(snapTimestamp[r]!)) {
           // unknown or never published: what it reported, the busiest known values for the rest
@@ -228,10 +230,16 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
         guarded.push(r)
         continue
       }
-      if (best < 0 || a < bestA || (a === bestA && b < bestB)) {
+      // unknown is never attractive: on a full tie a known rank beats an unknown one
+      if (
+        best < 0 ||
+        a < bestA ||
+        (a === bestA && (b < bestB || (b === bestB && level < bestLevel)))
+      ) {
         best = r
         bestA = a
         bestB = b
+        bestLevel = level
       }
     }
     if (best < 0)
@@ -249,7 +257,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       state: { ledger: chargeLedger(state, best, charge), cursor: (outer.cursor + 1) % n },
       explanation: {
         scores,
-        tieBreak: `lowest (${metric === "tokens" ? "tokens, requests" : "requests, tokens"}), then index from ${start}`,
+        tieBreak: `lowest (${metric === "tokens" ? "tokens, requests" : "requests, tokens"}), then known before unknown, then index from ${start}`,
         stale,
         details: {
           unknown,

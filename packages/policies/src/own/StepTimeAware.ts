@@ -13,7 +13,7 @@ import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteR
 import { checkRequest } from "./internal/checkRequest.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
-import { type FreshMax, freshMax, isFresh, ledgerView, unknownBase } from "./internal/LoadView.js"
+import { type FreshMax, freshMax, isFresh, ledgerView, unknownBase, unknownLevel } from "./internal/LoadView.js"
 import { poolOf, type RankDemand, rankDemand } from "./internal/RankDemand.js"
 import {
   emptyMatchScratch,
@@ -431,8 +431,10 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     let bestScore = 0
     let bestQueue = 0
     let bestCached = 0
+    let bestLevel = 0
     let alt = -1
     let altScore = 0
+    let altLevel = 0
     let altQueue = 0
     let altCached = 0
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
@@ -475,18 +477,22 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       scores[r] = score
       const healthy = ledger.healthy[r]
       if (!healthy) continue
+      // unknown is never attractive: on a tie a known rank beats one whose load is unknown
+      const level = unknownLevel(ledger, r)
       if (healthy === true && demand.freeKv[r]! - clientCount * sr[o + PENDING_TOKENS]! >= input) {
-        if (best < 0 || score < bestScore) {
+        if (best < 0 || score < bestScore || (score === bestScore && level < bestLevel)) {
           best = r
           bestScore = score
           bestQueue = queue
           bestCached = cached
+          bestLevel = level
         }
-      } else if (best < 0 && (alt < 0 || score < altScore)) {
+      } else if (best < 0 && (alt < 0 || score < altScore || (score === altScore && level < altLevel))) {
         alt = r
         altScore = score
         altQueue = queue
         altCached = cached
+        altLevel = level
       }
     }
     if (best < 0) {

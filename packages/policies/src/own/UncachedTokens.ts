@@ -17,7 +17,7 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
-import { baseOf, freshMax, ledgerView } from "./internal/LoadView.js"
+import { baseOf, freshMax, ledgerView, unknownLevel } from "./internal/LoadView.js"
 import { emptyPrefixIndex, matchedBlocks, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
 import type { RankView } from "./RankView.js"
 
@@ -163,7 +163,7 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
         index: recordBlocks(s.index, request.prefixHashes, rank),
         ...addInflight(s, request, rank)
       },
-      explanation: { scores, tieBreak: "lowest load + uncached prompt tokens, then rotating index" }
+      explanation: { scores, tieBreak: "lowest load + uncached prompt tokens, then known before unknown, then rotating index" }
     })
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
@@ -184,20 +184,23 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
     const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
     let best = -1
     let bestScore = 0
+    let bestLevel = 0
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
       const row = state.snapshots[r]
-      const waitingUncached =
-        row === undefined || row.unknown !== undefined
-          ? maxUncached
-          : (row.numWaitingUncachedTokens ?? maxUncached)
+      const reported =
+        row === undefined || row.unknown !== undefined ? undefined : row.numWaitingUncachedTokens
+      const waitingUncached = reported ?? maxUncached
+      // unknown is never attractive: on a tie a known rank beats one whose load is unknown
+      const level = 2 * unknownLevel(state, r) + (reported === undefined ? 1 : 0)
       const cost = Math.max(0, request.inputLength - matched[r]! * blockTokens)
       const load = baseOf(state, r, now, staleAfter, fm)[1] + state.chargedTokens[r]! + waitingUncached
       const score = Math.max(load, clientCount * s.inflightTokens[r]!) + cost
       scores[r] = score
       if (!state.healthy[r] || (fits !== undefined && !fits[r])) continue
-      if (best < 0 || score < bestScore) {
+      if (best < 0 || score < bestScore || (score === bestScore && level < bestLevel)) {
         best = r
         bestScore = score
+        bestLevel = level
       }
     }
     if (best < 0)
