@@ -16,7 +16,7 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
-import { freshMax, ledgerView, maxKnownKv, unknownLevel, unknownBase } from "./internal/LoadView.js"
+import { freshMax, ledgerView, maxKnownKv, unknownBase, unknownLevel } from "./internal/LoadView.js"
 import type { RankView } from "./RankView.js"
 
 /**
@@ -231,11 +231,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
         continue
       }
       // unknown is never attractive: on a full tie a known rank beats an unknown one
-      if (
-        best < 0 ||
-        a < bestA ||
-        (a === bestA && (b < bestB || (b === bestB && level < bestLevel)))
-      ) {
+      if (best < 0 || a < bestA || (a === bestA && (b < bestB || (b === bestB && level < bestLevel)))) {
         best = r
         bestA = a
         bestB = b

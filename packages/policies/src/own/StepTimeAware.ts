@@ -13,7 +13,14 @@ import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteR
 import { checkRequest } from "./internal/checkRequest.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
-import { type FreshMax, freshMax, isFresh, ledgerView, unknownBase, unknownLevel } from "./internal/LoadView.js"
+import {
+  type FreshMax,
+  freshMax,
+  isFresh,
+  ledgerView,
+  unknownBase,
+  unknownLevel
+} from "./internal/LoadView.js"
 import { poolOf, type RankDemand, rankDemand } from "./internal/RankDemand.js"
 import {
   emptyMatchScratch,

@@ -163,7 +163,10 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
         index: recordBlocks(s.index, request.prefixHashes, rank),
         ...addInflight(s, request, rank)
       },
-      explanation: { scores, tieBreak: "lowest load + uncached prompt tokens, then known before unknown, then rotating index" }
+      explanation: {
+        scores,
+        tieBreak: "lowest load + uncached prompt tokens, then known before unknown, then rotating index"
+      }
     })
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
