@@ -72,8 +72,8 @@ export type HiddenLoad =
  * One case of the unknown law: in `scenario`, rank `rank` (taken modulo `dpSize`) has its load
  * hidden as `hidden`; the donor is another rank (`donor` picks it: rank
  * `(rank + 1 + donor mod (dpSize - 1)) mod dpSize`), whose values fill the hidden fields. With
- * `heavier`, each filled value is one step heavier than the donor's (counts and tokens + 1,
- * `kvCacheUsage` + 0.01 up to 1): the tie case. A hidden rank that is chosen then either beat the
+ * `heavier` and an `unknown` row, each filled count is one step heavier than the donor's (+ 1;
+ * `kvCacheUsage` is copied: a step across a KV threshold is no tie): the tie case. A hidden rank that is chosen then either beat the
  * donor outright or won a tie against it, and an unknown load must never win a tie against an
  * equal known one.
  *
@@ -84,7 +84,7 @@ export interface UnknownCase {
   readonly rank: number
   readonly donor: number
   readonly hidden: HiddenLoad
-  /** Fill the hidden fields one step heavier than the donor's values (absent: `false`). @since 0.2.0 */
+  /** Fill an `unknown` row's counts one step heavier than the donor's (absent: `false`). @since 0.2.0 */
   readonly heavier?: boolean | undefined
 }
 

@@ -272,11 +272,13 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       const unhealthy = state.unhealthy
       let skip: ReadonlyArray<boolean> | undefined =
         unhealthy.length > 0 ? state.healthy.map((h) => !h) : undefined
-      const guarded = guardOn ? kvGuard(lb.lbEngines, state.healthy, saturatedAt, roomBelow) : undefined
-      if (guarded !== undefined) skip = skipping(state.healthy, guarded)
       const missing = state.kvMissing
       const filled = missing.length === 0 ? undefined : busiestKv(lb.lbEngines)
       const scored = filled === undefined ? lb : { ...lb, lbEngines: withKv(lb.lbEngines, missing, filled) }
+      // the guard reads the scored rows: a missing gauge counts as the busiest known KV usage, so
+      // a rank without one never slips past the guard that holds back a known saturated rank
+      const guarded = guardOn ? kvGuard(scored.lbEngines, state.healthy, saturatedAt, roomBelow) : undefined
+      if (guarded !== undefined) skip = skipping(state.healthy, guarded)
       let routed = VllmLb.route(scored, request.requestId, request.routedDpRank, skip)
       if (knownFirst && !("_tag" in routed)) {
         const better = betterKnown(state, routed, skip)
