@@ -13,7 +13,8 @@ import { describe, expect, it } from "vitest"
 // (packages/testing/src/LawExceptions.ts), each checked at its stated counterexample. The seed is
 // fixed so the suite is deterministic; a wider search (`numRuns` in the thousands, any seed) is how
 // new counterexamples are found (seed 537689199 finds one for llm-d/utilization-detector's
-// unknownNeverAttractive: an adapter fault left open, see the closing note).
+// unknownNeverAttractive with a missing waiting count, no tie: an adapter fault still open; its tie
+// case, an unknown endpoint drawn among equal scores, is a listed exception).
 describe("policy laws over the registry", () => {
   for (const c of registryLawCases(policyEntries(), undefined, { numRuns: 60, seed: 20261202 }))
     it(
