@@ -192,12 +192,10 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     let best = -1
     let bestA = 0
     let bestB = 0
-    let bestLevel = 0
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
       let q = snapRequests[r]!
       let t = snapTokens[r]!
       let w = snapWaiting[r]!
-      const level = unknownLevel(state, r)
       if (!(now - snapTimestamp[r]! <= staleAfterSeconds)) {
         if (Number.isNaN(snapTimestamp[r]!)) {
           // unknown or never published: what it reported, the busiest known values for the rest
@@ -231,11 +229,14 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
         continue
       }
       // unknown is never attractive: on a full tie a known rank beats an unknown one
-      if (best < 0 || a < bestA || (a === bestA && (b < bestB || (b === bestB && level < bestLevel)))) {
+      if (
+        best < 0 ||
+        a < bestA ||
+        (a === bestA && (b < bestB || (b === bestB && unknownLevel(state, r) < unknownLevel(state, best))))
+      ) {
         best = r
         bestA = a
         bestB = b
-        bestLevel = level
       }
     }
     if (best < 0)

@@ -438,10 +438,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     let bestScore = 0
     let bestQueue = 0
     let bestCached = 0
-    let bestLevel = 0
     let alt = -1
     let altScore = 0
-    let altLevel = 0
     let altQueue = 0
     let altCached = 0
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
@@ -485,21 +483,27 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       const healthy = ledger.healthy[r]
       if (!healthy) continue
       // unknown is never attractive: on a tie a known rank beats one whose load is unknown
-      const level = unknownLevel(ledger, r)
       if (healthy === true && demand.freeKv[r]! - clientCount * sr[o + PENDING_TOKENS]! >= input) {
-        if (best < 0 || score < bestScore || (score === bestScore && level < bestLevel)) {
+        if (
+          best < 0 ||
+          score < bestScore ||
+          (score === bestScore && unknownLevel(ledger, r) < unknownLevel(ledger, best))
+        ) {
           best = r
           bestScore = score
           bestQueue = queue
           bestCached = cached
-          bestLevel = level
         }
-      } else if (best < 0 && (alt < 0 || score < altScore || (score === altScore && level < altLevel))) {
+      } else if (
+        best < 0 &&
+        (alt < 0 ||
+          score < altScore ||
+          (score === altScore && unknownLevel(ledger, r) < unknownLevel(ledger, alt)))
+      ) {
         alt = r
         altScore = score
         altQueue = queue
         altCached = cached
-        altLevel = level
       }
     }
     if (best < 0) {

@@ -69,6 +69,16 @@ export interface UncachedTokensPolicy extends Policy<UncachedTokensState> {
 }
 
 /**
+ * How much of rank `r`'s load is unknown (its counts 4, its KV usage 2, its waiting uncached tokens
+ * 1): on a tie the lower level wins, so an unknown load never beats a better-known one.
+ */
+const levelOf = (state: LedgerState, r: number): number => {
+  const row = state.snapshots[r]
+  const uncached = row === undefined || row.unknown !== undefined ? undefined : row.numWaitingUncachedTokens
+  return 2 * unknownLevel(state, r) + (uncached === undefined ? 1 : 0)
+}
+
+/**
  * Build loadledger's uncached-token policy (`uncached-tokens`).
  *
  * **What it optimises**: the prefill work the group must still do after admission. A request
@@ -187,23 +197,24 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
     const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
     let best = -1
     let bestScore = 0
-    let bestLevel = 0
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
       const row = state.snapshots[r]
-      const reported =
-        row === undefined || row.unknown !== undefined ? undefined : row.numWaitingUncachedTokens
-      const waitingUncached = reported ?? maxUncached
-      // unknown is never attractive: on a tie a known rank beats one whose load is unknown
-      const level = 2 * unknownLevel(state, r) + (reported === undefined ? 1 : 0)
+      const waitingUncached =
+        row === undefined || row.unknown !== undefined
+          ? maxUncached
+          : (row.numWaitingUncachedTokens ?? maxUncached)
       const cost = Math.max(0, request.inputLength - matched[r]! * blockTokens)
       const load = baseOf(state, r, now, staleAfter, fm)[1] + state.chargedTokens[r]! + waitingUncached
       const score = Math.max(load, clientCount * s.inflightTokens[r]!) + cost
       scores[r] = score
       if (!state.healthy[r] || (fits !== undefined && !fits[r])) continue
-      if (best < 0 || score < bestScore || (score === bestScore && level < bestLevel)) {
+      if (
+        best < 0 ||
+        score < bestScore ||
+        (score === bestScore && levelOf(state, r) < levelOf(state, best))
+      ) {
         best = r
         bestScore = score
-        bestLevel = level
       }
     }
     if (best < 0)
