@@ -283,7 +283,14 @@ export const pickBest = (
       d = a < b ? -1 : a > b ? 1 : 0
     }
     // unknown is never attractive: a rank whose load is unknown loses a full tie to a known one
-    if (d < 0 || (d === 0 && unknownLevel(view, ranks[i]!) < unknownLevel(view, ranks[best]!))) best = i
+    // (a rank drawn twice ties with itself: no level to compare)
+    if (
+      d < 0 ||
+      (d === 0 &&
+        ranks[i] !== ranks[best] &&
+        unknownLevel(view, ranks[i]!) < unknownLevel(view, ranks[best]!))
+    )
+      best = i
   }
   return { best, sums, costs, excluded }
 }
