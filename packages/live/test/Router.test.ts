@@ -337,6 +337,25 @@ describe("the view the policy decides in", () => {
     )
   })
 
+  it("a request at a now that is not finite seconds is InvalidInput naming now, on the policy and the fallback path alike; negative times route", () => {
+    const none = makeRouter(totalTokens, [{ url: "u", dpSize: 2 }], { staleAfterSeconds: 1 })
+    const known = applyPoll(none, "u", ok([row(0, 0), row(1, 0)]), 0)
+    for (const r of [none, known])
+      for (const now of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+        const e = route(r, { requestId: "a", inputLength: 1 }, now)
+        expect(e._tag === "RouterError" && [e.reason, e.field, e.message]).toEqual([
+          "InvalidInput",
+          "now",
+          `now must be finite seconds, got ${now}`
+        ])
+        // a request bad in both gets the inputLength error, as from every policy
+        const both = route(r, { requestId: "a", inputLength: -1 }, now)
+        expect(both._tag === "RouterError" && both.field).toBe("inputLength")
+      }
+    expect(placed(route(known, { requestId: "a", inputLength: 1 }, 0.5)).decision.mode).toBe("policy")
+    expect(placed(route(none, { requestId: "a", inputLength: 1 }, -7)).decision.mode).toBe("fallback")
+  })
+
   it("duplicate request ids are refused; finishing twice is a no-op", () => {
     let r = makeRouter(totalRequests, [{ url: "u", dpSize: 2 }], { staleAfterSeconds: 1 })
     r = placed(route(r, { requestId: "a", inputLength: 1 }, 0)).state

@@ -136,11 +136,18 @@ export interface Policy<S> {
   readonly name: string
   /** Fresh state for `dpSize` ranks. */
   readonly init: (dpSize: number) => S
-  /** Fold published snapshots into the state (what the router's ledger receives). */
+  /**
+   * Fold published snapshots into the state (what the router's ledger receives) at time `now`
+   * (seconds). `observe` cannot return an error, so a `now` that is not a finite number (`NaN`,
+   * `±Infinity`, the inputs {@link checkNow} refuses) makes every policy ignore the whole call: it
+   * returns `state` itself, unchanged, rows included (a law over the registry). Negative finite
+   * times are legal.
+   */
   readonly observe: (state: S, loads: ReadonlyArray<RankLoad>, now: number) => S
   /**
    * Place one request at time `now` (seconds). A request whose `inputLength` is not a token count
-   * gets {@link checkInputLength}'s `InvalidInput` error from every policy (a law over the registry).
+   * gets {@link checkInputLength}'s `InvalidInput` error from every policy, then a `now` that is not
+   * a finite number gets {@link checkNow}'s, pinned requests included (laws over the registry).
    */
   readonly route: (state: S, request: RouteRequest, now: number) => RouteResult<S>
   /** Requests that finished or were aborted (in-flight bookkeeping; a no-op for policies without it). */
@@ -231,3 +238,32 @@ export const checkInputLength = (inputLength: number): PolicyError | undefined =
   isTokenCount(inputLength)
     ? undefined
     : policyError("InvalidInput", `inputLength must be a token count, got ${inputLength}`, "inputLength")
+
+/**
+ * The one check of a policy call's time: `undefined` when `now` is a finite number of seconds
+ * (negative ones included: a clock may start anywhere), else a `PolicyError` `InvalidInput` naming
+ * the field `now` (`NaN`, `Infinity`, `-Infinity`). Every policy's `route` runs it right after
+ * {@link checkInputLength} (so a request bad in both gets the `inputLength` error); `observe`,
+ * which cannot return an error, ignores a call with such a `now` and returns its state unchanged.
+ * One comparison: it costs nothing measurable on a route.
+ *
+ * **When to use**: at a boundary that takes a time from outside (a trace reader, a router API),
+ * or in a new policy's `route`.
+ *
+ * @example
+ * ```ts
+ * import { checkNow } from "@loadledger/policies"
+ * checkNow(12.5) // => undefined
+ * checkNow(-3) // => undefined
+ * checkNow(Number.NaN)?.field // => "now"
+ * checkNow(Number.POSITIVE_INFINITY)?.message
+ * // => "now must be finite seconds, got Infinity"
+ * ```
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const checkNow = (now: number): PolicyError | undefined =>
+  Number.isFinite(now)
+    ? undefined
+    : policyError("InvalidInput", `now must be finite seconds, got ${now}`, "now")

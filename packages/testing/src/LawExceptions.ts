@@ -181,6 +181,17 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       counterexample: [counterexample]
     })
   ),
+  {
+    policy: "vllm-kv-pressure",
+    law: "unknownNeverAttractive",
+    reason:
+      "an unknown rank scores as the busiest known; ties go to the rotating start index, whatever is known (vLLM upstream; the own vLLM entries set unknownLosesTies)",
+    // two idle ranks, rank 0's row unknown: the scan starts at rank 0 and keeps it on the tie
+    counterexample: [
+      scenario([idle(0), idle(1)]),
+      { rank: 0, donor: 0, hidden: { kind: "unknown" }, heavier: true }
+    ]
+  },
   ...peerLawExceptions,
   ...peerFairnessExceptions
 ]

@@ -161,10 +161,51 @@ const burstReasons: Readonly<
   }
 }
 
+// Why an unknown row wins a tie against an equal known one (the tie case of unknownNeverAttractive):
+// loadledger scores an unknown worker as the busiest known one (upstream always has every field), and
+// upstream's own tie rule then decides, with no notion of a load being unknown. Each counterexample:
+// idle ranks (rank `known` also reporting KV usage and waiting uncached tokens), the row of rank
+// `rank` unknown and chosen, and not chosen when it reports one more of each count than the donor.
+const unknownTieCases: ReadonlyArray<{
+  readonly policy: string
+  readonly reason: string
+  readonly status: ReadonlyArray<boolean>
+  readonly rank: number
+  readonly full?: number | undefined
+  readonly startSeconds?: number | undefined
+  readonly gapSeconds?: number | undefined
+}> = [
+  {
+    policy: "smg/least-load",
+    reason: "an unknown worker scores as the busiest known; ties go to the first worker (SMG upstream)",
+    status: [true, true],
+    rank: 0,
+    full: 1
+  },
+  {
+    policy: "llm-d/profile",
+    reason:
+      "an unknown endpoint scores as the busiest known; equal scores go by the picker's draw (llm-d upstream)",
+    status: [true, true],
+    rank: 0
+  },
+  {
+    policy: "llm-d/utilization-detector",
+    reason:
+      "an unknown endpoint counts as the busiest known; equal scores go by the picker's draw (llm-d upstream)",
+    status: [true, true, false, true, true, true],
+    rank: 5,
+    startSeconds: 1.151,
+    gapSeconds: 0.05
+  }
+]
+
 /**
  * The peer routers' rows of `lawExceptions`: every peer policy breaks `permutationEquivariant`
- * (ties by draw, by candidate order or by a ring hash of the worker names), and those with no
- * in-flight term, with draws, or with prefix/session affinity break `burstSpread`. Each row's
+ * (ties by draw, by candidate order or by a ring hash of the worker names), those with no
+ * in-flight term, with draws, or with prefix/session affinity break `burstSpread`, and those whose
+ * tie rule lets an unknown worker (scored as the busiest known) win a tie break
+ * `unknownNeverAttractive`. Each row's
  * counterexample uses equal rows (2 running, 1 waiting, 100 tokens, KV 0.5) at 1 s; the
  * permutation swaps two ranks; a burst is `k` requests on 2 ranks (3 where noted), carrying
  * session `s1` and blocks `1, 2` where affinity is the reason.
@@ -190,6 +231,17 @@ export const peerLawExceptions: ReadonlyArray<LawException> = [
       reason,
       // two equal ranks relabelled 0 <-> 1: the decision keeps its label
       counterexample: [[peerScenario(2, 1, true), [1, 0]]]
+    })
+  ),
+  ...unknownTieCases.map(
+    (c): LawException => ({
+      policy: c.policy,
+      law: "unknownNeverAttractive",
+      reason: c.reason,
+      counterexample: [
+        idleScenario(c.status, c.full, c.startSeconds ?? 1, c.gapSeconds ?? 0),
+        { rank: c.rank, donor: 0, hidden: { kind: "unknown" }, heavier: true }
+      ]
     })
   ),
   ...Object.entries(burstReasons).map(
@@ -226,5 +278,29 @@ function peerScenario(n: number, k: number, shared: boolean): PolicyScenario {
     })),
     startSeconds: 1,
     gapsSeconds: [0, ...Array.from({ length: k }, () => 0.0001)]
+  }
+}
+
+/** Idle ranks with health `status` observed at 1 s (rank `full` also reporting KV 0 and 0 waiting uncached tokens), one request at `start + gap`. */
+function idleScenario(
+  status: ReadonlyArray<boolean>,
+  full: number | undefined,
+  startSeconds: number,
+  gapSeconds: number
+): PolicyScenario {
+  return {
+    dpSize: status.length,
+    status,
+    loads: status.map((_, dpRank) => ({
+      dpRank,
+      timestamp: 1,
+      numRunningReqs: 0,
+      numWaitingReqs: 0,
+      numTotalTokens: 0,
+      ...(dpRank === full ? { kvCacheUsage: 0, numWaitingUncachedTokens: 0 } : {})
+    })),
+    requests: [{ requestId: "q0", inputLength: 1 }],
+    startSeconds,
+    gapsSeconds: [gapSeconds]
   }
 }

@@ -16,12 +16,24 @@ const without = (row: RankLoad, fields: ReadonlyArray<LoadField>): RankLoad => {
   return out as unknown as RankLoad
 }
 
-/** `row` with `fields` taken from `donor` (absent in `donor`: absent). */
-const filledFrom = (row: RankLoad, donor: RankLoad, fields: ReadonlyArray<LoadField>): RankLoad => {
+/**
+ * One step heavier than `x`: a count + 1. A KV usage fraction is copied as it is: policies gate on
+ * KV thresholds (0.9, 0.99), and a step across one is no tie.
+ */
+const heavierValue = (f: LoadField, x: number): number => (f === "kvCacheUsage" ? x : x + 1)
+
+/** `row` with `fields` taken from `donor` (absent in `donor`: absent), one step heavier with `heavier`. */
+const filledFrom = (
+  row: RankLoad,
+  donor: RankLoad,
+  fields: ReadonlyArray<LoadField>,
+  heavier: boolean
+): RankLoad => {
   const out: Record<string, unknown> = { ...row }
   for (const f of fields) {
-    if (donor[f] === undefined) delete out[f]
-    else out[f] = donor[f]
+    const x = donor[f]
+    if (x === undefined) delete out[f]
+    else out[f] = heavier ? heavierValue(f, x) : x
   }
   return out as unknown as RankLoad
 }
@@ -126,7 +138,9 @@ export const policyLawPredicates = <S>(policy: Policy<S>): PolicyLawPredicates =
             unknown: { reason: "not-reported", message: "law" }
           }
         : without(own, fields)
-    const known = filledFrom(own, donor, fields)
+    // one step heavier only for a whole unknown row: a partial row's known fields may rightly win
+    // on a later key of a lexicographic score, where the hidden one only tied
+    const known = filledFrom(own, donor, fields, c.heavier === true && c.hidden.kind === "unknown")
     const at = (row: RankLoad) => sc.loads.map((l, i) => (i === r ? row : l))
     return firstDecision(policy, sc, at(hidden)) !== r || firstDecision(policy, sc, at(known)) === r
   },

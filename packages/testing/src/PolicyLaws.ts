@@ -71,7 +71,11 @@ export type HiddenLoad =
 /**
  * One case of the unknown law: in `scenario`, rank `rank` (taken modulo `dpSize`) has its load
  * hidden as `hidden`; the donor is another rank (`donor` picks it: rank
- * `(rank + 1 + donor mod (dpSize - 1)) mod dpSize`), whose values fill the hidden fields.
+ * `(rank + 1 + donor mod (dpSize - 1)) mod dpSize`), whose values fill the hidden fields. With
+ * `heavier` and an `unknown` row, each filled count is one step heavier than the donor's (+ 1;
+ * `kvCacheUsage` is copied: a step across a KV threshold is no tie): the tie case. A hidden rank that is chosen then either beat the
+ * donor outright or won a tie against it, and an unknown load must never win a tie against an
+ * equal known one.
  *
  * @category models
  * @since 0.2.0
@@ -80,6 +84,8 @@ export interface UnknownCase {
   readonly rank: number
   readonly donor: number
   readonly hidden: HiddenLoad
+  /** Fill an `unknown` row's counts one step heavier than the donor's (absent: `false`). @since 0.2.0 */
+  readonly heavier?: boolean | undefined
 }
 
 /**
@@ -105,7 +111,8 @@ export interface PolicyLaws {
   /**
    * Unknown is never attractive: if the first decision goes to a rank whose load is hidden
    * (`unknown` row or absent fields), it still goes there when the hidden fields carry another
-   * rank's reported values (see {@link UnknownCase}).
+   * rank's reported values, or values one step heavier (so an unknown rank never wins a tie
+   * against an equal known one; see {@link UnknownCase}).
    */
   readonly unknownNeverAttractive: fc.IPropertyWithHooks<[PolicyScenario, UnknownCase]>
   /** Repeated tied snapshots with a few requests between: per-rank counts within one (see `FairnessLaws`). */
@@ -243,7 +250,7 @@ export const policyLaws = <S>(policy: Policy<S>, arbitraries: PolicyArbitraries 
     ),
     unknownNeverAttractive: fc.property(
       scenario,
-      fc.record({ rank: fc.nat(), donor: fc.nat(), hidden: hiddenArb }),
+      fc.record({ rank: fc.nat(), donor: fc.nat(), hidden: hiddenArb, heavier: fc.boolean() }),
       holds.unknownNeverAttractive
     ),
     noSystematicTieWinner: fc.property(tieRoundsArb, holds.noSystematicTieWinner),

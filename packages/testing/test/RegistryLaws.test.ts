@@ -13,7 +13,8 @@ import { describe, expect, it } from "vitest"
 // (packages/testing/src/LawExceptions.ts), each checked at its stated counterexample. The seed is
 // fixed so the suite is deterministic; a wider search (`numRuns` in the thousands, any seed) is how
 // new counterexamples are found (seed 537689199 finds one for llm-d/utilization-detector's
-// unknownNeverAttractive: an adapter fault left open, see the closing note).
+// unknownNeverAttractive with a missing waiting count, no tie: an adapter fault still open; its tie
+// case, an unknown endpoint drawn among equal scores, is a listed exception).
 describe("policy laws over the registry", () => {
   for (const c of registryLawCases(policyEntries(), undefined, { numRuns: 60, seed: 20261202 }))
     it(
@@ -67,6 +68,41 @@ describe("registry laws can fail", () => {
         { rank: 1, donor: 0, hidden: { kind: "unknown" } }
       )
     ).toBe(false)
+  })
+  it("unknownNeverAttractive catches an unknown rank winning a tie (scored as the busiest known, ties to the lowest index)", () => {
+    // what every own policy did before: the busiest known load for an unknown row, then index order
+    const busiestThenIndex: Policy<ReadonlyArray<RankLoad>> = {
+      ...prefersUnknown,
+      name: "busiest-then-index",
+      route: (s) => {
+        const load = (l: RankLoad) => (l.numRunningReqs ?? 0) + (l.numWaitingReqs ?? 0)
+        const known = s.filter((l) => l.unknown === undefined).map(load)
+        const busiest = known.length > 0 ? Math.max(...known) : 0
+        const scores = s.map((l) => (l.unknown === undefined ? load(l) : busiest))
+        return { _tag: "Routed", rank: scores.indexOf(Math.min(...scores)), state: s, explanation: {} }
+      }
+    }
+    const idle = (dpRank: number): RankLoad => ({
+      dpRank,
+      timestamp: 1,
+      numRunningReqs: 0,
+      numWaitingReqs: 0
+    })
+    const sc = {
+      dpSize: 2,
+      status: [true, true],
+      loads: [idle(0), idle(1)],
+      requests: [{ requestId: "a", inputLength: 1 }],
+      startSeconds: 1,
+      gapsSeconds: [0]
+    }
+    const holds = policyLawPredicates(busiestThenIndex).unknownNeverAttractive
+    const tie = { rank: 0, donor: 0, hidden: { kind: "unknown" as const } }
+    // with the donor's exact values rank 0 wins either way: only the heavier fill shows the tie
+    expect(holds(sc, tie)).toBe(true)
+    expect(holds(sc, { ...tie, heavier: true })).toBe(false)
+    // the generator produces the tie case, and fast-check finds it
+    expect(fc.check(policyLaws(busiestThenIndex).unknownNeverAttractive, { seed: 1 }).failed).toBe(true)
   })
   it("a newly registered policy gets every law with no wiring", () => {
     const cases = registryLawCases([entry("new-policy", prefersUnknown as Policy<unknown>)], [], {

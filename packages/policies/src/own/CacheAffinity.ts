@@ -97,24 +97,30 @@ export interface CacheAffinityPolicy extends Policy<CacheAffinityState> {
 
 const maxOwners = 4
 const noOwners: ReadonlyArray<number> = []
-const tieBreak = "lowest (load, processed, index)"
+const tieBreak = "lowest (load, processed), then known before unknown, then index"
 
 const isOverloaded = (kv: ReadonlyArray<number | undefined>, r: number, kvOverload: number): boolean => {
   const k = kv[r]
   return k !== undefined && k >= kvOverload
 }
 
-/** The candidate with the lowest `(load, processed, index)` (the first of `cands` on a full tie). */
+/**
+ * The candidate with the lowest `(load, processed)`, then the lowest `unknown[r]` (2 when its
+ * counts are unknown, plus 1 when its KV usage is: unknown is never attractive), then the first of
+ * `cands`.
+ */
 const leastLoaded = (
   cands: ReadonlyArray<number>,
   loads: ReadonlyArray<number>,
-  processed: ReadonlyArray<number>
+  processed: ReadonlyArray<number>,
+  unknown: ReadonlyArray<number>
 ): number => {
   let best = cands[0]!
   for (let i = 0; i < cands.length; i++) {
     const r = cands[i]!
     const a = loads[r]! - loads[best]!
-    if (a < 0 || (a === 0 && processed[r]! < processed[best]!)) best = r
+    const p = processed[r]! - processed[best]!
+    if (a < 0 || (a === 0 && (p < 0 || (p === 0 && unknown[r]! < unknown[best]!)))) best = r
   }
   return best
 }
@@ -209,6 +215,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     loads: Parameters<Policy<unknown>["observe"]>[1],
     now: number
   ) => {
+    if (!Number.isFinite(now)) return state
     const ledger = observeLedger(state.ledger, loads, margin, now)
     if (ledger === state.ledger) return state
     const kvAdjust = state.kvAdjust.map((adj, r) => {
@@ -285,7 +292,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     now: number
   ): RouteResult<CacheAffinityState> => {
     const n = state.ledger.dpSize
-    const bad = checkRequest(n, request)
+    const bad = checkRequest(n, request, now)
     if (bad !== undefined) return bad
     const known = request.sessionId === undefined ? undefined : getTrie(state.sessions, request.sessionId)
     if (request.routedDpRank !== undefined) {
@@ -314,10 +321,13 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     if (eligible.length === 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} workers are unavailable.`)
     const kv = new Array<number | undefined>(n)
+    // a rank whose load or KV usage is unknown loses every full tie to a known one
+    const unknown = new Array<number>(n)
     let kvMax: number | undefined
     for (let r = 0; r < n; r++) {
       const k = projected(state, r)
       kv[r] = k
+      unknown[r] = (Number.isNaN(state.ledger.snapTimestamp[r]!) ? 2 : 0) + (k === undefined ? 1 : 0)
       if (k !== undefined && !(kvMax !== undefined && kvMax >= k)) kvMax = k
     }
     // a worker whose KV usage is unknown is taken to have the highest reported (never the coolest)
@@ -371,8 +381,8 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       for (let i = 0; i < pool.length; i++) if (pool[i] !== e) others.push(pool[i]!)
       const dest =
         dests.length > 0
-          ? leastLoaded(dests, loads, processed)
-          : leastLoaded(others.length > 0 ? others : pool, loads, processed)
+          ? leastLoaded(dests, loads, processed, unknown)
+          : leastLoaded(others.length > 0 ? others : pool, loads, processed, unknown)
       const share = ke !== undefined && state.sessionCount[e]! > 0 ? ke / state.sessionCount[e]! : undefined
       return commit(state, request, dest, now, e, share, draining, {
         scores: loads,
@@ -411,7 +421,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
         alive = next
       }
       if (len > 0 && lastAlive.length > 0) {
-        matchRank = leastLoaded(lastAlive, loads, processed)
+        matchRank = leastLoaded(lastAlive, loads, processed, unknown)
         matchLen = len
       }
     }
@@ -422,21 +432,21 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     let reason: string
     if (matchRank !== undefined && matchRatio >= cacheThreshold) {
       if (isOverloaded(kv, matchRank, kvOverload) && cool.length > 0) {
-        rank = leastLoaded(pool, loads, processed)
+        rank = leastLoaded(pool, loads, processed, unknown)
         reason = "kv-overloaded"
       } else if (imbalanced) {
-        rank = leastLoaded(pool, loads, processed)
+        rank = leastLoaded(pool, loads, processed, unknown)
         reason = "imbalanced"
       } else if (loads[matchRank]! > poolMin + Math.floor(loadBound * poolMin)) {
         // bounded-load affinity: a shared prefix never keeps work off a much less loaded rank
-        rank = leastLoaded(pool, loads, processed)
+        rank = leastLoaded(pool, loads, processed, unknown)
         reason = "beyond-load-bound"
       } else {
         rank = matchRank
         reason = "cache-hit"
       }
     } else {
-      rank = leastLoaded(pool, loads, processed)
+      rank = leastLoaded(pool, loads, processed, unknown)
       reason = "cache-miss"
     }
     return commit(state, request, rank, now, undefined, undefined, state.draining, {

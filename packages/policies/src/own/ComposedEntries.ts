@@ -87,9 +87,12 @@ export const composedPolicyEntries: ReadonlyArray<PolicyEntry> = [
       "vLLM's DP balancer (upstream) that never picks a rank whose free KV cannot hold the prompt while another's can",
     make: (o) =>
       erase(
-        withKvAdmission(makeVllmLb({ clientCount: o.clientCount, clientIndex: o.clientIndex }), {
-          clientCount: o.clientCount
-        })
+        withKvAdmission(
+          makeVllmLb({ clientCount: o.clientCount, clientIndex: o.clientIndex, unknownLosesTies: true }),
+          {
+            clientCount: o.clientCount
+          }
+        )
       )
   },
   {
@@ -101,9 +104,12 @@ export const composedPolicyEntries: ReadonlyArray<PolicyEntry> = [
     make: (o) =>
       erase(
         withKvAdmission(
-          withStaleness(makeVllmLb({ clientCount: o.clientCount, clientIndex: o.clientIndex }), {
-            clientCount: o.clientCount
-          }),
+          withStaleness(
+            makeVllmLb({ clientCount: o.clientCount, clientIndex: o.clientIndex, unknownLosesTies: true }),
+            {
+              clientCount: o.clientCount
+            }
+          ),
           { clientCount: o.clientCount }
         )
       )

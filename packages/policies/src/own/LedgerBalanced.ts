@@ -16,7 +16,7 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
-import { freshMax, ledgerView, maxKnownKv, unknownBase } from "./internal/LoadView.js"
+import { freshMax, ledgerView, maxKnownKv, unknownBase, unknownLevel } from "./internal/LoadView.js"
 import type { RankView } from "./RankView.js"
 
 /**
@@ -152,7 +152,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
   ): RouteResult<LedgerBalancedState> => {
     const state = outer.ledger
     const n = state.dpSize
-    const bad = checkRequest(n, request)
+    const bad = checkRequest(n, request, now)
     if (bad !== undefined) return bad
     const charge = chargeOf(request, now, chargeScale)
     if (request.routedDpRank !== undefined) {
@@ -228,7 +228,12 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
         guarded.push(r)
         continue
       }
-      if (best < 0 || a < bestA || (a === bestA && b < bestB)) {
+      // unknown is never attractive: on a full tie a known rank beats an unknown one
+      if (
+        best < 0 ||
+        a < bestA ||
+        (a === bestA && (b < bestB || (b === bestB && unknownLevel(state, r) < unknownLevel(state, best))))
+      ) {
         best = r
         bestA = a
         bestB = b
@@ -249,7 +254,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       state: { ledger: chargeLedger(state, best, charge), cursor: (outer.cursor + 1) % n },
       explanation: {
         scores,
-        tieBreak: `lowest (${metric === "tokens" ? "tokens, requests" : "requests, tokens"}), then index from ${start}`,
+        tieBreak: `lowest (${metric === "tokens" ? "tokens, requests" : "requests, tokens"}), then known before unknown, then index from ${start}`,
         stale,
         details: {
           unknown,
@@ -263,7 +268,8 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
   return {
     name: "ledger-balanced",
     init: (dpSize) => ({ ledger: emptyLedger(dpSize), cursor: 0 }),
-    observe: (s, loads, now) => withLedger(s, observeLedger(s.ledger, loads, margin, now)),
+    observe: (s, loads, now) =>
+      Number.isFinite(now) ? withLedger(s, observeLedger(s.ledger, loads, margin, now)) : s,
     route,
     finish: (s, requestIds) => withLedger(s, finishLedger(s.ledger, requestIds)),
     setStatus: (s, status) => withLedger(s, setLedgerStatus(s.ledger, status)),

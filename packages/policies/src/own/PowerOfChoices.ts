@@ -231,7 +231,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     if ("_tag" in scoring) return scoring
     const base = s.ledger.base
     const n = base.dpSize
-    const bad = checkRequest(n, request)
+    const bad = checkRequest(n, request, now)
     if (bad !== undefined) return bad
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
@@ -324,6 +324,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
       }
     },
     observe: (s, loads, now) => {
+      if (!Number.isFinite(now)) return s
       const ledger = lazyObserve(s.ledger, loads, margin, now)
       if (ledger === s.ledger) return s
       return { ...s, ledger, cache: ledger.base === s.ledger.base ? s.cache : cacheOf(ledger.base) }

@@ -195,7 +195,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     if ("_tag" in scoring) return scoring
     const L = s.ledger
     const n = L.dpSize
-    const bad = checkRequest(n, request)
+    const bad = checkRequest(n, request, now)
     if (bad !== undefined) return bad
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
@@ -274,7 +274,8 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
         inflight: uses && scoring.usesInflight ? emptyInflight(ledger.dpSize) : undefined
       }
     },
-    observe: (s, loads, now) => withLedger(s, observeLedger(s.ledger, loads, margin, now)),
+    observe: (s, loads, now) =>
+      Number.isFinite(now) ? withLedger(s, observeLedger(s.ledger, loads, margin, now)) : s,
     route,
     finish: (s, requestIds) => {
       const ledger = finishLedger(s.ledger, requestIds)

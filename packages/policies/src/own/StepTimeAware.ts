@@ -13,7 +13,14 @@ import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteR
 import { checkRequest } from "./internal/checkRequest.js"
 import { emptyTrie, fnv1a, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
-import { type FreshMax, freshMax, isFresh, ledgerView, unknownBase } from "./internal/LoadView.js"
+import {
+  type FreshMax,
+  freshMax,
+  isFresh,
+  ledgerView,
+  unknownBase,
+  unknownLevel
+} from "./internal/LoadView.js"
 import { poolOf, type RankDemand, rankDemand } from "./internal/RankDemand.js"
 import {
   emptyMatchScratch,
@@ -348,6 +355,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     loads: ReadonlyArray<RankLoad>,
     now: number
   ): StepTimeAwareState => {
+    if (!Number.isFinite(now)) return s
     const ledger = observeLedger(s.ledger, loads, margin, now)
     if (ledger === s.ledger) return s
     const ranks = s.ranks.slice()
@@ -450,7 +458,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
   ): RouteResult<StepTimeAwareState> => {
     const { ledger, demand } = s
     const n = ledger.dpSize
-    const bad = checkRequest(n, request)
+    const bad = checkRequest(n, request, now)
     if (bad !== undefined) return bad
     const input = request.inputLength
     const hashes = request.prefixHashes
@@ -557,14 +565,24 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       scores[r] = score
       const healthy = ledger.healthy[r]
       if (!healthy) continue
+      // unknown is never attractive: on a tie a known rank beats one whose load is unknown
       if (healthy === true && demand.freeKv[r]! - clientCount * sr[o + PENDING_TOKENS]! >= input) {
-        if (best < 0 || score < bestScore) {
+        if (
+          best < 0 ||
+          score < bestScore ||
+          (score === bestScore && unknownLevel(ledger, r) < unknownLevel(ledger, best))
+        ) {
           best = r
           bestScore = score
           bestQueue = queue
           bestCached = cached
         }
-      } else if (best < 0 && (alt < 0 || score < altScore)) {
+      } else if (
+        best < 0 &&
+        (alt < 0 ||
+          score < altScore ||
+          (score === altScore && unknownLevel(ledger, r) < unknownLevel(ledger, alt)))
+      ) {
         alt = r
         altScore = score
         altQueue = queue

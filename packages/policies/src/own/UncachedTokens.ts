@@ -17,7 +17,7 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
-import { baseOf, freshMax, ledgerView } from "./internal/LoadView.js"
+import { baseOf, freshMax, ledgerView, unknownLevel } from "./internal/LoadView.js"
 import { emptyPrefixIndex, matchedBlocks, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
 import type { RankView } from "./RankView.js"
 
@@ -66,6 +66,16 @@ export interface UncachedTokensState {
  */
 export interface UncachedTokensPolicy extends Policy<UncachedTokensState> {
   readonly view: (state: UncachedTokensState, now: number) => ReadonlyArray<RankView>
+}
+
+/**
+ * How much of rank `r`'s load is unknown (its counts 4, its KV usage 2, its waiting uncached tokens
+ * 1): on a tie the lower level wins, so an unknown load never beats a better-known one.
+ */
+const levelOf = (state: LedgerState, r: number): number => {
+  const row = state.snapshots[r]
+  const uncached = row === undefined || row.unknown !== undefined ? undefined : row.numWaitingUncachedTokens
+  return 2 * unknownLevel(state, r) + (uncached === undefined ? 1 : 0)
 }
 
 /**
@@ -147,7 +157,7 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
   ): RouteResult<UncachedTokensState> => {
     const state = s.ledger
     const n = state.dpSize
-    const bad = checkRequest(n, request)
+    const bad = checkRequest(n, request, now)
     if (bad !== undefined) return bad
     const charge = chargeOf(request, now, clientCount)
     const commit = (
@@ -163,7 +173,10 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
         index: recordBlocks(s.index, request.prefixHashes, rank),
         ...addInflight(s, request, rank)
       },
-      explanation: { scores, tieBreak: "lowest load + uncached prompt tokens, then rotating index" }
+      explanation: {
+        scores,
+        tieBreak: "lowest load + uncached prompt tokens, then known before unknown, then rotating index"
+      }
     })
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
@@ -195,7 +208,11 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
       const score = Math.max(load, clientCount * s.inflightTokens[r]!) + cost
       scores[r] = score
       if (!state.healthy[r] || (fits !== undefined && !fits[r])) continue
-      if (best < 0 || score < bestScore) {
+      if (
+        best < 0 ||
+        score < bestScore ||
+        (score === bestScore && levelOf(state, r) < levelOf(state, best))
+      ) {
         best = r
         bestScore = score
       }
@@ -217,7 +234,8 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
         inflight: emptyTrie(1_000_000)
       }
     },
-    observe: (s, loads, now) => withLedger(s, observeLedger(s.ledger, loads, margin, now)),
+    observe: (s, loads, now) =>
+      Number.isFinite(now) ? withLedger(s, observeLedger(s.ledger, loads, margin, now)) : s,
     route,
     finish,
     setStatus: (s, status) => withLedger(s, setLedgerStatus(s.ledger, status)),

@@ -6,6 +6,7 @@
  */
 import {
   checkInputLength,
+  checkNow,
   type Explanation,
   type Policy,
   type PolicyError,
@@ -143,7 +144,7 @@ export const withKvAdmission = <S>(
     request: RouteRequest,
     now: number
   ): RouteResult<KvAdmissionState<S>> => {
-    const bad = checkInputLength(request.inputLength)
+    const bad = checkInputLength(request.inputLength) ?? checkNow(now)
     if (bad !== undefined) return bad
     const fits =
       request.routedDpRank === undefined ? kvFeasible(s.ledger, request.inputLength, usage) : undefined
@@ -191,10 +192,10 @@ export const withKvAdmission = <S>(
   return {
     name: options.name ?? `${policy.name}+kv-admission`,
     init: (dpSize) => ({ inner: policy.init(dpSize), ledger: emptyLedger(dpSize) }),
-    observe: (s, loads, now) => ({
-      inner: policy.observe(s.inner, loads, now),
-      ledger: observeLedger(s.ledger, loads, margin, now)
-    }),
+    observe: (s, loads, now) =>
+      Number.isFinite(now)
+        ? { inner: policy.observe(s.inner, loads, now), ledger: observeLedger(s.ledger, loads, margin, now) }
+        : s,
     route,
     finish: (s, requestIds, now) => ({
       inner: policy.finish(s.inner, requestIds, now),

@@ -6,6 +6,7 @@
  */
 import {
   checkInputLength,
+  checkNow,
   type Policy,
   policyError,
   type RankLoad,
@@ -182,7 +183,7 @@ export const withStaleness = <S>(
     request: RouteRequest,
     now: number
   ): RouteResult<StalenessState<S>> => {
-    const bad = checkInputLength(request.inputLength)
+    const bad = checkInputLength(request.inputLength) ?? checkNow(now)
     if (bad !== undefined) return bad
     const out = policy.route(s.inner, request, now)
     if (out._tag !== "Routed") {
@@ -220,6 +221,7 @@ export const withStaleness = <S>(
       return { inner: policy.init(dpSize), ledger, inflight: emptyInflight(ledger.dpSize) }
     },
     observe: (s, loads, now) => {
+      if (!Number.isFinite(now)) return s
       const ledger = observeLedger(s.ledger, loads, margin, now)
       const ranks = new Set<number>()
       const invalid: Array<RankLoad> = []

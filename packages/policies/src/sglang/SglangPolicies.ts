@@ -14,6 +14,8 @@
 import { floorModRoom } from "../internal/floorModRoom.js"
 import { storeSnapshots } from "../internal/snapshotStore.js"
 import {
+  checkInputLength,
+  checkNow,
   type Explanation,
   isTokenCount,
   type Policy,
@@ -59,8 +61,11 @@ const routeGeneric = (
   request: RouteRequest,
   now: number
 ): RouteResult<DpController.DpControllerState> => {
-  if (!Number.isFinite(now))
-    return policyError("InvalidInput", `now must be finite seconds, got ${now}`, "now")
+  // every policy's two first checks, inputLength's error first; a bad inputLength alone is refused by
+  // DpController.schedule after the refresh, which it consumes (as upstream), so it is checked here
+  // only when `now` is bad too
+  const badNow = checkNow(now)
+  if (badNow !== undefined) return checkInputLength(request.inputLength) ?? badNow
   let before = state
   let refreshed: boolean | undefined
   if (DpController.refreshesOnDispatch(method)) {
@@ -205,7 +210,7 @@ const make = (method: LoadBalanceMethod, route: Route): Policy<DpController.DpCo
   name: method.toLowerCase().replaceAll("_", "-"),
   init: (dpSize: number) => DpController.init(method, dpSize),
   observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>, now: number) =>
-    DpController.publish(state, loads, now),
+    Number.isFinite(now) ? DpController.publish(state, loads, now) : state,
   route,
   finish: (state: DpController.DpControllerState) => state,
   setStatus: (state: DpController.DpControllerState, status: ReadonlyArray<boolean>) =>
@@ -221,6 +226,7 @@ const makeBudgeted = (method: LoadBalanceMethod, route: Route): Policy<DpControl
   init: (dpSize: number) => Charged.chargedOf(DpController.init(method, dpSize)),
   // a state that is no DpControllerState is returned as it is: `route` then reports it
   observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>, now: number) => {
+    if (!Number.isFinite(now)) return state
     if (!Charged.isCharged(state) && Charged.stateProblem(state) !== undefined) return state
     const s = Charged.lift(state)
     const shm = storeSnapshots(s.shm, loads, now)

@@ -10,7 +10,8 @@ import { makeVllmLb } from "./VllmLbPolicy.js"
 /**
  * Registry entries for vLLM's DP balancer: `vllm-kv-pressure` (`reference: true`, upstream
  * `DPLBAsyncMPClient` exactly) and `vllm-kv-pressure-kv-guard` (`reference: false`, the same plus the
- * beyond-upstream KV-saturation guard of fault case S07). Both read `clientCount` / `clientIndex`
+ * beyond-upstream KV-saturation guard of fault case S07, and a known load winning a tie against an
+ * unknown one, `unknownLosesTies`). Both read `clientCount` / `clientIndex`
  * (API-server processes and this one's index; defaults 1 and 0).
  *
  * **When to use**: pick the vLLM balancer by name (CLI `--policy`, simulator, live router) via `findPolicy`.
@@ -44,6 +45,13 @@ export const vllmPolicyEntries: ReadonlyArray<PolicyEntry> = [
     description:
       "vllm-kv-pressure plus a guard: no rank with kv >= 0.99 and waiting requests while some rank has kv < 0.9",
     make: (o) =>
-      erase(makeVllmLb({ clientCount: o.clientCount, clientIndex: o.clientIndex, kvSaturationGuard: true }))
+      erase(
+        makeVllmLb({
+          clientCount: o.clientCount,
+          clientIndex: o.clientIndex,
+          kvSaturationGuard: true,
+          unknownLosesTies: true
+        })
+      )
   }
 ]

@@ -9,6 +9,7 @@ import { HashMap } from "effect"
 import { packed } from "../internal/packed.js"
 import {
   checkInputLength,
+  checkNow,
   type Explanation,
   type Policy,
   type PolicyError,
@@ -28,6 +29,10 @@ import * as VllmLb from "./VllmLb.js"
  *   explanation says `coordinatorFrozen: true`. Routing itself is unchanged.
  * - `kvSaturationGuard`: never choose a rank with `kvCacheUsage >= saturatedAt` (0.99) and waiting
  *   requests while some healthy rank has `kvCacheUsage < roomBelow` (0.9).
+ * - `unknownLosesTies`: on a tie for the least score, a rank whose load is better known wins (its
+ *   counts known before unknown ones, then its KV usage known before missing), then the scan order:
+ *   unknown is never attractive. Upstream always has every field, so it never meets the case; off,
+ *   a tie goes to the scan order whatever is known (loadledger's `vllm-kv-pressure`).
  *
  * @category vllm
  * @since 0.1.0
@@ -38,6 +43,7 @@ export interface VllmLbPolicyOptions extends VllmClientOptions {
     | boolean
     | { readonly saturatedAt?: number | undefined; readonly roomBelow?: number | undefined }
     | undefined
+  readonly unknownLosesTies?: boolean | undefined
 }
 
 /**
@@ -66,6 +72,36 @@ export interface VllmLbPolicyState {
   readonly unknownRows?: ReadonlyArray<RankLoad> | undefined
   readonly rejectedRanks: ReadonlyArray<number>
   readonly initError?: PolicyError | undefined
+}
+
+/** How much of rank `r`'s load is unknown: 2 when its counts are, plus 1 when its KV usage is. */
+const unknownLevel = (s: VllmLbPolicyState, r: number): number =>
+  (s.loadUnknown?.includes(r) === true ? 2 : 0) + (s.kvMissing.includes(r) ? 1 : 0)
+
+/**
+ * When the scan chose a rank whose load is less known than another rank of the same least score,
+ * the first such better-known rank in scan order (the lowest level first); else `undefined`.
+ */
+const betterKnown = (
+  s: VllmLbPolicyState,
+  routed: VllmLb.VllmLbRouted,
+  skip: ReadonlyArray<boolean> | undefined
+): number | undefined => {
+  const scores = routed.scores
+  if (scores === null || (s.loadUnknown === undefined && s.kvMissing.length === 0)) return undefined
+  let best = routed.chosen
+  let bestLevel = unknownLevel(s, best)
+  if (bestLevel === 0) return undefined
+  const n = scores.length
+  for (let i = 0, r = routed.startIndexUsed % n; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
+    if (skip?.[r] === true || scores[r] !== scores[routed.chosen]) continue
+    const level = unknownLevel(s, r)
+    if (level < bestLevel) {
+      best = r
+      bestLevel = level
+    }
+  }
+  return best === routed.chosen ? undefined : best
 }
 
 const withLb = (s: VllmLbPolicyState, lb: VllmLbState): VllmLbPolicyState => ({
@@ -160,6 +196,7 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
   const saturatedAt = typeof guard === "object" ? (guard.saturatedAt ?? 0.99) : 0.99
   const roomBelow = typeof guard === "object" ? (guard.roomBelow ?? 0.9) : 0.9
   const guardOn = guard !== undefined && guard !== false
+  const knownFirst = options.unknownLosesTies === true
   const suffix = (guardOn ? "-kv-guard" : "") + (staleAfter !== undefined ? "-stale" : "")
   return {
     name: `vllm-kv-pressure${suffix}`,
@@ -185,6 +222,7 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       }
     },
     observe: (state, loads: ReadonlyArray<RankLoad>, now) => {
+      if (!Number.isFinite(now)) return state
       const n = state.lb.numEngines
       const rows: Array<VllmEngineRow> = state.lb.lbEngines.slice()
       const at = state.snapshotAt.slice()
@@ -228,22 +266,31 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
     },
     route: (state, request, now): RouteResult<VllmLbPolicyState> => {
       if (state.initError !== undefined) return state.initError
-      const bad = checkInputLength(request.inputLength)
+      const bad = checkInputLength(request.inputLength) ?? checkNow(now)
       if (bad !== undefined) return bad
       const lb = state.lb
       const unhealthy = state.unhealthy
       let skip: ReadonlyArray<boolean> | undefined =
         unhealthy.length > 0 ? state.healthy.map((h) => !h) : undefined
-      const guarded = guardOn ? kvGuard(lb.lbEngines, state.healthy, saturatedAt, roomBelow) : undefined
-      if (guarded !== undefined) skip = skipping(state.healthy, guarded)
       const missing = state.kvMissing
       const filled = missing.length === 0 ? undefined : busiestKv(lb.lbEngines)
-      const routed = VllmLb.route(
-        filled === undefined ? lb : { ...lb, lbEngines: withKv(lb.lbEngines, missing, filled) },
-        request.requestId,
-        request.routedDpRank,
-        skip
-      )
+      const scored = filled === undefined ? lb : { ...lb, lbEngines: withKv(lb.lbEngines, missing, filled) }
+      // the guard reads the scored rows: a missing gauge counts as the busiest known KV usage, so
+      // a rank without one never slips past the guard that holds back a known saturated rank
+      const guarded = guardOn ? kvGuard(scored.lbEngines, state.healthy, saturatedAt, roomBelow) : undefined
+      if (guarded !== undefined) skip = skipping(state.healthy, guarded)
+      let routed = VllmLb.route(scored, request.requestId, request.routedDpRank, skip)
+      if (knownFirst && !("_tag" in routed)) {
+        const better = betterKnown(state, routed, skip)
+        // the same unpinned route with only the better-known rank left: the same state effects
+        if (better !== undefined)
+          routed = VllmLb.route(
+            scored,
+            request.requestId,
+            undefined,
+            scored.lbEngines.map((_, r) => r !== better)
+          )
+      }
       if ("_tag" in routed)
         return routed.reason === "InvalidRoutedRank" ? { ...routed, field: "routedDpRank" } : routed
       // the busiest known KV stands in for a missing gauge only while scoring: the rows keep it absent

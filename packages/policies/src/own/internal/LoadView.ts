@@ -96,6 +96,15 @@ export const baseOf = (
   return fresh || fm.requests < 0 ? [q, t, w] : [Math.max(q, fm.requests), Math.max(t, fm.tokens), w]
 }
 
+/**
+ * How much of rank `r`'s load is unknown, for tie-breaking: 2 when its counts are (an `unknown` row,
+ * a row missing a count, no row yet), plus 1 when its KV usage is; 0 when fully known. On a full
+ * tie the lower level wins, so an unknown load never beats a better-known one (the law
+ * `unknownNeverAttractive`). @internal
+ */
+export const unknownLevel = (state: LedgerState, r: number): number =>
+  (Number.isNaN(state.snapTimestamp[r]!) ? 2 : 0) + (Number.isNaN(state.snapKv[r]!) ? 1 : 0)
+
 /** True when rank `r`'s snapshot is fresh at `now` (false when it never published or is unknown). @internal */
 export const isFresh = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
   now - state.snapTimestamp[r]! <= staleAfterSeconds

@@ -194,13 +194,17 @@ export interface Picked {
   readonly excluded: Array<number>
 }
 
+/** How much of a rank's load is unknown (counts 2, KV usage 1): the lower level wins a full tie. */
+const unknownLevel = (view: ScoreView, r: number): number =>
+  (view.unknown(r) ? 2 : 0) + (view.kvCacheUsage(r) === undefined ? 1 : 0)
+
 const tieCost = (c: number): number => (Number.isNaN(c) ? Number.POSITIVE_INFINITY : c)
 // shared by every explanation with nothing to list (frozen: a caller cannot add to it)
 const noRanks = Object.freeze([]) as unknown as Array<number>
 
 /**
  * Score `ranks` (in tie order) and pick the lowest weighted sum; ties by the tie-breakers' raw
- * costs in order (NaN last), then the earlier candidate. `allowed[i]` false (KV) excludes
+ * costs in order (NaN last), then a known rank before an unknown one, then the earlier candidate. `allowed[i]` false (KV) excludes
  * candidate i after the scorers ran (gates see every candidate). Each term is normalised over the
  * usable candidates. `sums` doubles as the usable mark (`+Infinity`: not usable), so a route
  * allocates one array per scorer plus the sums. @internal
@@ -272,15 +276,21 @@ export const pickBest = (
       continue
     }
     if (sum !== sums[best]) continue
-    for (let k = terms.length; k < costs.length; k++) {
+    let d = 0
+    for (let k = terms.length; k < costs.length && d === 0; k++) {
       const a = tieCost(costs[k]![i]!)
       const b = tieCost(costs[k]![best]!)
-      if (a < b) {
-        best = i
-        break
-      }
-      if (a > b) break
+      d = a < b ? -1 : a > b ? 1 : 0
     }
+    // unknown is never attractive: a rank whose load is unknown loses a full tie to a known one
+    // (a rank drawn twice ties with itself: no level to compare)
+    if (
+      d < 0 ||
+      (d === 0 &&
+        ranks[i] !== ranks[best] &&
+        unknownLevel(view, ranks[i]!) < unknownLevel(view, ranks[best]!))
+    )
+      best = i
   }
   return { best, sums, costs, excluded }
 }

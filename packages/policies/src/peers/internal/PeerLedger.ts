@@ -6,7 +6,7 @@
 import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Option } from "effect"
 import type { Explanation, Policy, PolicyError, RouteRequest, RouteResult } from "../../Policy.js"
-import { checkInputLength, policyError } from "../../Policy.js"
+import { checkInputLength, checkNow, policyError } from "../../Policy.js"
 import { type RngState, rngFromSeed, withDraws } from "../Draws.js"
 
 export interface Charge {
@@ -150,8 +150,8 @@ export const peerPolicy = <X>(spec: {
 }): Policy<PeerState<X>> => ({
   name: spec.name,
   init: (dpSize) => ({ ledger: initLedger(dpSize, spec.seed), extra: spec.initExtra(dpSize) }),
-  observe: (s, loads: ReadonlyArray<RankLoad>) => {
-    if (loads.length === 0) return s
+  observe: (s, loads: ReadonlyArray<RankLoad>, now) => {
+    if (loads.length === 0 || !Number.isFinite(now)) return s
     const ledger = observeLedger(s.ledger, loads)
     return { ledger, extra: spec.onObserve === undefined ? s.extra : spec.onObserve(s.extra, ledger) }
   },
@@ -162,7 +162,7 @@ export const peerPolicy = <X>(spec: {
     return { ledger, extra: spec.onFinish === undefined ? s.extra : spec.onFinish(s.extra, released) }
   },
   route: (s, request, now): RouteResult<PeerState<X>> => {
-    const bad = checkInputLength(request.inputLength)
+    const bad = checkInputLength(request.inputLength) ?? checkNow(now)
     if (bad !== undefined) return bad
     if (!s.ledger.status.some((x) => x))
       return policyError("AllRanksUnavailable", "no healthy rank", "status")

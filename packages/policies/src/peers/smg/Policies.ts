@@ -8,6 +8,7 @@
 import type { RankLoad } from "@loadledger/schema"
 import {
   checkInputLength,
+  checkNow,
   type Explanation,
   policyError,
   type RouteRequest,
@@ -162,8 +163,9 @@ export const makeSmgPolicy = (
       fallbackCursor: 0
     }
   }
-  const observe = (s: SmgPolicyState, loads: ReadonlyArray<RankLoad>): SmgPolicyState => {
-    if (spec.poll === undefined || spec.need === undefined || loads.length === 0) return s
+  const observe = (s: SmgPolicyState, loads: ReadonlyArray<RankLoad>, now: number): SmgPolicyState => {
+    if (!Number.isFinite(now) || spec.poll === undefined || spec.need === undefined || loads.length === 0)
+      return s
     const poll = new Map<string, SmgLoadReport | null>()
     for (const row of loads)
       if (Number.isInteger(row.dpRank) && row.dpRank >= 0 && row.dpRank < s.workers.length)
@@ -179,9 +181,9 @@ export const makeSmgPolicy = (
     }
     return { ...s, core: spec.poll(s.core, poll) }
   }
-  const route = (s: SmgPolicyState, req: RouteRequest): RouteResult<SmgPolicyState> => {
+  const route = (s: SmgPolicyState, req: RouteRequest, now: number): RouteResult<SmgPolicyState> => {
     if (s.workers.length === 0) return policyError("NoRanks", "no ranks", "dpSize")
-    const bad = checkInputLength(req.inputLength)
+    const bad = checkInputLength(req.inputLength) ?? checkNow(now)
     if (bad !== undefined) return bad
     if (name === "dp-min-token") return routeDp(s, req)
     const { out, seed, scores } = spec.select(s, req)
@@ -231,7 +233,7 @@ export const makeSmgPolicy = (
     name: `smg/${name}`,
     init,
     observe,
-    route: (s, req) => route(s, req),
+    route,
     finish: (s, ids) => {
       const [charges, ranks] = release(s.charges, ids)
       if (ranks.length === 0) return s
