@@ -4,16 +4,14 @@ import { join } from "node:path"
 import { policyEntries } from "@loadledger/policies"
 import { gpus, models } from "@loadledger/step-time"
 import { describe, expect, it, vi } from "vitest"
-import { main } from "../src/index.js"
 import { captureOutput } from "./captureOutput.js"
+import { loadledger, mooncake, reportChartIds, simulateMooncake } from "./runCli.js"
 
-const mooncake = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
-  .pathname
 const dir = mkdtempSync(join(tmpdir(), "loadledger-sim-"))
 
 const io = captureOutput()
 
-const run = (...args: Array<string>) => main(["node", "loadledger", "simulate", ...args])
+const run = (...args: Array<string>) => loadledger("simulate", ...args)
 
 describe("loadledger simulate", () => {
   it("--help lists every registered policy, model and GPU", async () => {
@@ -51,7 +49,7 @@ describe("loadledger simulate", () => {
   it("progress: one line every 2 s on a non-terminal stderr, nothing with --quiet", async () => {
     let t = 0
     vi.spyOn(performance, "now").mockImplementation(() => (t += 150)) // 0.15 s per clock read
-    await run("--trace", mooncake, "--policies", "round-robin,total-tokens", "--limit", "100", "--json")
+    await simulateMooncake("round-robin,total-tokens", 100, "--json")
     const lines = io.err.trim().split("\n")
     expect(lines.length).toBeGreaterThan(1)
     for (const l of lines.slice(0, -1))
@@ -64,12 +62,12 @@ describe("loadledger simulate", () => {
     for (let i = 1; i < elapsed.length; i++) expect(elapsed[i]! - elapsed[i - 1]!).toBeGreaterThanOrEqual(2)
     JSON.parse(io.out) // stdout stays clean JSON
     io.err = ""
-    await run("--trace", mooncake, "--policies", "round-robin", "--limit", "100", "--quiet")
+    await simulateMooncake("round-robin", 100, "--quiet")
     expect(io.err).toBe("")
   })
 
   it("prints one table row per policy", async () => {
-    const code = await run("--trace", mooncake, "--policies", "round-robin,total-tokens", "--limit", "200")
+    const code = await simulateMooncake("round-robin,total-tokens", 200)
     expect(code).toBe(0)
     expect(io.out).toContain("200 requests from")
     expect(io.out).toContain("glm-5.3 on h200, DP 8")
@@ -80,15 +78,7 @@ describe("loadledger simulate", () => {
   })
 
   it("--json: the same numbers machine-readable; round-robin spreads 200 requests 25 per rank", async () => {
-    const code = await run(
-      "--trace",
-      mooncake,
-      "--policies",
-      "round-robin,total-requests",
-      "--limit",
-      "200",
-      "--json"
-    )
+    const code = await simulateMooncake("round-robin,total-requests", 200, "--json")
     expect(code).toBe(0)
     const doc = JSON.parse(io.out)
     expect(doc).toMatchObject({ requests: 200, model: "glm-5.3", gpu: "h200", dp: 8 })
@@ -105,19 +95,7 @@ describe("loadledger simulate", () => {
   })
 
   it("--rate-scale compresses arrivals; --dp changes the group", async () => {
-    await run(
-      "--trace",
-      mooncake,
-      "--policies",
-      "round-robin",
-      "--limit",
-      "50",
-      "--dp",
-      "2",
-      "--rate-scale",
-      "2",
-      "--json"
-    )
+    await simulateMooncake("round-robin", 50, "--dp", "2", "--rate-scale", "2", "--json")
     const doc = JSON.parse(io.out)
     expect(doc.dp).toBe(2)
     expect(doc.results[0].requestsPerRank).toEqual([25, 25])
@@ -125,16 +103,7 @@ describe("loadledger simulate", () => {
 
   it("--report writes one self-contained HTML page: ECharts inlined, chart data, no network", async () => {
     const file = join(dir, "report.html")
-    const code = await run(
-      "--trace",
-      mooncake,
-      "--policies",
-      "round-robin,total-tokens",
-      "--limit",
-      "100",
-      "--report",
-      file
-    )
+    const code = await simulateMooncake("round-robin,total-tokens", 100, "--report", file)
     expect(code).toBe(0)
     expect(io.out).toContain(`report written to ${file}`)
     const html = readFileSync(file, "utf8")
@@ -144,17 +113,7 @@ describe("loadledger simulate", () => {
     const data = JSON.parse(
       html.match(/<script type="application\/json" id="chart-data">(.*?)<\/script>/s)![1]!
     )
-    expect(data.map((c: { id: string }) => c.id)).toEqual([
-      "cdf-ttftSeconds",
-      "cdf-itlSeconds",
-      "cdf-e2eSeconds",
-      "shares",
-      "requests-per-rank",
-      "tokens-per-rank",
-      "imbalance",
-      "load-0",
-      "load-1"
-    ])
+    expect(data.map((c: { id: string }) => c.id)).toEqual(reportChartIds(2))
     expect(html).toContain("round-robin (sglang): requests on each rank over time")
     // the summary table: one row per policy
     expect(html.match(/<tbody>([\s\S]*?)<\/tbody>/)![1]!.match(/<tr>/g)).toHaveLength(2)
