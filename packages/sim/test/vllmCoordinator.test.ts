@@ -5,6 +5,7 @@ import { fc, test } from "@fast-check/vitest"
 import type { PolicyError } from "@loadledger/policies"
 import {
   type VllmCoordMessage,
+  type VllmCoordOptions,
   type VllmCoordOutput,
   type VllmCoordState,
   vllmCoordAdvance,
@@ -36,16 +37,15 @@ const ok = <T extends object>(x: T | PolicyError): T => {
   return x as T
 }
 
-const init = (c: CoordCase): VllmCoordState =>
-  ok(
-    vllmCoordInit({
-      engineCount: c.engine_count,
-      waveCoordination: c.wave_coordination,
-      statsUpdateIntervalMs: c.stats_update_interval_ms,
-      heartbeatMs: c.heartbeat_ms,
-      minTimeoutMs: c.min_timeout_ms
-    })
-  )
+/** A case's coordinator settings, from the fixture's snake_case keys. */
+const options = (c: CoordCase): VllmCoordOptions => ({
+  engineCount: c.engine_count,
+  waveCoordination: c.wave_coordination,
+  statsUpdateIntervalMs: c.stats_update_interval_ms,
+  heartbeatMs: c.heartbeat_ms,
+  minTimeoutMs: c.min_timeout_ms
+})
+const init = (c: CoordCase): VllmCoordState => ok(vllmCoordInit(options(c)))
 
 /**
  * Drive a case step by step, as a simulation would: before each message, advance to `cut(k)` where
@@ -125,17 +125,7 @@ describe("incremental coordinator on the golden vectors (README section 3)", () 
 
   it("vllmCoordinatorTimeline is the same machine folded", () => {
     for (const c of cases) {
-      const out = vllmCoordinatorTimeline(
-        {
-          engineCount: c.engine_count,
-          waveCoordination: c.wave_coordination,
-          untilMs: c.until_ms,
-          statsUpdateIntervalMs: c.stats_update_interval_ms,
-          heartbeatMs: c.heartbeat_ms,
-          minTimeoutMs: c.min_timeout_ms
-        },
-        c.messages
-      )
+      const out = vllmCoordinatorTimeline({ ...options(c), untilMs: c.until_ms }, c.messages)
       expect(out).toEqual(c.expected_outputs)
     }
   })
