@@ -128,9 +128,19 @@ describe("loadledger simulate", () => {
   })
 
   describe("bad input: one clear line, exit 1", () => {
+    /** `simulate ...args` exits 1 writing one stderr line: `loadledger: <line>` exactly, or matching a RegExp. */
+    const exitsWithLine = async (args: Array<string>, line: string | RegExp) => {
+      io.err = ""
+      expect(await run(...args)).toBe(1)
+      if (typeof line === "string") expect(io.err).toBe(`loadledger: ${line}\n`)
+      else expect(io.err).toMatch(line)
+      expect(io.err.trim().split("\n")).toHaveLength(1)
+    }
     it("missing file", async () => {
-      expect(await run("--trace", join(dir, "nope.jsonl"), "--policies", "round-robin")).toBe(1)
-      expect(io.err).toBe(`loadledger: trace file not found: ${join(dir, "nope.jsonl")}\n`)
+      await exitsWithLine(
+        ["--trace", join(dir, "nope.jsonl"), "--policies", "round-robin"],
+        `trace file not found: ${join(dir, "nope.jsonl")}`
+      )
     })
     it("malformed row, with its line number", async () => {
       const file = join(dir, "bad.jsonl")
@@ -138,8 +148,10 @@ describe("loadledger simulate", () => {
         file,
         '{"timestamp": 0, "input_length": 10, "output_length": 1}\n{"timestamp": 1, "input_length": -3, "output_length": 1}\n'
       )
-      expect(await run("--trace", file, "--policies", "round-robin")).toBe(1)
-      expect(io.err).toBe(`loadledger: ${file} line 2: input_length must be a positive integer\n`)
+      await exitsWithLine(
+        ["--trace", file, "--policies", "round-robin"],
+        `${file} line 2: input_length must be a positive integer`
+      )
     })
     it("malformed CSV row", async () => {
       const file = join(dir, "bad.csv")
@@ -147,49 +159,56 @@ describe("loadledger simulate", () => {
         file,
         "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\nyesterday,1,2\n"
       )
-      expect(await run("--trace", file, "--policies", "round-robin")).toBe(1)
-      expect(io.err).toMatch(/^loadledger: .*bad\.csv line 3: TIMESTAMP must look like/)
-      expect(io.err.trim().split("\n")).toHaveLength(1)
+      await exitsWithLine(
+        ["--trace", file, "--policies", "round-robin"],
+        /^loadledger: .*bad\.csv line 3: TIMESTAMP must look like/
+      )
     })
     it("unknown policy, listing the known ones", async () => {
-      expect(await run("--trace", mooncake, "--policies", "round-robin,fastest")).toBe(1)
-      expect(io.err).toMatch(/^loadledger: unknown policy "fastest"; known: .*round-robin/)
-      expect(io.err.trim().split("\n")).toHaveLength(1)
+      await exitsWithLine(
+        ["--trace", mooncake, "--policies", "round-robin,fastest"],
+        /^loadledger: unknown policy "fastest"; known: .*round-robin/
+      )
     })
     it("a policy named twice is rejected before the trace is read", async () => {
-      expect(
-        await run("--trace", join(dir, "nope.jsonl"), "--policies", "total-tokens,round-robin, total-tokens")
-      ).toBe(1)
-      expect(io.err).toBe('loadledger: --policies names "total-tokens" twice; give each policy once\n')
+      await exitsWithLine(
+        ["--trace", join(dir, "nope.jsonl"), "--policies", "total-tokens,round-robin, total-tokens"],
+        '--policies names "total-tokens" twice; give each policy once'
+      )
     })
     it("a bad --report path is reported before any simulation", async () => {
       const missing = join(dir, "no-such-dir", "r.html")
       const t0 = performance.now()
-      expect(await run("--trace", mooncake, "--policies", "round-robin", "--report", missing)).toBe(1)
-      expect(io.err).toBe(`loadledger: --report: directory ${join(dir, "no-such-dir")} does not exist\n`)
+      await exitsWithLine(
+        ["--trace", mooncake, "--policies", "round-robin", "--report", missing],
+        `--report: directory ${join(dir, "no-such-dir")} does not exist`
+      )
       expect(io.out).toBe("")
       expect(performance.now() - t0).toBeLessThan(2000) // no simulation of the 23k-request trace ran
-      io.err = ""
-      expect(await run("--trace", mooncake, "--policies", "round-robin", "--report", dir)).toBe(1)
-      expect(io.err).toBe(`loadledger: --report: ${dir} is a directory, not a file\n`)
-      io.err = ""
+      await exitsWithLine(
+        ["--trace", mooncake, "--policies", "round-robin", "--report", dir],
+        `--report: ${dir} is a directory, not a file`
+      )
       const notADir = join(dir, "plain-file")
       writeFileSync(notADir, "x")
-      expect(
-        await run("--trace", mooncake, "--policies", "round-robin", "--report", join(notADir, "r.html"))
-      ).toBe(1)
-      expect(io.err).toBe(`loadledger: --report: ${notADir} is not a directory\n`)
+      await exitsWithLine(
+        ["--trace", mooncake, "--policies", "round-robin", "--report", join(notADir, "r.html")],
+        `--report: ${notADir} is not a directory`
+      )
     })
     it("--trace naming a directory", async () => {
-      expect(await run("--trace", dir, "--policies", "round-robin")).toBe(1)
-      expect(io.err).toBe(`loadledger: --trace ${dir} is a directory, not a file\n`)
+      await exitsWithLine(
+        ["--trace", dir, "--policies", "round-robin"],
+        `--trace ${dir} is a directory, not a file`
+      )
     })
     it("unknown model, bad --dp", async () => {
-      expect(await run("--trace", mooncake, "--policies", "round-robin", "--model", "gpt-9")).toBe(1)
-      expect(io.err).toMatch(/^loadledger: unknown model "gpt-9"; known: .*glm-5\.3/)
-      io.err = ""
-      expect(await run("--trace", mooncake, "--policies", "round-robin", "--dp", "0")).toBe(1)
-      expect(io.err).toBe('loadledger: --dp must be a positive integer, got "0"\n')
+      const roundRobin = ["--trace", mooncake, "--policies", "round-robin"]
+      await exitsWithLine(
+        [...roundRobin, "--model", "gpt-9"],
+        /^loadledger: unknown model "gpt-9"; known: .*glm-5\.3/
+      )
+      await exitsWithLine([...roundRobin, "--dp", "0"], '--dp must be a positive integer, got "0"')
     })
   })
 })
