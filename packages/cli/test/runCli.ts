@@ -1,4 +1,5 @@
 // What the CLI tests share: `loadledger` run in-process, the trace most of them replay, the report's charts.
+import { vi } from "vitest"
 import { main } from "../src/index.js"
 
 /** The examples' Mooncake conversation trace (23k requests; the tests take its first `--limit`). */
@@ -7,6 +8,33 @@ export const mooncake = new URL("../../../examples/traces/mooncake/conversation_
 
 /** `loadledger ...args` in-process; resolves to the exit code (capture the output around it). */
 export const loadledger = (...args: Array<string>): Promise<number> => main(["node", "loadledger", ...args])
+
+/**
+ * `loadledger ...args` in-process with stdout and stderr captured for this call only (for tests
+ * without `captureOutput`): the exit code and both texts.
+ */
+export const runCaptured = async (
+  ...args: Array<string>
+): Promise<{ code: number; out: string; err: string }> => {
+  let out = ""
+  let err = ""
+  const o = vi.spyOn(process.stdout, "write").mockImplementation((c: string | Uint8Array) => {
+    out += String(c)
+    return true
+  })
+  const e = vi.spyOn(process.stderr, "write").mockImplementation((c: string | Uint8Array) => {
+    err += String(c)
+    return true
+  })
+  try {
+    const code = await loadledger(...args)
+    return { code, out, err }
+  } finally {
+    o.mockRestore()
+    e.mockRestore()
+    process.exitCode = undefined
+  }
+}
 
 /** `loadledger simulate` over the first `limit` Mooncake requests with `policies`, then `extra` flags. */
 export const simulateMooncake = (policies: string, limit: number, ...extra: Array<string>): Promise<number> =>
