@@ -8,6 +8,12 @@ import { captureOutput } from "./captureOutput.js"
 import { loadledger, mooncake, reportChartIds, simulateMooncake } from "./runCli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "loadledger-sim-"))
+/** Write `text` to `name` in the test's directory; returns its path. */
+const writeTemp = (name: string, text: string) => {
+  const file = join(dir, name)
+  writeFileSync(file, text)
+  return file
+}
 
 const io = captureOutput()
 
@@ -120,8 +126,7 @@ describe("loadledger simulate", () => {
   })
 
   it("reads the generic CSV format", async () => {
-    const file = join(dir, "t.csv")
-    writeFileSync(file, "arrival_seconds,input_length,output_length\n0,100,5\n0.1,200,5\n")
+    const file = writeTemp("t.csv", "arrival_seconds,input_length,output_length\n0,100,5\n0.1,200,5\n")
     const code = await run("--trace", file, "--policies", "total-requests", "--json", "--dp", "2")
     expect(code).toBe(0)
     expect(JSON.parse(io.out).results[0].requests.finished).toBe(2)
@@ -143,9 +148,8 @@ describe("loadledger simulate", () => {
       )
     })
     it("malformed row, with its line number", async () => {
-      const file = join(dir, "bad.jsonl")
-      writeFileSync(
-        file,
+      const file = writeTemp(
+        "bad.jsonl",
         '{"timestamp": 0, "input_length": 10, "output_length": 1}\n{"timestamp": 1, "input_length": -3, "output_length": 1}\n'
       )
       await exitsWithLine(
@@ -154,9 +158,8 @@ describe("loadledger simulate", () => {
       )
     })
     it("malformed CSV row", async () => {
-      const file = join(dir, "bad.csv")
-      writeFileSync(
-        file,
+      const file = writeTemp(
+        "bad.csv",
         "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\nyesterday,1,2\n"
       )
       await exitsWithLine(
@@ -189,8 +192,7 @@ describe("loadledger simulate", () => {
         ["--trace", mooncake, "--policies", "round-robin", "--report", dir],
         `--report: ${dir} is a directory, not a file`
       )
-      const notADir = join(dir, "plain-file")
-      writeFileSync(notADir, "x")
+      const notADir = writeTemp("plain-file", "x")
       await exitsWithLine(
         ["--trace", mooncake, "--policies", "round-robin", "--report", join(notADir, "r.html")],
         `--report: ${notADir} is not a directory`
