@@ -20,6 +20,7 @@ import { groupExposition } from "./internal/metricGroup.js"
 import { sglangNames, vllmNames } from "./internal/metricNames.js"
 import { type Exposition, parseExposition } from "./internal/prometheus.js"
 import type { EngineCounts } from "./Vllm.js"
+
 // The vLLM and SGLang decoder pairs below look alike by shape only: their shared logic is
 // `groupExposition`; what differs (names, labels, fields, documented examples) is each runtime's own.
 

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import type { ModelSpec } from "./Model.js"
+
 // `duplicates` pairs the presets below by shape: they are data (each model's own config.json
 // numbers), not logic, so they stay one literal each.
 
