@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest"
-import { main } from "../src/index.js"
 import { captureOutput } from "./captureOutput.js"
+import { loadledger, mooncake } from "./runCli.js"
 
-const mooncake = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
-  .pathname
 const io = captureOutput()
-const run = (...args: Array<string>) => main(["node", "loadledger", "capacity", ...args])
+const run = (...args: Array<string>) => loadledger("capacity", ...args)
 // 300 Mooncake requests on two ranks: a few probes of a short trace
 const small = ["--trace", mooncake, "--limit", "300", "--dp", "2", "--precision", "0.05"]
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs"
-import { describe, expect, it, vi } from "vitest"
+import { describe, expect, it } from "vitest"
 import { runVectors } from "../src/conformance/index.js"
-import { main } from "../src/index.js"
+import { runCaptured } from "./runCli.js"
 
 const file = (system: string) => new URL(`../../../fixtures/reference/peers/${system}.json`, import.meta.url)
 const load = (system: string) =>
@@ -71,24 +71,9 @@ describe("peer golden vectors (fixtures/reference/peers)", () => {
   })
 
   it("`loadledger conformance` over both files prints 187 passed, 0 failed", async () => {
-    const lines: Array<string> = []
-    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
-      lines.push(String(chunk))
-      return true
-    })
-    try {
-      const code = await main([
-        "node",
-        "loadledger",
-        "conformance",
-        file("smg").pathname,
-        file("production-stack").pathname
-      ])
-      expect(code).toBe(0)
-    } finally {
-      spy.mockRestore()
-    }
-    expect(lines.join("")).toBe("187 passed, 0 failed\n")
+    const r = await runCaptured("conformance", file("smg").pathname, file("production-stack").pathname)
+    expect(r.code).toBe(0)
+    expect(r.out).toBe("187 passed, 0 failed\n")
   })
 
   it.each(["smg", "production-stack", "aibrix", "dynamo", "llm-d"])(

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs"
-import { describe, expect, it, vi } from "vitest"
+import { describe, expect, it } from "vitest"
 import { runVectors } from "../src/conformance/index.js"
-import { main } from "../src/index.js"
+import { runCaptured } from "./runCli.js"
 
 const files = ["lb_cases.json", "wave_cases.json", "coord_cases.json"].map(
   (f) => new URL(`../../../fixtures/reference/vllm/${f}`, import.meta.url)
@@ -28,17 +28,8 @@ describe("vLLM golden vectors through the conformance formats", () => {
   })
 
   it("`loadledger conformance fixtures/reference/vllm/*.json` prints 267 passed, 0 failed", async () => {
-    const lines: Array<string> = []
-    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
-      lines.push(String(chunk))
-      return true
-    })
-    try {
-      const code = await main(["node", "loadledger", "conformance", ...files.map((f) => f.pathname)])
-      expect(code).toBe(0)
-    } finally {
-      spy.mockRestore()
-    }
-    expect(lines.join("")).toBe("267 passed, 0 failed\n")
+    const r = await runCaptured("conformance", ...files.map((f) => f.pathname))
+    expect(r.code).toBe(0)
+    expect(r.out).toBe("267 passed, 0 failed\n")
   })
 })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { runVectors } from "../src/conformance/index.js"
+import { runCaptured } from "./runCli.js"
 
 describe("conformance format detection", () => {
   it("does not claim an unknown document", () => {
@@ -8,21 +9,9 @@ describe("conformance format detection", () => {
 })
 
 describe("bad input gets one line naming the file", () => {
-  const run = async (args: ReadonlyArray<string>) => {
-    const { main } = await import("../src/index.js")
-    const chunks: Array<string> = []
-    const write = process.stderr.write.bind(process.stderr)
-    process.stderr.write = ((c: string) => {
-      chunks.push(String(c))
-      return true
-    }) as typeof process.stderr.write
-    try {
-      const code = await main(["node", "loadledger", ...args])
-      return { code, err: chunks.join("") }
-    } finally {
-      process.stderr.write = write
-      process.exitCode = undefined
-    }
+  const run = async (args: Array<string>) => {
+    const { code, err } = await runCaptured(...args)
+    return { code, err }
   }
   it("missing file", async () => {
     const r = await run(["conformance", "/no/such/file.json"])

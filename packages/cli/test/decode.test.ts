@@ -3,9 +3,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { encode } from "@msgpack/msgpack"
-import { afterEach, describe, expect, it, vi } from "vitest"
+import { afterEach, describe, expect, it } from "vitest"
 import { sglangV1Loads } from "../src/conformance/sglangV1Loads.js"
-import { main } from "../src/index.js"
+import { runCaptured } from "./runCli.js"
 
 const fixture = (p: string) => fileURLToPath(new URL(`../../../fixtures/${p}`, import.meta.url))
 const tmp = mkdtempSync(join(tmpdir(), "loadledger-decode-"))
@@ -15,27 +15,7 @@ const write = (name: string, data: string | Uint8Array) => {
   return f
 }
 
-/** Run the CLI in-process; returns the exit code and what it printed on stdout and stderr. */
-const run = async (...args: Array<string>) => {
-  let out = ""
-  let errOut = ""
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((c) => {
-    out += String(c)
-    return true
-  })
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((c) => {
-    errOut += String(c)
-    return true
-  })
-  try {
-    const code = await main(["node", "loadledger", ...args])
-    return { code, out, err: errOut }
-  } finally {
-    o.mockRestore()
-    e.mockRestore()
-    process.exitCode = undefined
-  }
-}
+const run = runCaptured
 
 afterEach(() => {
   process.exitCode = undefined

@@ -8,10 +8,8 @@ import { PNG } from "pngjs"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { chromiumPath, launchChromium } from "../../../test-support/browser.js"
 import { renderReport } from "../src/commands/simulateReport.js"
-import { main } from "../src/index.js"
+import { loadledger, mooncake, reportChartIds, simulateMooncake } from "./runCli.js"
 
-const mooncake = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
-  .pathname
 const dir = mkdtempSync(join(tmpdir(), "loadledger-report-"))
 // CI installs chromium (.ci/run); elsewhere the test is skipped when it is absent
 const browserMissing = chromiumPath() === undefined && !process.env.CI
@@ -23,22 +21,11 @@ beforeAll(async () => {
   if (browserMissing) return
   reportFile = join(dir, "report.html")
   vi.spyOn(process.stdout, "write").mockImplementation(() => true)
-  const code = await main([
-    "node",
-    "loadledger",
-    "simulate",
-    "--trace",
-    mooncake,
-    "--policies",
+  const code = await simulateMooncake(
     "round-robin,total-tokens,follow-bootstrap-room",
-    "--limit",
-    "300",
-    "--dp",
-    "4",
-    "--quiet",
-    "--report",
-    reportFile
-  ])
+    300,
+    ...["--dp", "4", "--quiet", "--report", reportFile]
+  )
   vi.restoreAllMocks()
   expect(code).toBe(0)
   browser = await launchChromium({ width: 1400, height: 900 })
@@ -103,18 +90,7 @@ describe.skipIf(browserMissing)("simulate --report in headless Chromium", () => 
   it("loads offline with no console error; every chart has a drawn canvas", async () => {
     const charts = await chartCanvases(page)
     // 3 latency CDFs, shares, requests and tokens per rank, imbalance, one heat map per policy
-    expect(charts.map((c) => c.id)).toEqual([
-      "cdf-ttftSeconds",
-      "cdf-itlSeconds",
-      "cdf-e2eSeconds",
-      "shares",
-      "requests-per-rank",
-      "tokens-per-rank",
-      "imbalance",
-      "load-0",
-      "load-1",
-      "load-2"
-    ])
+    expect(charts.map((c) => c.id)).toEqual(reportChartIds(3))
     for (const c of charts) {
       expect(c.width, c.id).toBeGreaterThan(600)
       expect(c.height, c.id).toBeGreaterThan(150)
@@ -205,7 +181,7 @@ describe.skipIf(browserMissing)("simulate --report in headless Chromium", () => 
     vi.spyOn(process.stdout, "write").mockImplementation(() => true)
     vi.spyOn(process.stderr, "write").mockImplementation(() => true)
     const out = join(dir, "sweep-out")
-    const code = await main(["node", "loadledger", "sweep", spec, "--out", out, "--workers", "0", "--quiet"])
+    const code = await loadledger("sweep", spec, "--out", out, "--workers", "0", "--quiet")
     vi.restoreAllMocks()
     expect(code).toBe(0)
     const { page, errors } = await open(join(out, "report.html"))

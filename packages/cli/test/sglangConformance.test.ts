@@ -2,30 +2,17 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterEach, describe, expect, it, vi } from "vitest"
+import { afterEach, describe, expect, it } from "vitest"
 import { sglangDpLb } from "../src/conformance/sglangDpLb.js"
-import { main } from "../src/index.js"
+import { runCaptured } from "./runCli.js"
 
 const dpLbFile = fileURLToPath(
   new URL("../../../fixtures/reference/sglang/dp_lb_cases.json", import.meta.url)
 )
 const doc = () => JSON.parse(readFileSync(dpLbFile, "utf8"))
 
-/** Run `loadledger conformance FILES` in-process; returns the exit code and what it printed. */
-const conformance = async (...files: Array<string>) => {
-  let out = ""
-  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
-    out += String(chunk)
-    return true
-  })
-  try {
-    const code = await main(["node", "loadledger", "conformance", ...files])
-    return { code, out }
-  } finally {
-    spy.mockRestore()
-    process.exitCode = undefined
-  }
-}
+/** `loadledger conformance FILES` in-process: the exit code and what it printed. */
+const conformance = (...files: Array<string>) => runCaptured("conformance", ...files)
 
 afterEach(() => {
   process.exitCode = undefined

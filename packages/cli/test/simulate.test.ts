@@ -4,16 +4,20 @@ import { join } from "node:path"
 import { policyEntries } from "@loadledger/policies"
 import { gpus, models } from "@loadledger/step-time"
 import { describe, expect, it, vi } from "vitest"
-import { main } from "../src/index.js"
 import { captureOutput } from "./captureOutput.js"
+import { loadledger, mooncake, reportChartIds, simulateMooncake } from "./runCli.js"
 
-const mooncake = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
-  .pathname
 const dir = mkdtempSync(join(tmpdir(), "loadledger-sim-"))
+/** Write `text` to `name` in the test's directory; returns its path. */
+const writeTemp = (name: string, text: string) => {
+  const file = join(dir, name)
+  writeFileSync(file, text)
+  return file
+}
 
 const io = captureOutput()
 
-const run = (...args: Array<string>) => main(["node", "loadledger", "simulate", ...args])
+const run = (...args: Array<string>) => loadledger("simulate", ...args)
 
 describe("loadledger simulate", () => {
   it("--help lists every registered policy, model and GPU", async () => {
@@ -51,7 +55,7 @@ describe("loadledger simulate", () => {
   it("progress: one line every 2 s on a non-terminal stderr, nothing with --quiet", async () => {
     let t = 0
     vi.spyOn(performance, "now").mockImplementation(() => (t += 150)) // 0.15 s per clock read
-    await run("--trace", mooncake, "--policies", "round-robin,total-tokens", "--limit", "100", "--json")
+    await simulateMooncake("round-robin,total-tokens", 100, "--json")
     const lines = io.err.trim().split("\n")
     expect(lines.length).toBeGreaterThan(1)
     for (const l of lines.slice(0, -1))
@@ -64,12 +68,12 @@ describe("loadledger simulate", () => {
     for (let i = 1; i < elapsed.length; i++) expect(elapsed[i]! - elapsed[i - 1]!).toBeGreaterThanOrEqual(2)
     JSON.parse(io.out) // stdout stays clean JSON
     io.err = ""
-    await run("--trace", mooncake, "--policies", "round-robin", "--limit", "100", "--quiet")
+    await simulateMooncake("round-robin", 100, "--quiet")
     expect(io.err).toBe("")
   })
 
   it("prints one table row per policy", async () => {
-    const code = await run("--trace", mooncake, "--policies", "round-robin,total-tokens", "--limit", "200")
+    const code = await simulateMooncake("round-robin,total-tokens", 200)
     expect(code).toBe(0)
     expect(io.out).toContain("200 requests from")
     expect(io.out).toContain("glm-5.3 on h200, DP 8")
@@ -80,15 +84,7 @@ describe("loadledger simulate", () => {
   })
 
   it("--json: the same numbers machine-readable; round-robin spreads 200 requests 25 per rank", async () => {
-    const code = await run(
-      "--trace",
-      mooncake,
-      "--policies",
-      "round-robin,total-requests",
-      "--limit",
-      "200",
-      "--json"
-    )
+    const code = await simulateMooncake("round-robin,total-requests", 200, "--json")
     expect(code).toBe(0)
     const doc = JSON.parse(io.out)
     expect(doc).toMatchObject({ requests: 200, model: "glm-5.3", gpu: "h200", dp: 8 })
@@ -105,19 +101,7 @@ describe("loadledger simulate", () => {
   })
 
   it("--rate-scale compresses arrivals; --dp changes the group", async () => {
-    await run(
-      "--trace",
-      mooncake,
-      "--policies",
-      "round-robin",
-      "--limit",
-      "50",
-      "--dp",
-      "2",
-      "--rate-scale",
-      "2",
-      "--json"
-    )
+    await simulateMooncake("round-robin", 50, "--dp", "2", "--rate-scale", "2", "--json")
     const doc = JSON.parse(io.out)
     expect(doc.dp).toBe(2)
     expect(doc.results[0].requestsPerRank).toEqual([25, 25])
@@ -125,16 +109,7 @@ describe("loadledger simulate", () => {
 
   it("--report writes one self-contained HTML page: ECharts inlined, chart data, no network", async () => {
     const file = join(dir, "report.html")
-    const code = await run(
-      "--trace",
-      mooncake,
-      "--policies",
-      "round-robin,total-tokens",
-      "--limit",
-      "100",
-      "--report",
-      file
-    )
+    const code = await simulateMooncake("round-robin,total-tokens", 100, "--report", file)
     expect(code).toBe(0)
     expect(io.out).toContain(`report written to ${file}`)
     const html = readFileSync(file, "utf8")
@@ -144,93 +119,98 @@ describe("loadledger simulate", () => {
     const data = JSON.parse(
       html.match(/<script type="application\/json" id="chart-data">(.*?)<\/script>/s)![1]!
     )
-    expect(data.map((c: { id: string }) => c.id)).toEqual([
-      "cdf-ttftSeconds",
-      "cdf-itlSeconds",
-      "cdf-e2eSeconds",
-      "shares",
-      "requests-per-rank",
-      "tokens-per-rank",
-      "imbalance",
-      "load-0",
-      "load-1"
-    ])
+    expect(data.map((c: { id: string }) => c.id)).toEqual(reportChartIds(2))
     expect(html).toContain("round-robin (sglang): requests on each rank over time")
     // the summary table: one row per policy
     expect(html.match(/<tbody>([\s\S]*?)<\/tbody>/)![1]!.match(/<tr>/g)).toHaveLength(2)
   })
 
   it("reads the generic CSV format", async () => {
-    const file = join(dir, "t.csv")
-    writeFileSync(file, "arrival_seconds,input_length,output_length\n0,100,5\n0.1,200,5\n")
+    const file = writeTemp("t.csv", "arrival_seconds,input_length,output_length\n0,100,5\n0.1,200,5\n")
     const code = await run("--trace", file, "--policies", "total-requests", "--json", "--dp", "2")
     expect(code).toBe(0)
     expect(JSON.parse(io.out).results[0].requests.finished).toBe(2)
   })
 
   describe("bad input: one clear line, exit 1", () => {
+    /** `simulate ...args` exits 1 writing one stderr line: `loadledger: <line>` exactly, or matching a RegExp. */
+    const exitsWithLine = async (args: Array<string>, line: string | RegExp) => {
+      io.err = ""
+      expect(await run(...args)).toBe(1)
+      if (typeof line === "string") expect(io.err).toBe(`loadledger: ${line}\n`)
+      else expect(io.err).toMatch(line)
+      expect(io.err.trim().split("\n")).toHaveLength(1)
+    }
     it("missing file", async () => {
-      expect(await run("--trace", join(dir, "nope.jsonl"), "--policies", "round-robin")).toBe(1)
-      expect(io.err).toBe(`loadledger: trace file not found: ${join(dir, "nope.jsonl")}\n`)
+      await exitsWithLine(
+        ["--trace", join(dir, "nope.jsonl"), "--policies", "round-robin"],
+        `trace file not found: ${join(dir, "nope.jsonl")}`
+      )
     })
     it("malformed row, with its line number", async () => {
-      const file = join(dir, "bad.jsonl")
-      writeFileSync(
-        file,
+      const file = writeTemp(
+        "bad.jsonl",
         '{"timestamp": 0, "input_length": 10, "output_length": 1}\n{"timestamp": 1, "input_length": -3, "output_length": 1}\n'
       )
-      expect(await run("--trace", file, "--policies", "round-robin")).toBe(1)
-      expect(io.err).toBe(`loadledger: ${file} line 2: input_length must be a positive integer\n`)
+      await exitsWithLine(
+        ["--trace", file, "--policies", "round-robin"],
+        `${file} line 2: input_length must be a positive integer`
+      )
     })
     it("malformed CSV row", async () => {
-      const file = join(dir, "bad.csv")
-      writeFileSync(
-        file,
+      const file = writeTemp(
+        "bad.csv",
         "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\nyesterday,1,2\n"
       )
-      expect(await run("--trace", file, "--policies", "round-robin")).toBe(1)
-      expect(io.err).toMatch(/^loadledger: .*bad\.csv line 3: TIMESTAMP must look like/)
-      expect(io.err.trim().split("\n")).toHaveLength(1)
+      await exitsWithLine(
+        ["--trace", file, "--policies", "round-robin"],
+        /^loadledger: .*bad\.csv line 3: TIMESTAMP must look like/
+      )
     })
     it("unknown policy, listing the known ones", async () => {
-      expect(await run("--trace", mooncake, "--policies", "round-robin,fastest")).toBe(1)
-      expect(io.err).toMatch(/^loadledger: unknown policy "fastest"; known: .*round-robin/)
-      expect(io.err.trim().split("\n")).toHaveLength(1)
+      await exitsWithLine(
+        ["--trace", mooncake, "--policies", "round-robin,fastest"],
+        /^loadledger: unknown policy "fastest"; known: .*round-robin/
+      )
     })
     it("a policy named twice is rejected before the trace is read", async () => {
-      expect(
-        await run("--trace", join(dir, "nope.jsonl"), "--policies", "total-tokens,round-robin, total-tokens")
-      ).toBe(1)
-      expect(io.err).toBe('loadledger: --policies names "total-tokens" twice; give each policy once\n')
+      await exitsWithLine(
+        ["--trace", join(dir, "nope.jsonl"), "--policies", "total-tokens,round-robin, total-tokens"],
+        '--policies names "total-tokens" twice; give each policy once'
+      )
     })
     it("a bad --report path is reported before any simulation", async () => {
       const missing = join(dir, "no-such-dir", "r.html")
       const t0 = performance.now()
-      expect(await run("--trace", mooncake, "--policies", "round-robin", "--report", missing)).toBe(1)
-      expect(io.err).toBe(`loadledger: --report: directory ${join(dir, "no-such-dir")} does not exist\n`)
+      await exitsWithLine(
+        ["--trace", mooncake, "--policies", "round-robin", "--report", missing],
+        `--report: directory ${join(dir, "no-such-dir")} does not exist`
+      )
       expect(io.out).toBe("")
       expect(performance.now() - t0).toBeLessThan(2000) // no simulation of the 23k-request trace ran
-      io.err = ""
-      expect(await run("--trace", mooncake, "--policies", "round-robin", "--report", dir)).toBe(1)
-      expect(io.err).toBe(`loadledger: --report: ${dir} is a directory, not a file\n`)
-      io.err = ""
-      const notADir = join(dir, "plain-file")
-      writeFileSync(notADir, "x")
-      expect(
-        await run("--trace", mooncake, "--policies", "round-robin", "--report", join(notADir, "r.html"))
-      ).toBe(1)
-      expect(io.err).toBe(`loadledger: --report: ${notADir} is not a directory\n`)
+      await exitsWithLine(
+        ["--trace", mooncake, "--policies", "round-robin", "--report", dir],
+        `--report: ${dir} is a directory, not a file`
+      )
+      const notADir = writeTemp("plain-file", "x")
+      await exitsWithLine(
+        ["--trace", mooncake, "--policies", "round-robin", "--report", join(notADir, "r.html")],
+        `--report: ${notADir} is not a directory`
+      )
     })
     it("--trace naming a directory", async () => {
-      expect(await run("--trace", dir, "--policies", "round-robin")).toBe(1)
-      expect(io.err).toBe(`loadledger: --trace ${dir} is a directory, not a file\n`)
+      await exitsWithLine(
+        ["--trace", dir, "--policies", "round-robin"],
+        `--trace ${dir} is a directory, not a file`
+      )
     })
     it("unknown model, bad --dp", async () => {
-      expect(await run("--trace", mooncake, "--policies", "round-robin", "--model", "gpt-9")).toBe(1)
-      expect(io.err).toMatch(/^loadledger: unknown model "gpt-9"; known: .*glm-5\.3/)
-      io.err = ""
-      expect(await run("--trace", mooncake, "--policies", "round-robin", "--dp", "0")).toBe(1)
-      expect(io.err).toBe('loadledger: --dp must be a positive integer, got "0"\n')
+      const roundRobin = ["--trace", mooncake, "--policies", "round-robin"]
+      await exitsWithLine(
+        [...roundRobin, "--model", "gpt-9"],
+        /^loadledger: unknown model "gpt-9"; known: .*glm-5\.3/
+      )
+      await exitsWithLine([...roundRobin, "--dp", "0"], '--dp must be a positive integer, got "0"')
     })
   })
 })

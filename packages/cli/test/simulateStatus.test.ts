@@ -1,100 +1,58 @@
 // The status column and exit code of `loadledger simulate` (issue 17, item 6): `ok` only when every
 // request finished; otherwise the rejected / stalled / unfinished counts and a non-zero exit code.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
+import { describe, expect, it } from "vitest"
 import { simulateExitCode, statusLabel } from "../src/commands/simulateTable.js"
-import { main } from "../src/index.js"
+import { captureOutput } from "./captureOutput.js"
+import { loadledger, simulateMooncake } from "./runCli.js"
 
-const mooncake = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
-  .pathname
+const io = captureOutput()
 
-let out = ""
-beforeEach(() => {
-  out = ""
-  process.exitCode = undefined
-  vi.spyOn(process.stdout, "write").mockImplementation((s: string | Uint8Array) => {
-    out += String(s)
-    return true
-  })
-  vi.spyOn(process.stderr, "write").mockImplementation(() => true)
-})
-afterEach(() => {
-  vi.restoreAllMocks()
-  process.exitCode = undefined
-})
-
-const run = (...args: Array<string>) => main(["node", "loadledger", "simulate", ...args])
-const row = () => out.split("\n").find((l) => l.includes("round-robin"))!
+const row = () => io.out.split("\n").find((l) => l.includes("round-robin"))!
+// round-robin over the first 100 Mooncake requests, then the flags under test
+const roundRobin100 = (...extra: Array<string>) => simulateMooncake("round-robin", 100, ...extra)
 
 describe("simulate status column and exit code", () => {
-  it("--kv-pool-tokens 10: every request rejected -> 'incomplete 0/100, 100 rejected', exit 2 (was 'ok 0/100', exit 0)", async () => {
-    const code = await run(
-      "--trace",
-      mooncake,
-      "--policies",
-      "round-robin",
-      "--limit",
-      "100",
-      "--kv-pool-tokens",
-      "10"
-    )
-    expect(row()).toContain("incomplete 0/100, 100 rejected")
-    expect(row()).not.toContain("ok ")
-    expect(code).toBe(2)
-  })
+  const statusCases = [
+    {
+      name: "--kv-pool-tokens 10: every request rejected -> 'incomplete 0/100, 100 rejected', exit 2 (was 'ok 0/100', exit 0)",
+      extra: ["--kv-pool-tokens", "10"],
+      status: "incomplete 0/100, 100 rejected",
+      notStatus: "ok ",
+      code: 2
+    },
+    {
+      name: "every request finished: 'ok 100/100' at a rate the group keeps up with, exit 0",
+      extra: ["--rate-scale", "0.1"],
+      status: "ok 100/100",
+      code: 0
+    },
+    {
+      name: "every request finished but the backlog grew (the trace's own rate, above capacity): 'behind 100/100', exit 0",
+      extra: [],
+      status: "behind 100/100",
+      code: 0
+    }
+  ]
+  for (const { name, extra, status, notStatus, code } of statusCases)
+    it(name, async () => {
+      expect(await roundRobin100(...extra)).toBe(code)
+      expect(row()).toContain(status)
+      if (notStatus !== undefined) expect(row()).not.toContain(notStatus)
+    })
 
   it("--kv-pool-tokens 20000: the 24 of the first 100 requests longer than the pool are rejected and named", async () => {
-    const code = await run(
-      "--trace",
-      mooncake,
-      "--policies",
-      "round-robin",
-      "--limit",
-      "100",
-      "--kv-pool-tokens",
-      "20000"
-    )
+    const code = await roundRobin100("--kv-pool-tokens", "20000")
     expect(row()).toContain("incomplete 76/100, 24 rejected")
     expect(code).toBe(2)
-    out = ""
-    await run(
-      "--trace",
-      mooncake,
-      "--policies",
-      "round-robin",
-      "--limit",
-      "100",
-      "--kv-pool-tokens",
-      "20000",
-      "--json"
-    )
-    expect(JSON.parse(out).results[0].requests).toEqual({
+    io.out = ""
+    await roundRobin100("--kv-pool-tokens", "20000", "--json")
+    expect(JSON.parse(io.out).results[0].requests).toEqual({
       total: 100,
       finished: 76,
       unfinished: 24,
       rejected: 24,
       stalled: 0
     })
-  })
-
-  it("every request finished: 'ok 100/100' at a rate the group keeps up with, exit 0", async () => {
-    const code = await run(
-      "--trace",
-      mooncake,
-      "--policies",
-      "round-robin",
-      "--limit",
-      "100",
-      "--rate-scale",
-      "0.1"
-    )
-    expect(row()).toContain("ok 100/100")
-    expect(code).toBe(0)
-  })
-
-  it("every request finished but the backlog grew (the trace's own rate, above capacity): 'behind 100/100', exit 0", async () => {
-    const code = await run("--trace", mooncake, "--policies", "round-robin", "--limit", "100")
-    expect(row()).toContain("behind 100/100")
-    expect(code).toBe(0)
   })
 
   it("statusLabel names stalled and unfinished apart from rejected; simulateExitCode takes the worst run", () => {
@@ -119,69 +77,31 @@ describe("simulate status column and exit code", () => {
 // The lockstep rules from the command line (issue 17, item 4): the same SimConfig fields the
 // simulator tests pin, reachable by a user of `loadledger simulate`.
 describe("simulate lockstep flags", () => {
-  const stderr = () =>
-    vi
-      .mocked(process.stderr.write)
-      .mock.calls.map((c) => String(c[0]))
-      .join("")
+  // a pool of 20,000 tokens and requests up to 400,000: request 6 (23,141 tokens) can never be admitted
+  const unadmittable = (...extra: Array<string>) =>
+    roundRobin100("--kv-pool-tokens", "20000", "--max-request-tokens", "400000", "--quiet", ...extra)
 
   it("--no-dummy-batches: a rank that can never admit its request vetoes every forward -> NoProgress naming the ranks, exit 3", async () => {
-    const code = await run(
-      "--trace",
-      mooncake,
-      "--policies",
-      "round-robin",
-      "--limit",
-      "100",
-      "--kv-pool-tokens",
-      "20000",
-      "--max-request-tokens",
-      "400000",
-      "--no-dummy-batches",
-      "--quiet"
-    )
+    const code = await unadmittable("--no-dummy-batches")
     expect(row()).toContain("NoProgress 0/100, 100 stalled")
-    expect(stderr()).toContain("rank 6: request 6 needs 23141 tokens of KV")
-    expect(stderr()).toContain("without dummy batches the forward of ranks 0,1,2,3,4,5 waits")
+    expect(io.err).toContain("rank 6: request 6 needs 23141 tokens of KV")
+    expect(io.err).toContain("without dummy batches the forward of ranks 0,1,2,3,4,5 waits")
     expect(code).toBe(3)
   })
 
   it("dummy batches on (the default): the other ranks run until the stall bound, 1 request finishes", async () => {
-    const code = await run(
-      "--trace",
-      mooncake,
-      "--policies",
-      "round-robin",
-      "--limit",
-      "100",
-      "--kv-pool-tokens",
-      "20000",
-      "--max-request-tokens",
-      "400000",
-      "--quiet"
-    )
+    const code = await unadmittable()
     expect(row()).toContain("NoProgress 1/100, 2 stalled, 97 unfinished")
-    expect(stderr()).toContain("an empty batch in 16 consecutive step attempts")
+    expect(io.err).toContain("an empty batch in 16 consecutive step attempts")
     expect(code).toBe(3)
   })
 
   it("--prefill-interval 4 on vLLM defers prefills: every request still finishes, TTFT p50 rises", async () => {
     const ttftP50 = async (...extra: Array<string>) => {
-      out = ""
-      const code = await run(
-        "--trace",
-        mooncake,
-        "--policies",
-        "total-tokens",
-        "--limit",
-        "300",
-        "--engine",
-        "vllm",
-        "--json",
-        ...extra
-      )
+      io.out = ""
+      const code = await simulateMooncake("total-tokens", 300, "--engine", "vllm", "--json", ...extra)
       expect(code).toBe(0)
-      const r = JSON.parse(out).results[0]
+      const r = JSON.parse(io.out).results[0]
       expect(r.requests.finished).toBe(300)
       return r.ttftSeconds.p50 as number
     }
@@ -192,11 +112,19 @@ describe("simulate lockstep flags", () => {
 
   it("--prefill-interval 0 and --stall-steps 0 are rejected before any work: one line, exit 1", async () => {
     for (const flag of ["--prefill-interval", "--stall-steps"]) {
-      vi.mocked(process.stderr.write).mockClear()
-      const code = await run("--trace", "missing.jsonl", "--policies", "total-tokens", flag, "0")
+      io.err = ""
+      const code = await loadledger(
+        "simulate",
+        "--trace",
+        "missing.jsonl",
+        "--policies",
+        "total-tokens",
+        flag,
+        "0"
+      )
       expect(code).toBe(1)
-      expect(stderr()).toContain(`${flag} must be a positive integer, got "0"`)
-      expect(stderr()).not.toContain("trace file not found")
+      expect(io.err).toContain(`${flag} must be a positive integer, got "0"`)
+      expect(io.err).not.toContain("trace file not found")
     }
   })
 })

@@ -5,12 +5,12 @@ import { models } from "@loadledger/step-time"
 import { Command } from "commander"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import * as calibrate from "../src/commands/calibrate.js"
-import * as stepTime from "../src/commands/stepTime.js"
+import * as stepTimeCommand from "../src/commands/stepTime.js"
 
 // only the two commands under test, so other commands' work in progress cannot break these tests
 const run = async (...args: Array<string>): Promise<{ out: string; error?: string }> => {
   const p = new Command("loadledger").exitOverride()
-  stepTime.register(p)
+  stepTimeCommand.register(p)
   calibrate.register(p)
   let out = ""
   const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
@@ -37,18 +37,19 @@ const issueRanks = JSON.stringify([
 const profile = new URL("../../../fixtures/calibration/splitwise/perf_model_llama2-70b.csv", import.meta.url)
   .pathname
 
+/** `loadledger step-time` of `ranks` (JSON text or a file) for a model on a GPU, then `extra` flags. */
+const stepTime = (model: string, gpu: string, ranks: string, ...extra: Array<string>) =>
+  run("step-time", "--model", model, "--gpu", gpu, "--ranks", ranks, ...extra)
+/** The `--json` document of `stepTime`. */
+const stepTimeJson = async (model: string, gpu: string, ranks: string, ...extra: Array<string>) =>
+  JSON.parse((await stepTime(model, gpu, ranks, "--json", ...extra)).out)
+/** `loadledger calibrate` on the Llama-2-70B splitwise profile, then `extra` flags. */
+const calibrateLlama = (...extra: Array<string>) =>
+  run("calibrate", "--profile", profile, "--model", "llama2-70b", ...extra)
+
 describe("loadledger step-time", () => {
   it("--json has the issue's fields and exact numbers", async () => {
-    const { out, error } = await run(
-      "step-time",
-      "--model",
-      "glm-5.3-dense",
-      "--gpu",
-      "h200",
-      "--ranks",
-      issueRanks,
-      "--json"
-    )
+    const { out, error } = await stepTime("glm-5.3-dense", "h200", issueRanks, "--json")
     expect(error).toBeUndefined()
     const j = JSON.parse(out)
     for (const k of [
@@ -82,16 +83,7 @@ describe("loadledger step-time", () => {
     const dir = mkdtempSync(join(tmpdir(), "ll-st-"))
     const f = join(dir, "ranks.json")
     writeFileSync(f, JSON.stringify([{ decode: [100], extend: [{ prefix: 0, tokens: 512 }] }, []]))
-    const { out, error } = await run(
-      "step-time",
-      "--model",
-      "glm-5.3",
-      "--gpu",
-      "h200",
-      "--ranks",
-      f,
-      "--json"
-    )
+    const { out, error } = await stepTime("glm-5.3", "h200", f, "--json")
     expect(error).toBeUndefined()
     const j = JSON.parse(out)
     expect(j.cudaGraph).toBe(false)
@@ -100,7 +92,7 @@ describe("loadledger step-time", () => {
   })
 
   it("prints a readable table without --json", async () => {
-    const { out } = await run("step-time", "--model", "glm-5.3-dense", "--gpu", "h200", "--ranks", issueRanks)
+    const { out } = await stepTime("glm-5.3-dense", "h200", issueRanks)
     expect(out).toContain("glm-5.3-dense on h200, 8 DP ranks, 78 layers")
     expect(out).toContain("229,376")
     expect(out).toContain("196,608")
@@ -112,57 +104,29 @@ describe("loadledger step-time", () => {
     const dir = mkdtempSync(join(tmpdir(), "ll-st-"))
     const f = join(dir, "model.json")
     writeFileSync(f, JSON.stringify(models["glm-5.3"]))
-    const a = JSON.parse(
-      (await run("step-time", "--model", f, "--gpu", "h200", "--ranks", "[[8192]]", "--json")).out
-    )
-    const b = JSON.parse(
-      (await run("step-time", "--model", "glm-5.3", "--gpu", "h200", "--ranks", "[[8192]]", "--json")).out
-    )
+    const a = await stepTimeJson(f, "h200", "[[8192]]")
+    const b = await stepTimeJson("glm-5.3", "h200", "[[8192]]")
     expect(a.stepSeconds).toBe(b.stepSeconds)
   })
 
   it("--params overrides efficiencies", async () => {
-    const base = JSON.parse(
-      (await run("step-time", "--model", "glm-5.3", "--gpu", "h200", "--ranks", "[[8192]]", "--json")).out
-    )
-    const slow = JSON.parse(
-      (
-        await run(
-          "step-time",
-          ...["--model", "glm-5.3", "--gpu", "h200", "--ranks", "[[8192]]", "--json"],
-          ...["--params", '{"memoryEfficiency":0.35}']
-        )
-      ).out
-    )
+    const base = await stepTimeJson("glm-5.3", "h200", "[[8192]]")
+    const slow = await stepTimeJson("glm-5.3", "h200", "[[8192]]", "--params", '{"memoryEfficiency":0.35}')
     expect(slow.moeSeconds).toBeCloseTo(2 * base.moeSeconds, 12)
   })
 
   it("bad input is one error naming the field", async () => {
-    expect(
-      (await run("step-time", "--model", "glm-5.3", "--gpu", "h200", "--ranks", '[[1],{"decode":[-1]}]'))
-        .error
-    ).toBe("--ranks: 1.decode.0: Expected a value greater than or equal to 0")
-    expect((await run("step-time", "--model", "gpt-9", "--gpu", "h200", "--ranks", "[[1]]")).error).toMatch(
-      /unknown model gpt-9/
+    expect((await stepTime("glm-5.3", "h200", '[[1],{"decode":[-1]}]')).error).toBe(
+      "--ranks: 1.decode.0: Expected a value greater than or equal to 0"
     )
-    expect((await run("step-time", "--model", "glm-5.3", "--gpu", "tpu", "--ranks", "[[1]]")).error).toMatch(
-      /unknown GPU tpu/
-    )
+    expect((await stepTime("gpt-9", "h200", "[[1]]")).error).toMatch(/unknown model gpt-9/)
+    expect((await stepTime("glm-5.3", "tpu", "[[1]]")).error).toMatch(/unknown GPU tpu/)
   })
 })
 
 describe("loadledger calibrate", () => {
   it("fits per hardware and reports held-out decode MAPE <= 10% on the splitwise profile", async () => {
-    const { out, error } = await run(
-      "calibrate",
-      "--profile",
-      profile,
-      "--model",
-      "llama2-70b",
-      "--gpu",
-      "h100-80gb",
-      "--json"
-    )
+    const { out, error } = await calibrateLlama("--gpu", "h100-80gb", "--json")
     expect(error).toBeUndefined()
     const j = JSON.parse(out)
     expect(j.hardware).toHaveLength(1)
@@ -174,9 +138,8 @@ describe("loadledger calibrate", () => {
   })
 
   it("--tp filters rows; --evaluate predicts another profile with the evaluate model", async () => {
-    const { out, error } = await run(
-      "calibrate",
-      ...["--profile", profile, "--model", "llama2-70b", "--gpu", "a100-80gb", "--tp", "4"],
+    const { out, error } = await calibrateLlama(
+      ...["--gpu", "a100-80gb", "--tp", "4"],
       ...["--evaluate", profile, "--evaluate-model", "llama2-70b", "--json"]
     )
     expect(error).toBeUndefined()
@@ -188,17 +151,7 @@ describe("loadledger calibrate", () => {
   })
 
   it("prints the parameters and a MAPE table without --json", async () => {
-    const { out } = await run(
-      "calibrate",
-      "--profile",
-      profile,
-      "--model",
-      "llama2-70b",
-      "--gpu",
-      "h100-80gb",
-      "--tp",
-      "8"
-    )
+    const { out } = await calibrateLlama("--gpu", "h100-80gb", "--tp", "8")
     expect(out).toContain("h100-80gb: 210 samples")
     expect(out).toContain("memoryEfficiency")
     expect(out).toMatch(/decode/)
@@ -206,25 +159,11 @@ describe("loadledger calibrate", () => {
   })
 
   it("errors: unknown hardware filter, missing file, --evaluate-model without --evaluate", async () => {
-    expect(
-      (await run("calibrate", "--profile", profile, "--model", "llama2-70b", "--gpu", "tpu")).error
-    ).toMatch(/unknown GPU/)
+    expect((await calibrateLlama("--gpu", "tpu")).error).toMatch(/unknown GPU/)
     expect((await run("calibrate", "--profile", "/nonexistent.csv", "--model", "llama2-70b")).error).toMatch(
       /nonexistent/
     )
-    expect(
-      (
-        await run(
-          "calibrate",
-          "--profile",
-          profile,
-          "--model",
-          "llama2-70b",
-          "--evaluate-model",
-          "bloom-176b"
-        )
-      ).error
-    ).toMatch(/needs --evaluate/)
+    expect((await calibrateLlama("--evaluate-model", "bloom-176b")).error).toMatch(/needs --evaluate/)
   })
 })
 
@@ -358,23 +297,8 @@ describe("loadledger step-time --model config.json", () => {
         torch_dtype: "float16"
       })
     )
-    const a = JSON.parse(
-      (await run("step-time", "--model", f, "--gpu", "a100-80gb", "--ranks", "[[4096, 4096]]", "--json")).out
-    )
-    const b = JSON.parse(
-      (
-        await run(
-          "step-time",
-          "--model",
-          "llama2-70b",
-          "--gpu",
-          "a100-80gb",
-          "--ranks",
-          "[[4096, 4096]]",
-          "--json"
-        )
-      ).out
-    )
+    const a = await stepTimeJson(f, "a100-80gb", "[[4096, 4096]]")
+    const b = await stepTimeJson("llama2-70b", "a100-80gb", "[[4096, 4096]]")
     expect(a.model).toBe("config")
     expect(a.stepSeconds).toBe(b.stepSeconds)
     expect(a.ranks[0].kvBytesRead).toBe(8192 * 4096 * 80)

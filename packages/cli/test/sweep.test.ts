@@ -6,9 +6,8 @@ import { main } from "../src/index.js"
 import { mergeRuns, readCells, runSweep } from "../src/sweep/run.js"
 import { expandCells, parseShard, parseSpec, SpecError } from "../src/sweep/Spec.js"
 import { captureOutput } from "./captureOutput.js"
+import { mooncake } from "./runCli.js"
 
-const mooncake = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
-  .pathname
 const dir = mkdtempSync(join(tmpdir(), "loadledger-sweep-"))
 const specText = `name: t
 limit: 60

@@ -383,6 +383,17 @@ describe("polling real payloads", () => {
 })
 
 describe("the proxy end to end", () => {
+  /** Two single-rank workers polled every 5 s (the ledger lags; the proxy learns from its own requests). */
+  const slowPolledPair = async (aOptions: Omit<Parameters<typeof startFakeWorker>[0], "dpSize">) => {
+    const a = await worker({ dpSize: 1, ...aOptions })
+    const b = await worker({ dpSize: 1 })
+    const r = live({
+      sources: [src(a, { intervalMs: 5000 }), src(b, { intervalMs: 5000 })],
+      staleAfterSeconds: 10
+    })
+    await r.ready
+    return { a, b, r }
+  }
   it("no request lost or sent twice, streams complete, in-flight back to zero", async () => {
     const ws = await Promise.all(
       [1, 2].map(() => worker({ dpSize: 2, latencyMs: 5, chunks: 4, chunkDelayMs: 2 }))
@@ -550,13 +561,7 @@ describe("the proxy end to end", () => {
   })
 
   it("a request that reached an engine is never sent again: the engine dies mid-request, the client gets 502", async () => {
-    const a = await worker({ dpSize: 1, completions: "hang" })
-    const b = await worker({ dpSize: 1 })
-    const r = live({
-      sources: [src(a, { intervalMs: 5000 }), src(b, { intervalMs: 5000 })],
-      staleAfterSeconds: 10
-    })
-    await r.ready
+    const { a, b, r } = await slowPolledPair({ completions: "hang" })
     // both idle: SGLang's total-requests takes the lowest rank, a
     const p = await proxyFor(r)
     const pending = post(p.url, "/v1/completions", { prompt: "once" }, "once-1")
@@ -630,13 +635,7 @@ describe("the proxy end to end", () => {
   })
 
   it("requests sent right after a worker dies are re-placed, not lost (connection refused is safe to retry)", async () => {
-    const a = await worker({ dpSize: 1 })
-    const b = await worker({ dpSize: 1 })
-    const r = live({
-      sources: [src(a, { intervalMs: 5000 }), src(b, { intervalMs: 5000 })],
-      staleAfterSeconds: 10
-    })
-    await r.ready
+    const { a, b, r } = await slowPolledPair({})
     const p = await proxyFor(r)
     await b.stop()
     // the ledger still says b is fine (next poll in 5 s): the proxy learns from the refused connection

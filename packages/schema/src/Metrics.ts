@@ -21,6 +21,9 @@ import { sglangNames, vllmNames } from "./internal/metricNames.js"
 import { type Exposition, parseExposition } from "./internal/prometheus.js"
 import type { EngineCounts } from "./Vllm.js"
 
+// The vLLM and SGLang decoder pairs below look alike by shape only: their shared logic is
+// `groupExposition`; what differs (names, labels, fields, documented examples) is each runtime's own.
+
 const Opt = Schema.optionalKey(Schema.Finite)
 
 /**

@@ -93,18 +93,20 @@ describe("payload files", () => {
       // upstream's DisaggregationMetrics/QueueMetrics constructors fill defaults; the wire has all keys
       third
     )
-    expect(s.dpRank).toBe(0)
-    expect(s.timestamp).toBe(1.25)
-    expect(s.numRunningReqs).toBe(3)
-    expect(s.numWaitingReqs).toBe(2)
-    expect(s.numUsedTokens).toBe(128)
-    expect(s.numTotalTokens).toBe(256)
-    expect(s.maxTotalNumTokens).toBe(4096)
-    expect(s.tokenUsage).toBe(0.125)
-    expect(s.genThroughput).toBe(99.5)
-    expect(s.cacheHitRate).toBe(0.75)
-    expect(s.utilization).toBe(0.5)
-    expect(s.maxRunningRequests).toBe(128)
+    expect(s).toMatchObject({
+      dpRank: 0,
+      timestamp: 1.25,
+      numRunningReqs: 3,
+      numWaitingReqs: 2,
+      numUsedTokens: 128,
+      numTotalTokens: 256,
+      maxTotalNumTokens: 4096,
+      tokenUsage: 0.125,
+      genThroughput: 99.5,
+      cacheHitRate: 0.75,
+      utilization: 0.5,
+      maxRunningRequests: 128
+    })
     expect(s.disaggregation?.mode).toBe("decode")
     expect(s.disaggregation?.decodeTransferQueueReqs).toBe(4)
     expect(s.disaggregation?.prefillBootstrapQueueReqs).toBe(0)

@@ -5,6 +5,7 @@ import { fc, test } from "@fast-check/vitest"
 import type { PolicyError } from "@loadledger/policies"
 import {
   type VllmCoordMessage,
+  type VllmCoordOptions,
   type VllmCoordOutput,
   type VllmCoordState,
   vllmCoordAdvance,
@@ -36,16 +37,15 @@ const ok = <T extends object>(x: T | PolicyError): T => {
   return x as T
 }
 
-const init = (c: CoordCase): VllmCoordState =>
-  ok(
-    vllmCoordInit({
-      engineCount: c.engine_count,
-      waveCoordination: c.wave_coordination,
-      statsUpdateIntervalMs: c.stats_update_interval_ms,
-      heartbeatMs: c.heartbeat_ms,
-      minTimeoutMs: c.min_timeout_ms
-    })
-  )
+/** A case's coordinator settings, from the fixture's snake_case keys. */
+const options = (c: CoordCase): VllmCoordOptions => ({
+  engineCount: c.engine_count,
+  waveCoordination: c.wave_coordination,
+  statsUpdateIntervalMs: c.stats_update_interval_ms,
+  heartbeatMs: c.heartbeat_ms,
+  minTimeoutMs: c.min_timeout_ms
+})
+const init = (c: CoordCase): VllmCoordState => ok(vllmCoordInit(options(c)))
 
 /**
  * Drive a case step by step, as a simulation would: before each message, advance to `cut(k)` where
@@ -125,17 +125,7 @@ describe("incremental coordinator on the golden vectors (README section 3)", () 
 
   it("vllmCoordinatorTimeline is the same machine folded", () => {
     for (const c of cases) {
-      const out = vllmCoordinatorTimeline(
-        {
-          engineCount: c.engine_count,
-          waveCoordination: c.wave_coordination,
-          untilMs: c.until_ms,
-          statsUpdateIntervalMs: c.stats_update_interval_ms,
-          heartbeatMs: c.heartbeat_ms,
-          minTimeoutMs: c.min_timeout_ms
-        },
-        c.messages
-      )
+      const out = vllmCoordinatorTimeline({ ...options(c), untilMs: c.until_ms }, c.messages)
       expect(out).toEqual(c.expected_outputs)
     }
   })
@@ -152,41 +142,43 @@ describe("incremental coordinator cadence", () => {
     step,
     wave
   })
+  /** `vllmCoordHandle` one message at a time, from a fresh two-engine wave-mode coordinator. */
+  const handleEach = (ms: ReadonlyArray<VllmCoordMessage>) => {
+    let state = ok(vllmCoordInit({ engineCount: 2, waveCoordination: true }))
+    const outputs: Array<VllmCoordOutput> = []
+    for (const m of ms) {
+      const h = ok(vllmCoordHandle(state, m))
+      outputs.push(...h.outputs)
+      state = h.state
+    }
+    return { state, outputs }
+  }
+  /** Stats on step 1 every `every` ms from t = 10 up to `before`, alternating engines, `waiting` = t. */
+  const stepOneStats = (every: number, before: number) =>
+    Array.from({ length: Math.ceil((before - 10) / every) }, (_, i) => 10 + i * every).map((t) =>
+      stats(t, t % 2, t, 1)
+    )
 
   it("wave mode: stats on one step publish the live table >= 100 ms apart; every message restarts the 50 ms minimum", () => {
-    let s = ok(vllmCoordInit({ engineCount: 2, waveCoordination: true }))
-    const out: Array<VllmCoordOutput> = []
     // one stats message every 60 ms, all on step 1: no step boundary after the first
-    for (let t = 10; t < 500; t += 60) {
-      const h = ok(vllmCoordHandle(s, stats(t, t % 2, t, 1)))
-      out.push(...h.outputs)
-      s = h.state
-    }
-    out.push(...ok(vllmCoordAdvance(s, 600)).outputs)
+    const { state, outputs } = handleEach(stepOneStats(60, 500))
+    const out = [...outputs, ...ok(vllmCoordAdvance(state, 600)).outputs]
     expect(out.every((o) => o.kind === "current")).toBe(true)
     // 60: 50 ms after the first message (never published); 180 = max(130 + 50, 60 + 100) ...
     expect(out.map((o) => o.t)).toEqual([60, 180, 300, 420, 540])
   })
 
   it("wave mode: stats faster than the 50 ms minimum starve the poll until a step boundary", () => {
-    let s = ok(vllmCoordInit({ engineCount: 2, waveCoordination: true }))
-    const out: Array<VllmCoordOutput> = []
-    for (let t = 10; t < 400; t += 30) {
-      const h = ok(vllmCoordHandle(s, stats(t, t % 2, t, 1)))
-      out.push(...h.outputs)
-      s = h.state
-    }
-    expect(out).toEqual([])
+    const { state, outputs } = handleEach(stepOneStats(30, 400))
+    expect(outputs).toEqual([])
     // a stats message of step 2 captures a snapshot and lifts the minimum: it goes out at once
-    const h = ok(vllmCoordHandle(s, stats(400, 0, 1, 2)))
+    const h = ok(vllmCoordHandle(state, stats(400, 0, 1, 2)))
     const a = ok(vllmCoordAdvance(h.state, 400))
     expect(a.outputs.map((o) => [o.t, o.kind])).toEqual([[400, "step_snapshot"]])
   })
 
   it("wave mode: a stats message of a later step captures the table before it as a step snapshot", () => {
-    let s = ok(vllmCoordInit({ engineCount: 2, waveCoordination: true }))
-    for (const m of [stats(0, 0, 1, 1), stats(0, 1, 2, 1), stats(30, 0, 5, 2)])
-      s = ok(vllmCoordHandle(s, m)).state
+    const s = handleEach([stats(0, 0, 1, 1), stats(0, 1, 2, 1), stats(30, 0, 5, 2)]).state
     expect(s.stepCounts).toEqual([
       [1, 1, 0.5],
       [2, 1, 0.5]

@@ -6,6 +6,9 @@
  */
 import type { ModelSpec } from "./Model.js"
 
+// `duplicates` pairs the presets below by shape: they are data (each model's own config.json
+// numbers), not logic, so they stay one literal each.
+
 // GLM-5 dimensions (huggingface/transformers, src/transformers/models/glm_moe_dsa/modular_glm_moe_dsa.py,
 // GlmMoeDsaConfig defaults): hidden 6144, 78 layers, 64 heads, q_lora 2048, kv_lora 512, rope 64,
 // nope 192, v 256, 256 experts top-8, moe_intermediate 2048, 1 shared expert, 3 dense layers with

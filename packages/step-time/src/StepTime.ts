@@ -287,13 +287,11 @@ export const stepCostFromAggregates = (
 }
 
 /** The scalar figures of a step, shared by the full and the lean result. */
-interface StepCore {
-  readonly stepSeconds: number
-  readonly moeSeconds: number
-  readonly commSeconds: number
-  readonly attentionSeconds: number
-  readonly lmHeadSeconds: number
-  readonly overheadSeconds: number
+interface StepCore
+  extends Pick<
+    StepTimeResult,
+    "stepSeconds" | "moeSeconds" | "commSeconds" | "attentionSeconds" | "lmHeadSeconds" | "overheadSeconds"
+  > {
   readonly maxLocal: number
   readonly sumTokens: number
   readonly maxTokens: number

@@ -56,20 +56,18 @@ const llama = {
   hidden_act: "silu"
 }
 
+// FP8 weights and KV cache, as GLM-5 and DeepSeek-V3 are deployed
+const fp8 = { weightBytesPerParam: 1, kvCacheBytesPerElement: 1 }
+
 describe("modelFromHfConfig reproduces the presets from config.json dimensions", () => {
   it("GLM-5 config -> glm-5.3-dense preset (FP8 weights and KV cache: MLA 576 B), and with sparseAttention glm-5.3", () => {
-    const opts = { weightBytesPerParam: 1, kvCacheBytesPerElement: 1 }
-    const r = Result.getOrThrow(modelFromHfConfig(glm5, { name: "glm-5.3-dense", ...opts }))
+    const r = Result.getOrThrow(modelFromHfConfig(glm5, { name: "glm-5.3-dense", ...fp8 }))
     expect(r).toEqual(models["glm-5.3-dense"])
-    const dsa = Result.getOrThrow(
-      modelFromHfConfig(glm5, { name: "glm-5.3", sparseAttention: true, ...opts })
-    )
+    const dsa = Result.getOrThrow(modelFromHfConfig(glm5, { name: "glm-5.3", sparseAttention: true, ...fp8 }))
     expect(dsa).toEqual(models["glm-5.3"])
   })
   it("DeepSeek-V3 config -> deepseek-v3 preset", () => {
-    const r = Result.getOrThrow(
-      modelFromHfConfig(dsv3, { name: "deepseek-v3", weightBytesPerParam: 1, kvCacheBytesPerElement: 1 })
-    )
+    const r = Result.getOrThrow(modelFromHfConfig(dsv3, { name: "deepseek-v3", ...fp8 }))
     expect(r).toEqual(models["deepseek-v3"])
   })
   it("Llama-2-70b config -> llama2-70b preset (BF16, KV 4096 B per token per layer)", () => {
@@ -77,14 +75,7 @@ describe("modelFromHfConfig reproduces the presets from config.json dimensions",
     expect(r).toEqual(models["llama2-70b"])
   })
   it("sparseAttention applies the DSA index_topk cap", () => {
-    const r = Result.getOrThrow(
-      modelFromHfConfig(glm5, {
-        name: "g",
-        weightBytesPerParam: 1,
-        kvCacheBytesPerElement: 1,
-        sparseAttention: true
-      })
-    )
+    const r = Result.getOrThrow(modelFromHfConfig(glm5, { name: "g", ...fp8, sparseAttention: true }))
     expect(r.attention.sparseTopK).toBe(2048)
     // the DSA compute model too: the glm-5.3-dsa preset, from the config's index fields
     expect({ ...r, name: "glm-5.3-dsa" }).toEqual(models["glm-5.3-dsa"])

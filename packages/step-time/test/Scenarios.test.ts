@@ -102,13 +102,17 @@ describe("S17 prefill-first scheduling on one DP-attention rank", () => {
     expect(r.stepSeconds).toBeGreaterThan(5 * decodeOnly.stepSeconds)
   })
 
-  it("S17 N=0: 16 consecutive 600 ms steps, median ITL 600 ms, prompt done at 9,600 ms", () => {
-    const t = chunkedPrefillTimeline({
+  /** The S17 timeline of the long prompt's chunks with `prefillDecodeInterval` = `interval`. */
+  const timeline = (interval: number) =>
+    chunkedPrefillTimeline({
       extendChunks: chunks,
-      prefillDecodeInterval: 0,
+      prefillDecodeInterval: interval,
       extendStepSeconds,
       decodeStepSeconds
     })
+
+  it("S17 N=0: 16 consecutive 600 ms steps, median ITL 600 ms, prompt done at 9,600 ms", () => {
+    const t = timeline(0)
     expect(t.itlSeconds.filter((x) => x === extendStepSeconds).length).toBe(n0["consecutive600msItls"])
     expect(t.kinds.every((k) => k === "extend")).toBe(true)
     expect(t.medianItlSeconds * 1000).toBeCloseTo(n0["medianItlMs"]!, 9)
@@ -116,12 +120,7 @@ describe("S17 prefill-first scheduling on one DP-attention rank", () => {
   })
 
   it("S17 N=2: at most 1 extend in any 3 steps, 16 + 30 steps, median ITL 30 ms, done at 10,500 ms", () => {
-    const t = chunkedPrefillTimeline({
-      extendChunks: chunks,
-      prefillDecodeInterval: 2,
-      extendStepSeconds,
-      decodeStepSeconds
-    })
+    const t = timeline(2)
     for (let i = 0; i + 3 <= t.kinds.length; i++)
       expect(t.kinds.slice(i, i + 3).filter((k) => k === "extend").length).toBeLessThanOrEqual(
         n2["maxExtendStepsPer3"]!

@@ -4,24 +4,10 @@
  */
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { aggregate, gpus, models, stepCostFromAggregates, stepTimeFromAggregates } from "../src/index.js"
+import { aggregate, stepCostFromAggregates, stepTimeFromAggregates } from "../src/index.js"
+import { arbPresetConfig, arbRanks, glm } from "./arbitraries.js"
 
-const glm = { model: models["glm-5.3-dense"]!, gpu: gpus["h200"]! }
-const arbBatch = fc.record({
-  decode: fc.array(fc.integer({ min: 1, max: 300_000 }), { maxLength: 6 }),
-  extend: fc.array(
-    fc.record({ prefix: fc.integer({ min: 0, max: 100_000 }), tokens: fc.integer({ min: 1, max: 16_384 }) }),
-    { maxLength: 2 }
-  )
-})
-const arbRanks = fc.array(arbBatch, { minLength: 1, maxLength: 8 })
-const arbConfig = fc.constantFrom(
-  glm,
-  { model: models["glm-5.3"]!, gpu: gpus["h200"]! },
-  { model: models["deepseek-v3"]!, gpu: gpus["b200"]! },
-  { model: models["llama2-70b"]!, gpu: gpus["a100-80gb"]! },
-  { model: models["bloom-176b"]!, gpu: gpus["h100-80gb"]! }
-)
+const arbConfig = arbPresetConfig({ dsa: true })
 
 describe("stepCostFromAggregates (the simulator's lean cost)", () => {
   test.prop([arbConfig, arbRanks, fc.boolean()])(

@@ -3,15 +3,14 @@ import { describe, expect, it } from "vitest"
 import {
   attentionPairs,
   extendPairs,
-  gpus,
   lockstepSyncWait,
   models,
   type RankBatch,
   stepTime,
   stepTimeFromAggregates
 } from "../src/index.js"
+import { arbPresetConfig, arbRanks, glm } from "./arbitraries.js"
 
-const glm = { model: models["glm-5.3-dense"]!, gpu: gpus["h200"]! }
 const fourBy8k: RankBatch = { decode: [8192, 8192, 8192, 8192], extend: [] }
 const idle: RankBatch = { decode: [], extend: [] }
 // issue 5, "Must reproduce exactly": rank 0 holds three 8K decodes and one 200K, the others four 8K
@@ -140,20 +139,7 @@ describe("idle ranks and CUDA graphs", () => {
   })
 })
 
-const arbBatch = fc.record({
-  decode: fc.array(fc.integer({ min: 1, max: 300_000 }), { maxLength: 6 }),
-  extend: fc.array(
-    fc.record({ prefix: fc.integer({ min: 0, max: 100_000 }), tokens: fc.integer({ min: 1, max: 16_384 }) }),
-    { maxLength: 2 }
-  )
-})
-const arbRanks = fc.array(arbBatch, { minLength: 1, maxLength: 8 })
-const arbConfig = fc.constantFrom(
-  glm,
-  { model: models["deepseek-v3"]!, gpu: gpus["b200"]! },
-  { model: models["llama2-70b"]!, gpu: gpus["a100-80gb"]! },
-  { model: models["bloom-176b"]!, gpu: gpus["h100-80gb"]! }
-)
+const arbConfig = arbPresetConfig({ dsa: false })
 
 describe("properties", () => {
   test.prop([arbConfig, arbRanks, fc.nat({ max: 7 }), fc.integer({ min: 1, max: 100_000 })])(

@@ -8,7 +8,7 @@ import { findPolicy } from "@loadledger/policies"
 import { type CapacityProbe, findCapacity, type TraceFormat } from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import { fail, nonNegativeInt, positiveInt, positiveNumber } from "../internal/args.js"
-import { readTraceFile, simConfigFor } from "../internal/simSetup.js"
+import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 
 /**
  * Options of `loadledger capacity`, as parsed.
@@ -174,14 +174,7 @@ export const register = (program: Command): void => {
       1
     )
     .option("--seed <n>", "seed", nonNegativeInt("--seed"), 0)
-    .addOption(
-      new Option("--format <format>", "trace format (default: detected)").choices([
-        "mooncake",
-        "azure",
-        "generic-jsonl",
-        "generic-csv"
-      ])
-    )
+    .addOption(traceFormatOption())
     .option("--limit <n>", "use only the first N requests", positiveInt("--limit"))
     .option("--start <x>", "first rate multiplier probed", positiveNumber("--start"), 1)
     .option(

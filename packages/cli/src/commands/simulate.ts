@@ -8,7 +8,7 @@ import type { PolicyEntry } from "@loadledger/policies"
 import { type PolicyResult, scaleTrace, simulate, type TraceFormat } from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import { fail, nonNegativeInt, positiveInt, positiveNumber } from "../internal/args.js"
-import { readTraceFile, simConfigFor } from "../internal/simSetup.js"
+import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 import { progressMode, startProgress } from "./progress.js"
 import { checkOutputPath, isArgError, parsePolicyList, simulateHelpText } from "./simulateArgs.js"
 import { renderReport } from "./simulateReport.js"
@@ -180,14 +180,7 @@ export const register = (program: Command): void => {
     .option("--report <file>", "write a self-contained HTML report with charts")
     .option("--seed <n>", "seed (random bootstrap rooms)", nonNegativeInt("--seed"), 0)
     .option("--front-ends <n>", "vLLM API-server processes", positiveInt("--front-ends"), 1)
-    .addOption(
-      new Option("--format <format>", "trace format (default: detected)").choices([
-        "mooncake",
-        "azure",
-        "generic-jsonl",
-        "generic-csv"
-      ])
-    )
+    .addOption(traceFormatOption())
     .option(
       "--kv-pool-tokens <n>",
       "KV pool per rank in tokens (default: from model and GPU)",

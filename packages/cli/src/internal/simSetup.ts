@@ -1,6 +1,7 @@
 /**
- * What `simulate` and `sweep` share: reading a trace file into requests (with a one-line error) and
- * the simulator config for a model, GPU, DP size, engine and front-end count.
+ * What `simulate`, `capacity` and `sweep` share: the `--format` option, reading a trace file into
+ * requests (with a one-line error) and the simulator config for a model, GPU, DP size, engine and
+ * front-end count.
  *
  * @since 0.2.0
  */
@@ -15,6 +16,19 @@ import {
   type TraceRequest
 } from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time"
+import { Option } from "commander"
+
+// every TraceFormat once, in the help's order (the compiler checks the list both ways)
+const traceFormats = Object.keys({
+  mooncake: true,
+  azure: true,
+  "generic-jsonl": true,
+  "generic-csv": true
+} satisfies Record<TraceFormat, true>)
+
+/** The `--format` option of a command that reads a trace: one of the trace formats, detected when absent. */
+export const traceFormatOption = (): Option =>
+  new Option("--format <format>", "trace format (default: detected)").choices(traceFormats)
 
 /**
  * Read and parse a trace file; throws an `Error` with a one-line message naming the file and line

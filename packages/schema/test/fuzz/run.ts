@@ -31,48 +31,50 @@ interface Target {
   readonly check: "ledger" | "report" | "value" | "none"
 }
 
-const rankLoadKeys = new Set([
-  "dpRank",
-  "worker",
-  "workerDpRank",
-  "timestamp",
-  "numRunningReqs",
-  "numWaitingReqs",
-  "numTotalTokens",
-  "kvCacheUsage",
-  "numUsedTokens",
-  "numWaitingUncachedTokens",
-  "numActiveTokens",
-  "numPendingTokens",
-  "numTokens",
-  "maxTotalNumTokens",
-  "maxRunningRequests",
-  "maxPrefillTokens",
-  "contextLen",
-  "tokenUsage",
-  "genThroughput",
-  "cacheHitRate",
-  "utilization",
-  "prefixCacheHitRate",
-  "avgPromptThroughputTokensPerSecond",
-  "avgGenerationThroughputTokensPerSecond",
-  "numPausedReqs",
-  "numRetractedReqs",
-  "numGrammarQueueReqs",
-  "numPreallocReadyReqs",
-  "numPreallocReadyTokens",
-  "numPrefillBootstrapQueueReqs",
-  "numPrefillInflightQueueReqs",
-  "numDecodePreallocQueueReqs",
-  "numDecodeTransferQueueReqs",
-  "numDecodeRetractedQueueReqs",
-  "kvAvailableTokens",
-  "kvEvictableTokens",
-  "tokenCapacity",
-  "numSwappedReqs",
-  "cpuKvCacheUsage",
-  "unknown"
-]) // prettier-ignore
+// every key of RankLoad, checked by the compiler both ways (a field added to RankLoad must be added here)
+const rankLoadKeyRecord = {
+  dpRank: true,
+  worker: true,
+  workerDpRank: true,
+  timestamp: true,
+  numRunningReqs: true,
+  numWaitingReqs: true,
+  numTotalTokens: true,
+  kvCacheUsage: true,
+  numUsedTokens: true,
+  numWaitingUncachedTokens: true,
+  numActiveTokens: true,
+  numPendingTokens: true,
+  numTokens: true,
+  maxTotalNumTokens: true,
+  maxRunningRequests: true,
+  maxPrefillTokens: true,
+  contextLen: true,
+  tokenUsage: true,
+  genThroughput: true,
+  cacheHitRate: true,
+  utilization: true,
+  prefixCacheHitRate: true,
+  avgPromptThroughputTokensPerSecond: true,
+  avgGenerationThroughputTokensPerSecond: true,
+  numPausedReqs: true,
+  numRetractedReqs: true,
+  numGrammarQueueReqs: true,
+  numPreallocReadyReqs: true,
+  numPreallocReadyTokens: true,
+  numPrefillBootstrapQueueReqs: true,
+  numPrefillInflightQueueReqs: true,
+  numDecodePreallocQueueReqs: true,
+  numDecodeTransferQueueReqs: true,
+  numDecodeRetractedQueueReqs: true,
+  kvAvailableTokens: true,
+  kvEvictableTokens: true,
+  tokenCapacity: true,
+  numSwappedReqs: true,
+  cpuKvCacheUsage: true,
+  unknown: true
+} satisfies Record<keyof S.RankLoad, true>
+const rankLoadKeys: ReadonlySet<string> = new Set(Object.keys(rankLoadKeyRecord))
 const opaque = new Set(["decodeMetricsWindows", "decodeMoments", "tsTic", "line"])
 const proto = new Set(protoNames)
 
@@ -100,6 +102,13 @@ const parsed = (r: Rng): unknown => {
 const value = (seeds: ReadonlyArray<unknown>) => (r: Rng) =>
   r.int(4) === 0 ? parsed(r) : mutateValue(r, r.pick(seeds))
 const kinds: ReadonlyArray<S.LedgerKind> = S.ledgerKinds
+/** A decoder of values, fed mutated `seeds` (and now and then any parsed text); successes judged as values. */
+const onSeeds = (name: string, seeds: ReadonlyArray<unknown>, run: (u: unknown) => unknown): Target => ({
+  name,
+  input: value(seeds),
+  run,
+  check: "value"
+})
 
 const targets: ReadonlyArray<Target> = [
   ...kinds.map(
@@ -114,49 +123,19 @@ const targets: ReadonlyArray<Target> = [
   { name: "decodeLedgerReport", input: text, run: (t: string) => S.decodeLedgerReport(t), check: "report" },
   { name: "decodeV1Loads", input: parsed, run: (u: unknown) => S.decodeV1Loads(u), check: "value" },
   { name: "decodeGetLoad", input: parsed, run: (u: unknown) => S.decodeGetLoad(u), check: "value" },
-  {
-    name: "loadStatFromTagged",
-    input: value(objectSeeds.loadStatTagged),
-    run: (u: unknown) => S.loadStatFromTagged(u),
-    check: "value"
-  },
+  onSeeds("loadStatFromTagged", objectSeeds.loadStatTagged, (u) => S.loadStatFromTagged(u)),
   {
     name: "decodeLoadStatPayload",
     input: bytes,
     run: (b: Uint8Array) => S.decodeLoadStatPayload(b),
     check: "value"
   },
-  {
-    name: "decodeEngineCounts",
-    input: value(objectSeeds.engineCounts),
-    run: (u: unknown) => S.decodeEngineCounts(u),
-    check: "value"
-  },
-  {
-    name: "decodeCoordinatorUpdate",
-    input: value(objectSeeds.coordinatorUpdate),
-    run: (u: unknown) => S.decodeCoordinatorUpdate(u),
-    check: "value"
-  },
-  {
-    name: "decodeSchedulerStats",
-    input: value(objectSeeds.schedulerStats),
-    run: (u: unknown) => S.decodeSchedulerStats(u),
-    check: "value"
-  },
-  {
-    name: "decodeMlpSyncRows",
-    input: value(objectSeeds.mlpSyncRows),
-    run: (u: unknown) => S.decodeMlpSyncRows(u),
-    check: "value"
-  },
-  ...(["shm-v1", "shm-v2", "shm-v3"] as const).map(
-    (era): Target => ({
-      name: `decodeLoadSnapshot(${era})`,
-      input: value(objectSeeds.loadSnapshot),
-      run: (u: unknown) => S.decodeLoadSnapshot(era)(u),
-      check: "value"
-    })
+  onSeeds("decodeEngineCounts", objectSeeds.engineCounts, (u) => S.decodeEngineCounts(u)),
+  onSeeds("decodeCoordinatorUpdate", objectSeeds.coordinatorUpdate, (u) => S.decodeCoordinatorUpdate(u)),
+  onSeeds("decodeSchedulerStats", objectSeeds.schedulerStats, (u) => S.decodeSchedulerStats(u)),
+  onSeeds("decodeMlpSyncRows", objectSeeds.mlpSyncRows, (u) => S.decodeMlpSyncRows(u)),
+  ...(["shm-v1", "shm-v2", "shm-v3"] as const).map((era) =>
+    onSeeds(`decodeLoadSnapshot(${era})`, objectSeeds.loadSnapshot, (u) => S.decodeLoadSnapshot(era)(u))
   ),
   { name: "decodeVllmMetrics", input: text, run: (t: string) => S.decodeVllmMetrics(t), check: "value" },
   { name: "decodeSglangMetrics", input: text, run: (t: string) => S.decodeSglangMetrics(t), check: "value" },
