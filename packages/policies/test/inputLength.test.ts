@@ -2,43 +2,14 @@
 // peer alike, refuses an `inputLength` that is not a token count with `checkInputLength`'s error,
 // pinned or not, and a wrapper refuses it even around a policy that never reads the length.
 import { describe, expect, it } from "vitest"
-import {
-  checkInputLength,
-  type Policy,
-  type PolicyError,
-  policyEntries,
-  type RankLoad,
-  type RouteRequest,
-  withKvAdmission,
-  withStaleness
-} from "../src/index.js"
+import { checkInputLength, type Policy, policyEntries, withKvAdmission, withStaleness } from "../src/index.js"
+import { errorOf, registryRequest, registryRows } from "./support/registryRequest.js"
 
 // fractional, one past the safe integers, the largest double below 2^64, negative, NaN, infinite
 const notCounts = [1.5, 2 ** 53, 2 ** 64 - 2 ** 11, -1, Number.NaN, Number.POSITIVE_INFINITY]
 
-const rows: ReadonlyArray<RankLoad> = [0, 1, 2, 3].map((dpRank) => ({
-  dpRank,
-  timestamp: 1,
-  numRunningReqs: dpRank,
-  numWaitingReqs: 0,
-  numTotalTokens: 100 * dpRank,
-  kvCacheUsage: 0.1
-}))
-
-// everything but `inputLength` is what the pickiest policy wants (a room, prefix hashes)
-const request = (inputLength: number, routedDpRank?: number): RouteRequest => ({
-  requestId: "r",
-  inputLength,
-  routedDpRank,
-  bootstrapRoom: "7",
-  sessionId: "s",
-  prefixHashes: ["a", "b"]
-})
-
-const errorOf = (out: unknown) => {
-  const e = out as PolicyError
-  return { _tag: e._tag, reason: e.reason, field: e.field, message: e.message }
-}
+const rows = registryRows
+const request = registryRequest
 
 describe("inputLength: one rule over the registry", () => {
   it("every registered policy refuses a non-count inputLength with checkInputLength's error, and routes 0 and 2^53 - 1", () => {

@@ -6,46 +6,26 @@ import {
   checkInputLength,
   checkNow,
   type Policy,
-  type PolicyError,
   policyEntries,
   type RankLoad,
-  type RouteRequest,
   withKvAdmission,
   withStaleness
 } from "../src/index.js"
+import { errorOf, registryRequest, registryRows } from "./support/registryRequest.js"
 
 const notTimes = [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]
 // negative finite times are legal (a clock may start anywhere), so are the extremes of a double
 const times = [-1e9, -0.5, 0, 1.001, 1e12, -Number.MAX_VALUE, Number.MAX_VALUE]
 
-const rows: ReadonlyArray<RankLoad> = [0, 1, 2, 3].map((dpRank) => ({
-  dpRank,
-  timestamp: 1,
-  numRunningReqs: dpRank,
-  numWaitingReqs: 0,
-  numTotalTokens: 100 * dpRank,
-  kvCacheUsage: 0.1
-}))
 // the same loads without timestamps (stamped `now` by policies that keep ages) and one unknown row
 const unstamped: ReadonlyArray<RankLoad> = [
-  ...rows.slice(0, 3).map(({ timestamp: _, ...row }) => row),
+  ...registryRows.slice(0, 3).map(({ timestamp: _, ...row }) => row),
   { dpRank: 3, unknown: { reason: "unreachable", message: "poll timed out" } }
 ]
 
-// everything but `now` is what the pickiest policy wants (a room, prefix hashes)
-const request = (routedDpRank?: number, inputLength = 10): RouteRequest => ({
-  requestId: "r",
-  inputLength,
-  routedDpRank,
-  bootstrapRoom: "7",
-  sessionId: "s",
-  prefixHashes: ["a", "b"]
-})
-
-const errorOf = (out: unknown) => {
-  const e = out as PolicyError
-  return { _tag: e._tag, reason: e.reason, field: e.field, message: e.message }
-}
+const rows = registryRows
+// everything but `now` is what the pickiest policy wants
+const request = (routedDpRank?: number, inputLength = 10) => registryRequest(inputLength, routedDpRank)
 
 describe("now: one rule over the registry", () => {
   it("every registered policy refuses a non-finite now with checkNow's error (after inputLength's), and routes at finite times, negative ones included", () => {
