@@ -157,7 +157,7 @@ describe("keptUp: a run that rejected requests did not keep up", () => {
 describe("findCapacity with rejections", () => {
   it("a policy that rejects every request: a CapacityError saying so after two probes, not a capacity", () => {
     const e = findCapacity(config(1), trace, refuseAll())
-    expect(e._tag).toBe("CapacityError")
+    if (e._tag !== "CapacityError") throw new Error(`a capacity: ${e.rate}`)
     expect(e.probes.map((p) => [p.rate, p.keepsUp, p.result.requests.rejected])).toEqual([
       [1, false, 400],
       [0.5, false, 400]
@@ -170,7 +170,8 @@ describe("findCapacity with rejections", () => {
   it("rejections that do not depend on the rate (one request too large) give the same error", () => {
     const big = trace.map((r, i) => (i === 7 ? { ...r, inputLength: 50 } : r))
     const e = findCapacity({ ...config(2), maxRequestTokens: 10 }, big, rr(2), { start: 8 })
-    expect(e._tag === "CapacityError" && e.probes.map((p) => p.result.requests.rejected)).toEqual([1, 1])
+    if (e._tag !== "CapacityError") throw new Error(`a capacity: ${e.rate}`)
+    expect(e.probes.map((p) => p.result.requests.rejected)).toEqual([1, 1])
     expect(e.message).toMatch(/^rr rejected 1 of 400 requests at 8x and 1 at 4x: the rejections do not fall/)
   })
 
