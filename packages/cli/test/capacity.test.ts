@@ -56,3 +56,26 @@ describe("loadledger capacity", () => {
     }
   })
 })
+
+describe("loadledger capacity with a policy that rejects requests", () => {
+  it("smg/prefix-hash on the Azure trace (no prefix hashes): a clear error after two probes, not a capacity", async () => {
+    const azure = new URL(
+      "../../../fixtures/traces/azure2023/AzureLLMInferenceTrace_conv.csv",
+      import.meta.url
+    ).pathname
+    expect(await run("--trace", azure, "--limit", "120", "--policy", "smg/prefix-hash")).toBe(1)
+    expect(io.err).toBe(
+      "loadledger: smg/prefix-hash rejected 120 of 120 requests at 1x and 120 at 0.5x: the rejections do not fall with the rate (too large for the KV pool or the request limit, or the policy cannot place them), so no rate serves every request\n"
+    )
+    // each probe line: not kept up, 120 rejected (the last column)
+    const probes = io.out
+      .trim()
+      .split("\n")
+      .slice(2)
+      .map((l) => l.trim().split(/\s+/))
+    expect(probes.map((p) => [p[0], p[2], p.at(-1)])).toEqual([
+      ["1.000", "no", "120"],
+      ["0.5000", "no", "120"]
+    ])
+  })
+})

@@ -100,6 +100,37 @@ describe("loadledger simulate", () => {
     }
   })
 
+  it("--policy (the name capacity takes) is --policies: the same runs; both at once, or neither, is one error line", async () => {
+    const json = async (...args: Array<string>) => {
+      io.out = ""
+      expect(await run("--trace", mooncake, "--limit", "50", "--json", "--quiet", ...args)).toBe(0)
+      return JSON.parse(io.out)
+    }
+    const alias = await json("--policy", "round-robin,total-tokens")
+    expect(alias.results.map((r: { policy: string }) => r.policy)).toEqual(["round-robin", "total-tokens"])
+    expect(alias).toEqual(await json("--policies", "round-robin,total-tokens"))
+    for (const args of [
+      ["--policy", "round-robin", "--policies", "total-tokens"],
+      ["--policies", "total-tokens", "--policy", "round-robin"]
+    ]) {
+      io.err = ""
+      io.out = ""
+      expect(await run("--trace", mooncake, "--limit", "50", ...args)).toBe(1)
+      expect(io.err).toBe("error: --policy is --policies under another name: give one of them\n")
+      expect(io.out).toBe("")
+    }
+    io.err = ""
+    expect(await run("--trace", mooncake, "--limit", "50")).toBe(1)
+    expect(io.err).toBe("error: required option '--policies <list>' not specified\n")
+    // help shows the one option and says the other name works
+    io.out = ""
+    expect(await run("--help")).toBe(0)
+    expect(io.out.replace(/\s+/g, " ")).toContain(
+      "--policies <list> comma-separated policy names, each once (listed below; --policy works too)"
+    )
+    expect(io.out).not.toContain("--policy <")
+  })
+
   it("--rate-scale compresses arrivals; --dp changes the group", async () => {
     await simulateMooncake("round-robin", 50, "--dp", "2", "--rate-scale", "2", "--json")
     const doc = JSON.parse(io.out)

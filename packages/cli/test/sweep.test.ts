@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest"
 import { main } from "../src/index.js"
 import { mergeRuns, readCells, runSweep } from "../src/sweep/run.js"
 import { expandCells, parseShard, parseSpec, SpecError } from "../src/sweep/Spec.js"
+import type { SummaryRow } from "../src/sweep/Summary.js"
 import { captureOutput } from "./captureOutput.js"
 import { mooncake } from "./runCli.js"
 
@@ -175,6 +176,56 @@ describe("loadledger sweep", () => {
     const html = readFileSync(join(o, "report.html"), "utf8")
     expect(html).toContain("TTFT p99 (s): conversation_trace, DP 8, vllm x2")
     expect(html).toContain("total-tokens @ 0.1x")
+  }, 60_000)
+
+  it("a policy that rejected every request is not `ok`: the table says what simulate says", async () => {
+    // smg/prefix-hash places nothing on the Azure trace (no prefix hashes): was "ok 0/120", keptUp true
+    const azure = new URL(
+      "../../../fixtures/traces/azure2023/AzureLLMInferenceTrace_conv.csv",
+      import.meta.url
+    ).pathname
+    const file = join(dir, "rejected.yaml")
+    writeFileSync(
+      file,
+      `name: r\nlimit: 120\ntraces: [{ path: ${azure}, rates: [1] }]\npolicies: [smg/prefix-hash, total-tokens]\n`
+    )
+    const o = join(dir, "rejected-out")
+    expect(await main(["node", "loadledger", "sweep", file, "--out", o, "--workers", "0", "--quiet"])).toBe(0)
+    const status = (policy: string) =>
+      io.out
+        .split("\n")
+        .find((l) => l.startsWith(`| ${policy} |`))
+        ?.split("|")
+        .at(-2)
+        ?.trim()
+    expect([status("smg/prefix-hash"), status("total-tokens")]).toEqual([
+      "incomplete 0/120, 120 rejected",
+      "ok 120/120"
+    ])
+    const rows = JSON.parse(readFileSync(join(o, "summary.json"), "utf8")).rows
+    expect(
+      rows.map((r: SummaryRow) => [r.policy, r.status, r.finished, r.rejected, r.stalled, r.keptUp])
+    ).toEqual([
+      ["smg/prefix-hash", "Completed", 0, 120, 0, false],
+      ["total-tokens", "Completed", 120, 0, 0, true]
+    ])
+    // simulate on the same cell prints the same status text
+    io.out = ""
+    expect(
+      await main([
+        "node",
+        "loadledger",
+        "simulate",
+        "--trace",
+        azure,
+        "--policies",
+        "smg/prefix-hash",
+        "--limit",
+        "120",
+        "--quiet"
+      ])
+    ).toBe(2)
+    expect(io.out).toContain("│ incomplete 0/120, 120 rejected │")
   }, 60_000)
 
   it("fails before running on a bad spec, shard or output folder", async () => {

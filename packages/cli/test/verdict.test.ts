@@ -22,6 +22,8 @@ const row = (
   status: finished === 10 ? "Completed" : "NoProgress",
   finished,
   total: 10,
+  rejected: 0,
+  stalled: 0,
   ttftP50Seconds: 1,
   ttftP99Seconds: ttft,
   itlP50Ms: 10,
@@ -90,6 +92,26 @@ describe("verdictRows", () => {
     expect(v!.win).toBe(true)
   })
 
+  it("a run that rejected requests is no bar (others) and no winner (ours), even one that says it kept up", () => {
+    // Completed with rejections, as smg/prefix-hash on a trace without prefix hashes; keptUp true as
+    // rows written before keptUp counted rejections held it
+    const rejected = (policy: string, finished: number, ttft: number) => ({
+      ...row(policy, ttft, 1, 0.01, finished),
+      status: "Completed",
+      rejected: 10 - finished,
+      keptUp: true
+    })
+    const rows = [row("a", 2.0, 100, 0.3), rejected("shed", 9, 0.1), rejected("ours-shed", 7, 0.1)]
+    expect(verdictRows(rows, ours)).toEqual([])
+    const [v] = verdictRows([...rows, row("ours-y", 1.5, 80, 0.2)], ours)
+    expect([v!.bestTtft.policy, v!.bestItl.policy, v!.bestSync.policy, v!.ours.policy]).toEqual([
+      "a",
+      "a",
+      "a",
+      "ours-y"
+    ])
+  })
+
   it("no winner: the one of ours closest to winning (smallest worst gap) is shown with its gaps", () => {
     const rows = [row("a", 2.0, 100, 0.3), row("ours-far", 4.0, 50, 0.1), row("ours-close", 2.1, 95, 0.25)]
     const [v] = verdictRows(rows, ours)
@@ -105,12 +127,15 @@ describe("verdictRows", () => {
 })
 
 describe("markdownTable status", () => {
-  it("says ok for a run that kept up or cannot tell, behind for one that fell behind, else the status", () => {
+  it("says what simulate says: ok only when every request finished and the run kept up (or cannot tell)", () => {
     const table = markdownTable([
       row("kept", 1, 10, 0.1),
       row("short", 1, 10, 0.1, 10, undefined),
       row("herd", 1, 10, 0.1, 10, false),
-      row("stalled", 1, 10, 0.1, 5)
+      { ...row("stalled", 1, 10, 0.1, 5), stalled: 5 },
+      // every request rejected (smg/prefix-hash on the Azure trace): was "ok 0/10"
+      { ...row("refused", 1, 10, 0.1, 0), status: "Completed", rejected: 10, keptUp: true },
+      { ...row("shed", 1, 10, 0.1, 7), status: "Completed", rejected: 3, keptUp: false }
     ])
     expect(table).toContain("| kept |")
     expect(
@@ -118,6 +143,14 @@ describe("markdownTable status", () => {
         .split("\n")
         .filter((l) => l.startsWith("| "))
         .map((l) => l.split("|").at(-2)?.trim())
-    ).toEqual(["status", "ok 10/10", "ok 10/10", "behind 10/10", "NoProgress 5/10"])
+    ).toEqual([
+      "status",
+      "ok 10/10",
+      "ok 10/10",
+      "behind 10/10",
+      "NoProgress 5/10, 5 stalled",
+      "incomplete 0/10, 10 rejected",
+      "incomplete 7/10, 3 rejected"
+    ])
   })
 })

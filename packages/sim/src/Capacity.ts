@@ -13,8 +13,8 @@ import { scaleTrace, type TraceRequest } from "./Trace.js"
  * How `findCapacity` searches. Every field is optional.
  * - `start`: the first rate multiplier probed (default 1; the search doubles or halves from it);
  * - `precision`: stop when the failing rate is within `1 + precision` of the kept-up one (default 0.01);
- * - `tolerance`: a run keeps up when its last request starts within `tolerance` x the arrival span
- *   of the last arrival (default 0.02; `keptUp`);
+ * - `tolerance`: a run keeps up when it finished every request and its last request started within
+ *   `tolerance` x the arrival span of the last arrival (default 0.02; `keptUp`);
  * - `maxProbes`: at most this many simulations (default 40);
  * - `onProbe`: called after each simulation (does not change the result).
  *
@@ -62,7 +62,8 @@ export interface Capacity {
 
 /**
  * Why `findCapacity` found no capacity: a bad option (`field` names it), a trace whose arrivals
- * span no time, or no bracket within `maxProbes` (`probes` says what was tried).
+ * span no time, rejections that do not fall when the rate halves, or no bracket within `maxProbes`
+ * (`probes` says what was tried).
  *
  * @category capacity
  * @since 0.3.0
@@ -78,16 +79,20 @@ export interface CapacityError {
 const MIN_REQUESTS = 100
 
 /**
- * Did the group keep up with the arrivals in this run? It did when every request finished or was
- * rejected as too large for the pool (status `Completed`) and the backlog left at the last
- * arrival was small: the last request to start started within `tolerance` x the arrival span of
- * the last arrival. Below capacity requests start seconds after they arrive; above it the queue
- * grows with the trace and the last ones start a backlog later (a long request's own service time
- * does not count: only when requests start). `undefined` (cannot tell) for a trace of fewer than
- * 100 requests or arrivals spanning no time, and for results written before 0.3.0.
+ * Did the group keep up with the arrivals in this run? It did when every request finished (status
+ * `Completed`, none rejected, stalled or left over) and the backlog left at the last arrival was
+ * small: the last request to start started within `tolerance` x the arrival span of the last
+ * arrival. Below capacity requests start seconds after they arrive; above it the queue grows with
+ * the trace and the last ones start a backlog later (a long request's own service time does not
+ * count: only when requests start). A run that rejected any request did not keep up, whatever the
+ * reason (too large for the KV pool or the request limit, or the policy could not place it): the
+ * group did not serve the load it was given, and a policy that sheds load under pressure would
+ * otherwise look as if it kept up at any rate. `undefined` (cannot tell) for a trace of fewer than
+ * 100 requests or arrivals spanning no time, rejections or not, and for results written before 0.3.0.
  *
- * **When to use**: to tell a run at a sustainable load from one that fell behind (the sweep's
- * verdict compares only policies that kept up; `findCapacity` bisects on it).
+ * **When to use**: to tell a run at a sustainable load from one that fell behind or did not serve
+ * every request (the sweep's verdict compares only policies that finished every request and kept
+ * up; `findCapacity` bisects on it).
  *
  * @example
  * ```ts
@@ -97,6 +102,9 @@ const MIN_REQUESTS = 100
  * keptUp({ ...run, lastScheduledSeconds: 1300 } as PolicyResult) // => false
  * keptUp({ ...run, lastScheduledSeconds: 1300 } as PolicyResult, 0.5) // => true
  * keptUp({ ...run, requests: { ...run.requests, total: 10 }, lastScheduledSeconds: 1300 } as PolicyResult) // => undefined
+ * // one request rejected (too large for the pool), the rest on time: did not keep up
+ * const rejected = { total: 1000, finished: 999, unfinished: 1, rejected: 1, stalled: 0 }
+ * keptUp({ ...run, requests: rejected, lastScheduledSeconds: 1003 } as PolicyResult) // => false
  * ```
  *
  * @category capacity
@@ -105,8 +113,8 @@ const MIN_REQUESTS = 100
 export const keptUp = (result: PolicyResult, tolerance = 0.02): boolean | undefined => {
   const span = result.lastArrivalSeconds - result.firstArrivalSeconds
   if (result.requests.total < MIN_REQUESTS || !(span > 0)) return undefined
-  if (result.status._tag !== "Completed" || result.requests.unfinished !== result.requests.rejected)
-    return false
+  const q = result.requests
+  if (result.status._tag !== "Completed" || q.rejected > 0 || q.finished < q.total) return false
   const last = result.lastScheduledSeconds
   return last === undefined || last - result.lastArrivalSeconds <= tolerance * span
 }
@@ -129,8 +137,8 @@ const positive = (x: unknown): x is number => typeof x === "number" && Number.is
 
 /**
  * Find the largest arrival-rate multiplier (as `scaleTrace`'s `rateScale`) at which `policy` on the
- * group `config` keeps up with `trace` (`keptUp`: the last request starts within `tolerance` x
- * the arrival span of the last arrival), and one at `rate x (1 + precision)` does not. Brackets from
+ * group `config` keeps up with `trace` (`keptUp`: every request finishes and the last one starts
+ * within `tolerance` x the arrival span of the last arrival), and one at `rate x (1 + precision)` does not. Brackets from
  * `start` by doubling or halving, then bisects geometrically; every probe is a full `simulate`.
  * Deterministic: the same inputs give the same probes.
  *
@@ -142,9 +150,17 @@ const positive = (x: unknown): x is number => typeof x === "number" && Number.is
  * bisects the rate under a bound on a scheduling-delay quantile; here the bound is the backlog at the
  * last arrival, a share of the trace's span, so no latency threshold has to be chosen.
  *
+ * A probe that rejected requests did not keep up (`keptUp`). Rejections that grow with the load
+ * (a policy that sheds requests when its ranks are full) mark the rates above capacity, like a
+ * backlog; rejections that halving the rate does not reduce (requests too large for the KV pool or
+ * the request limit, or a policy that cannot place them at all, e.g. a prefix-hash policy on a trace
+ * without prefix hashes) mean no rate serves every request: the search stops with an error naming
+ * the counts rather than halving on to `maxProbes`.
+ *
  * Errors (`CapacityError`, never a throw): `start`, `precision`, `tolerance` or `maxProbes` not a
- * positive number (`field` names it); fewer than 100 requests or arrivals spanning no time; no bracket within
- * `maxProbes`.
+ * positive number (`field` names it); fewer than 100 requests or arrivals spanning no time; requests
+ * rejected at a rate and at least as many at half of it, before any probe kept up; no bracket
+ * within `maxProbes`.
  *
  * @example
  * ```ts
@@ -213,10 +229,23 @@ export const findCapacity = (
   let rate = start
   while (low === undefined || high === undefined) {
     if (probes.length >= maxProbes) return error(`no rate bracketed within ${maxProbes} probes`, "maxProbes")
-    if (run(rate).keepsUp) {
+    const p = run(rate)
+    if (p.keepsUp) {
       low = rate
       rate *= 2
     } else {
+      // halving the rate left as many rejections: they are not load, and no rate serves every request
+      const above = probes.at(-2)
+      const rejected = p.result.requests.rejected
+      if (
+        low === undefined &&
+        above !== undefined &&
+        rejected > 0 &&
+        rejected >= above.result.requests.rejected
+      )
+        return error(
+          `${policy.name} rejected ${above.result.requests.rejected} of ${trace.length} requests at ${above.rate}x and ${rejected} at ${rate}x: the rejections do not fall with the rate (too large for the KV pool or the request limit, or the policy cannot place them), so no rate serves every request`
+        )
       high = rate
       rate /= 2
     }

@@ -1,6 +1,13 @@
 import type { Policy } from "@loadledger/policies"
 import { describe, expect, it } from "vitest"
-import { findCapacity, type SimConfig, type TraceRequest } from "../src/index.js"
+import {
+  findCapacity,
+  keptUp,
+  type SimConfig,
+  type SimPolicy,
+  simulate,
+  type TraceRequest
+} from "../src/index.js"
 
 // every rank needs exactly 1 s per request (one request at a time, one step, 1 s): a group of n
 // ranks serves n requests per second, whatever the arrival pattern
@@ -89,5 +96,97 @@ describe("findCapacity", () => {
     expect(same._tag === "CapacityError" && same.message).toMatch(/span no time/)
     const few = findCapacity(config(1), trace, rr(1), { start: 0.01, maxProbes: 3 })
     expect(few._tag === "CapacityError" && [few.field, few.probes.length]).toEqual(["maxProbes", 3])
+  })
+})
+
+// a policy that places no request, as smg/prefix-hash on a trace without prefix hashes
+const refuseAll = (): SimPolicy => {
+  const policy: Policy<null> = {
+    name: "refuse",
+    init: () => null,
+    observe: (s) => s,
+    finish: (s) => s,
+    setStatus: (s) => s,
+    route: () => ({ _tag: "PolicyError", reason: "AllRanksUnavailable", message: "no prefix hashes" })
+  }
+  return { name: "refuse", make: () => policy as Policy<unknown> }
+}
+// round-robin over `dp` ranks that refuses a request when its rank last reported `queue` or more
+// requests running or waiting: admission control, rejections that grow with the load
+const bounded = (dp: number, queue: number): SimPolicy => {
+  const policy: Policy<{ readonly next: number; readonly held: ReadonlyArray<number> }> = {
+    name: "bounded",
+    init: () => ({ next: 0, held: Array.from({ length: dp }, () => 0) }),
+    observe: (s, loads) => ({
+      ...s,
+      held: s.held.map((h, i) => {
+        const l = loads.find((x) => x.dpRank === i)
+        return l === undefined ? h : (l.numRunningReqs ?? 0) + (l.numWaitingReqs ?? 0)
+      })
+    }),
+    finish: (s) => s,
+    setStatus: (s) => s,
+    route: (s) => {
+      const rank = s.next % dp
+      if (s.held[rank]! >= queue)
+        return { _tag: "PolicyError", reason: "AllRanksUnavailable", message: `rank ${rank} is full` }
+      return { _tag: "Routed", rank, state: { ...s, next: s.next + 1 }, explanation: {} }
+    }
+  }
+  return { name: "bounded", make: () => policy as Policy<unknown> }
+}
+
+describe("keptUp: a run that rejected requests did not keep up", () => {
+  it("every request finished at a sustainable rate: true; every request rejected: false", () => {
+    expect(keptUp(simulate(config(1), trace, rr(1)))).toBe(true)
+    const none = simulate(config(1), trace, refuseAll())
+    expect([none.status._tag, none.requests.finished, none.requests.rejected]).toEqual(["Completed", 0, 400])
+    expect(keptUp(none)).toBe(false)
+  })
+
+  it("one rejected request of 400, the rest finished with no backlog: false", () => {
+    const big = trace.map((r, i) => (i === 7 ? { ...r, inputLength: 50 } : r))
+    const r = simulate({ ...config(1), maxRequestTokens: 10 }, big, rr(1))
+    expect([r.status._tag, r.requests.finished, r.requests.rejected]).toEqual(["Completed", 399, 1])
+    expect(keptUp(r)).toBe(false)
+    // fewer than 100 requests: cannot tell, rejected or not
+    expect(keptUp({ ...r, requests: { ...r.requests, total: 99 } })).toBeUndefined()
+  })
+})
+
+describe("findCapacity with rejections", () => {
+  it("a policy that rejects every request: a CapacityError saying so after two probes, not a capacity", () => {
+    const e = findCapacity(config(1), trace, refuseAll())
+    if (e._tag !== "CapacityError") throw new Error(`a capacity: ${e.rate}`)
+    expect(e.probes.map((p) => [p.rate, p.keepsUp, p.result.requests.rejected])).toEqual([
+      [1, false, 400],
+      [0.5, false, 400]
+    ])
+    expect(e.message).toBe(
+      "refuse rejected 400 of 400 requests at 1x and 400 at 0.5x: the rejections do not fall with the rate (too large for the KV pool or the request limit, or the policy cannot place them), so no rate serves every request"
+    )
+  })
+
+  it("rejections that do not depend on the rate (one request too large) give the same error", () => {
+    const big = trace.map((r, i) => (i === 7 ? { ...r, inputLength: 50 } : r))
+    const e = findCapacity({ ...config(2), maxRequestTokens: 10 }, big, rr(2), { start: 8 })
+    if (e._tag !== "CapacityError") throw new Error(`a capacity: ${e.rate}`)
+    expect(e.probes.map((p) => p.result.requests.rejected)).toEqual([1, 1])
+    expect(e.message).toMatch(/^rr rejected 1 of 400 requests at 8x and 1 at 4x: the rejections do not fall/)
+  })
+
+  it("rejections that grow with the load (admission control) are not keeping up: the capacity is where they start", () => {
+    // one rank serving 1 request per second; at and below rate 2 (1 request/s) no queue forms
+    const found = findCapacity(config(1), trace, bounded(1, 2), { start: 8 })
+    if (found._tag !== "Capacity") throw new Error(found.message)
+    expect(found.rate).toBeGreaterThanOrEqual(2)
+    expect(found.rate).toBeLessThan(2 * 1.03)
+    const at = (r: number) => found.probes.find((p) => p.rate === r)!
+    expect(at(found.rate).result.requests.rejected).toBe(0)
+    expect(at(found.failedRate).result.requests.rejected).toBeGreaterThan(0)
+    // above capacity the policy sheds load instead of queueing it: the queue stays at most 2 requests
+    // (about 3 s of a 100 s span, where a backlog that grew with the trace would be tens of seconds)
+    expect(at(8).result.requests.rejected).toBeGreaterThan(100)
+    expect(at(8).backlog).toBeLessThan(0.05)
   })
 })

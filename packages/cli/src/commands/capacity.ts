@@ -39,7 +39,7 @@ export interface CapacityCommandOptions {
 const fixed = (x: number | undefined, digits: number) => (x === undefined ? "-" : x.toFixed(digits))
 
 const probeLine = (p: CapacityProbe): string =>
-  `${p.rate.toPrecision(4).padEnd(8)} ${`${(p.backlog * 100).toFixed(2)}%`.padStart(7)}  ${(p.keepsUp ? "yes" : "no").padEnd(7)} ${fixed(p.result.ttftSeconds.p50, 2).padStart(8)} / ${fixed(p.result.ttftSeconds.p99, 2).padEnd(8)} ${fixed(p.result.itlSeconds.p99 === undefined ? undefined : p.result.itlSeconds.p99 * 1000, 0).padStart(6)}  ${(p.result.syncWaitShare * 100).toFixed(1).padStart(5)}%`
+  `${p.rate.toPrecision(4).padEnd(8)} ${`${(p.backlog * 100).toFixed(2)}%`.padStart(7)}  ${(p.keepsUp ? "yes" : "no").padEnd(7)} ${fixed(p.result.ttftSeconds.p50, 2).padStart(8)} / ${fixed(p.result.ttftSeconds.p99, 2).padEnd(8)} ${fixed(p.result.itlSeconds.p99 === undefined ? undefined : p.result.itlSeconds.p99 * 1000, 0).padStart(6)}  ${(p.result.syncWaitShare * 100).toFixed(1).padStart(5)}%  ${String(p.result.requests.rejected).padStart(8)}`
 
 /** Parse `--at`: shares of capacity in (0, 1], comma-separated; throws a one-line Error. */
 const parseShares = (text: string): ReadonlyArray<number> => {
@@ -51,10 +51,11 @@ const parseShares = (text: string): ReadonlyArray<number> => {
 
 /**
  * Run `capacity` with parsed options: read the trace, search, print each probe (rate, the backlog
- * at the last arrival as a share of the arrival span, kept up, TTFT p50 / p99, ITL p99, sync wait)
- * and the capacity with the rates at
- * `--at` shares of it (or all of it as JSON). Throws an `Error` with a one-line message on bad
- * input or when no capacity is found (the CLI prints it and exits 1).
+ * at the last arrival as a share of the arrival span, kept up, TTFT p50 / p99, ITL p99, sync wait,
+ * requests rejected) and the capacity with the rates at `--at` shares of it (or all of it as JSON).
+ * A probe that rejected requests did not keep up; a policy whose rejections do not fall when the
+ * rate halves has no capacity (`findCapacity`'s error names the counts). Throws an `Error` with a
+ * one-line message on bad input or when no capacity is found (the CLI prints it and exits 1).
  *
  * @example
  * ```ts
@@ -81,7 +82,7 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
   const config = simConfigFor({ ...o, engine })
   const parsed = readTraceFile(o.trace, o.format, `--trace ${o.trace}`)
   const trace = o.limit === undefined ? parsed : parsed.slice(0, o.limit)
-  const head = "rate     backlog  kept up TTFT p50 / p99 s   ITL p99 ms  sync"
+  const head = "rate     backlog  kept up TTFT p50 / p99 s   ITL p99 ms  sync   rejected"
   const verbose = o.json !== true
   // the header with the first probe: a search that cannot start prints only its error
   let printed = false
@@ -113,7 +114,8 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
       backlog: p.backlog,
       ttftSeconds: p.result.ttftSeconds,
       itlSeconds: p.result.itlSeconds,
-      syncWaitShare: p.result.syncWaitShare
+      syncWaitShare: p.result.syncWaitShare,
+      rejected: p.result.requests.rejected
     }))
     const { json: _json, quiet: _quiet, ...options } = o
     const out = {
@@ -157,7 +159,7 @@ export const register = (program: Command): void => {
     )
     .addHelpText(
       "after",
-      "\nA run keeps up when its last request starts within tolerance x the trace's arrival span of the\nlast arrival (the backlog column). The search doubles or halves from --start, then bisects to\n--precision; every probe replays the whole trace. Rates multiply the trace's own arrival rate,\nas simulate's --rate-scale does. The trace needs at least 100 requests."
+      "\nA run keeps up when it serves every request (none rejected) and its last request starts within\ntolerance x the trace's arrival span of the last arrival (the backlog column).\nThe search doubles or halves from --start, then bisects to --precision; every probe replays the\nwhole trace. Rates multiply the trace's own arrival rate, as simulate's --rate-scale does. A\npolicy whose rejections do not fall when the rate halves has no capacity. The trace needs at\nleast 100 requests."
     )
     .requiredOption("--trace <file>", "trace file: Mooncake JSONL, Azure CSV, or generic CSV/JSONL")
     .option("--policy <name>", "routing policy (see loadledger simulate --help)", "total-tokens")

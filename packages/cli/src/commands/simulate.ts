@@ -135,7 +135,8 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
 
 /**
  * Registers `loadledger simulate --trace FILE --policies LIST [--dp 8] [--model glm-5.3] [--gpu h200]
- * [--engine sglang|vllm] [--rate-scale X] [--limit N] [--json] [--report out.html]`.
+ * [--engine sglang|vllm] [--rate-scale X] [--limit N] [--json] [--report out.html]`. `--policy LIST`
+ * (the name `capacity` takes) is `--policies` under another name; giving both is a usage error.
  *
  * @example
  * ```ts
@@ -152,7 +153,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
  * @since 0.1.0
  */
 export const register = (program: Command): void => {
-  program
+  const simulate = program
     .command("simulate")
     .description("replay a request trace through routing policies on a simulated lockstep DP group")
     .addHelpText(
@@ -160,7 +161,10 @@ export const register = (program: Command): void => {
       "\nExit codes: 0 every request of every policy finished; 1 bad input; 2 requests were rejected or\nleft unfinished (the status column counts them); 3 a run stalled (NoProgress or Deadlock)."
     )
     .requiredOption("--trace <file>", "trace file: Mooncake JSONL, Azure CSV, or generic CSV/JSONL")
-    .requiredOption("--policies <list>", "comma-separated policy names, each once (listed below)")
+    .requiredOption(
+      "--policies <list>",
+      "comma-separated policy names, each once (listed below; --policy works too)"
+    )
     .option("--dp <n>", "data-parallel ranks", positiveInt("--dp"), 8)
     .option("--model <name>", "step-time model preset (listed below)", "glm-5.3")
     .option("--gpu <name>", "GPU preset (listed below)", "h200")
@@ -216,4 +220,16 @@ export const register = (program: Command): void => {
     .action(async (opts: SimulateOptions) => {
       await runSimulate(opts)
     })
+  // `--policy`, the name `capacity` takes, is `--policies` under another name (hidden from the help,
+  // which names it there): its value lands in `policies` as it is parsed, so the required-option
+  // check sees it; both at once is a usage error, whichever comes first
+  const both = () => simulate.error("error: --policy is --policies under another name: give one of them")
+  simulate.addOption(new Option("--policy <list>", "alias of --policies").hideHelp())
+  simulate.on("option:policy", (list: string) => {
+    if (simulate.getOptionValue("policies") !== undefined) both()
+    simulate.setOptionValueWithSource("policies", list, "cli")
+  })
+  simulate.on("option:policies", () => {
+    if (simulate.getOptionValue("policy") !== undefined) both()
+  })
 }

@@ -70,17 +70,97 @@ export const TABLE_HEAD: ReadonlyArray<string> = [
 ]
 
 /**
- * The table's status cell for one run: `ok F/T` when every request finished and the run kept up
- * with the arrivals, `behind F/T` when every request finished but the backlog grew over the trace
- * (`keptUp` of @loadledger/sim is false: the group is above capacity at this rate); otherwise how
- * the run ended (`incomplete` when it completed with requests left over, else the status tag:
- * `NoProgress`, `Deadlock`, `TimeLimit`), `F/T` finished of total, and the non-zero counts of
- * requests `rejected` (never ran: too large for the KV pool, or the policy could not place them),
- * `stalled` (held on a rank that could not run them when the run stopped) and `unfinished` (the
- * rest: admitted or waiting when the run stopped).
+ * What one run's status cell is written from: how the run ended (`status`, the `SimStatus` tag),
+ * the request counts, and whether it kept up with the arrivals (`keptUp` of @loadledger/sim;
+ * `undefined` when it cannot tell). A `PolicyResult` gives it through `runOutcome`; a sweep's
+ * `SummaryRow` carries these fields itself.
  *
- * **When to use**: anywhere a run's outcome is shown in one cell; `simulateExitCode` gives the
- * matching process exit code.
+ * @category simulate
+ * @since 0.3.0
+ */
+export interface RunOutcome {
+  readonly status: string
+  readonly finished: number
+  readonly total: number
+  readonly rejected: number
+  readonly stalled: number
+  readonly keptUp: boolean | undefined
+}
+
+/**
+ * The status cell for one run, as `simulate` and the sweep's tables print it: `ok F/T` when every
+ * request finished and the run kept up with the arrivals, `behind F/T` when every request finished
+ * but the backlog grew over the trace (`keptUp` is false: the group is above capacity at this
+ * rate); otherwise how the run ended (`incomplete` when it completed with requests left over, e.g.
+ * rejected, else the status tag: `NoProgress`, `Deadlock`, `TimeLimit`), `F/T` finished of total,
+ * and the non-zero counts of requests `rejected` (never ran: too large for the KV pool, or the
+ * policy could not place them), `stalled` (held on a rank that could not run them when the run
+ * stopped) and `unfinished` (the rest: admitted or waiting when the run stopped). `ok` never
+ * stands for a run that left a request unserved.
+ *
+ * **When to use**: anywhere a run's outcome is shown in one cell (`statusLabel` for a
+ * `PolicyResult`); `simulateExitCode` gives the matching process exit code.
+ *
+ * @example
+ * ```ts
+ * import { outcomeLabel } from "./simulateTable.js"
+ * const all = { status: "Completed", finished: 19366, total: 19366, rejected: 0, stalled: 0, keptUp: true }
+ * outcomeLabel(all) // => "ok 19366/19366"
+ * outcomeLabel({ ...all, keptUp: false }) // => "behind 19366/19366"
+ * outcomeLabel({ ...all, finished: 0, rejected: 19366 }) // => "incomplete 0/19366, 19366 rejected"
+ * outcomeLabel({ status: "NoProgress", finished: 4, total: 10, rejected: 1, stalled: 2, keptUp: false })
+ * // => "NoProgress 4/10, 1 rejected, 2 stalled, 3 unfinished"
+ * ```
+ *
+ * @category simulate
+ * @since 0.3.0
+ */
+export const outcomeLabel = (o: RunOutcome): string => {
+  const rest = o.total - o.finished - o.rejected - o.stalled
+  const counted = `${o.finished}/${o.total}`
+  if (o.status === "Completed" && o.finished === o.total)
+    return `${o.keptUp === false ? "behind" : "ok"} ${counted}`
+  const parts = [
+    o.rejected > 0 ? `${o.rejected} rejected` : undefined,
+    o.stalled > 0 ? `${o.stalled} stalled` : undefined,
+    rest > 0 ? `${rest} unfinished` : undefined
+  ].filter((x) => x !== undefined)
+  const tag = o.status === "Completed" ? "incomplete" : o.status
+  return `${tag} ${counted}${parts.length > 0 ? `, ${parts.join(", ")}` : ""}`
+}
+
+/**
+ * A run's `RunOutcome` from its result: status tag, counts (`stalled` 0 when a result written before
+ * it was counted lacks it) and `keptUp` (`undefined` for a result without arrival times).
+ *
+ * @example
+ * ```ts
+ * import { runOutcome } from "./simulateTable.js"
+ * runOutcome({ status: { _tag: "Completed" }, requests: { total: 3, finished: 2, unfinished: 1, rejected: 1, stalled: 0 } })
+ * // => { status: "Completed", finished: 2, total: 3, rejected: 1, stalled: 0, keptUp: undefined }
+ * ```
+ *
+ * @category simulate
+ * @since 0.3.0
+ */
+export const runOutcome = (
+  r: Pick<PolicyResult, "status" | "requests"> &
+    Partial<Pick<PolicyResult, "firstArrivalSeconds" | "lastArrivalSeconds" | "lastScheduledSeconds">>
+): RunOutcome => ({
+  status: r.status._tag,
+  finished: r.requests.finished,
+  total: r.requests.total,
+  rejected: r.requests.rejected,
+  stalled: r.requests.stalled ?? 0,
+  keptUp: r.lastArrivalSeconds === undefined ? undefined : keptUp(r as PolicyResult)
+})
+
+/**
+ * The table's status cell for one run's result: `outcomeLabel` of its `runOutcome` (`ok F/T` only
+ * when every request finished and the run kept up; `behind`, `incomplete` with the rejected count,
+ * or the status tag otherwise).
+ *
+ * **When to use**: to print a `PolicyResult`'s outcome in one cell.
  *
  * @example
  * ```ts
@@ -99,23 +179,7 @@ export const TABLE_HEAD: ReadonlyArray<string> = [
 export const statusLabel = (
   r: Pick<PolicyResult, "status" | "requests"> &
     Partial<Pick<PolicyResult, "firstArrivalSeconds" | "lastArrivalSeconds" | "lastScheduledSeconds">>
-): string => {
-  const q = r.requests
-  const stalled = q.stalled ?? 0
-  const rest = q.unfinished - q.rejected - stalled
-  const counted = `${q.finished}/${q.total}`
-  if (r.status._tag === "Completed" && q.finished === q.total) {
-    const behind = r.lastArrivalSeconds !== undefined && keptUp(r as PolicyResult) === false
-    return `${behind ? "behind" : "ok"} ${counted}`
-  }
-  const parts = [
-    q.rejected > 0 ? `${q.rejected} rejected` : undefined,
-    stalled > 0 ? `${stalled} stalled` : undefined,
-    rest > 0 ? `${rest} unfinished` : undefined
-  ].filter((x) => x !== undefined)
-  const tag = r.status._tag === "Completed" ? "incomplete" : r.status._tag
-  return `${tag} ${counted}${parts.length > 0 ? `, ${parts.join(", ")}` : ""}`
-}
+): string => outcomeLabel(runOutcome(r))
 
 /**
  * The exit code of `loadledger simulate` for its runs: 0 when every request of every run finished;

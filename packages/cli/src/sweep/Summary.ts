@@ -4,12 +4,13 @@
  *
  * @since 0.2.0
  */
-import { keptUp } from "@loadledger/sim"
+import { outcomeLabel, runOutcome } from "../commands/simulateTable.js"
 import type { CellResult } from "./runCell.js"
 
 /**
  * One cell's headline numbers: latencies in seconds (ITL in ms), shares 0..1, `status` as the
- * simulator names it (`Completed` only when every request finished).
+ * simulator names it (`Completed` when every request finished or was rejected), the request counts
+ * (`rejected` never ran, `stalled` were held on a stuck rank; since 0.3.0).
  *
  * @category sweep
  * @since 0.2.0
@@ -24,6 +25,8 @@ export interface SummaryRow {
   readonly status: string
   readonly finished: number
   readonly total: number
+  readonly rejected: number
+  readonly stalled: number
   readonly ttftP50Seconds: number | undefined
   readonly ttftP99Seconds: number | undefined
   readonly itlP50Ms: number | undefined
@@ -32,7 +35,10 @@ export interface SummaryRow {
   readonly syncWaitShare: number
   readonly idleRankStepShare: number
   readonly prefixCacheHitRate: number
-  /** The run kept up with the arrivals (`keptUp` of @loadledger/sim); absent for results written before 0.3.0. */
+  /**
+   * The run finished every request and kept up with the arrivals (`keptUp` of @loadledger/sim: false
+   * when any request was rejected); absent for results written before 0.3.0.
+   */
   readonly keptUp: boolean | undefined
   readonly wallSeconds: number
 }
@@ -60,27 +66,32 @@ const ms = (s: number | undefined) => (s === undefined ? undefined : s * 1000)
  * @since 0.2.0
  */
 export const summaryRows = (results: ReadonlyArray<CellResult>): ReadonlyArray<SummaryRow> =>
-  results.map(({ cell, result, wallSeconds }) => ({
-    id: cell.id,
-    trace: cell.traceName,
-    rate: cell.rate,
-    dp: cell.dp,
-    frontEnd: `${cell.engine} x${cell.frontEnds}`,
-    policy: cell.policy,
-    status: result.status._tag,
-    finished: result.requests.finished,
-    total: result.requests.total,
-    ttftP50Seconds: result.ttftSeconds.p50,
-    ttftP99Seconds: result.ttftSeconds.p99,
-    itlP50Ms: ms(result.itlSeconds.p50),
-    itlP99Ms: ms(result.itlSeconds.p99),
-    e2eP99Seconds: result.e2eSeconds.p99,
-    syncWaitShare: result.syncWaitShare,
-    idleRankStepShare: result.idleRankStepShare,
-    prefixCacheHitRate: result.prefixCacheHitRate,
-    keptUp: result.lastArrivalSeconds === undefined ? undefined : keptUp(result),
-    wallSeconds
-  }))
+  results.map(({ cell, result, wallSeconds }) => {
+    const { status, finished, total, rejected, stalled, keptUp } = runOutcome(result)
+    return {
+      id: cell.id,
+      trace: cell.traceName,
+      rate: cell.rate,
+      dp: cell.dp,
+      frontEnd: `${cell.engine} x${cell.frontEnds}`,
+      policy: cell.policy,
+      status,
+      finished,
+      total,
+      rejected,
+      stalled,
+      ttftP50Seconds: result.ttftSeconds.p50,
+      ttftP99Seconds: result.ttftSeconds.p99,
+      itlP50Ms: ms(result.itlSeconds.p50),
+      itlP99Ms: ms(result.itlSeconds.p99),
+      e2eP99Seconds: result.e2eSeconds.p99,
+      syncWaitShare: result.syncWaitShare,
+      idleRankStepShare: result.idleRankStepShare,
+      prefixCacheHitRate: result.prefixCacheHitRate,
+      keptUp,
+      wallSeconds
+    }
+  })
 
 const fmt = (v: number | undefined, digits = 3) =>
   v === undefined ? "-" : Number(v.toPrecision(digits)).toString()
@@ -88,8 +99,10 @@ const pct = (v: number) => `${(v * 100).toFixed(1)}%`
 
 /**
  * A Markdown table of the rows: one block per (trace, rate, DP, front end), policies as rows, the
- * lowest TTFT p99 and ITL p99 of each block in bold. Status: `ok` when the run kept up, `behind`
- * when it finished every request but fell behind the arrivals (`keptUp`), else the run's status.
+ * lowest TTFT p99 and ITL p99 of each block in bold. Status: `outcomeLabel`, as `simulate` prints it:
+ * `ok F/T` only when every request finished and the run kept up, `behind F/T` when it finished
+ * every request but fell behind the arrivals (`keptUp`), else `incomplete F/T, R rejected` or the
+ * run's status with its rejected, stalled and unfinished counts.
  *
  * @example
  * ```ts
@@ -129,7 +142,7 @@ export const markdownTable = (rows: ReadonlyArray<SummaryRow>): string => {
     out.push("|---|---|---|---|---|---|---|---|")
     for (const r of rs)
       out.push(
-        `| ${r.policy} | ${fmt(r.ttftP50Seconds)} / ${bold(r.ttftP99Seconds, bTtft)} | ${fmt(r.itlP50Ms)} / ${bold(r.itlP99Ms, bItl)} | ${fmt(r.e2eP99Seconds)} | ${pct(r.syncWaitShare)} | ${pct(r.idleRankStepShare)} | ${pct(r.prefixCacheHitRate)} | ${r.status !== "Completed" ? r.status : r.keptUp === false ? "behind" : "ok"} ${r.finished}/${r.total} |`
+        `| ${r.policy} | ${fmt(r.ttftP50Seconds)} / ${bold(r.ttftP99Seconds, bTtft)} | ${fmt(r.itlP50Ms)} / ${bold(r.itlP99Ms, bItl)} | ${fmt(r.e2eP99Seconds)} | ${pct(r.syncWaitShare)} | ${pct(r.idleRankStepShare)} | ${pct(r.prefixCacheHitRate)} | ${outcomeLabel(r)} |`
       )
     out.push("")
   }

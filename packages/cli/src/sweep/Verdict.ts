@@ -5,8 +5,8 @@
  *
  * - "others" are the policies that reproduce upstream (`PolicyEntry.reference`), finished every
  *   request of the block and kept up with its arrivals (`keptUp` of @loadledger/sim: the last
- *   request started within 2% of the arrival span after the last arrival). A policy that rejected or stalled requests has no comparable
- *   tail, and one that fell behind serves a shrinking share of the load at a time: its queue, not
+ *   request started within 2% of the arrival span after the last arrival). A policy that rejected or
+ *   stalled requests has no comparable tail (and did not keep up: `keptUp` is false for it), and one that fell behind serves a shrinking share of the load at a time: its queue, not
  *   its step times, sets its latencies (a policy that herds every request onto one rank runs seven
  *   idle ranks and shows the lowest ITL p99 with a TTFT p99 of an hour);
  * - for each of TTFT p99 and ITL p99 the bar is the best (lowest) other value, whichever policy
@@ -68,7 +68,7 @@ const gapTo = (v: number, best: number, spread: number): number =>
  * ```ts
  * import { verdictRows } from "./Verdict.js"
  * const row = (policy: string, ttft: number, itl: number, sync: number) => ({
- *   id: policy, trace: "t", rate: 1, dp: 8, frontEnd: "sglang x1", policy, status: "Completed", finished: 10, total: 10,
+ *   id: policy, trace: "t", rate: 1, dp: 8, frontEnd: "sglang x1", policy, status: "Completed", finished: 10, total: 10, rejected: 0, stalled: 0,
  *   ttftP50Seconds: 1, ttftP99Seconds: ttft, itlP50Ms: 10, itlP99Ms: itl, e2eP99Seconds: 9,
  *   syncWaitShare: sync, idleRankStepShare: 0, prefixCacheHitRate: 0, keptUp: true, wallSeconds: 1
  * })
