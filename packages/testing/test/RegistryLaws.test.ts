@@ -44,15 +44,10 @@ const entry = (name: string, policy: Policy<unknown>): PolicyEntry => ({
 })
 
 describe("registry laws can fail", () => {
+  const idle = (dpRank: number): RankLoad => ({ dpRank, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 0 })
   it("unknownNeverAttractive catches a policy that picks the rank it knows nothing about", () => {
     const law = policyLaws(prefersUnknown).unknownNeverAttractive
     expect(fc.check(law).failed).toBe(true)
-    const idle = (dpRank: number): RankLoad => ({
-      dpRank,
-      timestamp: 1,
-      numRunningReqs: 0,
-      numWaitingReqs: 0
-    })
     const sc = {
       dpSize: 2,
       status: [true, true],
@@ -82,12 +77,6 @@ describe("registry laws can fail", () => {
         return { _tag: "Routed", rank: scores.indexOf(Math.min(...scores)), state: s, explanation: {} }
       }
     }
-    const idle = (dpRank: number): RankLoad => ({
-      dpRank,
-      timestamp: 1,
-      numRunningReqs: 0,
-      numWaitingReqs: 0
-    })
     const sc = {
       dpSize: 2,
       status: [true, true],
