@@ -394,6 +394,28 @@ describe("step-time-aware: running slots", () => {
     )
   })
 
+  it("without the option, a rank's row's maxRunningRequests is its cap; the option wins over it", () => {
+    const c = glm53H200StepCost
+    const base = [prefillSeconds(c, 300, 0), prefillSeconds(c, 4000, 0)].map(
+      (q) => q + prefillSeconds(c, 500, 0)
+    )
+    const withCap = rows.map((row) => ({ ...row, maxRunningRequests: 64 }))
+    const p = makeStepTimeAware({ decodeWeight: 0 })
+    const r = routed(p.route(p.observe(p.init(2), withCap, 0), request, 0))
+    expect(r.rank).toBe(1)
+    expect(r.explanation.scores?.[0]).toBeCloseTo(base[0]! + 4 * 0.3, 12)
+    // the option (a cap of 66: 67 + 1 is 2 beyond it) wins over the rows' 64
+    const q = makeStepTimeAware({ decodeWeight: 0, maxRunningRequests: 66 })
+    const o = routed(q.route(q.observe(q.init(2), withCap, 0), request, 0))
+    expect(o.explanation.scores?.[0]).toBeCloseTo(base[0]! + 2 * 0.3, 12)
+    // a bad decodeWeight counts as unset (8 with one front end), as the other options
+    const byDefault = makeStepTimeAware()
+    const expected = routed(byDefault.route(byDefault.observe(byDefault.init(2), rows, 0), request, 0))
+    expect(expected.explanation.scores).not.toEqual(scoresOf({}).explanation.scores)
+    for (const bad of [Number.NaN, -1])
+      expect(scoresOf({ decodeWeight: bad }).explanation.scores).toEqual(expected.explanation.scores)
+  })
+
   it("routes since the snapshot fill the slots (clientCount times), and the registry entry takes the cap", () => {
     // extra score of the capped policy over the uncapped one, route by route, on two ranks running 10
     const extra = (clientCount: number) => {

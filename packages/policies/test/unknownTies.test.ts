@@ -81,3 +81,45 @@ describe("unknown never wins a tie", () => {
     expect(next._tag === "Routed" && next.rank).toBe(0)
   })
 })
+
+// A user's report: a row with a malformed count (negative, NaN, infinite, a string), next to three
+// busy known ranks, took the request on the counts it did report. A malformed row is corrupt: none
+// of its fields is taken at its word (each is the busiest known), so every own policy sends the
+// request to a known rank. (A partial row, missing a count, keeps the counts it did report: issue 11.)
+describe("a malformed row is never preferred to busy known ranks", () => {
+  const busy = (dpRank: number): RankLoad => ({
+    dpRank,
+    timestamp: 10,
+    numRunningReqs: 30,
+    numWaitingReqs: 5,
+    numTotalTokens: 90_000,
+    kvCacheUsage: 0.5
+  })
+  // [case, row fields, read by policies that do not read token counts (the vLLM balancer's family)]
+  const bad: ReadonlyArray<readonly [string, Record<string, unknown>, boolean]> = [
+    ["numRunningReqs -5", { numRunningReqs: -5, numWaitingReqs: 0, numTotalTokens: 0 }, true],
+    ["numRunningReqs a string", { numRunningReqs: "0", numWaitingReqs: 0, numTotalTokens: 0 }, true],
+    [
+      "numWaitingReqs Infinity",
+      { numRunningReqs: 0, numWaitingReqs: Number.POSITIVE_INFINITY, numTotalTokens: 0 },
+      true
+    ],
+    ["numTotalTokens NaN", { numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: Number.NaN }, false]
+  ]
+  for (const entry of policyEntries().filter((e) => !e.reference))
+    it(`${entry.name}`, () => {
+      const countsOnly = entry.name.startsWith("vllm-kv-pressure")
+      for (const [name, fields, forAll] of bad) {
+        if (countsOnly && !forAll) continue
+        const p = entry.make({ maxRunningRequests: 64 })
+        const rows = [
+          { dpRank: 0, timestamp: 10, ...fields } as unknown as RankLoad,
+          busy(1),
+          busy(2),
+          busy(3)
+        ]
+        const r = p.route(p.observe(p.init(4), rows, 10), { requestId: "m", inputLength: 1000 }, 10)
+        expect(r._tag === "Routed" && r.rank, `${entry.name}: ${name}`).not.toBe(0)
+      }
+    })
+})

@@ -38,14 +38,16 @@ import { glm53H200StepCost, prefillSeconds, type StepCostModel } from "./StepCos
  * - `cost` ({@link glm53H200StepCost}): the step cost model, e.g. from `stepCostFrom`.
  * - `clientCount` / `clientIndex`: front ends sharing the ranks (see "Several front ends" on
  *   {@link makeStepTimeAware}); the tie scan starts at `floor(dpSize * clientIndex / clientCount)`.
- * - `decodeWeight` (8 with one front end, 0 with several): how many decode steps of a rank's
+ * - `decodeWeight` (8 with one front end, 0 with several; a value that is not a number >= 0 counts
+ *   as unset): how many decode steps of a rank's
  *   decode cost count against a second of predicted time to first token (see "Decode" on
  *   {@link makeStepTimeAware}). 0 leaves decode balance to the rotating tie-break; above 0 with
  *   several front ends the policy also tracks its requests in flight (the `clientCount` x
  *   in-flight floor).
  * - `maxRunningRequests`: the engines' per-rank cap on running requests (SGLang
- *   `--max-running-requests`, vLLM `--max-num-seqs`); unset, no rank is taken to have one (see
- *   "Running slots" on {@link makeStepTimeAware}). A value that is not a number >= 1 counts as
+ *   `--max-running-requests`, vLLM `--max-num-seqs`); unset, a rank's own row's
+ *   `maxRunningRequests` when it reports one, else no cap (see "Running slots" on
+ *   {@link makeStepTimeAware}). A value that is not a number >= 1 counts as
  *   unset.
  * - `slotWaitSeconds` (0.3): the predicted wait per request a rank holds beyond that cap (a value
  *   that is not a number >= 0 counts as unset).
@@ -135,6 +137,12 @@ export interface PricedDemand {
   readonly maxContext: number
   /** `freshMax` while every rank that published is fresh (the decode term's floors). */
   readonly freshMax: FreshMax
+  /**
+   * Per rank, the running-request cap the slot term uses (`maxRunningRequests` of the options, else
+   * of the rank's row; `Infinity`: none), and whether any rank has one.
+   */
+  readonly slotCaps: ReadonlyArray<number>
+  readonly anyCap: boolean
 }
 
 /**
@@ -186,7 +194,8 @@ export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
  *
  * **Running slots.** An engine runs at most `maxRunningRequests` requests per rank; a request
  * routed to a rank at that cap waits for a running request to finish before its prefill starts,
- * however short the rank's prefill queue. With `maxRunningRequests` set, a rank whose requests (its
+ * however short the rank's prefill queue. With a cap (the option, else the rank's row's
+ * `maxRunningRequests`, as SGLang's load reports publish it), a rank whose requests (its
  * snapshot's running and waiting plus the routes since, `clientCount` times) would exceed the cap
  * with this one adds `slotWaitSeconds` per request beyond it. In the simulator (cap 64), on the Azure
  * 2023 conversation trace at 2.05, 2.15, 2.25, 2.65, 2.76 and 2.85x of its rate (70-95% of
@@ -269,7 +278,9 @@ export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
 export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeAwarePolicy => {
   const cost = options.cost ?? glm53H200StepCost
   const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
-  const decodeWeight = options.decodeWeight ?? (clientCount === 1 ? 8 : 0)
+  const weight = options.decodeWeight
+  const decodeWeight =
+    weight !== undefined && Number.isFinite(weight) && weight >= 0 ? weight : clientCount === 1 ? 8 : 0
   const clientIndex = options.clientIndex ?? 0
   const cap = options.maxRunningRequests
   const homeOption = options.homeWeight
@@ -323,6 +334,11 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       if (demand.queued[r]! > maxQueued) maxQueued = demand.queued[r]!
       if (demand.context[r]! > maxContext) maxContext = demand.context[r]!
     }
+    const slotCaps = ledger.snapshots.map((row) => {
+      const c =
+        slotCap ?? (row === undefined || row.unknown !== undefined ? undefined : row.maxRunningRequests)
+      return c !== undefined && Number.isFinite(c) && c >= 1 ? c : Number.POSITIVE_INFINITY
+    })
     return {
       queuedSeconds: demand.queued.map((q) => prefillSeconds(cost, q, 0)),
       cacheTokens: demand.pool.map((pool) => cacheTokens ?? (Number.isNaN(pool) ? fallback : pool)),
@@ -330,7 +346,9 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       maxQueued,
       maxContext,
       // at the oldest snapshot's time every published rank is fresh
-      freshMax: freshMax(ledger, oldestTimestamp, staleAfter)
+      freshMax: freshMax(ledger, oldestTimestamp, staleAfter),
+      slotCaps,
+      anyCap: slotCaps.some((c) => c !== Number.POSITIVE_INFINITY)
     }
   }
 
@@ -498,7 +516,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       matchScratch
     )
     const fm =
-      decodeWeight > 0 || slotCap !== undefined
+      decodeWeight > 0 || priced.anyCap
         ? allFresh
           ? priced.freshMax
           : freshMax(ledger, now, staleAfter)
@@ -560,7 +578,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
           score += decodeWeight * ((decoding + 1) * dReq + (context + input) * dCtx)
         }
         // with this request, the rank holds `requests + 1`: each beyond the cap waits for a slot
-        if (slotCap !== undefined && requests >= slotCap) score += slotWait * (requests + 1 - slotCap)
+        const rankCap = priced.slotCaps[r]!
+        if (requests >= rankCap) score += slotWait * (requests + 1 - rankCap)
       }
       scores[r] = score
       const healthy = ledger.healthy[r]

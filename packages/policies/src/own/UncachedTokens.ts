@@ -69,16 +69,6 @@ export interface UncachedTokensPolicy extends Policy<UncachedTokensState> {
 }
 
 /**
- * How much of rank `r`'s load is unknown (its counts 4, its KV usage 2, its waiting uncached tokens
- * 1): on a tie the lower level wins, so an unknown load never beats a better-known one.
- */
-const levelOf = (state: LedgerState, r: number): number => {
-  const row = state.snapshots[r]
-  const uncached = row === undefined || row.unknown !== undefined ? undefined : row.numWaitingUncachedTokens
-  return 2 * unknownLevel(state, r) + (uncached === undefined ? 1 : 0)
-}
-
-/**
  * Build loadledger's uncached-token policy (`uncached-tokens`).
  *
  * **What it optimises**: the prefill work the group must still do after admission. A request
@@ -211,7 +201,7 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
       if (
         best < 0 ||
         score < bestScore ||
-        (score === bestScore && levelOf(state, r) < levelOf(state, best))
+        (score === bestScore && unknownLevel(state, r) < unknownLevel(state, best))
       ) {
         best = r
         bestScore = score

@@ -21,6 +21,8 @@ import { busiestKnown, busiestKv, withKv } from "./internal/unknownRows.js"
 import type { VllmClientOptions, VllmEngineRow, VllmLbState } from "./VllmLb.js"
 import * as VllmLb from "./VllmLb.js"
 
+const isCountValue = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x) && x >= 0
+
 /**
  * Options of `makeVllmLb`. `clientCount` / `clientIndex` are upstream's (API-server processes and
  * this one's index). The rest are **beyond upstream** and off by default:
@@ -238,8 +240,11 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
           rejected.push(r)
           continue
         }
-        const waiting = l.unknown === undefined ? l.numWaitingReqs : undefined
-        const running = l.unknown === undefined ? l.numRunningReqs : undefined
+        // a count that is not a finite non-negative number is no count: the row is unknown
+        const waiting =
+          l.unknown === undefined && isCountValue(l.numWaitingReqs) ? l.numWaitingReqs : undefined
+        const running =
+          l.unknown === undefined && isCountValue(l.numRunningReqs) ? l.numRunningReqs : undefined
         at[r] = l.timestamp ?? now
         if (waiting !== undefined && running !== undefined) {
           rows[r] = [waiting, running, l.kvCacheUsage]

@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import { malformedRow } from "../../internal/malformedRow.js"
 import type { RankLoad } from "../../Policy.js"
 import type { RankView } from "../RankView.js"
 import { isCount, type LedgerState } from "./InflightCharges.js"
@@ -55,9 +56,10 @@ const ownOrBusiest = (x: number | undefined, busiest: number): number =>
 
 /**
  * The base `[requests, tokens, waiting]` of a rank whose load is unknown (an `unknown` row, a row
- * missing a count, or never published): each field it reported, and for each field it did not the
- * busiest known value (see {@link FreshMax}), so it is never less busy than a known rank would be
- * in its place; when its row is stale (or it never published), at least the busiest fresh base as
+ * missing a count, a malformed row, or never published): each field a partial row reported, and
+ * for each field it did not (every field of a malformed row, see {@link malformedRow}) the busiest
+ * known value (see {@link FreshMax}), so it is never less busy than a known rank would be in its
+ * place; when its row is stale (or it never published), at least the busiest fresh base as
  * for a stale rank. With no known rank at all, an unreported field counts 0 (every rank is unknown).
  *
  * @internal
@@ -68,7 +70,7 @@ export const unknownBase = (
   now: number,
   staleAfterSeconds: number
 ): readonly [number, number, number] => {
-  const known = row !== undefined && row.unknown === undefined
+  const known = row !== undefined && row.unknown === undefined && !malformedRow(row)
   const running = ownOrBusiest(known ? row.numRunningReqs : undefined, fm.knownRunning)
   const waiting = ownOrBusiest(known ? row.numWaitingReqs : undefined, fm.knownWaiting)
   const tokens = ownOrBusiest(known ? row.numTotalTokens : undefined, fm.knownTokens)

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { malformedRow } from "../../internal/malformedRow.js"
 import type { RankLoad } from "../../Policy.js"
 import { freeKvTokens } from "./FreeKv.js"
 
@@ -81,7 +82,7 @@ export const rankDemand = (
   const freeKv: Array<number> = []
   for (let r = 0; r < n; r++) {
     const row = rows[r]
-    const reported = row !== undefined && row.unknown === undefined
+    const reported = row !== undefined && row.unknown === undefined && !malformedRow(row)
     const total = reported && isCount(row.numTotalTokens) ? row.numTotalTokens : maxTotal
     const u = used[r]!
     const uncached = reported && isCount(row.numWaitingUncachedTokens) ? row.numWaitingUncachedTokens : -1

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { malformedRow } from "../../internal/malformedRow.js"
 import type { RankLoad } from "../../Policy.js"
 import type { VllmEngineRow } from "../VllmLb.js"
 
@@ -35,7 +36,8 @@ export const busiestKnown = (
   if (flagged.length === 0) return undefined
   if (waiting >= 0)
     for (const u of flagged) {
-      const own = u.unknown === undefined ? u : undefined
+      // a partial row keeps what it reported; a malformed one (a count that is no count) nothing
+      const own = u.unknown === undefined && !malformedRow(u) ? u : undefined
       rows[u.dpRank] = [
         own?.numWaitingReqs ?? waiting,
         own?.numRunningReqs ?? running,
