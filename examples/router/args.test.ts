@@ -66,6 +66,14 @@ describe("the example router's arguments", () => {
     })
   })
 
+  it("--require is the router's requiredFields; absent, the router's per-source default applies", () => {
+    const w = ["--worker", "http://h:1", "--source", "vllm-metrics"]
+    expect(parseRouterArgs(w)).toMatchObject({ source: "vllm-metrics", requiredFields: undefined })
+    expect(parseRouterArgs([...w, "--require", "numRunningReqs,kvCacheUsage"])).toMatchObject({
+      requiredFields: ["numRunningReqs", "kvCacheUsage"]
+    })
+  })
+
   it("main.ts ends with one line and exit 2 on a bad flag, exit 1 on a port in use", async () => {
     const main = fileURLToPath(new URL("./main.ts", import.meta.url))
     const run = (args: Array<string>) =>

@@ -16,7 +16,8 @@ export interface RouterArgs {
   readonly intervalMs: number
   readonly timeoutMs: number
   readonly staleMs: number
-  readonly requiredFields: ReadonlyArray<LoadField>
+  /** `--require`; absent: the library's default for the source kind (`sourceRequiredFields`). */
+  readonly requiredFields: ReadonlyArray<LoadField> | undefined
   readonly replicas: number
   readonly replicaIndex: number
   readonly connectTimeoutMs: number
@@ -176,13 +177,9 @@ export const parseRouterArgs = (
   if (n["replica-index"]! >= n.replicas!)
     return { error: `--replica-index must be below --replicas (${n.replicas}), got ${n["replica-index"]}` }
   const source = s("source") as SourceKind
-  const required = (
-    (values.require as string | undefined) ??
-    (source === "vllm-metrics" || source === "sglang-metrics"
-      ? "numRunningReqs,numWaitingReqs"
-      : "numRunningReqs,numWaitingReqs,numTotalTokens")
-  ).split(",")
-  for (const f of required)
+  // absent: the router's default, what the source kind publishes (`sourceRequiredFields`)
+  const required = (values.require as string | undefined)?.split(",")
+  for (const f of required ?? [])
     if (!fields.includes(f as LoadField)) return { error: `--require takes ${fields.join(", ")}, got "${f}"` }
   return {
     workers,
@@ -194,7 +191,7 @@ export const parseRouterArgs = (
     intervalMs: n["interval-ms"]!,
     timeoutMs: n["timeout-ms"]!,
     staleMs: n["stale-ms"]!,
-    requiredFields: required as Array<LoadField>,
+    requiredFields: required as Array<LoadField> | undefined,
     replicas: n.replicas!,
     replicaIndex: n["replica-index"]!,
     connectTimeoutMs: n["connect-timeout-ms"]!,

@@ -41,7 +41,9 @@ export type UnknownReason =
 
 /**
  * How to judge ranks. `staleAfterSeconds`: data older than this is unknown. `requiredFields`: a row
- * missing any of them is unknown. `ageClock`: `"publisher-change"` ages a rank from the last time
+ * missing any of them is unknown. `requiredFieldsByWorker` (optional): per worker URL, the fields
+ * that worker's rows must have instead of `requiredFields` (`makeRouter` fills it from each
+ * source's `kind`, see `sourceRequiredFields`). `ageClock`: `"publisher-change"` ages a rank from the last time
  * its publisher's `timestamp` changed (a frozen publisher goes stale once a row received more than
  * `staleAfterSeconds` after that change still carries it; a rank not heard at all for twice the
  * bound is stale too), `"receipt"` from the last time a row arrived.
@@ -52,6 +54,7 @@ export type UnknownReason =
 export interface StatusOptions {
   readonly staleAfterSeconds: number
   readonly requiredFields: ReadonlyArray<LoadField>
+  readonly requiredFieldsByWorker?: ReadonlyMap<string, ReadonlyArray<LoadField>> | undefined
   readonly ageClock: "publisher-change" | "receipt"
 }
 
@@ -228,7 +231,7 @@ const judge = (
   if (row.unknown !== undefined)
     return { ...identity, condition: "unknown", reason: "rejected-row", row: unknownRow(row.unknown) }
   let missing: Array<LoadField> | undefined
-  for (const f of options.requiredFields) {
+  for (const f of options.requiredFieldsByWorker?.get(e.workerUrl) ?? options.requiredFields) {
     if (row[f] !== undefined) continue
     if (missing === undefined) missing = []
     missing.push(f)

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import type { Policy } from "@loadledger/policies"
+import { checkNow, type Policy } from "@loadledger/policies"
 import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Result } from "effect"
 import {
@@ -22,10 +22,15 @@ import {
 } from "./LastHeard.js"
 import { type PolicyView, refreshView, viewRow } from "./PolicyView.js"
 import { type LoadField, type RankStatus, rankStatus, type StatusOptions } from "./RankStatus.js"
+import { type SourceKind, sourceRequiredFields } from "./Source.js"
 
 /**
  * How the router judges ranks. `staleAfterSeconds`: the staleness bound. `requiredFields`: fields
- * the policy reads; a row missing one is unknown (default: running, waiting, total tokens).
+ * every row must have to be known (a row missing one is `unknown(missing-field)`); when given it
+ * applies to every worker. When absent, each worker's default is what its source publishes
+ * (`sourceRequiredFields(kind)`: running and waiting counts for `vllm-metrics` and
+ * `sglang-metrics`, plus `numTotalTokens` for `sglang-v1-loads` and `sglang-get-load`), and a worker
+ * given without a `kind` requires running, waiting and total tokens.
  * `ageClock`: see `StatusOptions`. `clientCount` / `clientIndex`: how many router replicas share
  * these engines and which one this is (vLLM's front-end `client_count` / `client_index`); they
  * shape the in-flight fallback (see `route`). Pass the same numbers to the policy (the registry's
@@ -76,6 +81,9 @@ export interface RouterState<S> {
 
 /**
  * A fresh router for `workers` (each physical worker expands to `dpSize` ranks) and one policy.
+ * A worker may carry its source `kind` (a `SourceSpec` does): without an explicit
+ * `options.requiredFields`, its rows must then hold the fields that kind publishes
+ * (`sourceRequiredFields`), else running, waiting and total tokens.
  *
  * @example
  * ```ts
@@ -84,6 +92,8 @@ export interface RouterState<S> {
  * const r = makeRouter(totalRequests, [{ url: "http://127.0.0.1:30000", dpSize: 4 }], { staleAfterSeconds: 2 })
  * r.inflightPerRank // => [0, 0, 0, 0]
  * r.view.members // => []
+ * const v = makeRouter(totalRequests, [{ url: "http://h:8000", dpSize: 2, kind: "vllm-metrics" }], { staleAfterSeconds: 2 })
+ * v.status.requiredFieldsByWorker?.get("http://h:8000") // => ["numRunningReqs", "numWaitingReqs"]
  * ```
  *
  * @category constructors
@@ -91,7 +101,7 @@ export interface RouterState<S> {
  */
 export const makeRouter = <S>(
   policy: Policy<S>,
-  workers: ReadonlyArray<WorkerSpec>,
+  workers: ReadonlyArray<WorkerSpec & { readonly kind?: SourceKind | undefined }>,
   options: RouterOptions
 ): RouterState<S> => {
   const heard = makeLastHeard(workers)
@@ -103,6 +113,8 @@ export const makeRouter = <S>(
     status: {
       staleAfterSeconds: options.staleAfterSeconds,
       requiredFields: options.requiredFields ?? ["numRunningReqs", "numWaitingReqs", "numTotalTokens"],
+      // an explicit list wins for every worker; otherwise each worker requires what its source publishes
+      requiredFieldsByWorker: options.requiredFields === undefined ? requiredByKind(workers) : undefined,
       ageClock: options.ageClock ?? "publisher-change"
     },
     heard,
@@ -116,11 +128,25 @@ export const makeRouter = <S>(
   }
 }
 
+const requiredByKind = (
+  workers: ReadonlyArray<WorkerSpec & { readonly kind?: SourceKind | undefined }>
+): ReadonlyMap<string, ReadonlyArray<LoadField>> | undefined => {
+  const out = new Map<string, ReadonlyArray<LoadField>>()
+  for (const w of workers) if (w.kind !== undefined) out.set(w.url, sourceRequiredFields(w.kind))
+  return out.size > 0 ? out : undefined
+}
+
 /**
  * Fold one poll of worker `url` (decoded rows, or the failure) into the router: the ledger is
  * updated (`mode` as in `recordRows`); when the set of usable ranks is unchanged, the worker's
  * known rows are handed to `policy.observe` (indexed in the view), otherwise the view is rebuilt.
  * Unknown and unhealthy ranks never reach the policy (it never sees an invented 0 for them).
+ *
+ * **Bad time**: a `now` that is not a finite number (`NaN`, `±Infinity`: the inputs the policies'
+ * `checkNow` refuses) makes `applyPoll` ignore the whole poll and return `state` itself, as every
+ * policy's `observe` does with such a `now` (it cannot return an error). Nothing is recorded, so the
+ * worker's ranks age as if the poll never came; `route` at such a `now` is a `RouterError`
+ * `InvalidInput` with `field: "now"`.
  *
  * @example
  * ```ts
@@ -131,6 +157,7 @@ export const makeRouter = <S>(
  * r = applyPoll(r, "u", Result.succeed([{ dpRank: 0, timestamp: 0, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }]), 0)
  * statuses(r, 0).map((s) => s.condition) // => ["known", "unknown"]
  * r.view.members // => [0]
+ * applyPoll(r, "u", Result.succeed([{ dpRank: 1, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), Number.NaN) === r // => true
  * ```
  *
  * @category combinators
@@ -143,6 +170,7 @@ export const applyPoll = <S>(
   now: number,
   mode: "replace" | "merge" = "replace"
 ): RouterState<S> => {
+  if (checkNow(now) !== undefined) return state
   const heard = Result.isFailure(polled)
     ? recordFailure(state.heard, url, polled.failure, now)
     : recordRows(state.heard, url, polled.success, now, mode)
@@ -159,7 +187,9 @@ export const applyPoll = <S>(
 
 /**
  * Eject worker `url` for `holdSeconds` from `now` (see `eject`): its ranks leave the view at once
- * and stay out until the hold ends, even while its polls succeed.
+ * and stay out until the hold ends, even while its polls succeed. A `now` that is not a finite
+ * number, or a `holdSeconds` that is `NaN`, is ignored like `applyPoll`'s bad `now`: `state` itself
+ * comes back (`holdSeconds: Infinity` ejects for good).
  *
  * @example
  * ```ts
@@ -185,6 +215,7 @@ export const ejectWorker = <S>(
   message: string,
   now: number
 ): RouterState<S> => {
+  if (checkNow(now) !== undefined || Number.isNaN(holdSeconds)) return state
   const heard = eject(state.heard, url, now + holdSeconds, message)
   const next = { ...state, heard }
   return { ...next, view: refreshView(next.policy, next.view, rankStatus(heard, now, state.status), now) }

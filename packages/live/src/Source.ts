@@ -5,6 +5,7 @@
  */
 import type { LedgerKind } from "@loadledger/schema"
 import type { WorkerSpec } from "./LastHeard.js"
+import type { LoadField } from "./RankStatus.js"
 
 /**
  * The load endpoints the live router polls:
@@ -35,11 +36,17 @@ export interface SourceSpec extends WorkerSpec {
   readonly path?: string | undefined
 }
 
-const endpoint: Record<SourceKind, { readonly path: string; readonly decode: LedgerKind }> = {
-  "sglang-v1-loads": { path: "/v1/loads", decode: "v1-loads" },
-  "sglang-get-load": { path: "/get_load", decode: "get-load" },
-  "sglang-metrics": { path: "/metrics", decode: "sglang-metrics" },
-  "vllm-metrics": { path: "/metrics", decode: "vllm-metrics" }
+const counts: ReadonlyArray<LoadField> = ["numRunningReqs", "numWaitingReqs"]
+const countsAndTokens: ReadonlyArray<LoadField> = ["numRunningReqs", "numWaitingReqs", "numTotalTokens"]
+
+const endpoint: Record<
+  SourceKind,
+  { readonly path: string; readonly decode: LedgerKind; readonly required: ReadonlyArray<LoadField> }
+> = {
+  "sglang-v1-loads": { path: "/v1/loads", decode: "v1-loads", required: countsAndTokens },
+  "sglang-get-load": { path: "/get_load", decode: "get-load", required: countsAndTokens },
+  "sglang-metrics": { path: "/metrics", decode: "sglang-metrics", required: counts },
+  "vllm-metrics": { path: "/metrics", decode: "vllm-metrics", required: counts }
 }
 
 /**
@@ -71,3 +78,38 @@ export const sourceUrl = (s: SourceSpec): string =>
  * @since 0.1.0
  */
 export const sourceDecodeKind = (s: SourceSpec): LedgerKind => endpoint[s.kind].decode
+
+/**
+ * The load fields a source of this kind publishes for every rank: what the router requires of its
+ * rows by default (a row missing one is `unknown(missing-field)`), so a rank is never judged by a
+ * field its engine cannot send.
+ *
+ * - `sglang-v1-loads`, `sglang-get-load`: `numRunningReqs`, `numWaitingReqs`, `numTotalTokens`
+ *   (`/v1/loads` `num_running_reqs` / `num_waiting_reqs` / `num_total_tokens`; `/get_load`
+ *   `num_reqs` minus `num_waiting_reqs`, `num_waiting_reqs`, `num_tokens`): sgl-project/sglang
+ *   `python/sglang/srt/managers/load_snapshot.py` @ 025177e4c5b29b64f80609fd1e70c9bb1b59979c and
+ *   `python/sglang/srt/entrypoints/http_server.py` (`/get_load`).
+ * - `sglang-metrics`: `numRunningReqs`, `numWaitingReqs` (`sglang:num_running_reqs`,
+ *   `sglang:num_queue_reqs`); SGLang's collector publishes `sglang:num_used_tokens` but no total
+ *   token count (sgl-project/sglang `python/sglang/srt/metrics/collector.py`).
+ * - `vllm-metrics`: `numRunningReqs`, `numWaitingReqs` (`vllm:num_requests_running`,
+ *   `vllm:num_requests_waiting`, the counts vLLM's own DP balancer reads); vLLM publishes no token
+ *   totals (vllm-project/vllm `vllm/v1/metrics/loggers.py`). `kvCacheUsage` is decoded when sent
+ *   but not required (V0 servers name it `vllm:gpu_cache_usage_perc`).
+ *
+ * **When to use**: to see or reuse the router's default; an explicit `requiredFields` router option
+ * replaces it for every worker (for instance `["numTotalTokens"]` for a token policy on SGLang).
+ * A policy that reads a field the source does not publish (`total-tokens` on vLLM) gets rows
+ * without it and treats them as its docstring says.
+ *
+ * @example
+ * ```ts
+ * import { sourceRequiredFields } from "@loadledger/live"
+ * sourceRequiredFields("vllm-metrics") // => ["numRunningReqs", "numWaitingReqs"]
+ * sourceRequiredFields("sglang-v1-loads") // => ["numRunningReqs", "numWaitingReqs", "numTotalTokens"]
+ * ```
+ *
+ * @category getters
+ * @since 0.3.0
+ */
+export const sourceRequiredFields = (kind: SourceKind): ReadonlyArray<LoadField> => endpoint[kind].required

@@ -3,6 +3,7 @@
  * faults, the poller, the decode worker, and the proxy exercised through real sockets.
  */
 import { once } from "node:events"
+import { readFileSync } from "node:fs"
 import { createServer, request as httpRequest } from "node:http"
 import { totalRequests, totalTokens } from "@loadledger/policies"
 import { encodeLoadStatFrame } from "@loadledger/schema"
@@ -164,16 +165,44 @@ describe("polling real payloads", () => {
     const w = await worker({
       loads: { _tag: "file", path: payload("vllm_metrics_qwen25coder32b__production_stack_issue318.prom") }
     })
-    const r = live({
-      sources: [src(w, { kind: "vllm-metrics" })],
-      staleAfterSeconds: 5,
-      ageClock: "receipt",
-      requiredFields: ["numRunningReqs", "numWaitingReqs"]
-    })
+    // no requiredFields: a vllm-metrics source requires the request counts it publishes, not tokens
+    const r = live({ sources: [src(w, { kind: "vllm-metrics" })], staleAfterSeconds: 5, ageClock: "receipt" })
     await r.ready
     const s = r.ranks()[0]!
     expect(s.condition).toBe("known")
     expect(s.row).toMatchObject({ numRunningReqs: 0, numWaitingReqs: 0, kvCacheUsage: 0 })
+  })
+
+  it("the default live router on real vLLM /metrics routes by the policy; an explicit requiredFields still wins", async () => {
+    const single = await worker({
+      loads: { _tag: "file", path: payload("vllm_metrics_qwen25coder32b__production_stack_issue318.prom") }
+    })
+    // vLLM #48808 pasted two time points; the first (4 engines x 8 running, 0 waiting) is complete
+    const pasted = readFileSync(payload("vllm_metrics_dp4_engine_imbalance__vllm_issue48808.prom"), "utf8")
+    const dp4 = await worker({
+      loads: { _tag: "body", body: pasted.slice(0, pasted.indexOf("# 2026-05-28 13:00:26")) }
+    })
+    const sources = [src(dp4, { kind: "vllm-metrics", dpSize: 4 }), src(single, { kind: "vllm-metrics" })]
+    const r = live({ sources, staleAfterSeconds: 5, ageClock: "receipt" })
+    await r.ready
+    expect(r.ranks().map((s) => [s.condition, s.row.numRunningReqs])).toEqual([
+      ["known", 8],
+      ["known", 8],
+      ["known", 8],
+      ["known", 8],
+      ["known", 0]
+    ])
+    const d = r.route({ requestId: "q1", inputLength: 512 })
+    expect(d._tag === "Decision" && [d.mode, d.fallbackReason, d.workerUrl]).toEqual([
+      "policy",
+      undefined,
+      single.url
+    ])
+    const strict = live({ sources, staleAfterSeconds: 5, requiredFields: ["numTotalTokens"] })
+    await strict.ready
+    expect(strict.ranks().map((s) => s.reason)).toEqual(Array(5).fill("missing-field"))
+    const f = strict.route({ requestId: "q1", inputLength: 512 })
+    expect(f._tag === "Decision" && [f.mode, f.fallbackReason]).toEqual(["fallback", "no-known-rank"])
   })
 
   it("S09 gauges declared with no samples, and an SGLang DP-8 /metrics without running counts: unknown, never zeros", async () => {
@@ -192,8 +221,7 @@ describe("polling real payloads", () => {
     })
     const r = live({
       sources: [src(v, { kind: "vllm-metrics" }), src(g, { kind: "sglang-metrics", dpSize: 8 })],
-      staleAfterSeconds: 5,
-      requiredFields: ["numRunningReqs", "numWaitingReqs"]
+      staleAfterSeconds: 5
     })
     await r.ready
     const ranks = r.ranks()
@@ -328,10 +356,10 @@ describe("polling real payloads", () => {
 
   it("LoadStat frames fill only the rank they name; stale sequence numbers are dropped", async () => {
     const w = await worker({ loads: { _tag: "hang" } })
+    // a /v1/loads source requires tokens by default; a frame carries none, and its rank is known anyway
     const r = live({
       sources: [src(w, { dpSize: 2, intervalMs: 10_000, timeoutMs: 50 })],
-      staleAfterSeconds: 5,
-      requiredFields: ["numRunningReqs", "numWaitingReqs"]
+      staleAfterSeconds: 5
     })
     await r.ready // the poll timed out: both ranks unhealthy
     const stat = {
@@ -350,6 +378,25 @@ describe("polling real payloads", () => {
     expect(r.ranks()[1]?.row.numRunningReqs).toBe(3)
     r.ingestLoadStatFrame(w.url, encodeLoadStatFrame(6n, { ...stat, numRunningReqs: 0, attnDpRank: 0 }))
     expect(r.ranks().map((s) => s.row.numRunningReqs)).toEqual([0, 3])
+  })
+
+  it("LoadStat frames into a router with an explicit requiredFields are judged by it", async () => {
+    const w = await worker({ loads: { _tag: "hang" } })
+    const r = live({
+      sources: [src(w, { intervalMs: 10_000, timeoutMs: 50 })],
+      staleAfterSeconds: 5,
+      requiredFields: ["numRunningReqs", "numTotalTokens"]
+    })
+    await r.ready
+    const stat = {
+      numRunningReqs: 3,
+      numWaitingReqs: 1,
+      numTokens: 640,
+      maxTotalNumTokens: 4096,
+      attnDpRank: 0
+    }
+    r.ingestLoadStatFrame(w.url, encodeLoadStatFrame(1n, stat))
+    expect(r.ranks().map((s) => [s.condition, s.missing])).toEqual([["unknown", ["numTotalTokens"]]])
   })
 
   it("garbage is a decode failure per worker: the rank is unknown and the failure is counted", async () => {

@@ -1,6 +1,12 @@
-/** The README's Usage block, run against a loopback test worker instead of a real SGLang server. */
+/**
+ * The README's Usage block, run against a loopback test worker instead of a real SGLang server; and
+ * its further ```ts blocks (the pure core), run and type-checked with their `// =>` checks as they
+ * stand (the examples test covers the first block only).
+ */
+import { readFileSync } from "node:fs"
 import { findPolicy } from "@loadledger/policies"
 import { expect, it } from "vitest"
+import { type DocExample, runExample, typecheckExamples } from "../../../test-support/docExamples.js"
 import { startLiveRouter } from "../src/index.js"
 import { startFakeEngine as startFakeWorker } from "../src/testing/index.js"
 
@@ -28,4 +34,18 @@ it("README usage", async () => {
   } finally {
     await worker.close()
   }
+})
+
+it("README pure-core block runs and type-checks", async () => {
+  const file = new URL("../README.md", import.meta.url)
+  const text = readFileSync(file, "utf8")
+  const blocks: Array<DocExample> = [...text.matchAll(/```ts\n([\s\S]*?)```/g)].slice(1).map((m) => ({
+    name: "README.md pure core",
+    location: `README.md:${text.slice(0, m.index).split("\n").length + 1}`,
+    code: m[1]!,
+    file
+  }))
+  expect(blocks.length).toBe(1)
+  expect(typecheckExamples(blocks)).toEqual([])
+  for (const b of blocks) expect((await runExample(b)).checks).toBe(3)
 })
