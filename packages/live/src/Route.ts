@@ -6,7 +6,13 @@
  *
  * @since 0.1.0
  */
-import { checkInputLength, checkNow, type Explanation, type RouteRequest } from "@loadledger/policies"
+import {
+  checkInputLength,
+  checkNow,
+  checkRequestFields,
+  type Explanation,
+  type RouteRequest
+} from "@loadledger/policies"
 import { HashMap, Option } from "effect"
 import { type PolicyView, refreshView } from "./PolicyView.js"
 import type { RankStatus } from "./RankStatus.js"
@@ -120,8 +126,9 @@ const admit = <S>(
  *
  * 0. The request is checked where it enters: an `inputLength` that is no token count (a safe
  *    non-negative integer, `checkInputLength` of the policies), then a `now` that is not finite
- *    seconds (`checkNow`; e.g. a `clock` returning `NaN`), is a `RouterError` `InvalidInput` naming
- *    the field.
+ *    seconds (`checkNow`; e.g. a `clock` returning `NaN`), then a field not of its type (a
+ *    `prefixHashes` that is not an array of strings, ..., `checkRequestFields`), is a `RouterError`
+ *    `InvalidInput` naming the field.
  * 1. The view is brought up to date (a rank that went stale since the last poll leaves it).
  * 2. When the view has ranks, the policy decides among them (their rows as decoded); its choice is
  *    final. `routedDpRank` is a global rank index: it must be in the view (`InvalidRoutedRank`).
@@ -161,7 +168,7 @@ export const route = <S>(
   now: number
 ): { readonly _tag: "Routed"; readonly state: RouterState<S>; readonly decision: Decision } | RouterError => {
   // the boundary where a request enters: one check (policies' shared rule), inner code trusts it
-  const bad = checkInputLength(request.inputLength) ?? checkNow(now)
+  const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
   if (bad !== undefined) return routerError("InvalidInput", bad.message, { field: bad.field })
   if (HashMap.has(state.inflight, request.requestId)) {
     return routerError("DuplicateRequestId", `request ${request.requestId} is already in flight`, {

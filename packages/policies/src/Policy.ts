@@ -39,7 +39,8 @@ export type { RankLoad }
 /**
  * A request to place. `inputLength` is the prompt length in tokens, a token count
  * ({@link isTokenCount}); every policy's `route` refuses any other value with
- * {@link checkInputLength}'s error. `routedDpRank` pins the request
+ * {@link checkInputLength}'s error, and a field that is not of its type (from untyped callers) with
+ * {@link checkRequestFields}'s. `routedDpRank` pins the request
  * to a rank (it bypasses scoring, as upstream). `bootstrapRoom` is SGLang's PD bootstrap room, a
  * decimal string or bigint up to 2^64 (may be negative).
  *
@@ -147,7 +148,9 @@ export interface Policy<S> {
   /**
    * Place one request at time `now` (seconds). A request whose `inputLength` is not a token count
    * gets {@link checkInputLength}'s `InvalidInput` error from every policy, then a `now` that is not
-   * a finite number gets {@link checkNow}'s, pinned requests included (laws over the registry).
+   * a finite number gets {@link checkNow}'s, then a field not of its type (a `prefixHashes` that is
+   * not an array of strings, ...) gets {@link checkRequestFields}'s, pinned requests included (laws
+   * over the registry).
    */
   readonly route: (state: S, request: RouteRequest, now: number) => RouteResult<S>
   /** Requests that finished or were aborted (in-flight bookkeeping; a no-op for policies without it). */
@@ -267,3 +270,67 @@ export const checkNow = (now: number): PolicyError | undefined =>
   Number.isFinite(now)
     ? undefined
     : policyError("InvalidInput", `now must be finite seconds, got ${now}`, "now")
+
+/** What a request field that is not of its type is, for a message: `array`, `null` or its `typeof`. */
+const kindOf = (x: unknown): string => (Array.isArray(x) ? "array" : x === null ? "null" : typeof x)
+
+/**
+ * The one check of a request's other fields, by their types: `requestId` a string; `bootstrapRoom`
+ * absent, a string or a bigint (its value is the room policies' business); `sessionId` absent or a
+ * string; `prefixHashes` absent or an array of strings. `undefined` when all hold, else a
+ * `PolicyError` `InvalidInput` naming the first field at fault in that order (`prefixHashes[i]` for a
+ * hash that is not a string), so a request from untyped code (JSON, JavaScript) with
+ * `prefixHashes: "abc"` is refused instead of read as three one-letter hashes. Every policy's `route`
+ * runs it right after {@link checkInputLength} and {@link checkNow} (so a request bad there too gets
+ * their error first). Cost: a few `typeof` tests plus one loop over `prefixHashes`, O(blocks).
+ *
+ * **When to use**: at a boundary that accepts `RouteRequest`s from outside, or in a new policy's
+ * `route`.
+ *
+ * @example
+ * ```ts
+ * import { checkRequestFields } from "@loadledger/policies"
+ * checkRequestFields({ requestId: "a", inputLength: 3, prefixHashes: ["h0", "h1"] }) // => undefined
+ * const bad = { requestId: "a", inputLength: 3, prefixHashes: "abc" } as never
+ * checkRequestFields(bad)?.field // => "prefixHashes"
+ * checkRequestFields(bad)?.message
+ * // => "prefixHashes must be absent or an array of strings, got string"
+ * checkRequestFields({ requestId: "a", inputLength: 3, prefixHashes: ["h0", 7] } as never)?.field
+ * // => "prefixHashes[1]"
+ * ```
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const checkRequestFields = (request: RouteRequest): PolicyError | undefined => {
+  const { requestId, bootstrapRoom, sessionId, prefixHashes } = request
+  if (typeof requestId !== "string")
+    return policyError("InvalidInput", `requestId must be a string, got ${kindOf(requestId)}`, "requestId")
+  if (bootstrapRoom !== undefined && typeof bootstrapRoom !== "string" && typeof bootstrapRoom !== "bigint")
+    return policyError(
+      "InvalidInput",
+      `bootstrapRoom must be absent, a string or a bigint, got ${kindOf(bootstrapRoom)}`,
+      "bootstrapRoom"
+    )
+  if (sessionId !== undefined && typeof sessionId !== "string")
+    return policyError(
+      "InvalidInput",
+      `sessionId must be absent or a string, got ${kindOf(sessionId)}`,
+      "sessionId"
+    )
+  if (prefixHashes === undefined) return undefined
+  if (!Array.isArray(prefixHashes))
+    return policyError(
+      "InvalidInput",
+      `prefixHashes must be absent or an array of strings, got ${kindOf(prefixHashes)}`,
+      "prefixHashes"
+    )
+  for (let i = 0; i < prefixHashes.length; i++)
+    if (typeof prefixHashes[i] !== "string")
+      return policyError(
+        "InvalidInput",
+        `prefixHashes[${i}] must be a string, got ${kindOf(prefixHashes[i])}`,
+        `prefixHashes[${i}]`
+      )
+  return undefined
+}

@@ -7,6 +7,7 @@
 import {
   checkInputLength,
   checkNow,
+  checkRequestFields,
   type Explanation,
   type Policy,
   type PolicyError,
@@ -144,7 +145,7 @@ export const withKvAdmission = <S>(
     request: RouteRequest,
     now: number
   ): RouteResult<KvAdmissionState<S>> => {
-    const bad = checkInputLength(request.inputLength) ?? checkNow(now)
+    const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
     if (bad !== undefined) return bad
     const fits =
       request.routedDpRank === undefined ? kvFeasible(s.ledger, request.inputLength, usage) : undefined

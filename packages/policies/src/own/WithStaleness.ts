@@ -7,6 +7,7 @@
 import {
   checkInputLength,
   checkNow,
+  checkRequestFields,
   type Policy,
   policyError,
   type RankLoad,
@@ -183,7 +184,7 @@ export const withStaleness = <S>(
     request: RouteRequest,
     now: number
   ): RouteResult<StalenessState<S>> => {
-    const bad = checkInputLength(request.inputLength) ?? checkNow(now)
+    const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
     if (bad !== undefined) return bad
     const out = policy.route(s.inner, request, now)
     if (out._tag !== "Routed") {

@@ -16,6 +16,7 @@ import { floorModRoom } from "../internal/floorModRoom.js"
 import { storeSnapshots } from "../internal/snapshotStore.js"
 import {
   checkInputLength,
+  checkRequestFields,
   type PolicyError,
   policyError,
   type RankLoad,
@@ -284,8 +285,9 @@ export interface Scheduled {
  * - `TOTAL_REQUESTS` / `TOTAL_TOKENS`: {@link DpBudget.dispatch} with 0 / `inputLength` tokens.
  *
  * Every method first checks `inputLength` ({@link checkInputLength}: a `PolicyError` `InvalidInput`
- * when it is not a token count, pinned requests included), a loadledger addition: upstream's
- * tokenized requests always carry a whole number of tokens.
+ * when it is not a token count, pinned requests included), then the other fields' types
+ * ({@link checkRequestFields}), loadledger additions: upstream's tokenized requests always carry a
+ * whole number of tokens and typed fields.
  *
  * Status is ignored by every method except `ROUND_ROBIN`, as upstream.
  *
@@ -301,7 +303,7 @@ export interface Scheduled {
  * @since 0.1.0
  */
 export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled | PolicyError => {
-  const bad = checkInputLength(req.inputLength)
+  const bad = checkInputLength(req.inputLength) ?? checkRequestFields(req)
   if (bad !== undefined) return bad
   const n = state.dpSize
   if (req.routedDpRank !== undefined) {

@@ -16,6 +16,7 @@ import { storeSnapshots } from "../internal/snapshotStore.js"
 import {
   checkInputLength,
   checkNow,
+  checkRequestFields,
   type Explanation,
   isTokenCount,
   type Policy,
@@ -61,9 +62,9 @@ const routeGeneric = (
   request: RouteRequest,
   now: number
 ): RouteResult<DpController.DpControllerState> => {
-  // every policy's two first checks, inputLength's error first; a bad inputLength alone is refused by
-  // DpController.schedule after the refresh, which it consumes (as upstream), so it is checked here
-  // only when `now` is bad too
+  // every policy's first checks, inputLength's error first, then now's, then checkRequestFields'; a
+  // bad inputLength or field alone is refused by DpController.schedule after the refresh, which it
+  // consumes (as upstream), so inputLength is checked here only when `now` is bad too
   const badNow = checkNow(now)
   if (badNow !== undefined) return checkInputLength(request.inputLength) ?? badNow
   let before = state
@@ -93,7 +94,7 @@ const routeTotalRequests = (
   request: RouteRequest,
   now: number
 ): RouteResult<DpController.DpControllerState> =>
-  (isTokenCount(request.inputLength)
+  (isTokenCount(request.inputLength) && checkRequestFields(request) === undefined
     ? Charged.routeRequestsFast(state, request.routedDpRank, now, DpController.refreshIntervalSeconds)
     : undefined) ?? routeBudgetSlow("TOTAL_REQUESTS", state, request, now)
 
@@ -107,13 +108,15 @@ const routeTotalTokens = (
   request: RouteRequest,
   now: number
 ): RouteResult<DpController.DpControllerState> =>
-  Charged.routeTokensFast(
-    state,
-    request.routedDpRank,
-    request.inputLength,
-    now,
-    DpController.refreshIntervalSeconds
-  ) ?? routeBudgetSlow("TOTAL_TOKENS", state, request, now)
+  (checkRequestFields(request) === undefined
+    ? Charged.routeTokensFast(
+        state,
+        request.routedDpRank,
+        request.inputLength,
+        now,
+        DpController.refreshIntervalSeconds
+      )
+    : undefined) ?? routeBudgetSlow("TOTAL_TOKENS", state, request, now)
 
 /**
  * A budget method's route off its fast path: a plain state (converted, then routed again), a
@@ -136,7 +139,8 @@ const routeBudgetSlow = (
     request.routedDpRank !== undefined ||
     !Number.isFinite(now) ||
     !(state.dpSize > 0) ||
-    !isTokenCount(request.inputLength)
+    !isTokenCount(request.inputLength) ||
+    checkRequestFields(request) !== undefined
   )
     return routeGeneric(method, state, request, now)
   const refreshed = refreshDue(state, now)
@@ -153,7 +157,12 @@ const routeRoundRobin = (
   request: RouteRequest,
   now: number
 ): RouteResult<DpController.DpControllerState> => {
-  if (!Number.isFinite(now) || request.routedDpRank !== undefined || !isTokenCount(request.inputLength))
+  if (
+    !Number.isFinite(now) ||
+    request.routedDpRank !== undefined ||
+    !isTokenCount(request.inputLength) ||
+    checkRequestFields(request) !== undefined
+  )
     return routeGeneric("ROUND_ROBIN", state, request, now)
   const n = state.dpSize
   const status = state.status
@@ -195,7 +204,8 @@ const routeFollowBootstrapRoom = (
     request.routedDpRank !== undefined ||
     room === undefined ||
     !(state.dpSize > 0) ||
-    !isTokenCount(request.inputLength)
+    !isTokenCount(request.inputLength) ||
+    checkRequestFields(request) !== undefined
   )
     return routeGeneric("FOLLOW_BOOTSTRAP_ROOM", state, request, now)
   const rank = floorModRoom(room, state.dpSize)

@@ -10,6 +10,7 @@ import { packed } from "../internal/packed.js"
 import {
   checkInputLength,
   checkNow,
+  checkRequestFields,
   type Explanation,
   type Policy,
   type PolicyError,
@@ -271,7 +272,7 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
     },
     route: (state, request, now): RouteResult<VllmLbPolicyState> => {
       if (state.initError !== undefined) return state.initError
-      const bad = checkInputLength(request.inputLength) ?? checkNow(now)
+      const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
       if (bad !== undefined) return bad
       const lb = state.lb
       const unhealthy = state.unhealthy

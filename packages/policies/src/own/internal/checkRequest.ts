@@ -1,21 +1,30 @@
 /**
  * The checks every own policy's `route` runs first, in one order: ranks to route to, the prompt
- * length (the one rule, `checkInputLength`), the time (`checkNow`), then a pinned rank inside
+ * length (the one rule, `checkInputLength`), the time (`checkNow`), the other fields' types
+ * (`checkRequestFields`), then a pinned rank inside
  * `[0, dpSize)`.
  *
  * @internal
  */
-import { checkInputLength, checkNow, type PolicyError, policyError, type RouteRequest } from "../../Policy.js"
+import {
+  checkInputLength,
+  checkNow,
+  checkRequestFields,
+  type PolicyError,
+  policyError,
+  type RouteRequest
+} from "../../Policy.js"
 
 /**
- * `NoRanks` for `dpSize` 0, then `checkInputLength`'s `InvalidInput`, `checkNow`'s, then `InvalidRoutedRank`
+ * `NoRanks` for `dpSize` 0, then `checkInputLength`'s `InvalidInput`, `checkNow`'s,
+ * `checkRequestFields`', then `InvalidRoutedRank`
  * (upstream's `DP rank r is not active.`) for a `routedDpRank` that is not a rank; else `undefined`.
  *
  * @internal
  */
 export const checkRequest = (dpSize: number, request: RouteRequest, now: number): PolicyError | undefined => {
   if (dpSize === 0) return policyError("NoRanks", "the policy has no ranks")
-  const bad = checkInputLength(request.inputLength) ?? checkNow(now)
+  const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
   if (bad !== undefined) return bad
   const r = request.routedDpRank
   if (r !== undefined && (!Number.isInteger(r) || r < 0 || r >= dpSize))

@@ -6,7 +6,7 @@
 import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Option } from "effect"
 import type { Explanation, Policy, PolicyError, RouteRequest, RouteResult } from "../../Policy.js"
-import { checkInputLength, checkNow, policyError } from "../../Policy.js"
+import { checkInputLength, checkNow, checkRequestFields, policyError } from "../../Policy.js"
 import { type RngState, rngFromSeed, withDraws } from "../Draws.js"
 
 export interface Charge {
@@ -162,7 +162,7 @@ export const peerPolicy = <X>(spec: {
     return { ledger, extra: spec.onFinish === undefined ? s.extra : spec.onFinish(s.extra, released) }
   },
   route: (s, request, now): RouteResult<PeerState<X>> => {
-    const bad = checkInputLength(request.inputLength) ?? checkNow(now)
+    const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
     if (bad !== undefined) return bad
     if (!s.ledger.status.some((x) => x))
       return policyError("AllRanksUnavailable", "no healthy rank", "status")

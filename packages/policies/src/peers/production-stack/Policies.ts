@@ -6,7 +6,14 @@
  *
  * @since 0.2.0
  */
-import { checkInputLength, checkNow, policyError, type RouteRequest, type RouteResult } from "../../Policy.js"
+import {
+  checkInputLength,
+  checkNow,
+  checkRequestFields,
+  policyError,
+  type RouteRequest,
+  type RouteResult
+} from "../../Policy.js"
 import { blocksAsChunks } from "../internal/blocks.js"
 import { type Charges, charge, noCharges, release } from "../internal/charges.js"
 import { drawBelow } from "../internal/rng.js"
@@ -157,7 +164,7 @@ export const makePsPolicy = (
   }
   const route = (s: PsPolicyState, req: RouteRequest, now: number): RouteResult<PsPolicyState> => {
     if (s.healthy.length === 0) return policyError("NoRanks", "no ranks", "dpSize")
-    const bad = checkInputLength(req.inputLength) ?? checkNow(now)
+    const bad = checkInputLength(req.inputLength) ?? checkNow(now) ?? checkRequestFields(req)
     if (bad !== undefined) return bad
     const urls: Array<string> = []
     s.healthy.forEach((h, i) => {

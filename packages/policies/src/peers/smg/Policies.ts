@@ -9,6 +9,7 @@ import type { RankLoad } from "@loadledger/schema"
 import {
   checkInputLength,
   checkNow,
+  checkRequestFields,
   type Explanation,
   policyError,
   type RouteRequest,
@@ -183,7 +184,7 @@ export const makeSmgPolicy = (
   }
   const route = (s: SmgPolicyState, req: RouteRequest, now: number): RouteResult<SmgPolicyState> => {
     if (s.workers.length === 0) return policyError("NoRanks", "no ranks", "dpSize")
-    const bad = checkInputLength(req.inputLength) ?? checkNow(now)
+    const bad = checkInputLength(req.inputLength) ?? checkNow(now) ?? checkRequestFields(req)
     if (bad !== undefined) return bad
     if (name === "dp-min-token") return routeDp(s, req)
     const { out, seed, scores } = spec.select(s, req)
