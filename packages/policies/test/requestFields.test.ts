@@ -1,0 +1,170 @@
+// One rule for a request's other fields (issue: `prefixHashes: "abc"` routed silently, a string being
+// iterable with a `.length`): every registered policy, reference, own and peer alike, refuses a
+// `requestId`, `bootstrapRoom`, `sessionId` or `prefixHashes` not of its type with
+// `checkRequestFields`' error, pinned or not, right after the inputLength and now checks; valid
+// requests, edge values included, still route.
+import { describe, expect, it } from "vitest"
+import {
+  checkInputLength,
+  checkNow,
+  checkRequestFields,
+  type Policy,
+  policyEntries,
+  type RouteRequest,
+  withKvAdmission,
+  withStaleness
+} from "../src/index.js"
+import { errorOf, registryRequest, registryRows } from "./support/registryRequest.js"
+
+const rows = registryRows
+// the registry request with some fields replaced by what an untyped caller (JSON, JavaScript) sends
+const withFields = (fields: Record<string, unknown>, pin?: number, inputLength = 10): RouteRequest =>
+  ({ ...registryRequest(inputLength, pin), ...fields }) as RouteRequest
+
+// each bad request with the field its error must name
+const bad: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+  [{ prefixHashes: "abc" }, "prefixHashes"],
+  [{ prefixHashes: "" }, "prefixHashes"],
+  [{ prefixHashes: null }, "prefixHashes"],
+  [{ prefixHashes: { length: 2, 0: "a", 1: "b" } }, "prefixHashes"],
+  [{ prefixHashes: new Set(["a", "b"]) }, "prefixHashes"],
+  [{ prefixHashes: 7 }, "prefixHashes"],
+  [{ prefixHashes: [7] }, "prefixHashes[0]"],
+  [{ prefixHashes: ["a", "b", null] }, "prefixHashes[2]"],
+  [{ prefixHashes: ["a", ["b"]] }, "prefixHashes[1]"],
+  // a hole (sparse array) is no hash either
+  [{ prefixHashes: Object.assign(new Array<string>(2), { 1: "b" }) }, "prefixHashes[0]"],
+  [{ sessionId: 7 }, "sessionId"],
+  [{ sessionId: null }, "sessionId"],
+  [{ sessionId: ["s"] }, "sessionId"],
+  [{ bootstrapRoom: 7 }, "bootstrapRoom"],
+  [{ bootstrapRoom: null }, "bootstrapRoom"],
+  [{ bootstrapRoom: { room: "7" } }, "bootstrapRoom"],
+  [{ requestId: undefined }, "requestId"],
+  [{ requestId: 7 }, "requestId"],
+  [{ requestId: null }, "requestId"],
+  // several bad: the first in requestId, bootstrapRoom, sessionId, prefixHashes order
+  [{ requestId: 1, sessionId: 2, prefixHashes: "abc" }, "requestId"],
+  [{ sessionId: 2, prefixHashes: "abc" }, "sessionId"]
+]
+
+// valid, but smg/prefix-hash selects no worker without hashes (upstream's `no_tokens`), as before
+const noHashes: ReadonlyArray<Record<string, unknown>> = [{ prefixHashes: [] }, { prefixHashes: undefined }]
+
+// valid edge values: every one of these must still route, from every policy
+const good: ReadonlyArray<Record<string, unknown>> = [
+  {},
+  { prefixHashes: ["", "a", "a"] },
+  { prefixHashes: Array.from({ length: 1000 }, (_, i) => `h${i}`) },
+  { sessionId: "" },
+  { sessionId: undefined },
+  { requestId: "" },
+  { bootstrapRoom: 7n },
+  { bootstrapRoom: "-1" }
+]
+
+describe("checkRequestFields", () => {
+  it("names the field and says what it got", () => {
+    for (const [fields, field] of bad) {
+      const e = checkRequestFields(withFields(fields))
+      expect([e?._tag, e?.reason, e?.field], JSON.stringify(Object.keys(fields))).toEqual([
+        "PolicyError",
+        "InvalidInput",
+        field
+      ])
+    }
+    expect(checkRequestFields(withFields({ prefixHashes: "abc" }))?.message).toBe(
+      "prefixHashes must be absent or an array of strings, got string"
+    )
+    expect(checkRequestFields(withFields({ prefixHashes: ["a", null] }))?.message).toBe(
+      "prefixHashes[1] must be a string, got null"
+    )
+    expect(checkRequestFields(withFields({ sessionId: [] }))?.message).toBe(
+      "sessionId must be absent or a string, got array"
+    )
+    expect(checkRequestFields(withFields({ requestId: undefined }))?.message).toBe(
+      "requestId must be a string, got undefined"
+    )
+    for (const fields of [...good, ...noHashes])
+      expect(checkRequestFields(withFields(fields))).toBeUndefined()
+  })
+})
+
+describe("request fields: one rule over the registry", () => {
+  it("every registered policy refuses a field not of its type with checkRequestFields' error (after inputLength's and now's), pinned or not, and routes valid edge values", () => {
+    const seen: Array<string> = []
+    for (const entry of policyEntries()) {
+      const p = entry.make({})
+      const s = p.observe(p.init(4), rows, 1)
+      for (const [fields, field] of bad) {
+        for (const pin of [undefined, 0]) {
+          const req = withFields(fields, pin)
+          const out = p.route(s, req, 1.001)
+          const expected = errorOf(checkRequestFields(req))
+          expect(expected.field).toBe(field)
+          expect(errorOf(out), `${entry.name} ${field} pinned ${pin}`).toEqual(expected)
+        }
+        // a request also bad in inputLength or now gets that error, from every policy alike
+        expect(errorOf(p.route(s, withFields(fields, undefined, 1.5), 1.001)), `${entry.name} both`).toEqual(
+          errorOf(checkInputLength(1.5))
+        )
+        expect(errorOf(p.route(s, withFields(fields), Number.NaN)), `${entry.name} now`).toEqual(
+          errorOf(checkNow(Number.NaN))
+        )
+      }
+      for (const fields of good)
+        for (const pin of [undefined, 1])
+          expect(
+            p.route(s, withFields(fields, pin), 1.001)._tag,
+            `${entry.name} good #${good.indexOf(fields)} pinned ${pin}`
+          ).toBe("Routed")
+      for (const fields of noHashes) {
+        const out = p.route(s, withFields(fields), 1.001)
+        if (entry.name === "smg/prefix-hash")
+          expect(errorOf(out).reason, `${entry.name} no hashes`).toBe("AllRanksUnavailable")
+        else expect(out._tag, `${entry.name} no hashes`).toBe("Routed")
+      }
+      seen.push(entry.name)
+    }
+    expect(seen).toContain("round-robin")
+    expect(seen).toContain("follow-bootstrap-room")
+    expect(seen).toContain("smg/prefix-hash")
+    expect(seen).toContain("total-tokens")
+    expect(seen).toContain("vllm-kv-pressure")
+    expect(seen).toContain("ledger-balanced")
+    expect(seen).toContain("smg/dp-min-token")
+    expect(seen).toContain("production-stack/roundrobin")
+    expect(seen).toContain("llm-d/profile")
+    expect(seen.length).toBe(policyEntries().length)
+  })
+
+  it("a refused request leaves the next valid route as if it had not been made (no charge, no counter step)", () => {
+    for (const entry of policyEntries()) {
+      const p = entry.make({})
+      const s = p.observe(p.init(4), rows, 1)
+      const refused = p.route(s, withFields({ prefixHashes: "abc" }), 1.001)
+      // a policy that consumed a refresh before refusing reports that state (as for inputLength)
+      const after = (refused as { state?: unknown }).state ?? s
+      const direct = p.route(s, withFields({}), 1.001)
+      const next = p.route(after as typeof s, withFields({}), 1.001)
+      expect(next._tag === "Routed" && next.rank, entry.name).toBe(direct._tag === "Routed" && direct.rank)
+    }
+  })
+
+  it("withKvAdmission and withStaleness refuse it around a policy that never reads the fields", () => {
+    const anything: Policy<number> = {
+      name: "anything",
+      init: (n) => n,
+      observe: (s) => s,
+      route: (s) => ({ _tag: "Routed", rank: 0, state: s, explanation: {} }),
+      finish: (s) => s,
+      setStatus: (s) => s
+    }
+    for (const p of [withKvAdmission(anything), withStaleness(anything)] as ReadonlyArray<Policy<unknown>>) {
+      const s = p.observe(p.init(2), rows.slice(0, 2), 1)
+      for (const [fields, field] of bad)
+        expect(errorOf(p.route(s, withFields(fields), 1.001)).field, `${p.name} ${field}`).toBe(field)
+      expect(p.route(s, withFields({ prefixHashes: [] }), 1.001)._tag).toBe("Routed")
+    }
+  })
+})
