@@ -1,4 +1,4 @@
-import { findPolicy, totalRequests, totalTokens } from "@loadledger/policies"
+import { findPolicy, type RouteRequest, totalRequests, totalTokens } from "@loadledger/policies"
 import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Result } from "effect"
 import fc from "fast-check"
@@ -354,6 +354,31 @@ describe("the view the policy decides in", () => {
       }
     expect(placed(route(known, { requestId: "a", inputLength: 1 }, 0.5)).decision.mode).toBe("policy")
     expect(placed(route(none, { requestId: "a", inputLength: 1 }, -7)).decision.mode).toBe("fallback")
+  })
+
+  it("a request with a field not of its type (prefixHashes a string, ...) is InvalidInput naming it, after inputLength and now, on the policy and the fallback path alike", () => {
+    const none = makeRouter(totalTokens, [{ url: "u", dpSize: 2 }], { staleAfterSeconds: 1 })
+    const known = applyPoll(none, "u", ok([row(0, 0), row(1, 0)]), 0)
+    const bad = (fields: Record<string, unknown>, inputLength = 1) =>
+      ({ requestId: "a", inputLength, ...fields }) as RouteRequest
+    for (const r of [none, known]) {
+      for (const [fields, field] of [
+        [{ prefixHashes: "abc" }, "prefixHashes"],
+        [{ prefixHashes: ["a", 1] }, "prefixHashes[1]"],
+        [{ sessionId: 7 }, "sessionId"],
+        [{ bootstrapRoom: 7 }, "bootstrapRoom"],
+        [{ requestId: 7 }, "requestId"]
+      ] as const) {
+        const e = route(r, bad(fields), 0)
+        expect(e._tag === "RouterError" && [e.reason, e.field]).toEqual(["InvalidInput", field])
+      }
+      const both = route(r, bad({ prefixHashes: "abc" }, -1), 0)
+      expect(both._tag === "RouterError" && both.field).toBe("inputLength")
+      const late = route(r, bad({ prefixHashes: "abc" }), Number.NaN)
+      expect(late._tag === "RouterError" && late.field).toBe("now")
+    }
+    expect(placed(route(known, bad({ prefixHashes: ["a"], sessionId: "s" }), 0)).decision.mode).toBe("policy")
+    expect(placed(route(none, bad({ prefixHashes: [] }), 0)).decision.mode).toBe("fallback")
   })
 
   it("duplicate request ids are refused; finishing twice is a no-op", () => {

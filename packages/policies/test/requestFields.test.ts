@@ -96,13 +96,19 @@ describe("request fields: one rule over the registry", () => {
     for (const entry of policyEntries()) {
       const p = entry.make({})
       const s = p.observe(p.init(4), rows, 1)
+      const first = p.route(s, withFields({}), 1.001)
+      if (first._tag !== "Routed") throw new Error(`${entry.name} did not route`)
+      const warm = first.state
       for (const [fields, field] of bad) {
         for (const pin of [undefined, 0]) {
           const req = withFields(fields, pin)
-          const out = p.route(s, req, 1.001)
           const expected = errorOf(checkRequestFields(req))
           expect(expected.field).toBe(field)
-          expect(errorOf(out), `${entry.name} ${field} pinned ${pin}`).toEqual(expected)
+          // at the first route (a refresh due) and just after a valid one (SGLang's fast paths)
+          expect(errorOf(p.route(s, req, 1.001)), `${entry.name} ${field} pinned ${pin}`).toEqual(expected)
+          expect(errorOf(p.route(warm, req, 1.002)), `${entry.name} ${field} pinned ${pin} warm`).toEqual(
+            expected
+          )
         }
         // a request also bad in inputLength or now gets that error, from every policy alike
         expect(errorOf(p.route(s, withFields(fields, undefined, 1.5), 1.001)), `${entry.name} both`).toEqual(
