@@ -14,12 +14,12 @@ import { checkRequest } from "./internal/checkRequest.js"
 import { emptyTrie, fnv1a, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
 import {
+  displacesBest,
   type FreshMax,
   freshMax,
   isFresh,
   ledgerView,
-  unknownBase,
-  unknownLevel
+  unknownBase
 } from "./internal/LoadView.js"
 import { poolOf, type RankDemand, rankDemand } from "./internal/RankDemand.js"
 import {
@@ -586,22 +586,13 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       if (!healthy) continue
       // unknown is never attractive: on a tie a known rank beats one whose load is unknown
       if (healthy === true && demand.freeKv[r]! - clientCount * sr[o + PENDING_TOKENS]! >= input) {
-        if (
-          best < 0 ||
-          score < bestScore ||
-          (score === bestScore && unknownLevel(ledger, r) < unknownLevel(ledger, best))
-        ) {
+        if (displacesBest(ledger, r, score, best, bestScore)) {
           best = r
           bestScore = score
           bestQueue = queue
           bestCached = cached
         }
-      } else if (
-        best < 0 &&
-        (alt < 0 ||
-          score < altScore ||
-          (score === altScore && unknownLevel(ledger, r) < unknownLevel(ledger, alt)))
-      ) {
+      } else if (best < 0 && displacesBest(ledger, r, score, alt, altScore)) {
         alt = r
         altScore = score
         altQueue = queue

@@ -17,7 +17,7 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
-import { baseOf, freshMax, ledgerView, unknownLevel } from "./internal/LoadView.js"
+import { baseOf, displacesBest, freshMax, ledgerView } from "./internal/LoadView.js"
 import { emptyPrefixIndex, matchedBlocks, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
 import type { RankView } from "./RankView.js"
 
@@ -198,11 +198,7 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
       const score = Math.max(load, clientCount * s.inflightTokens[r]!) + cost
       scores[r] = score
       if (!state.healthy[r] || (fits !== undefined && !fits[r])) continue
-      if (
-        best < 0 ||
-        score < bestScore ||
-        (score === bestScore && unknownLevel(state, r) < unknownLevel(state, best))
-      ) {
+      if (displacesBest(state, r, score, best, bestScore)) {
         best = r
         bestScore = score
       }

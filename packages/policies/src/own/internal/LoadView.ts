@@ -107,6 +107,21 @@ export const baseOf = (
 export const unknownLevel = (state: LedgerState, r: number): number =>
   (Number.isNaN(state.snapTimestamp[r]!) ? 2 : 0) + (Number.isNaN(state.snapKv[r]!) ? 1 : 0)
 
+/**
+ * Whether rank `r` scoring `score` displaces the best so far (`best`, -1 for none, scoring
+ * `bestScore`): a lower score, or an equal one on a better-known load (unknown is never attractive).
+ *
+ * @internal
+ */
+export const displacesBest = (
+  state: LedgerState,
+  r: number,
+  score: number,
+  best: number,
+  bestScore: number
+): boolean =>
+  best < 0 || score < bestScore || (score === bestScore && unknownLevel(state, r) < unknownLevel(state, best))
+
 /** True when rank `r`'s snapshot is fresh at `now` (false when it never published or is unknown). @internal */
 export const isFresh = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
   now - state.snapTimestamp[r]! <= staleAfterSeconds
