@@ -5,6 +5,9 @@
  * `route(state, request, now) -> Routed | PolicyError`, `finish(state, requestIds, now) -> state`.
  * Time (`now`, seconds) is always an argument; randomness comes from a seed held in the state.
  *
+ * Over 300 lines: one concept, the contract, with the input rules every `route` applies first
+ * (`checkInputLength`, `checkNow`, `checkRequestFields`); about half is their docstrings and examples.
+ *
  * @since 0.1.0
  */
 

@@ -3,6 +3,8 @@
  * aibrix/*): upstream behaviour reproduced on purpose, each with a counterexample the registry
  * runner checks. Joined into `lawExceptions` (LawExceptions.ts).
  *
+ * Over 300 lines: one table (one entry per policy and law, most of it counterexample data).
+ *
  * @since 0.2.0
  */
 import type { RankLoad } from "@loadledger/policies"
