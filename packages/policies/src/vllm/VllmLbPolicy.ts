@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { HashMap } from "effect"
+import { isCount } from "../internal/counts.js"
 import { packed } from "../internal/packed.js"
 import {
   checkInputLength,
@@ -21,8 +22,6 @@ import { kvGuard, skipping, snapshotAges } from "./internal/beyondUpstream.js"
 import { busiestKnown, busiestKv, withKv } from "./internal/unknownRows.js"
 import type { VllmClientOptions, VllmEngineRow, VllmLbState } from "./VllmLb.js"
 import * as VllmLb from "./VllmLb.js"
-
-const isCountValue = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x) && x >= 0
 
 /**
  * Options of `makeVllmLb`. `clientCount` / `clientIndex` are upstream's (API-server processes and
@@ -242,10 +241,8 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
           continue
         }
         // a count that is not a finite non-negative number is no count: the row is unknown
-        const waiting =
-          l.unknown === undefined && isCountValue(l.numWaitingReqs) ? l.numWaitingReqs : undefined
-        const running =
-          l.unknown === undefined && isCountValue(l.numRunningReqs) ? l.numRunningReqs : undefined
+        const waiting = l.unknown === undefined && isCount(l.numWaitingReqs) ? l.numWaitingReqs : undefined
+        const running = l.unknown === undefined && isCount(l.numRunningReqs) ? l.numRunningReqs : undefined
         at[r] = l.timestamp ?? now
         if (waiting !== undefined && running !== undefined) {
           rows[r] = [waiting, running, l.kvCacheUsage]

@@ -7,6 +7,7 @@
  *
  * @internal
  */
+import { isCount } from "../../internal/counts.js"
 import { packed } from "../../internal/packed.js"
 import type { RankLoad, RouteRequest } from "../../Policy.js"
 import {
@@ -155,9 +156,6 @@ const withCharges = (
   owner,
   live
 })
-
-/** A finite non-negative number (a usable count or token total). @internal */
-export const isCount = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0
 
 /**
  * What a snapshot row means to the ledger: `"invalid"` (rank out of range, a timestamp that is

@@ -4,10 +4,10 @@
  *
  * @internal
  */
-import { malformedRow } from "../../internal/malformedRow.js"
+import { isCount, malformedRow } from "../../internal/counts.js"
 import type { RankLoad } from "../../Policy.js"
 import type { RankView } from "../RankView.js"
-import { isCount, type LedgerState } from "./InflightCharges.js"
+import type { LedgerState } from "./InflightCharges.js"
 
 /**
  * The busiest fresh base load at `now` (`requests < 0` when no rank is fresh), and per field the

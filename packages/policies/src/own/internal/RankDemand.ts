@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { malformedRow } from "../../internal/malformedRow.js"
+import { isCount, malformedRow } from "../../internal/counts.js"
 import type { RankLoad } from "../../Policy.js"
 import { freeKvTokens } from "./FreeKv.js"
 
@@ -24,8 +24,6 @@ export interface RankDemand {
   readonly pool: ReadonlyArray<number>
   readonly maxPool: number
 }
-
-const isCount = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0
 
 /** A rank's KV pool from its row, `undefined` when the row does not tell. @internal */
 export const poolOf = (row: RankLoad): number | undefined => {

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { malformedRow } from "../../internal/malformedRow.js"
+import { malformedRow } from "../../internal/counts.js"
 import type { RankLoad } from "../../Policy.js"
 import type { VllmEngineRow } from "../VllmLb.js"
 

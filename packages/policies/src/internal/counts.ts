@@ -1,12 +1,13 @@
 /**
- * Whether a load row is corrupt, for every policy that reads rows: shared by the own policies' ledger
- * and the vLLM balancer's unknown-row rule.
+ * What a usable count is, and whether a load row is corrupt, for every policy that reads rows: shared
+ * by the own policies' ledger and demand and the vLLM balancer.
  *
  * @internal
  */
 import type { RankLoad } from "../Policy.js"
 
-const isCount = (x: unknown): boolean => typeof x === "number" && Number.isFinite(x) && x >= 0
+/** A finite non-negative number (a usable count or token total). @internal */
+export const isCount = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x) && x >= 0
 
 /**
  * True when a row carries a count that is present but not a finite non-negative number (a negative,
