@@ -49,8 +49,12 @@ export interface TraceError {
  *
  * - `mooncake`: JSONL, `{"timestamp": ms, "input_length", "output_length", "hash_ids": [..]}`
  *   (kvcache-ai/Mooncake `FAST25-release/traces/`, commit 3cca71d).
- * - `azure`: CSV `TIMESTAMP,ContextTokens,GeneratedTokens`, wall-clock timestamps
- *   (Azure/AzurePublicDataset `data/AzureLLMInferenceTrace_*.csv`, commit 7909210).
+ * - `azure`: CSV `TIMESTAMP,ContextTokens,GeneratedTokens`, wall-clock timestamps with any number
+ *   of fractional digits and an optional UTC offset (`Z`, `+00:00`, `-0500`; none is UTC), arrivals
+ *   counted from the earliest row (Azure/AzurePublicDataset: the 2023 traces
+ *   `data/AzureLLMInferenceTrace_{code,conv}.csv`, commit 7909210, `2023-11-16 18:15:46.6805900`;
+ *   the 2024 week-long traces `AzureLLMInferenceTrace_{code,conv}_1week.csv`,
+ *   `2024-05-10 00:00:00.009930+00:00`).
  * - `generic-jsonl`: JSONL `{"arrival_seconds", "input_length", "output_length", "hash_ids"?,
  *   "dp_rank"?, "bootstrap_room"?, "session_id"?}` (`session_id` a string or an integer).
  * - `generic-csv`: CSV with header `arrival_seconds,input_length,output_length` and optional
