@@ -77,6 +77,32 @@ describe("Azure CSV", () => {
   })
 })
 
+describe("BurstGPT CSV", () => {
+  it("reads the published schema in any column order, failed requests kept with no output", () => {
+    const text =
+      "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n45,GPT-4,1087,0,1087,API log\n7.5,ChatGPT,20,3,23,Conversation log\n"
+    expect(detectTraceFormat(text)).toBe("burstgpt")
+    expect(ok(parseTrace(text)).map((r) => [r.arrivalSeconds, r.inputLength, r.outputLength])).toEqual([
+      [0, 472, 18],
+      [2.5, 20, 3],
+      [40, 1087, 0]
+    ])
+    const reordered = ok(
+      parseTrace(
+        "Log Type,Timestamp,Request tokens,Response tokens,Total tokens,Model,SessionID\nAPI log,3,10,2,12,GPT-4,s1\n"
+      )
+    )
+    expect(reordered[0]).toMatchObject({
+      arrivalSeconds: 0,
+      inputLength: 10,
+      outputLength: 2,
+      sessionId: "s1"
+    })
+    const bad = parseTrace("Timestamp,Model,Request tokens,Response tokens\n1,ChatGPT,x,2\n")
+    expect(isTraceError(bad) && [bad.line, bad.field]).toEqual([2, "Request tokens"])
+  })
+})
+
 describe("generic CSV / JSONL", () => {
   it("CSV with hash_ids, dp_rank and bootstrap_room", () => {
     const t = ok(

@@ -129,6 +129,36 @@ export const readAzure = (text: string): ReadonlyArray<TraceRequest> | TraceErro
   return out.map((r, i) => ({ ...r, arrivalSeconds: at[i]! - t0 }))
 }
 
+// BurstGPT (HPMLL/BurstGPT `data/BurstGPT_*.csv`): `Timestamp` in seconds from 0:00 of the first
+// day, `Request tokens`, `Response tokens` (0: the request failed upstream; kept, with no output),
+// and, where the file has it (announced upstream), `SessionID`.
+export const readBurstGpt = (text: string): ReadonlyArray<TraceRequest> | TraceError => {
+  const rows = csvRows(text)
+  if (!Array.isArray(rows)) return rows as TraceError
+  const out: Array<TraceRequest> = []
+  let t0 = Number.POSITIVE_INFINITY
+  for (const { line, row } of rows) {
+    const raw = row["Timestamp"]
+    const t = Number(raw)
+    if (raw === undefined || raw.trim() === "" || !Number.isFinite(t) || t < 0)
+      return traceError("Timestamp must be a non-negative number of seconds", line, "Timestamp")
+    const input = intFromText(row["Request tokens"] ?? "")
+    const output = intFromText(row["Response tokens"] ?? "")
+    const bad = checkLengths(line, input, output, "Request tokens", "Response tokens")
+    if (bad) return bad
+    if (t < t0) t0 = t
+    const session = row["SessionID"]?.trim()
+    out.push({
+      requestId: String(out.length),
+      arrivalSeconds: t,
+      inputLength: input!,
+      outputLength: output!,
+      ...(session ? { sessionId: session } : {})
+    })
+  }
+  return out.map((r) => ({ ...r, arrivalSeconds: r.arrivalSeconds - t0 }))
+}
+
 export const readGenericCsv = (text: string): ReadonlyArray<TraceRequest> | TraceError => {
   const rows = csvRows(text)
   if (!Array.isArray(rows)) return rows as TraceError
