@@ -27,7 +27,12 @@ const loadCounts: ReadonlyArray<LoadField> = ["numRunningReqs", "numWaitingReqs"
  * policies' `malformedRow`): a row carrying one that is not (negative, NaN, infinite, not a number)
  * is corrupt, and none of its fields is taken at its word.
  */
-const countFields = ["numRunningReqs", "numWaitingReqs", "numTotalTokens", "numWaitingUncachedTokens"] as const
+const countFields = [
+  "numRunningReqs",
+  "numWaitingReqs",
+  "numTotalTokens",
+  "numWaitingUncachedTokens"
+] as const
 
 /**
  * Why a rank's load is not usable. Unhealthy (the worker did not answer its last poll): `unreachable`
@@ -165,7 +170,10 @@ export const contractReason = (reason: Exclude<UnknownReason, "rejected-row">): 
  * s[0]?.condition // => "known"
  * s[0]?.row // => { dpRank: 0, worker: "u", workerDpRank: 0, numRunningReqs: 1, numWaitingReqs: 0 }
  * // partial: known with the count it reported; the waiting count stays absent
- * [s[1]?.condition, s[1]?.missing, s[1]?.row.numWaitingReqs] // => ["known", ["numWaitingReqs"], undefined]
+ * const partial = s[1]
+ * partial?.condition // => "known"
+ * partial?.missing // => ["numWaitingReqs"]
+ * partial?.row.numWaitingReqs // => undefined
  * s[2]?.reason // => "not-in-payload"
  * s[2]?.row.unknown?.reason // => "not-reported"
  * // an explicit requiredFields makes the partial row unknown
