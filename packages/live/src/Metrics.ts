@@ -4,7 +4,8 @@
  * @since 0.1.0
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client"
-import { observedImbalance, type RankStatus } from "./RankStatus.js"
+import { observedImbalance } from "./Imbalance.js"
+import type { RankStatus } from "./RankStatus.js"
 import type { FallbackReason } from "./Route.js"
 
 /**

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import type { RankLoad, RankUnknownReason } from "@loadledger/schema"
+import { absent, corruptCount, loadCounts } from "./internal/rowFields.js"
 import type { LastHeard, PollFailure, RankEntry, WorkerEntry } from "./LastHeard.js"
 
 /**
@@ -14,25 +15,6 @@ import type { LastHeard, PollFailure, RankEntry, WorkerEntry } from "./LastHeard
  * @since 0.1.0
  */
 export type LoadField = "numRunningReqs" | "numWaitingReqs" | "numTotalTokens" | "kvCacheUsage"
-
-/**
- * The load counts: a row that carries none of them gives a policy nothing to compare ranks by, so
- * by default its rank is `unknown(missing-field)`; a row with at least one is known (partial when
- * it lacks others, see `RankStatus`).
- */
-const loadCounts: ReadonlyArray<LoadField> = ["numRunningReqs", "numWaitingReqs", "numTotalTokens"]
-
-/**
- * The count fields the policies read that must be finite and non-negative when present (the
- * policies' `malformedRow`): a row carrying one that is not (negative, NaN, infinite, not a number)
- * is corrupt, and none of its fields is taken at its word.
- */
-const countFields = [
-  "numRunningReqs",
-  "numWaitingReqs",
-  "numTotalTokens",
-  "numWaitingUncachedTokens"
-] as const
 
 /**
  * Why a rank's load is not usable. Unhealthy (the worker did not answer its last poll): `unreachable`
@@ -301,80 +283,4 @@ const judge = (
     missing: absent(row, published),
     row: { ...row, dpRank: index, worker: e.workerUrl, workerDpRank: e.dpRank }
   }
-}
-
-/** The fields of `fields` that `row` does not carry, `undefined` when it carries them all. */
-const absent = (row: RankLoad, fields: ReadonlyArray<LoadField>): Array<LoadField> | undefined => {
-  let out: Array<LoadField> | undefined
-  for (const f of fields) {
-    if (row[f] !== undefined) continue
-    if (out === undefined) out = []
-    out.push(f)
-  }
-  return out
-}
-
-/**
- * The contract reason for a row carrying a count that is present but not a finite non-negative
- * number (the decoders mark such rows `unknown` themselves; this catches rows handed to `applyPoll`
- * by other code), `undefined` when every count present is usable.
- */
-const corruptCount = (row: RankLoad): RankLoad["unknown"] => {
-  for (const f of countFields) {
-    const x: unknown = row[f]
-    if (x === undefined || (typeof x === "number" && Number.isFinite(x) && x >= 0)) continue
-    return typeof x === "number" && x < 0
-      ? { reason: "negative-count", message: `${f} is ${x}` }
-      : { reason: "invalid-number", message: `${f} is ${String(x)}: not a finite non-negative number` }
-  }
-  return undefined
-}
-
-/**
- * The token imbalance ratio the router sees: max over mean of `numTotalTokens` across the known
- * ranks that reported it (1 = balanced, N = all tokens on one of N ranks; 1 when every rank is
- * empty). Absent (`undefined`) when no known rank reported tokens. Same shape as SGLang's
- * `sglang:dp_attention_token_imbalance_ratio` histogram (buckets 1 … 64), named in
- * `fixtures/payloads/README.md`.
- *
- * @example
- * ```ts
- * import { tokenImbalanceRatio } from "@loadledger/live"
- * tokenImbalanceRatio([12000, 0, 0, 3000]) // => 3.2
- * ```
- *
- * @category metrics
- * @since 0.1.0
- */
-export const tokenImbalanceRatio = (tokens: ReadonlyArray<number>): number | undefined => {
-  if (tokens.length === 0) return undefined
-  const max = Math.max(...tokens)
-  const mean = tokens.reduce((a, b) => a + b, 0) / tokens.length
-  return mean === 0 ? 1 : max / mean
-}
-
-/**
- * The token imbalance ratio over the known ranks that reported `numTotalTokens` (see
- * `tokenImbalanceRatio`); `undefined` when none did.
- *
- * @example
- * ```ts
- * import { applyPoll, makeRouter, observedImbalance, statuses } from "@loadledger/live"
- * import { totalTokens } from "@loadledger/policies"
- * import { Result } from "effect"
- * const rows = [12000, 0, 0, 3000].map((numTotalTokens, dpRank) => ({ dpRank, numTotalTokens }))
- * const r = applyPoll(makeRouter(totalTokens, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 1, requiredFields: ["numTotalTokens"], ageClock: "receipt" }), "u", Result.succeed(rows), 0)
- * observedImbalance(statuses(r, 0)) // => 3.2
- * ```
- *
- * @category getters
- * @since 0.1.0
- */
-export const observedImbalance = (ranks: ReadonlyArray<RankStatus>): number | undefined => {
-  const tokens: Array<number> = []
-  for (const s of ranks) {
-    const t = s.condition === "known" ? s.row.numTotalTokens : undefined
-    if (t !== undefined) tokens.push(t)
-  }
-  return tokenImbalanceRatio(tokens)
 }
