@@ -66,7 +66,7 @@ describe("the example router's arguments", () => {
     })
   })
 
-  it("--require is the router's requiredFields; absent, the router's per-source default applies", () => {
+  it("--require is the router's requiredFields; absent, the router's default (partial-row rule) applies", () => {
     const w = ["--worker", "http://h:1", "--source", "vllm-metrics"]
     expect(parseRouterArgs(w)).toMatchObject({ source: "vllm-metrics", requiredFields: undefined })
     expect(parseRouterArgs([...w, "--require", "numRunningReqs,kvCacheUsage"])).toMatchObject({

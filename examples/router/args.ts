@@ -17,7 +17,7 @@ export interface RouterArgs {
   readonly intervalMs: number
   readonly timeoutMs: number
   readonly staleMs: number
-  /** `--require`; absent: the library's default for the source kind (`sourceRequiredFields`). */
+  /** `--require`; absent: the library's default (a rank is known with at least one load count, partial rows included). */
   readonly requiredFields: ReadonlyArray<LoadField> | undefined
   readonly replicas: number
   readonly replicaIndex: number
@@ -189,7 +189,7 @@ export const parseRouterArgs = (
   if (n["replica-index"]! >= n.replicas!)
     return { error: `--replica-index must be below --replicas (${n.replicas}), got ${n["replica-index"]}` }
   const source = s("source") as SourceKind
-  // absent: the router's default, what the source kind publishes (`sourceRequiredFields`)
+  // absent: the router's default, a row with at least one load count is known (partial rows included)
   const required = (values.require as string | undefined)?.split(",")
   for (const f of required ?? [])
     if (!fields.includes(f as LoadField)) return { error: `--require takes ${fields.join(", ")}, got "${f}"` }
