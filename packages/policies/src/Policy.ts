@@ -12,6 +12,7 @@
  */
 
 import type { RankLoad } from "@loadledger/schema"
+import { kindOf } from "./internal/kindOf.js"
 
 /**
  * One rank's row of the load ledger: `@loadledger/schema`'s `RankLoad`, re-exported under the same
@@ -273,9 +274,6 @@ export const checkNow = (now: number): PolicyError | undefined =>
   Number.isFinite(now)
     ? undefined
     : policyError("InvalidInput", `now must be finite seconds, got ${now}`, "now")
-
-/** What a request field that is not of its type is, for a message: `array`, `null` or its `typeof`. */
-const kindOf = (x: unknown): string => (Array.isArray(x) ? "array" : x === null ? "null" : typeof x)
 
 /**
  * The one check of a request's other fields, by their types: `requestId` a string; `bootstrapRoom`

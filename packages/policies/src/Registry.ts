@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import { checkedEntries } from "./internal/checkedEntries.js"
 import { ownPolicyEntries } from "./own/Entries.js"
 import type { Policy } from "./Policy.js"
 import { aibrixPolicyEntries } from "./peers/aibrix/Entries.js"
@@ -19,6 +20,12 @@ import { vllmPolicyEntries } from "./vllm/Entries.js"
  * `maxRunningRequests` is the engines' per-rank cap on running requests (SGLang
  * `--max-running-requests`, vLLM `--max-num-seqs`) where the router's operator knows it: a policy
  * that prices the wait for a running slot reads it (`step-time-aware`), the others ignore it.
+ *
+ * Every registered entry refuses bad options alike, whether it reads them or not
+ * (`checkPolicyOptions`: `clientCount` an integer >= 1, `clientIndex` an integer in
+ * `0..clientCount-1`, `seed` a safe integer, `maxRunningRequests` an integer >= 1, each when
+ * present): the policy `make` returns answers every `route` with that `PolicyError`
+ * `InvalidInput` naming the option.
  *
  * @category registry
  * @since 0.1.0
@@ -46,8 +53,8 @@ export interface PolicyEntry {
   readonly make: (options: PolicyOptions) => Policy<unknown>
 }
 
-// Each policy module adds its entries here (one line each).
-const entries: ReadonlyArray<PolicyEntry> = [
+// Each policy module adds its entries here (one line each); every `make` checks its options first.
+const entries: ReadonlyArray<PolicyEntry> = checkedEntries([
   ...sglangPolicyEntries,
   ...vllmPolicyEntries,
   ...ownPolicyEntries,
@@ -56,7 +63,7 @@ const entries: ReadonlyArray<PolicyEntry> = [
   ...llmdPolicyEntries,
   ...dynamoPolicyEntries,
   ...aibrixPolicyEntries
-]
+])
 
 /**
  * Every registered policy, reference policies first.

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 
+export * from "./Options.js"
 export * from "./own/index.js"
 export * from "./Policy.js"
 export * as Aibrix from "./peers/aibrix/index.js"

@@ -8,6 +8,7 @@
  *
  * @since 0.4.0
  */
+import { clientsOf } from "../internal/clients.js"
 import { doubles, packed } from "../internal/packed.js"
 import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteResult } from "../Policy.js"
 import { checkRequest } from "./internal/checkRequest.js"
@@ -257,7 +258,9 @@ export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
  * routed to it since its snapshot, holds the prompt, no other rank is chosen. Exact ties break by
  * a rotating index. The prefix index covers any number of ranks.
  *
- * Errors: `NoRanks`, `InvalidInput` (`inputLength`), `InvalidRoutedRank`, `AllRanksUnavailable`.
+ * Errors: `InvalidInput` naming `clientCount` / `clientIndex` when `checkClientOptions` refuses
+ * them (every route, first), `NoRanks`, `InvalidInput` (`inputLength`), `InvalidRoutedRank`,
+ * `AllRanksUnavailable`.
  *
  * @example
  * ```ts
@@ -277,11 +280,10 @@ export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
  */
 export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeAwarePolicy => {
   const cost = options.cost ?? glm53H200StepCost
-  const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
+  const { clientCount, clientIndex, error: optionsError } = clientsOf(options)
   const weight = options.decodeWeight
   const decodeWeight =
     weight !== undefined && Number.isFinite(weight) && weight >= 0 ? weight : clientCount === 1 ? 8 : 0
-  const clientIndex = options.clientIndex ?? 0
   const cap = options.maxRunningRequests
   const homeOption = options.homeWeight
   const homeWeight =
@@ -474,6 +476,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     request: RouteRequest,
     now: number
   ): RouteResult<StepTimeAwareState> => {
+    if (optionsError !== undefined) return optionsError
     const { ledger, demand } = s
     const n = ledger.dpSize
     const bad = checkRequest(n, request, now)

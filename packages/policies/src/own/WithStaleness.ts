@@ -4,6 +4,7 @@
  *
  * @since 0.4.0
  */
+import { clientsOf } from "../internal/clients.js"
 import {
   checkInputLength,
   checkNow,
@@ -129,7 +130,8 @@ const adjustedRow = (
  *
  * Unknown rows and ranks that never published are passed as they are (nothing to add to); invalid
  * rows (a rank out of range, ...) are passed on for the inner policy to report. `finish` drops the
- * request's charge and in-flight count and re-observes its rank. Errors are the inner policy's.
+ * request's charge and in-flight count and re-observes its rank. Errors are the inner policy's,
+ * and `InvalidInput` naming `clientCount` on every route when `checkClientOptions` refuses it.
  * `explanation.details.staleness` says what was added to the chosen rank's row.
  *
  * @example
@@ -157,7 +159,7 @@ export const withStaleness = <S>(
   policy: Policy<S>,
   options: StalenessOptions = {}
 ): Policy<StalenessState<S>> => {
-  const scale = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
+  const { clientCount: scale, error: optionsError } = clientsOf({ clientCount: options.clientCount })
   const margin = options.inclusionMarginSeconds ?? 0
   const floorOn = options.inflightFloor ?? true
   const rowsFor = (ledger: LedgerState, inflight: Inflight, ranks: Iterable<number>): Array<RankLoad> => {
@@ -184,6 +186,7 @@ export const withStaleness = <S>(
     request: RouteRequest,
     now: number
   ): RouteResult<StalenessState<S>> => {
+    if (optionsError !== undefined) return optionsError
     const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
     if (bad !== undefined) return bad
     const out = policy.route(s.inner, request, now)

@@ -8,6 +8,7 @@
 import { HashMap } from "effect"
 import { isCount } from "../internal/counts.js"
 import { packed } from "../internal/packed.js"
+import { checkClientOptions } from "../Options.js"
 import {
   checkInputLength,
   checkNow,
@@ -199,6 +200,8 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
   const roomBelow = typeof guard === "object" ? (guard.roomBelow ?? 0.9) : 0.9
   const guardOn = guard !== undefined && guard !== false
   const knownFirst = options.unknownLosesTies === true
+  // a refused clientCount / clientIndex fails every route first, whatever dpSize `init` got
+  const clientError = checkClientOptions(options.clientCount, options.clientIndex)
   const suffix = (guardOn ? "-kv-guard" : "") + (staleAfter !== undefined ? "-stale" : "")
   return {
     name: `vllm-kv-pressure${suffix}`,
@@ -268,6 +271,7 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       }
     },
     route: (state, request, now): RouteResult<VllmLbPolicyState> => {
+      if (clientError !== undefined) return clientError
       if (state.initError !== undefined) return state.initError
       const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
       if (bad !== undefined) return bad
