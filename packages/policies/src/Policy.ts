@@ -159,7 +159,12 @@ export interface Policy<S> {
   readonly route: (state: S, request: RouteRequest, now: number) => RouteResult<S>
   /** Requests that finished or were aborted (in-flight bookkeeping; a no-op for policies without it). */
   readonly finish: (state: S, requestIds: ReadonlyArray<string>, now: number) => S
-  /** Replace per-rank health (true = healthy); a policy that ignores health returns `state`. */
+  /**
+   * Replace per-rank health (true = healthy); a policy that ignores health returns `state`.
+   * `setStatus` cannot return an error, so a `status` that is not one boolean per rank (the lists
+   * `checkStatus` refuses: a wrong length, a non-boolean entry) makes every policy ignore the call:
+   * it returns `state` itself, unchanged (a law over the registry).
+   */
   readonly setStatus: (state: S, status: ReadonlyArray<boolean>) => S
 }
 

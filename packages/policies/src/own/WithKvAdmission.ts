@@ -4,6 +4,7 @@
  *
  * @since 0.4.0
  */
+
 import { clientsOf } from "../internal/clients.js"
 import {
   checkInputLength,
@@ -16,6 +17,7 @@ import {
   type RouteRequest,
   type RouteResult
 } from "../Policy.js"
+import { checkStatus } from "../RankStatus.js"
 import { freeKvTokensFromUsage, kvFeasible } from "./internal/FreeKv.js"
 import {
   chargeLedger,
@@ -205,9 +207,12 @@ export const withKvAdmission = <S>(
       inner: policy.finish(s.inner, requestIds, now),
       ledger: finishLedger(s.ledger, requestIds)
     }),
-    setStatus: (s, status) => ({
-      inner: policy.setStatus(s.inner, status),
-      ledger: setLedgerStatus(s.ledger, status)
-    })
+    setStatus: (s, status) =>
+      checkStatus(status, s.ledger.dpSize) !== undefined
+        ? s
+        : {
+            inner: policy.setStatus(s.inner, status),
+            ledger: setLedgerStatus(s.ledger, status)
+          }
   }
 }

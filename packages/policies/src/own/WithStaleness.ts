@@ -4,6 +4,7 @@
  *
  * @since 0.4.0
  */
+
 import { clientsOf } from "../internal/clients.js"
 import {
   checkInputLength,
@@ -15,6 +16,7 @@ import {
   type RouteRequest,
   type RouteResult
 } from "../Policy.js"
+import { checkStatus } from "../RankStatus.js"
 import { addInflight, emptyInflight, finishInflight, type Inflight } from "./internal/Inflight.js"
 import {
   chargeLedger,
@@ -247,10 +249,13 @@ export const withStaleness = <S>(
         return finished === s.inner ? s : { ...s, inner: finished }
       return { inner: refresh(finished, ledger, inflight, new Set(ranks), now), ledger, inflight }
     },
-    setStatus: (s, status) => ({
-      ...s,
-      inner: policy.setStatus(s.inner, status),
-      ledger: setLedgerStatus(s.ledger, status)
-    })
+    setStatus: (s, status) =>
+      checkStatus(status, s.ledger.dpSize) !== undefined
+        ? s
+        : {
+            ...s,
+            inner: policy.setStatus(s.inner, status),
+            ledger: setLedgerStatus(s.ledger, status)
+          }
   }
 }

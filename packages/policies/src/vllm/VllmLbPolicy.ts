@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+
 import { HashMap } from "effect"
 import { isCount } from "../internal/counts.js"
 import { packed } from "../internal/packed.js"
@@ -19,6 +20,7 @@ import {
   type RankLoad,
   type RouteResult
 } from "../Policy.js"
+import { checkStatus } from "../RankStatus.js"
 import { kvGuard, skipping, snapshotAges } from "./internal/beyondUpstream.js"
 import { busiestKnown, busiestKv, withKv } from "./internal/unknownRows.js"
 import type { VllmClientOptions, VllmEngineRow, VllmLbState } from "./VllmLb.js"
@@ -342,7 +344,8 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       return r.state === state.lb ? state : withLb(state, r.state)
     },
     setStatus: (state, status) => {
-      const healthy = state.healthy.map((_, i) => status[i] ?? true)
+      if (checkStatus(status, state.healthy.length) !== undefined) return state
+      const healthy = status.slice()
       return { ...state, healthy, unhealthy: healthy.flatMap((h, i) => (h ? [] : [i])) }
     }
   }
