@@ -95,6 +95,15 @@ const SENT = 6 // prompt tokens sent to the rank so far (the prefix index's cloc
 const FIELDS = 7
 /** `inflight` values: `tokens * RANK_SPAN + rank`. */
 const RANK_SPAN = 1 << 20
+/** Per-rank score terms of `explanation.details.terms`, `TERMS` numbers per rank. */
+const TERM_WAIT = 0 // max(horizon - now, queue): the wait before this prompt's prefill starts
+const TERM_OWN = 1 // this prompt's own uncached prefill
+const TERM_DECODE = 2 // decodeWeight x the rank's decode step cost after admission
+const TERM_SLOT = 3 // slotWaitSeconds x requests beyond the running-request cap
+const TERM_HOME = 4 // minus homeWeight x own prefill on the request's home rank
+const TERMS = 5
+/** `explanation.details.termNames`: the names of a rank's `TERMS` terms, in their order. */
+const termNames: ReadonlyArray<string> = Object.freeze(["wait", "own", "decode", "slot", "home"])
 
 /**
  * The state of a `step-time-aware` policy. Opaque and immutable: `ledger` holds the newest
@@ -258,6 +267,23 @@ export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
  * routed to it since its snapshot, holds the prompt, no other rank is chosen. Exact ties break by
  * a rotating index. The prefix index covers any number of ranks.
  *
+ * **Explanation** (why a rank won; seconds throughout): `scores[r]` is rank `r`'s score (lower
+ * wins); `details.matchedBlocks[r]` the prompt's prefix blocks the index takes `r` to cache;
+ * `details.terms` the score's terms, five per rank in one array (`terms[5 * r + k]`, `k` in the
+ * order of `details.termNames`, `["wait", "own", "decode", "slot", "home"]`):
+ * - `wait`: `max(horizon_r - now, queue_r)`, the wait before this prompt's prefill could start
+ *   (this front end's prefill horizon, or the snapshot's queue as counted above);
+ * - `own`: this prompt's prefill after the prefix `r` is taken to cache;
+ * - `decode`: `decodeWeight` x `r`'s decode step cost after admission (0 when the weight is 0);
+ * - `slot`: `slotWaitSeconds` x the requests beyond `r`'s running-request cap (0 below the cap);
+ * - `home`: minus `homeWeight` x `own` on the request's home rank, 0 elsewhere (never positive).
+ *
+ * `scores[r]` equals `wait + own + home + decode + slot` summed in that order, exactly (the order
+ * the score is summed in); the terms explain, they decide nothing. Unhealthy and KV-infeasible
+ * ranks are scored too (never chosen). A pinned request (`routedDpRank`) is not scored: `terms`
+ * and `termNames` are absent. Cost: one array of `5 x dpSize` doubles per route (at 8 ranks a few
+ * percent of a route; the figures are in the changeset).
+ *
  * Errors: `InvalidInput` naming `clientCount` / `clientIndex` when `checkClientOptions` refuses
  * them (every route, first), `NoRanks`, `InvalidInput` (`inputLength`), `InvalidRoutedRank`,
  * `AllRanksUnavailable`.
@@ -273,6 +299,10 @@ export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
  * // rank 0 prefills a for seconds: b goes to rank 1, where its prefill overlaps a's
  * const b = a._tag === "Routed" ? p.route(a.state, { requestId: "b", inputLength: 2000 }, 0.1) : a
  * b._tag === "Routed" && b.rank // => 1
+ * // why: per rank [wait, own, decode, slot, home]; rank 0 waits for a's prefill, rank 1 for nothing
+ * const terms = b._tag === "Routed" ? (b.explanation.details?.["terms"] as Array<number>) : []
+ * terms.slice(5, 10) // => [0, 0.1081, 0.00091296, 0, 0]
+ * terms[0]! > 3.6 && terms[1] === terms[6] // => true
  * ```
  *
  * @category own policies
@@ -430,7 +460,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     queue: number,
     cached: number,
     scores: Array<number>,
-    matched: Array<number>
+    matched: Array<number>,
+    terms: Array<number> | undefined
   ): RouteResult<StepTimeAwareState> => {
     const input = request.inputLength
     const ranks = s.ranks.slice()
@@ -466,7 +497,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
         scores,
         tieBreak:
           "least predicted prefill wait + own prefill (+ decode, + slot wait, - home credit) in seconds, then rotating index",
-        details: { matchedBlocks: matched }
+        details:
+          terms === undefined ? { matchedBlocks: matched } : { matchedBlocks: matched, terms, termNames }
       }
     }
   }
@@ -492,7 +524,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     const scores = doubles(n)
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
-      return commit(s, request, now, r, s.cursor, 0, 0, scores, matched)
+      return commit(s, request, now, r, s.cursor, 0, 0, scores, matched, undefined)
     }
 
     // the busiest fresh queue and context (what a stale or unknown rank is never below): while
@@ -525,6 +557,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
           : freshMax(ledger, now, staleAfter)
         : undefined
     const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
+    // each rank's score terms (explanation only; the score is summed as before)
+    const terms = doubles(n * TERMS)
     const whole = prefillSeconds(cost, input, 0)
     const home = homeWeight > 0 && hashes !== undefined && hashes.length > 0 ? homeOf(hashes, matched, n) : -1
     // this prompt's own prefill after `ownCached` cached tokens (ranks holding the same prefix
@@ -564,7 +598,14 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
         own = prefillSeconds(cost, input - cached, cached)
       }
       let score = wait + own
-      if (r === home && f && ledger.snapshots[r]?.unknown === undefined) score -= homeWeight * own
+      const t = r * TERMS
+      terms[t + TERM_WAIT] = wait
+      terms[t + TERM_OWN] = own
+      if (r === home && f && ledger.snapshots[r]?.unknown === undefined) {
+        const credit = homeWeight * own
+        score -= credit
+        terms[t + TERM_HOME] = -credit
+      }
       if (fm !== undefined) {
         const requests =
           (Number.isNaN(ledger.snapTimestamp[r]!)
@@ -578,11 +619,17 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
           const context =
             (f ? demand.context[r]! : Math.max(demand.context[r]!, maxContext)) +
             clientCount * sr[o + PENDING_TOKENS]!
-          score += decodeWeight * ((decoding + 1) * dReq + (context + input) * dCtx)
+          const decode = decodeWeight * ((decoding + 1) * dReq + (context + input) * dCtx)
+          score += decode
+          terms[t + TERM_DECODE] = decode
         }
         // with this request, the rank holds `requests + 1`: each beyond the cap waits for a slot
         const rankCap = priced.slotCaps[r]!
-        if (requests >= rankCap) score += slotWait * (requests + 1 - rankCap)
+        if (requests >= rankCap) {
+          const slot = slotWait * (requests + 1 - rankCap)
+          score += slot
+          terms[t + TERM_SLOT] = slot
+        }
       }
       scores[r] = score
       const healthy = ledger.healthy[r]
@@ -609,7 +656,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     }
     if (best < 0)
       return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
-    return commit(s, request, now, best, (s.cursor + 1) % n, bestQueue, bestCached, scores, matched)
+    return commit(s, request, now, best, (s.cursor + 1) % n, bestQueue, bestCached, scores, matched, terms)
   }
 
   return {
