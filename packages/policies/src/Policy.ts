@@ -154,7 +154,8 @@ export interface Policy<S> {
    * gets {@link checkInputLength}'s `InvalidInput` error from every policy, then a `now` that is not
    * a finite number gets {@link checkNow}'s, then a field not of its type (a `prefixHashes` that is
    * not an array of strings, ...) gets {@link checkRequestFields}'s, pinned requests included (laws
-   * over the registry).
+   * over the registry). Before all of them, a policy built from options `checkPolicyOptions` (or a
+   * maker's `checkClientOptions`) refuses answers every route with that error.
    */
   readonly route: (state: S, request: RouteRequest, now: number) => RouteResult<S>
   /** Requests that finished or were aborted (in-flight bookkeeping; a no-op for policies without it). */
