@@ -12,6 +12,7 @@
  */
 
 import type { RankLoad } from "@loadledger/schema"
+import { kindOf } from "./internal/kindOf.js"
 
 /**
  * One rank's row of the load ledger: `@loadledger/schema`'s `RankLoad`, re-exported under the same
@@ -153,12 +154,18 @@ export interface Policy<S> {
    * gets {@link checkInputLength}'s `InvalidInput` error from every policy, then a `now` that is not
    * a finite number gets {@link checkNow}'s, then a field not of its type (a `prefixHashes` that is
    * not an array of strings, ...) gets {@link checkRequestFields}'s, pinned requests included (laws
-   * over the registry).
+   * over the registry). Before all of them, a policy built from options `checkPolicyOptions` (or a
+   * maker's `checkClientOptions`) refuses answers every route with that error.
    */
   readonly route: (state: S, request: RouteRequest, now: number) => RouteResult<S>
   /** Requests that finished or were aborted (in-flight bookkeeping; a no-op for policies without it). */
   readonly finish: (state: S, requestIds: ReadonlyArray<string>, now: number) => S
-  /** Replace per-rank health (true = healthy); a policy that ignores health returns `state`. */
+  /**
+   * Replace per-rank health (true = healthy); a policy that ignores health returns `state`.
+   * `setStatus` cannot return an error, so a `status` that is not one boolean per rank (the lists
+   * `checkStatus` refuses: a wrong length, a non-boolean entry) makes every policy ignore the call:
+   * it returns `state` itself, unchanged (a law over the registry).
+   */
   readonly setStatus: (state: S, status: ReadonlyArray<boolean>) => S
 }
 
@@ -273,9 +280,6 @@ export const checkNow = (now: number): PolicyError | undefined =>
   Number.isFinite(now)
     ? undefined
     : policyError("InvalidInput", `now must be finite seconds, got ${now}`, "now")
-
-/** What a request field that is not of its type is, for a message: `array`, `null` or its `typeof`. */
-const kindOf = (x: unknown): string => (Array.isArray(x) ? "array" : x === null ? "null" : typeof x)
 
 /**
  * The one check of a request's other fields, by their types: `requestId` a string; `bootstrapRoom`

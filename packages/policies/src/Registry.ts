@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import { checkedEntries } from "./internal/checkedEntries.js"
 import { ownPolicyEntries } from "./own/Entries.js"
 import type { StepCostModel } from "./own/StepCost.js"
 import type { Policy } from "./Policy.js"
@@ -24,6 +25,12 @@ import { vllmPolicyEntries } from "./vllm/Entries.js"
  * model's step-time function): a policy that prices prefill and decode in seconds reads it
  * (`step-time-aware`; unset, the GLM-5.3/H200 model `glm53H200StepCost`), the others ignore it.
  * The simulator sets both from its own configuration.
+ *
+ * Every registered entry refuses bad options alike, whether it reads them or not
+ * (`checkPolicyOptions`: `clientCount` an integer >= 1, `clientIndex` an integer in
+ * `0..clientCount-1`, `seed` a safe integer, `maxRunningRequests` an integer >= 1, each when
+ * present): the policy `make` returns answers every `route` with that `PolicyError`
+ * `InvalidInput` naming the option.
  *
  * @category registry
  * @since 0.1.0
@@ -53,8 +60,8 @@ export interface PolicyEntry {
   readonly make: (options: PolicyOptions) => Policy<unknown>
 }
 
-// Each policy module adds its entries here (one line each).
-const entries: ReadonlyArray<PolicyEntry> = [
+// Each policy module adds its entries here (one line each); every `make` checks its options first.
+const entries: ReadonlyArray<PolicyEntry> = checkedEntries([
   ...sglangPolicyEntries,
   ...vllmPolicyEntries,
   ...ownPolicyEntries,
@@ -63,7 +70,7 @@ const entries: ReadonlyArray<PolicyEntry> = [
   ...llmdPolicyEntries,
   ...dynamoPolicyEntries,
   ...aibrixPolicyEntries
-]
+])
 
 /**
  * Every registered policy, reference policies first.

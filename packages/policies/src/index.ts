@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 
+export * from "./Options.js"
 export * from "./own/index.js"
 export * from "./Policy.js"
 export * as Aibrix from "./peers/aibrix/index.js"
@@ -13,6 +14,7 @@ export * as LlmD from "./peers/llm-d/index.js"
 export * from "./peers/PeerPolicy.js"
 export * as ProductionStack from "./peers/production-stack/index.js"
 export * as Smg from "./peers/smg/index.js"
+export * from "./RankStatus.js"
 export * from "./Registry.js"
 export * as DpBudget from "./sglang/DpBudget.js"
 export * as DpController from "./sglang/DpController.js"

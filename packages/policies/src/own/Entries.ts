@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { checkedEntries } from "../internal/checkedEntries.js"
 import { erasePolicy as erase } from "../internal/erasePolicy.js"
 import type { PolicyEntry } from "../Registry.js"
 import { makeCacheAffinity } from "./CacheAffinity.js"
@@ -16,7 +17,9 @@ import { makeUncachedTokens } from "./UncachedTokens.js"
 /**
  * Registry entries for loadledger's own policies (`reference: false`): `ledger-balanced`,
  * `ledger-balanced-requests`, `cache-affinity`, `uncached-tokens` and `step-time-aware`. `clientCount` / `clientIndex` describe router
- * replicas; `seed` is unused (these policies have no randomness: ties break by index).
+ * replicas; `seed` is unused (these policies have no randomness: ties break by index). Each
+ * `make` refuses bad options as every registered entry does (`checkPolicyOptions`: its policy
+ * answers every `route` with the error).
  *
  * @example
  * ```ts
@@ -28,7 +31,7 @@ import { makeUncachedTokens } from "./UncachedTokens.js"
  * @category registry
  * @since 0.1.0
  */
-export const ownPolicyEntries: ReadonlyArray<PolicyEntry> = [
+export const ownPolicyEntries: ReadonlyArray<PolicyEntry> = checkedEntries([
   {
     name: "ledger-balanced",
     engine: "any",
@@ -80,4 +83,4 @@ export const ownPolicyEntries: ReadonlyArray<PolicyEntry> = [
       )
   },
   ...composedPolicyEntries
-]
+])

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { clientsOf } from "../internal/clients.js"
 import { type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import { checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
@@ -106,7 +107,8 @@ const ascending = (x: number, y: number): number => x - y
  * `python/sglang/srt/managers/data_parallel_controller.py` (DPBudget, reference README), vLLM
  * `vllm/v1/engine/core_client.py` @ 00080ee1 (`DPLBAsyncMPClient`).
  *
- * Errors: `NoRanks` (dpSize 0), `InvalidInput` (`inputLength`), `InvalidRoutedRank`,
+ * Errors: `InvalidInput` naming `clientCount` / `clientIndex` when `checkClientOptions` refuses
+ * them (every route, first), `NoRanks` (dpSize 0), `InvalidInput` (`inputLength`), `InvalidRoutedRank`,
  * `AllRanksUnavailable`. A pinned request (`routedDpRank`) is charged but not scored.
  *
  * **Gotchas**: snapshot `timestamp`s and `now` must be on the same clock (seconds); with skew,
@@ -134,8 +136,7 @@ const ascending = (x: number, y: number): number => x - y
  */
 export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerBalancedPolicy => {
   const metric = options.metric ?? "tokens"
-  const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
-  const clientIndex = options.clientIndex ?? 0
+  const { clientCount, clientIndex, error: optionsError } = clientsOf(options)
   const chargeScale = options.chargeScale ?? clientCount
   const staleAfterSeconds = options.staleAfterSeconds ?? 1
   const margin = options.inclusionMarginSeconds ?? 0
@@ -150,6 +151,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     request: RouteRequest,
     now: number
   ): RouteResult<LedgerBalancedState> => {
+    if (optionsError !== undefined) return optionsError
     const state = outer.ledger
     const n = state.dpSize
     const bad = checkRequest(n, request, now)

@@ -165,7 +165,8 @@ const drawDistinct = (
  * `smg/power-of-two`, lightseekorg/smg `model_gateway/src/policies/power_of_two.rs` @ 73da68ca),
  * which breaks the burst and tie laws this policy holds.
  *
- * Errors: `NoRanks`, `InvalidInput` (`inputLength`, or an option: `choices`, `scorers[i].weight`),
+ * Errors: `NoRanks`, `InvalidInput` (`inputLength`, or an option: `clientCount`, `clientIndex`, `choices`, `scorers[i].weight`; a bad
+ * option fails every route, first),
  * `InvalidRoutedRank`, `AllRanksUnavailable`. Unhealthy ranks are never chosen; KV feasibility as in
  * `makeScored`. `details` lists the `candidates`, their weighted `sums` and raw `costs`.
  *
@@ -191,12 +192,13 @@ const drawDistinct = (
  */
 export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOfChoicesPolicy => {
   const d = options.choices ?? 2
-  const scoring: Scoring | PolicyError =
-    Number.isInteger(d) && d >= 1
-      ? scoringOf(options.scorers ?? [{ scorer: tokens, weight: 1 }], options.tieBreakers ?? [requests])
-      : policyError("InvalidInput", `choices must be an integer >= 1, got ${d}`, "choices")
-  const { clientCount, clientIndex, chargeScale, staleAfter, margin, kvOn, maxBlocks } =
+  const { clientError, clientCount, clientIndex, chargeScale, staleAfter, margin, kvOn, maxBlocks } =
     scoredSettings(options)
+  const scoring: Scoring | PolicyError =
+    clientError ??
+    (Number.isInteger(d) && d >= 1
+      ? scoringOf(options.scorers ?? [{ scorer: tokens, weight: 1 }], options.tieBreakers ?? [requests])
+      : policyError("InvalidInput", `choices must be an integer >= 1, got ${d}`, "choices"))
   const seed = ((options.seed ?? 0) + Math.imul(clientIndex, 0x9e3779b1)) | 0
   const names = "_tag" in scoring ? [] : scorerNames(scoring)
   const tieText = `lowest weighted sum (${names.join(", ")}) over the cursor's rank and ${d} drawn, cursor's first`

@@ -131,7 +131,8 @@ const costKeys = (names: ReadonlyArray<string>): Array<string> => {
  * llm-d/llm-d-router `pkg/epp/framework/plugins/scheduling/picker/maxscore/picker.go` @ ebab6879),
  * and vLLM's rotating `eng_start_index` (`vllm/v1/engine/core_client.py` @ 00080ee1,
  * `DPLBAsyncMPClient`). Errors: `NoRanks`, `InvalidInput`
- * (`inputLength`, or a bad option, named `scorers[i].weight` ...), `InvalidRoutedRank`,
+ * (`inputLength`, or a bad option, named `clientCount`, `clientIndex`, `scorers[i].weight` ...; a
+ * bad option fails every route, first), `InvalidRoutedRank`,
  * `AllRanksUnavailable`. `explanation.scores` holds each rank's weighted sum (`+Infinity` where not
  * usable); `details.costs` each scorer's raw cost per rank (NaN for unhealthy ranks), with `stale`,
  * `unknown`, `excluded` (by a gate) and `kvInfeasible`.
@@ -160,9 +161,9 @@ const costKeys = (names: ReadonlyArray<string>): Array<string> => {
  * @since 0.4.0
  */
 export const makeScored = (options: ScoredOptions): ScoredPolicy => {
-  const scoring: Scoring | PolicyError = scoringOf(options.scorers, options.tieBreakers)
-  const { clientCount, clientIndex, chargeScale, staleAfter, margin, kvOn, maxBlocks } =
+  const { clientError, clientCount, clientIndex, chargeScale, staleAfter, margin, kvOn, maxBlocks } =
     scoredSettings(options)
+  const scoring: Scoring | PolicyError = clientError ?? scoringOf(options.scorers, options.tieBreakers)
   const keys = "_tag" in scoring ? [] : costKeys(scorerNames(scoring))
   const tieText =
     "_tag" in scoring ? "" : `lowest weighted sum (${scorerNames(scoring).join(", ")}), then index from `

@@ -4,6 +4,7 @@
  *
  * @since 0.2.0
  */
+import { clientsOf } from "../internal/clients.js"
 import { type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import { checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
@@ -92,7 +93,9 @@ export interface UncachedTokensPolicy extends Policy<UncachedTokensState> {
  * Ties break from a rotating cursor. The prefix index covers 31 ranks; above that the cost is the
  * whole prompt for every rank (plain token balancing).
  *
- * Errors: `NoRanks`, `InvalidInput` (`inputLength`), `InvalidRoutedRank`, `AllRanksUnavailable`.
+ * Errors: `InvalidInput` naming `clientCount` / `clientIndex` when `checkClientOptions` refuses
+ * them (every route, first), `NoRanks`, `InvalidInput` (`inputLength`), `InvalidRoutedRank`,
+ * `AllRanksUnavailable`.
  *
  * @example
  * ```ts
@@ -112,8 +115,7 @@ export interface UncachedTokensPolicy extends Policy<UncachedTokensState> {
  * @since 0.3.0
  */
 export const makeUncachedTokens = (options: UncachedTokensOptions = {}): UncachedTokensPolicy => {
-  const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
-  const clientIndex = options.clientIndex ?? 0
+  const { clientCount, clientIndex, error: optionsError } = clientsOf(options)
   const staleAfter = options.staleAfterSeconds ?? 1
   const margin = options.inclusionMarginSeconds ?? 0
   const maxBlocks = options.maxIndexedBlocks ?? 65_536
@@ -145,6 +147,7 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
     request: RouteRequest,
     now: number
   ): RouteResult<UncachedTokensState> => {
+    if (optionsError !== undefined) return optionsError
     const state = s.ledger
     const n = state.dpSize
     const bad = checkRequest(n, request, now)

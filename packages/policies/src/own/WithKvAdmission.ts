@@ -4,6 +4,8 @@
  *
  * @since 0.4.0
  */
+
+import { clientsOf } from "../internal/clients.js"
 import {
   checkInputLength,
   checkNow,
@@ -15,6 +17,7 @@ import {
   type RouteRequest,
   type RouteResult
 } from "../Policy.js"
+import { checkStatus } from "../RankStatus.js"
 import { freeKvTokensFromUsage, kvFeasible } from "./internal/FreeKv.js"
 import {
   chargeLedger,
@@ -83,7 +86,8 @@ export interface KvAdmissionState<S> {
  * SGLang's methods read usage or counts; fault case S07, vLLM #36748); SGLang's scheduler admits
  * from the rank's own queue only once the prompt fits (`schedule_policy.py`, `PrefillAdder`).
  *
- * Errors are the inner policy's. `explanation.details.kvAdmission` lists the `feasible` ranks.
+ * Errors are the inner policy's, and `InvalidInput` naming `clientCount` on every route when
+ * `checkClientOptions` refuses it. `explanation.details.kvAdmission` lists the `feasible` ranks.
  *
  * @example
  * ```ts
@@ -107,7 +111,7 @@ export const withKvAdmission = <S>(
   policy: Policy<S>,
   options: KvAdmissionOptions = {}
 ): Policy<KvAdmissionState<S>> => {
-  const scale = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
+  const { clientCount: scale, error: optionsError } = clientsOf({ clientCount: options.clientCount })
   const margin = options.inclusionMarginSeconds ?? 0
   const usage = { poolTokens: options.poolTokens }
 
@@ -145,6 +149,7 @@ export const withKvAdmission = <S>(
     request: RouteRequest,
     now: number
   ): RouteResult<KvAdmissionState<S>> => {
+    if (optionsError !== undefined) return optionsError
     const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
     if (bad !== undefined) return bad
     const fits =
@@ -202,9 +207,12 @@ export const withKvAdmission = <S>(
       inner: policy.finish(s.inner, requestIds, now),
       ledger: finishLedger(s.ledger, requestIds)
     }),
-    setStatus: (s, status) => ({
-      inner: policy.setStatus(s.inner, status),
-      ledger: setLedgerStatus(s.ledger, status)
-    })
+    setStatus: (s, status) =>
+      checkStatus(status, s.ledger.dpSize) !== undefined
+        ? s
+        : {
+            inner: policy.setStatus(s.inner, status),
+            ledger: setLedgerStatus(s.ledger, status)
+          }
   }
 }

@@ -4,6 +4,8 @@
  *
  * @since 0.4.0
  */
+
+import { clientsOf } from "../internal/clients.js"
 import {
   checkInputLength,
   checkNow,
@@ -14,6 +16,7 @@ import {
   type RouteRequest,
   type RouteResult
 } from "../Policy.js"
+import { checkStatus } from "../RankStatus.js"
 import { addInflight, emptyInflight, finishInflight, type Inflight } from "./internal/Inflight.js"
 import {
   chargeLedger,
@@ -129,7 +132,8 @@ const adjustedRow = (
  *
  * Unknown rows and ranks that never published are passed as they are (nothing to add to); invalid
  * rows (a rank out of range, ...) are passed on for the inner policy to report. `finish` drops the
- * request's charge and in-flight count and re-observes its rank. Errors are the inner policy's.
+ * request's charge and in-flight count and re-observes its rank. Errors are the inner policy's,
+ * and `InvalidInput` naming `clientCount` on every route when `checkClientOptions` refuses it.
  * `explanation.details.staleness` says what was added to the chosen rank's row.
  *
  * @example
@@ -157,7 +161,7 @@ export const withStaleness = <S>(
   policy: Policy<S>,
   options: StalenessOptions = {}
 ): Policy<StalenessState<S>> => {
-  const scale = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
+  const { clientCount: scale, error: optionsError } = clientsOf({ clientCount: options.clientCount })
   const margin = options.inclusionMarginSeconds ?? 0
   const floorOn = options.inflightFloor ?? true
   const rowsFor = (ledger: LedgerState, inflight: Inflight, ranks: Iterable<number>): Array<RankLoad> => {
@@ -184,6 +188,7 @@ export const withStaleness = <S>(
     request: RouteRequest,
     now: number
   ): RouteResult<StalenessState<S>> => {
+    if (optionsError !== undefined) return optionsError
     const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
     if (bad !== undefined) return bad
     const out = policy.route(s.inner, request, now)
@@ -244,10 +249,13 @@ export const withStaleness = <S>(
         return finished === s.inner ? s : { ...s, inner: finished }
       return { inner: refresh(finished, ledger, inflight, new Set(ranks), now), ledger, inflight }
     },
-    setStatus: (s, status) => ({
-      ...s,
-      inner: policy.setStatus(s.inner, status),
-      ledger: setLedgerStatus(s.ledger, status)
-    })
+    setStatus: (s, status) =>
+      checkStatus(status, s.ledger.dpSize) !== undefined
+        ? s
+        : {
+            ...s,
+            inner: policy.setStatus(s.inner, status),
+            ledger: setLedgerStatus(s.ledger, status)
+          }
   }
 }

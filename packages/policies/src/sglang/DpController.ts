@@ -22,6 +22,7 @@ import {
   type RankLoad,
   type RouteRequest
 } from "../Policy.js"
+import { checkStatus } from "../RankStatus.js"
 import * as DpBudget from "./DpBudget.js"
 
 /**
@@ -211,8 +212,9 @@ export const refresh = (state: DpControllerState, nowSeconds: number): Refreshed
 }
 
 /**
- * Replace worker health. Applied only when `status.length === dpSize` (upstream logs a warning and
- * ignores any other length).
+ * Replace worker health. Applied only when `checkStatus` accepts `status`: `status.length ===
+ * dpSize` (upstream logs a warning and ignores any other length) and every entry a boolean
+ * (loadledger's: the same rule for every policy).
  *
  * **When to use**: on a worker health change (only ROUND_ROBIN reads status).
  *
@@ -229,7 +231,7 @@ export const setStatus = (
   state: DpControllerState,
   status: ReadonlyArray<boolean>
 ): { readonly applied: boolean; readonly state: DpControllerState } =>
-  status.length === state.dpSize
+  checkStatus(status, state.dpSize) === undefined
     ? {
         applied: true,
         state: next(

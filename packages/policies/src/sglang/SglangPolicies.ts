@@ -25,6 +25,7 @@ import {
   type RouteRequest,
   type RouteResult
 } from "../Policy.js"
+import { checkStatus } from "../RankStatus.js"
 import type { LoadBalanceMethod } from "./DpBudget.js"
 import * as DpBudget from "./DpBudget.js"
 import * as DpController from "./DpController.js"
@@ -245,7 +246,7 @@ const makeBudgeted = (method: LoadBalanceMethod, route: Route): Policy<DpControl
   setStatus: (state: DpController.DpControllerState, status: ReadonlyArray<boolean>) => {
     if (!Charged.isCharged(state) && Charged.stateProblem(state) !== undefined) return state
     const s = Charged.lift(state)
-    return status.length === s.dpSize ? Charged.withStore(s, status.slice(), s.shm) : s
+    return checkStatus(status, s.dpSize) === undefined ? Charged.withStore(s, status.slice(), s.shm) : s
   }
 })
 

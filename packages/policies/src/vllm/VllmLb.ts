@@ -11,6 +11,7 @@
  */
 import { HashMap, Option } from "effect"
 import { packed } from "../internal/packed.js"
+import { checkClientOptions } from "../Options.js"
 import { type PolicyError, policyError } from "../Policy.js"
 
 /**
@@ -69,8 +70,6 @@ const zeroRows = (n: number): Array<VllmEngineRow> => {
   return out
 }
 
-const isNonNegInt = (x: number): boolean => Number.isInteger(x) && x >= 0
-
 /**
  * The initial front-end state: every row `[0, 0, 0]`, no in-flight requests, wave 0, engines not
  * running, start index `floor(numEngines * clientIndex / clientCount)`.
@@ -78,7 +77,8 @@ const isNonNegInt = (x: number): boolean => Number.isInteger(x) && x >= 0
  * **When to use**: to start a replay of `DPLBAsyncMPClient`; `makeVllmLb` wraps it as a `Policy`.
  *
  * Errors: `NoRanks` when `numEngines < 1`; `InvalidInput` (field `clientCount` / `clientIndex`)
- * when `clientCount < 1` or `clientIndex` is outside `0..clientCount-1`. Defaults: C = 1, index 0.
+ * when `checkClientOptions` refuses them (`clientCount` not an integer >= 1, `clientIndex` not an
+ * integer in `0..clientCount-1`). Defaults: C = 1, index 0.
  * Upstream asserts `numEngines > 1`; `numEngines = 1` is accepted here and always picks engine 0.
  *
  * Reproduces `DPLBAsyncMPClient.__init__` (vllm `core_client.py`, commit `00080ee1`).
@@ -98,18 +98,8 @@ export const init = (numEngines: number, options: VllmClientOptions = {}): VllmL
   const clientIndex = options.clientIndex ?? 0
   if (!Number.isInteger(numEngines) || numEngines < 1)
     return policyError("NoRanks", `numEngines must be an integer >= 1, got ${numEngines}`, "numEngines")
-  if (!Number.isInteger(clientCount) || clientCount < 1)
-    return policyError(
-      "InvalidInput",
-      `clientCount must be an integer >= 1, got ${clientCount}`,
-      "clientCount"
-    )
-  if (!isNonNegInt(clientIndex) || clientIndex >= clientCount)
-    return policyError(
-      "InvalidInput",
-      `clientIndex must be in 0..${clientCount - 1}, got ${clientIndex}`,
-      "clientIndex"
-    )
+  const bad = checkClientOptions(options.clientCount, options.clientIndex)
+  if (bad !== undefined) return bad
   return {
     numEngines,
     clientCount,

@@ -5,9 +5,11 @@
  *
  * @since 0.1.0
  */
+
 import { HashMap } from "effect"
 import { isCount } from "../internal/counts.js"
 import { packed } from "../internal/packed.js"
+import { checkClientOptions } from "../Options.js"
 import {
   checkInputLength,
   checkNow,
@@ -18,6 +20,7 @@ import {
   type RankLoad,
   type RouteResult
 } from "../Policy.js"
+import { checkStatus } from "../RankStatus.js"
 import { kvGuard, skipping, snapshotAges } from "./internal/beyondUpstream.js"
 import { busiestKnown, busiestKv, withKv } from "./internal/unknownRows.js"
 import type { VllmClientOptions, VllmEngineRow, VllmLbState } from "./VllmLb.js"
@@ -201,6 +204,8 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
   const roomBelow = typeof guard === "object" ? (guard.roomBelow ?? 0.9) : 0.9
   const guardOn = guard !== undefined && guard !== false
   const knownFirst = options.unknownLosesTies === true
+  // a refused clientCount / clientIndex fails every route first, whatever dpSize `init` got
+  const clientError = checkClientOptions(options.clientCount, options.clientIndex)
   const suffix = (guardOn ? "-kv-guard" : "") + (staleAfter !== undefined ? "-stale" : "")
   return {
     name: `vllm-kv-pressure${suffix}`,
@@ -270,6 +275,7 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       }
     },
     route: (state, request, now): RouteResult<VllmLbPolicyState> => {
+      if (clientError !== undefined) return clientError
       if (state.initError !== undefined) return state.initError
       const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
       if (bad !== undefined) return bad
@@ -340,7 +346,8 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       return r.state === state.lb ? state : withLb(state, r.state)
     },
     setStatus: (state, status) => {
-      const healthy = state.healthy.map((_, i) => status[i] ?? true)
+      if (checkStatus(status, state.healthy.length) !== undefined) return state
+      const healthy = status.slice()
       return { ...state, healthy, unhealthy: healthy.flatMap((h, i) => (h ? [] : [i])) }
     }
   }

@@ -7,9 +7,11 @@
  *
  * @internal
  */
+
 import { isCount } from "../../internal/counts.js"
 import { packed } from "../../internal/packed.js"
 import type { RankLoad, RouteRequest } from "../../Policy.js"
+import { checkStatus } from "../../RankStatus.js"
 import {
   type ChargeEdit,
   countInexact,
@@ -346,7 +348,7 @@ export const finishLedger = (state: LedgerState, requestIds: ReadonlyArray<strin
 
 /** Replace health; a status of the wrong length is ignored (as upstream). @internal */
 export const setLedgerStatus = (state: LedgerState, status: ReadonlyArray<boolean>): LedgerState =>
-  status.length === state.dpSize ? { ...state, healthy: [...status] } : state
+  checkStatus(status, state.dpSize) === undefined ? { ...state, healthy: [...status] } : state
 
 /**
  * Charge several routed requests in order (each `Held` names its charge and rank): the same state

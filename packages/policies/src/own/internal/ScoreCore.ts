@@ -8,6 +8,7 @@
  *
  * @internal
  */
+import { clientsOf } from "../../internal/clients.js"
 import { type PolicyError, policyError, type RouteRequest } from "../../Policy.js"
 import type { ScoredOptions } from "../Scored.js"
 import type { Normalisation, Scorer, ScoreView, WeightedScorer } from "../ScoreView.js"
@@ -307,15 +308,17 @@ export const scorerNames = (scoring: Scoring): Array<string> => [
 /**
  * The options `makeScored` and `makePowerOfChoices` share, with their defaults: one front end,
  * charges `clientCount` times, rows stale after 1 s, no inclusion margin, KV feasibility on, 65,536
- * indexed prefix blocks.
+ * indexed prefix blocks; `clientError` when `checkClientOptions` refuses `clientCount` /
+ * `clientIndex` (the maker's `route` returns it).
  *
  * @internal
  */
 export const scoredSettings = (options: Omit<ScoredOptions, "scorers">) => {
-  const clientCount = options.clientCount !== undefined && options.clientCount >= 1 ? options.clientCount : 1
+  const { clientCount, clientIndex, error } = clientsOf(options)
   return {
+    clientError: error,
     clientCount,
-    clientIndex: options.clientIndex ?? 0,
+    clientIndex,
     chargeScale: options.chargeScale ?? clientCount,
     staleAfter: options.staleAfterSeconds ?? 1,
     margin: options.inclusionMarginSeconds ?? 0,

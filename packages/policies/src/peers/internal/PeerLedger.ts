@@ -3,10 +3,12 @@
  * rank, in-flight requests, tokens and KV blocks charged on route and released on finish, and the
  * seeded generator. Pure: every function returns a new value.
  */
+
 import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Option } from "effect"
 import type { Explanation, Policy, PolicyError, RouteRequest, RouteResult } from "../../Policy.js"
 import { checkInputLength, checkNow, checkRequestFields, policyError } from "../../Policy.js"
+import { checkStatus } from "../../RankStatus.js"
 import { type RngState, rngFromSeed, withDraws } from "../Draws.js"
 
 export interface Charge {
@@ -46,9 +48,10 @@ export const observeLedger = (l: PeerLedger, rows: ReadonlyArray<RankLoad>): Pee
   return { ...l, loads }
 }
 
+/** Replace health with `status`, already checked (`checkStatus`: one boolean per rank). */
 export const setStatusLedger = (l: PeerLedger, status: ReadonlyArray<boolean>): PeerLedger => ({
   ...l,
-  status: l.status.map((_, i) => status[i] ?? true)
+  status: status.slice()
 })
 
 export const chargeLedger = (l: PeerLedger, requestId: string, c: Charge): PeerLedger => {
@@ -155,7 +158,10 @@ export const peerPolicy = <X>(spec: {
     const ledger = observeLedger(s.ledger, loads)
     return { ledger, extra: spec.onObserve === undefined ? s.extra : spec.onObserve(s.extra, ledger) }
   },
-  setStatus: (s, status) => ({ ...s, ledger: setStatusLedger(s.ledger, status) }),
+  setStatus: (s, status) =>
+    checkStatus(status, s.ledger.dpSize) === undefined
+      ? { ...s, ledger: setStatusLedger(s.ledger, status) }
+      : s,
   finish: (s, ids) => {
     const { ledger, released } = releaseLedger(s.ledger, ids)
     if (released.length === 0) return s

@@ -6,6 +6,7 @@
  *
  * @since 0.2.0
  */
+
 import {
   checkInputLength,
   checkNow,
@@ -14,6 +15,7 @@ import {
   type RouteRequest,
   type RouteResult
 } from "../../Policy.js"
+import { checkStatus } from "../../RankStatus.js"
 import { blocksAsChunks } from "../internal/blocks.js"
 import { type Charges, charge, noCharges, release } from "../internal/charges.js"
 import { drawBelow } from "../internal/rng.js"
@@ -241,6 +243,7 @@ export const makePsPolicy = (
       for (const r of ranks) inflight[r] = Math.max(0, inflight[r]! - 1)
       return { ...s, inflight, charges }
     },
-    setStatus: (s, status) => ({ ...s, healthy: s.healthy.map((h, i) => status[i] ?? h) })
+    setStatus: (s, status) =>
+      checkStatus(status, s.healthy.length) === undefined ? { ...s, healthy: status.slice() } : s
   }
 }

@@ -5,6 +5,7 @@
  *
  * @since 0.2.0
  */
+
 import type { RankLoad } from "@loadledger/schema"
 import {
   checkInputLength,
@@ -15,6 +16,7 @@ import {
   type RouteRequest,
   type RouteResult
 } from "../../Policy.js"
+import { checkStatus } from "../../RankStatus.js"
 import { type Charges, charge, noCharges, release } from "../internal/charges.js"
 import type { PeerPolicy } from "../PeerPolicy.js"
 import type { SmgCacheAwareConfig } from "./CacheAware.js"
@@ -242,10 +244,13 @@ export const makeSmgPolicy = (
       for (const r of ranks) workers[r] = { ...workers[r]!, load: Math.max(0, workers[r]!.load - 1) }
       return { ...s, workers, charges }
     },
-    setStatus: (s, status) => ({
-      ...s,
-      workers: s.workers.map((w, i) => ({ ...w, healthy: status[i] ?? w.healthy }))
-    })
+    setStatus: (s, status) =>
+      checkStatus(status, s.workers.length) !== undefined
+        ? s
+        : {
+            ...s,
+            workers: s.workers.map((w, i) => ({ ...w, healthy: status[i]! }))
+          }
   }
 }
 
