@@ -62,7 +62,9 @@ export const checkClientOptions = (
 /**
  * The one check of a registry entry's options: {@link checkClientOptions} on `clientCount` /
  * `clientIndex`, then `seed` absent or a safe integer (any sign), then `maxRunningRequests` absent
- * or an integer >= 1. `undefined` when all hold, else a `PolicyError` `InvalidInput` naming the
+ * or an integer >= 1, then `stepCost` absent or a step cost model (`chunkTokens` an integer >= 1,
+ * every other coefficient a finite number >= 0; the field is named, e.g.
+ * `stepCost.extendSecondsPerToken`). `undefined` when all hold, else a `PolicyError` `InvalidInput` naming the
  * first option at fault in that order.
  *
  * The rule over the registry (a test over every registered entry): `make(options)` with options
@@ -107,5 +109,33 @@ export const checkPolicyOptions = (options: PolicyOptions): PolicyError | undefi
       `maxRunningRequests must be an integer >= 1, got ${shown(maxRunningRequests)}`,
       "maxRunningRequests"
     )
+  const cost = options.stepCost
+  if (cost !== undefined) {
+    if (typeof cost !== "object" || cost === null)
+      return policyError("InvalidInput", `stepCost must be a step cost model, got ${shown(cost)}`, "stepCost")
+    if (!(Number.isSafeInteger(cost.chunkTokens) && cost.chunkTokens >= 1))
+      return policyError(
+        "InvalidInput",
+        `stepCost.chunkTokens must be an integer >= 1, got ${shown(cost.chunkTokens)}`,
+        "stepCost.chunkTokens"
+      )
+    for (const k of stepCostSeconds) {
+      const v = cost[k]
+      if (!(typeof v === "number" && Number.isFinite(v) && v >= 0))
+        return policyError(
+          "InvalidInput",
+          `stepCost.${k} must be a number >= 0, got ${shown(v)}`,
+          `stepCost.${k}`
+        )
+    }
+  }
   return undefined
 }
+
+const stepCostSeconds = [
+  "extendStepSeconds",
+  "extendSecondsPerToken",
+  "extendSecondsPerTokenPerPrefixToken",
+  "decodeSecondsPerRequest",
+  "decodeSecondsPerContextToken"
+] as const

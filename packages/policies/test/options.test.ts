@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest"
 import {
   checkClientOptions,
   checkPolicyOptions,
+  glm53H200StepCost,
   makeLedgerBalanced,
   makePowerOfChoices,
   makeScored,
@@ -48,14 +49,24 @@ const badOptions: ReadonlyArray<readonly [PolicyOptions, string]> = [
   [{ maxRunningRequests: -3 }, "maxRunningRequests"],
   [{ maxRunningRequests: 2.5 }, "maxRunningRequests"],
   [{ maxRunningRequests: Number.NaN }, "maxRunningRequests"],
-  [{ maxRunningRequests: Number.POSITIVE_INFINITY }, "maxRunningRequests"]
+  [{ maxRunningRequests: Number.POSITIVE_INFINITY }, "maxRunningRequests"],
+  [{ stepCost: { ...glm53H200StepCost, chunkTokens: 0 } }, "stepCost.chunkTokens"],
+  [
+    { stepCost: { ...glm53H200StepCost, extendSecondsPerToken: Number.NaN } },
+    "stepCost.extendSecondsPerToken"
+  ],
+  [
+    { stepCost: { ...glm53H200StepCost, decodeSecondsPerRequest: -1e-4 } },
+    "stepCost.decodeSecondsPerRequest"
+  ],
+  [{ stepCost: "glm" as never }, "stepCost"]
 ]
 const goodOptions: ReadonlyArray<PolicyOptions> = [
   {},
   { clientCount: 1, clientIndex: 0 },
   { clientCount: 2, clientIndex: 1 },
   { clientCount: 4, clientIndex: 3, seed: -7, maxRunningRequests: 64 },
-  { seed: 2 ** 40, maxRunningRequests: 1 },
+  { seed: 2 ** 40, maxRunningRequests: 1, stepCost: glm53H200StepCost },
   { clientCount: undefined, clientIndex: undefined, seed: undefined, maxRunningRequests: undefined }
 ]
 
