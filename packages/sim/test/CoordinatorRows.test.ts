@@ -158,11 +158,13 @@ describe("every registered policy routes on vLLM's own rows", () => {
 
 describe("a row with vLLM's fields only is partial, not unknown: its counts are read", () => {
   // rank 0 reports 20 waiting and 64 running, rank 1 nothing to do; no tokens, no time (as "vllm" and
-  // "vllm-counts" rows above). A policy that took the partial row as unknown, or its tokens as 0 and
-  // stopped there, would tie the ranks and (rotating ties) send some of 4 requests to rank 0.
-  // (ledger-balanced, ledger-scored, power-of-two-ledger and uncached-tokens rank by tokens first and
-  // read unreported tokens as 0 when no rank reports them: they do alternate; see the README, "What
-  // the vLLM blocks assume".)
+  // "vllm-counts" rows above). A policy that took the partial row's counts as unknown would tie the
+  // ranks and (rotating ties) send some of 4 requests to rank 0. Not every policy passes this:
+  // ledger-balanced, ledger-scored, power-of-two-ledger and uncached-tokens rank by tokens first and
+  // read unreported tokens as 0 when no rank reports them, so they alternate; and over a run the own
+  // ledger policies never clear their charges on such rows before a request finishes (step-time-aware
+  // never clears its pending prefill). Both are recorded in the README, "What the vLLM blocks assume",
+  // not asserted here.
   const rows = (kv: boolean): ReadonlyArray<RankLoad> => [
     { dpRank: 0, numWaitingReqs: 20, numRunningReqs: 64, ...(kv ? { kvCacheUsage: 0.9 } : {}) },
     { dpRank: 1, numWaitingReqs: 0, numRunningReqs: 0, ...(kv ? { kvCacheUsage: 0 } : {}) }
