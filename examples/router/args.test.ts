@@ -66,12 +66,32 @@ describe("the example router's arguments", () => {
     })
   })
 
-  it("--require is the router's requiredFields; absent, the router's per-source default applies", () => {
+  it("--require is the router's requiredFields; absent, the router's default (partial-row rule) applies", () => {
     const w = ["--worker", "http://h:1", "--source", "vllm-metrics"]
     expect(parseRouterArgs(w)).toMatchObject({ source: "vllm-metrics", requiredFields: undefined })
     expect(parseRouterArgs([...w, "--require", "numRunningReqs,kvCacheUsage"])).toMatchObject({
       requiredFields: ["numRunningReqs", "kvCacheUsage"]
     })
+  })
+
+  it("--model/--gpu name the served model (both or neither), --max-running-requests the engines' cap", () => {
+    const w = ["--worker", "http://h:1", "--policy", "step-time-aware"]
+    expect(parseRouterArgs(w)).toMatchObject({
+      model: undefined,
+      gpu: undefined,
+      maxRunningRequests: undefined
+    })
+    expect(
+      parseRouterArgs([...w, "--model", "deepseek-v3", "--gpu", "h200", "--max-running-requests", "48"])
+    ).toMatchObject({ model: "deepseek-v3", gpu: "h200", maxRunningRequests: 48 })
+    expect(error([...w, "--model", "deepseek-v3"])).toBe("--model and --gpu go together")
+    expect(error([...w, "--model", "gpt-9", "--gpu", "h200"])).toContain(
+      "--model must be one of glm-5.3-dense,"
+    )
+    expect(error([...w, "--model", "glm-5.3", "--gpu", "tpu"])).toContain('got "tpu"')
+    expect(error([...w, "--max-running-requests", "0"])).toBe(
+      '--max-running-requests must be an integer from 1 up, got "0"'
+    )
   })
 
   it("main.ts ends with one line and exit 2 on a bad flag, exit 1 on a port in use", async () => {

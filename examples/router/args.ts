@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util"
 import type { LoadField, SourceKind } from "@loadledger/live"
 import { findPolicy, policyEntries } from "@loadledger/policies"
+import { gpus, models } from "@loadledger/step-time"
 
 export interface RouterArgs {
   readonly workers: ReadonlyArray<string>
@@ -16,7 +17,7 @@ export interface RouterArgs {
   readonly intervalMs: number
   readonly timeoutMs: number
   readonly staleMs: number
-  /** `--require`; absent: the library's default for the source kind (`sourceRequiredFields`). */
+  /** `--require`; absent: the library's default (a rank is known with at least one load count, partial rows included). */
   readonly requiredFields: ReadonlyArray<LoadField> | undefined
   readonly replicas: number
   readonly replicaIndex: number
@@ -26,13 +27,18 @@ export interface RouterArgs {
   readonly decodeBudgetMs: number
   readonly ejectAfter: number
   readonly ejectMs: number
+  /** `--model` / `--gpu`: the served model's presets (both or neither), for the policy's step cost. */
+  readonly model: string | undefined
+  readonly gpu: string | undefined
+  /** `--max-running-requests`: the engines' per-rank cap, for policies that price running slots. */
+  readonly maxRunningRequests: number | undefined
 }
 
 export const usage = `usage: main.ts --worker URL [--worker URL ...] [--dp N] [--source sglang-v1-loads|sglang-get-load|sglang-metrics|vllm-metrics]
   [--policy NAME] [--port 8000] [--host 127.0.0.1] [--interval-ms 250] [--timeout-ms 500] [--stale-ms 1000]
   [--require numRunningReqs,numWaitingReqs,numTotalTokens] [--replicas 1] [--replica-index 0]
   [--connect-timeout-ms 2000] [--first-byte-timeout-ms 300000] [--idle-timeout-ms 60000] [--decode-budget-ms 1000]
-  [--eject-after 3] [--eject-ms 10000]`
+  [--eject-after 3] [--eject-ms 10000] [--model glm-5.3 --gpu h200] [--max-running-requests N]`
 
 const kinds: ReadonlyArray<SourceKind> = [
   "sglang-v1-loads",
@@ -65,7 +71,10 @@ const valueFlags = new Set([
   "idle-timeout-ms",
   "decode-budget-ms",
   "eject-after",
-  "eject-ms"
+  "eject-ms",
+  "model",
+  "gpu",
+  "max-running-requests"
 ])
 
 const int = (name: string, raw: string, min: number, max = Number.MAX_SAFE_INTEGER): number | string => {
@@ -128,6 +137,9 @@ export const parseRouterArgs = (
         "decode-budget-ms": { type: "string", default: "1000" },
         "eject-after": { type: "string", default: "3" },
         "eject-ms": { type: "string", default: "10000" },
+        model: { type: "string" },
+        gpu: { type: "string" },
+        "max-running-requests": { type: "string" },
         help: { type: "boolean", default: false }
       }
     }).values
@@ -177,10 +189,20 @@ export const parseRouterArgs = (
   if (n["replica-index"]! >= n.replicas!)
     return { error: `--replica-index must be below --replicas (${n.replicas}), got ${n["replica-index"]}` }
   const source = s("source") as SourceKind
-  // absent: the router's default, what the source kind publishes (`sourceRequiredFields`)
+  // absent: the router's default, a row with at least one load count is known (partial rows included)
   const required = (values.require as string | undefined)?.split(",")
   for (const f of required ?? [])
     if (!fields.includes(f as LoadField)) return { error: `--require takes ${fields.join(", ")}, got "${f}"` }
+  const model = values.model as string | undefined
+  const gpu = values.gpu as string | undefined
+  if ((model === undefined) !== (gpu === undefined)) return { error: "--model and --gpu go together" }
+  if (model !== undefined && models[model] === undefined)
+    return { error: `--model must be one of ${Object.keys(models).join(", ")}, got "${model}"` }
+  if (gpu !== undefined && gpus[gpu] === undefined)
+    return { error: `--gpu must be one of ${Object.keys(gpus).join(", ")}, got "${gpu}"` }
+  const rawCap = values["max-running-requests"] as string | undefined
+  const cap = rawCap === undefined ? undefined : int("max-running-requests", rawCap, 1)
+  if (typeof cap === "string") return { error: cap }
   return {
     workers,
     dp: n.dp!,
@@ -199,6 +221,9 @@ export const parseRouterArgs = (
     idleTimeoutMs: n["idle-timeout-ms"]!,
     decodeBudgetMs: n["decode-budget-ms"]!,
     ejectAfter: n["eject-after"]!,
-    ejectMs: n["eject-ms"]!
+    ejectMs: n["eject-ms"]!,
+    model,
+    gpu,
+    maxRunningRequests: cap
   }
 }

@@ -8,7 +8,8 @@
  * Bad arguments, or a port that cannot be bound, end with one line on stderr (exit 2 / 1).
  */
 import { startLiveRouter, startProxy } from "@loadledger/live"
-import { findPolicy } from "@loadledger/policies"
+import { findPolicy, stepCostFrom } from "@loadledger/policies"
+import { gpus, models, stepTimeFromAggregates } from "@loadledger/step-time"
 import { parseRouterArgs, usage } from "./args.js"
 
 const args = parseRouterArgs(process.argv.slice(2))
@@ -20,10 +21,20 @@ if ("error" in args) {
   console.error(`main.ts: ${args.error} (--help for usage)`)
   process.exit(2)
 }
+// the served model's step cost, fitted once (read by `step-time-aware`; others ignore it)
+const served =
+  args.model !== undefined && args.gpu !== undefined
+    ? { model: models[args.model]!, gpu: gpus[args.gpu]! }
+    : undefined
 const policy = findPolicy(args.policy)!.make({
   seed: 1,
   clientCount: args.replicas,
-  clientIndex: args.replicaIndex
+  clientIndex: args.replicaIndex,
+  maxRunningRequests: args.maxRunningRequests,
+  stepCost:
+    served === undefined
+      ? undefined
+      : stepCostFrom((ranks) => stepTimeFromAggregates(served, ranks), { dpSize: args.dp })
 })
 const router = startLiveRouter({
   sources: args.workers.map((url) => ({

@@ -15,7 +15,7 @@ import { Result } from "effect"
 import { makeOffThreadDecoder } from "./internal/offThreadDecoder.js"
 import type { PollFailure } from "./LastHeard.js"
 import { makeRouterMetrics } from "./Metrics.js"
-import type { LoadField, RankStatus } from "./RankStatus.js"
+import type { RankStatus } from "./RankStatus.js"
 import { type Decision, finish, type RouterError, route } from "./Route.js"
 import {
   applyPoll,
@@ -64,13 +64,14 @@ export interface LiveRouterConfig<S> extends RouterOptions {
 /**
  * A running router. `route` places a request (it is in flight until `finish` or `abort`);
  * `ingest` folds a body received by other means as if polled from `url` (all of the worker's ranks
- * are replaced; decoded off-thread, hence a promise; its rows must hold the fields required of that
- * worker, by default those of its configured source kind, whatever `kind` decodes the body); `ingestLoadStatFrame` folds one frame
+ * are replaced; decoded off-thread, hence a promise; its rows are judged like polled ones, whatever
+ * `kind` decodes the body); `ingestLoadStatFrame` folds one frame
  * `["load", seq (8 bytes, big-endian), msgpack(["LoadStat", ...])]` from SGLang's load publisher
  * into the rank it names, dropping frames whose sequence number is not above the last one seen from
- * `url` (the transport, e.g. a ZeroMQ SUB socket, is the caller's; without an explicit
- * `requiredFields`, that worker's ranks then need only the running and waiting counts a frame
- * carries, since a frame's row replaces the polled one); `markUnreachable` records a
+ * `url` (the transport, e.g. a ZeroMQ SUB socket, is the caller's; a frame's row, which replaces
+ * the polled one, carries the running and waiting counts and no `numTotalTokens`: on an SGLang
+ * `/v1/loads` worker it is partial, known with `missing: ["numTotalTokens"]`, unless an explicit
+ * `requiredFields` asks for tokens); `markUnreachable` records a
  * failed proxy connection so the worker is excluded until its next good poll; `eject` takes a worker
  * out for `holdMs` whatever its polls say (a passive health check); `retried` counts a
  * request re-placed by a proxy; `ready` resolves once every source was polled once; `close` stops
@@ -96,9 +97,6 @@ export interface LiveRouter {
   readonly ready: Promise<void>
   readonly close: () => Promise<void>
 }
-
-/** The load fields an SGLang `LoadStat` frame carries (see `@loadledger/schema`'s `LoadStat`). */
-const loadStatFields: ReadonlyArray<LoadField> = ["numRunningReqs", "numWaitingReqs"]
 
 const failure = (kind: PollFailure["kind"], message: string): PollFailure => ({
   _tag: "PollFailure",
@@ -243,22 +241,6 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
     return Result.isFailure(rows) && rows.failure._tag === "DecodeBudgetExceeded"
   }
 
-  /**
-   * Without an explicit `requiredFields`, a worker fed LoadStat frames requires at most what a frame
-   * carries (running and waiting counts; its `numTokens` is not `numTotalTokens`): a frame's row
-   * replaces the rank's polled row, so requiring `/v1/loads`' tokens would make it unknown.
-   */
-  const requireAtMostFrameFields = (url: string): void => {
-    if (config.requiredFields !== undefined) return
-    const byWorker = state.status.requiredFieldsByWorker
-    const current = byWorker?.get(url) ?? state.status.requiredFields
-    const next = current.filter((f) => loadStatFields.includes(f))
-    if (next.length === current.length) return
-    const map = new Map(byWorker)
-    map.set(url, next)
-    state = { ...state, status: { ...state.status, requiredFieldsByWorker: map } }
-  }
-
   const lastSeq = new Map<string, bigint>()
   const ingestLoadStatFrame = (url: string, frames: ReadonlyArray<Uint8Array>): void => {
     const f = decodeLoadStatFrame(frames)
@@ -271,7 +253,6 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
     lastSeq.set(url, f.success.seq)
     // one frame holds one small LoadStat: decoded here, bounded by the frame's size
     const rows = decodeLedger(frames[2]!, "load-stat")
-    if (Result.isSuccess(rows)) requireAtMostFrameFields(url)
     apply(
       url,
       Result.isSuccess(rows)

@@ -4,7 +4,8 @@
  * @since 0.1.0
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client"
-import { observedImbalance, type RankStatus } from "./RankStatus.js"
+import { observedImbalance } from "./Imbalance.js"
+import type { RankStatus } from "./RankStatus.js"
 import type { FallbackReason } from "./Route.js"
 
 /**
@@ -14,7 +15,8 @@ import type { FallbackReason } from "./Route.js"
  * `FallbackReason`), `retries_total{reason}` (counter, requests re-placed because they provably
  * never reached an engine), `ejections_total{worker}` (counter, passive health-check ejections),
  * `decode_seconds` (histogram, decode time per payload), `snapshot_age_seconds{rank}` (gauge; absent for a rank that never
- * reported), `rank_known{rank}` (gauge 1/0), `rank_unhealthy{rank}` (gauge 1/0),
+ * reported), `rank_known{rank}` (gauge 1/0), `rank_partial{rank}` (gauge 1/0: known, but its row
+ * lacks fields its source publishes, `RankStatus.missing`), `rank_unhealthy{rank}` (gauge 1/0),
  * `inflight_requests{rank}` (gauge),
  * `poll_failures_total{worker,kind}` (counter; kind = unreachable | timeout | http-status | decode),
  * `decode_failures_total{worker}` (counter), `token_imbalance_ratio` (gauge, max/mean of
@@ -124,12 +126,23 @@ export const makeRouterMetrics = (
   })
   new Gauge({
     name: "loadledger_router_rank_known",
-    help: "1 when the rank's load data is usable (fresh, decoded, complete), 0 when unknown.",
+    help: "1 when the rank's load data is usable (fresh, decoded, at least one load count), 0 when unknown.",
     labelNames: ["rank"],
     registers,
     collect() {
       this.reset()
       for (const s of view().ranks) this.set({ rank: s.id }, s.condition === "known" ? 1 : 0)
+    }
+  })
+  new Gauge({
+    name: "loadledger_router_rank_partial",
+    help: "1 when the rank is known but its row lacks fields its source publishes (routed on what it reported).",
+    labelNames: ["rank"],
+    registers,
+    collect() {
+      this.reset()
+      for (const s of view().ranks)
+        this.set({ rank: s.id }, s.condition === "known" && s.missing !== undefined ? 1 : 0)
     }
   })
   new Gauge({

@@ -16,8 +16,8 @@ import type { RankStatus } from "./RankStatus.js"
  *
  * | rank condition | treatment |
  * | --- | --- |
- * | known (fresh, decoded, every required field present) | in the view; its row as decoded (absent fields absent) |
- * | unknown: stale, frozen publisher, never reported, not in payload, body not decoded, required field absent, row rejected by the decoder (-1, duplicate rank, invalid number) | out of the view; the in-flight fallback may use it only while no rank is known |
+ * | known (fresh, decoded, at least one load count, or every field of an explicit `requiredFields`) | in the view; its row as decoded (absent fields absent, a partial row included) |
+ * | unknown: stale, frozen publisher, never reported, not in payload, body not decoded, no load count (or an explicitly required field absent), row rejected by the decoder (-1, duplicate rank, invalid number) or holding a corrupt count | out of the view; the in-flight fallback may use it only while no rank is known |
  * | unhealthy: poll refused/reset, timed out, non-2xx; or a proxy connection refused | out of the view and out of the fallback until a poll succeeds again |
  *
  * Because excluded ranks are not in the policy's index space at all, a policy that ignores health

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import type { RankLoad, RankUnknownReason } from "@loadledger/schema"
+import { absent, corruptCount, loadCounts } from "./internal/rowFields.js"
 import type { LastHeard, PollFailure, RankEntry, WorkerEntry } from "./LastHeard.js"
 
 /**
@@ -22,7 +23,9 @@ export type LoadField = "numRunningReqs" | "numWaitingReqs" | "numTotalTokens" |
  * `not-in-payload` (the last payload had no row for the rank), `stale` (older than the staleness
  * bound, or a frozen publisher timestamp), `decode-failed` (the body did not decode),
  * `rejected-row` (the decoder marked the row `unknown`: duplicate rank, negative count, invalid
- * number), `missing-field` (a required field is absent).
+ * number; or a row given to `applyPoll` carries a count that is negative, NaN, infinite or not a
+ * number), `missing-field` (the row carries no load count at all, or, under an explicit
+ * `requiredFields`, lacks one of those).
  *
  * @category models
  * @since 0.1.0
@@ -40,30 +43,44 @@ export type UnknownReason =
   | "missing-field"
 
 /**
- * How to judge ranks. `staleAfterSeconds`: data older than this is unknown. `requiredFields`: a row
- * missing any of them is unknown. `requiredFieldsByWorker` (optional): per worker URL, the fields
- * that worker's rows must have instead of `requiredFields` (`makeRouter` fills it from each
- * source's `kind`, see `sourceRequiredFields`). `ageClock`: `"publisher-change"` ages a rank from the last time
- * its publisher's `timestamp` changed (a frozen publisher goes stale once a row received more than
- * `staleAfterSeconds` after that change still carries it; a rank not heard at all for twice the
- * bound is stale too), `"receipt"` from the last time a row arrived.
+ * How to judge ranks.
+ *
+ * - `staleAfterSeconds`: data older than this is unknown.
+ * - `requiredFields` (optional): when given, a row missing any of them is `unknown(missing-field)`,
+ *   for every worker. When absent (the default), the **partial-row rule** applies: a row is known
+ *   when it carries at least one load count (`numRunningReqs`, `numWaitingReqs`,
+ *   `numTotalTokens`), and its other fields pass through absent, never 0 (each policy takes an
+ *   absent count as its docstring says: the own and vLLM policies as the busiest value reported);
+ *   a row with no count at all gives the policy nothing and is `unknown(missing-field)`.
+ * - `publishedFieldsByWorker` (optional): per worker URL, the fields its source publishes for every
+ *   rank (`makeRouter` fills it from each source's `kind`, see `sourcePublishedFields`; a worker
+ *   not in it publishes the three counts). They only name what a row lacks (`RankStatus.missing`);
+ *   they never make a rank unknown.
+ * - `ageClock`: `"publisher-change"` ages a rank from the last time its publisher's `timestamp`
+ *   changed (a frozen publisher goes stale once a row received more than `staleAfterSeconds` after
+ *   that change still carries it; a rank not heard at all for twice the bound is stale too),
+ *   `"receipt"` from the last time a row arrived.
  *
  * @category models
  * @since 0.1.0
  */
 export interface StatusOptions {
   readonly staleAfterSeconds: number
-  readonly requiredFields: ReadonlyArray<LoadField>
-  readonly requiredFieldsByWorker?: ReadonlyMap<string, ReadonlyArray<LoadField>> | undefined
+  readonly requiredFields?: ReadonlyArray<LoadField> | undefined
+  readonly publishedFieldsByWorker?: ReadonlyMap<string, ReadonlyArray<LoadField>> | undefined
   readonly ageClock: "publisher-change" | "receipt"
 }
 
 /**
  * One rank as the router sees it at `now`.
  *
- * - `condition`: `"known"` (fresh, decoded, every required field present), `"unknown"` (the worker
- *   answers but this rank's numbers cannot be used; `reason` says why) or `"unhealthy"` (the worker
- *   did not answer its last poll).
+ * - `condition`: `"known"` (fresh, decoded, at least one load count, or every field of an explicit
+ *   `requiredFields`), `"unknown"` (the worker answers but this rank's numbers cannot be used;
+ *   `reason` says why) or `"unhealthy"` (the worker did not answer its last poll).
+ * - `missing`: on a known rank, the fields its source publishes that this row lacks (a **partial**
+ *   row: it is in the policy's view with what it reported, the missing fields absent); absent when
+ *   the row is complete. On an `unknown(missing-field)` rank, the fields that made it unknown (the
+ *   absent required fields, or with no `requiredFields` the absent published fields).
  * - `row`: the contract row for the rank, indexed for the router: `dpRank` is the router's global
  *   rank index, `worker` the worker URL, `workerDpRank` the engine's own rank. A known rank's row
  *   carries the decoded load fields as they came (absent stays absent); any other rank's row
@@ -88,7 +105,7 @@ export interface RankStatus {
 /**
  * The contract reason (@loadledger/schema's `RankUnknownReason`) for a router reason: unhealthy
  * reasons are `unreachable`, `stale` is `stale`, and a rank whose numbers never arrived in usable
- * form (never reported, not in the payload, body not decoded, a required field absent) is
+ * form (never reported, not in the payload, body not decoded, no load count or a required field absent) is
  * `not-reported`. A rejected row keeps the decoder's own reason.
  *
  * @example
@@ -119,19 +136,31 @@ export const contractReason = (reason: Exclude<UnknownReason, "rejected-row">): 
  * Judge every rank at time `now` (seconds, router clock).
  *
  * **When to use**: before each decision, and for metrics; one pass over the ranks. A rank is never
- * "idle" by default: no data, old data, failed polls and missing fields all make it unknown or
- * unhealthy (fault cases S04, S08, S09).
+ * "idle" by default: no data, old data, failed polls, corrupt counts and rows without any load
+ * count all make it unknown or unhealthy (fault cases S04, S08, S09). A partial row (some counts
+ * reported, others absent, as on a cut-off vLLM `/metrics` page, fault case S04's second block)
+ * is known with what it reported: its absent fields stay absent, never 0 (see `StatusOptions`).
  *
  * @example
  * ```ts
  * import { makeLastHeard, rankStatus, recordRows } from "@loadledger/live"
- * let l = makeLastHeard([{ url: "u", dpSize: 2 }])
- * l = recordRows(l, "u", [{ dpRank: 0, numRunningReqs: 1, numWaitingReqs: 0 }], 5)
- * const s = rankStatus(l, 6, { staleAfterSeconds: 2, requiredFields: ["numRunningReqs"], ageClock: "receipt" })
+ * let l = makeLastHeard([{ url: "u", dpSize: 3 }])
+ * const rows = [{ dpRank: 0, numRunningReqs: 1, numWaitingReqs: 0 }, { dpRank: 1, numRunningReqs: 5 }]
+ * l = recordRows(l, "u", rows, 5)
+ * const published = new Map([["u", ["numRunningReqs", "numWaitingReqs"] as const]])
+ * const s = rankStatus(l, 6, { staleAfterSeconds: 2, publishedFieldsByWorker: published, ageClock: "receipt" })
  * s[0]?.condition // => "known"
  * s[0]?.row // => { dpRank: 0, worker: "u", workerDpRank: 0, numRunningReqs: 1, numWaitingReqs: 0 }
- * s[1]?.reason // => "not-in-payload"
- * s[1]?.row.unknown?.reason // => "not-reported"
+ * // partial: known with the count it reported; the waiting count stays absent
+ * const partial = s[1]
+ * partial?.condition // => "known"
+ * partial?.missing // => ["numWaitingReqs"]
+ * partial?.row.numWaitingReqs // => undefined
+ * s[2]?.reason // => "not-in-payload"
+ * s[2]?.row.unknown?.reason // => "not-reported"
+ * // an explicit requiredFields makes the partial row unknown
+ * rankStatus(l, 6, { staleAfterSeconds: 2, requiredFields: ["numWaitingReqs"], ageClock: "receipt" })[1]?.reason
+ * // => "missing-field"
  * ```
  *
  * @category combinators
@@ -230,13 +259,19 @@ const judge = (
     return unknown("not-in-payload", `the last payload of ${e.workerUrl} had no row for rank ${e.dpRank}`)
   if (row.unknown !== undefined)
     return { ...identity, condition: "unknown", reason: "rejected-row", row: unknownRow(row.unknown) }
-  let missing: Array<LoadField> | undefined
-  for (const f of options.requiredFieldsByWorker?.get(e.workerUrl) ?? options.requiredFields) {
-    if (row[f] !== undefined) continue
-    if (missing === undefined) missing = []
-    missing.push(f)
-  }
-  if (missing !== undefined) return unknown("missing-field", `not reported: ${missing.join(", ")}`, missing)
+  const corrupt = corruptCount(row)
+  if (corrupt !== undefined)
+    return { ...identity, condition: "unknown", reason: "rejected-row", row: unknownRow(corrupt) }
+  const published = options.publishedFieldsByWorker?.get(e.workerUrl) ?? loadCounts
+  if (options.requiredFields !== undefined) {
+    const lacking = absent(row, options.requiredFields)
+    if (lacking !== undefined) return unknown("missing-field", `not reported: ${lacking.join(", ")}`, lacking)
+  } else if (!loadCounts.some((f) => row[f] !== undefined))
+    return unknown(
+      "missing-field",
+      "no load count reported (numRunningReqs, numWaitingReqs, numTotalTokens)",
+      absent(row, published) ?? absent(row, loadCounts)
+    )
   if (isStale(e, now, options))
     return unknown(
       "stale",
@@ -245,55 +280,7 @@ const judge = (
   return {
     ...identity,
     condition: "known",
+    missing: absent(row, published),
     row: { ...row, dpRank: index, worker: e.workerUrl, workerDpRank: e.dpRank }
   }
-}
-
-/**
- * The token imbalance ratio the router sees: max over mean of `numTotalTokens` across the known
- * ranks that reported it (1 = balanced, N = all tokens on one of N ranks; 1 when every rank is
- * empty). Absent (`undefined`) when no known rank reported tokens. Same shape as SGLang's
- * `sglang:dp_attention_token_imbalance_ratio` histogram (buckets 1 … 64), named in
- * `fixtures/payloads/README.md`.
- *
- * @example
- * ```ts
- * import { tokenImbalanceRatio } from "@loadledger/live"
- * tokenImbalanceRatio([12000, 0, 0, 3000]) // => 3.2
- * ```
- *
- * @category metrics
- * @since 0.1.0
- */
-export const tokenImbalanceRatio = (tokens: ReadonlyArray<number>): number | undefined => {
-  if (tokens.length === 0) return undefined
-  const max = Math.max(...tokens)
-  const mean = tokens.reduce((a, b) => a + b, 0) / tokens.length
-  return mean === 0 ? 1 : max / mean
-}
-
-/**
- * The token imbalance ratio over the known ranks that reported `numTotalTokens` (see
- * `tokenImbalanceRatio`); `undefined` when none did.
- *
- * @example
- * ```ts
- * import { applyPoll, makeRouter, observedImbalance, statuses } from "@loadledger/live"
- * import { totalTokens } from "@loadledger/policies"
- * import { Result } from "effect"
- * const rows = [12000, 0, 0, 3000].map((numTotalTokens, dpRank) => ({ dpRank, numTotalTokens }))
- * const r = applyPoll(makeRouter(totalTokens, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 1, requiredFields: ["numTotalTokens"], ageClock: "receipt" }), "u", Result.succeed(rows), 0)
- * observedImbalance(statuses(r, 0)) // => 3.2
- * ```
- *
- * @category getters
- * @since 0.1.0
- */
-export const observedImbalance = (ranks: ReadonlyArray<RankStatus>): number | undefined => {
-  const tokens: Array<number> = []
-  for (const s of ranks) {
-    const t = s.condition === "known" ? s.row.numTotalTokens : undefined
-    if (t !== undefined) tokens.push(t)
-  }
-  return tokenImbalanceRatio(tokens)
 }

@@ -22,15 +22,16 @@ import {
 } from "./LastHeard.js"
 import { type PolicyView, refreshView, viewRow } from "./PolicyView.js"
 import { type LoadField, type RankStatus, rankStatus, type StatusOptions } from "./RankStatus.js"
-import { type SourceKind, sourceRequiredFields } from "./Source.js"
+import { type SourceKind, sourcePublishedFields } from "./Source.js"
 
 /**
- * How the router judges ranks. `staleAfterSeconds`: the staleness bound. `requiredFields`: fields
- * every row must have to be known (a row missing one is `unknown(missing-field)`); when given it
- * applies to every worker. When absent, each worker's default is what its source publishes
- * (`sourceRequiredFields(kind)`: running and waiting counts for `vllm-metrics` and
- * `sglang-metrics`, plus `numTotalTokens` for `sglang-v1-loads` and `sglang-get-load`), and a worker
- * given without a `kind` requires running, waiting and total tokens.
+ * How the router judges ranks. `staleAfterSeconds`: the staleness bound. `requiredFields`
+ * (optional): fields every row must have to be known (a row missing one is
+ * `unknown(missing-field)`); when given it applies to every worker. When absent, the partial-row
+ * rule applies (see `StatusOptions`): a row with at least one load count (`numRunningReqs`,
+ * `numWaitingReqs`, `numTotalTokens`) is known and reaches the policy with its other fields
+ * absent, never 0; a row with none is `unknown(missing-field)`. What each worker's source publishes
+ * (`sourcePublishedFields(kind)`) only names what a partial row lacks (`RankStatus.missing`).
  * `ageClock`: see `StatusOptions`. `clientCount` / `clientIndex`: how many router replicas share
  * these engines and which one this is (vLLM's front-end `client_count` / `client_index`); they
  * shape the in-flight fallback (see `route`). Pass the same numbers to the policy (the registry's
@@ -81,9 +82,10 @@ export interface RouterState<S> {
 
 /**
  * A fresh router for `workers` (each physical worker expands to `dpSize` ranks) and one policy.
- * A worker may carry its source `kind` (a `SourceSpec` does): without an explicit
- * `options.requiredFields`, its rows must then hold the fields that kind publishes
- * (`sourceRequiredFields`), else running, waiting and total tokens.
+ * A worker may carry its source `kind` (a `SourceSpec` does): a row of it that lacks some of the
+ * fields that kind publishes (`sourcePublishedFields`; without a `kind`, the three load counts) is
+ * partial, known with what it reported and `missing` naming the rest, unless
+ * `options.requiredFields` asks for them.
  *
  * @example
  * ```ts
@@ -93,7 +95,8 @@ export interface RouterState<S> {
  * r.inflightPerRank // => [0, 0, 0, 0]
  * r.view.members // => []
  * const v = makeRouter(totalRequests, [{ url: "http://h:8000", dpSize: 2, kind: "vllm-metrics" }], { staleAfterSeconds: 2 })
- * v.status.requiredFieldsByWorker?.get("http://h:8000") // => ["numRunningReqs", "numWaitingReqs"]
+ * v.status.publishedFieldsByWorker?.get("http://h:8000") // => ["numRunningReqs", "numWaitingReqs"]
+ * v.status.requiredFields // => undefined
  * ```
  *
  * @category constructors
@@ -112,9 +115,8 @@ export const makeRouter = <S>(
     policy,
     status: {
       staleAfterSeconds: options.staleAfterSeconds,
-      requiredFields: options.requiredFields ?? ["numRunningReqs", "numWaitingReqs", "numTotalTokens"],
-      // an explicit list wins for every worker; otherwise each worker requires what its source publishes
-      requiredFieldsByWorker: options.requiredFields === undefined ? requiredByKind(workers) : undefined,
+      requiredFields: options.requiredFields,
+      publishedFieldsByWorker: publishedByKind(workers),
       ageClock: options.ageClock ?? "publisher-change"
     },
     heard,
@@ -128,11 +130,11 @@ export const makeRouter = <S>(
   }
 }
 
-const requiredByKind = (
+const publishedByKind = (
   workers: ReadonlyArray<WorkerSpec & { readonly kind?: SourceKind | undefined }>
 ): ReadonlyMap<string, ReadonlyArray<LoadField>> | undefined => {
   const out = new Map<string, ReadonlyArray<LoadField>>()
-  for (const w of workers) if (w.kind !== undefined) out.set(w.url, sourceRequiredFields(w.kind))
+  for (const w of workers) if (w.kind !== undefined) out.set(w.url, sourcePublishedFields(w.kind))
   return out.size > 0 ? out : undefined
 }
 

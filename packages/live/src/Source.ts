@@ -41,12 +41,12 @@ const countsAndTokens: ReadonlyArray<LoadField> = ["numRunningReqs", "numWaiting
 
 const endpoint: Record<
   SourceKind,
-  { readonly path: string; readonly decode: LedgerKind; readonly required: ReadonlyArray<LoadField> }
+  { readonly path: string; readonly decode: LedgerKind; readonly published: ReadonlyArray<LoadField> }
 > = {
-  "sglang-v1-loads": { path: "/v1/loads", decode: "v1-loads", required: countsAndTokens },
-  "sglang-get-load": { path: "/get_load", decode: "get-load", required: countsAndTokens },
-  "sglang-metrics": { path: "/metrics", decode: "sglang-metrics", required: counts },
-  "vllm-metrics": { path: "/metrics", decode: "vllm-metrics", required: counts }
+  "sglang-v1-loads": { path: "/v1/loads", decode: "v1-loads", published: countsAndTokens },
+  "sglang-get-load": { path: "/get_load", decode: "get-load", published: countsAndTokens },
+  "sglang-metrics": { path: "/metrics", decode: "sglang-metrics", published: counts },
+  "vllm-metrics": { path: "/metrics", decode: "vllm-metrics", published: counts }
 }
 
 /**
@@ -80,9 +80,11 @@ export const sourceUrl = (s: SourceSpec): string =>
 export const sourceDecodeKind = (s: SourceSpec): LedgerKind => endpoint[s.kind].decode
 
 /**
- * The load fields a source of this kind publishes for every rank: what the router requires of its
- * rows by default (a row missing one is `unknown(missing-field)`), so a rank is never judged by a
- * field its engine cannot send.
+ * The load fields a source of this kind publishes for every rank. A row that lacks some of them is
+ * **partial**: its rank stays known with what it reported (the absent fields stay absent, never 0)
+ * and `RankStatus.missing` names them; a row with no load count at all is `unknown(missing-field)`
+ * (see `StatusOptions`). So a cut-off or incomplete payload never turns a rank that reported its
+ * running count into an unknown one, and never into an idle one.
  *
  * - `sglang-v1-loads`, `sglang-get-load`: `numRunningReqs`, `numWaitingReqs`, `numTotalTokens`
  *   (`/v1/loads` `num_running_reqs` / `num_waiting_reqs` / `num_total_tokens`; `/get_load`
@@ -95,21 +97,22 @@ export const sourceDecodeKind = (s: SourceSpec): LedgerKind => endpoint[s.kind].
  * - `vllm-metrics`: `numRunningReqs`, `numWaitingReqs` (`vllm:num_requests_running`,
  *   `vllm:num_requests_waiting`, the counts vLLM's own DP balancer reads); vLLM publishes no token
  *   totals (vllm-project/vllm `vllm/v1/metrics/loggers.py`). `kvCacheUsage` is decoded when sent
- *   but not required (V0 servers name it `vllm:gpu_cache_usage_perc`).
+ *   but not listed (V0 servers name it `vllm:gpu_cache_usage_perc`).
  *
- * **When to use**: to see or reuse the router's default; an explicit `requiredFields` router option
- * replaces it for every worker (for instance `["numTotalTokens"]` for a token policy on SGLang).
- * A policy that reads a field the source does not publish (`total-tokens` on vLLM) gets rows
- * without it and treats them as its docstring says.
+ * **When to use**: to see which fields the router expects of a source (what a partial row's
+ * `missing` is measured against). To make a rank unknown unless its row holds certain fields, pass
+ * the router option `requiredFields` (for instance `["numTotalTokens"]` for a token policy on
+ * SGLang); it applies to every worker. A policy that reads a field the source does not publish
+ * (`total-tokens` on vLLM) gets rows without it and treats them as its docstring says.
  *
  * @example
  * ```ts
- * import { sourceRequiredFields } from "@loadledger/live"
- * sourceRequiredFields("vllm-metrics") // => ["numRunningReqs", "numWaitingReqs"]
- * sourceRequiredFields("sglang-v1-loads") // => ["numRunningReqs", "numWaitingReqs", "numTotalTokens"]
+ * import { sourcePublishedFields } from "@loadledger/live"
+ * sourcePublishedFields("vllm-metrics") // => ["numRunningReqs", "numWaitingReqs"]
+ * sourcePublishedFields("sglang-v1-loads") // => ["numRunningReqs", "numWaitingReqs", "numTotalTokens"]
  * ```
  *
  * @category getters
  * @since 0.3.0
  */
-export const sourceRequiredFields = (kind: SourceKind): ReadonlyArray<LoadField> => endpoint[kind].required
+export const sourcePublishedFields = (kind: SourceKind): ReadonlyArray<LoadField> => endpoint[kind].published

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+export * from "./Imbalance.js"
 export * from "./LastHeard.js"
 export * from "./LiveRouter.js"
 export * from "./Metrics.js"

@@ -205,7 +205,7 @@ describe("polling real payloads", () => {
     expect(f._tag === "Decision" && [f.mode, f.fallbackReason]).toEqual(["fallback", "no-known-rank"])
   })
 
-  it("S09 gauges declared with no samples, and an SGLang DP-8 /metrics without running counts: unknown, never zeros", async () => {
+  it("S09 gauges declared with no samples, and an SGLang DP-8 /metrics without running counts: no zeros; only ranks with a count are known", async () => {
     const declared = [
       "# HELP vllm:num_requests_running Number of requests in model execution batches.",
       "# TYPE vllm:num_requests_running gauge",
@@ -219,29 +219,40 @@ describe("polling real payloads", () => {
     const g = await worker({
       loads: { _tag: "file", path: payload("sglang_metrics_dp8_deepseek_r1__aibrix_issue1614_part1.prom") }
     })
-    const r = live({
-      sources: [src(v, { kind: "vllm-metrics" }), src(g, { kind: "sglang-metrics", dpSize: 8 })],
-      staleAfterSeconds: 5
-    })
-    await r.ready
+    const only = async (sources: ReadonlyArray<SourceSpec>) => {
+      const r = live({ sources, staleAfterSeconds: 5 })
+      await r.ready
+      return r
+    }
+    // declared, no samples: no row at all, so the rank is unknown and the fallback decides
+    const alone = await only([src(v, { kind: "vllm-metrics" })])
+    expect(alone.ranks().map((s) => [s.condition, s.reason, s.row.numRunningReqs])).toEqual([
+      ["unknown", "not-in-payload", undefined]
+    ])
+    const d = alone.route({ requestId: "x", inputLength: 1 })
+    expect(d._tag === "Decision" && [d.mode, d.fallbackReason]).toEqual(["fallback", "no-known-rank"])
+    expect(await alone.metrics()).toContain('loadledger_router_fallbacks_total{reason="no-known-rank"} 1')
+    // the DP-8 payload has num_queue_reqs (0) for ranks 1 and 3 only and no running gauge at all: those two
+    // are partial (known with their queue, running absent), the six with no count at all are unknown
+    // (the old rule made all eight unknown and left routing to the fallback)
+    const r = await only([src(v, { kind: "vllm-metrics" }), src(g, { kind: "sglang-metrics", dpSize: 8 })])
     const ranks = r.ranks()
     expect(ranks.length).toBe(9)
-    expect(ranks.every((s) => s.condition === "unknown" && s.row.numRunningReqs === undefined)).toBe(true)
-    // the DP-8 payload has num_queue_reqs for ranks 1 and 3 only and no running gauge at all
-    expect(ranks.slice(1).map((s) => s.reason)).toEqual([
+    expect(ranks.every((s) => s.row.numRunningReqs === undefined)).toBe(true)
+    expect(ranks.map((s) => s.reason)).toEqual([
+      "not-in-payload",
       "missing-field",
+      undefined,
       "missing-field",
-      "missing-field",
-      "missing-field",
+      undefined,
       "missing-field",
       "missing-field",
       "missing-field",
       "missing-field"
     ])
-    // no rank is usable by the policy, both workers answer: the fallback decides, and says why
-    const d = r.route({ requestId: "x", inputLength: 1 })
-    expect(d._tag === "Decision" && [d.mode, d.fallbackReason]).toEqual(["fallback", "no-known-rank"])
-    expect(await r.metrics()).toContain('loadledger_router_fallbacks_total{reason="no-known-rank"} 1')
+    expect([ranks[2]?.row.numWaitingReqs, ranks[2]?.missing]).toEqual([0, ["numRunningReqs"]])
+    const e = r.route({ requestId: "y", inputLength: 1 })
+    expect(e._tag === "Decision" && e.mode === "policy" && [2, 4].includes(e.rank)).toBe(true)
   })
 
   it("S04 a worker that keeps answering a frozen timestamp goes stale within the bound and gets no traffic when excluding", async () => {
@@ -356,7 +367,7 @@ describe("polling real payloads", () => {
 
   it("LoadStat frames fill only the rank they name; stale sequence numbers are dropped", async () => {
     const w = await worker({ loads: { _tag: "hang" } })
-    // a /v1/loads source requires tokens by default; a frame carries none, and its rank is known anyway
+    // a /v1/loads source publishes tokens; a frame carries none, and its rank is known anyway (partial)
     const r = live({
       sources: [src(w, { dpSize: 2, intervalMs: 10_000, timeoutMs: 50 })],
       staleAfterSeconds: 5
@@ -370,9 +381,11 @@ describe("polling real payloads", () => {
       attnDpRank: 1
     }
     r.ingestLoadStatFrame(w.url, encodeLoadStatFrame(5n, stat))
-    expect(r.ranks().map((s) => [s.condition, s.row.numRunningReqs, s.row.numWaitingReqs])).toEqual([
-      ["unknown", undefined, undefined],
-      ["known", 3, 1]
+    expect(
+      r.ranks().map((s) => [s.condition, s.row.numRunningReqs, s.row.numWaitingReqs, s.missing])
+    ).toEqual([
+      ["unknown", undefined, undefined, undefined],
+      ["known", 3, 1, ["numTotalTokens"]]
     ])
     r.ingestLoadStatFrame(w.url, encodeLoadStatFrame(4n, { ...stat, numRunningReqs: 99 }))
     expect(r.ranks()[1]?.row.numRunningReqs).toBe(3)

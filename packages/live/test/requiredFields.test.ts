@@ -1,10 +1,11 @@
 /**
- * Which fields a rank's row must hold to be known: by default what its source publishes
- * (`sourceRequiredFields`), an explicit `requiredFields` winning; and real vLLM `/metrics` payloads
- * from decoder to a policy decision (public API only).
+ * Which fields a rank's row must hold to be known: by default at least one load count (a partial
+ * row stays known, `missing` naming what it lacks against `sourcePublishedFields`), an explicit
+ * `requiredFields` winning; and real vLLM `/metrics` payloads from decoder to a policy decision
+ * (public API only).
  */
 import { readFileSync } from "node:fs"
-import { totalRequests } from "@loadledger/policies"
+import { totalRequests, vllmKvPressure } from "@loadledger/policies"
 import { decodeLedger, type RankLoad } from "@loadledger/schema"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
@@ -18,7 +19,7 @@ import {
   route,
   type SourceKind,
   type SourceSpec,
-  sourceRequiredFields,
+  sourcePublishedFields,
   statuses
 } from "../src/index.js"
 
@@ -71,9 +72,9 @@ const without = (row: RankLoad, fields: ReadonlyArray<LoadField>): RankLoad => {
   return out as unknown as RankLoad
 }
 
-describe("default required fields follow the source kind", () => {
-  it("vLLM and SGLang /metrics require the request counts; /v1/loads and /get_load the tokens too", () => {
-    expect(Object.fromEntries(kinds.map((k) => [k, sourceRequiredFields(k)]))).toEqual({
+describe("by default a row is known when it carries a load count; what it lacks is named, not zeroed", () => {
+  it("each kind publishes the request counts; /v1/loads and /get_load the tokens too", () => {
+    expect(Object.fromEntries(kinds.map((k) => [k, sourcePublishedFields(k)]))).toEqual({
       "sglang-v1-loads": ["numRunningReqs", "numWaitingReqs", "numTotalTokens"],
       "sglang-get-load": ["numRunningReqs", "numWaitingReqs", "numTotalTokens"],
       "sglang-metrics": ["numRunningReqs", "numWaitingReqs"],
@@ -81,34 +82,100 @@ describe("default required fields follow the source kind", () => {
     })
   })
 
-  it("for every kind, a row is known exactly when it holds that kind's fields; a missing one is named", () => {
+  // the old rule (every published field required) made ranks 1.. unknown here: the fault of vLLM #48808
+  it("for every kind, a row lacking any one published field is partial: known, the field absent and named", () => {
     for (const kind of kinds) {
-      const required = sourceRequiredFields(kind)
-      const notRequired = allFields.filter((f) => !required.includes(f))
-      let r = makeRouter(totalRequests, [source("u", 1 + required.length, kind)], { staleAfterSeconds: 5 })
-      // rank 0 lacks every field the kind does not publish; rank i + 1 lacks required[i]
-      const rows = [without(fullRow(0), notRequired), ...required.map((f, i) => without(fullRow(i + 1), [f]))]
+      const published = sourcePublishedFields(kind)
+      const notPublished = allFields.filter((f) => !published.includes(f))
+      let r = makeRouter(totalRequests, [source("u", 1 + published.length, kind)], { staleAfterSeconds: 5 })
+      // rank 0 lacks every field the kind does not publish; rank i + 1 lacks published[i]
+      const rows = [
+        without(fullRow(0), notPublished),
+        ...published.map((f, i) => without(fullRow(i + 1), [f]))
+      ]
       r = applyPoll(r, "u", Result.succeed(rows), 0)
       const s = statuses(r, 0)
-      expect([kind, s.map((x) => x.condition)]).toEqual([kind, ["known", ...required.map(() => "unknown")]])
-      expect(s.slice(1).map((x) => x.missing)).toEqual(required.map((f) => [f]))
+      expect([kind, s.map((x) => x.condition)]).toEqual([kind, s.map(() => "known")])
+      expect([kind, s.map((x) => x.missing)]).toEqual([kind, [undefined, ...published.map((f) => [f])]])
+      published.forEach((f, i) => {
+        expect(s[i + 1]?.row[f]).toBeUndefined()
+      })
+      // the policy sees every rank: the view holds them all
+      expect(r.view.members).toEqual(s.map((x) => x.index))
     }
   })
 
-  it("each worker of a mixed fleet is judged by its own kind", () => {
+  it("for every kind, a row with no load count at all is unknown(missing-field), out of the view, never 0", () => {
+    for (const kind of kinds) {
+      let r = makeRouter(totalRequests, [source("u", 2, kind)], { staleAfterSeconds: 5 })
+      // rank 1 reports only KV usage: no count a policy could compare
+      const rows = [fullRow(0), { dpRank: 1, kvCacheUsage: 0.1 }]
+      r = applyPoll(r, "u", Result.succeed(rows), 0)
+      const s = statuses(r, 0)
+      expect([kind, s[1]?.condition, s[1]?.reason, s[1]?.missing]).toEqual([
+        kind,
+        "unknown",
+        "missing-field",
+        sourcePublishedFields(kind)
+      ])
+      expect(s[1]?.row).toEqual({
+        dpRank: 1,
+        worker: "u",
+        workerDpRank: 1,
+        unknown: { reason: "not-reported", message: expect.stringContaining("no load count") }
+      })
+      expect(r.view.members).toEqual([0])
+    }
+  })
+
+  it("any one count is enough: running alone, waiting alone, tokens alone", () => {
+    let r = makeRouter(totalRequests, [source("u", 3, "sglang-v1-loads")], { staleAfterSeconds: 5 })
+    const rows = [
+      { dpRank: 0, numRunningReqs: 2 },
+      { dpRank: 1, numWaitingReqs: 0 },
+      { dpRank: 2, numTotalTokens: 40 }
+    ]
+    r = applyPoll(r, "u", Result.succeed(rows), 0)
+    expect(statuses(r, 0).map((s) => [s.condition, s.missing])).toEqual([
+      ["known", ["numWaitingReqs", "numTotalTokens"]],
+      ["known", ["numRunningReqs", "numTotalTokens"]],
+      ["known", ["numRunningReqs", "numWaitingReqs"]]
+    ])
+  })
+
+  it("a corrupt count handed to applyPoll (negative, NaN, infinite, a string) makes the row rejected, never known", () => {
+    const bad: ReadonlyArray<[RankLoad, string]> = [
+      [{ dpRank: 0, numRunningReqs: -1, numWaitingReqs: 0 }, "negative-count"],
+      [{ dpRank: 0, numRunningReqs: 3, numWaitingReqs: Number.NaN }, "invalid-number"],
+      [{ dpRank: 0, numTotalTokens: Number.POSITIVE_INFINITY }, "invalid-number"],
+      [{ dpRank: 0, numRunningReqs: "4" as unknown as number }, "invalid-number"],
+      [{ dpRank: 0, numRunningReqs: 1, numWaitingUncachedTokens: -5 }, "negative-count"]
+    ]
+    for (const [row, reason] of bad) {
+      let r = makeRouter(totalRequests, [source("u", 2, "vllm-metrics")], { staleAfterSeconds: 5 })
+      r = applyPoll(r, "u", Result.succeed([row, { dpRank: 1, numRunningReqs: 9, numWaitingReqs: 0 }]), 0)
+      const s = statuses(r, 0)[0]!
+      expect([s.condition, s.reason, s.row.unknown?.reason]).toEqual(["unknown", "rejected-row", reason])
+      expect(s.row.numRunningReqs).toBeUndefined()
+      expect(r.view.members).toEqual([1])
+    }
+  })
+
+  it("each worker of a mixed fleet is measured against its own kind", () => {
     const counts = { numRunningReqs: 0, numWaitingReqs: 0 }
     let r = makeRouter(totalRequests, [source("v", 1, "vllm-metrics"), source("s", 1, "sglang-v1-loads")], {
       staleAfterSeconds: 5
     })
     r = applyPoll(r, "v", Result.succeed([{ dpRank: 0, ...counts }]), 0)
     r = applyPoll(r, "s", Result.succeed([{ dpRank: 0, ...counts }]), 0)
+    // the old default made the SGLang rank unknown for lacking tokens
     expect(statuses(r, 0).map((s) => [s.condition, s.missing])).toEqual([
       ["known", undefined],
-      ["unknown", ["numTotalTokens"]]
+      ["known", ["numTotalTokens"]]
     ])
   })
 
-  it("an explicit requiredFields wins over every kind; a worker without a kind keeps running, waiting, tokens", () => {
+  it("an explicit requiredFields wins over every kind: a row lacking one is unknown; a worker without a kind is measured against the three counts", () => {
     const counts = [{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0 }]
     let explicit = makeRouter(totalRequests, [source("v", 1, "vllm-metrics")], {
       staleAfterSeconds: 5,
@@ -116,9 +183,15 @@ describe("default required fields follow the source kind", () => {
     })
     explicit = applyPoll(explicit, "v", Result.succeed(counts), 0)
     expect(statuses(explicit, 0)[0]).toMatchObject({ condition: "unknown", missing: ["kvCacheUsage"] })
+    // an explicit list is the whole rule: a row holding it is known even without a count
+    explicit = applyPoll(explicit, "v", Result.succeed([{ dpRank: 0, kvCacheUsage: 0.5 }]), 1)
+    expect(statuses(explicit, 1)[0]).toMatchObject({
+      condition: "known",
+      missing: ["numRunningReqs", "numWaitingReqs"]
+    })
     let kindless = makeRouter(totalRequests, [{ url: "w", dpSize: 1 }], { staleAfterSeconds: 5 })
     kindless = applyPoll(kindless, "w", Result.succeed(counts), 0)
-    expect(statuses(kindless, 0)[0]).toMatchObject({ condition: "unknown", missing: ["numTotalTokens"] })
+    expect(statuses(kindless, 0)[0]).toMatchObject({ condition: "known", missing: ["numTotalTokens"] })
   })
 })
 
@@ -140,19 +213,25 @@ describe("real vLLM /metrics payloads, decoded, routed by the policy", () => {
     expect([d.mode, d.fallbackReason, d.workerUrl, d.dpRank]).toEqual(["policy", undefined, "a", 0])
   })
 
-  it("vLLM #48808 as pasted (the last scrape has engine 0's waiting count only): engine 0 known, 1-3 missing numWaitingReqs", () => {
-    let r = makeRouter(totalRequests, [source("b", 4, "vllm-metrics")], { staleAfterSeconds: 5 })
+  // the old default made engines 1-3 unknown and sent every request to engine 0, the busiest
+  it("vLLM #48808 as pasted (the last scrape has engine 0's waiting count only): every engine known, 1-3 partial; vLLM's balancer sends to 2 and 3", () => {
+    let r = makeRouter(vllmKvPressure, [source("b", 4, "vllm-metrics")], { staleAfterSeconds: 5 })
     r = applyPoll(r, "b", Result.succeed(decoded(vllmDp4)), 0)
     const s = statuses(r, 0)
-    expect(s.map((x) => [x.condition, x.missing])).toEqual([
-      ["known", undefined],
-      ["unknown", ["numWaitingReqs"]],
-      ["unknown", ["numWaitingReqs"]],
-      ["unknown", ["numWaitingReqs"]]
+    expect(s.map((x) => [x.condition, x.missing, x.row.numRunningReqs, x.row.numWaitingReqs])).toEqual([
+      ["known", undefined, 27, 0],
+      ["known", ["numWaitingReqs"], 5, undefined],
+      ["known", ["numWaitingReqs"], 0, undefined],
+      ["known", ["numWaitingReqs"], 0, undefined]
     ])
-    expect(s[0]?.row.numRunningReqs).toBe(27)
-    const d = placed(route(r, { requestId: "q1", inputLength: 512 }, 0.1)).decision
-    expect([d.mode, d.dpRank]).toEqual(["policy", 0])
+    const picks: Array<number> = []
+    for (let i = 0; i < 4; i++) {
+      const p = placed(route(r, { requestId: `q${i}`, inputLength: 512 }, 0.1 + i / 100))
+      expect(p.decision.mode).toBe("policy")
+      picks.push(p.decision.dpRank)
+      r = p.state
+    }
+    expect(picks).toEqual([2, 3, 2, 3])
   })
 })
 

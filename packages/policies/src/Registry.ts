@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { ownPolicyEntries } from "./own/Entries.js"
+import type { StepCostModel } from "./own/StepCost.js"
 import type { Policy } from "./Policy.js"
 import { aibrixPolicyEntries } from "./peers/aibrix/Entries.js"
 import { dynamoPolicyEntries } from "./peers/dynamo/Entries.js"
@@ -19,6 +20,10 @@ import { vllmPolicyEntries } from "./vllm/Entries.js"
  * `maxRunningRequests` is the engines' per-rank cap on running requests (SGLang
  * `--max-running-requests`, vLLM `--max-num-seqs`) where the router's operator knows it: a policy
  * that prices the wait for a running slot reads it (`step-time-aware`), the others ignore it.
+ * `stepCost` is the engines' step cost model (fit it once with `stepCostFrom` from the served
+ * model's step-time function): a policy that prices prefill and decode in seconds reads it
+ * (`step-time-aware`; unset, the GLM-5.3/H200 model `glm53H200StepCost`), the others ignore it.
+ * The simulator sets both from its own configuration.
  *
  * @category registry
  * @since 0.1.0
@@ -29,6 +34,8 @@ export interface PolicyOptions {
   readonly seed?: number | undefined
   /** @since 0.4.0 */
   readonly maxRunningRequests?: number | undefined
+  /** @since 0.4.0 */
+  readonly stepCost?: StepCostModel | undefined
 }
 
 /**

@@ -6,9 +6,9 @@ import {
   findPolicy,
   glm53H200StepCost,
   makeStepTimeAware,
+  type Policy,
   prefillSeconds,
   type RankLoad,
-  type StepCostModel,
   type StepTimeAwareState,
   stepCostFrom
 } from "../src/index.js"
@@ -35,14 +35,38 @@ const routed = (r: ReturnType<ReturnType<typeof makeStepTimeAware>["route"]>) =>
 }
 
 describe("step cost model", () => {
-  it("glm53H200StepCost is stepCostFrom(@loadledger/step-time glm-5.3 / h200) to three digits", () => {
+  it("glm53H200StepCost is exactly stepCostFrom(@loadledger/step-time glm-5.3 / h200), three digits", () => {
     const config = { model: models["glm-5.3"]!, gpu: gpus.h200! }
-    const fitted = stepCostFrom((ranks) => stepTimeFromAggregates(config, ranks))
-    for (const k of Object.keys(glm53H200StepCost) as Array<keyof StepCostModel>) {
-      const a = glm53H200StepCost[k]
-      const b = fitted[k]
-      expect(Math.abs(a - b)).toBeLessThanOrEqual(Math.abs(b) * 0.005)
+    expect(stepCostFrom((ranks) => stepTimeFromAggregates(config, ranks))).toEqual(glm53H200StepCost)
+    // another GPU gives another model: B200 prefills the same chunk in about half the time
+    const b200 = stepCostFrom((ranks) => stepTimeFromAggregates({ ...config, gpu: gpus.b200! }, ranks))
+    expect(b200.extendSecondsPerToken).toBe(1.73e-5)
+    expect(b200.extendSecondsPerToken / glm53H200StepCost.extendSecondsPerToken).toBeLessThan(0.5)
+  })
+  it("the registry entry prices with PolicyOptions.stepCost (the engines' model), else GLM-5.3/H200", () => {
+    const config = { model: models["deepseek-v3"]!, gpu: gpus.h200! }
+    const stepCost = stepCostFrom((ranks) => stepTimeFromAggregates(config, ranks))
+    const entry = findPolicy("step-time-aware")!
+    const scores = (p: Policy<unknown>) => {
+      const s0 = p.observe(
+        p.init(2),
+        [0, 1].map((dpRank) => ({
+          dpRank,
+          timestamp: 0,
+          numRunningReqs: 0,
+          numWaitingReqs: 0,
+          numTotalTokens: 0
+        })),
+        0
+      )
+      const r = p.route(s0, { requestId: "a", inputLength: 20_000 }, 0)
+      return r._tag === "Routed" ? r.explanation?.scores : undefined
     }
+    const own = scores(entry.make({ stepCost }))
+    expect(own).toEqual(scores(makeStepTimeAware({ cost: stepCost }) as Policy<unknown>))
+    // DeepSeek-V3's dense MLA prefills 20,000 tokens in about twice GLM-5.3's DSA time
+    expect(own![0]! / scores(entry.make({}))![0]!).toBeGreaterThan(1.5)
+    expect(scores(entry.make({}))).toEqual(scores(makeStepTimeAware() as Policy<unknown>))
   })
   it("stepCostFrom reads the coefficients of a linear step-time function back", () => {
     const truth = { fixed: 0.002, perToken: 3e-6, perPair: 1e-11, perRequest: 5e-5, perContext: 2e-9 }
@@ -64,7 +88,8 @@ describe("step cost model", () => {
     )
     expect(cost.extendSecondsPerToken).toBeCloseTo(truth.perToken, 12)
     expect(cost.extendSecondsPerTokenPerPrefixToken).toBeCloseTo(truth.perPair, 16)
-    expect(cost.decodeSecondsPerRequest).toBeCloseTo(truth.perRequest + truth.perContext, 12)
+    // to three significant digits: 5.0002e-5 reads back as 5e-5
+    expect(cost.decodeSecondsPerRequest).toBe(5e-5)
   })
   it("prefillSeconds is the chunk-by-chunk sum in closed form", () => {
     fc.assert(

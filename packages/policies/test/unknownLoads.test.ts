@@ -79,6 +79,39 @@ describe("vllm-kv-pressure: an unknown or partial row takes the busiest known va
     ])
     expect(s.loadUnknown).toEqual([0, 1])
   })
+  it("every row partial (a /metrics page cut before its waiting family): each keeps what it reported, the busiest report fills the rest", () => {
+    // vLLM #48808's second block cut after its running family: the balancer used to keep the
+    // initial zero rows and send the first request to rank 0, the busiest by what it reported
+    const cut: ReadonlyArray<RankLoad> = [27, 5, 0, 0].map((numRunningReqs, dpRank) => ({
+      dpRank,
+      numRunningReqs
+    }))
+    const s = vllmKvPressure.observe(vllmKvPressure.init(4), cut, 5)
+    // no rank reported its queue: every rank waits alike (0), and runs what it reported
+    expect(s.lb.lbEngines).toEqual([
+      [0, 27, undefined],
+      [0, 5, undefined],
+      [0, 0, undefined],
+      [0, 0, undefined]
+    ])
+    expect(s.loadUnknown).toEqual([0, 1, 2, 3])
+    expect(burst(vllmKvPressure, s, 4, 5)).toEqual([2, 3, 2, 3])
+    // a waiting count one partial row did report is the busiest for the others
+    const mixed = vllmKvPressure.observe(
+      vllmKvPressure.init(3),
+      [
+        { dpRank: 0, numRunningReqs: 1 },
+        { dpRank: 1, numWaitingReqs: 6 },
+        { dpRank: 2, numRunningReqs: 4, kvCacheUsage: 0.5 }
+      ],
+      5
+    )
+    expect(mixed.lb.lbEngines).toEqual([
+      [6, 1, 0.5],
+      [6, 4, 0.5],
+      [6, 4, 0.5]
+    ])
+  })
 })
 
 describe("SGLang total-requests / total-tokens: ranks with unknown counts are passed over while a known rank exists", () => {

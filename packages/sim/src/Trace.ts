@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { readAzure, readGenericCsv, readJsonl, traceError } from "./internal/traceFormats.js"
+import { readAzure, readBurstGpt, readGenericCsv, readJsonl, traceError } from "./internal/traceFormats.js"
 
 /**
  * One request of a trace. `arrivalSeconds` counts from the trace start; lengths are tokens;
@@ -49,8 +49,17 @@ export interface TraceError {
  *
  * - `mooncake`: JSONL, `{"timestamp": ms, "input_length", "output_length", "hash_ids": [..]}`
  *   (kvcache-ai/Mooncake `FAST25-release/traces/`, commit 3cca71d).
- * - `azure`: CSV `TIMESTAMP,ContextTokens,GeneratedTokens`, wall-clock timestamps
- *   (Azure/AzurePublicDataset `data/AzureLLMInferenceTrace_*.csv`, commit 7909210).
+ * - `azure`: CSV `TIMESTAMP,ContextTokens,GeneratedTokens`, wall-clock timestamps with any number
+ *   of fractional digits and an optional UTC offset (`Z`, `+00:00`, `-0500`; none is UTC), arrivals
+ *   counted from the earliest row (Azure/AzurePublicDataset: the 2023 traces
+ *   `data/AzureLLMInferenceTrace_{code,conv}.csv`, commit 7909210, `2023-11-16 18:15:46.6805900`;
+ *   the 2024 week-long traces `AzureLLMInferenceTrace_{code,conv}_1week.csv`,
+ *   `2024-05-10 00:00:00.009930+00:00`).
+ * - `burstgpt`: CSV `Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type` in any
+ *   column order, `Timestamp` in seconds, arrivals counted from the earliest row; a row with 0
+ *   response tokens (a failed request) is kept with no output; a `SessionID` column, where
+ *   present, gives `sessionId` (HPMLL/BurstGPT README "Schema" and `data/BurstGPT_*.csv`,
+ *   commit 5d93d82).
  * - `generic-jsonl`: JSONL `{"arrival_seconds", "input_length", "output_length", "hash_ids"?,
  *   "dp_rank"?, "bootstrap_room"?, "session_id"?}` (`session_id` a string or an integer).
  * - `generic-csv`: CSV with header `arrival_seconds,input_length,output_length` and optional
@@ -59,7 +68,7 @@ export interface TraceError {
  * @category models
  * @since 0.1.0
  */
-export type TraceFormat = "mooncake" | "azure" | "generic-jsonl" | "generic-csv"
+export type TraceFormat = "mooncake" | "azure" | "burstgpt" | "generic-jsonl" | "generic-csv"
 
 /**
  * True when a reader result is an error.
@@ -101,8 +110,12 @@ export const detectTraceFormat = (text: string): TraceFormat | TraceError => {
     return traceError("unrecognised JSONL trace: expected a timestamp or arrival_seconds key", 1)
   }
   if (/\bContextTokens\b/.test(first)) return "azure"
+  if (/\bRequest tokens\b/.test(first)) return "burstgpt"
   if (/\barrival_seconds\b/.test(first)) return "generic-csv"
-  return traceError("unrecognised trace: expected Mooncake or generic JSONL, Azure or generic CSV", 1)
+  return traceError(
+    "unrecognised trace: expected Mooncake or generic JSONL, Azure, BurstGPT or generic CSV",
+    1
+  )
 }
 
 /**
@@ -131,7 +144,9 @@ export const parseTrace = (text: string, format?: TraceFormat): ReadonlyArray<Tr
         ? readJsonl(text, true)
         : f === "azure"
           ? readAzure(text)
-          : readGenericCsv(text)
+          : f === "burstgpt"
+            ? readBurstGpt(text)
+            : readGenericCsv(text)
   if (!Array.isArray(rows)) return rows as TraceError
   return rows
     .map((r, i) => [r, i] as const)

@@ -1,7 +1,8 @@
 import type { Policy, PolicyOptions } from "@loadledger/policies"
-import { findPolicy } from "@loadledger/policies"
+import { findPolicy, glm53H200StepCost } from "@loadledger/policies"
+import { gpus, models } from "@loadledger/step-time"
 import { describe, expect, it } from "vitest"
-import { simulate } from "../src/index.js"
+import { type SimConfig, simulate, stepModelFor } from "../src/index.js"
 import { fixedStep, req } from "./helpers.js"
 
 interface Seen {
@@ -36,6 +37,16 @@ const recording =
     }
   }
 
+// what `stepCostFrom` fits from a constant 10 ms step: every step costs the same
+const flat = {
+  chunkTokens: 8192,
+  extendStepSeconds: 0.01,
+  extendSecondsPerToken: 0,
+  extendSecondsPerTokenPerPrefixToken: 0,
+  decodeSecondsPerRequest: 0,
+  decodeSecondsPerContextToken: 0
+}
+
 describe("vLLM front ends", () => {
   const trace = Array.from({ length: 9 }, (_, i) => req(i, i * 0.05, 50, 4))
   it("each front end has its own policy state, routes its share of arrivals, and hears only its own finishes", () => {
@@ -46,8 +57,14 @@ describe("vLLM front ends", () => {
     })
     expect(r.requests.finished).toBe(9)
     expect(log.map((s) => s.options)).toEqual(
-      // the engines' running-request cap (default 64) reaches every front end's policy
-      [0, 1, 2].map((i) => ({ clientCount: 3, clientIndex: i, seed: 0, maxRunningRequests: 64 }))
+      // the engines' running-request cap (default 64) and step cost reach every front end's policy
+      [0, 1, 2].map((i) => ({
+        clientCount: 3,
+        clientIndex: i,
+        seed: 0,
+        maxRunningRequests: 64,
+        stepCost: flat
+      }))
     )
     expect(log.map((s) => s.routed)).toEqual([
       ["0", "3", "6"],
@@ -74,8 +91,21 @@ describe("vLLM front ends", () => {
       make: recording(capped)
     })
     expect(capped.map((s) => s.options)).toEqual([
-      { clientCount: 1, clientIndex: 0, seed: 0, maxRunningRequests: 5 }
+      { clientCount: 1, clientIndex: 0, seed: 0, maxRunningRequests: 5, stepCost: flat }
     ])
+  })
+  it("the policy's step cost is fitted from the run's own step model and chunk size", () => {
+    const costOf = (config: Omit<SimConfig, "dpSize">) => {
+      const log: Array<Seen> = []
+      simulate({ dpSize: 8, ...config }, trace, { name: "recording", make: recording(log) })
+      return log[0]!.options.stepCost
+    }
+    const glm = { model: models["glm-5.3"]!, gpu: gpus.h200! }
+    expect(costOf({ stepModel: stepModelFor(glm) })).toEqual(glm53H200StepCost)
+    expect(costOf({ stepModel: stepModelFor(glm), chunkedPrefillTokens: 4096 })?.chunkTokens).toBe(4096)
+    // another model, another cost: DeepSeek-V3's dense MLA prefills a token about twice as slowly
+    const ds = costOf({ stepModel: stepModelFor({ model: models["deepseek-v3"]!, gpu: gpus.h200! }) })
+    expect(ds!.extendSecondsPerToken / glm53H200StepCost.extendSecondsPerToken).toBeGreaterThan(1.5)
   })
   it("vllm-kv-pressure with three front ends places every request once", () => {
     const r = simulate(

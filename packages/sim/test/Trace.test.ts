@@ -42,6 +42,29 @@ describe("Azure CSV", () => {
     expect(t[1]!.arrivalSeconds).toBeCloseTo(4.314579, 6)
     expect(t[1]).toMatchObject({ inputLength: 396, outputLength: 109 })
   })
+  it("reads the 2024 week-long traces' timestamps (offset, microseconds), and rows in any order", () => {
+    // AzureLLMInferenceTrace_{code,conv}_1week.csv (Azure/AzurePublicDataset, 2024): "+00:00" and 6 digits
+    const h = "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+    const t = ok(
+      parseTrace(
+        `${h}2024-05-10 00:00:00.009930+00:00,2162,5\n2024-05-10 00:00:00.054757+00:00,3180,8\n2024-05-10 00:00:01+00:00,10,1\n`
+      )
+    )
+    expect(t.map((r) => r.inputLength)).toEqual([2162, 3180, 10])
+    expect(t[1]!.arrivalSeconds).toBeCloseTo(0.044827, 6)
+    expect(t[2]!.arrivalSeconds).toBeCloseTo(0.99007, 6)
+    // the same instants written with other offsets, "Z" or a "T" separator read the same
+    const same = ok(
+      parseTrace(
+        `${h}2024-05-10T02:00:00.054757+02:00,3180,8\n2024-05-09 19:00:00.009930-0500,2162,5\n2024-05-10T00:00:01Z,10,1\n`
+      )
+    )
+    expect(same.map((r) => [r.inputLength, Number(r.arrivalSeconds.toFixed(6))])).toEqual(
+      t.map((r) => [r.inputLength, Number(r.arrivalSeconds.toFixed(6))])
+    )
+    const bad = parseTrace(`${h}2024-05-10 00:00:00.009930+0:00,2162,5\n`)
+    expect(isTraceError(bad) && [bad.line, bad.field]).toEqual([2, "TIMESTAMP"])
+  })
   it("reports a bad row with its line number (header = line 1)", () => {
     const r = parseTrace(
       "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,374,44\n2023-11-16 18:15:47.1,abc,44\n"
@@ -51,6 +74,32 @@ describe("Azure CSV", () => {
       'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,374,44\n"unclosed,1,2\n'
     )
     expect(isTraceError(r2)).toBe(true)
+  })
+})
+
+describe("BurstGPT CSV", () => {
+  it("reads the published schema in any column order, failed requests kept with no output", () => {
+    const text =
+      "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n45,GPT-4,1087,0,1087,API log\n7.5,ChatGPT,20,3,23,Conversation log\n"
+    expect(detectTraceFormat(text)).toBe("burstgpt")
+    expect(ok(parseTrace(text)).map((r) => [r.arrivalSeconds, r.inputLength, r.outputLength])).toEqual([
+      [0, 472, 18],
+      [2.5, 20, 3],
+      [40, 1087, 0]
+    ])
+    const reordered = ok(
+      parseTrace(
+        "Log Type,Timestamp,Request tokens,Response tokens,Total tokens,Model,SessionID\nAPI log,3,10,2,12,GPT-4,s1\n"
+      )
+    )
+    expect(reordered[0]).toMatchObject({
+      arrivalSeconds: 0,
+      inputLength: 10,
+      outputLength: 2,
+      sessionId: "s1"
+    })
+    const bad = parseTrace("Timestamp,Model,Request tokens,Response tokens\n1,ChatGPT,x,2\n")
+    expect(isTraceError(bad) && [bad.line, bad.field]).toEqual([2, "Request tokens"])
   })
 })
 

@@ -23,6 +23,7 @@ import { Option } from "commander"
 const traceFormats = Object.keys({
   mooncake: true,
   azure: true,
+  burstgpt: true,
   "generic-jsonl": true,
   "generic-csv": true
 } satisfies Record<TraceFormat, true>)

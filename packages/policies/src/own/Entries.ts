@@ -68,13 +68,14 @@ export const ownPolicyEntries: ReadonlyArray<PolicyEntry> = [
     engine: "any",
     reference: false,
     description:
-      "Least predicted prefill wait + own uncached prefill + decode cost (+ running-slot wait at the engines' cap, - a home credit with several front ends), in seconds of lockstep step time (GLM-5.3/H200 cost model), per-rank prefix-cache estimate, KV-feasible",
+      "Least predicted prefill wait + own uncached prefill + decode cost (+ running-slot wait at the engines' cap, - a home credit with several front ends), in seconds of lockstep step time (the engines' step cost model, default GLM-5.3/H200), per-rank prefix-cache estimate, KV-feasible",
     make: (o) =>
       erase(
         makeStepTimeAware({
           clientCount: o.clientCount,
           clientIndex: o.clientIndex,
-          maxRunningRequests: o.maxRunningRequests
+          maxRunningRequests: o.maxRunningRequests,
+          cost: o.stepCost
         })
       )
   },

@@ -157,8 +157,10 @@ const emptyLb = (): VllmLbState => ({
  * never attractive: each field it did not report (`kvCacheUsage` included) becomes the busiest
  * known value, the maximum over the ranks whose counts are known, as held at that `observe` (local
  * bumps included); the fields it did report are kept. Such ranks are listed in
- * `details.loadUnknown`; when no rank's counts are known they keep their previous row (every rank
- * is then equally unknown). A row
+ * `details.loadUnknown`. When no rank has both counts, the busiest value the partial rows reported
+ * stands in for each field a row lacks (a field none reported counts alike on every rank), so a
+ * `/metrics` page cut before its waiting family still ranks engines by their running counts; when
+ * no row reported any count, the ranks keep their previous row (every rank is then equally unknown). A row
  * with the counts but without `kvCacheUsage` is scored with the busiest KV usage any rank reports
  * (no penalty when no rank reports one) and listed in `details.kvMissing`; its stored row keeps the
  * gauge absent (0.1.0 added no penalty, which made a rank without the gauge more attractive than a

@@ -4,7 +4,7 @@
  * samples. Mutable on purpose and private to one `simulate` call (as `Rank` is): each step is a
  * function of this record that advances it.
  */
-import type { Policy, PolicyOptions } from "@loadledger/policies"
+import { type Policy, type PolicyOptions, stepCostFrom } from "@loadledger/policies"
 import type { ResolvedSimConfig } from "../Config.js"
 import type { SimStatus, StepRecord } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
@@ -124,9 +124,14 @@ export const newRun = (
     cadenceStep: 0,
     vetoSince: Number.NaN
   }))
+  // the engines' running-request cap and step cost, as a router's operator configures them (the
+  // cost fitted from this run's step model by probing it, as `stepCostFrom` documents)
+  const stepCost = stepCostFrom(
+    (probe) => c.stepModel(probe.map((r) => ({ ...r, numRequests: r.numDecodes + r.numExtends }))),
+    { dpSize: n, chunkTokens: c.chunkedPrefillTokens }
+  )
   const router = new Router(
-    // the engines' running-request cap, as a router's operator configures it
-    (o) => make({ ...o, maxRunningRequests: c.maxRunningRequests }),
+    (o) => make({ ...o, maxRunningRequests: c.maxRunningRequests, stepCost }),
     c.engine,
     n,
     c.frontEnds,

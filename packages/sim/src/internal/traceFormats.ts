@@ -90,37 +90,73 @@ const csvRows = (text: string): ReadonlyArray<{ line: number; row: Record<string
   }
 }
 
-// "2023-11-16 18:15:46.6805900" -> seconds since the epoch (UTC), keeping every fractional digit.
+// "2023-11-16 18:15:46.6805900" (2023 traces) or "2024-05-10 00:00:00.009930+00:00" (2024 traces)
+// -> seconds since the epoch (UTC), keeping every fractional digit; an offset (Z, +HH:MM, +HHMM)
+// is subtracted, none is UTC.
 const azureSeconds = (s: string): number | undefined => {
-  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d+)?$/.exec(s)
+  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|([+-])(\d{2}):?(\d{2}))?$/.exec(
+    s.trim()
+  )
   if (!m) return undefined
   const whole = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) / 1000
-  return whole + (m[7] ? Number(`0${m[7]}`) : 0)
+  const offset = m[9] === undefined ? 0 : (m[9] === "-" ? -1 : 1) * (+m[10]! * 3600 + +m[11]! * 60)
+  return whole - offset + (m[7] ? Number(`0${m[7]}`) : 0)
 }
 
 export const readAzure = (text: string): ReadonlyArray<TraceRequest> | TraceError => {
   const rows = csvRows(text)
   if (!Array.isArray(rows)) return rows as TraceError
+  const at: Array<number> = []
   const out: Array<TraceRequest> = []
-  let t0: number | undefined
   for (const { line, row } of rows) {
     const t = azureSeconds(row["TIMESTAMP"] ?? "")
     if (t === undefined)
-      return traceError("TIMESTAMP must look like 2023-11-16 18:15:46.6805900", line, "TIMESTAMP")
-    t0 ??= t
+      return traceError(
+        "TIMESTAMP must look like 2023-11-16 18:15:46.6805900 or 2024-05-10 00:00:00.009930+00:00",
+        line,
+        "TIMESTAMP"
+      )
     const input = intFromText(row["ContextTokens"] ?? "")
     const output = intFromText(row["GeneratedTokens"] ?? "")
     const bad = checkLengths(line, input, output, "ContextTokens", "GeneratedTokens")
     if (bad) return bad
-    if (t < t0) return traceError("TIMESTAMP goes back before the first row", line, "TIMESTAMP")
+    at.push(t)
+    out.push({ requestId: String(out.length), arrivalSeconds: 0, inputLength: input!, outputLength: output! })
+  }
+  // arrivals count from the earliest row, wherever it is (rows need not be sorted)
+  let t0 = Number.POSITIVE_INFINITY
+  for (const t of at) if (t < t0) t0 = t
+  return out.map((r, i) => ({ ...r, arrivalSeconds: at[i]! - t0 }))
+}
+
+// BurstGPT (HPMLL/BurstGPT `data/BurstGPT_*.csv`): `Timestamp` in seconds from 0:00 of the first
+// day, `Request tokens`, `Response tokens` (0: the request failed upstream; kept, with no output),
+// and, where the file has it (announced upstream), `SessionID`.
+export const readBurstGpt = (text: string): ReadonlyArray<TraceRequest> | TraceError => {
+  const rows = csvRows(text)
+  if (!Array.isArray(rows)) return rows as TraceError
+  const out: Array<TraceRequest> = []
+  let t0 = Number.POSITIVE_INFINITY
+  for (const { line, row } of rows) {
+    const raw = row["Timestamp"]
+    const t = Number(raw)
+    if (raw === undefined || raw.trim() === "" || !Number.isFinite(t) || t < 0)
+      return traceError("Timestamp must be a non-negative number of seconds", line, "Timestamp")
+    const input = intFromText(row["Request tokens"] ?? "")
+    const output = intFromText(row["Response tokens"] ?? "")
+    const bad = checkLengths(line, input, output, "Request tokens", "Response tokens")
+    if (bad) return bad
+    if (t < t0) t0 = t
+    const session = row["SessionID"]?.trim()
     out.push({
       requestId: String(out.length),
-      arrivalSeconds: t - t0,
+      arrivalSeconds: t,
       inputLength: input!,
-      outputLength: output!
+      outputLength: output!,
+      ...(session ? { sessionId: session } : {})
     })
   }
-  return out
+  return out.map((r) => ({ ...r, arrivalSeconds: r.arrivalSeconds - t0 }))
 }
 
 export const readGenericCsv = (text: string): ReadonlyArray<TraceRequest> | TraceError => {

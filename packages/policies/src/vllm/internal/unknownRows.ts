@@ -5,14 +5,18 @@
  *
  * @internal
  */
-import { malformedRow } from "../../internal/counts.js"
+import { isCount, malformedRow } from "../../internal/counts.js"
 import type { RankLoad } from "../../Policy.js"
 import type { VllmEngineRow } from "../VllmLb.js"
 
 /**
  * Give every rank with a row in `unknown` what it reported and, for each field it did not, the
  * busiest known value (the maximum over the other ranks; `rows` is written in place). Returns the
- * flagged rows, or `undefined` when none. With no known rank the flagged rows stay as they are.
+ * flagged rows, or `undefined` when none. With no rank whose counts are both known (every rank's
+ * row partial or unknown, e.g. a `/metrics` page cut before its waiting family), the busiest value
+ * the partial rows reported stands in, per field (a field none reported is absent on every rank
+ * alike: it counts 0 everywhere, which ranks no one ahead); with nothing reported at all the
+ * flagged rows stay as they are.
  */
 export const busiestKnown = (
   rows: Array<VllmEngineRow>,
@@ -34,18 +38,33 @@ export const busiestKnown = (
     if (row[2] !== undefined) kv = kv === undefined ? row[2] : Math.max(kv, row[2])
   }
   if (flagged.length === 0) return undefined
-  if (waiting >= 0)
+  if (waiting < 0) {
+    // no rank's counts are known, so every rank is flagged: the partial rows' busiest reports stand in
+    let reported = false
     for (const u of flagged) {
-      // a partial row keeps what it reported; a malformed one (a count that is no count) nothing
-      const own = u.unknown === undefined && !malformedRow(u) ? u : undefined
-      rows[u.dpRank] = [
-        own?.numWaitingReqs ?? waiting,
-        own?.numRunningReqs ?? running,
-        own?.kvCacheUsage ?? kv
-      ]
+      const own = partial(u)
+      if (own === undefined) continue
+      if (isCount(own.numWaitingReqs)) waiting = Math.max(waiting, own.numWaitingReqs)
+      if (isCount(own.numRunningReqs)) running = Math.max(running, own.numRunningReqs)
+      const k = own.kvCacheUsage
+      if (k !== undefined) kv = kv === undefined ? k : Math.max(kv, k)
+      reported ||= isCount(own.numWaitingReqs) || isCount(own.numRunningReqs)
     }
+    if (!reported) return flagged
+    waiting = Math.max(waiting, 0)
+    running = Math.max(running, 0)
+  }
+  for (const u of flagged) {
+    // a partial row keeps what it reported; a malformed one (a count that is no count) nothing
+    const own = partial(u)
+    rows[u.dpRank] = [own?.numWaitingReqs ?? waiting, own?.numRunningReqs ?? running, own?.kvCacheUsage ?? kv]
+  }
   return flagged
 }
+
+/** The row when its fields may be taken at their word (not `unknown`, not malformed), else `undefined`. */
+const partial = (u: RankLoad): RankLoad | undefined =>
+  u.unknown === undefined && !malformedRow(u) ? u : undefined
 
 /** The highest `kvCacheUsage` any row reports, or `undefined` when none does. */
 export const busiestKv = (rows: ReadonlyArray<VllmEngineRow>): number | undefined => {
