@@ -173,7 +173,10 @@ export const register = (program: Command): void => {
       "after",
       "\nExit codes: 0 every request of every policy finished; 1 bad input; 2 requests were rejected or\nleft unfinished (the status column counts them); 3 a run stalled (NoProgress or Deadlock)."
     )
-    .requiredOption("--trace <file>", "trace file: Mooncake JSONL, Azure CSV (2023 or 2024), BurstGPT CSV, or generic CSV/JSONL")
+    .requiredOption(
+      "--trace <file>",
+      "trace file: Mooncake JSONL, Azure CSV (2023 or 2024), BurstGPT CSV, or generic CSV/JSONL"
+    )
     .requiredOption(
       "--policies <list>",
       "comma-separated policy names, each once (listed below; --policy works too)"
