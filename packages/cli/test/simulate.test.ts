@@ -131,6 +131,27 @@ describe("loadledger simulate", () => {
     expect(io.out).not.toContain("--policy <")
   })
 
+  it("--coordinator-rows: vLLM's own rows reach the vLLM front ends; results differ only for policies reading the rest", async () => {
+    const runs = async (rows?: string) => {
+      io.out = ""
+      const extra = ["--engine", "vllm", "--front-ends", "4", "--rate-scale", "0.3", "--json", "--quiet"]
+      const code = await simulateMooncake(
+        "vllm-kv-pressure,step-time-aware",
+        300,
+        ...extra,
+        ...(rows === undefined ? [] : ["--coordinator-rows", rows])
+      )
+      expect(code).toBe(0)
+      return JSON.parse(io.out).results.map((r: { requestsPerRank: Array<number> }) => r.requestsPerRank)
+    }
+    const [kvDefault, staDefault] = await runs()
+    expect(await runs("extended")).toEqual([kvDefault, staDefault])
+    const [kvVllm, staVllm] = await runs("vllm")
+    // vllm-kv-pressure reads only [waiting, running, kv]; step-time-aware reads the tokens too
+    expect(kvVllm).toEqual(kvDefault)
+    expect(staVllm).not.toEqual(staDefault)
+  }, 60_000)
+
   it("--rate-scale compresses arrivals; --dp changes the group", async () => {
     await simulateMooncake("round-robin", 50, "--dp", "2", "--rate-scale", "2", "--json")
     const doc = JSON.parse(io.out)
@@ -233,6 +254,16 @@ describe("loadledger simulate", () => {
       await exitsWithLine(
         ["--trace", dir, "--policies", "round-robin"],
         `--trace ${dir} is a directory, not a file`
+      )
+    })
+    it("--coordinator-rows other than extended on a policy that would run on SGLang, or an unknown value", async () => {
+      await exitsWithLine(
+        ["--trace", mooncake, "--policies", "vllm-kv-pressure,round-robin", "--coordinator-rows", "vllm"],
+        "--coordinator-rows vllm applies to vLLM runs only, and round-robin would run on SGLang: add --engine vllm"
+      )
+      await exitsWithLine(
+        ["--trace", mooncake, "--policies", "round-robin", "--coordinator-rows", "tokens"],
+        /--coordinator-rows <rows>' argument 'tokens' is invalid/
       )
     })
     it("unknown model, bad --dp", async () => {

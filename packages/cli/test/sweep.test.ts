@@ -1,10 +1,13 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { findPolicy } from "@loadledger/policies"
+import { scaleTrace, simulate } from "@loadledger/sim"
 import { describe, expect, it } from "vitest"
 import { main } from "../src/index.js"
+import { readTraceFile, simConfigFor } from "../src/internal/simSetup.js"
 import { mergeRuns, readCells, runSweep } from "../src/sweep/run.js"
-import { expandCells, parseShard, parseSpec, SpecError } from "../src/sweep/Spec.js"
+import { expandCells, frontEndLabel, parseShard, parseSpec, SpecError } from "../src/sweep/Spec.js"
 import type { SummaryRow } from "../src/sweep/Summary.js"
 import { captureOutput } from "./captureOutput.js"
 import { mooncake } from "./runCli.js"
@@ -49,6 +52,38 @@ describe("sweep spec", () => {
     expect(bad("traces: [a.jsonl]\nrates: [1]\npolicies: [total-tokens]\nmodle: x")).toBe("modle")
     expect(bad("traces: [a.jsonl]\nrates: [1]\npolicies: [total-tokens]\ngpu: tpu")).toBe("gpu")
     expect(bad("{")).toBe("$")
+    const fe = (entry: string) =>
+      bad(`traces: [a.jsonl]\nrates: [1]\npolicies: [total-tokens]\nfrontEnds: [${entry}]`)
+    expect(fe("{engine: sglang, coordinatorRows: vllm}")).toBe("frontEnds[0].coordinatorRows")
+    expect(fe("{engine: vllm, coordinatorRows: counts}")).toBe("frontEnds[0].coordinatorRows")
+    expect(fe("{engine: vllm, client: 4}")).toBe("frontEnds[0].client")
+    expect(fe("{engine: vllm, clients: 4}, {engine: vllm, clients: 4, coordinatorRows: extended}")).toBe(
+      "frontEnds[1]"
+    )
+    expect(fe("{engine: vllm, clients: 4}, {engine: vllm, clients: 4, coordinatorRows: vllm}")).toBe(
+      "accepted"
+    )
+  })
+
+  it("a vLLM front end's coordinatorRows: its own cell ids and label; extended is the default's ids", () => {
+    const s = parseSpec(
+      "traces: [a.jsonl]\nrates: [1]\npolicies: [total-tokens]\nfrontEnds: [{engine: vllm, clients: 4, coordinatorRows: extended}, {engine: vllm, clients: 4, coordinatorRows: vllm-counts}]",
+      "/x/s.yaml"
+    )
+    const cells = expandCells(s)
+    expect(cells.map((c) => [c.id, c.coordinatorRows, frontEndLabel(c)])).toEqual([
+      ["a_r1_dp8_vllm4_total-tokens", undefined, "vllm x4"],
+      ["a_r1_dp8_vllm4-vllm-countsrows_total-tokens", "vllm-counts", "vllm x4, vllm-counts rows"]
+    ])
+    // an extended cell is the very cell a spec without the key gives (so earlier results resume)
+    expect(cells[0]).toEqual(
+      expandCells(
+        parseSpec(
+          "traces: [a.jsonl]\nrates: [1]\npolicies: [total-tokens]\nfrontEnds: [{engine: vllm, clients: 4}]",
+          "/x/s.yaml"
+        )
+      )[0]
+    )
   })
 
   it("resolves relative trace paths against the spec's folder", () => {
@@ -226,6 +261,34 @@ describe("loadledger sweep", () => {
       ])
     ).toBe(2)
     expect(io.out).toContain("│ incomplete 0/120, 120 rejected │")
+  }, 60_000)
+
+  it("runs a vLLM front end on the rows it names: its own block, the simulator's result for those rows", async () => {
+    const file = join(dir, "rows.yaml")
+    writeFileSync(
+      file,
+      `name: rows\nlimit: 120\ntraces: [{ path: ${mooncake}, rates: [0.3] }]\nfrontEnds: [{ engine: vllm, clients: 4 }, { engine: vllm, clients: 4, coordinatorRows: vllm }]\npolicies: [ledger-balanced]\n`
+    )
+    const o = join(dir, "rows-out")
+    expect(await main(["node", "loadledger", "sweep", file, "--out", o, "--workers", "0", "--quiet"])).toBe(0)
+    expect(io.out).toContain("**conversation_trace at 0.3x, DP 8, vllm x4**")
+    expect(io.out).toContain("**conversation_trace at 0.3x, DP 8, vllm x4, vllm rows**")
+    const rows: ReadonlyArray<SummaryRow> = JSON.parse(readFileSync(join(o, "summary.json"), "utf8")).rows
+    expect(rows.map((r) => [r.id, r.frontEnd])).toEqual([
+      ["conversation_trace_r0.3_dp8_vllm4_ledger-balanced", "vllm x4"],
+      ["conversation_trace_r0.3_dp8_vllm4-vllmrows_ledger-balanced", "vllm x4, vllm rows"]
+    ])
+    // the cell ran with the rows it names: the simulator's own result for that config
+    const [ext, vllm] = readCells(o, expandCells(parseSpec(readFileSync(file, "utf8"), file))).results
+    const direct = (coordinatorRows?: "vllm") =>
+      simulate(
+        simConfigFor({ ...ext!.cell, coordinatorRows }),
+        scaleTrace(readTraceFile(mooncake), { rateScale: 0.3, limit: 120 }),
+        findPolicy("ledger-balanced")!
+      )
+    expect(vllm!.result).toEqual(direct("vllm"))
+    expect(ext!.result).toEqual(direct())
+    expect(vllm!.result.requestsPerRank).not.toEqual(ext!.result.requestsPerRank)
   }, 60_000)
 
   it("fails before running on a bad spec, shard or output folder", async () => {

@@ -51,6 +51,8 @@ import { vllmWaveSnapshotProfile } from "./vllm/VllmWaveTypes.js"
  * - `faults.zeroTokenRanksReturnEarly`: ranks with no tokens skip the dummy forward (vllm PR #51984).
  * - `recordSteps` / `recordRequests` / `recordPublishes`: keep a per-step log / per-request
  *   outcomes / the vLLM coordinator's publishes in the result.
+ * - `coordinatorRows` (vLLM engine only): which fields the vLLM front ends' rows carry, see
+ *   {@link CoordinatorRows} (default `"extended"`).
  *
  * @category config
  * @since 0.1.0
@@ -79,7 +81,36 @@ export interface SimConfig {
   readonly recordSteps?: boolean | undefined
   readonly recordRequests?: boolean | undefined
   readonly recordPublishes?: boolean | undefined
+  readonly coordinatorRows?: CoordinatorRows | undefined
 }
+
+/**
+ * What the vLLM DP coordinator's publish hands each front end per rank (the rows a vLLM front end's
+ * policy `observe`s), by the fields of `RankLoad` it fills:
+ *
+ * - `"extended"` (the default): vLLM's row `numWaitingReqs`, `numRunningReqs`, `kvCacheUsage`, plus
+ *   two fields vLLM does not publish and the simulator carries from the same stats message, as stale
+ *   as the row: `numTotalTokens` (the rank's KV tokens in use plus its waiting requests' uncached
+ *   prompt tokens) and `timestamp` (when the rank's stats were taken; the publish time for a rank that
+ *   never reported). Token-reading policies can run behind vLLM front ends with it.
+ * - `"vllm"`: exactly the row of the coordinator at the reference snapshot, vllm
+ *   `v1/engine/coordinator.py` @00080ee1 (after vllm PR #49204, which added KV usage):
+ *   `[waiting, running, kv_cache_usage]` as `numWaitingReqs`, `numRunningReqs`, `kvCacheUsage`, and
+ *   `dpRank`. `numTotalTokens` and `timestamp` are absent (not 0): the message carries neither, and
+ *   a front end knows only when it received the publish (`observe`'s `now`).
+ * - `"vllm-counts"`: the row of vLLM releases before PR #49204, `[waiting, running]` (vllm
+ *   `v1/engine/coordinator.py` `EngineState.request_counts`, e.g. @de4c1fcb): `numWaitingReqs`,
+ *   `numRunningReqs` and `dpRank`; `kvCacheUsage` absent too.
+ *
+ * A row is never `unknown`: every rank's row is in every load publish (a rank that never reported
+ * is the coordinator's initial zero row). The publish log (`recordPublishes`) records the same
+ * fields. SGLang's rows (the scheduler's load snapshot) always carry every field: `checkConfig`
+ * refuses a setting other than `"extended"` on the SGLang engine.
+ *
+ * @category config
+ * @since 0.4.0
+ */
+export type CoordinatorRows = "extended" | "vllm" | "vllm-counts"
 
 /**
  * `SimConfig` with every default filled in.
@@ -108,6 +139,7 @@ export type ResolvedSimConfig = Required<Omit<SimConfig, "maxSimulatedSeconds" |
  * c.engine // => "sglang"
  * c.prefillIntervalSteps // => 1
  * c.dummyBatches // => true
+ * c.coordinatorRows // => "extended"
  * ```
  *
  * @category config
@@ -136,13 +168,15 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
   faults: { zeroTokenRanksReturnEarly: c.faults?.zeroTokenRanksReturnEarly ?? false },
   recordSteps: c.recordSteps ?? false,
   recordRequests: c.recordRequests ?? false,
-  recordPublishes: c.recordPublishes ?? false
+  recordPublishes: c.recordPublishes ?? false,
+  coordinatorRows: c.coordinatorRows ?? "extended"
 })
 
 /**
  * Check the lockstep options of a resolved config: `prefillIntervalSteps` and `stallSteps` must
- * be integers >= 1, `maxRequestTokens` a positive number. Returns the first bad field with a
- * message, or `undefined` when they are valid. `simulate` reports a bad field as an
+ * be integers >= 1, `maxRequestTokens` a positive number; `coordinatorRows` one of
+ * {@link CoordinatorRows}, and `"extended"` unless the engine is vLLM (since 0.4.0). Returns the
+ * first bad field with a message, or `undefined` when they are valid. `simulate` reports a bad field as an
  * `InvalidConfig` status and runs nothing.
  *
  * **When to use**: before a long run, to fail fast on a config typed by hand.
@@ -153,6 +187,8 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
  * const stepModel = () => ({ stepSeconds: 0.03, tokenImbalanceRatio: 1, ranks: [] })
  * checkConfig(resolveConfig({ dpSize: 8, stepModel })) // => undefined
  * checkConfig(resolveConfig({ dpSize: 8, stepModel, prefillIntervalSteps: 0 }))?.field // => "prefillIntervalSteps"
+ * checkConfig(resolveConfig({ dpSize: 8, stepModel, engine: "vllm", coordinatorRows: "vllm" })) // => undefined
+ * checkConfig(resolveConfig({ dpSize: 8, stepModel, coordinatorRows: "vllm" }))?.field // => "coordinatorRows"
  * ```
  *
  * @category config
@@ -173,6 +209,25 @@ export const checkConfig = (
       : {
           field: "maxRequestTokens",
           message: `maxRequestTokens must be positive, got ${c.maxRequestTokens}`
-        })
+        }) ??
+    checkCoordinatorRows(c.coordinatorRows, c.engine)
   )
 }
+
+const coordinatorRowsValues: ReadonlyArray<string> = ["extended", "vllm", "vllm-counts"]
+
+const checkCoordinatorRows = (
+  rows: CoordinatorRows,
+  engine: "sglang" | "vllm"
+): { readonly field: string; readonly message: string } | undefined =>
+  !coordinatorRowsValues.includes(rows)
+    ? {
+        field: "coordinatorRows",
+        message: `coordinatorRows must be one of ${coordinatorRowsValues.join(", ")}, got ${JSON.stringify(rows)}`
+      }
+    : rows !== "extended" && engine !== "vllm"
+      ? {
+          field: "coordinatorRows",
+          message: `coordinatorRows "${rows}" needs the vLLM engine (SGLang's rows carry every field), got engine ${engine}`
+        }
+      : undefined

@@ -113,9 +113,13 @@ export interface StepRecord {
  * engine only): when (`atSeconds`), what kind (`current` = the live table, `step_snapshot` = the
  * table captured at a step boundary, `wave_state` = an immediate `[null, wave, running]` wave
  * notice), the coordinator's wave view, and for load publishes every rank's row (index = rank) with
- * the `numTotalTokens` the simulator carries next to vLLM's `[waiting, running, kv]` and the time
- * the rank's stats were taken (`measuredSeconds`, NaN for a rank that never reported; the front
- * ends' `RankLoad.timestamp`, or the publish time for such a rank).
+ * the fields the front ends were handed (`SimConfig.coordinatorRows`): vLLM's `[waiting, running,
+ * kv]` as `numWaitingReqs`, `numRunningReqs`, `kvCacheUsage` (absent under `"vllm-counts"`), and the
+ * `numTotalTokens` the simulator carries next to them (present only under `"extended"`, the
+ * default). `measuredSeconds` is the simulator's own record of when the rank's stats were taken
+ * (NaN for a rank that never reported), in every mode; under `"extended"` the front ends' rows carry
+ * it as `RankLoad.timestamp` (the publish time for a rank that never reported), otherwise nothing
+ * published carries it.
  *
  * @category models
  * @since 0.1.0
@@ -130,8 +134,8 @@ export interface PublishRecord {
         readonly measuredSeconds: number
         readonly numWaitingReqs: number
         readonly numRunningReqs: number
-        readonly kvCacheUsage: number | undefined
-        readonly numTotalTokens: number
+        readonly kvCacheUsage?: number | undefined
+        readonly numTotalTokens?: number | undefined
       }>
     | undefined
 }

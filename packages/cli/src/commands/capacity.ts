@@ -161,7 +161,10 @@ export const register = (program: Command): void => {
       "after",
       "\nA run keeps up when it serves every request (none rejected) and its last request starts within\ntolerance x the trace's arrival span of the last arrival (the backlog column).\nThe search doubles or halves from --start, then bisects to --precision; every probe replays the\nwhole trace. Rates multiply the trace's own arrival rate, as simulate's --rate-scale does. A\npolicy whose rejections do not fall when the rate halves has no capacity. The trace needs at\nleast 100 requests."
     )
-    .requiredOption("--trace <file>", "trace file: Mooncake JSONL, Azure CSV (2023 or 2024), BurstGPT CSV, or generic CSV/JSONL")
+    .requiredOption(
+      "--trace <file>",
+      "trace file: Mooncake JSONL, Azure CSV (2023 or 2024), BurstGPT CSV, or generic CSV/JSONL"
+    )
     .option("--policy <name>", "routing policy (see loadledger simulate --help)", "total-tokens")
     .option("--dp <n>", "data-parallel ranks", positiveInt("--dp"), 8)
     .option("--model <name>", "step-time model preset", "glm-5.3")

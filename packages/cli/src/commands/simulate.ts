@@ -5,7 +5,13 @@
  */
 import { writeFileSync } from "node:fs"
 import type { PolicyEntry } from "@loadledger/policies"
-import { type PolicyResult, scaleTrace, simulate, type TraceFormat } from "@loadledger/sim"
+import {
+  type CoordinatorRows,
+  type PolicyResult,
+  scaleTrace,
+  simulate,
+  type TraceFormat
+} from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import { fail, nonNegativeInt, positiveInt, positiveNumber } from "../internal/args.js"
 import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
@@ -45,6 +51,8 @@ export interface SimulateOptions {
   readonly maxRequestTokens?: number | undefined
   /** No-progress bound in step attempts (default 16). */
   readonly stallSteps?: number | undefined
+  /** What vLLM front ends are handed per rank (the simulator's `coordinatorRows`; default extended). */
+  readonly coordinatorRows?: CoordinatorRows | undefined
   readonly quiet?: boolean | undefined
 }
 
@@ -75,6 +83,11 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   const entries = parsePolicyList(o.policies)
   if (isArgError(entries)) return fail(entries.message)
   const base = simConfigFor({ ...o, engine: "sglang" }) // the engine is set per policy below
+  const sglang = entries.filter((e) => engineFor(e, o.engine) === "sglang")
+  if (o.coordinatorRows !== undefined && o.coordinatorRows !== "extended" && sglang.length > 0)
+    return fail(
+      `--coordinator-rows ${o.coordinatorRows} applies to vLLM runs only, and ${sglang.map((e) => e.name).join(", ")} would run on SGLang: add --engine vllm`
+    )
   if (o.report !== undefined) {
     const bad = checkOutputPath("--report", o.report)
     if (bad) return fail(bad.message)
@@ -160,7 +173,10 @@ export const register = (program: Command): void => {
       "after",
       "\nExit codes: 0 every request of every policy finished; 1 bad input; 2 requests were rejected or\nleft unfinished (the status column counts them); 3 a run stalled (NoProgress or Deadlock)."
     )
-    .requiredOption("--trace <file>", "trace file: Mooncake JSONL, Azure CSV (2023 or 2024), BurstGPT CSV, or generic CSV/JSONL")
+    .requiredOption(
+      "--trace <file>",
+      "trace file: Mooncake JSONL, Azure CSV (2023 or 2024), BurstGPT CSV, or generic CSV/JSONL"
+    )
     .requiredOption(
       "--policies <list>",
       "comma-separated policy names, each once (listed below; --policy works too)"
@@ -214,6 +230,12 @@ export const register = (program: Command): void => {
       "--stall-steps <n>",
       "no-progress bound: empty-batch step attempts before the run stops naming the rank (default 16)",
       positiveInt("--stall-steps")
+    )
+    .addOption(
+      new Option(
+        "--coordinator-rows <rows>",
+        "what vLLM front ends are handed per rank: vLLM's [waiting, running, kv] plus tokens and time (extended, the default), exactly vLLM's row (vllm), or [waiting, running] (vllm-counts)"
+      ).choices(["extended", "vllm", "vllm-counts"])
     )
     .option("--quiet", "no progress on stderr (a bar on a terminal, a line every 2 s otherwise)")
     .addHelpText("after", () => simulateHelpText())

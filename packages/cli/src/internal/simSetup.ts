@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs"
 import {
+  type CoordinatorRows,
   isTraceError,
   kvPoolTokensFor,
   parseTrace,
@@ -77,6 +78,7 @@ export const simConfigFor = (o: {
   readonly dummyBatches?: boolean | undefined
   readonly maxRequestTokens?: number | undefined
   readonly stallSteps?: number | undefined
+  readonly coordinatorRows?: CoordinatorRows | undefined
 }): SimConfig => {
   const model = models[o.model]
   if (model === undefined)
@@ -98,6 +100,7 @@ export const simConfigFor = (o: {
     prefillIntervalSteps: o.prefillInterval,
     dummyBatches: o.dummyBatches,
     maxRequestTokens: o.maxRequestTokens,
-    stallSteps: o.stallSteps
+    stallSteps: o.stallSteps,
+    coordinatorRows: o.coordinatorRows
   }
 }

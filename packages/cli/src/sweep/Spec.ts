@@ -6,12 +6,15 @@
  */
 import { dirname, isAbsolute, resolve } from "node:path"
 import { findPolicy, policyEntries } from "@loadledger/policies"
+import type { CoordinatorRows } from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time"
 import { parse as parseYaml } from "yaml"
 
 /**
  * One cell of a sweep: everything `simulate` needs, as plain data (it crosses worker threads and is
- * written next to its result). `trace` is an absolute path; `rate` scales the arrival rate.
+ * written next to its result). `trace` is an absolute path; `rate` scales the arrival rate;
+ * `coordinatorRows` (since 0.4.0, vLLM only) is the simulator's `coordinatorRows`, absent for its
+ * default `"extended"`.
  *
  * @category sweep
  * @since 0.2.0
@@ -25,6 +28,7 @@ export interface Cell {
   readonly dp: number
   readonly engine: "sglang" | "vllm"
   readonly frontEnds: number
+  readonly coordinatorRows?: Exclude<CoordinatorRows, "extended"> | undefined
   readonly policy: string
   readonly model: string
   readonly gpu: string
@@ -33,7 +37,9 @@ export interface Cell {
 
 /**
  * A parsed and checked grid spec. Trace paths are absolute (relative ones are resolved against the
- * spec file's folder, as in docker-compose).
+ * spec file's folder, as in docker-compose). A vLLM front-end entry may name the rows its front ends
+ * are handed (`coordinatorRows`, since 0.4.0: `vllm` or `vllm-counts`, see the simulator's
+ * `CoordinatorRows`; absent = the simulator's default, `extended`).
  *
  * @category sweep
  * @since 0.2.0
@@ -50,7 +56,11 @@ export interface SweepSpec {
     readonly rates: ReadonlyArray<number>
   }>
   readonly dp: ReadonlyArray<number>
-  readonly frontEnds: ReadonlyArray<{ readonly engine: "sglang" | "vllm"; readonly clients: number }>
+  readonly frontEnds: ReadonlyArray<{
+    readonly engine: "sglang" | "vllm"
+    readonly clients: number
+    readonly coordinatorRows?: Exclude<CoordinatorRows, "extended"> | undefined
+  }>
   readonly policies: ReadonlyArray<string>
 }
 
@@ -188,15 +198,34 @@ export const parseSpec = (text: string, specFile: string): SweepSpec => {
     (f, i) => {
       const p = `frontEnds[${i}]`
       const o = typeof f === "string" ? { engine: f } : isObj(f) ? f : undefined
-      if (o === undefined) throw new SpecError(p, "must be an engine name or {engine, clients?}")
+      if (o === undefined)
+        throw new SpecError(p, "must be an engine name or {engine, clients?, coordinatorRows?}")
+      for (const k of Object.keys(o))
+        if (!["engine", "clients", "coordinatorRows"].includes(k))
+          throw new SpecError(`${p}.${k}`, "unknown key (known: engine, clients, coordinatorRows)")
       if (o.engine !== "sglang" && o.engine !== "vllm")
         throw new SpecError(`${p}.engine`, `must be "sglang" or "vllm", got ${JSON.stringify(o.engine)}`)
-      return {
-        engine: o.engine as "sglang" | "vllm",
-        clients: o.clients === undefined ? 1 : posInt(o.clients, `${p}.clients`)
-      }
+      const engine = o.engine as "sglang" | "vllm"
+      const clients = o.clients === undefined ? 1 : posInt(o.clients, `${p}.clients`)
+      const rows = o.coordinatorRows
+      if (rows === undefined || rows === "extended") return { engine, clients }
+      if (rows !== "vllm" && rows !== "vllm-counts")
+        throw new SpecError(
+          `${p}.coordinatorRows`,
+          `must be "extended", "vllm" or "vllm-counts", got ${JSON.stringify(rows)}`
+        )
+      if (engine !== "vllm")
+        throw new SpecError(
+          `${p}.coordinatorRows`,
+          `applies to vllm front ends only (SGLang's rows carry every field)`
+        )
+      return { engine, clients, coordinatorRows: rows as "vllm" | "vllm-counts" }
     }
   )
+  frontEnds.forEach((f, i) => {
+    if (frontEnds.findIndex((g) => frontEndLabel(g) === frontEndLabel(f)) !== i)
+      throw new SpecError(`frontEnds[${i}]`, `front end "${frontEndLabel(f)}" is listed twice`)
+  })
   const rawPolicies =
     doc.policies === "all"
       ? policyEntries().map((e) => e.name)
@@ -222,6 +251,28 @@ export const parseSpec = (text: string, specFile: string): SweepSpec => {
 const slug = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, "~")
 
 /**
+ * How tables name a front-end entry: `"vllm x4"`, and for rows other than the simulator's default
+ * `"vllm x4, vllm rows"` / `"vllm x4, vllm-counts rows"` (each its own block).
+ *
+ * @example
+ * ```ts
+ * import { frontEndLabel } from "./Spec.js"
+ * frontEndLabel({ engine: "sglang", clients: 1 }) // => "sglang x1"
+ * frontEndLabel({ engine: "vllm", clients: 4, coordinatorRows: "vllm" }) // => "vllm x4, vllm rows"
+ * ```
+ *
+ * @category sweep
+ * @since 0.4.0
+ */
+export const frontEndLabel = (f: {
+  readonly engine: string
+  readonly clients?: number | undefined
+  readonly frontEnds?: number | undefined
+  readonly coordinatorRows?: string | undefined
+}): string =>
+  `${f.engine} x${f.clients ?? f.frontEnds}${f.coordinatorRows === undefined ? "" : `, ${f.coordinatorRows} rows`}`
+
+/**
  * Every cell of the grid, in a fixed order (trace, rate, DP, front end, policy) with ids that are
  * stable across runs and machines (they name the cell's JSON file).
  *
@@ -231,6 +282,9 @@ const slug = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, "~")
  * const spec = parseSpec("traces: [{path: /t/a.jsonl}]\nrates: [0.1]\npolicies: [total-tokens, vllm-kv-pressure]\nfrontEnds: [sglang, {engine: vllm, clients: 4}]\n", "/s/x.yaml")
  * expandCells(spec).map((c) => c.id)
  * // => ["a_r0.1_dp8_sglang1_total-tokens", "a_r0.1_dp8_sglang1_vllm-kv-pressure", "a_r0.1_dp8_vllm4_total-tokens", "a_r0.1_dp8_vllm4_vllm-kv-pressure"]
+ * const honest = parseSpec("traces: [{path: /t/a.jsonl}]\nrates: [0.1]\npolicies: [total-tokens]\nfrontEnds: [{engine: vllm, clients: 4, coordinatorRows: vllm}]\n", "/s/x.yaml")
+ * expandCells(honest)[0]?.id // => "a_r0.1_dp8_vllm4-vllmrows_total-tokens"
+ * expandCells(honest)[0]?.coordinatorRows // => "vllm"
  * ```
  *
  * @category sweep
@@ -244,7 +298,7 @@ export const expandCells = (spec: SweepSpec): ReadonlyArray<Cell> => {
         for (const fe of spec.frontEnds)
           for (const policy of spec.policies)
             cells.push({
-              id: `${slug(t.name)}_r${rate}_dp${dp}_${fe.engine}${fe.clients}_${slug(policy)}`,
+              id: `${slug(t.name)}_r${rate}_dp${dp}_${fe.engine}${fe.clients}${fe.coordinatorRows === undefined ? "" : `-${fe.coordinatorRows}rows`}_${slug(policy)}`,
               trace: t.path,
               traceName: t.name,
               rate,
@@ -252,6 +306,7 @@ export const expandCells = (spec: SweepSpec): ReadonlyArray<Cell> => {
               dp,
               engine: fe.engine,
               frontEnds: fe.clients,
+              ...(fe.coordinatorRows === undefined ? {} : { coordinatorRows: fe.coordinatorRows }),
               policy,
               model: spec.model,
               gpu: spec.gpu,

@@ -6,6 +6,7 @@
  */
 import { outcomeLabel, runOutcome } from "../commands/simulateTable.js"
 import type { CellResult } from "./runCell.js"
+import { frontEndLabel } from "./Spec.js"
 
 /**
  * One cell's headline numbers: latencies in seconds (ITL in ms), shares 0..1, `status` as the
@@ -73,7 +74,7 @@ export const summaryRows = (results: ReadonlyArray<CellResult>): ReadonlyArray<S
       trace: cell.traceName,
       rate: cell.rate,
       dp: cell.dp,
-      frontEnd: `${cell.engine} x${cell.frontEnds}`,
+      frontEnd: frontEndLabel(cell),
       policy: cell.policy,
       status,
       finished,

@@ -7,7 +7,7 @@
  */
 import type { ReportGrid, ReportInput, ReportRun } from "../commands/report/model.js"
 import type { CellResult } from "./runCell.js"
-import type { SweepSpec } from "./Spec.js"
+import { frontEndLabel, type SweepSpec } from "./Spec.js"
 
 const metrics: ReadonlyArray<{
   readonly name: string
@@ -23,8 +23,7 @@ const metrics: ReadonlyArray<{
   { name: "sync-wait share", value: (r) => r.result.syncWaitShare, better: "lower" }
 ]
 
-const sliceKey = (r: CellResult) =>
-  `${r.cell.traceName}, DP ${r.cell.dp}, ${r.cell.engine} x${r.cell.frontEnds}`
+const sliceKey = (r: CellResult) => `${r.cell.traceName}, DP ${r.cell.dp}, ${frontEndLabel(r.cell)}`
 
 /**
  * The report input of a sweep (see the module note). A cell that did not complete every request
@@ -66,7 +65,7 @@ export const sweepReport = (spec: SweepSpec, results: ReadonlyArray<CellResult>)
   return {
     title: `loadledger sweep: ${spec.name}`,
     context: [
-      `${results.length} cells: ${spec.traces.map((t) => `${t.name} at ${t.rates.join(", ")}x`).join("; ")}; ${spec.model} on ${spec.gpu}; DP ${spec.dp.join(", ")}; front ends ${spec.frontEnds.map((f) => `${f.engine} x${f.clients}`).join(", ")}`,
+      `${results.length} cells: ${spec.traces.map((t) => `${t.name} at ${t.rates.join(", ")}x`).join("; ")}; ${spec.model} on ${spec.gpu}; DP ${spec.dp.join(", ")}; front ends ${spec.frontEnds.map(frontEndLabel).join(", ")}`,
       runs.length > 0
         ? `Per-run charts below: ${[...slices.keys()][0]} at ${topRate}x.`
         : "No finished cells yet."

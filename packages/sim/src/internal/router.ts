@@ -9,9 +9,12 @@
  *   the coordinator (the pure machine of @loadledger/policies, vllm `DPCoordinatorProc` @00080ee1)
  *   publishes on its own cadence: 100 ms after a change, a 5 s heartbeat, the 50 ms minimum in wave
  *   mode, step-boundary snapshots. Each front end applies a publish with `observe`, and routes its
- *   share of the arrivals with its own policy state and in-flight counts.
+ *   share of the arrivals with its own policy state and in-flight counts. The rows it is handed
+ *   carry the fields `coordinatorRows` names (`SimConfig.coordinatorRows`; absent fields are
+ *   absent, never 0).
  */
 import type { Policy, PolicyError, PolicyOptions, RankLoad } from "@loadledger/policies"
+import type { CoordinatorRows } from "../Config.js"
 import type { PublishRecord } from "../Result.js"
 import type { VllmCoordMessage } from "../vllm/VllmCoordTypes.js"
 import type { VllmWaveMessage } from "../vllm/VllmWaveTypes.js"
@@ -69,7 +72,8 @@ export class Router {
     coordinatorIntervalSeconds: number,
     waveCoordination: boolean,
     private readonly kvPoolTokens: number,
-    recordPublishes: boolean
+    recordPublishes: boolean,
+    private readonly coordinatorRows: CoordinatorRows = "extended"
   ) {
     for (let i = 0; i < frontEnds; i++) {
       const policy = make({ clientCount: frontEnds, clientIndex: i, seed })
@@ -201,6 +205,7 @@ export class Router {
   private deliver(): boolean {
     const ev = this.events
     if (ev.length === 0) return false
+    const mode = this.coordinatorRows
     for (const p of ev) {
       this.publishLog?.push(
         p.kind === "wave_state"
@@ -210,26 +215,44 @@ export class Router {
               kind: p.kind,
               wave: p.wave,
               running: p.running,
-              rows: p.rows.map((r, i) => ({
-                measuredSeconds: p.measuredSeconds[i]!,
-                numWaitingReqs: r[0],
-                numRunningReqs: r[1],
-                kvCacheUsage: r[2],
-                numTotalTokens: p.tokens[i]!
-              }))
+              rows: p.rows.map((r, i) =>
+                mode === "extended"
+                  ? {
+                      measuredSeconds: p.measuredSeconds[i]!,
+                      numWaitingReqs: r[0],
+                      numRunningReqs: r[1],
+                      kvCacheUsage: r[2],
+                      numTotalTokens: p.tokens[i]!
+                    }
+                  : mode === "vllm"
+                    ? {
+                        measuredSeconds: p.measuredSeconds[i]!,
+                        numWaitingReqs: r[0],
+                        numRunningReqs: r[1],
+                        kvCacheUsage: r[2]
+                      }
+                    : { measuredSeconds: p.measuredSeconds[i]!, numWaitingReqs: r[0], numRunningReqs: r[1] }
+              )
             }
       )
       if (p.kind === "wave_state") continue
-      // the coordinator publishes every rank's row, each stamped with the time its stats were taken
-      // (a rank that never reported is the coordinator's initial zero row, as of the publish)
-      const loads: Array<RankLoad> = p.rows.map((r, i) => ({
-        dpRank: i,
-        timestamp: Number.isNaN(p.measuredSeconds[i]!) ? p.atSeconds : p.measuredSeconds[i]!,
-        numWaitingReqs: r[0],
-        numRunningReqs: r[1],
-        numTotalTokens: p.tokens[i]!,
-        kvCacheUsage: r[2]
-      }))
+      const loads: Array<RankLoad> = p.rows.map((r, i) =>
+        mode === "extended"
+          ? {
+              // every rank's row, stamped with the time its stats were taken (a rank that never
+              // reported is the coordinator's initial zero row, as of the publish)
+              dpRank: i,
+              timestamp: Number.isNaN(p.measuredSeconds[i]!) ? p.atSeconds : p.measuredSeconds[i]!,
+              numWaitingReqs: r[0],
+              numRunningReqs: r[1],
+              numTotalTokens: p.tokens[i]!,
+              kvCacheUsage: r[2]
+            }
+          : // exactly the coordinator's row: no tokens, no time (the front end knows only `now`)
+            mode === "vllm"
+            ? { dpRank: i, numWaitingReqs: r[0], numRunningReqs: r[1], kvCacheUsage: r[2] }
+            : { dpRank: i, numWaitingReqs: r[0], numRunningReqs: r[1] }
+      )
       for (const f of this.fronts) f.state = f.policy.observe(f.state, loads, p.atSeconds)
     }
     emptyList(ev)

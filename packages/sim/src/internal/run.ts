@@ -140,7 +140,8 @@ export const newRun = (
     // vLLM coordinates waves for MoE (lockstep) DP
     groups.some((g) => g.wave !== undefined),
     c.kvPoolTokens,
-    c.recordPublishes
+    c.recordPublishes,
+    c.coordinatorRows
   )
   const span = trace.length > 0 ? trace[trace.length - 1]!.arrivalSeconds : 0
   const run: Run = {
