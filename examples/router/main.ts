@@ -69,7 +69,10 @@ const proxy = await startProxy({
   process.exit(1)
 })
 await router.ready
-console.log(`loadledger router on ${proxy.url} (policy ${policy.name}, ${router.ranks().length} ranks)`)
+const costNote = served === undefined ? "" : `, step cost of ${args.model} on ${args.gpu}`
+console.log(
+  `loadledger router on ${proxy.url} (policy ${policy.name}${costNote}, ${router.ranks().length} ranks)`
+)
 for (const r of router.ranks()) console.log(`  ${r.id}: ${r.condition}${r.reason ? ` (${r.reason})` : ""}`)
 
 const shutdown = async () => {

@@ -136,7 +136,7 @@ describe("loadledger simulate", () => {
       io.out = ""
       const extra = ["--engine", "vllm", "--front-ends", "4", "--rate-scale", "0.3", "--json", "--quiet"]
       const code = await simulateMooncake(
-        "vllm-kv-pressure,step-time-aware",
+        "vllm-kv-pressure,total-tokens",
         300,
         ...extra,
         ...(rows === undefined ? [] : ["--coordinator-rows", rows])
@@ -144,12 +144,12 @@ describe("loadledger simulate", () => {
       expect(code).toBe(0)
       return JSON.parse(io.out).results.map((r: { requestsPerRank: Array<number> }) => r.requestsPerRank)
     }
-    const [kvDefault, staDefault] = await runs()
-    expect(await runs("extended")).toEqual([kvDefault, staDefault])
-    const [kvVllm, staVllm] = await runs("vllm")
-    // vllm-kv-pressure reads only [waiting, running, kv]; step-time-aware reads the tokens too
+    const [kvDefault, tokensDefault] = await runs()
+    expect(await runs("extended")).toEqual([kvDefault, tokensDefault])
+    const [kvVllm, tokensVllm] = await runs("vllm")
+    // vllm-kv-pressure reads only [waiting, running, kv]; total-tokens reads the tokens
     expect(kvVllm).toEqual(kvDefault)
-    expect(staVllm).not.toEqual(staDefault)
+    expect(tokensVllm).not.toEqual(tokensDefault)
   }, 60_000)
 
   it("--rate-scale compresses arrivals; --dp changes the group", async () => {

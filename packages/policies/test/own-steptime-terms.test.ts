@@ -13,16 +13,9 @@ import {
   type StepTimeAwareOptions,
   type StepTimeAwareState
 } from "../src/index.js"
+import { cappedRows, idleAt as idle } from "./support/stepTimeRows.js"
 
 const names = ["wait", "own", "decode", "slot", "home"]
-const idle = (dpRank: number, t = 0, extra: Partial<RankLoad> = {}): RankLoad => ({
-  dpRank,
-  timestamp: t,
-  numRunningReqs: 0,
-  numWaitingReqs: 0,
-  numTotalTokens: 0,
-  ...extra
-})
 const fnv = (x: string, n: number) => {
   let h = 0x811c9dc5
   for (let i = 0; i < x.length; i++) h = Math.imul(h ^ x.charCodeAt(i), 0x01000193)
@@ -62,20 +55,7 @@ const expectTermsSum = (r: RouteResult<StepTimeAwareState>, label = "") => {
 describe("step-time-aware: per-term explanation", () => {
   it("one front end with a cap: the wait, own prefill, decode and slot terms of each rank", () => {
     // rank 0 at its cap (64 running, 3 waiting) with little queued; rank 1 below it with more
-    const rows = [
-      idle(0, 0, {
-        numRunningReqs: 64,
-        numWaitingReqs: 3,
-        numTotalTokens: 64_000,
-        numWaitingUncachedTokens: 300
-      }),
-      idle(1, 0, {
-        numRunningReqs: 10,
-        numWaitingReqs: 1,
-        numTotalTokens: 10_000,
-        numWaitingUncachedTokens: 4000
-      })
-    ]
+    const rows = cappedRows
     const p = makeStepTimeAware({ maxRunningRequests: 64 })
     const r = p.route(p.observe(p.init(2), rows, 0), { requestId: "a", inputLength: 500 }, 0)
     const [t0, t1] = expectTermsSum(r)

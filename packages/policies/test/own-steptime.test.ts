@@ -19,15 +19,7 @@ import {
   matchRankPrefixes,
   recordRankPrefixes
 } from "../src/own/internal/RankPrefixes.js"
-
-const idle = (dpRank: number, t = 0, extra: Partial<RankLoad> = {}): RankLoad => ({
-  dpRank,
-  timestamp: t,
-  numRunningReqs: 0,
-  numWaitingReqs: 0,
-  numTotalTokens: 0,
-  ...extra
-})
+import { cappedRows, idleAt as idle } from "./support/stepTimeRows.js"
 
 const routed = (r: ReturnType<ReturnType<typeof makeStepTimeAware>["route"]>) => {
   if (r._tag !== "Routed") throw new Error(r.message)
@@ -374,20 +366,7 @@ describe("step-time-aware: running slots", () => {
   // rank 0 runs 64 requests (at the cap) with 3 waiting and little to prefill; rank 1 runs 10 with a
   // longer prefill queue: without a cap rank 0 is the shorter wait, with the cap its request would
   // wait for a slot behind 3 others
-  const rows = [
-    idle(0, 0, {
-      numRunningReqs: 64,
-      numWaitingReqs: 3,
-      numTotalTokens: 64_000,
-      numWaitingUncachedTokens: 300
-    }),
-    idle(1, 0, {
-      numRunningReqs: 10,
-      numWaitingReqs: 1,
-      numTotalTokens: 10_000,
-      numWaitingUncachedTokens: 4000
-    })
-  ]
+  const rows = cappedRows
   const request = { requestId: "a", inputLength: 500 }
   const scoresOf = (o: Parameters<typeof makeStepTimeAware>[0]) => {
     const p = makeStepTimeAware({ decodeWeight: 0, ...o })

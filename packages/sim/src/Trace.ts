@@ -57,7 +57,8 @@ export interface TraceError {
  *   `2024-05-10 00:00:00.009930+00:00`).
  * - `burstgpt`: CSV `Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type` in any
  *   column order, `Timestamp` in seconds, arrivals counted from the earliest row; a row with 0
- *   response tokens (a failed request) is kept with no output; a `SessionID` column, where
+ *   response tokens (a failed request) is kept (the simulator runs every request to at least one
+ *   output token, the one its prefill produces, as for any row with output 0); a `SessionID` column, where
  *   present, gives `sessionId` (HPMLL/BurstGPT README "Schema" and `data/BurstGPT_*.csv`,
  *   commit 5d93d82).
  * - `generic-jsonl`: JSONL `{"arrival_seconds", "input_length", "output_length", "hash_ids"?,

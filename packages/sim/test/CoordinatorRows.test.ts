@@ -162,8 +162,8 @@ describe("a row with vLLM's fields only is partial, not unknown: its counts are 
   // ranks and (rotating ties) send some of 4 requests to rank 0. Not every policy passes this:
   // ledger-balanced, ledger-scored, power-of-two-ledger and uncached-tokens rank by tokens first and
   // read unreported tokens as 0 when no rank reports them, so they alternate; and over a run the own
-  // ledger policies never clear their charges on such rows before a request finishes (step-time-aware
-  // never clears its pending prefill). Both are recorded in the README, "What the vLLM blocks assume",
+  // ledger policies keep their charges on such rows until a request finishes (several front ends read
+  // the same counts: dropping them at each publish herded, see InflightCharges.observeLedger). Both are recorded in the README, "What the vLLM blocks assume",
   // not asserted here.
   const rows = (kv: boolean): ReadonlyArray<RankLoad> => [
     { dpRank: 0, numWaitingReqs: 20, numRunningReqs: 64, ...(kv ? { kvCacheUsage: 0.9 } : {}) },

@@ -98,6 +98,16 @@ describe("BurstGPT CSV", () => {
       outputLength: 2,
       sessionId: "s1"
     })
+    // a column missing is named on the header's line, not as a bad value on every row
+    const noOutput = parseTrace("Timestamp,Model,Request tokens\n1,ChatGPT,5\n")
+    expect(isTraceError(noOutput) && [noOutput.line, noOutput.field]).toEqual([1, "Response tokens"])
+    const azureAsGeneric = parseTrace(
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,374,44\n",
+      "generic-csv"
+    )
+    expect(isTraceError(azureAsGeneric) && azureAsGeneric.message).toBe(
+      "missing column arrival_seconds (header: TIMESTAMP,ContextTokens,GeneratedTokens)"
+    )
     const bad = parseTrace("Timestamp,Model,Request tokens,Response tokens\n1,ChatGPT,x,2\n")
     expect(isTraceError(bad) && [bad.line, bad.field]).toEqual([2, "Request tokens"])
   })

@@ -2,6 +2,10 @@
  * A sweep's grid spec (YAML or JSON) and its expansion into cells: traces x rates x DP sizes x front
  * ends x policies, every cell one `simulate` run with a stable id.
  *
+ * Over 300 lines: one concept, the grid (its spec's validation, one message per bad key, makes up
+ * half; the cell ids and shards the other half); splitting the parser from the expansion would leave
+ * two files that change together.
+ *
  * @since 0.2.0
  */
 import { dirname, isAbsolute, resolve } from "node:path"

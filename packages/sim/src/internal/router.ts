@@ -35,6 +35,22 @@ type SimLoad = RankLoad & {
   readonly kvCacheUsage: number
 }
 
+/**
+ * The fields of a coordinator row (`[waiting, running, KV usage]`, plus the engine's token count) a
+ * front end receives under `mode`: `extended` all four, `vllm` the row as vLLM publishes it,
+ * `vllm-counts` the two counts. Absent fields are absent, never 0.
+ */
+const publishedFields = (
+  mode: CoordinatorRows,
+  r: readonly [number, number, number | undefined],
+  tokens: number
+) =>
+  mode === "extended"
+    ? { numWaitingReqs: r[0], numRunningReqs: r[1], kvCacheUsage: r[2], numTotalTokens: tokens }
+    : mode === "vllm"
+      ? { numWaitingReqs: r[0], numRunningReqs: r[1], kvCacheUsage: r[2] }
+      : { numWaitingReqs: r[0], numRunningReqs: r[1] }
+
 /** A stats message the router rewrites in place. */
 type StatsMessage = {
   -readonly [K in keyof Extract<VllmCoordMessage, { type: "stats" }>]: Extract<
@@ -215,44 +231,23 @@ export class Router {
               kind: p.kind,
               wave: p.wave,
               running: p.running,
-              rows: p.rows.map((r, i) =>
-                mode === "extended"
-                  ? {
-                      measuredSeconds: p.measuredSeconds[i]!,
-                      numWaitingReqs: r[0],
-                      numRunningReqs: r[1],
-                      kvCacheUsage: r[2],
-                      numTotalTokens: p.tokens[i]!
-                    }
-                  : mode === "vllm"
-                    ? {
-                        measuredSeconds: p.measuredSeconds[i]!,
-                        numWaitingReqs: r[0],
-                        numRunningReqs: r[1],
-                        kvCacheUsage: r[2]
-                      }
-                    : { measuredSeconds: p.measuredSeconds[i]!, numWaitingReqs: r[0], numRunningReqs: r[1] }
-              )
+              rows: p.rows.map((r, i) => ({
+                measuredSeconds: p.measuredSeconds[i]!,
+                ...publishedFields(mode, r, p.tokens[i]!)
+              }))
             }
       )
       if (p.kind === "wave_state") continue
-      const loads: Array<RankLoad> = p.rows.map((r, i) =>
-        mode === "extended"
-          ? {
-              // every rank's row, stamped with the time its stats were taken (a rank that never
-              // reported is the coordinator's initial zero row, as of the publish)
-              dpRank: i,
-              timestamp: Number.isNaN(p.measuredSeconds[i]!) ? p.atSeconds : p.measuredSeconds[i]!,
-              numWaitingReqs: r[0],
-              numRunningReqs: r[1],
-              numTotalTokens: p.tokens[i]!,
-              kvCacheUsage: r[2]
-            }
-          : // exactly the coordinator's row: no tokens, no time (the front end knows only `now`)
-            mode === "vllm"
-            ? { dpRank: i, numWaitingReqs: r[0], numRunningReqs: r[1], kvCacheUsage: r[2] }
-            : { dpRank: i, numWaitingReqs: r[0], numRunningReqs: r[1] }
-      )
+      // extended rows are stamped with the time their stats were taken (a rank that never reported
+      // is the coordinator's initial zero row, as of the publish); vLLM's carry no time (the front
+      // end knows only `now`)
+      const loads: Array<RankLoad> = p.rows.map((r, i) => ({
+        dpRank: i,
+        ...(mode === "extended"
+          ? { timestamp: Number.isNaN(p.measuredSeconds[i]!) ? p.atSeconds : p.measuredSeconds[i]! }
+          : {}),
+        ...publishedFields(mode, r, p.tokens[i]!)
+      }))
       for (const f of this.fronts) f.state = f.policy.observe(f.state, loads, p.atSeconds)
     }
     emptyList(ev)

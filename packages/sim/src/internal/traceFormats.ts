@@ -18,6 +18,11 @@ export const traceError = (message: string, line?: number, field?: string): Trac
 // request enters the simulator; the loop and the policies trust the type
 const nonNegInt = (v: unknown): v is number => typeof v === "number" && isTokenCount(v)
 const intFromText = (s: string): number | undefined => (/^\s*\d+\s*$/.test(s) ? Number(s) : undefined)
+// a CSV cell holding seconds: a finite number >= 0, else undefined
+const secondsFromText = (s: string | undefined): number | undefined => {
+  const t = Number(s)
+  return s === undefined || s.trim() === "" || !Number.isFinite(t) || t < 0 ? undefined : t
+}
 
 const checkLengths = (line: number, input: unknown, output: unknown, inKey: string, outKey: string) => {
   if (!nonNegInt(input) || input < 1) return traceError(`${inKey} must be a positive integer`, line, inKey)
@@ -74,15 +79,27 @@ export const readJsonl = (text: string, generic: boolean): ReadonlyArray<TraceRe
   return out
 }
 
-const csvRows = (text: string): ReadonlyArray<{ line: number; row: Record<string, string> }> | TraceError => {
+// the rows of a CSV with a header; a header without one of the `required` columns is an error on
+// line 1 naming it (not a bad value on every row)
+const csvRows = (
+  text: string,
+  required: ReadonlyArray<string>
+): ReadonlyArray<{ line: number; row: Record<string, string> }> | TraceError => {
+  let header: ReadonlyArray<string> = []
   try {
     const rows = parse(text, {
-      columns: true,
+      columns: (h: Array<string>) => {
+        header = h
+        return h
+      },
       skip_empty_lines: true,
       trim: true,
       info: true,
       bom: true
     }) as unknown as ReadonlyArray<{ info: { lines: number }; record: Record<string, string> }>
+    const missing = required.find((c) => !header.includes(c))
+    if (missing !== undefined)
+      return traceError(`missing column ${missing} (header: ${header.join(",")})`, 1, missing)
     return rows.map((r) => ({ line: r.info.lines, row: r.record }))
   } catch (e) {
     const line = (e as { lines?: number }).lines
@@ -104,9 +121,8 @@ const azureSeconds = (s: string): number | undefined => {
 }
 
 export const readAzure = (text: string): ReadonlyArray<TraceRequest> | TraceError => {
-  const rows = csvRows(text)
+  const rows = csvRows(text, ["TIMESTAMP", "ContextTokens", "GeneratedTokens"])
   if (!Array.isArray(rows)) return rows as TraceError
-  const at: Array<number> = []
   const out: Array<TraceRequest> = []
   for (const { line, row } of rows) {
     const t = azureSeconds(row["TIMESTAMP"] ?? "")
@@ -120,33 +136,33 @@ export const readAzure = (text: string): ReadonlyArray<TraceRequest> | TraceErro
     const output = intFromText(row["GeneratedTokens"] ?? "")
     const bad = checkLengths(line, input, output, "ContextTokens", "GeneratedTokens")
     if (bad) return bad
-    at.push(t)
-    out.push({ requestId: String(out.length), arrivalSeconds: 0, inputLength: input!, outputLength: output! })
+    out.push({ requestId: String(out.length), arrivalSeconds: t, inputLength: input!, outputLength: output! })
   }
-  // arrivals count from the earliest row, wherever it is (rows need not be sorted)
+  return fromEarliest(out)
+}
+
+// arrivals counted from the earliest row, wherever it is (rows need not be sorted)
+const fromEarliest = (rows: ReadonlyArray<TraceRequest>): ReadonlyArray<TraceRequest> => {
   let t0 = Number.POSITIVE_INFINITY
-  for (const t of at) if (t < t0) t0 = t
-  return out.map((r, i) => ({ ...r, arrivalSeconds: at[i]! - t0 }))
+  for (const r of rows) if (r.arrivalSeconds < t0) t0 = r.arrivalSeconds
+  return rows.map((r) => ({ ...r, arrivalSeconds: r.arrivalSeconds - t0 }))
 }
 
 // BurstGPT (HPMLL/BurstGPT `data/BurstGPT_*.csv`): `Timestamp` in seconds from 0:00 of the first
-// day, `Request tokens`, `Response tokens` (0: the request failed upstream; kept, with no output),
-// and, where the file has it (announced upstream), `SessionID`.
+// day, `Request tokens`, `Response tokens` (0: the request failed upstream; kept: the simulator
+// runs it to one token), and, where the file has it (announced upstream), `SessionID`.
 export const readBurstGpt = (text: string): ReadonlyArray<TraceRequest> | TraceError => {
-  const rows = csvRows(text)
+  const rows = csvRows(text, ["Timestamp", "Request tokens", "Response tokens"])
   if (!Array.isArray(rows)) return rows as TraceError
   const out: Array<TraceRequest> = []
-  let t0 = Number.POSITIVE_INFINITY
   for (const { line, row } of rows) {
-    const raw = row["Timestamp"]
-    const t = Number(raw)
-    if (raw === undefined || raw.trim() === "" || !Number.isFinite(t) || t < 0)
+    const t = secondsFromText(row["Timestamp"])
+    if (t === undefined)
       return traceError("Timestamp must be a non-negative number of seconds", line, "Timestamp")
     const input = intFromText(row["Request tokens"] ?? "")
     const output = intFromText(row["Response tokens"] ?? "")
     const bad = checkLengths(line, input, output, "Request tokens", "Response tokens")
     if (bad) return bad
-    if (t < t0) t0 = t
     const session = row["SessionID"]?.trim()
     out.push({
       requestId: String(out.length),
@@ -156,16 +172,16 @@ export const readBurstGpt = (text: string): ReadonlyArray<TraceRequest> | TraceE
       ...(session ? { sessionId: session } : {})
     })
   }
-  return out.map((r) => ({ ...r, arrivalSeconds: r.arrivalSeconds - t0 }))
+  return fromEarliest(out)
 }
 
 export const readGenericCsv = (text: string): ReadonlyArray<TraceRequest> | TraceError => {
-  const rows = csvRows(text)
+  const rows = csvRows(text, ["arrival_seconds", "input_length", "output_length"])
   if (!Array.isArray(rows)) return rows as TraceError
   const out: Array<TraceRequest> = []
   for (const { line, row } of rows) {
-    const t = Number(row["arrival_seconds"])
-    if (row["arrival_seconds"] === undefined || row["arrival_seconds"] === "" || !Number.isFinite(t) || t < 0)
+    const t = secondsFromText(row["arrival_seconds"])
+    if (t === undefined)
       return traceError("arrival_seconds must be a non-negative number", line, "arrival_seconds")
     const input = intFromText(row["input_length"] ?? "")
     const output = intFromText(row["output_length"] ?? "")
