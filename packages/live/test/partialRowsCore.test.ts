@@ -158,3 +158,25 @@ describe("the router adds no rule of its own for partial rows", () => {
     expect(compared).toBeGreaterThan(4 * 40)
   })
 })
+
+describe("a vLLM page cut mid-line, at every character of the cut-off block (pure core, real payload)", () => {
+  it("no engine is ever known with a count the whole block does not hold: a cut line is left out, never read short", () => {
+    const whole = new Map(decoded(secondBlock).map((row) => [row.dpRank, row]))
+    let checked = 0
+    for (let p = 1; p < secondBlock.length; p++) {
+      const r = decodeLedger(secondBlock.slice(0, p), "vllm-metrics")
+      if (Result.isFailure(r)) continue
+      let router = makeRouter(vllmKvPressure, [src("b", 4)], { staleAfterSeconds: 5 })
+      router = applyPoll(router, "b", Result.succeed(r.success), 0)
+      for (const st of statuses(router, 0)) {
+        if (st.condition !== "known") continue
+        const full = whole.get(st.dpRank)
+        for (const f of ["numRunningReqs", "numWaitingReqs", "kvCacheUsage"] as const)
+          if (st.row?.[f] !== undefined) expect([p, st.dpRank, f, st.row[f]]).toEqual([p, st.dpRank, f, full?.[f]])
+        checked++
+      }
+    }
+    // the cut of `27.0` to `2` (or `27` with no newline) used to make engine 0 known with 2 running
+    expect(checked).toBeGreaterThan(500)
+  })
+})

@@ -12,6 +12,7 @@ import { loadStatItem, rowsOfJson } from "./internal/ledgerJson.js"
 import { audit } from "./internal/ledgerRows.js"
 import { rowsOfExposition, rowsOfLogger, rowsOfRankSummary } from "./internal/ledgerText.js"
 import { msgpackLimits } from "./internal/msgpack.js"
+import { completeLines } from "./internal/prometheus.js"
 import { parseLastScrape } from "./internal/scrapes.js"
 import type { LedgerNotice } from "./LedgerNotice.js"
 
@@ -93,17 +94,20 @@ const fromText = (
   kind: LedgerKind,
   notices: Array<LedgerNotice>
 ): Result.Result<Array<RankLoad>, DecodeError> => {
-  if (kind === "vllm-metrics" || kind === "sglang-metrics")
-    return Result.flatMap(parseLastScrape(text, notices), (e) => rowsOfExposition(e, kind, notices))
   const t = text.trimStart()
-  if (kind !== "auto" || t.startsWith("{") || t.startsWith("[")) {
+  const exposition = kind === "vllm-metrics" || kind === "sglang-metrics"
+  if (!exposition && (kind !== "auto" || t.startsWith("{") || t.startsWith("["))) {
     return Result.flatMap(parseJson(text), (doc) => rowsOfJson(doc, kind, notices))
   }
-  if (text.includes("Avg prompt throughput:")) return rowsOfLogger(text, notices)
-  const summary = rowsOfRankSummary(text, notices)
+  // line-oriented text: a last line with no newline after it may be cut off, and is not read
+  const body = withoutCutLine(text, notices)
+  if (exposition)
+    return Result.flatMap(parseLastScrape(body, notices), (e) => rowsOfExposition(e, kind, notices))
+  if (body.includes("Avg prompt throughput:")) return rowsOfLogger(body, notices)
+  const summary = rowsOfRankSummary(body, notices)
   if (summary !== undefined) return Result.succeed(summary)
-  const scrape = parseLastScrape(text, notices)
-  if (Result.isFailure(scrape) && !looksLikeExposition(text, scrape.failure.line))
+  const scrape = parseLastScrape(body, notices)
+  if (Result.isFailure(scrape) && !looksLikeExposition(body, scrape.failure.line))
     return Result.fail(
       decodeError(
         "UnknownFormat",
@@ -113,12 +117,32 @@ const fromText = (
     )
   return Result.flatMap(scrape, (e) => {
     const rt = runtimeOfExposition(e)
+    if (rt === undefined && e.samples.length === 0 && !looksLikeExposition(text, text.length + 1))
+      return Result.fail(
+        decodeError(
+          "UnknownFormat",
+          "not a load payload: neither JSON, msgpack, vLLM logger lines, rank summary lines nor a Prometheus exposition",
+          { line: 1 }
+        )
+      )
     if (rt === undefined)
       return Result.fail(
         decodeError("UnknownFormat", "no vLLM or SGLang load metric in the text", { line: 1 })
       )
     return rowsOfExposition(e, rt === "vllm" ? "vllm-metrics" : "sglang-metrics", notices)
   })
+}
+
+/** `text` up to its last complete line (see `completeLines`), with a `CutLine` notice when cut. */
+const withoutCutLine = (text: string, notices: Array<LedgerNotice>): string => {
+  const { complete, cutLine } = completeLines(text)
+  if (cutLine !== undefined)
+    notices.push({
+      _tag: "CutLine",
+      line: cutLine,
+      message: `line ${cutLine} does not end with a newline, so it may be cut off: it was not read`
+    })
+  return complete
 }
 
 /**
@@ -215,6 +239,9 @@ export const decodeLedgerReport = (
  * Rows: ascending `dpRank`, present fields only (absent is never 0). S08: an empty `loads` gives
  * no rows; a rank reported twice is `unknown` (`duplicate-rank`), a negative number
  * `negative-count`, NaN/±Inf/above 2^53 `invalid-number` (an unknown row has no load fields).
+ * **Cut-off text**: in line-oriented text (exposition, logger, summary lines) of two lines or more,
+ * a last line with no newline after it may be cut off (`12.0` cut to `1` still parses): it is not
+ * read, so what only it carried stays absent, and a `CutLine` notice names it.
  * Errors (a {@link DecodeError} naming `path` or `line`): bad shape, syntax, ambiguous series,
  * `UnknownSeries` when no sample of a metrics text is a modelled series (never a silent `[]`),
  * `LimitExceeded` for JSON nesting deeper than 512. Never throws; work is linear in the input.

@@ -22,6 +22,12 @@ import type { RankUnknownReason } from "./RankLoad.js"
  * - `MultipleScrapes`: the text is several scrapes pasted one after the other (every series of
  *   the earlier ones repeats in the last, as in a bug report with two time points): the last
  *   scrape, starting at `line`, was decoded.
+ * - `CutLine`: a line-oriented text of two lines or more (a Prometheus exposition, vLLM logger
+ *   lines, rank summary lines) does not end with a newline, so its last line may have been cut off
+ *   (a body truncated in transit or a paste cut short: `12.0` cut to `1` still parses). That line,
+ *   `line`, was not read: what only it carried stays absent (a partial row), never a wrong number.
+ *   The exposition format requires every line, the last one included, to end with a line feed. A
+ *   text of one line is read as it is.
  * - `UnknownRank`: a rank's numbers are unusable (negative, NaN, ±Inf, above 2^53, reported twice):
  *   its row is `unknown` with the same reason.
  *
@@ -40,6 +46,7 @@ import type { RankUnknownReason } from "./RankLoad.js"
  */
 export type LedgerNotice =
   | { readonly _tag: "DeclaredWithoutSamples"; readonly series: string; readonly message: string }
+  | { readonly _tag: "CutLine"; readonly line: number; readonly message: string }
   | {
       readonly _tag: "MultipleScrapes"
       readonly scrapes: number

@@ -4,7 +4,10 @@
  * Rules (issue 2): a metric declared (`# HELP`/`# TYPE`) with no samples is absent, never 0; the
  * same series twice, or two series of one metric that land on the same rank (e.g. per-rank gauges
  * without a `dp_rank` label), is an `AmbiguousSeries` error, never last-writer-wins; garbage is a
- * `SyntaxError` with its line; a load gauge of `NaN` / `±Inf` is an `InvalidField` error with its line. Parsed by the strict parser in `internal/prometheus.ts`
+ * `SyntaxError` with its line; a load gauge of `NaN` / `±Inf` is an `InvalidField` error with its line;
+ * a last sample line with no newline after it (the body was cut off: `12.0` cut to `1` still parses)
+ * is not read, so its field stays absent (`decodeLedgerReport` names it in a `CutLine` notice).
+ * Parsed by the strict parser in `internal/prometheus.ts`
  * (`parse-prometheus-text-format` was evaluated and rejected: see that file).
  *
  * Upstream names: vLLM `vllm:num_requests_running`, `vllm:num_requests_waiting`,
@@ -18,7 +21,7 @@ import { Result, Schema } from "effect"
 import type { DecodeError } from "./DecodeError.js"
 import { groupExposition } from "./internal/metricGroup.js"
 import { sglangNames, vllmNames } from "./internal/metricNames.js"
-import { type Exposition, parseExposition } from "./internal/prometheus.js"
+import { completeLines, type Exposition, parseExposition } from "./internal/prometheus.js"
 import type { EngineCounts } from "./Vllm.js"
 
 // The vLLM and SGLang decoder pairs below look alike by shape only: their shared logic is
@@ -116,6 +119,22 @@ export interface DecodedMetrics<R> {
   readonly declaredWithoutSamples: ReadonlyArray<string>
   /** Series in the text that no field models (counters, histograms, other gauges), by family. */
   readonly unmodelledSeries: ReadonlyArray<UnmodelledSeries>
+  /**
+   * The 1-based line left out because no newline follows it (the text was cut off there, and a cut
+   * sample can still parse to a wrong number: `12.0` cut to `1`); absent when the text ends with
+   * a newline or a blank line.
+   */
+  readonly cutLine?: number | undefined
+}
+
+/** Parse the complete lines of `text`, read them with `of`, and name the line left out. */
+const ofCompleteLines = <R>(
+  text: string,
+  of: (e: Exposition) => Result.Result<DecodedMetrics<R>, DecodeError>
+): Result.Result<DecodedMetrics<R>, DecodeError> => {
+  const { complete, cutLine } = completeLines(text)
+  const r = Result.flatMap(parseExposition(complete), of)
+  return cutLine === undefined ? r : Result.map(r, (d) => ({ ...d, cutLine }))
 }
 
 /** A series present in the text that no record field models: kept here, by family name. */
@@ -145,7 +164,7 @@ export interface UnmodelledSeries {
 export const decodeVllmMetrics = (
   text: string
 ): Result.Result<DecodedMetrics<VllmEngineMetrics>, DecodeError> =>
-  Result.flatMap(parseExposition(text), (e) => vllmOfExposition(e))
+  ofCompleteLines(text, (e) => vllmOfExposition(e))
 
 /**
  * vLLM records of an already parsed exposition (not exported from the package: `decodeLedger`
@@ -191,7 +210,7 @@ export const vllmOfExposition = (
 export const decodeSglangMetrics = (
   text: string
 ): Result.Result<DecodedMetrics<SglangRankMetrics>, DecodeError> =>
-  Result.flatMap(parseExposition(text), (e) => sglangOfExposition(e))
+  ofCompleteLines(text, (e) => sglangOfExposition(e))
 
 /**
  * SGLang records of an already parsed exposition (not exported from the package; see

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest"
 import { decodeLedger, decodeLedgerReport, formatLedgerNotice, type RankLoad } from "../src/index.js"
-import { err, ok } from "./fixtures.js"
+import { err, fixture, ok } from "./fixtures.js"
 
 const tags = (r: { notices: ReadonlyArray<{ _tag: string }> }) => r.notices.map((n) => n._tag)
 
@@ -166,7 +166,8 @@ describe("decode everything the engines emit", () => {
       'vllm:iteration_tokens_total_bucket{engine="0",le="1.0",model_name="m"} 2',
       'vllm:iteration_tokens_total_bucket{engine="1",le="1.0",model_name="m"} 5',
       'vllm:iteration_tokens_total_count{engine="1",model_name="m"} 5',
-      'vllm:num_preemptions_total{engine="1",model_name="m"} 0'
+      'vllm:num_preemptions_total{engine="1",model_name="m"} 0',
+      ""
     ].join("\n")
     const r = ok(decodeLedgerReport(text))
     expect(r.rows).toEqual([{ dpRank: 0, numRunningReqs: 3 }, { dpRank: 1 }])
@@ -235,5 +236,104 @@ describe("never a silent empty success", () => {
       }
     ])
     expect(tags(r)).toEqual(["UnknownRank"])
+  })
+})
+
+describe("a body cut off mid-line: the cut line is never read", () => {
+  const promFiles = [
+    "sglang_metrics_dp2_qwen3_0.6b__sglang_pr7597.prom",
+    "sglang_metrics_dp8_deepseek_r1__aibrix_issue1614_part1.prom",
+    "sglang_metrics_single_llama32_3b__sglang_pr1853.prom",
+    "vllm_metrics_dp4_engine_imbalance__vllm_issue48808.prom",
+    "vllm_metrics_qwen25coder32b__production_stack_issue318.prom"
+  ]
+  const rowsOrError = (r: ReturnType<typeof decodeLedgerReport>) =>
+    r._tag === "Success" ? r.success.rows : r.failure._tag
+
+  it("vLLM #48808's scrape cut inside engine 0's last value: that value is absent, not 1, with a CutLine notice", () => {
+    const text = [
+      "# TYPE vllm:num_requests_running gauge",
+      'vllm:num_requests_running{engine="1",model_name="m"} 5.0',
+      'vllm:num_requests_running{engine="0",model_name="m"} 1'
+    ].join("\n")
+    const r = ok(decodeLedgerReport(text, "vllm-metrics"))
+    expect(r.rows).toEqual([{ dpRank: 1, numRunningReqs: 5 }])
+    expect(r.notices).toEqual([
+      {
+        _tag: "CutLine",
+        line: 3,
+        message: "line 3 does not end with a newline, so it may be cut off: it was not read"
+      }
+    ])
+    // auto-detected and through the record decoder alike
+    expect(ok(decodeLedger(text))).toEqual([{ dpRank: 1, numRunningReqs: 5 }])
+    // the same line with its newline is complete: read
+    expect(ok(decodeLedger(`${text}\n`))).toEqual([
+      { dpRank: 0, numRunningReqs: 1 },
+      { dpRank: 1, numRunningReqs: 5 }
+    ])
+  })
+
+  it("cut inside a label: the earlier lines are read, no SyntaxError for the whole body", () => {
+    const text = 'sglang:num_running_reqs{dp_rank="0"} 4\nsglang:num_running_reqs{dp_ra'
+    const r = ok(decodeLedgerReport(text))
+    expect(r.rows).toEqual([{ dpRank: 0, numRunningReqs: 4 }])
+    expect(tags(r)).toEqual(["CutLine"])
+  })
+
+  it("a text of one line is read as it is; a cut comment is no SyntaxError for the lines before it", () => {
+    expect(ok(decodeLedger('sglang:num_running_reqs{dp_rank="0"} 4'))).toEqual([{ dpRank: 0, numRunningReqs: 4 }])
+    const r = ok(decodeLedgerReport('sglang:num_running_reqs{dp_rank="0"} 4\n# TYPE s'))
+    expect(r.rows).toEqual([{ dpRank: 0, numRunningReqs: 4 }])
+    expect(tags(r)).toEqual(["CutLine"])
+  })
+
+  it("vLLM logger lines and rank summary lines cut mid-line: the cut line is left out, the rest read", () => {
+    const log = fixture("payloads/vllm_logger_dp8_waiting_stack__vllm_issue36748.log")
+    const lines = log.split("\n")
+    // cut inside the second line's value of `Running:`
+    const second = lines[1]!
+    const at = second.indexOf("Running: ") + "Running: ".length + 1
+    const r = ok(decodeLedgerReport(`${lines[0]}\n${second.slice(0, at)}`))
+    expect(r.rows).toEqual(ok(decodeLedger(`${lines[0]}\n`)))
+    expect(tags(r)).toEqual(["CutLine"])
+  })
+
+  it("every real scrape, log and rank summary cut at every position decodes as its complete lines do, with a CutLine notice when a sample line was cut", () => {
+    let cuts = 0
+    for (const f of [
+      ...promFiles,
+      "vllm_logger_dp8_waiting_stack__vllm_issue36748.log",
+      "sglang_dp4_rank_snapshot__radixark_miles_pr2012.txt"
+    ]) {
+      const text = fixture(`payloads/${f}`)
+      // from the end of the first line on (a text of one line is read as it is)
+      for (let p = text.indexOf("\n") + 1; p < text.length; p++) {
+        const cut = text.slice(0, p)
+        const complete = cut.slice(0, cut.lastIndexOf("\n") + 1)
+        const lastLine = cut.slice(complete.length).trim()
+        const got = decodeLedgerReport(cut, "auto")
+        expect(rowsOrError(got), `${f} cut at ${p}`).toEqual(rowsOrError(decodeLedgerReport(complete, "auto")))
+        const cutNotice = got._tag === "Success" && got.success.notices.some((n) => n._tag === "CutLine")
+        if (got._tag === "Success") expect(cutNotice).toBe(lastLine !== "")
+        cuts++
+      }
+    }
+    expect(cuts).toBeGreaterThan(4000)
+  })
+
+  it("a single scrape cut anywhere after its first line never carries a value its whole text does not (absent, never wrong)", () => {
+    for (const f of promFiles.filter((f) => !f.includes("48808"))) {
+      const text = fixture(`payloads/${f}`)
+      const whole = ok(decodeLedger(text)) as ReadonlyArray<Record<string, unknown>>
+      for (let p = text.indexOf("\n") + 1; p < text.length; p++) {
+        const got = decodeLedger(text.slice(0, p))
+        if (got._tag === "Failure") continue
+        for (const row of got.success as ReadonlyArray<Record<string, unknown>>) {
+          const full = whole.find((w) => w["dpRank"] === row["dpRank"])
+          for (const [k, v] of Object.entries(row)) expect(full?.[k], `${f} cut at ${p}: ${k}`).toEqual(v)
+        }
+      }
+    }
   })
 })

@@ -70,7 +70,8 @@ describe("strict Prometheus text parser", () => {
           'sglang_num_waiting_reqs{dp_rank="0"} 40',
           'sglang_num_total_tokens{dp_rank="0"} 386102',
           'sglang_num_running_reqs{dp_rank="1"} 195',
-          'sglang_token_usage{dp_rank="1"} 0.5164'
+          'sglang_token_usage{dp_rank="1"} 0.5164',
+          ""
         ].join("\n")
       )
     )
@@ -78,6 +79,15 @@ describe("strict Prometheus text parser", () => {
       { dpRank: 0, numRunningReqs: 116, numWaitingReqs: 40, numTotalTokens: 386102 },
       { dpRank: 1, numRunningReqs: 195, tokenUsage: 0.5164 }
     ])
+    expect(m.cutLine).toBeUndefined()
+  })
+  it("a last line with no newline after it may be cut off: left out and named in cutLine, never read", () => {
+    const m = ok(decodeSglangMetrics('sglang_num_running_reqs{dp_rank="0"} 116\nsglang_token_usage{dp_rank="1"} 0.5'))
+    expect(m.records).toEqual([{ dpRank: 0, numRunningReqs: 116 }])
+    expect(m.cutLine).toBe(2)
+    const v = ok(decodeVllmMetrics('vllm:num_requests_running{engine="0"} 12.0\nvllm:num_requests_running{eng'))
+    expect(v.records).toEqual([{ engine: 0, numRequestsRunning: 12 }])
+    expect(v.cutLine).toBe(2)
   })
   it("a non-numeric rank label or a NaN load gauge is an error with its line", () => {
     expect(err(decodeVllmMetrics('vllm:num_requests_running{engine="x"} 1\n')).line).toBe(1)
