@@ -236,7 +236,9 @@ export const decodeLedgerReport = (
  * `DefaultedIdentity` notice of {@link decodeLedgerReport} says so. A rank whose identity is itself
  * bad (negative, not an integer) is an `InvalidField` error.
  *
- * Rows: ascending `dpRank`, present fields only (absent is never 0). S08: an empty `loads` gives
+ * Rows: ascending `dpRank`, present fields only (absent is never 0; a `/v1/loads` or `/get_load`
+ * entry lacking a count is a partial row, not a refused body; `/get_load` running is `num_reqs -
+ * num_waiting_reqs`, so absent unless both are there). S08: an empty `loads` gives
  * no rows; a rank reported twice is `unknown` (`duplicate-rank`), a negative number
  * `negative-count`, NaN/±Inf/above 2^53 `invalid-number` (an unknown row has no load fields).
  * **Cut-off text**: in line-oriented text (exposition, logger, summary lines) of two lines or more,

@@ -4,7 +4,7 @@
  * what it does not model in typed notices instead of a silent empty success.
  */
 import { describe, expect, it } from "vitest"
-import { decodeLedger, decodeLedgerReport, formatLedgerNotice, type RankLoad } from "../src/index.js"
+import { decodeGetLoad, decodeLedger, decodeLedgerReport, formatLedgerNotice, type RankLoad } from "../src/index.js"
 import { err, fixture, ok } from "./fixtures.js"
 
 const tags = (r: { notices: ReadonlyArray<{ _tag: string }> }) => r.notices.map((n) => n._tag)
@@ -187,6 +187,37 @@ describe("decode everything the engines emit", () => {
   })
 })
 
+describe("/get_load entries lacking a count: partial rows, as /v1/loads entries", () => {
+  it("one entry without num_tokens keeps every rank, with that field absent (was: the whole body refused)", () => {
+    const body = JSON.stringify([
+      { dp_rank: 0, num_reqs: 3, num_waiting_reqs: 1, num_tokens: 50 },
+      { dp_rank: 1, num_reqs: 4, num_waiting_reqs: 0 },
+      { dp_rank: 2, num_reqs: 2, num_tokens: 70 }
+    ])
+    expect(ok(decodeLedger(body, "get-load"))).toEqual([
+      { dpRank: 0, numRunningReqs: 2, numWaitingReqs: 1, numTotalTokens: 50 },
+      { dpRank: 1, numRunningReqs: 4, numWaitingReqs: 0 },
+      // running is num_reqs - num_waiting_reqs: without waiting it is not known either
+      { dpRank: 2, numTotalTokens: 70 }
+    ])
+    // the same entries as /v1/loads entries lacking the same counts read alike
+    const v1 = JSON.stringify({
+      loads: [
+        { dp_rank: 1, num_running_reqs: 4, num_waiting_reqs: 0 },
+        { dp_rank: 2, num_total_tokens: 70 }
+      ]
+    })
+    expect(ok(decodeLedger(v1, "v1-loads"))).toEqual([
+      { dpRank: 1, numRunningReqs: 4, numWaitingReqs: 0 },
+      { dpRank: 2, numTotalTokens: 70 }
+    ])
+  })
+  it("a count of the wrong type is still an error naming it; the public decodeGetLoad stays strict", () => {
+    expect(err(decodeLedger('[{"dp_rank":0,"num_reqs":"3"}]', "get-load")).path).toBe("$[0].num_reqs")
+    expect(err(decodeGetLoad([{ dp_rank: 0, num_reqs: 3, num_waiting_reqs: 1 }])).path).toBe("$[0].num_tokens")
+  })
+})
+
 describe("never a silent empty success", () => {
   it("text that is no payload at all: UnknownFormat 'not a load payload', not the exposition parser's complaint", () => {
     for (const text of [
@@ -282,7 +313,9 @@ describe("a body cut off mid-line: the cut line is never read", () => {
   })
 
   it("a text of one line is read as it is; a cut comment is no SyntaxError for the lines before it", () => {
-    expect(ok(decodeLedger('sglang:num_running_reqs{dp_rank="0"} 4'))).toEqual([{ dpRank: 0, numRunningReqs: 4 }])
+    expect(ok(decodeLedger('sglang:num_running_reqs{dp_rank="0"} 4'))).toEqual([
+      { dpRank: 0, numRunningReqs: 4 }
+    ])
     const r = ok(decodeLedgerReport('sglang:num_running_reqs{dp_rank="0"} 4\n# TYPE s'))
     expect(r.rows).toEqual([{ dpRank: 0, numRunningReqs: 4 }])
     expect(tags(r)).toEqual(["CutLine"])
@@ -313,7 +346,9 @@ describe("a body cut off mid-line: the cut line is never read", () => {
         const complete = cut.slice(0, cut.lastIndexOf("\n") + 1)
         const lastLine = cut.slice(complete.length).trim()
         const got = decodeLedgerReport(cut, "auto")
-        expect(rowsOrError(got), `${f} cut at ${p}`).toEqual(rowsOrError(decodeLedgerReport(complete, "auto")))
+        expect(rowsOrError(got), `${f} cut at ${p}`).toEqual(
+          rowsOrError(decodeLedgerReport(complete, "auto"))
+        )
         const cutNotice = got._tag === "Success" && got.success.notices.some((n) => n._tag === "CutLine")
         if (got._tag === "Success") expect(cutNotice).toBe(lastLine !== "")
         cuts++

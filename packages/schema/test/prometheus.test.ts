@@ -82,10 +82,14 @@ describe("strict Prometheus text parser", () => {
     expect(m.cutLine).toBeUndefined()
   })
   it("a last line with no newline after it may be cut off: left out and named in cutLine, never read", () => {
-    const m = ok(decodeSglangMetrics('sglang_num_running_reqs{dp_rank="0"} 116\nsglang_token_usage{dp_rank="1"} 0.5'))
+    const m = ok(
+      decodeSglangMetrics('sglang_num_running_reqs{dp_rank="0"} 116\nsglang_token_usage{dp_rank="1"} 0.5')
+    )
     expect(m.records).toEqual([{ dpRank: 0, numRunningReqs: 116 }])
     expect(m.cutLine).toBe(2)
-    const v = ok(decodeVllmMetrics('vllm:num_requests_running{engine="0"} 12.0\nvllm:num_requests_running{eng'))
+    const v = ok(
+      decodeVllmMetrics('vllm:num_requests_running{engine="0"} 12.0\nvllm:num_requests_running{eng')
+    )
     expect(v.records).toEqual([{ engine: 0, numRequestsRunning: 12 }])
     expect(v.cutLine).toBe(2)
   })

@@ -3,9 +3,9 @@
  * msgpack-decoded). One projection per wire format; identity rule: a missing `dp_rank` is the
  * entry's list index, with a `DefaultedIdentity` notice.
  */
-import { Result } from "effect"
-import { type DecodeError, decodeError } from "../DecodeError.js"
-import { decodeGetLoad, type GetLoadResponse } from "../GetLoad.js"
+import { Result, Schema } from "effect"
+import { type DecodeError, decodeError, decodeWith } from "../DecodeError.js"
+import { decodeGetLoad } from "../GetLoad.js"
 import { isoToEpochSeconds } from "../IsoTimestamp.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
 import type { LoadEntry } from "../LoadEntry.js"
@@ -21,7 +21,9 @@ import {
   scrub,
   unknownRow
 } from "./ledgerRows.js"
+import { strictly } from "./numbers.js"
 import { v1LoadsEntryKeys, v1LoadsGauges } from "./v1LoadsKeys.js"
+import { wireStruct } from "./wire.js"
 
 const isObj = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -146,6 +148,24 @@ const fromV1Loads = (
   })
 }
 
+/**
+ * `/get_load` entries as the ledger reads them: every count optional, so an entry that lacks one (a
+ * proxy's rewrite, a fork's older shape) is a partial row with that field absent rather than a
+ * refusal of every rank's entry, as a `/v1/loads` entry is read.
+ */
+const GetLoadEntries = Schema.Array(
+  wireStruct({
+    dpRank: Schema.optionalKey(Schema.NullOr(Schema.Int)),
+    numReqs: Schema.optionalKey(Schema.Int),
+    numWaitingReqs: Schema.optionalKey(Schema.Int),
+    numTokens: Schema.optionalKey(Schema.Int),
+    numPendingTokens: Schema.optionalKey(Schema.Int),
+    tsTic: Schema.optionalKey(Schema.Finite)
+  })
+)
+type GetLoadEntries = typeof GetLoadEntries.Type
+const decodeGetLoadEntries = strictly(decodeWith(GetLoadEntries), new Set(["tsTic"]))
+
 const getLoadKnown = new Set(["dp_rank", "num_reqs", "num_waiting_reqs", "num_tokens", "num_pending_tokens"])
 
 const fromGetLoad = (
@@ -153,17 +173,17 @@ const fromGetLoad = (
   notices: Array<LedgerNotice>
 ): Result.Result<Array<RankLoad>, DecodeError> => {
   const { bad, clean } = scrubList(doc, getLoadKnown, new Set(["dp_rank"]), (i) => `$[${i}]`)
-  return Result.map(decodeGetLoad(clean), (d: GetLoadResponse) =>
+  return Result.map(decodeGetLoadEntries(clean), (d: GetLoadEntries) =>
     d.map((e, i) => {
       const dpRank = identity(e.dpRank, i, `$[${i}].dp_rank`, notices)
       const why = bad.get(i)
       if (why !== undefined) return unknownRow(dpRank, why.reason, why.message)
-      const row: Mutable = {
-        dpRank,
-        numRunningReqs: e.numReqs - e.numWaitingReqs,
-        numWaitingReqs: e.numWaitingReqs,
-        numTotalTokens: e.numTokens
-      }
+      // an entry without a count is a partial row: that field absent (running needs both counts)
+      const row: Mutable = { dpRank }
+      if (e.numReqs !== undefined && e.numWaitingReqs !== undefined)
+        row.numRunningReqs = e.numReqs - e.numWaitingReqs
+      if (e.numWaitingReqs !== undefined) row.numWaitingReqs = e.numWaitingReqs
+      if (e.numTokens !== undefined) row.numTotalTokens = e.numTokens
       if (e.numPendingTokens !== undefined) row.numPendingTokens = e.numPendingTokens
       return row
     })
