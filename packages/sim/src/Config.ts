@@ -173,11 +173,17 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
 })
 
 /**
- * Check the lockstep options of a resolved config: `prefillIntervalSteps` and `stallSteps` must
- * be integers >= 1, `maxRequestTokens` a positive number; `coordinatorRows` one of
- * {@link CoordinatorRows}, and `"extended"` unless the engine is vLLM (since 0.4.0). Returns the
- * first bad field with a message, or `undefined` when they are valid. `simulate` reports a bad field as an
- * `InvalidConfig` status and runs nothing.
+ * Check every field of a resolved config: `dpSize`, `maxRunningRequests`, `chunkedPrefillTokens`,
+ * `kvPoolTokens`, `maxRequestTokens`, `prefillIntervalSteps`, `stallSteps` and (with the vLLM
+ * engine) `frontEnds` must be integers >= 1; `sparseTopK`, when set, too; `loadSamples` an integer
+ * >= 0; `seed` a safe integer; `coordinatorIntervalSeconds` a finite number > 0;
+ * `maxSimulatedSeconds` a number > 0 (`Infinity`: no limit); `stepModel` a function; `engine`
+ * `"sglang"` or `"vllm"`; `lockstep`, `expertParallel` and `dummyBatches` booleans;
+ * `coordinatorRows` one of {@link CoordinatorRows}, and `"extended"` unless the engine is vLLM.
+ * Returns the first bad field with a message naming it and the value, or `undefined` when all are
+ * valid. `simulate` checks first and reports a bad field as an `InvalidConfig` status, running
+ * nothing (since 0.4.0 for every field: a `dpSize` of 1.5 used to throw `RangeError` from inside,
+ * a `dpSize` of 0 or a `maxRunningRequests` of NaN to complete a run that modelled nothing).
  *
  * **When to use**: before a long run, to fail fast on a config typed by hand.
  *
@@ -189,30 +195,78 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
  * checkConfig(resolveConfig({ dpSize: 8, stepModel, prefillIntervalSteps: 0 }))?.field // => "prefillIntervalSteps"
  * checkConfig(resolveConfig({ dpSize: 8, stepModel, engine: "vllm", coordinatorRows: "vllm" })) // => undefined
  * checkConfig(resolveConfig({ dpSize: 8, stepModel, coordinatorRows: "vllm" }))?.field // => "coordinatorRows"
+ * checkConfig(resolveConfig({ dpSize: 1.5, stepModel }))?.message // => "dpSize must be an integer >= 1, got 1.5"
  * ```
  *
  * @category config
  * @since 0.2.0
  */
-export const checkConfig = (
-  c: ResolvedSimConfig
-): { readonly field: string; readonly message: string } | undefined => {
-  const intAtLeast1 = (field: string, v: number) =>
-    Number.isInteger(v) && v >= 1
+export const checkConfig = (c: ResolvedSimConfig): ConfigProblem | undefined => {
+  const bad = (field: string, rule: string, v: unknown): ConfigProblem => ({
+    field,
+    message: `${field} must be ${rule}, got ${shown(v)}`
+  })
+  const integerAtLeast = (field: keyof ResolvedSimConfig, least: number): ConfigProblem | undefined => {
+    const v = c[field]
+    return typeof v === "number" && Number.isSafeInteger(v) && v >= least
       ? undefined
-      : { field, message: `${field} must be an integer >= 1, got ${v}` }
+      : bad(field, `an integer >= ${least}`, v)
+  }
+  const boolean = (field: keyof ResolvedSimConfig): ConfigProblem | undefined =>
+    typeof c[field] === "boolean" ? undefined : bad(field, "true or false", c[field])
+  const atLeast1 = (
+    [
+      "dpSize",
+      "maxRunningRequests",
+      "chunkedPrefillTokens",
+      "kvPoolTokens",
+      "maxRequestTokens",
+      "prefillIntervalSteps",
+      "stallSteps",
+      "frontEnds"
+    ] as const
+  )
+    .map((f) => integerAtLeast(f, 1))
+    .find((p) => p !== undefined)
   return (
-    intAtLeast1("prefillIntervalSteps", c.prefillIntervalSteps) ??
-    intAtLeast1("stallSteps", c.stallSteps) ??
-    (c.maxRequestTokens > 0
+    (c.engine === "sglang" || c.engine === "vllm"
       ? undefined
-      : {
-          field: "maxRequestTokens",
-          message: `maxRequestTokens must be positive, got ${c.maxRequestTokens}`
-        }) ??
+      : bad("engine", '"sglang" or "vllm"', c.engine)) ??
+    (typeof c.stepModel === "function" ? undefined : bad("stepModel", "a function", c.stepModel)) ??
+    atLeast1 ??
+    (c.sparseTopK === undefined ? undefined : integerAtLeast("sparseTopK", 1)) ??
+    integerAtLeast("loadSamples", 0) ??
+    (Number.isSafeInteger(c.seed) ? undefined : bad("seed", "a safe integer", c.seed)) ??
+    (Number.isFinite(c.coordinatorIntervalSeconds) && c.coordinatorIntervalSeconds > 0
+      ? undefined
+      : bad("coordinatorIntervalSeconds", "a finite number > 0", c.coordinatorIntervalSeconds)) ??
+    (c.maxSimulatedSeconds > 0
+      ? undefined
+      : bad("maxSimulatedSeconds", "a number > 0", c.maxSimulatedSeconds)) ??
+    boolean("lockstep") ??
+    boolean("expertParallel") ??
+    boolean("dummyBatches") ??
     checkCoordinatorRows(c.coordinatorRows, c.engine)
   )
 }
+
+/**
+ * A config field `checkConfig` refuses, and why.
+ *
+ * @category config
+ * @since 0.4.0
+ */
+export interface ConfigProblem {
+  readonly field: string
+  readonly message: string
+}
+
+const shown = (v: unknown): string =>
+  typeof v === "number" || typeof v === "boolean" || v === undefined || v === null
+    ? String(v)
+    : typeof v === "function"
+      ? "a function"
+      : (JSON.stringify(v) ?? String(v))
 
 const coordinatorRowsValues: ReadonlyArray<string> = ["extended", "vllm", "vllm-counts"]
 

@@ -205,3 +205,49 @@ describe("lockstep options out of range", () => {
       expect(r.requests).toEqual({ total: 1, finished: 0, unfinished: 1, rejected: 0, stalled: 0 })
     })
 })
+
+describe("every config field out of range: an InvalidConfig naming it, never a throw from inside or a run of nothing", () => {
+  // before: dpSize 1.5 / -1 / NaN threw RangeError from building the ranks, vLLM frontEnds 0 threw
+  // TypeError, dpSize 0 and maxRunningRequests NaN "completed", kvPoolTokens 0 was reported as
+  // maxRequestTokens, and a bad seed or coordinatorIntervalSeconds ran or stalled
+  const cases: ReadonlyArray<readonly [string, unknown]> = [
+    ["dpSize", 0],
+    ["dpSize", -1],
+    ["dpSize", 1.5],
+    ["dpSize", Number.NaN],
+    ["maxRunningRequests", 0],
+    ["maxRunningRequests", Number.NaN],
+    ["chunkedPrefillTokens", 0],
+    ["chunkedPrefillTokens", Number.POSITIVE_INFINITY],
+    ["kvPoolTokens", 0],
+    ["kvPoolTokens", -5],
+    ["sparseTopK", 0],
+    ["seed", Number.NaN],
+    ["seed", 0.5],
+    ["coordinatorIntervalSeconds", 0],
+    ["coordinatorIntervalSeconds", Number.NaN],
+    ["maxSimulatedSeconds", 0],
+    ["loadSamples", -1],
+    ["stepModel", 3],
+    ["engine", "trtllm"],
+    ["lockstep", "yes"],
+    ["dummyBatches", 1]
+  ]
+  for (const engine of ["sglang", "vllm"] as const)
+    for (const [field, value] of cases)
+      it(`${engine}: ${field} = ${String(value)}`, () => {
+        const r = run({ engine, [field]: value } as Partial<SimConfig>, [req(0, 0, 100, 3)])
+        expect(r.status).toEqual({
+          _tag: "InvalidConfig",
+          field,
+          message: expect.stringMatching(new RegExp(`^${field} must be .*, got `))
+        })
+        expect(r.steps).toBe(0)
+        expect(r.requests).toEqual({ total: 1, finished: 0, unfinished: 1, rejected: 0, stalled: 0 })
+      })
+  it("frontEnds is checked with the vLLM engine (SGLang always has one front end)", () => {
+    const v = run({ engine: "vllm", frontEnds: 0 }, [req(0, 0, 100, 3)])
+    expect(v.status).toMatchObject({ _tag: "InvalidConfig", field: "frontEnds" })
+    expect(run({ engine: "sglang", frontEnds: 0 }, [req(0, 0, 100, 3)]).status).toEqual({ _tag: "Completed" })
+  })
+})

@@ -135,15 +135,22 @@ describe("KV pool", () => {
 describe("no-progress detection", () => {
   it("ranks holding work that can never run end the run with NoProgress naming them", () => {
     const r = simulate(
-      { dpSize: 3, stepModel: fixedStep(0.01), maxRunningRequests: 0 },
-      [req(0, 2, 10, 1, { dpRank: 1 })],
+      // an engine that accepts requests its KV pool cannot hold (maxRequestTokens above the pool);
+      // a cap of 0 running requests, which this test used, is now an InvalidConfig
+      { dpSize: 3, stepModel: fixedStep(0.01), kvPoolTokens: 1000, maxRequestTokens: 100_000 },
+      [req(0, 2, 5000, 1, { dpRank: 1 })],
       rr
     )
     expect(r.status).toMatchObject({
       _tag: "NoProgress",
       atSeconds: 2,
       ranks: [1],
-      causes: [{ rank: 1, cause: "it admits no request (maxRunningRequests 0)" }]
+      causes: [
+        {
+          rank: 1,
+          cause: "request 0 needs 5000 tokens of KV for its prompt, more than the rank's pool of 1000: it can never be admitted"
+        }
+      ]
     })
     expect(r.steps).toBe(0)
   })

@@ -18,7 +18,7 @@
  */
 import type { Policy, PolicyOptions } from "@loadledger/policies"
 import type { ResolvedSimConfig } from "../Config.js"
-import { checkConfig } from "../Config.js"
+import { checkConfig, resolveConfig } from "../Config.js"
 import type { PublishRecord, SimStatus, StepRecord } from "../Result.js"
 import type { TraceRequest } from "../Trace.js"
 import { arriveAll, publish } from "./events.js"
@@ -143,14 +143,30 @@ const runEvents = (run: Run): SimStatus => {
   }
 }
 
+/**
+ * `c` with each field `checkConfig` refuses replaced by its default (`dpSize` 1, a constant step
+ * model), so an `InvalidConfig` result is built from a run that never started, not from a throw.
+ */
+const withDefaultsForInvalid = (c: ResolvedSimConfig): ResolvedSimConfig => {
+  const defaults = resolveConfig({
+    dpSize: 1,
+    stepModel: () => ({ stepSeconds: 0, tokenImbalanceRatio: 1, ranks: [] })
+  })
+  let safe = c
+  // every default passes the check: one pass per bad field (bounded all the same)
+  for (let i = 0, p = checkConfig(safe); p !== undefined && i < 64; i++, p = checkConfig(safe))
+    safe = { ...safe, [p.field]: defaults[p.field as keyof ResolvedSimConfig] }
+  return safe
+}
+
 export const runLoop = (
   c: ResolvedSimConfig,
   trace: ReadonlyArray<TraceRequest>,
   make: (o: PolicyOptions) => Policy<unknown>,
   onProgress?: (done: number, total: number) => void
 ): RawRun => {
-  const run = newRun(c, trace, make, onProgress)
   const invalid = checkConfig(c)
+  const run = newRun(invalid ? withDefaultsForInvalid(c) : c, trace, make, onProgress)
   const status: SimStatus = invalid
     ? { _tag: "InvalidConfig", ...invalid }
     : (coordinatorError(run) ?? runEvents(run))

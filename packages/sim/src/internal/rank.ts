@@ -285,9 +285,7 @@ export class Rank {
         : `request ${head.t.requestId} needs ${need} tokens of KV for its prompt, ${Math.max(0, free)} of ${pool} are free`
     }
     if (this.running.length >= this.p.maxRunningRequests && this.waiting.length > 0)
-      return this.running.length === 0
-        ? `it admits no request (maxRunningRequests ${this.p.maxRunningRequests})`
-        : `its running set is full (maxRunningRequests ${this.p.maxRunningRequests}) and none of its ${this.running.length} running requests can run`
+      return `its running set is full (maxRunningRequests ${this.p.maxRunningRequests}) and none of its ${this.running.length} running requests can run`
     return `its ${this.running.length} running requests cannot get KV for their next tokens (${pool - this.kvOwned - this.cache.blocks * BLOCK_TOKENS} of ${pool} free)`
   }
 
