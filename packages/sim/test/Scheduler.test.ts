@@ -148,7 +148,8 @@ describe("no-progress detection", () => {
       causes: [
         {
           rank: 1,
-          cause: "request 0 needs 5000 tokens of KV for its prompt, more than the rank's pool of 1000: it can never be admitted"
+          cause:
+            "request 0 needs 5000 tokens of KV for its prompt, more than the rank's pool of 1000: it can never be admitted"
         }
       ]
     })

@@ -1,6 +1,14 @@
 import { readFileSync } from "node:fs"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { detectTraceFormat, isTraceError, parseTrace, scaleTrace, type TraceRequest } from "../src/index.js"
+import {
+  detectTraceFormat,
+  isTraceError,
+  parseTrace,
+  scaleTrace,
+  type TraceFormat,
+  type TraceRequest
+} from "../src/index.js"
 import { fixture } from "./helpers.js"
 
 const ok = (r: ReturnType<typeof parseTrace>): ReadonlyArray<TraceRequest> => {
@@ -161,5 +169,79 @@ describe("scaleTrace", () => {
     ]
     expect(scaleTrace(t, { rateScale: 2 }).map((r) => r.arrivalSeconds)).toEqual([1, 2])
     expect(scaleTrace(t, { limit: 1 })).toHaveLength(1)
+  })
+})
+
+describe("parseTrace with a limit: the first N by arrival, read without holding every row", () => {
+  const render: Record<string, (rows: ReadonlyArray<readonly [number, number, number]>) => string> = {
+    "generic-csv": (rows) =>
+      `arrival_seconds,input_length,output_length\n${rows.map(([t, i, o]) => `${t},${i},${o}\n`).join("")}`,
+    "generic-jsonl": (rows) =>
+      rows
+        .map(([t, i, o]) => `${JSON.stringify({ arrival_seconds: t, input_length: i, output_length: o })}\n`)
+        .join(""),
+    mooncake: (rows) =>
+      rows
+        .map(([t, i, o]) => `${JSON.stringify({ timestamp: t * 1000, input_length: i, output_length: o })}\n`)
+        .join(""),
+    burstgpt: (rows) =>
+      `Timestamp,Model,Request tokens,Response tokens\n${rows.map(([t, i, o]) => `${t},ChatGPT,${i},${o}\n`).join("")}`,
+    azure: (rows) =>
+      `TIMESTAMP,ContextTokens,GeneratedTokens\n${rows
+        .map(
+          ([t, i, o]) =>
+            `${new Date(Date.UTC(2024, 4, 10) + t * 1000).toISOString().replace("T", " ").replace("Z", "+00:00")},${i},${o}\n`
+        )
+        .join("")}`
+  }
+  it("equals the whole read cut to N, for every format, unsorted rows with ties, any N", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...(Object.keys(render) as Array<TraceFormat>)),
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 0, max: 20 }),
+            fc.integer({ min: 1, max: 9 }),
+            fc.integer({ min: 0, max: 9 })
+          ),
+          {
+            minLength: 1,
+            maxLength: 40
+          }
+        ),
+        fc.integer({ min: 1, max: 50 }),
+        (format, rows, limit) => {
+          const text = render[format]!(rows)
+          expect(ok(parseTrace(text, format, { limit }))).toEqual(
+            ok(parseTrace(text, format)).slice(0, limit)
+          )
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+  it("the real traces: --limit 500 is the whole read's first 500; every row is still checked", () => {
+    for (const [path, n] of [
+      ["examples/traces/mooncake/conversation_trace.jsonl", 500],
+      ["fixtures/traces/azure2023/AzureLLMInferenceTrace_conv.csv", 500]
+    ] as const) {
+      const text = readFileSync(fixture(path), "utf8")
+      expect(ok(parseTrace(text, undefined, { limit: n }))).toEqual(ok(parseTrace(text)).slice(0, n))
+    }
+    // a bad row after the first N is still an error with its line
+    const csv = "arrival_seconds,input_length,output_length\n0,1,1\n1,1,1\n2,x,1\n"
+    expect(parseTrace(csv, "generic-csv", { limit: 1 })).toMatchObject({
+      _tag: "TraceError",
+      line: 4,
+      field: "input_length"
+    })
+    for (const bad of [0, 1.5, Number.NaN])
+      expect(parseTrace(csv, "generic-csv", { limit: bad })).toMatchObject({
+        _tag: "TraceError",
+        field: "limit"
+      })
+  })
+  it("an empty CSV is still a missing-column error on line 1, not an empty trace", () => {
+    expect(parseTrace("", "burstgpt")).toMatchObject({ _tag: "TraceError", line: 1, field: "Timestamp" })
   })
 })

@@ -80,8 +80,7 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
   if (!(o.tolerance < 1))
     return fail(`--tolerance must be below 1 (a share of the arrival span), got ${o.tolerance}`)
   const config = simConfigFor({ ...o, engine })
-  const parsed = readTraceFile(o.trace, o.format, `--trace ${o.trace}`)
-  const trace = o.limit === undefined ? parsed : parsed.slice(0, o.limit)
+  const trace = readTraceFile(o.trace, o.format, `--trace ${o.trace}`, o.limit)
   const head = "rate     backlog  kept up TTFT p50 / p99 s   ITL p99 ms  sync   rejected"
   const verbose = o.json !== true
   // the header with the first probe: a search that cannot start prints only its error

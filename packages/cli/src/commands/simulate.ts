@@ -92,7 +92,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     const bad = checkOutputPath("--report", o.report)
     if (bad) return fail(bad.message)
   }
-  const parsed = readTraceFile(o.trace, o.format, `--trace ${o.trace}`)
+  const parsed = readTraceFile(o.trace, o.format, `--trace ${o.trace}`, o.limit)
   const trace = scaleTrace(parsed, { rateScale: o.rateScale, limit: o.limit })
   const progress = await startProgress({
     total: trace.length * entries.length,

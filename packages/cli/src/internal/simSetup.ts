@@ -34,12 +34,14 @@ export const traceFormatOption = (): Option =>
 
 /**
  * Read and parse a trace file; throws an `Error` with a one-line message naming the file and line
- * (`what` names the path where the error says it is a directory, e.g. `--trace x`).
+ * (`what` names the path where the error says it is a directory, e.g. `--trace x`). With `limit`,
+ * only the first `limit` requests by arrival are kept while reading (`parseTrace`).
  */
 export const readTraceFile = (
   path: string,
   format?: TraceFormat,
-  what = path
+  what = path,
+  limit?: number
 ): ReadonlyArray<TraceRequest> => {
   let text: string
   try {
@@ -54,7 +56,7 @@ export const readTraceFile = (
           : `cannot read trace ${path}: ${code ?? e}`
     )
   }
-  const parsed = parseTrace(text, format)
+  const parsed = parseTrace(text, format, { limit })
   if (isTraceError(parsed))
     throw new Error(
       `${path}${parsed.line === undefined ? "" : ` line ${parsed.line}`}: ${parsed.message}${parsed.field && !parsed.message.includes(parsed.field) ? ` (${parsed.field})` : ""}`

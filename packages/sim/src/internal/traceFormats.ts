@@ -1,7 +1,9 @@
 /**
- * The trace format readers behind `parseTrace` (Mooncake and generic JSONL, Azure and generic
- * CSV): each row's fields checked where a request enters the simulator, a `TraceError` with the
- * line number for the first bad one.
+ * The trace format readers behind `parseTrace` (Mooncake and generic JSONL, Azure, BurstGPT and
+ * generic CSV): each row's fields checked where a request enters the simulator, a `TraceError` with
+ * the line number for the first bad one. Rows go to a `Kept` as they are read, which holds every row
+ * or only the first `limit` by arrival: a multi-million-row file read for a few thousand requests
+ * never holds all its rows.
  */
 import { isTokenCount } from "@loadledger/policies"
 import { parse } from "csv-parse/sync"
@@ -24,19 +26,90 @@ const secondsFromText = (s: string | undefined): number | undefined => {
   return s === undefined || s.trim() === "" || !Number.isFinite(t) || t < 0 ? undefined : t
 }
 
+/** A request as a reader makes it; `Kept` numbers it (`requestId`: its row index in the file). */
+type Row = Omit<TraceRequest, "requestId">
+
+/**
+ * The rows of a trace, in file order, or with `limit` only the first `limit` by arrival (ties by
+ * row order): a bounded max-heap on (arrival, row index), O(limit) memory, O(log limit) per row
+ * that displaces one (none for rows at or after the latest kept, as in a sorted file).
+ */
+export class Kept {
+  private readonly heap: Array<TraceRequest> = []
+  private readonly index: Array<number> = []
+  private rowsRead = 0
+  constructor(private readonly limit: number = Number.POSITIVE_INFINITY) {}
+
+  add(row: Row): void {
+    const i = this.rowsRead++
+    const r = { requestId: String(i), ...row }
+    const h = this.heap
+    if (h.length < this.limit) {
+      h.push(r)
+      this.index.push(i)
+      if (this.limit !== Number.POSITIVE_INFINITY) this.up(h.length - 1)
+    } else if (h.length > 0 && this.before(r.arrivalSeconds, i, 0)) {
+      h[0] = r
+      this.index[0] = i
+      this.down(0)
+    }
+  }
+
+  /** The rows kept, sorted by arrival (stable: ties by row order). */
+  sorted(): Array<TraceRequest> {
+    const order = this.heap.map((_, k) => k)
+    order.sort(
+      (a, b) => this.heap[a]!.arrivalSeconds - this.heap[b]!.arrivalSeconds || this.index[a]! - this.index[b]!
+    )
+    return order.map((k) => this.heap[k]!)
+  }
+
+  // (t, i) is earlier than the row at heap slot k
+  private before(t: number, i: number, k: number): boolean {
+    const u = this.heap[k]!.arrivalSeconds
+    return t < u || (t === u && i < this.index[k]!)
+  }
+  private swap(a: number, b: number): void {
+    const h = this.heap
+    const x = this.index
+    ;[h[a], h[b]] = [h[b]!, h[a]!]
+    ;[x[a], x[b]] = [x[b]!, x[a]!]
+  }
+  private up(k: number): void {
+    while (k > 0) {
+      const parent = (k - 1) >> 1
+      if (!this.before(this.heap[parent]!.arrivalSeconds, this.index[parent]!, k)) return
+      this.swap(k, parent)
+      k = parent
+    }
+  }
+  private down(k: number): void {
+    const n = this.heap.length
+    for (;;) {
+      let top = k
+      for (const c of [2 * k + 1, 2 * k + 2])
+        if (c < n && this.before(this.heap[top]!.arrivalSeconds, this.index[top]!, c)) top = c
+      if (top === k) return
+      this.swap(k, top)
+      k = top
+    }
+  }
+}
+
 const checkLengths = (line: number, input: unknown, output: unknown, inKey: string, outKey: string) => {
   if (!nonNegInt(input) || input < 1) return traceError(`${inKey} must be a positive integer`, line, inKey)
   if (!nonNegInt(output)) return traceError(`${outKey} must be a non-negative integer`, line, outKey)
   return undefined
 }
 
-export const readJsonl = (text: string, generic: boolean): ReadonlyArray<TraceRequest> | TraceError => {
-  const out: Array<TraceRequest> = []
-  const lines = text.split("\n")
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!.trim()
+export const readJsonl = (text: string, generic: boolean, keep: Kept): TraceError | undefined => {
+  // line by line without splitting the whole text (a trace of millions of lines)
+  for (let start = 0, line = 1; start < text.length; line++) {
+    const nl = text.indexOf("\n", start)
+    const end = nl < 0 ? text.length : nl
+    const raw = text.slice(start, end).trim()
+    start = end + 1
     if (raw === "") continue
-    const line = i + 1
     let o: Record<string, unknown>
     try {
       o = JSON.parse(raw)
@@ -65,8 +138,7 @@ export const readJsonl = (text: string, generic: boolean): ReadonlyArray<TraceRe
       ((typeof session !== "string" && !Number.isInteger(session)) || session === "")
     )
       return traceError("session_id must be a non-empty string or an integer", line, "session_id")
-    out.push({
-      requestId: String(out.length),
+    keep.add({
       arrivalSeconds: generic ? t : t / 1000,
       inputLength: o["input_length"] as number,
       outputLength: o["output_length"] as number,
@@ -76,35 +148,50 @@ export const readJsonl = (text: string, generic: boolean): ReadonlyArray<TraceRe
       sessionId: session === undefined ? undefined : String(session)
     })
   }
-  return out
+  return undefined
 }
 
-// the rows of a CSV with a header; a header without one of the `required` columns is an error on
-// line 1 naming it (not a bad value on every row)
-const csvRows = (
+// each row of a CSV with a header, to `row` as it is parsed (none kept here: `row` returns a
+// TraceError to stop); a header without one of the `required` columns is an error on line 1
+// naming it (not a bad value on every row)
+const eachCsvRow = (
   text: string,
-  required: ReadonlyArray<string>
-): ReadonlyArray<{ line: number; row: Record<string, string> }> | TraceError => {
-  let header: ReadonlyArray<string> = []
+  required: ReadonlyArray<string>,
+  row: (line: number, record: Record<string, string>) => TraceError | undefined
+): TraceError | undefined => {
+  const missingIn = (h: ReadonlyArray<string>): TraceError | undefined => {
+    const missing = required.find((c) => !h.includes(c))
+    return missing === undefined
+      ? undefined
+      : traceError(`missing column ${missing} (header: ${h.join(",")})`, 1, missing)
+  }
+  let header: ReadonlyArray<string> | undefined
+  let stop: TraceError | undefined
   try {
-    const rows = parse(text, {
+    parse(text, {
       columns: (h: Array<string>) => {
         header = h
+        stop = missingIn(h)
+        if (stop !== undefined) throw stop
         return h
       },
       skip_empty_lines: true,
       trim: true,
-      info: true,
-      bom: true
-    }) as unknown as ReadonlyArray<{ info: { lines: number }; record: Record<string, string> }>
-    const missing = required.find((c) => !header.includes(c))
-    if (missing !== undefined)
-      return traceError(`missing column ${missing} (header: ${header.join(",")})`, 1, missing)
-    return rows.map((r) => ({ line: r.info.lines, row: r.record }))
+      bom: true,
+      // each record handed on and dropped (returning nothing keeps no record)
+      on_record: (record: Record<string, string>, context: { lines: number }) => {
+        stop = row(context.lines, record)
+        if (stop !== undefined) throw stop
+        return undefined
+      }
+    })
   } catch (e) {
+    if (stop !== undefined) return stop
     const line = (e as { lines?: number }).lines
     return traceError(`malformed CSV: ${(e as Error).message}`, line)
   }
+  // no header line at all (an empty file): every column is missing
+  return header === undefined ? missingIn([]) : undefined
 }
 
 // "2023-11-16 18:15:46.6805900" (2023 traces) or "2024-05-10 00:00:00.009930+00:00" (2024 traces)
@@ -120,11 +207,8 @@ const azureSeconds = (s: string): number | undefined => {
   return whole - offset + (m[7] ? Number(`0${m[7]}`) : 0)
 }
 
-export const readAzure = (text: string): ReadonlyArray<TraceRequest> | TraceError => {
-  const rows = csvRows(text, ["TIMESTAMP", "ContextTokens", "GeneratedTokens"])
-  if (!Array.isArray(rows)) return rows as TraceError
-  const out: Array<TraceRequest> = []
-  for (const { line, row } of rows) {
+export const readAzure = (text: string, keep: Kept): TraceError | undefined =>
+  eachCsvRow(text, ["TIMESTAMP", "ContextTokens", "GeneratedTokens"], (line, row) => {
     const t = azureSeconds(row["TIMESTAMP"] ?? "")
     if (t === undefined)
       return traceError(
@@ -136,13 +220,13 @@ export const readAzure = (text: string): ReadonlyArray<TraceRequest> | TraceErro
     const output = intFromText(row["GeneratedTokens"] ?? "")
     const bad = checkLengths(line, input, output, "ContextTokens", "GeneratedTokens")
     if (bad) return bad
-    out.push({ requestId: String(out.length), arrivalSeconds: t, inputLength: input!, outputLength: output! })
-  }
-  return fromEarliest(out)
-}
+    keep.add({ arrivalSeconds: t, inputLength: input!, outputLength: output! })
+    return undefined
+  })
 
-// arrivals counted from the earliest row, wherever it is (rows need not be sorted)
-const fromEarliest = (rows: ReadonlyArray<TraceRequest>): ReadonlyArray<TraceRequest> => {
+// arrivals counted from the earliest row, wherever it was in the file (rows need not be sorted;
+// the earliest is always kept)
+export const fromEarliest = (rows: ReadonlyArray<TraceRequest>): ReadonlyArray<TraceRequest> => {
   let t0 = Number.POSITIVE_INFINITY
   for (const r of rows) if (r.arrivalSeconds < t0) t0 = r.arrivalSeconds
   return rows.map((r) => ({ ...r, arrivalSeconds: r.arrivalSeconds - t0 }))
@@ -151,11 +235,8 @@ const fromEarliest = (rows: ReadonlyArray<TraceRequest>): ReadonlyArray<TraceReq
 // BurstGPT (HPMLL/BurstGPT `data/BurstGPT_*.csv`): `Timestamp` in seconds from 0:00 of the first
 // day, `Request tokens`, `Response tokens` (0: the request failed upstream; kept: the simulator
 // runs it to one token), and, where the file has it (announced upstream), `SessionID`.
-export const readBurstGpt = (text: string): ReadonlyArray<TraceRequest> | TraceError => {
-  const rows = csvRows(text, ["Timestamp", "Request tokens", "Response tokens"])
-  if (!Array.isArray(rows)) return rows as TraceError
-  const out: Array<TraceRequest> = []
-  for (const { line, row } of rows) {
+export const readBurstGpt = (text: string, keep: Kept): TraceError | undefined =>
+  eachCsvRow(text, ["Timestamp", "Request tokens", "Response tokens"], (line, row) => {
     const t = secondsFromText(row["Timestamp"])
     if (t === undefined)
       return traceError("Timestamp must be a non-negative number of seconds", line, "Timestamp")
@@ -164,22 +245,17 @@ export const readBurstGpt = (text: string): ReadonlyArray<TraceRequest> | TraceE
     const bad = checkLengths(line, input, output, "Request tokens", "Response tokens")
     if (bad) return bad
     const session = row["SessionID"]?.trim()
-    out.push({
-      requestId: String(out.length),
+    keep.add({
       arrivalSeconds: t,
       inputLength: input!,
       outputLength: output!,
       ...(session ? { sessionId: session } : {})
     })
-  }
-  return fromEarliest(out)
-}
+    return undefined
+  })
 
-export const readGenericCsv = (text: string): ReadonlyArray<TraceRequest> | TraceError => {
-  const rows = csvRows(text, ["arrival_seconds", "input_length", "output_length"])
-  if (!Array.isArray(rows)) return rows as TraceError
-  const out: Array<TraceRequest> = []
-  for (const { line, row } of rows) {
+export const readGenericCsv = (text: string, keep: Kept): TraceError | undefined =>
+  eachCsvRow(text, ["arrival_seconds", "input_length", "output_length"], (line, row) => {
     const t = secondsFromText(row["arrival_seconds"])
     if (t === undefined)
       return traceError("arrival_seconds must be a non-negative number", line, "arrival_seconds")
@@ -197,8 +273,7 @@ export const readGenericCsv = (text: string): ReadonlyArray<TraceRequest> | Trac
       return traceError("dp_rank must be a non-negative integer", line, "dp_rank")
     const room = row["bootstrap_room"]?.trim()
     const session = row["session_id"]?.trim()
-    out.push({
-      requestId: String(out.length),
+    keep.add({
       arrivalSeconds: t,
       inputLength: input!,
       outputLength: output!,
@@ -207,6 +282,5 @@ export const readGenericCsv = (text: string): ReadonlyArray<TraceRequest> | Trac
       bootstrapRoom: room ? room : undefined,
       sessionId: session ? session : undefined
     })
-  }
-  return out
-}
+    return undefined
+  })
