@@ -172,7 +172,8 @@ describe("a vLLM page cut mid-line, at every character of the cut-off block (pur
         if (st.condition !== "known") continue
         const full = whole.get(st.dpRank)
         for (const f of ["numRunningReqs", "numWaitingReqs", "kvCacheUsage"] as const)
-          if (st.row?.[f] !== undefined) expect([p, st.dpRank, f, st.row[f]]).toEqual([p, st.dpRank, f, full?.[f]])
+          if (st.row?.[f] !== undefined)
+            expect([p, st.dpRank, f, st.row[f]]).toEqual([p, st.dpRank, f, full?.[f]])
         checked++
       }
     }

@@ -4,7 +4,13 @@
  * what it does not model in typed notices instead of a silent empty success.
  */
 import { describe, expect, it } from "vitest"
-import { decodeGetLoad, decodeLedger, decodeLedgerReport, formatLedgerNotice, type RankLoad } from "../src/index.js"
+import {
+  decodeGetLoad,
+  decodeLedger,
+  decodeLedgerReport,
+  formatLedgerNotice,
+  type RankLoad
+} from "../src/index.js"
 import { err, fixture, ok } from "./fixtures.js"
 
 const tags = (r: { notices: ReadonlyArray<{ _tag: string }> }) => r.notices.map((n) => n._tag)
@@ -214,7 +220,9 @@ describe("/get_load entries lacking a count: partial rows, as /v1/loads entries"
   })
   it("a count of the wrong type is still an error naming it; the public decodeGetLoad stays strict", () => {
     expect(err(decodeLedger('[{"dp_rank":0,"num_reqs":"3"}]', "get-load")).path).toBe("$[0].num_reqs")
-    expect(err(decodeGetLoad([{ dp_rank: 0, num_reqs: 3, num_waiting_reqs: 1 }])).path).toBe("$[0].num_tokens")
+    expect(err(decodeGetLoad([{ dp_rank: 0, num_reqs: 3, num_waiting_reqs: 1 }])).path).toBe(
+      "$[0].num_tokens"
+    )
   })
 })
 
