@@ -143,7 +143,8 @@ describe("vLLM #48808 served by a fake engine, polled by startLiveRouter", () =>
     expect(picks.every(([mode, rank]) => mode === "policy" && rank !== 3 && rank !== 0)).toBe(true)
   })
 
-  it("SGLang /get_load with a key missing: the schema decoder refuses the whole body, so the worker's ranks are unknown (decode-failed), never 0", async () => {
+  it("SGLang /get_load with a key missing: that entry is a partial row (the rank known, the field absent), the other rank as reported", async () => {
+    // before, the schema decoder refused the whole body and both ranks were unknown (decode-failed)
     const body = JSON.stringify([
       { dp_rank: 0, num_reqs: 9, num_waiting_reqs: 1, num_tokens: 4000 },
       { dp_rank: 1, num_reqs: 0, num_waiting_reqs: 0 }
@@ -156,12 +157,14 @@ describe("vLLM #48808 served by a fake engine, polled by startLiveRouter", () =>
       staleAfterSeconds: 5
     })
     await r.ready
-    expect(r.ranks().map((s) => [s.condition, s.reason, s.row.numRunningReqs])).toEqual([
-      ["unknown", "decode-failed", undefined],
-      ["unknown", "decode-failed", undefined]
+    expect(
+      r.ranks().map((s) => [s.condition, s.missing, s.row.numRunningReqs, s.row.numTotalTokens])
+    ).toEqual([
+      ["known", undefined, 8, 4000],
+      ["known", ["numTotalTokens"], 0, undefined]
     ])
     const d = r.route({ requestId: "g", inputLength: 1 })
-    expect(d._tag === "Decision" && [d.mode, d.fallbackReason]).toEqual(["fallback", "no-known-rank"])
+    expect(d._tag === "Decision" && [d.mode, d.rank]).toEqual(["policy", 1])
   })
 
   it("SGLang DP-8 /metrics (aibrix #1614): the two ranks reporting their queue are known; the six with no count are not", async () => {
