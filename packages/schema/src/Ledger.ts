@@ -90,10 +90,12 @@ export interface LedgerReport {
 }
 
 const fromText = (
-  text: string,
+  input: string,
   kind: LedgerKind,
   notices: Array<LedgerNotice>
 ): Result.Result<Array<RankLoad>, DecodeError> => {
+  // a UTF-8 byte order mark (a file saved by some editors) is no part of any format
+  const text = input.startsWith("\uFEFF") ? input.slice(1) : input
   const t = text.trimStart()
   const exposition = kind === "vllm-metrics" || kind === "sglang-metrics"
   if (!exposition && (kind !== "auto" || t.startsWith("{") || t.startsWith("["))) {
@@ -101,6 +103,22 @@ const fromText = (
   }
   // line-oriented text: a last line with no newline after it may be cut off, and is not read
   const body = withoutCutLine(text, notices)
+  if (body.trim() === "" && text.trim() !== "") {
+    // the one line there was had no newline after it: not read, and nothing else to read
+    const loadLike =
+      exposition ||
+      text.includes("Avg prompt throughput:") ||
+      rowsOfRankSummary(text, []) !== undefined ||
+      looksLikeExposition(text, 2)
+    if (loadLike)
+      return Result.fail(
+        decodeError(
+          "SyntaxError",
+          "line 1 does not end with a newline, so it may be cut off, and it is the only line: nothing complete to read (a load text ends with a newline)",
+          { line: 1 }
+        )
+      )
+  }
   if (exposition)
     return Result.flatMap(parseLastScrape(body, notices), (e) => rowsOfExposition(e, kind, notices))
   if (body.includes("Avg prompt throughput:")) return rowsOfLogger(body, notices)
@@ -241,9 +259,10 @@ export const decodeLedgerReport = (
  * num_waiting_reqs`, so absent unless both are there). S08: an empty `loads` gives
  * no rows; a rank reported twice is `unknown` (`duplicate-rank`), a negative number
  * `negative-count`, NaN/±Inf/above 2^53 `invalid-number` (an unknown row has no load fields).
- * **Cut-off text**: in line-oriented text (exposition, logger, summary lines) of two lines or more,
- * a last line with no newline after it may be cut off (`12.0` cut to `1` still parses): it is not
- * read, so what only it carried stays absent, and a `CutLine` notice names it.
+ * **Cut-off text**: in line-oriented text (exposition, logger, summary lines), a last line with no
+ * newline after it may be cut off (`12.0` cut to `1` still parses): it is not read, so what only it
+ * carried stays absent, and a `CutLine` notice names it; a text of that one line alone is a
+ * `SyntaxError` on line 1 (nothing complete to read). A UTF-8 byte order mark is skipped.
  * Errors (a {@link DecodeError} naming `path` or `line`): bad shape, syntax, ambiguous series,
  * `UnknownSeries` when no sample of a metrics text is a modelled series (never a silent `[]`),
  * `LimitExceeded` for JSON nesting deeper than 512. Never throws; work is linear in the input.

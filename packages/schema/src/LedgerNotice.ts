@@ -13,7 +13,7 @@ import type { RankUnknownReason } from "./RankLoad.js"
  * - `UnknownSeries`: a Prometheus series family (gauge, counter, histogram, ...) or a vLLM logger
  *   item that no ledger field models, by name, with its sample count and first line. Its rank
  *   labels still create rows, so no engine is lost.
- * - `UnknownField`: a key of a `/v1/loads` entry that this version does not read (e.g. a newer
+ * - `UnknownField`: a key of a `/v1/loads` or `/get_load` entry that this version does not read (e.g. a newer
  *   SGLang's), with how many entries carry it.
  * - `AmbiguousSeries`: two wire names for one field disagree on a rank (`num_waiting_reqs` vs
  *   `queues.waiting`, `vllm:kv_cache_usage_perc` vs `vllm:gpu_cache_usage_perc`); `used` won.
@@ -22,12 +22,11 @@ import type { RankUnknownReason } from "./RankLoad.js"
  * - `MultipleScrapes`: the text is several scrapes pasted one after the other (every series of
  *   the earlier ones repeats in the last, as in a bug report with two time points): the last
  *   scrape, starting at `line`, was decoded.
- * - `CutLine`: a line-oriented text of two lines or more (a Prometheus exposition, vLLM logger
- *   lines, rank summary lines) does not end with a newline, so its last line may have been cut off
- *   (a body truncated in transit or a paste cut short: `12.0` cut to `1` still parses). That line,
- *   `line`, was not read: what only it carried stays absent (a partial row), never a wrong number.
- *   The exposition format requires every line, the last one included, to end with a line feed. A
- *   text of one line is read as it is.
+ * - `CutLine`: a line-oriented text (a Prometheus exposition, vLLM logger lines, rank summary
+ *   lines) does not end with a newline, so its last line may have been cut off (a body truncated in
+ *   transit or a paste cut short: `12.0` cut to `1` still parses). That line, `line`, was not read:
+ *   what only it carried stays absent (a partial row), never a wrong number. The exposition format
+ *   requires every line, the last one included, to end with a line feed.
  * - `UnknownRank`: a rank's numbers are unusable (negative, NaN, ±Inf, above 2^53, reported twice):
  *   its row is `unknown` with the same reason.
  *

@@ -150,7 +150,7 @@ describe("decode everything the engines emit", () => {
   })
   it("vLLM V0 logger line with GPU and CPU KV usage; Pending is waiting, Swapped is read", () => {
     const line =
-      "INFO 06-12 10:00:00 metrics.py:345] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 12.1 tokens/s, Running: 2 reqs, Swapped: 1 reqs, Pending: 7 reqs, GPU KV cache usage: 45.3%, CPU KV cache usage: 0.5%."
+      "INFO 06-12 10:00:00 metrics.py:345] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 12.1 tokens/s, Running: 2 reqs, Swapped: 1 reqs, Pending: 7 reqs, GPU KV cache usage: 45.3%, CPU KV cache usage: 0.5%.\n"
     expect(ok(decodeLedger(line))).toEqual([
       {
         dpRank: 0,
@@ -193,6 +193,29 @@ describe("decode everything the engines emit", () => {
   })
 })
 
+describe("a KV usage above 1 is no fraction: the rank is unknown (invalid-number), never 42.7 full", () => {
+  it("a vLLM gauge scaled as a percentage, and an SGLang token_usage above 1", () => {
+    const r = ok(
+      decodeLedgerReport(
+        'vllm:gpu_cache_usage_perc{engine="0"} 42.7\nvllm:gpu_cache_usage_perc{engine="1"} 0.427\nvllm:num_requests_running{engine="0"} 3\nvllm:num_requests_running{engine="1"} 3\n'
+      )
+    )
+    expect(r.rows).toEqual([
+      {
+        dpRank: 0,
+        unknown: {
+          reason: "invalid-number",
+          message: "kvCacheUsage is 42.7, above 1 (a fraction of the KV pool, 0..1)"
+        }
+      },
+      { dpRank: 1, numRunningReqs: 3, kvCacheUsage: 0.427 }
+    ])
+    expect(tags(r)).toEqual(["UnknownRank"])
+    const v1 = ok(decodeLedger('{"loads":[{"dp_rank":0,"token_usage":1.0},{"dp_rank":1,"token_usage":1.5}]}'))
+    expect(v1.map((x) => x.unknown?.reason ?? x.kvCacheUsage)).toEqual([1, "invalid-number"])
+  })
+})
+
 describe("/get_load entries lacking a count: partial rows, as /v1/loads entries", () => {
   it("one entry without num_tokens keeps every rank, with that field absent (was: the whole body refused)", () => {
     const body = JSON.stringify([
@@ -216,6 +239,37 @@ describe("/get_load entries lacking a count: partial rows, as /v1/loads entries"
     expect(ok(decodeLedger(v1, "v1-loads"))).toEqual([
       { dpRank: 1, numRunningReqs: 4, numWaitingReqs: 0 },
       { dpRank: 2, numTotalTokens: 70 }
+    ])
+  })
+  it("a null count is absent too; a key this version does not read is named in an UnknownField notice", () => {
+    const r = ok(
+      decodeLedgerReport(
+        JSON.stringify([
+          {
+            rid: null,
+            http_worker_ipc: null,
+            dp_rank: 0,
+            num_reqs: 3,
+            num_waiting_reqs: null,
+            num_tokens: 9,
+            ts_tic: 1.5
+          },
+          { dp_rank: 1, num_reqs: 1, num_waiting_reqs: 0, num_tokens: 4, direct_sum_num_tokens: 4 }
+        ]),
+        "get-load"
+      )
+    )
+    expect(r.rows).toEqual([
+      { dpRank: 0, numTotalTokens: 9 },
+      { dpRank: 1, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 4 }
+    ])
+    expect(r.notices).toEqual([
+      {
+        _tag: "UnknownField",
+        field: "direct_sum_num_tokens",
+        entries: 1,
+        message: "/get_load entry key direct_sum_num_tokens (in 1 entries) is not read"
+      }
     ])
   })
   it("a count of the wrong type is still an error naming it; the public decodeGetLoad stays strict", () => {
@@ -320,13 +374,42 @@ describe("a body cut off mid-line: the cut line is never read", () => {
     expect(tags(r)).toEqual(["CutLine"])
   })
 
-  it("a text of one line is read as it is; a cut comment is no SyntaxError for the lines before it", () => {
-    expect(ok(decodeLedger('sglang:num_running_reqs{dp_rank="0"} 4'))).toEqual([
-      { dpRank: 0, numRunningReqs: 4 }
-    ])
+  it("a text of one line with no newline is not read either: a SyntaxError on line 1, never a short value", () => {
+    // a paste that starts with a sample, cut inside its value (fresh-user trial: aibrix #1614 cut at
+    // byte 109 read genThroughput 141 where the page says 141.7546862896204)
+    const text = fixture("payloads/sglang_metrics_dp2_qwen3_0.6b__sglang_pr7597.prom")
+    const first = text.slice(0, text.indexOf("\n"))
+    expect(first.endsWith("386.2656119271815")).toBe(true)
+    const cut = first.slice(0, first.length - "6.2656119271815".length)
+    for (const kind of ["auto", "sglang-metrics"] as const)
+      expect(err(decodeLedger(cut, kind))).toEqual({
+        _tag: "SyntaxError",
+        line: 1,
+        message:
+          "line 1 does not end with a newline, so it may be cut off, and it is the only line: nothing complete to read (a load text ends with a newline)"
+      })
+    expect(ok(decodeLedger(`${first}\n`))).toContainEqual(
+      expect.objectContaining({ genThroughput: 386.2656119271815 })
+    )
+    // the same for a logger line and a rank summary line; text that is no load line at all says so
+    expect(err(decodeLedger("dp_rank=0  num_running_reqs=1")).line).toBe(1)
+    expect(err(decodeLedger("<html><body>x</body></html>")).message).toMatch(/^not a load payload/)
+    // a cut comment is no SyntaxError for the lines before it
     const r = ok(decodeLedgerReport('sglang:num_running_reqs{dp_rank="0"} 4\n# TYPE s'))
     expect(r.rows).toEqual([{ dpRank: 0, numRunningReqs: 4 }])
     expect(tags(r)).toEqual(["CutLine"])
+  })
+
+  it("a UTF-8 byte order mark before any format is skipped", () => {
+    const bom = "\uFEFF"
+    expect(
+      ok(decodeLedger(`${bom}[{"dp_rank":0,"num_reqs":3,"num_waiting_reqs":1,"num_tokens":9}]`))
+    ).toEqual([{ dpRank: 0, numRunningReqs: 2, numWaitingReqs: 1, numTotalTokens: 9 }])
+    expect(ok(decodeLedger(`${bom}sglang:num_running_reqs{dp_rank="0"} 4\n`))).toEqual([
+      { dpRank: 0, numRunningReqs: 4 }
+    ])
+    const bytes = new TextEncoder().encode(`${bom}{"loads":[{"dp_rank":0,"num_running_reqs":2}]}`)
+    expect(ok(decodeLedger(bytes))).toEqual([{ dpRank: 0, numRunningReqs: 2 }])
   })
 
   it("vLLM logger lines and rank summary lines cut mid-line: the cut line is left out, the rest read", () => {
@@ -348,28 +431,32 @@ describe("a body cut off mid-line: the cut line is never read", () => {
       "sglang_dp4_rank_snapshot__radixark_miles_pr2012.txt"
     ]) {
       const text = fixture(`payloads/${f}`)
-      // from the end of the first line on (a text of one line is read as it is)
-      for (let p = text.indexOf("\n") + 1; p < text.length; p++) {
+      for (let p = 1; p < text.length; p++) {
         const cut = text.slice(0, p)
         const complete = cut.slice(0, cut.lastIndexOf("\n") + 1)
         const lastLine = cut.slice(complete.length).trim()
         const got = decodeLedgerReport(cut, "auto")
+        cuts++
+        // a cut first line leaves nothing complete: an error on line 1, never rows
+        if (complete.trim() === "") {
+          expect([p, got._tag]).toEqual([p, "Failure"])
+          continue
+        }
         expect(rowsOrError(got), `${f} cut at ${p}`).toEqual(
           rowsOrError(decodeLedgerReport(complete, "auto"))
         )
         const cutNotice = got._tag === "Success" && got.success.notices.some((n) => n._tag === "CutLine")
         if (got._tag === "Success") expect(cutNotice).toBe(lastLine !== "")
-        cuts++
       }
     }
     expect(cuts).toBeGreaterThan(4000)
   })
 
-  it("a single scrape cut anywhere after its first line never carries a value its whole text does not (absent, never wrong)", () => {
+  it("a single scrape cut anywhere never carries a value its whole text does not (absent, never wrong)", () => {
     for (const f of promFiles.filter((f) => !f.includes("48808"))) {
       const text = fixture(`payloads/${f}`)
       const whole = ok(decodeLedger(text)) as unknown as ReadonlyArray<Record<string, unknown>>
-      for (let p = text.indexOf("\n") + 1; p < text.length; p++) {
+      for (let p = 1; p < text.length; p++) {
         const got = decodeLedger(text.slice(0, p))
         if (got._tag === "Failure") continue
         for (const row of got.success as unknown as ReadonlyArray<Record<string, unknown>>) {

@@ -20,12 +20,15 @@ import { vllmWaveSnapshotProfile } from "./vllm/VllmWaveTypes.js"
  *   `coordinatorIntervalSeconds` after a change, a 5 s heartbeat, a 50 ms minimum wait and
  *   step-boundary snapshots in wave mode; each front end keeps its own in-flight counts; lockstep
  *   groups run in waves decided by `vllmWaveStep` with `vllmWaveProfile`, vllm
- *   `v1/engine/coordinator.py` and `v1/engine/core.py` @00080ee1).
+ *   `v1/engine/coordinator.py` and `v1/engine/core.py` @00080ee1). Default: the policy's own
+ *   engine when it names one (`SimPolicy.engine`: a registry entry's, `vllm` for vLLM's
+ *   balancer), else `sglang`.
  * - `lockstep`: all ranks step together (DP attention + EP); false gives each rank its own steps.
  * - `kvPoolTokens`: KV pool per rank, in tokens (prefix-cache blocks count against it).
  * - `sparseTopK`: the model's sparse-attention cap on keys read per query (DSA), if any.
  * - `chunkedPrefillTokens`: SGLang `--chunked-prefill-size` / vLLM `max_num_batched_tokens`.
- * - `frontEnds`: vLLM API-server processes (each its own policy state); SGLang always has one.
+ * - `frontEnds`: vLLM API-server processes (each its own policy state); SGLang always has one (the
+ *   field is not read with the SGLang engine).
  * - `maxRequestTokens`: the engine's request limit (SGLang `--context-length`, vLLM
  *   `max_model_len`): a request whose input + output exceed it is rejected on arrival. Default: the
  *   KV pool, so every accepted request fits an empty rank. Set it above `kvPoolTokens` to model an
@@ -173,9 +176,11 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
 })
 
 /**
- * Check every field of a resolved config: `dpSize`, `maxRunningRequests`, `chunkedPrefillTokens`,
- * `kvPoolTokens`, `maxRequestTokens`, `prefillIntervalSteps`, `stallSteps` and (with the vLLM
- * engine) `frontEnds` must be integers >= 1; `sparseTopK`, when set, too; `loadSamples` an integer
+ * Check every field of a resolved config: `dpSize` must be an integer from 1 to 4,096 (a DP group
+ * of today is at most a few hundred ranks; a run's cost grows faster than its rank count: 4,096
+ * ranks took 1.8 s and 0.5 GB for five requests, 100,000 ran out of memory); `maxRunningRequests`,
+ * `chunkedPrefillTokens`, `kvPoolTokens`, `maxRequestTokens`, `prefillIntervalSteps`, `stallSteps`
+ * and `frontEnds` (used with the vLLM engine only) must be integers >= 1; `sparseTopK`, when set, too; `loadSamples` an integer
  * >= 0; `seed` a safe integer; `coordinatorIntervalSeconds` a finite number > 0;
  * `maxSimulatedSeconds` a number > 0 (`Infinity`: no limit); `stepModel` a function; `engine`
  * `"sglang"` or `"vllm"`; `lockstep`, `expertParallel` and `dummyBatches` booleans;
@@ -195,7 +200,7 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
  * checkConfig(resolveConfig({ dpSize: 8, stepModel, prefillIntervalSteps: 0 }))?.field // => "prefillIntervalSteps"
  * checkConfig(resolveConfig({ dpSize: 8, stepModel, engine: "vllm", coordinatorRows: "vllm" })) // => undefined
  * checkConfig(resolveConfig({ dpSize: 8, stepModel, coordinatorRows: "vllm" }))?.field // => "coordinatorRows"
- * checkConfig(resolveConfig({ dpSize: 1.5, stepModel }))?.message // => "dpSize must be an integer >= 1, got 1.5"
+ * checkConfig(resolveConfig({ dpSize: 1.5, stepModel }))?.message // => "dpSize must be an integer from 1 to 4096, got 1.5"
  * ```
  *
  * @category config
@@ -216,7 +221,6 @@ export const checkConfig = (c: ResolvedSimConfig): ConfigProblem | undefined => 
     typeof c[field] === "boolean" ? undefined : bad(field, "true or false", c[field])
   const atLeast1 = (
     [
-      "dpSize",
       "maxRunningRequests",
       "chunkedPrefillTokens",
       "kvPoolTokens",
@@ -229,6 +233,9 @@ export const checkConfig = (c: ResolvedSimConfig): ConfigProblem | undefined => 
     .map((f) => integerAtLeast(f, 1))
     .find((p) => p !== undefined)
   return (
+    (Number.isSafeInteger(c.dpSize) && c.dpSize >= 1 && c.dpSize <= MAX_DP_SIZE
+      ? undefined
+      : bad("dpSize", `an integer from 1 to ${MAX_DP_SIZE}`, c.dpSize)) ??
     (c.engine === "sglang" || c.engine === "vllm"
       ? undefined
       : bad("engine", '"sglang" or "vllm"', c.engine)) ??
@@ -267,6 +274,9 @@ const shown = (v: unknown): string =>
     : typeof v === "function"
       ? "a function"
       : (JSON.stringify(v) ?? String(v))
+
+/** The largest `dpSize` `checkConfig` accepts. */
+const MAX_DP_SIZE = 4096
 
 const coordinatorRowsValues: ReadonlyArray<string> = ["extended", "vllm", "vllm-counts"]
 

@@ -23,6 +23,11 @@ import type { TraceRequest } from "./Trace.js"
 export interface SimPolicy {
   readonly name: string
   readonly make: (options: PolicyOptions) => Policy<unknown>
+  /**
+   * The engine whose router the policy is (a registry entry's `engine`): `simulate` runs it when the
+   * config names no `engine` (`"any"` or absent: SGLang). Since 0.4.0.
+   */
+  readonly engine?: "sglang" | "vllm" | "any" | undefined
 }
 
 /**
@@ -95,7 +100,11 @@ export const simulate = (
   policy: SimPolicy,
   options: SimulateOptions = {}
 ): PolicyResult => {
-  const c = resolveConfig(config)
+  // a config that is not an object resolves to one without a dpSize: an InvalidConfig naming it
+  const given: SimConfig = typeof config === "object" && config !== null ? config : ({} as SimConfig)
+  const c = resolveConfig(
+    given.engine === undefined && policy.engine === "vllm" ? { ...given, engine: "vllm" } : given
+  )
   const run = runLoop(c, trace, policy.make, options.onProgress)
   const ttft = new Samples()
   const e2e = new Samples()

@@ -49,6 +49,26 @@ const flat = {
 
 describe("vLLM front ends", () => {
   const trace = Array.from({ length: 9 }, (_, i) => req(i, i * 0.05, 50, 4))
+  it("with no engine in the config, a policy that names vLLM runs behind vLLM front ends (frontEnds honoured)", () => {
+    // before, the engine defaulted to SGLang whatever the policy: frontEnds was silently 1
+    const log: Array<Seen> = []
+    const r = simulate({ dpSize: 2, stepModel: fixedStep(0.01), frontEnds: 3 }, trace, {
+      name: "recording",
+      make: recording(log),
+      engine: "vllm"
+    })
+    expect(r.requests.finished).toBe(9)
+    expect(log.map((s) => s.options.clientCount)).toEqual([3, 3, 3])
+    // the registry's vLLM balancer carries its engine; an explicit engine still wins
+    expect(findPolicy("vllm-kv-pressure")?.engine).toBe("vllm")
+    const sg: Array<Seen> = []
+    simulate({ dpSize: 2, stepModel: fixedStep(0.01), frontEnds: 3, engine: "sglang" }, trace, {
+      name: "recording",
+      make: recording(sg),
+      engine: "vllm"
+    })
+    expect(sg.map((s) => s.options.clientCount)).toEqual([1])
+  })
   it("each front end has its own policy state, routes its share of arrivals, and hears only its own finishes", () => {
     const log: Array<Seen> = []
     const r = simulate({ dpSize: 2, stepModel: fixedStep(0.01), engine: "vllm", frontEnds: 3 }, trace, {

@@ -245,6 +245,21 @@ describe("every config field out of range: an InvalidConfig naming it, never a t
         expect(r.steps).toBe(0)
         expect(r.requests).toEqual({ total: 1, finished: 0, unfinished: 1, rejected: 0, stalled: 0 })
       })
+  it("dpSize above 4096: refused before anything is built (100,000 ran out of memory)", () => {
+    const r = run({ dpSize: 100_000 }, [req(0, 0, 100, 3)])
+    expect(r.status).toEqual({
+      _tag: "InvalidConfig",
+      field: "dpSize",
+      message: "dpSize must be an integer from 1 to 4096, got 100000"
+    })
+  })
+  it("a config that is not an object: InvalidConfig, not a TypeError", () => {
+    for (const bad of [null, undefined])
+      expect(simulate(bad as unknown as SimConfig, [req(0, 0, 100, 3)], follow).status).toMatchObject({
+        _tag: "InvalidConfig",
+        field: "dpSize"
+      })
+  })
   it("frontEnds is checked with the vLLM engine (SGLang always has one front end)", () => {
     const v = run({ engine: "vllm", frontEnds: 0 }, [req(0, 0, 100, 3)])
     expect(v.status).toMatchObject({ _tag: "InvalidConfig", field: "frontEnds" })

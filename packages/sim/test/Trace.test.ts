@@ -241,6 +241,19 @@ describe("parseTrace with a limit: the first N by arrival, read without holding 
         field: "limit"
       })
   })
+  it("CSV line endings may be mixed: CRLF with one LF line, and LF with one CRLF line", () => {
+    // fresh-user trial: a CRLF Azure file with one LF-ended line failed with 'Invalid Record Length'
+    const rows = [
+      "TIMESTAMP,ContextTokens,GeneratedTokens",
+      "2023-11-16 18:15:46.6805900,374,44",
+      "2023-11-16 18:15:50.9951690,396,109",
+      "2023-11-16 18:15:51.4405410,879,25"
+    ]
+    const want = ok(parseTrace(`${rows.join("\n")}\n`))
+    expect(want).toHaveLength(3)
+    expect(ok(parseTrace(`${rows[0]}\r\n${rows[1]}\n${rows[2]}\r\n${rows[3]}\r\n`))).toEqual(want)
+    expect(ok(parseTrace(`${rows[0]}\n${rows[1]}\r\n${rows[2]}\n${rows[3]}`))).toEqual(want)
+  })
   it("an empty CSV is still a missing-column error on line 1, not an empty trace", () => {
     expect(parseTrace("", "burstgpt")).toMatchObject({ _tag: "TraceError", line: 1, field: "Timestamp" })
   })

@@ -149,45 +149,60 @@ const fromV1Loads = (
 }
 
 /**
- * `/get_load` entries as the ledger reads them: every count optional, so an entry that lacks one (a
- * proxy's rewrite, a fork's older shape) is a partial row with that field absent rather than a
- * refusal of every rank's entry, as a `/v1/loads` entry is read.
+ * `/get_load` entries as the ledger reads them: every count optional and nullable, so an entry that
+ * lacks one or carries `null` (a proxy's rewrite, a fork's older shape) is a partial row with that
+ * field absent rather than a refusal of every rank's entry, as a `/v1/loads` entry is read.
  */
+const count = Schema.optionalKey(Schema.NullOr(Schema.Int))
 const GetLoadEntries = Schema.Array(
   wireStruct({
-    dpRank: Schema.optionalKey(Schema.NullOr(Schema.Int)),
-    numReqs: Schema.optionalKey(Schema.Int),
-    numWaitingReqs: Schema.optionalKey(Schema.Int),
-    numTokens: Schema.optionalKey(Schema.Int),
-    numPendingTokens: Schema.optionalKey(Schema.Int),
-    tsTic: Schema.optionalKey(Schema.Finite)
+    dpRank: count,
+    numReqs: count,
+    numWaitingReqs: count,
+    numTokens: count,
+    numPendingTokens: count,
+    tsTic: Schema.optionalKey(Schema.NullOr(Schema.Finite))
   })
 )
 type GetLoadEntries = typeof GetLoadEntries.Type
 const decodeGetLoadEntries = strictly(decodeWith(GetLoadEntries), new Set(["tsTic"]))
 
 const getLoadKnown = new Set(["dp_rank", "num_reqs", "num_waiting_reqs", "num_tokens", "num_pending_tokens"])
+// read (`ts_tic`) or documented as carrying no load (`rid`, `http_worker_ipc`): no notice
+const getLoadQuiet = new Set([...getLoadKnown, "ts_tic", "rid", "http_worker_ipc"])
 
 const fromGetLoad = (
   doc: ReadonlyArray<unknown>,
   notices: Array<LedgerNotice>
 ): Result.Result<Array<RankLoad>, DecodeError> => {
   const { bad, clean } = scrubList(doc, getLoadKnown, new Set(["dp_rank"]), (i) => `$[${i}]`)
-  return Result.map(decodeGetLoadEntries(clean), (d: GetLoadEntries) =>
-    d.map((e, i) => {
+  const unknownKeys = new Map<string, number>()
+  for (const raw of doc)
+    if (isObj(raw))
+      for (const k of Object.keys(raw))
+        if (!getLoadQuiet.has(k)) unknownKeys.set(k, countOf(unknownKeys, k) + 1)
+  return Result.map(decodeGetLoadEntries(clean), (d: GetLoadEntries) => {
+    for (const [field, entries] of unknownKeys)
+      notices.push({
+        _tag: "UnknownField",
+        field,
+        entries,
+        message: `/get_load entry key ${field} (in ${entries} entries) is not read`
+      })
+    return d.map((e, i) => {
       const dpRank = identity(e.dpRank, i, `$[${i}].dp_rank`, notices)
       const why = bad.get(i)
       if (why !== undefined) return unknownRow(dpRank, why.reason, why.message)
       // an entry without a count is a partial row: that field absent (running needs both counts)
       const row: Mutable = { dpRank }
-      if (e.numReqs !== undefined && e.numWaitingReqs !== undefined)
+      if (typeof e.numReqs === "number" && typeof e.numWaitingReqs === "number")
         row.numRunningReqs = e.numReqs - e.numWaitingReqs
-      if (e.numWaitingReqs !== undefined) row.numWaitingReqs = e.numWaitingReqs
-      if (e.numTokens !== undefined) row.numTotalTokens = e.numTokens
-      if (e.numPendingTokens !== undefined) row.numPendingTokens = e.numPendingTokens
+      if (typeof e.numWaitingReqs === "number") row.numWaitingReqs = e.numWaitingReqs
+      if (typeof e.numTokens === "number") row.numTotalTokens = e.numTokens
+      if (typeof e.numPendingTokens === "number") row.numPendingTokens = e.numPendingTokens
       return row
     })
-  )
+  })
 }
 
 /** One `LoadStat` row. */

@@ -43,11 +43,16 @@ export const unknownRow = (dpRank: number, reason: RankUnknownReason, message: s
   unknown: { reason, message }
 })
 
+/** Fields that are fractions, 0..1. */
+const fractions: ReadonlySet<string> = new Set(["kvCacheUsage", "cpuKvCacheUsage"])
+
 /**
  * S08: a rank reported twice becomes one `duplicate-rank` row; a row with a negative number
- * `negative-count`; NaN, ±Inf or a number above 2^53 `invalid-number`. Rows come out in ascending
- * rank order; each unknown row gets an `UnknownRank` notice.
+ * `negative-count`; NaN, ±Inf, a number above 2^53 or a KV usage above 1 (a percentage where a
+ * fraction belongs) `invalid-number`. Rows come out in ascending rank order; each unknown row gets
+ * an `UnknownRank` notice.
  */
+
 export const audit = (rows: ReadonlyArray<RankLoad>, notices: Array<LedgerNotice>): Array<RankLoad> => {
   const byRank = new Map<number, Array<RankLoad>>()
   for (const r of rows) {
@@ -67,6 +72,13 @@ export const audit = (rows: ReadonlyArray<RankLoad>, notices: Array<LedgerNotice
         const p = numberProblem(v)
         if (p === "negative") return unknownRow(dpRank, "negative-count", `${k} is ${String(v)}`)
         if (p === "invalid") return unknownRow(dpRank, "invalid-number", `${k} is ${String(v)}`)
+        // a share of the KV pool: above 1 it is a percentage or corrupt, either way not this field
+        if (fractions.has(k) && v > 1)
+          return unknownRow(
+            dpRank,
+            "invalid-number",
+            `${k} is ${String(v)}, above 1 (a fraction of the KV pool, 0..1)`
+          )
       }
       return r
     })

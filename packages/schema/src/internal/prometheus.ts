@@ -97,16 +97,15 @@ const parseLabels = (
 
 /**
  * `text` up to its last complete line, and the 1-based number of the line left out: the last
- * line when it follows a complete line, has no newline after it and is not blank. The exposition format requires every line to end with a line feed, and a scrape cut off in
+ * line when it has no newline after it and is not blank. The exposition format requires every line to end with a line feed, and a scrape cut off in
  * transit or in a paste can end in a sample that still parses to a wrong number (`12.0` cut to
  * `1`) or a comment that no longer parses (`# TYPE s`): that line is not read, so what only it
- * carried stays absent. The same holds for vLLM logger lines and rank summary lines. A text of one
- * line is read as it is: a line typed or pasted alone (a scrape cut inside its first line, a
- * `# HELP` comment in every engine's, cannot be told from one).
+ * carried stays absent. The same holds for vLLM logger lines and rank summary lines, and for a
+ * text of one line (a paste that starts with a sample, cut inside it: `141.75` cut to `141`).
  */
 export const completeLines = (text: string): { readonly complete: string; readonly cutLine?: number } => {
   const end = text.lastIndexOf("\n") + 1
-  if (end === 0 || end === text.length) return { complete: text }
+  if (end === text.length) return { complete: text }
   if (text.slice(end).trim() === "") return { complete: text }
   let cutLine = 1
   for (let i = text.indexOf("\n"); i >= 0 && i < end; i = text.indexOf("\n", i + 1)) cutLine++

@@ -178,6 +178,8 @@ const eachCsvRow = (
       skip_empty_lines: true,
       trim: true,
       bom: true,
+      // any line ending, mixed within a file too (the default takes the first line's for every line)
+      record_delimiter: ["\r\n", "\n", "\r"],
       // each record handed on and dropped (returning nothing keeps no record)
       on_record: (record: Record<string, string>, context: { lines: number }) => {
         stop = row(context.lines, record)
