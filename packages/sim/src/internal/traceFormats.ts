@@ -7,6 +7,7 @@
  */
 import { isTokenCount } from "@loadledger/policies"
 import { parse } from "csv-parse/sync"
+import { Heap } from "heap-js"
 import type { TraceError, TraceRequest } from "../Trace.js"
 
 export const traceError = (message: string, line?: number, field?: string): TraceError => ({
@@ -29,70 +30,38 @@ const secondsFromText = (s: string | undefined): number | undefined => {
 /** A request as a reader makes it; `Kept` numbers it (`requestId`: its row index in the file). */
 type Row = Omit<TraceRequest, "requestId">
 
+/** (arrival, row index): later first, so a max-heap's top is the latest row kept. */
+type Numbered = { readonly request: TraceRequest; readonly index: number }
+const latestFirst = (a: Numbered, b: Numbered): number =>
+  b.request.arrivalSeconds - a.request.arrivalSeconds || b.index - a.index
+
 /**
  * The rows of a trace, in file order, or with `limit` only the first `limit` by arrival (ties by
- * row order): a bounded max-heap on (arrival, row index), O(limit) memory, O(log limit) per row
- * that displaces one (none for rows at or after the latest kept, as in a sorted file).
+ * row order): a max-heap (`heap-js`) on (arrival, row index) holding at most `limit` rows; a row
+ * later than the latest kept is dropped at once (every row after the first `limit` of a sorted file).
  */
 export class Kept {
-  private readonly heap: Array<TraceRequest> = []
-  private readonly index: Array<number> = []
+  private readonly rows: Array<Numbered> = []
+  private readonly heap = new Heap<Numbered>(latestFirst)
   private rowsRead = 0
   constructor(private readonly limit: number = Number.POSITIVE_INFINITY) {}
 
   add(row: Row): void {
-    const i = this.rowsRead++
-    const r = { requestId: String(i), ...row }
-    const h = this.heap
-    if (h.length < this.limit) {
-      h.push(r)
-      this.index.push(i)
-      if (this.limit !== Number.POSITIVE_INFINITY) this.up(h.length - 1)
-    } else if (h.length > 0 && this.before(r.arrivalSeconds, i, 0)) {
-      h[0] = r
-      this.index[0] = i
-      this.down(0)
+    const index = this.rowsRead++
+    const n: Numbered = { request: { requestId: String(index), ...row }, index }
+    if (this.limit === Number.POSITIVE_INFINITY) {
+      this.rows.push(n)
+      return
     }
+    const top = this.heap.peek()
+    if (this.heap.length < this.limit) this.heap.push(n)
+    else if (top !== undefined && latestFirst(n, top) > 0) this.heap.pushpop(n)
   }
 
   /** The rows kept, sorted by arrival (stable: ties by row order). */
   sorted(): Array<TraceRequest> {
-    const order = this.heap.map((_, k) => k)
-    order.sort(
-      (a, b) => this.heap[a]!.arrivalSeconds - this.heap[b]!.arrivalSeconds || this.index[a]! - this.index[b]!
-    )
-    return order.map((k) => this.heap[k]!)
-  }
-
-  // (t, i) is earlier than the row at heap slot k
-  private before(t: number, i: number, k: number): boolean {
-    const u = this.heap[k]!.arrivalSeconds
-    return t < u || (t === u && i < this.index[k]!)
-  }
-  private swap(a: number, b: number): void {
-    const h = this.heap
-    const x = this.index
-    ;[h[a], h[b]] = [h[b]!, h[a]!]
-    ;[x[a], x[b]] = [x[b]!, x[a]!]
-  }
-  private up(k: number): void {
-    while (k > 0) {
-      const parent = (k - 1) >> 1
-      if (!this.before(this.heap[parent]!.arrivalSeconds, this.index[parent]!, k)) return
-      this.swap(k, parent)
-      k = parent
-    }
-  }
-  private down(k: number): void {
-    const n = this.heap.length
-    for (;;) {
-      let top = k
-      for (const c of [2 * k + 1, 2 * k + 2])
-        if (c < n && this.before(this.heap[top]!.arrivalSeconds, this.index[top]!, c)) top = c
-      if (top === k) return
-      this.swap(k, top)
-      k = top
-    }
+    const kept = this.limit === Number.POSITIVE_INFINITY ? this.rows : this.heap.toArray()
+    return kept.sort((a, b) => latestFirst(b, a)).map((n) => n.request)
   }
 }
 
