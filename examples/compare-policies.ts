@@ -23,12 +23,11 @@ import { parseArgs } from "node:util"
 import { findPolicy } from "@loadledger/policies"
 import {
   isTraceError,
-  kvPoolTokensFor,
+  modelSimConfig,
   type PolicyResult,
   parseTrace,
   scaleTrace,
   simulate,
-  stepModelFor,
   type TraceRequest
 } from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time"
@@ -73,13 +72,7 @@ export const compare = (
 ): Array<Row> => {
   const model = models["glm-5.3"]!
   const gpu = gpus["h200"]!
-  const config = {
-    dpSize: 8,
-    stepModel: stepModelFor({ model, gpu }),
-    kvPoolTokens: kvPoolTokensFor(model, gpu),
-    sparseTopK: model.attention.sparseTopK,
-    frontEnds: options.frontEnds
-  }
+  const config = { dpSize: 8, ...modelSimConfig(model, gpu), frontEnds: options.frontEnds }
   const rows: Array<Row> = []
   for (const rateScale of options.rates) {
     const arrivals = scaleTrace(trace, { rateScale, limit: options.limit })

@@ -8,14 +8,7 @@
  */
 import { readFileSync } from "node:fs"
 import { findPolicy } from "@loadledger/policies"
-import {
-  isTraceError,
-  kvPoolTokensFor,
-  parseTrace,
-  scaleTrace,
-  simulate,
-  stepModelFor
-} from "@loadledger/sim"
+import { isTraceError, modelSimConfig, parseTrace, scaleTrace, simulate } from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time"
 
 const text = readFileSync(new URL("traces/mooncake/conversation_trace.jsonl", import.meta.url), "utf8")
@@ -23,13 +16,8 @@ const parsed = parseTrace(text)
 if (isTraceError(parsed)) throw new Error(`line ${parsed.line}: ${parsed.message}`)
 const trace = scaleTrace(parsed, { rateScale: 0.1, limit: 2000 })
 
-const model = models["glm-5.3"]!
-const gpu = gpus["h200"]!
-const config = {
-  dpSize: 8,
-  stepModel: stepModelFor({ model, gpu }),
-  kvPoolTokens: kvPoolTokensFor(model, gpu)
-}
+// the step model, KV pool and sparse-attention cap of GLM-5.3 on H200
+const config = { dpSize: 8, ...modelSimConfig(models["glm-5.3"]!, gpus["h200"]!) }
 
 for (const name of ["round-robin", "total-tokens"]) {
   const policy = findPolicy(name)

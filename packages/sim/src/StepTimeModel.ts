@@ -99,3 +99,39 @@ export const kvPoolTokensFor = (model: ModelSpec, gpu: GpuSpec, memFraction = 0.
   const kvBytesPerToken = (a.kvBytesPerTokenPerLayer + indexKeyBytes) * model.numLayers
   return Math.max(0, Math.floor((gpu.hbmBytes * memFraction - weightBytes) / kvBytesPerToken))
 }
+
+/**
+ * The model-derived fields of a `SimConfig` for a model on a GPU, from one place: `stepModel`
+ * (`stepModelFor`), `kvPoolTokens` (`kvPoolTokensFor`, with `memFraction`) and `sparseTopK` (the
+ * model's sparse-attention cap, `model.attention.sparseTopK`, absent for dense attention). Set
+ * by hand, `sparseTopK` is easy to leave out, and the run then silently prices a sparse model's
+ * decode as dense attention (GLM-5.3 on H200, Mooncake conversation at 0.1x, first 500 requests:
+ * `vllm-kv-pressure` TTFT p99 13.26 s instead of 12.90 s). Spread it into a config:
+ * `{ dpSize: 8, ...modelSimConfig(model, gpu) }`.
+ *
+ * @example
+ * ```ts
+ * import { modelSimConfig } from "@loadledger/sim"
+ * import { gpus, models } from "@loadledger/step-time"
+ * const m = modelSimConfig(models["glm-5.3"]!, gpus["h200"]!)
+ * m.sparseTopK // => 2048
+ * m.kvPoolTokens > 100_000 // => true
+ * modelSimConfig(models["glm-5.3-dense"]!, gpus["h200"]!).sparseTopK // => undefined
+ * ```
+ *
+ * @category step time
+ * @since 0.4.0
+ */
+export const modelSimConfig = (
+  model: ModelSpec,
+  gpu: GpuSpec,
+  memFraction = 0.88
+): {
+  readonly stepModel: StepModel
+  readonly kvPoolTokens: number
+  readonly sparseTopK: number | undefined
+} => ({
+  stepModel: stepModelFor({ model, gpu }),
+  kvPoolTokens: kvPoolTokensFor(model, gpu, memFraction),
+  sparseTopK: model.attention.sparseTopK
+})

@@ -9,10 +9,9 @@ import { readFileSync } from "node:fs"
 import {
   type CoordinatorRows,
   isTraceError,
-  kvPoolTokensFor,
+  modelSimConfig,
   parseTrace,
   type SimConfig,
-  stepModelFor,
   type TraceFormat,
   type TraceRequest
 } from "@loadledger/sim"
@@ -87,14 +86,14 @@ export const simConfigFor = (o: {
     throw new Error(`unknown model "${o.model}"; known: ${Object.keys(models).join(", ")}`)
   const gpu = gpus[o.gpu]
   if (gpu === undefined) throw new Error(`unknown GPU "${o.gpu}"; known: ${Object.keys(gpus).join(", ")}`)
-  const kvPoolTokens = o.kvPoolTokens ?? kvPoolTokensFor(model, gpu)
+  const derived = modelSimConfig(model, gpu)
+  const kvPoolTokens = o.kvPoolTokens ?? derived.kvPoolTokens
   if (!(kvPoolTokens > 0)) throw new Error(`${o.model} does not fit on one ${o.gpu}: no room for a KV pool`)
   return {
+    ...derived,
     dpSize: o.dp,
     engine: o.engine,
-    stepModel: stepModelFor({ model, gpu }),
     kvPoolTokens,
-    sparseTopK: model.attention.sparseTopK,
     chunkedPrefillTokens: o.chunkedPrefill,
     maxRunningRequests: o.maxRunning,
     frontEnds: o.frontEnds,
