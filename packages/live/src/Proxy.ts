@@ -17,6 +17,7 @@ import {
 } from "node:http"
 import type { Socket } from "node:net"
 import type { LiveRouter } from "./LiveRouter.js"
+import type { RouterError } from "./Route.js"
 
 /**
  * Proxy options. Upstream timeouts (ms): `connectTimeoutMs` (TCP connect, default 2 000; a request
@@ -112,6 +113,15 @@ class UpstreamTimeout extends Error {
   }
 }
 
+/** The HTTP status of each router refusal: the client's mistakes are 4xx, the fleet's 503. */
+const routerErrorStatus: Record<RouterError["reason"], number> = {
+  InvalidInput: 400,
+  InvalidRoutedRank: 400,
+  DuplicateRequestId: 409,
+  NoAvailableRanks: 503,
+  PolicyError: 503
+}
+
 /**
  * Start a reverse proxy for `POST /v1/completions` and `/v1/chat/completions` that places each
  * request with `router` and streams the upstream answer through.
@@ -126,8 +136,9 @@ class UpstreamTimeout extends Error {
  *   never opened (refused, reset or timed out while connecting: not a byte reached the engine)
  *   marks the worker unreachable and is placed once more, on another rank. Once the connection
  *   opened, any failure is answered (502, or 504 on a timeout) and never resent.
- * - Answers 503 when the router has no healthy rank, 400 for a body that is not JSON, 413 above
- *   `maxBodyBytes`. `GET /metrics`: the router's Prometheus metrics; `GET /router/ranks`: rank
+ * - Answers 503 when the router has no healthy rank (or its policy fails), 409 for an
+ *   `X-Request-Id` already in flight (a client error: retrying it the same way fails again), 400
+ *   for a request the router refuses as input or a body that is not JSON, 413 above `maxBodyBytes`. `GET /metrics`: the router's Prometheus metrics; `GET /router/ranks`: rank
  *   statuses, in-flight and decision counts as JSON.
  *
  * **When to use**: in front of SGLang or vLLM workers, or as the model for your own gateway.
@@ -178,7 +189,9 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
   ): void => {
     const decision = router.route({ requestId, inputLength })
     if (decision._tag === "RouterError") {
-      json(res, 503, { error: { type: "router", reason: decision.reason, message: decision.message } })
+      json(res, routerErrorStatus[decision.reason], {
+        error: { type: "router", reason: decision.reason, message: decision.message }
+      })
       return
     }
     let done = false

@@ -454,6 +454,18 @@ describe("the proxy end to end", () => {
     await r.ready
     return { a, b, r }
   }
+  it("an X-Request-Id already in flight is a 409 (a client error), not a 503; the first request completes", async () => {
+    const w = await worker({ dpSize: 1, latencyMs: 200 })
+    const r = live({ sources: [src(w)], staleAfterSeconds: 5 })
+    await r.ready
+    const p = await proxyFor(r)
+    const body = { model: "m", prompt: "hello", max_tokens: 2 }
+    const first = post(p.url, "/v1/completions", body, "same")
+    await until(() => r.inflight()[0] === 1, 2000)
+    const second = await post(p.url, "/v1/completions", body, "same")
+    expect([second.status, JSON.parse(second.body).error.reason]).toEqual([409, "DuplicateRequestId"])
+    expect((await first).status).toBe(200)
+  })
   it("no request lost or sent twice, streams complete, in-flight back to zero", async () => {
     const ws = await Promise.all(
       [1, 2].map(() => worker({ dpSize: 2, latencyMs: 5, chunks: 4, chunkDelayMs: 2 }))
