@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { ledgerBalanced, makeCacheAffinity, type Policy, type RankLoad } from "../src/index.js"
+import { ledgerBalanced, makeCacheAffinity, type Policy, policyEntries, type RankLoad } from "../src/index.js"
 
 const idle = (dpRank: number, timestamp: number): RankLoad => ({
   dpRank,
@@ -86,4 +86,50 @@ describe("fault: cache-affinity herded streams sharing one prompt onto one rank"
     const b = p.route(s, { requestId: "b", inputLength: 10, prefixHashes: ["p"] }, 2)
     expect(b._tag === "Routed" && b.rank).toBe(1)
   })
+})
+
+describe("an id routed again while in flight: refused, and no phantom charge is left (fresh-user trial)", () => {
+  // before: ledger-balanced charged "a" twice, finish("a") took one charge back, and the other
+  // stayed on rank 0 for good (no snapshot includes a request that never reached an engine)
+  const own = policyEntries().filter((e) => !e.reference)
+  const rows = (n: number): ReadonlyArray<RankLoad> =>
+    Array.from({ length: n }, (_, r) => ({ dpRank: r, numRunningReqs: 0, numWaitingReqs: 0 }))
+  const probes = <S>(p: Policy<S>, s: S): Array<number> => {
+    const out: Array<number> = []
+    let st = s
+    for (let i = 0; i < 8; i++) {
+      const r = p.route(st, { requestId: `p${i}`, inputLength: 1000 }, 2)
+      if (r._tag !== "Routed") throw new Error(r.message)
+      out.push(r.rank)
+      st = r.state
+    }
+    return out
+  }
+  for (const e of own)
+    for (const clientCount of [1, 2]) {
+      it(`${e.name}, ${clientCount} front end(s)`, () => {
+        const p = e.make({ clientCount, clientIndex: 0 })
+        const s0 = p.observe(p.init(4), rows(4), 1)
+        const a = p.route(s0, { requestId: "a", inputLength: 1000 }, 1)
+        if (a._tag !== "Routed") throw new Error(a.message)
+        const again = p.route(a.state, { requestId: "a", inputLength: 1000 }, 1.1)
+        if (again._tag === "Routed") {
+          // a policy that keeps no charge per id may route it again (its cursor moves on); once
+          // finished, no rank is left with a phantom load: the probes spread evenly as without it
+          const twice = p.finish(p.finish(again.state, ["a"]), ["a"])
+          const spread = (xs: Array<number>) => [...xs].sort((x, y) => x - y)
+          expect(spread(probes(p, twice))).toEqual(spread(probes(p, p.finish(a.state, ["a"]))))
+          return
+        }
+        expect([again.reason, again.field]).toEqual(["InvalidInput", "requestId"])
+        expect(again.message).toBe(
+          'requestId "a" is already in flight (routed, not finished): finish it first or give the new request its own id'
+        )
+        // once finished, the id may be used again, and nothing of it is left
+        const done = p.finish(a.state, ["a"])
+        const reuse = p.route(done, { requestId: "a", inputLength: 1000 }, 1.2)
+        expect(reuse._tag).toBe("Routed")
+        expect(probes(p, done)).toEqual(probes(p, p.finish(a.state, ["a"])))
+      })
+    }
 })

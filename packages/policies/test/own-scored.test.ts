@@ -266,6 +266,8 @@ describe("makeScored expresses the own policies decision for decision (random se
     expect([...seen].sort()).toEqual(
       [
         "AllRanksUnavailable",
+        // an id routed again while still in flight (the sequences reuse ids)
+        "InvalidInput",
         "InvalidRoutedRank",
         "excluded",
         "kvInfeasible",

@@ -8,7 +8,7 @@
  */
 import { packed } from "../internal/packed.js"
 import { type Explanation, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
-import { checkRequest } from "./internal/checkRequest.js"
+import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
@@ -17,6 +17,7 @@ import {
   emptyLedger,
   finishLedger,
   type LedgerState,
+  ledgerHolds,
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
@@ -292,7 +293,8 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     now: number
   ): RouteResult<CacheAffinityState> => {
     const n = state.ledger.dpSize
-    const bad = checkRequest(n, request, now)
+    const bad =
+      checkRequest(n, request, now) ?? checkNotInFlight(request, ledgerHolds(state.ledger, request.requestId))
     if (bad !== undefined) return bad
     const known = request.sessionId === undefined ? undefined : getTrie(state.sessions, request.sessionId)
     if (request.routedDpRank !== undefined) {

@@ -6,7 +6,7 @@
  */
 import { clientsOf } from "../internal/clients.js"
 import { type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
-import { checkRequest } from "./internal/checkRequest.js"
+import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import {
   chargeLedger,
@@ -14,6 +14,7 @@ import {
   emptyLedger,
   finishLedger,
   type LedgerState,
+  ledgerHolds,
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
@@ -154,7 +155,8 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     if (optionsError !== undefined) return optionsError
     const state = outer.ledger
     const n = state.dpSize
-    const bad = checkRequest(n, request, now)
+    const bad =
+      checkRequest(n, request, now) ?? checkNotInFlight(request, ledgerHolds(state, request.requestId))
     if (bad !== undefined) return bad
     const charge = chargeOf(request, now, chargeScale)
     if (request.routedDpRank !== undefined) {

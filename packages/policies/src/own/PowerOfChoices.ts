@@ -16,7 +16,7 @@ import {
   type RouteResult
 } from "../Policy.js"
 import { type RngState, rngFromSeed, withDraws } from "../peers/Draws.js"
-import { checkRequest } from "./internal/checkRequest.js"
+import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { freeKvTokens, kvFeasible } from "./internal/FreeKv.js"
 import { chargeOf, emptyLedger, type LedgerState } from "./internal/InflightCharges.js"
 import {
@@ -24,6 +24,7 @@ import {
   type LazyLedger,
   lazyCharge,
   lazyFinish,
+  lazyHolds,
   lazyObserve,
   lazyOf,
   lazySetStatus
@@ -233,7 +234,8 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     if ("_tag" in scoring) return scoring
     const base = s.ledger.base
     const n = base.dpSize
-    const bad = checkRequest(n, request, now)
+    const bad =
+      checkRequest(n, request, now) ?? checkNotInFlight(request, lazyHolds(s.ledger, request.requestId))
     if (bad !== undefined) return bad
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank

@@ -5,7 +5,7 @@
  * @since 0.4.0
  */
 import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
-import { checkRequest } from "./internal/checkRequest.js"
+import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import { addInflight, emptyInflight, finishInflight, type Inflight } from "./internal/Inflight.js"
 import {
@@ -14,6 +14,7 @@ import {
   emptyLedger,
   finishLedger,
   type LedgerState,
+  ledgerHolds,
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
@@ -196,7 +197,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     if ("_tag" in scoring) return scoring
     const L = s.ledger
     const n = L.dpSize
-    const bad = checkRequest(n, request, now)
+    const bad = checkRequest(n, request, now) ?? checkNotInFlight(request, ledgerHolds(L, request.requestId))
     if (bad !== undefined) return bad
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank

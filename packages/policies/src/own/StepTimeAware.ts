@@ -12,7 +12,7 @@ import { clientsOf } from "../internal/clients.js"
 import { isCount, malformedRow } from "../internal/counts.js"
 import { doubles, packed } from "../internal/packed.js"
 import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteResult } from "../Policy.js"
-import { checkRequest } from "./internal/checkRequest.js"
+import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { emptyTrie, fnv1a, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
 import {
@@ -558,7 +558,9 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     if (optionsError !== undefined) return optionsError
     const { ledger, demand } = s
     const n = ledger.dpSize
-    const bad = checkRequest(n, request, now)
+    const bad =
+      checkRequest(n, request, now) ??
+      checkNotInFlight(request, trackInflight && getTrie(s.inflight, request.requestId) !== undefined)
     if (bad !== undefined) return bad
     const input = request.inputLength
     const hashes = request.prefixHashes

@@ -6,7 +6,7 @@
  */
 import { clientsOf } from "../internal/clients.js"
 import { type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
-import { checkRequest } from "./internal/checkRequest.js"
+import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
@@ -15,6 +15,7 @@ import {
   emptyLedger,
   finishLedger,
   type LedgerState,
+  ledgerHolds,
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
@@ -150,7 +151,8 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
     if (optionsError !== undefined) return optionsError
     const state = s.ledger
     const n = state.dpSize
-    const bad = checkRequest(n, request, now)
+    const bad =
+      checkRequest(n, request, now) ?? checkNotInFlight(request, ledgerHolds(state, request.requestId))
     if (bad !== undefined) return bad
     const charge = chargeOf(request, now, clientCount)
     const commit = (

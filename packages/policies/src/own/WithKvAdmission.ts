@@ -18,6 +18,7 @@ import {
   type RouteResult
 } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
+import { checkNotInFlight } from "./internal/checkRequest.js"
 import { freeKvTokensFromUsage, kvFeasible } from "./internal/FreeKv.js"
 import {
   chargeLedger,
@@ -25,6 +26,7 @@ import {
   emptyLedger,
   finishLedger,
   type LedgerState,
+  ledgerHolds,
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
@@ -150,7 +152,11 @@ export const withKvAdmission = <S>(
     now: number
   ): RouteResult<KvAdmissionState<S>> => {
     if (optionsError !== undefined) return optionsError
-    const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
+    const bad =
+      checkInputLength(request.inputLength) ??
+      checkNow(now) ??
+      checkRequestFields(request) ??
+      checkNotInFlight(request, ledgerHolds(s.ledger, request.requestId))
     if (bad !== undefined) return bad
     const fits =
       request.routedDpRank === undefined ? kvFeasible(s.ledger, request.inputLength, usage) : undefined

@@ -17,6 +17,7 @@ import {
   type RouteResult
 } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
+import { checkNotInFlight } from "./internal/checkRequest.js"
 import { addInflight, emptyInflight, finishInflight, type Inflight } from "./internal/Inflight.js"
 import {
   chargeLedger,
@@ -25,6 +26,7 @@ import {
   emptyLedger,
   finishLedger,
   type LedgerState,
+  ledgerHolds,
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
@@ -189,7 +191,11 @@ export const withStaleness = <S>(
     now: number
   ): RouteResult<StalenessState<S>> => {
     if (optionsError !== undefined) return optionsError
-    const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
+    const bad =
+      checkInputLength(request.inputLength) ??
+      checkNow(now) ??
+      checkRequestFields(request) ??
+      checkNotInFlight(request, ledgerHolds(s.ledger, request.requestId))
     if (bad !== undefined) return bad
     const out = policy.route(s.inner, request, now)
     if (out._tag !== "Routed") {

@@ -366,6 +366,10 @@ export const finishLedger = (state: LedgerState, requestIds: ReadonlyArray<strin
   )
 }
 
+/** Whether `requestId` holds a charge (routed, not finished). @internal */
+export const ledgerHolds = (state: LedgerState, requestId: string): boolean =>
+  getTrie(state.owner, requestId) !== undefined
+
 /** Replace health; a status of the wrong length is ignored (as upstream). @internal */
 export const setLedgerStatus = (state: LedgerState, status: ReadonlyArray<boolean>): LedgerState =>
   checkStatus(status, state.dpSize) === undefined ? { ...state, healthy: [...status] } : state

@@ -164,6 +164,12 @@ export const lazyCharge = (l: LazyLedger, rank: number, charge: Charge): LazyLed
   return next.logSize >= next.batch ? fold(next) : next
 }
 
+/** Whether `requestId` holds a charge (routed, not finished), the log included. @internal */
+export const lazyHolds = (l: LazyLedger, requestId: string): boolean => {
+  const mark = l.logSize === 0 ? undefined : getTrie(l.marks, requestId)
+  return mark !== undefined ? "held" in mark : getTrie(l.base.owner, requestId) !== undefined
+}
+
 /** Requests that finished: as `finishLedger` (unknown and already finished ids ignored). @internal */
 export const lazyFinish = (l: LazyLedger, ids: ReadonlyArray<string>): LazyLedger => {
   if (l.batch <= 1) return withBase(l, finishLedger(l.base, ids))

@@ -31,3 +31,20 @@ export const checkRequest = (dpSize: number, request: RouteRequest, now: number)
     return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
   return undefined
 }
+
+/**
+ * `InvalidInput` naming `requestId` when `inFlight` (the policy still holds a charge for this id:
+ * routed, not finished), else `undefined`. Routing the same id again would charge it twice and
+ * `finish` would take one charge back: the other would stay, a phantom load on a rank. SGLang and
+ * vLLM refuse a duplicate request id as well (and so does the live router).
+ *
+ * @internal
+ */
+export const checkNotInFlight = (request: RouteRequest, inFlight: boolean): PolicyError | undefined =>
+  inFlight
+    ? policyError(
+        "InvalidInput",
+        `requestId ${JSON.stringify(request.requestId)} is already in flight (routed, not finished): finish it first or give the new request its own id`,
+        "requestId"
+      )
+    : undefined
