@@ -116,9 +116,9 @@ describe("an id routed again while in flight: refused, and no phantom charge is 
         if (again._tag === "Routed") {
           // a policy that keeps no charge per id may route it again (its cursor moves on); once
           // finished, no rank is left with a phantom load: the probes spread evenly as without it
-          const twice = p.finish(p.finish(again.state, ["a"]), ["a"])
+          const twice = p.finish(p.finish(again.state, ["a"], 1.5), ["a"], 1.5)
           const spread = (xs: Array<number>) => [...xs].sort((x, y) => x - y)
-          expect(spread(probes(p, twice))).toEqual(spread(probes(p, p.finish(a.state, ["a"]))))
+          expect(spread(probes(p, twice))).toEqual(spread(probes(p, p.finish(a.state, ["a"], 1.5))))
           return
         }
         expect([again.reason, again.field]).toEqual(["InvalidInput", "requestId"])
@@ -126,10 +126,10 @@ describe("an id routed again while in flight: refused, and no phantom charge is 
           'requestId "a" is already in flight (routed, not finished): finish it first or give the new request its own id'
         )
         // once finished, the id may be used again, and nothing of it is left
-        const done = p.finish(a.state, ["a"])
+        const done = p.finish(a.state, ["a"], 1.5)
         const reuse = p.route(done, { requestId: "a", inputLength: 1000 }, 1.2)
         expect(reuse._tag).toBe("Routed")
-        expect(probes(p, done)).toEqual(probes(p, p.finish(a.state, ["a"])))
+        expect(probes(p, done)).toEqual(probes(p, p.finish(a.state, ["a"], 1.5)))
       })
     }
 })

@@ -12,7 +12,7 @@
  * `stallSteps` consecutive step attempts, or a vetoed forward (no dummy batches) has no event left
  * to fill its empty ranks; `causes` names each empty rank and why (e.g. its only request needs more
  * KV than is free), `message` says it in one line. `InvalidConfig`: `field` of the config is out of
- * range (`checkConfig`); nothing ran. `TimeLimit`:
+ * range (`checkConfig`), or `field` is `"policy"` for a policy without `make`; nothing ran. `TimeLimit`:
  * `maxSimulatedSeconds` was reached.
  *
  * @category models

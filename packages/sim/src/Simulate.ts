@@ -103,9 +103,9 @@ export const simulate = (
   // a config that is not an object resolves to one without a dpSize: an InvalidConfig naming it
   const given: SimConfig = typeof config === "object" && config !== null ? config : ({} as SimConfig)
   const c = resolveConfig(
-    given.engine === undefined && policy.engine === "vllm" ? { ...given, engine: "vllm" } : given
+    given.engine === undefined && policy?.engine === "vllm" ? { ...given, engine: "vllm" } : given
   )
-  const run = runLoop(c, trace, policy.make, options.onProgress)
+  const run = runLoop(c, trace, policy?.make, options.onProgress)
   const ttft = new Samples()
   const e2e = new Samples()
   let finished = 0
@@ -151,7 +151,7 @@ export const simulate = (
       }))
     : undefined
   return {
-    policy: policy.name,
+    policy: String(policy?.name),
     status: run.status,
     requests: { total: trace.length, finished, unfinished: trace.length - finished, rejected, stalled },
     ttftSeconds: percentiles(ttftSorted),

@@ -1,8 +1,8 @@
 // The lockstep rules of `simulate` (see its docstring, "The step rule"), each on a small hand-built
 // scenario with a fixed 10 ms step, so every time below is a whole number of steps.
-import type { Policy } from "@loadledger/policies"
+import { findPolicy, type Policy } from "@loadledger/policies"
 import { describe, expect, it } from "vitest"
-import type { SimConfig, TraceRequest } from "../src/index.js"
+import type { SimConfig, SimPolicy, TraceRequest } from "../src/index.js"
 import { simulate } from "../src/index.js"
 import { asSimPolicy, fixedStep, req } from "./helpers.js"
 
@@ -259,6 +259,20 @@ describe("every config field out of range: an InvalidConfig naming it, never a t
         _tag: "InvalidConfig",
         field: "dpSize"
       })
+  })
+  it("a policy without make (a made policy where its registry entry belongs): InvalidConfig naming policy", () => {
+    const made = findPolicy("total-tokens")!.make({})
+    const r = simulate(
+      { dpSize: 2, stepModel: fixedStep(0.01) },
+      [req(0, 0, 100, 3)],
+      made as unknown as SimPolicy
+    )
+    expect(r.status).toEqual({
+      _tag: "InvalidConfig",
+      field: "policy",
+      message: "policy must be { name, make(options) }, e.g. a registry entry from findPolicy(name)"
+    })
+    expect(r.requests.finished).toBe(0)
   })
   it("frontEnds is checked with the vLLM engine (SGLang always has one front end)", () => {
     const v = run({ engine: "vllm", frontEnds: 0 }, [req(0, 0, 100, 3)])

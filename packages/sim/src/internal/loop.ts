@@ -16,7 +16,7 @@
  *    (`events.ts`).
  * A status other than Completed from any step ends the run with that status.
  */
-import type { Policy, PolicyOptions } from "@loadledger/policies"
+import { type Policy, type PolicyOptions, policyError } from "@loadledger/policies"
 import type { ResolvedSimConfig } from "../Config.js"
 import { checkConfig, resolveConfig } from "../Config.js"
 import type { PublishRecord, SimStatus, StepRecord } from "../Result.js"
@@ -159,14 +159,36 @@ const withDefaultsForInvalid = (c: ResolvedSimConfig): ResolvedSimConfig => {
   return safe
 }
 
+/** A policy that is never asked to route: what a run that does not start is built with. */
+const neverRoutes: Policy<null> = {
+  name: "none",
+  init: () => null,
+  observe: (s) => s,
+  route: () => policyError("NoRanks", "the run did not start"),
+  finish: (s) => s,
+  setStatus: (s) => s
+}
+
 export const runLoop = (
   c: ResolvedSimConfig,
   trace: ReadonlyArray<TraceRequest>,
   make: (o: PolicyOptions) => Policy<unknown>,
   onProgress?: (done: number, total: number) => void
 ): RawRun => {
-  const invalid = checkConfig(c)
-  const run = newRun(invalid ? withDefaultsForInvalid(c) : c, trace, make, onProgress)
+  // a policy without `make` (e.g. a made policy where its registry entry belongs) names `policy`
+  const invalid =
+    typeof make === "function"
+      ? checkConfig(c)
+      : {
+          field: "policy",
+          message: "policy must be { name, make(options) }, e.g. a registry entry from findPolicy(name)"
+        }
+  const run = newRun(
+    invalid ? withDefaultsForInvalid(c) : c,
+    trace,
+    typeof make === "function" ? make : () => neverRoutes as Policy<unknown>,
+    onProgress
+  )
   const status: SimStatus = invalid
     ? { _tag: "InvalidConfig", ...invalid }
     : (coordinatorError(run) ?? runEvents(run))
