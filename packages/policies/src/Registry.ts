@@ -30,7 +30,9 @@ import { vllmPolicyEntries } from "./vllm/Entries.js"
  * (`checkPolicyOptions`: `clientCount` an integer >= 1, `clientIndex` an integer in
  * `0..clientCount-1`, `seed` a safe integer, `maxRunningRequests` an integer >= 1, each when
  * present): the policy `make` returns answers every `route` with that `PolicyError`
- * `InvalidInput` naming the option.
+ * `InvalidInput` naming the option. Its `init` takes a `dpSize` that is a safe integer >= 0; for
+ * another (2.5, -1, NaN) every `route` is an `InvalidInput` naming `dpSize` (since 0.4.0; 27
+ * entries threw `RangeError` from inside `init`, 7 routed to rank 0 with 2.5).
  *
  * @category registry
  * @since 0.1.0

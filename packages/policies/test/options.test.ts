@@ -192,3 +192,24 @@ describe("options: every maker that takes clientCount / clientIndex refuses bad 
       )
   })
 })
+
+describe("init with a rank count that is not an integer >= 0: every route refuses naming dpSize", () => {
+  // before: 27 registered policies threw RangeError from inside init for 2.5, -1 or NaN, 7 routed
+  // to rank 0 with 2.5, and the others answered NoRanks "dpSize is 0" for -1
+  for (const entry of policyEntries())
+    it(entry.name, () => {
+      const p = entry.make({})
+      for (const bad of [-1, 2.5, Number.NaN, Number.POSITIVE_INFINITY, "8" as unknown as number]) {
+        let s = p.init(bad)
+        s = p.observe(s, [{ dpRank: 0, numRunningReqs: 1, numWaitingReqs: 0 }], 1)
+        s = p.setStatus(s, [true])
+        s = p.finish(s, ["a"], 1)
+        expect(p.route(s, { requestId: "a", inputLength: 10 }, 1)).toMatchObject({
+          _tag: "PolicyError",
+          reason: "InvalidInput",
+          field: "dpSize",
+          message: `dpSize must be an integer >= 0, got ${String(bad)}`
+        })
+      }
+    })
+})

@@ -303,7 +303,29 @@ describe("registry", () => {
       expect(e?.reference).toBe(true)
       expect(e?.make({}).name).toBe(name)
     }
-    expect(findPolicy("total-tokens")?.make({})).toBe(totalTokens)
+    // the registry's entry is the exported policy behind its input checks: the same decisions
+    const entry = findPolicy("total-tokens")!.make({})
+    const loads = [0, 1, 2].map((r) => ({
+      dpRank: r,
+      timestamp: 1,
+      numRunningReqs: 1,
+      numWaitingReqs: 0,
+      numTotalTokens: 300 - 100 * r
+    }))
+    let a: unknown = entry.observe(entry.init(3), loads, 1)
+    let b = totalTokens.observe(totalTokens.init(3), loads, 1)
+    for (let i = 0; i < 6; i++) {
+      const ra = entry.route(a, { requestId: `q${i}`, inputLength: 50 }, 1.001)
+      const rb = totalTokens.route(b, { requestId: `q${i}`, inputLength: 50 }, 1.001)
+      if (ra._tag !== "Routed" || rb._tag !== "Routed") throw new Error("not routed")
+      expect(ra.rank).toBe(rb.rank)
+      a = ra.state
+      b = rb.state
+    }
+    expect(entry.route(entry.init(2.5), { requestId: "x", inputLength: 1 }, 1)).toMatchObject({
+      reason: "InvalidInput",
+      field: "dpSize"
+    })
   })
 })
 

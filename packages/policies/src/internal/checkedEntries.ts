@@ -1,11 +1,14 @@
 /**
- * The registry's options rule in one place: each entry's `make` runs `checkPolicyOptions` first;
- * refused options give the entry's default policy with a `route` that returns the error.
+ * The registry's input rules in one place: each entry's `make` runs `checkPolicyOptions` first
+ * (refused options give the entry's default policy with a `route` that returns the error), and
+ * `init` takes only a `dpSize` that is a safe integer >= 0 (another gives a state whose every
+ * `route` is an `InvalidInput` naming `dpSize`; 27 policies threw `RangeError` from inside `init`
+ * for 2.5, -1 or NaN, and 7 routed to rank 0 with 2.5).
  *
  * @internal
  */
 import { checkPolicyOptions } from "../Options.js"
-import type { Policy, PolicyError } from "../Policy.js"
+import { type Policy, type PolicyError, policyError } from "../Policy.js"
 import type { PolicyEntry } from "../Registry.js"
 
 /**
@@ -17,15 +20,40 @@ const refusing = (policy: Policy<unknown>, error: PolicyError): Policy<unknown> 
   route: () => error
 })
 
+/** The state `init` gives for a `dpSize` it refuses: every `route` answers its error. */
+class RefusedDpSize {
+  constructor(readonly error: PolicyError) {}
+}
+
 /**
- * The same entries, each `make` checking its options first (`make` with good options is the
- * entry's own `make`: nothing is added to a route). @internal
+ * `policy` whose `init` refuses a `dpSize` that is not a safe integer >= 0: the state is then a
+ * `RefusedDpSize`, which `observe`, `finish` and `setStatus` keep and `route` answers with its
+ * error; any other state goes to the policy's own members (extra members such as `view` are the
+ * policy's own). @internal
+ */
+const checkingDpSize = (policy: Policy<unknown>): Policy<unknown> => ({
+  ...policy,
+  init: (dpSize) =>
+    Number.isSafeInteger(dpSize) && dpSize >= 0
+      ? policy.init(dpSize)
+      : new RefusedDpSize(
+          policyError("InvalidInput", `dpSize must be an integer >= 0, got ${String(dpSize)}`, "dpSize")
+        ),
+  observe: (s, loads, now) => (s instanceof RefusedDpSize ? s : policy.observe(s, loads, now)),
+  route: (s, request, now) => (s instanceof RefusedDpSize ? s.error : policy.route(s, request, now)),
+  finish: (s, ids, now) => (s instanceof RefusedDpSize ? s : policy.finish(s, ids, now)),
+  setStatus: (s, status) => (s instanceof RefusedDpSize ? s : policy.setStatus(s, status))
+})
+
+/**
+ * The same entries, each `make` checking its options first and its `init` the rank count.
+ * @internal
  */
 export const checkedEntries = (entries: ReadonlyArray<PolicyEntry>): ReadonlyArray<PolicyEntry> =>
   entries.map((entry) => ({
     ...entry,
     make: (options) => {
       const bad = checkPolicyOptions(options)
-      return bad === undefined ? entry.make(options) : refusing(entry.make({}), bad)
+      return checkingDpSize(bad === undefined ? entry.make(options) : refusing(entry.make({}), bad))
     }
   }))

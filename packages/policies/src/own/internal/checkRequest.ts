@@ -23,7 +23,7 @@ import {
  * @internal
  */
 export const checkRequest = (dpSize: number, request: RouteRequest, now: number): PolicyError | undefined => {
-  if (dpSize === 0) return policyError("NoRanks", "the policy has no ranks")
+  if (dpSize === 0) return policyError("NoRanks", "the policy has no ranks", "dpSize")
   const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
   if (bad !== undefined) return bad
   const r = request.routedDpRank
