@@ -13,6 +13,7 @@
  */
 
 import { floorModRoom } from "../internal/floorModRoom.js"
+import { ranksOf } from "../internal/ranksOf.js"
 import { storeSnapshots } from "../internal/snapshotStore.js"
 import {
   checkInputLength,
@@ -78,21 +79,24 @@ export interface DpControllerState {
  */
 export const init = (
   method: DpBudget.LoadBalanceMethod,
-  dpSize: number,
+  size: number,
   initialShm: "empty" | "writer_init" = "empty"
-): DpControllerState => ({
-  method,
-  dpSize,
-  budget: DpBudget.empty(dpSize),
-  roundRobinCounter: 0,
-  lastRefreshTimeSeconds: 0,
-  status: DpBudget.filled(dpSize, true),
-  shm: Array.from({ length: dpSize }, (_, r) =>
-    initialShm === "writer_init"
-      ? { dpRank: r, timestamp: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }
-      : undefined
-  )
-})
+): DpControllerState => {
+  const dpSize = ranksOf(size)
+  return {
+    method,
+    dpSize,
+    budget: DpBudget.empty(dpSize),
+    roundRobinCounter: 0,
+    lastRefreshTimeSeconds: 0,
+    status: DpBudget.filled(dpSize, true),
+    shm: Array.from({ length: dpSize }, (_, r) =>
+      initialShm === "writer_init"
+        ? { dpRank: r, timestamp: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }
+        : undefined
+    )
+  }
+}
 
 /**
  * A copy of `s` with some fields replaced, as an explicit literal: object spread is an order of

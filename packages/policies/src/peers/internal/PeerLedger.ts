@@ -6,6 +6,7 @@
 
 import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Option } from "effect"
+import { ranksOf } from "../../internal/ranksOf.js"
 import type { Explanation, Policy, PolicyError, RouteRequest, RouteResult } from "../../Policy.js"
 import { checkInputLength, checkNow, checkRequestFields, policyError } from "../../Policy.js"
 import { checkStatus } from "../../RankStatus.js"
@@ -152,7 +153,10 @@ export const peerPolicy = <X>(spec: {
   readonly onObserve?: ((extra: X, ledger: PeerLedger) => X) | undefined
 }): Policy<PeerState<X>> => ({
   name: spec.name,
-  init: (dpSize) => ({ ledger: initLedger(dpSize, spec.seed), extra: spec.initExtra(dpSize) }),
+  init: (dpSize) => ({
+    ledger: initLedger(ranksOf(dpSize), spec.seed),
+    extra: spec.initExtra(ranksOf(dpSize))
+  }),
   observe: (s, loads: ReadonlyArray<RankLoad>, now) => {
     if (loads.length === 0 || !Number.isFinite(now)) return s
     const ledger = observeLedger(s.ledger, loads)

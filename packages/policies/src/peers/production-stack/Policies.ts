@@ -7,6 +7,7 @@
  * @since 0.2.0
  */
 
+import { ranksOf } from "../../internal/ranksOf.js"
 import {
   checkInputLength,
   checkNow,
@@ -119,7 +120,7 @@ export const makePsPolicy = (
     options.qpsWindowSeconds !== undefined && options.qpsWindowSeconds > 0 ? options.qpsWindowSeconds : 60
   const sessionKey = options.sessionKey ?? "x-session-id"
   const init = (dpSize: number): PsPolicyState => {
-    const n = Math.max(0, dpSize)
+    const n = ranksOf(dpSize)
     return {
       healthy: new Array<boolean>(n).fill(true),
       arrivals: new Array<undefined>(n).fill(undefined),

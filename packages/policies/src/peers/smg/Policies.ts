@@ -7,6 +7,7 @@
  */
 
 import type { RankLoad } from "@loadledger/schema"
+import { ranksOf } from "../../internal/ranksOf.js"
 import {
   checkInputLength,
   checkNow,
@@ -151,7 +152,7 @@ export const makeSmgPolicy = (
 ): PeerPolicy<SmgPolicyState> => {
   const spec = specs(options)[name]
   const init = (dpSize: number): SmgPolicyState => {
-    const workers = Array.from({ length: Math.max(0, dpSize) }, (_, i) => ({
+    const workers = Array.from({ length: ranksOf(dpSize) }, (_, i) => ({
       url: urlOf(i),
       healthy: true,
       load: 0,
