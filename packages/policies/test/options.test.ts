@@ -17,9 +17,13 @@ import {
   ownPolicyEntries,
   type Policy,
   type PolicyOptions,
+  ProductionStack,
   policyEntries,
+  roundRobin,
   Scorers,
+  Smg,
   totalRequests,
+  totalTokens,
   VllmLb,
   withKvAdmission,
   withStaleness
@@ -210,6 +214,25 @@ describe("init with a rank count that is not an integer >= 0: every route refuse
           field: "dpSize",
           message: `dpSize must be an integer >= 0, got ${String(bad)}`
         })
+      }
+    })
+})
+
+describe("the exported policies used directly, with a bad init size: a typed error, never a throw or rank 0", () => {
+  // before: SGLang's total-tokens / total-requests / round-robin routed to rank 0 of 2.5 ranks and
+  // the peers threw RangeError from inside init; the registry's entries refuse naming dpSize (above)
+  const direct: ReadonlyArray<readonly [string, Policy<unknown>]> = [
+    ["totalTokens", totalTokens as Policy<unknown>],
+    ["totalRequests", totalRequests as Policy<unknown>],
+    ["roundRobin", roundRobin as Policy<unknown>],
+    ["smg cache-aware", Smg.makeSmgPolicy("cache-aware") as Policy<unknown>],
+    ["production-stack roundrobin", ProductionStack.makePsPolicy("roundrobin") as Policy<unknown>]
+  ]
+  for (const [name, p] of direct)
+    it(name, () => {
+      for (const bad of [-1, 2.5, Number.NaN]) {
+        const r = p.route(p.init(bad), { requestId: "a", inputLength: 10 }, 1)
+        expect(r._tag).toBe("PolicyError")
       }
     })
 })
