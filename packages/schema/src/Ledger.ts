@@ -102,8 +102,8 @@ const fromText = (
     return Result.flatMap(parseJson(text), (doc) => rowsOfJson(doc, kind, notices))
   }
   // line-oriented text: a last line with no newline after it may be cut off, and is not read
-  const body = withoutCutLine(text, notices)
-  if (body.trim() === "" && text.trim() !== "") {
+  const { body, cutLine } = withoutCutLine(text, notices)
+  if (cutLine !== undefined && body.trim() === "") {
     // the one line there was had no newline after it: not read, and nothing else to read
     const loadLike =
       exposition ||
@@ -114,8 +114,8 @@ const fromText = (
       return Result.fail(
         decodeError(
           "SyntaxError",
-          "line 1 does not end with a newline, so it may be cut off, and it is the only line: nothing complete to read (a load text ends with a newline)",
-          { line: 1 }
+          `line ${cutLine} does not end with a newline, so it may be cut off, and it is the only line: nothing complete to read (a load text ends with a newline)`,
+          { line: cutLine }
         )
       )
   }
@@ -152,7 +152,10 @@ const fromText = (
 }
 
 /** `text` up to its last complete line (see `completeLines`), with a `CutLine` notice when cut. */
-const withoutCutLine = (text: string, notices: Array<LedgerNotice>): string => {
+const withoutCutLine = (
+  text: string,
+  notices: Array<LedgerNotice>
+): { readonly body: string; readonly cutLine: number | undefined } => {
   const { complete, cutLine } = completeLines(text)
   if (cutLine !== undefined)
     notices.push({
@@ -160,7 +163,7 @@ const withoutCutLine = (text: string, notices: Array<LedgerNotice>): string => {
       line: cutLine,
       message: `line ${cutLine} does not end with a newline, so it may be cut off: it was not read`
     })
-  return complete
+  return { body: complete, cutLine }
 }
 
 /**
