@@ -180,8 +180,9 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
  * of today is at most a few hundred ranks; a run's cost grows faster than its rank count: 4,096
  * ranks took 1.8 s and 0.5 GB for five requests, 100,000 ran out of memory); `maxRunningRequests`,
  * `chunkedPrefillTokens`, `kvPoolTokens`, `maxRequestTokens`, `prefillIntervalSteps`, `stallSteps`
- * and `frontEnds` (used with the vLLM engine only) must be integers >= 1; `sparseTopK`, when set, too; `loadSamples` an integer
- * >= 0; `seed` a safe integer; `coordinatorIntervalSeconds` a finite number > 0;
+ * and `frontEnds` (used with the vLLM engine only) must be integers >= 1, `sparseTopK` too when
+ * set; `loadSamples` an integer >= 0; `seed` a safe integer; `coordinatorIntervalSeconds` a finite
+ * number > 0;
  * `maxSimulatedSeconds` a number > 0 (`Infinity`: no limit); `stepModel` a function; `engine`
  * `"sglang"` or `"vllm"`; `lockstep`, `expertParallel` and `dummyBatches` booleans;
  * `coordinatorRows` one of {@link CoordinatorRows}, and `"extended"` unless the engine is vLLM.
