@@ -185,6 +185,7 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
  * number > 0;
  * `maxSimulatedSeconds` a number > 0 (`Infinity`: no limit); `stepModel` a function; `engine`
  * `"sglang"` or `"vllm"`; `lockstep`, `expertParallel` and `dummyBatches` booleans;
+ * `vllmWaveProfile` a profile whose `syncInterval` is an integer >= 1; `faults` an object;
  * `coordinatorRows` one of {@link CoordinatorRows}, and `"extended"` unless the engine is vLLM.
  * Returns the first bad field with a message naming it and the value, or `undefined` when all are
  * valid. `simulate` checks first and reports a bad field as an `InvalidConfig` status, running
@@ -254,6 +255,12 @@ export const checkConfig = (c: ResolvedSimConfig): ConfigProblem | undefined => 
     boolean("lockstep") ??
     boolean("expertParallel") ??
     boolean("dummyBatches") ??
+    checkWaveProfile(c.vllmWaveProfile) ??
+    (typeof c.faults === "object" &&
+    c.faults !== null &&
+    typeof c.faults.zeroTokenRanksReturnEarly === "boolean"
+      ? undefined
+      : bad("faults", "{ zeroTokenRanksReturnEarly?: boolean }", c.faults)) ??
     checkCoordinatorRows(c.coordinatorRows, c.engine)
   )
 }
@@ -275,6 +282,19 @@ const shown = (v: unknown): string =>
     : typeof v === "function"
       ? "a function"
       : (JSON.stringify(v) ?? String(v))
+
+/** A vLLM wave profile: `syncInterval` an integer >= 1 (0 or NaN ran until out of memory). */
+const checkWaveProfile = (w: VllmWaveProfile): ConfigProblem | undefined =>
+  typeof w === "object" &&
+  w !== null &&
+  Number.isSafeInteger(w.syncInterval) &&
+  w.syncInterval >= 1 &&
+  typeof w.syncFirstStep === "boolean"
+    ? undefined
+    : {
+        field: "vllmWaveProfile",
+        message: `vllmWaveProfile must be { name, syncInterval: an integer >= 1, syncFirstStep: boolean }, got ${shown(w)}`
+      }
 
 /** The largest `dpSize` `checkConfig` accepts. */
 const MAX_DP_SIZE = 4096

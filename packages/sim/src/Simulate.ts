@@ -106,6 +106,9 @@ export const simulate = (
     given.engine === undefined && policy?.engine === "vllm" ? { ...given, engine: "vllm" } : given
   )
   const run = runLoop(c, trace, policy?.make, options.onProgress)
+  // what ran: none of a trace that could not run (an InvalidConfig naming it)
+  const ran: ReadonlyArray<TraceRequest> =
+    run.status._tag === "InvalidConfig" && run.status.field.startsWith("trace") ? [] : trace
   const ttft = new Samples()
   const e2e = new Samples()
   let finished = 0
@@ -130,7 +133,7 @@ export const simulate = (
   }
   const ttftSorted = ttft.sorted()
   const e2eSorted = e2e.sorted()
-  const firstArrival = trace[0]?.arrivalSeconds ?? 0
+  const firstArrival = ran[0]?.arrivalSeconds ?? 0
   const sum = (f: (r: (typeof run.ranks)[number]) => number) => run.ranks.reduce((a, r) => a + f(r), 0)
   const output = sum((r) => r.outputTokens)
   const admitted = sum((r) => r.admittedPromptTokens)
@@ -153,7 +156,7 @@ export const simulate = (
   return {
     policy: String(policy?.name),
     status: run.status,
-    requests: { total: trace.length, finished, unfinished: trace.length - finished, rejected, stalled },
+    requests: { total: ran.length, finished, unfinished: ran.length - finished, rejected, stalled },
     ttftSeconds: percentiles(ttftSorted),
     itlSeconds: run.itl.percentiles(),
     e2eSeconds: percentiles(e2eSorted),
@@ -168,7 +171,7 @@ export const simulate = (
     steps: run.steps,
     simulatedSeconds: run.endSeconds,
     firstArrivalSeconds: firstArrival,
-    lastArrivalSeconds: trace.at(-1)?.arrivalSeconds ?? 0,
+    lastArrivalSeconds: ran.at(-1)?.arrivalSeconds ?? 0,
     lastScheduledSeconds: Number.isNaN(lastScheduled) ? undefined : lastScheduled,
     tokens: {
       prefillComputed: sum((r) => r.prefillComputed),

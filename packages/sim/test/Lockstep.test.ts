@@ -274,6 +274,30 @@ describe("every config field out of range: an InvalidConfig naming it, never a t
     })
     expect(r.requests.finished).toBe(0)
   })
+  it("a vLLM wave profile with syncInterval 0 or NaN: InvalidConfig (it ran until out of memory)", () => {
+    for (const syncInterval of [0, Number.NaN, 1.5])
+      expect(
+        run({ engine: "vllm", vllmWaveProfile: { name: "x", syncInterval, syncFirstStep: true } }, [
+          req(0, 0, 100, 3)
+        ]).status
+      ).toMatchObject({ _tag: "InvalidConfig", field: "vllmWaveProfile" })
+  })
+  it("a request the simulator cannot run: InvalidConfig naming it by index and field, nothing run", () => {
+    // NaN arrival spun forever, Infinity held every other request back, inputLength 0 ended in a
+    // NoProgress whose cause contradicted itself (fresh-user trial)
+    const ok = req(0, 1, 100, 3)
+    for (const [bad, field] of [
+      [{ ...req(1, 0, 100, 3), arrivalSeconds: Number.NaN }, "trace[1].arrivalSeconds"],
+      [{ ...req(1, 0, 100, 3), arrivalSeconds: Number.POSITIVE_INFINITY }, "trace[1].arrivalSeconds"],
+      [{ ...req(1, 0, 100, 3), inputLength: 0 }, "trace[1].inputLength"],
+      [{ ...req(1, 0, 100, 3), outputLength: Number.NaN }, "trace[1].outputLength"],
+      [{ ...req(1, 0, 100, 3), requestId: 7 as unknown as string }, "trace[1].requestId"]
+    ] as const) {
+      const r = run({}, [ok, bad])
+      expect(r.status).toMatchObject({ _tag: "InvalidConfig", field })
+      expect(r.requests.total).toBe(0)
+    }
+  })
   it("frontEnds is checked with the vLLM engine (SGLang always has one front end)", () => {
     const v = run({ engine: "vllm", frontEnds: 0 }, [req(0, 0, 100, 3)])
     expect(v.status).toMatchObject({ _tag: "InvalidConfig", field: "frontEnds" })

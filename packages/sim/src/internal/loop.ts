@@ -16,7 +16,7 @@
  *    (`events.ts`).
  * A status other than Completed from any step ends the run with that status.
  */
-import { type Policy, type PolicyOptions, policyError } from "@loadledger/policies"
+import { isTokenCount, type Policy, type PolicyOptions, policyError } from "@loadledger/policies"
 import type { ResolvedSimConfig } from "../Config.js"
 import { checkConfig, resolveConfig } from "../Config.js"
 import type { PublishRecord, SimStatus, StepRecord } from "../Result.js"
@@ -159,6 +159,35 @@ const withDefaultsForInvalid = (c: ResolvedSimConfig): ResolvedSimConfig => {
   return safe
 }
 
+/**
+ * The first request of `trace` the simulator cannot run, named by its index and field: an arrival
+ * that is not a finite number >= 0 (NaN spun forever, Infinity held every other request back), a
+ * prompt that is not an integer >= 1 (0 ended in a contradictory NoProgress), an output that is not
+ * an integer >= 0, a `requestId` that is not a string. `parseTrace` gives only valid requests;
+ * this guards traces built by hand.
+ */
+const checkTrace = (
+  trace: ReadonlyArray<TraceRequest>
+): { readonly field: string; readonly message: string } | undefined => {
+  if (!Array.isArray(trace)) return { field: "trace", message: "trace must be an array of requests" }
+  for (let i = 0; i < trace.length; i++) {
+    const r = trace[i] as TraceRequest | undefined
+    const at = `trace[${i}]`
+    if (typeof r !== "object" || r === null) return { field: at, message: `${at} must be a request object` }
+    const bad = (f: string, rule: string, v: unknown) => ({
+      field: `${at}.${f}`,
+      message: `${at}.${f} must be ${rule}, got ${String(v)}`
+    })
+    if (typeof r.requestId !== "string") return bad("requestId", "a string", r.requestId)
+    if (!(Number.isFinite(r.arrivalSeconds) && r.arrivalSeconds >= 0))
+      return bad("arrivalSeconds", "a finite number >= 0", r.arrivalSeconds)
+    if (!(isTokenCount(r.inputLength) && r.inputLength >= 1))
+      return bad("inputLength", "an integer >= 1", r.inputLength)
+    if (!isTokenCount(r.outputLength)) return bad("outputLength", "an integer >= 0", r.outputLength)
+  }
+  return undefined
+}
+
 /** A policy that is never asked to route: what a run that does not start is built with. */
 const neverRoutes: Policy<null> = {
   name: "none",
@@ -178,14 +207,15 @@ export const runLoop = (
   // a policy without `make` (e.g. a made policy where its registry entry belongs) names `policy`
   const invalid =
     typeof make === "function"
-      ? checkConfig(c)
+      ? (checkConfig(c) ?? checkTrace(trace))
       : {
           field: "policy",
           message: "policy must be { name, make(options) }, e.g. a registry entry from findPolicy(name)"
         }
   const run = newRun(
     invalid ? withDefaultsForInvalid(c) : c,
-    trace,
+    // a trace that cannot run is not built into requests either
+    invalid?.field.startsWith("trace") ? [] : trace,
     typeof make === "function" ? make : () => neverRoutes as Policy<unknown>,
     onProgress
   )
