@@ -44,8 +44,11 @@ export type { RankLoad }
  * A request to place. `inputLength` is the prompt length in tokens, a token count
  * ({@link isTokenCount}); every policy's `route` refuses any other value with
  * {@link checkInputLength}'s error, and a field that is not of its type (from untyped callers) with
- * {@link checkRequestFields}'s. `routedDpRank` pins the request
- * to a rank (it bypasses scoring, as upstream). `bootstrapRoom` is SGLang's PD bootstrap room, a
+ * {@link checkRequestFields}'s. `routedDpRank` pins the request to a rank where the upstream
+ * router honours a pin (SGLang's and vLLM's policies and loadledger's own: it bypasses scoring,
+ * and a pin outside the ranks is `InvalidRoutedRank`); the router adapters of SMG (except
+ * `smg/consistent-hashing`), production-stack, llm-d and AIBrix ignore it, as their upstreams do
+ * (each docstring says so). `bootstrapRoom` is SGLang's PD bootstrap room, a
  * decimal string or bigint up to 2^64 (may be negative).
  *
  * @category models

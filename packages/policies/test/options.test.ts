@@ -236,3 +236,23 @@ describe("the exported policies used directly, with a bad init size: a typed err
       }
     })
 })
+
+describe("untyped callers: what a JavaScript caller may pass never throws from inside a registered policy", () => {
+  // before: observe(s, null), observe(s, [null]), route(s, null), finish(s, null) and
+  // finish(s, [5, null, {}]) threw TypeError in every one of the 50 entries (fresh-user trial)
+  for (const entry of policyEntries())
+    it(entry.name, () => {
+      const p = entry.make({})
+      const any = (u: unknown) => u as never
+      let s = p.init(2)
+      s = p.observe(s, any(null), 1)
+      s = p.observe(s, any([null, { dpRank: 0, numRunningReqs: 1, numWaitingReqs: 0 }, 5]), 1)
+      s = p.setStatus(s, any(null))
+      s = p.finish(s, any(null), 1)
+      s = p.finish(s, any([5, null, {}]), 1)
+      expect(p.route(s, any(null), 1)).toMatchObject({ reason: "InvalidInput", field: "request" })
+      expect(p.route(s, any("a"), 1)).toMatchObject({ reason: "InvalidInput", field: "request" })
+      const r = p.route(s, { requestId: "a", inputLength: 10, bootstrapRoom: "1" }, 1)
+      expect(r._tag === "Routed" || r._tag === "PolicyError").toBe(true)
+    })
+})

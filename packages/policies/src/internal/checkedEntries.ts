@@ -25,13 +25,24 @@ class RefusedDpSize {
   constructor(readonly error: PolicyError) {}
 }
 
+const isObject = (u: unknown): boolean => typeof u === "object" && u !== null
+
+const notARequest = policyError(
+  "InvalidInput",
+  "request must be an object { requestId, inputLength, ... }",
+  "request"
+)
+
 /**
- * `policy` whose `init` refuses a `dpSize` that is not a safe integer >= 0: the state is then a
- * `RefusedDpSize`, which `observe`, `finish` and `setStatus` keep and `route` answers with its
- * error; any other state goes to the policy's own members (extra members such as `view` are the
- * policy's own). @internal
+ * `policy` that takes what an untyped caller may pass without throwing: `init` refuses a `dpSize`
+ * that is not a safe integer >= 0 (the state is then a `RefusedDpSize`, which `observe`, `finish`
+ * and `setStatus` keep and `route` answers with its error); `route` refuses a request that is not
+ * an object (`InvalidInput` naming `request`); `observe` drops rows that are not objects and
+ * ignores loads that are not a list, `finish` ids that are not strings, `setStatus` a status that
+ * is not a list (each of these threw `TypeError` from inside in every policy). Any other call goes
+ * to the policy's own members (extra members such as `view` are the policy's own). @internal
  */
-const checkingDpSize = (policy: Policy<unknown>): Policy<unknown> => ({
+const checkingInputs = (policy: Policy<unknown>): Policy<unknown> => ({
   ...policy,
   init: (dpSize) =>
     Number.isSafeInteger(dpSize) && dpSize >= 0
@@ -39,14 +50,27 @@ const checkingDpSize = (policy: Policy<unknown>): Policy<unknown> => ({
       : new RefusedDpSize(
           policyError("InvalidInput", `dpSize must be an integer >= 0, got ${String(dpSize)}`, "dpSize")
         ),
-  observe: (s, loads, now) => (s instanceof RefusedDpSize ? s : policy.observe(s, loads, now)),
-  route: (s, request, now) => (s instanceof RefusedDpSize ? s.error : policy.route(s, request, now)),
-  finish: (s, ids, now) => (s instanceof RefusedDpSize ? s : policy.finish(s, ids, now)),
-  setStatus: (s, status) => (s instanceof RefusedDpSize ? s : policy.setStatus(s, status))
+  observe: (s, loads, now) =>
+    s instanceof RefusedDpSize || !Array.isArray(loads)
+      ? s
+      : policy.observe(s, loads.every(isObject) ? loads : loads.filter(isObject), now),
+  route: (s, request, now) =>
+    s instanceof RefusedDpSize ? s.error : isObject(request) ? policy.route(s, request, now) : notARequest,
+  finish: (s, ids, now) =>
+    s instanceof RefusedDpSize || !Array.isArray(ids)
+      ? s
+      : policy.finish(
+          s,
+          ids.every((id) => typeof id === "string") ? ids : ids.filter((id) => typeof id === "string"),
+          now
+        ),
+  setStatus: (s, status) =>
+    s instanceof RefusedDpSize || !Array.isArray(status) ? s : policy.setStatus(s, status)
 })
 
 /**
- * The same entries, each `make` checking its options first and its `init` the rank count.
+ * The same entries, each `make` checking its options first, and its policy what an untyped caller
+ * passes.
  * @internal
  */
 export const checkedEntries = (entries: ReadonlyArray<PolicyEntry>): ReadonlyArray<PolicyEntry> =>
@@ -54,6 +78,6 @@ export const checkedEntries = (entries: ReadonlyArray<PolicyEntry>): ReadonlyArr
     ...entry,
     make: (options) => {
       const bad = checkPolicyOptions(options)
-      return checkingDpSize(bad === undefined ? entry.make(options) : refusing(entry.make({}), bad))
+      return checkingInputs(bad === undefined ? entry.make(options) : refusing(entry.make({}), bad))
     }
   }))
