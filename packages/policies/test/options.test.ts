@@ -256,3 +256,15 @@ describe("untyped callers: what a JavaScript caller may pass never throws from i
       expect(r._tag === "Routed" || r._tag === "PolicyError").toBe(true)
     })
 })
+
+describe("no healthy rank: the error names the field that caused it", () => {
+  // before: the own policies and the smg / production-stack adapters left `field` unset
+  for (const entry of policyEntries())
+    it(entry.name, () => {
+      const p = entry.make({})
+      const rows = [0, 1].map((r) => ({ dpRank: r, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }))
+      const s = p.setStatus(p.observe(p.init(2), rows, 1), [false, false])
+      const r = p.route(s, { requestId: "a", inputLength: 10, bootstrapRoom: "1", prefixHashes: ["h"] }, 1)
+      if (r._tag === "PolicyError") expect([r.reason, r.field]).toEqual([r.reason, expect.any(String)])
+    })
+})

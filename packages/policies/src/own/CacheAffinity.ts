@@ -321,7 +321,11 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       if (state.ledger.healthy[r] && (fits === undefined || fits[r])) eligible[ne++] = r
     eligible.length = ne
     if (eligible.length === 0)
-      return policyError("AllRanksUnavailable", `Cannot route request: all ${n} workers are unavailable.`)
+      return policyError(
+        "AllRanksUnavailable",
+        `Cannot route request: all ${n} workers are unavailable.`,
+        "status"
+      )
     const kv = new Array<number | undefined>(n)
     // a rank whose load or KV usage is unknown loses every full tie to a known one
     const unknown = new Array<number>(n)

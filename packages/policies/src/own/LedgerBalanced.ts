@@ -244,7 +244,11 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       }
     }
     if (best < 0)
-      return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
+      return policyError(
+        "AllRanksUnavailable",
+        `Cannot route request: all ${n} DP ranks are unavailable.`,
+        "status"
+      )
     if (start !== 0) {
       stale.sort(ascending)
       unknown.sort(ascending)

@@ -304,7 +304,11 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     const full = viewOver(folded.base, undefined)
     const p2 = pickBest(full, all, scoring, fits === undefined ? undefined : all.map((r) => fits[r] === true))
     if (p2.best < 0)
-      return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
+      return policyError(
+        "AllRanksUnavailable",
+        `Cannot route request: all ${n} DP ranks are unavailable.`,
+        "status"
+      )
     return commit(s, folded, request, all[p2.best]!, (s.cursor + 1) % n, rng, now, {
       tieBreak: tieText,
       details: {

@@ -231,7 +231,11 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     }
     const picked = pickBest(view, ranks, scoring, allowed)
     if (picked.best < 0)
-      return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
+      return policyError(
+        "AllRanksUnavailable",
+        `Cannot route request: all ${n} DP ranks are unavailable.`,
+        "status"
+      )
     // the explanation, per rank (lists allocated only when not empty)
     const inf = Number.POSITIVE_INFINITY
     const scores = new Array<number>(n)

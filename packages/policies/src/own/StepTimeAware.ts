@@ -707,7 +707,11 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       bestCached = altCached
     }
     if (best < 0)
-      return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
+      return policyError(
+        "AllRanksUnavailable",
+        `Cannot route request: all ${n} DP ranks are unavailable.`,
+        "status"
+      )
     return commit(s, request, now, best, (s.cursor + 1) % n, bestQueue, bestCached, scores, matched, terms)
   }
 

@@ -209,7 +209,11 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
       }
     }
     if (best < 0)
-      return policyError("AllRanksUnavailable", `Cannot route request: all ${n} DP ranks are unavailable.`)
+      return policyError(
+        "AllRanksUnavailable",
+        `Cannot route request: all ${n} DP ranks are unavailable.`,
+        "status"
+      )
     return commit(best, (s.cursor + 1) % n, scores)
   }
 

@@ -148,7 +148,8 @@ export const makePsPolicy = (
     if (url === undefined)
       return policyError(
         "AllRanksUnavailable",
-        `${name}: upstream selects no engine (${String(details.error ?? "none")})`
+        `${name}: upstream selects no engine (${String(details.error ?? "none")})`,
+        "status"
       )
     const rank = Number(url.slice(5))
     const arrivals = s.arrivals.slice()

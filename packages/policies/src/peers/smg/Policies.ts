@@ -197,7 +197,7 @@ export const makeSmgPolicy = (
       return policyError(
         "AllRanksUnavailable",
         `${name}: upstream selects no worker${branch === undefined ? "" : ` (${String(branch)})`}`,
-        branch === "no_tokens" ? "prefixHashes" : branch === "target_worker_miss" ? "routedDpRank" : undefined
+        branch === "no_tokens" ? "prefixHashes" : branch === "target_worker_miss" ? "routedDpRank" : "status"
       )
     }
     const explanation: Explanation = {
@@ -225,7 +225,7 @@ export const makeSmgPolicy = (
     }
     const h = healthyIndices(s.workers)
     if (h.length === 0)
-      return policyError("AllRanksUnavailable", "dp-min-token: no rank reported and none healthy")
+      return policyError("AllRanksUnavailable", "dp-min-token: no rank reported and none healthy", "status")
     const rank = h[s.fallbackCursor % h.length]!
     const r = routed(s, rank, req, s.core, s.seed, false, {
       tieBreak: "no rank has a cached load: the engine's own round robin",
