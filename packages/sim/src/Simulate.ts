@@ -106,9 +106,7 @@ export const simulate = (
     given.engine === undefined && policy?.engine === "vllm" ? { ...given, engine: "vllm" } : given
   )
   const run = runLoop(c, trace, policy?.make, options.onProgress)
-  // what ran: none of a trace that could not run (an InvalidConfig naming it)
-  const ran: ReadonlyArray<TraceRequest> =
-    run.status._tag === "InvalidConfig" && run.status.field.startsWith("trace") ? [] : trace
+  const ran = run.trace
   const ttft = new Samples()
   const e2e = new Samples()
   let finished = 0

@@ -10,6 +10,7 @@
 import { checkPolicyOptions } from "../Options.js"
 import { type Policy, type PolicyError, policyError } from "../Policy.js"
 import type { PolicyEntry } from "../Registry.js"
+import { isRankCount } from "./ranksOf.js"
 
 /**
  * `policy` with every `route` answered by `error`; the rest (`init`, `observe`, `finish`,
@@ -45,7 +46,7 @@ const notARequest = policyError(
 const checkingInputs = (policy: Policy<unknown>): Policy<unknown> => ({
   ...policy,
   init: (dpSize) =>
-    Number.isSafeInteger(dpSize) && dpSize >= 0
+    isRankCount(dpSize)
       ? policy.init(dpSize)
       : new RefusedDpSize(
           policyError("InvalidInput", `dpSize must be an integer >= 0, got ${String(dpSize)}`, "dpSize")

@@ -6,4 +6,7 @@
  *
  * @internal
  */
-export const ranksOf = (dpSize: number): number => (Number.isSafeInteger(dpSize) && dpSize >= 0 ? dpSize : 0)
+export const ranksOf = (dpSize: number): number => (isRankCount(dpSize) ? dpSize : 0)
+
+/** Whether `dpSize` is a rank count a policy state can be built for: a safe integer >= 0. @internal */
+export const isRankCount = (dpSize: number): boolean => Number.isSafeInteger(dpSize) && dpSize >= 0

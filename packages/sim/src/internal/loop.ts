@@ -31,6 +31,8 @@ import { startStep } from "./stepStart.js"
 
 export interface RawRun {
   readonly status: SimStatus
+  /** The trace the run was built from: none of one that cannot run (an InvalidConfig naming it). */
+  readonly trace: ReadonlyArray<TraceRequest>
   readonly reqs: ReadonlyArray<Req>
   readonly ranks: ReadonlyArray<Rank>
   readonly itl: CountedSamples
@@ -212,10 +214,11 @@ export const runLoop = (
           field: "policy",
           message: "policy must be { name, make(options) }, e.g. a registry entry from findPolicy(name)"
         }
+  // a trace that cannot run is not built into requests either
+  const ran = invalid?.field.startsWith("trace") ? [] : trace
   const run = newRun(
     invalid ? withDefaultsForInvalid(c) : c,
-    // a trace that cannot run is not built into requests either
-    invalid?.field.startsWith("trace") ? [] : trace,
+    ran,
     typeof make === "function" ? make : () => neverRoutes as Policy<unknown>,
     onProgress
   )
@@ -226,6 +229,7 @@ export const runLoop = (
   for (const r of run.ranks) r.settle()
   return {
     status,
+    trace: ran,
     reqs: run.reqs,
     ranks: run.ranks,
     itl: run.itl,
