@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest"
 import type { SummaryRow } from "../src/sweep/Summary.js"
 import { markdownTable } from "../src/sweep/Summary.js"
-import { verdictMarkdown, verdictRows } from "../src/sweep/Verdict.js"
+import { fieldWins, verdictMarkdown, verdictRows } from "../src/sweep/Verdict.js"
 
 const row = (
   policy: string,
@@ -123,6 +123,70 @@ describe("verdictRows", () => {
     expect(md).toContain(
       "| t at 1x, DP 8, sglang x1 | 2 (a) | 100 (a) | 30.0% (a) | 0% / 0% | ours-close | 2.1 (+5.0%) | 95 (-5.0%) | 25.0% (-16.7%) | miss |"
     )
+  })
+})
+
+describe("fieldWins: the same rule turned on the upstream policies", () => {
+  const inBlock = (r: SummaryRow, trace: string): SummaryRow => ({ ...r, id: `${trace}-${r.policy}`, trace })
+
+  it("counts, per upstream policy, the blocks where it beats the best of the other upstream ones on all three", () => {
+    const rows = [
+      // block t1: "a" is lowest on all three by the margins (spread > 5%: 2% needed)
+      ...[row("a", 1.0, 80, 0.1), row("b", 2.0, 100, 0.3), row("c", 3.0, 90, 0.2)].map((r) =>
+        inBlock(r, "t1")
+      ),
+      // block t2: "a" holds TTFT, "c" ITL and sync: a trade-off, nobody wins
+      ...[row("a", 1.0, 100, 0.3), row("b", 2.0, 100, 0.3), row("c", 3.0, 80, 0.1)].map((r) =>
+        inBlock(r, "t2")
+      ),
+      // ours is never judged and never a bar: without it "c" would not be beaten on ITL in t1 either
+      inBlock(row("ours", 0.1, 1, 0.01), "t1"),
+      inBlock(row("ours", 0.1, 1, 0.01), "t2")
+    ]
+    expect(fieldWins(rows, ours)).toEqual([
+      { policy: "a", won: 1, blocks: 2 },
+      { policy: "b", won: 0, blocks: 2 },
+      { policy: "c", won: 0, blocks: 2 }
+    ])
+  })
+
+  it("a twin (same three figures under another name) is no bar, so a rule with two names can still win", () => {
+    const rows = [row("a", 1.0, 80, 0.1), row("a-twin", 1.0, 80, 0.1), row("b", 2.0, 100, 0.3)]
+    expect(fieldWins(rows, ours)).toEqual([
+      { policy: "a", won: 1, blocks: 1 },
+      { policy: "a-twin", won: 1, blocks: 1 },
+      { policy: "b", won: 0, blocks: 1 }
+    ])
+  })
+
+  it("a policy that did not finish or keep up is neither judged nor a bar; a block of one is not judged", () => {
+    const rows = [
+      ...[
+        row("a", 1.0, 80, 0.1),
+        row("herd", 0.5, 10, 0.01, 10, false),
+        row("stalled", 0.5, 10, 0.01, 3)
+      ].map((r) => inBlock(r, "t1")),
+      inBlock(row("a", 1.0, 80, 0.1), "t2")
+    ]
+    // t1: "a" against nothing complete is not judged; t2: alone
+    expect(fieldWins(rows, ours)).toEqual([])
+    const withB = [...rows, inBlock(row("b", 2.0, 100, 0.3), "t1")]
+    expect(fieldWins(withB, ours)).toEqual([
+      { policy: "a", won: 1, blocks: 1 },
+      { policy: "b", won: 0, blocks: 1 }
+    ])
+  })
+
+  it("the verdict's Markdown says how the field fares by the same rule", () => {
+    const rows = [row("a", 2.0, 100, 0.3), row("b", 3.0, 90, 0.2), row("ours", 1.9, 85, 0.19)]
+    const md = verdictMarkdown(verdictRows(rows, ours), fieldWins(rows, ours))
+    expect(md).toContain("none of the 2 wins a block.")
+    const lopsided = [row("a", 2.0, 100, 0.3), row("b", 1.0, 50, 0.1), row("ours", 0.9, 45, 0.09)]
+    expect(verdictMarkdown(verdictRows(lopsided, ours), fieldWins(lopsided, ours))).toContain(
+      "the most, b, wins 1 of 1 blocks."
+    )
+    // without the field, no line about it
+    expect(verdictMarkdown(verdictRows(rows, ours))).not.toContain("turned on the field")
   })
 })
 

@@ -12,7 +12,7 @@ import { sweepReport } from "../sweep/report.js"
 import { mergeRuns, readCells, runSweep } from "../sweep/run.js"
 import { expandCells, parseShard, parseSpec, type SweepSpec } from "../sweep/Spec.js"
 import { markdownTable, summaryRows } from "../sweep/Summary.js"
-import { verdictMarkdown, verdictRows } from "../sweep/Verdict.js"
+import { fieldWins, verdictMarkdown, verdictRows } from "../sweep/Verdict.js"
 import { progressMode, startProgress } from "./progress.js"
 import { renderReport } from "./simulateReport.js"
 
@@ -63,12 +63,14 @@ const writeSummary = async (outDir: string, spec: SweepSpec, json: boolean) => {
       .filter((e) => e.reference)
       .map((e) => e.name)
   )
-  const verdict = verdictRows(rows, (p) => !reference.has(p))
-  const table = `${markdownTable(rows)}${verdict.length > 0 ? `\n${verdictMarkdown(verdict)}` : ""}`
+  const isOurs = (p: string) => !reference.has(p)
+  const verdict = verdictRows(rows, isOurs)
+  const field = fieldWins(rows, isOurs)
+  const table = `${markdownTable(rows)}${verdict.length > 0 ? `\n${verdictMarkdown(verdict, field)}` : ""}`
   writeFileSync(join(outDir, "report.html"), await renderReport(sweepReport(spec, results)))
   writeFileSync(
     join(outDir, "summary.json"),
-    `${JSON.stringify({ spec, rows, verdict, missing: missing.map((c) => c.id) }, null, 2)}\n`
+    `${JSON.stringify({ spec, rows, verdict, fieldWins: field, missing: missing.map((c) => c.id) }, null, 2)}\n`
   )
   writeFileSync(join(outDir, "summary.md"), `${table}\n`)
   if (json) process.stdout.write(`${JSON.stringify({ rows, missing: missing.map((c) => c.id) })}\n`)

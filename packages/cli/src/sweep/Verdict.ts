@@ -60,6 +60,49 @@ const argmin = (rs: ReadonlyArray<SummaryRow>, f: (r: SummaryRow) => number): Su
 const gapTo = (v: number, best: number, spread: number): number =>
   v / best - (spread > SPREAD ? 1 - MARGIN : 1)
 
+const ttft = (r: SummaryRow) => r.ttftP99Seconds!
+const itl = (r: SummaryRow) => r.itlP99Ms!
+
+/** The rows of each block (trace, rate, DP size, front end), in the order first seen. */
+const blocksOf = (rows: ReadonlyArray<SummaryRow>): Map<string, Array<SummaryRow>> => {
+  const blocks = new Map<string, Array<SummaryRow>>()
+  for (const r of rows) {
+    const k = `${r.trace} at ${r.rate}x, DP ${r.dp}, ${r.frontEnd}`
+    blocks.set(k, [...(blocks.get(k) ?? []), r])
+  }
+  return blocks
+}
+
+/** A block's bar, from complete rows: the best other per metric and the others' p99 spreads. */
+const barOf = (others: ReadonlyArray<SummaryRow>) => {
+  const spread = (f: (r: SummaryRow) => number) => {
+    const vs = others.map(f)
+    return (Math.max(...vs) - Math.min(...vs)) / Math.min(...vs)
+  }
+  return {
+    bT: argmin(others, ttft),
+    bI: argmin(others, itl),
+    bS: argmin(others, (r) => r.syncWaitShare),
+    ttftSpread: spread(ttft),
+    itlSpread: spread(itl)
+  }
+}
+
+/** One complete row against a bar: its three gaps, the worst of them, and whether it wins. */
+const judge = (r: SummaryRow, bar: ReturnType<typeof barOf>) => {
+  const ttftGap = gapTo(ttft(r), ttft(bar.bT), bar.ttftSpread)
+  const itlGap = gapTo(itl(r), itl(bar.bI), bar.itlSpread)
+  const syncGap = r.syncWaitShare / bar.bS.syncWaitShare - 1
+  return {
+    r,
+    ttftGap,
+    itlGap,
+    syncGap,
+    worst: Math.max(ttftGap, itlGap, syncGap),
+    win: ttftGap < 0 && itlGap < 0 && syncGap < 0
+  }
+}
+
 /**
  * The verdict per block of a sweep's rows. `isOurs(policy)` says which policies are loadledger's own
  * (the CLI passes `!entry.reference`). Blocks without a complete run on both sides are left out.
@@ -86,42 +129,21 @@ export const verdictRows = (
   rows: ReadonlyArray<SummaryRow>,
   isOurs: (policy: string) => boolean
 ): ReadonlyArray<VerdictRow> => {
-  const blocks = new Map<string, Array<SummaryRow>>()
-  for (const r of rows) {
-    const k = `${r.trace} at ${r.rate}x, DP ${r.dp}, ${r.frontEnd}`
-    blocks.set(k, [...(blocks.get(k) ?? []), r])
-  }
   const out: Array<VerdictRow> = []
-  for (const [block, rs] of blocks) {
+  for (const [block, rs] of blocksOf(rows)) {
     const others = rs.filter((r) => !isOurs(r.policy) && complete(r))
     const ours = rs.filter((r) => isOurs(r.policy) && complete(r))
     if (others.length === 0 || ours.length === 0) continue
-    const ttft = (r: SummaryRow) => r.ttftP99Seconds!
-    const itl = (r: SummaryRow) => r.itlP99Ms!
-    const bT = argmin(others, ttft)
-    const bI = argmin(others, itl)
-    const bS = argmin(others, (r) => r.syncWaitShare)
-    const spread = (f: (r: SummaryRow) => number) => {
-      const vs = others.map(f)
-      return (Math.max(...vs) - Math.min(...vs)) / Math.min(...vs)
-    }
-    const ttftSpread = spread(ttft)
-    const itlSpread = spread(itl)
-    const judged = ours.map((r) => {
-      const ttftGap = gapTo(ttft(r), ttft(bT), ttftSpread)
-      const itlGap = gapTo(itl(r), itl(bI), itlSpread)
-      const syncGap = r.syncWaitShare / bS.syncWaitShare - 1
-      return { r, ttftGap, itlGap, syncGap, worst: Math.max(ttftGap, itlGap, syncGap) }
-    })
+    const bar = barOf(others)
     // a winner has every gap below zero; otherwise the one whose worst gap is smallest
-    const pick = judged.reduce((a, b) => (b.worst < a.worst ? b : a))
+    const pick = ours.map((r) => judge(r, bar)).reduce((a, b) => (b.worst < a.worst ? b : a))
     out.push({
       block,
-      bestTtft: { policy: bT.policy, seconds: ttft(bT) },
-      bestItl: { policy: bI.policy, ms: itl(bI) },
-      bestSync: { policy: bS.policy, share: bS.syncWaitShare },
-      ttftSpread,
-      itlSpread,
+      bestTtft: { policy: bar.bT.policy, seconds: ttft(bar.bT) },
+      bestItl: { policy: bar.bI.policy, ms: itl(bar.bI) },
+      bestSync: { policy: bar.bS.policy, share: bar.bS.syncWaitShare },
+      ttftSpread: bar.ttftSpread,
+      itlSpread: bar.itlSpread,
       ours: {
         policy: pick.r.policy,
         ttftSeconds: ttft(pick.r),
@@ -131,10 +153,61 @@ export const verdictRows = (
         itlGap: pick.itlGap,
         syncGap: pick.syncGap
       },
-      win: pick.ttftGap < 0 && pick.itlGap < 0 && pick.syncGap < 0
+      win: pick.win
     })
   }
   return out
+}
+
+/**
+ * The same rule turned on the field: each upstream policy in turn is judged, block by block, against
+ * the best of the other upstream policies (ours left out, and any whose TTFT p99, ITL p99 and sync
+ * wait all equal its own: another name for the same rule, as `round-robin` and `smg/round-robin`).
+ * `won` counts the blocks it would win, `blocks` the blocks it was judged in (it finished and kept
+ * up, and another upstream policy did);
+ * sorted by `won`, most first, then by name. Where no upstream policy wins a block, the bar is held
+ * by different policies on different metrics: a trade-off between them, which a policy that wins
+ * must beat at every corner at once.
+ *
+ * @example
+ * ```ts
+ * import { fieldWins } from "./Verdict.js"
+ * const row = (policy: string, ttft: number, itl: number, sync: number) => ({
+ *   id: policy, trace: "t", rate: 1, dp: 8, frontEnd: "sglang x1", policy, status: "Completed", finished: 10, total: 10, rejected: 0, stalled: 0,
+ *   ttftP50Seconds: 1, ttftP99Seconds: ttft, itlP50Ms: 10, itlP99Ms: itl, e2eP99Seconds: 9,
+ *   syncWaitShare: sync, idleRankStepShare: 0, prefixCacheHitRate: 0, keptUp: true, wallSeconds: 1
+ * })
+ * // "a" is best on TTFT, "b" on ITL and sync: neither beats the other on all three
+ * fieldWins([row("a", 2.0, 100, 0.3), row("b", 3.0, 90, 0.2), row("ours", 1.9, 85, 0.19)], (p) => p === "ours")
+ * // => [{ policy: "a", won: 0, blocks: 1 }, { policy: "b", won: 0, blocks: 1 }]
+ * ```
+ *
+ * @category sweep
+ * @since 0.4.0
+ */
+export const fieldWins = (
+  rows: ReadonlyArray<SummaryRow>,
+  isOurs: (policy: string) => boolean
+): ReadonlyArray<{ readonly policy: string; readonly won: number; readonly blocks: number }> => {
+  const tally = new Map<string, { won: number; blocks: number }>()
+  for (const rs of blocksOf(rows).values()) {
+    const field = rs.filter((r) => !isOurs(r.policy) && complete(r))
+    for (const r of field) {
+      // a twin (another name for the same rule: identical figures) is no bar: nothing beats itself
+      const others = field.filter(
+        (o) =>
+          o.ttftP99Seconds !== r.ttftP99Seconds ||
+          o.itlP99Ms !== r.itlP99Ms ||
+          o.syncWaitShare !== r.syncWaitShare
+      )
+      if (others.length === 0) continue
+      const t = tally.get(r.policy) ?? { won: 0, blocks: 0 }
+      tally.set(r.policy, { won: t.won + (judge(r, barOf(others)).win ? 1 : 0), blocks: t.blocks + 1 })
+    }
+  }
+  return [...tally]
+    .map(([policy, t]) => ({ policy, ...t }))
+    .sort((a, b) => b.won - a.won || (a.policy < b.policy ? -1 : a.policy > b.policy ? 1 : 0))
 }
 
 const sig = (v: number) => Number(v.toPrecision(3)).toString()
@@ -142,7 +215,8 @@ const signed = (g: number) => `${g >= 0 ? "+" : ""}${(g * 100).toFixed(1)}%`
 const vsBest = (v: number, best: number) => signed(v / best - 1)
 
 /**
- * The verdict as Markdown: the rule, one row per block, and the count of blocks won.
+ * The verdict as Markdown: the rule, one row per block, the count of blocks won and, given
+ * `field` ({@link fieldWins} of the same rows), how the upstream policies fare by the same rule.
  *
  * @example
  * ```ts
@@ -153,12 +227,24 @@ const vsBest = (v: number, best: number) => signed(v / best - 1)
  * @category sweep
  * @since 0.3.0
  */
-export const verdictMarkdown = (rows: ReadonlyArray<VerdictRow>): string => {
+export const verdictMarkdown = (
+  rows: ReadonlyArray<VerdictRow>,
+  field: ReadonlyArray<{ readonly policy: string; readonly won: number; readonly blocks: number }> = []
+): string => {
   if (rows.length === 0) return ""
   const won = rows.filter((r) => r.win).length
+  const top = field[0]
   return [
     `**Verdict (issue 16): ${won} of ${rows.length} blocks won by a loadledger policy**`,
     "",
+    ...(top === undefined
+      ? []
+      : [
+          top.won === 0
+            ? `The same rule turned on the field (each upstream policy against the best of the other upstream policies): none of the ${field.length} wins a block.`
+            : `The same rule turned on the field (each upstream policy against the best of the other upstream policies): the most, ${top.policy}, wins ${top.won} of ${top.blocks} blocks.`,
+          ""
+        ]),
     "Bar per block: the best (lowest) TTFT p99, ITL p99 and sync-wait share among the upstream policies",
     "that finished every request and kept up with the arrivals (the last request started within 2% of",
     "the arrival span after the last arrival; `behind` in the tables otherwise); ours must keep up and be",
