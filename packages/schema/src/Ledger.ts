@@ -12,7 +12,7 @@ import { loadStatItem, rowsOfJson } from "./internal/ledgerJson.js"
 import { audit } from "./internal/ledgerRows.js"
 import { rowsOfExposition, rowsOfLogger, rowsOfRankSummary } from "./internal/ledgerText.js"
 import { msgpackLimits } from "./internal/msgpack.js"
-import { completeLines } from "./internal/prometheus.js"
+import { completeLines, onlyLineCut } from "./internal/prometheus.js"
 import { parseLastScrape } from "./internal/scrapes.js"
 import type { LedgerNotice } from "./LedgerNotice.js"
 
@@ -110,14 +110,9 @@ const fromText = (
       text.includes("Avg prompt throughput:") ||
       rowsOfRankSummary(text, []) !== undefined ||
       looksLikeExposition(text, 2)
-    if (loadLike)
-      return Result.fail(
-        decodeError(
-          "SyntaxError",
-          `line ${cutLine} does not end with a newline, so it may be cut off, and it is the only line: nothing complete to read (a load text ends with a newline)`,
-          { line: cutLine }
-        )
-      )
+    // (a text of lines that end in a carriage return alone is one line too: onlyLineCut says so)
+    if (loadLike || /\r(?!\n)/.test(text))
+      return Result.fail(onlyLineCut(text, cutLine, exposition ? kind : undefined))
   }
   if (exposition)
     return Result.flatMap(parseLastScrape(body, notices), (e) => rowsOfExposition(e, kind, notices))

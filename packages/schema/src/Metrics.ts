@@ -6,7 +6,9 @@
  * without a `dp_rank` label), is an `AmbiguousSeries` error, never last-writer-wins; garbage is a
  * `SyntaxError` with its line; a load gauge of `NaN` / `±Inf` is an `InvalidField` error with its line;
  * a last sample line with no newline after it (the body was cut off: `12.0` cut to `1` still parses)
- * is not read, so its field stays absent (`decodeLedgerReport` names it in a `CutLine` notice).
+ * is not read, so its field stays absent (`decodeLedgerReport` names it in a `CutLine` notice); a
+ * text whose only line is cut so is a `SyntaxError` on that line, which also says when the text's
+ * lines end in a carriage return alone or the text is JSON.
  * Parsed by the strict parser in `internal/prometheus.ts`
  * (`parse-prometheus-text-format` was evaluated and rejected: see that file).
  *
@@ -21,7 +23,7 @@ import { Result, Schema } from "effect"
 import type { DecodeError } from "./DecodeError.js"
 import { groupExposition } from "./internal/metricGroup.js"
 import { sglangNames, vllmNames } from "./internal/metricNames.js"
-import { completeLines, type Exposition, parseExposition } from "./internal/prometheus.js"
+import { completeLines, type Exposition, onlyLineCut, parseExposition } from "./internal/prometheus.js"
 import type { EngineCounts } from "./Vllm.js"
 
 // The vLLM and SGLang decoder pairs below look alike by shape only: their shared logic is
@@ -122,7 +124,7 @@ export interface DecodedMetrics<R> {
   /**
    * The 1-based line left out because no newline follows it (the text was cut off there, and a cut
    * sample can still parse to a wrong number: `12.0` cut to `1`); absent when the text ends with
-   * a newline or a blank line.
+   * a newline or a blank line. When it is the only line there is nothing to read: a `SyntaxError`.
    */
   readonly cutLine?: number | undefined
 }
@@ -130,9 +132,12 @@ export interface DecodedMetrics<R> {
 /** Parse the complete lines of `text`, read them with `of`, and name the line left out. */
 const ofCompleteLines = <R>(
   text: string,
+  as: string,
   of: (e: Exposition) => Result.Result<DecodedMetrics<R>, DecodeError>
 ): Result.Result<DecodedMetrics<R>, DecodeError> => {
   const { complete, cutLine } = completeLines(text)
+  // the only line was cut: nothing to read, which is no empty page
+  if (cutLine !== undefined && complete.trim() === "") return Result.fail(onlyLineCut(text, cutLine, as))
   const r = Result.flatMap(parseExposition(complete), of)
   return cutLine === undefined ? r : Result.map(r, (d) => ({ ...d, cutLine }))
 }
@@ -164,7 +169,7 @@ export interface UnmodelledSeries {
 export const decodeVllmMetrics = (
   text: string
 ): Result.Result<DecodedMetrics<VllmEngineMetrics>, DecodeError> =>
-  ofCompleteLines(text, (e) => vllmOfExposition(e))
+  ofCompleteLines(text, "vllm-metrics", (e) => vllmOfExposition(e))
 
 /**
  * vLLM records of an already parsed exposition (not exported from the package: `decodeLedger`
@@ -210,7 +215,7 @@ export const vllmOfExposition = (
 export const decodeSglangMetrics = (
   text: string
 ): Result.Result<DecodedMetrics<SglangRankMetrics>, DecodeError> =>
-  ofCompleteLines(text, (e) => sglangOfExposition(e))
+  ofCompleteLines(text, "sglang-metrics", (e) => sglangOfExposition(e))
 
 /**
  * SGLang records of an already parsed exposition (not exported from the package; see

@@ -400,6 +400,25 @@ describe("a body cut off mid-line: the cut line is never read", () => {
     expect(tags(r)).toEqual(["CutLine"])
   })
 
+  it("one line because the lines end in CR alone, or because JSON was asked for as metrics text: the error says so", () => {
+    const cr = 'sglang:num_running_reqs{dp_rank="0"} 4\rsglang:num_running_reqs{dp_rank="1"} 5\r'
+    for (const kind of ["auto", "sglang-metrics"] as const) {
+      const e = err(decodeLedger(cr, kind))
+      expect(e.line).toBe(1)
+      expect(e.message).toContain("carriage return alone (old Mac line endings)")
+    }
+    // the same lines with a line feed after each are read
+    expect(ok(decodeLedger(cr.replaceAll("\r", "\r\n")))).toEqual([
+      { dpRank: 0, numRunningReqs: 4 },
+      { dpRank: 1, numRunningReqs: 5 }
+    ])
+    const json = '{"loads":[{"dp_rank":0,"num_running_reqs":2}]}'
+    expect(err(decodeLedger(json, "vllm-metrics")).message).toContain(
+      'the text is JSON, not vllm-metrics text (Prometheus exposition): decode it as "auto" or its JSON kind'
+    )
+    expect(ok(decodeLedger(json))).toEqual([{ dpRank: 0, numRunningReqs: 2 }])
+  })
+
   it("a UTF-8 byte order mark before any format is skipped", () => {
     const bom = "\uFEFF"
     expect(

@@ -93,6 +93,21 @@ describe("strict Prometheus text parser", () => {
     expect(v.records).toEqual([{ engine: 0, numRequestsRunning: 12 }])
     expect(v.cutLine).toBe(2)
   })
+  it("a text whose only line is cut is a SyntaxError on it (was: no records), saying why where the text shows it", () => {
+    const one = err(decodeVllmMetrics('vllm:num_requests_running{engine="0"} 12.0'))
+    expect(one.line).toBe(1)
+    expect(one.message).toMatch(/^line 1 does not end with a newline.*it is the only line/)
+    // lines ending in CR alone are one line to the exposition format
+    const cr = err(
+      decodeSglangMetrics('sglang:num_running_reqs{dp_rank="0"} 4\rsglang:num_running_reqs{dp_rank="1"} 5\r')
+    )
+    expect(cr.message).toContain("carriage return alone (old Mac line endings)")
+    const json = err(decodeSglangMetrics('{"loads":[{"dp_rank":0,"num_running_reqs":2}]}'))
+    expect(json.message).toContain("the text is JSON, not sglang-metrics text")
+    // an empty page and a blank last line are no cut: no records, no error
+    expect(ok(decodeVllmMetrics("")).records).toEqual([])
+    expect(ok(decodeVllmMetrics("\n  ")).cutLine).toBeUndefined()
+  })
   it("a non-numeric rank label or a NaN load gauge is an error with its line", () => {
     expect(err(decodeVllmMetrics('vllm:num_requests_running{engine="x"} 1\n')).line).toBe(1)
     expect(err(decodeSglangMetrics('ok 1\nsglang:token_usage{dp_rank="0"} NaN\n')).line).toBe(2)

@@ -113,6 +113,25 @@ export const completeLines = (text: string): { readonly complete: string; readon
 }
 
 /**
+ * The error for a text whose only line is cut (`completeLines` left nothing to read), naming why
+ * there is one line where the text shows it: lines that end in a carriage return alone (old Mac
+ * line endings), or JSON handed to a text decoder (`as`: what it was decoded as).
+ */
+export const onlyLineCut = (text: string, cutLine: number, as?: string): DecodeError => {
+  const t = text.trimStart()
+  const why = /\r(?!\n)/.test(text)
+    ? "; its lines end in a carriage return alone (old Mac line endings), and load text ends each line with a line feed (\\n or \\r\\n)"
+    : as !== undefined && (t.startsWith("{") || t.startsWith("["))
+      ? `; the text is JSON, not ${as} text (Prometheus exposition): decode it as "auto" or its JSON kind`
+      : ""
+  return decodeError(
+    "SyntaxError",
+    `line ${cutLine} does not end with a newline, so it may be cut off, and it is the only line: nothing complete to read (a load text ends with a newline)${why}`,
+    { line: cutLine }
+  )
+}
+
+/**
  * Parse exposition text. Errors (with the 1-based line): a line that is not a comment, blank, or
  * `name{labels} value [timestamp]`; an unknown `# TYPE`; the same series (name + label set) twice
  * (`AmbiguousSeries`, naming both lines).
