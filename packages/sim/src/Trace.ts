@@ -155,11 +155,12 @@ export const parseTrace = (
   format?: TraceFormat,
   options: { readonly limit?: number | undefined } = {}
 ): ReadonlyArray<TraceRequest> | TraceError => {
-  const f = format ?? detectTraceFormat(text)
-  if (typeof f !== "string") return f
+  // the options first: a bad limit is the caller's, whatever the text holds
   const { limit } = options
   if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1))
     return traceError(`limit must be an integer >= 1, got ${limit}`, undefined, "limit")
+  const f = format ?? detectTraceFormat(text)
+  if (typeof f !== "string") return f
   const keep = new Kept(limit)
   const bad =
     f === "mooncake"

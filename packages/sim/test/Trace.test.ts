@@ -240,6 +240,9 @@ describe("parseTrace with a limit: the first N by arrival, read without holding 
         _tag: "TraceError",
         field: "limit"
       })
+    // the bad option is named before anything about the text (an empty text has no format)
+    for (const text of ["", "not a trace"])
+      expect(parseTrace(text, undefined, { limit: 0 })).toMatchObject({ _tag: "TraceError", field: "limit" })
   })
   it("CSV line endings may be mixed: CRLF with one LF line, and LF with one CRLF line", () => {
     // fresh-user trial: a CRLF Azure file with one LF-ended line failed with 'Invalid Record Length'
