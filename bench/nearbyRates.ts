@@ -108,9 +108,16 @@ const field = fieldWins(
   rows.filter((r) => reference.has(r.policy)),
   () => false
 )
-const top = field.slice(0, 3).map((f) => `${f.policy} ${f.won} of ${f.blocks}`)
+const judgedIn = field.map((f) => f.blocks)
 lines.push(
-  `The same rule turned on the field (each upstream policy against the best of the other upstream policies), over the same ${judged} blocks: ${top.join(", ")}${field.length > 3 ? ", ..." : ""}.`,
+  `The same rule turned on the field (each upstream policy against the best of the other upstream policies), over the same blocks: ${
+    field[0] === undefined || field[0].won === 0
+      ? `none of the ${field.length} wins a block (each judged in ${Math.min(...judgedIn)}-${Math.max(...judgedIn)} of them).`
+      : field
+          .filter((f) => f.won > 0)
+          .map((f) => `${f.policy} wins ${f.won} of ${f.blocks}`)
+          .join(", ")
+  }`,
   ""
 )
 process.stdout.write(`${lines.join("\n")}\n`)
