@@ -15,6 +15,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
 import { findPolicy, policyEntries } from "@loadledger/policies"
 import { runCell } from "../packages/cli/src/sweep/runCell.js"
 import { expandCells, parseSpec } from "../packages/cli/src/sweep/Spec.js"
@@ -22,19 +23,30 @@ import { type SummaryRow, summaryRows } from "../packages/cli/src/sweep/Summary.
 import { verdictRows } from "../packages/cli/src/sweep/Verdict.js"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
-const args = process.argv.slice(2)
-const onlyAt = args.indexOf("--only")
-const only = onlyAt >= 0 ? args[onlyAt + 1] : undefined
-const policy = args.find((a, i) => !a.startsWith("--") && i !== onlyAt + 1) ?? "step-time-aware"
-if (findPolicy(policy) === undefined) {
-  process.stderr.write(`unknown policy "${policy}"\n`)
+const fail = (message: string): never => {
+  process.stderr.write(`${message}\n`)
   process.exit(2)
 }
+const parsed = (() => {
+  try {
+    return parseArgs({ options: { only: { type: "string" } }, allowPositionals: true })
+  } catch (e) {
+    return fail(
+      `${e instanceof Error ? e.message : String(e)}\nusage: bench/tryPolicy.ts [policy] [--only TEXT]`
+    )
+  }
+})()
+if (parsed.positionals.length > 1) fail(`one policy at a time, got ${parsed.positionals.join(", ")}`)
+const policy = parsed.positionals[0] ?? "step-time-aware"
+const only = parsed.values.only
+if (findPolicy(policy) === undefined)
+  fail(
+    `unknown policy "${policy}"; registered: ${policyEntries()
+      .map((e) => e.name)
+      .join(", ")}`
+  )
 const file = join(root, "sweep-results/compare/summary.json")
-if (!existsSync(file)) {
-  process.stderr.write(`no ${file}: run \`pnpm compare\` once first\n`)
-  process.exit(2)
-}
+if (!existsSync(file)) fail(`no ${file}: run \`pnpm compare\` once first`)
 const reference = new Set(policyEntries().flatMap((e) => (e.reference ? [e.name] : [])))
 const upstream = (JSON.parse(readFileSync(file, "utf8")) as { rows: ReadonlyArray<SummaryRow> }).rows.filter(
   (r) => reference.has(r.policy) && r.policy !== policy
@@ -44,6 +56,10 @@ const cells = expandCells(parseSpec(readFileSync(specFile, "utf8"), specFile)).f
   (c) =>
     c.policy === policy && (only === undefined || `${c.traceName} at ${c.rate}x ${c.engine}`.includes(only))
 )
+if (cells.length === 0)
+  fail(
+    `--only ${only}: no compare block of ${policy} matches (blocks are named like "AzureLLMInferenceTrace_conv at 2.15x vllm")`
+  )
 const started = performance.now()
 const ours = summaryRows(cells.map(runCell))
 const signed = (g: number) => `${g >= 0 ? "+" : ""}${(g * 100).toFixed(1)}%`
