@@ -3,8 +3,17 @@
 // last snapshot never left and grew with every route (scores of ~25 s after fifty short finished
 // requests), and with no tokens reported it saw no queue anywhere. A partial row that counts
 // requests is now dated (the ledger's `rowTimestamp`), and its waiting requests are a queue.
+import { readFileSync } from "node:fs"
+import {
+  type findPolicy,
+  makeStepTimeAware,
+  policyEntries,
+  type RankLoad,
+  type RankView
+} from "@loadledger/policies"
+import { decodeLedger } from "@loadledger/schema"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { makeStepTimeAware, type RankLoad } from "../src/index.js"
 
 /** What a vLLM front end receives from the coordinator: counts and KV usage, nothing else. */
 const vllmRow = (dpRank: number, waiting: number, running: number): RankLoad => ({
@@ -36,5 +45,85 @@ describe("own policies on vLLM's coordinator rows (counts, no tokens, no time)",
     expect(r._tag === "Routed" && r.rank).toBe(1)
     const scores = r._tag === "Routed" ? r.explanation.scores! : []
     expect(scores[0]! - scores[1]!).toBeGreaterThan(1)
+  })
+})
+
+// A fresh user (2026-12-02): on rows without `numTotalTokens` (every vLLM payload) the own policies
+// took a rank that never published as idle and a stale row as fresh, because the busiest known and
+// fresh loads were taken from complete rows only. The class: wherever a partial row reports a
+// count, that count bounds what an unknown or stale rank is taken to hold; its age is its row's.
+// (the `vllm-kv-pressure` wrappers keep vLLM's balancer's view of the rows: upstream, an engine
+// that never published counts 0)
+const own = policyEntries().filter((e) => !e.reference && !e.name.startsWith("vllm-kv-pressure"))
+const routed = (r: ReturnType<ReturnType<NonNullable<ReturnType<typeof findPolicy>>["make"]>["route"]>) => {
+  if (r._tag !== "Routed") throw new Error(`${r._tag}: ${r.message}`)
+  return r
+}
+
+describe("own policies: partial rows bound unknown and stale ranks (the ledger contract)", () => {
+  // vLLM #36748's logger lines: engines 0 and 1 with 51 / 31 running and 117 / 108 waiting, no tokens
+  const text = readFileSync(
+    new URL("../../../fixtures/payloads/vllm_logger_dp8_waiting_stack__vllm_issue36748.log", import.meta.url),
+    "utf8"
+  )
+  const decoded = decodeLedger(text)
+  if (Result.isFailure(decoded)) throw new Error(decoded.failure.message)
+  const rows = decoded.success.filter((r) => r.dpRank < 2).map((r) => ({ ...r, timestamp: 100 }))
+
+  it("the real rows decode as the test assumes: two engines, counts, no tokens", () => {
+    expect(rows.map((r) => [r.dpRank, r.numRunningReqs, r.numWaitingReqs, r.numTotalTokens])).toEqual([
+      [0, 51, 117, undefined],
+      [1, 31, 108, undefined]
+    ])
+  })
+
+  it("a rank that never published is never chosen over a published one (was: every own policy sent to it)", () => {
+    for (const e of own) {
+      const p = e.make({})
+      const s = p.observe(p.init(3), rows, 100)
+      const r = routed(p.route(s, { requestId: "a", inputLength: 100 }, 100.1))
+      expect([e.name, r.rank === 2]).toEqual([e.name, false])
+    }
+  })
+
+  it("a stale count-only row is never taken below a fresh one: listed stale, and loses the tie", () => {
+    const old = { dpRank: 0, timestamp: 100 - 3600, numRunningReqs: 0, numWaitingReqs: 0 }
+    const fresh = { dpRank: 1, timestamp: 100, numRunningReqs: 2, numWaitingReqs: 0 }
+    for (const e of own) {
+      const p = e.make({})
+      const s = p.observe(p.init(2), [old, fresh], 100)
+      const r = routed(p.route(s, { requestId: "a", inputLength: 100 }, 100.1))
+      expect([e.name, r.rank]).toEqual([e.name, 1])
+      if (r.explanation.stale !== undefined) expect([e.name, r.explanation.stale]).toEqual([e.name, [0]])
+    }
+    // the view says so too: stale, with its age (was: not stale, no age)
+    const p = makeStepTimeAware()
+    const view: ReadonlyArray<RankView> = p.view(p.observe(p.init(2), [old, fresh], 100), 100.1)
+    expect(
+      view.map((v) => [v.stale, v.unknown, v.ageSeconds === undefined ? undefined : Math.round(v.ageSeconds)])
+    ).toEqual([
+      [true, true, 3600],
+      [false, true, 0]
+    ])
+  })
+
+  it("a pin to an unhealthy rank, or a pin that is not a number, is refused naming routedDpRank", () => {
+    for (const e of own) {
+      const p = e.make({})
+      const s = p.setStatus(p.observe(p.init(3), rows, 100), [true, false, true])
+      const sick = p.route(s, { requestId: "a", inputLength: 100, routedDpRank: 1 }, 100.1)
+      expect([
+        e.name,
+        sick._tag === "Routed" ? "Routed" : sick.reason,
+        sick._tag === "Routed" ? undefined : sick.field
+      ]).toEqual([e.name, "InvalidRoutedRank", "routedDpRank"])
+      const text = p.route(
+        s,
+        { requestId: "b", inputLength: 100, routedDpRank: "2" as unknown as number },
+        100.1
+      )
+      expect(text._tag === "Routed" ? "" : text.message).toContain("routedDpRank must be a number")
+      expect(routed(p.route(s, { requestId: "c", inputLength: 100, routedDpRank: 2 }, 100.1)).rank).toBe(2)
+    }
   })
 })

@@ -21,7 +21,7 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
-import { effectiveRequests, freshMax, isFresh, kvOf, ledgerView } from "./internal/LoadView.js"
+import { effectiveRequests, freshMax, kvOf, ledgerView } from "./internal/LoadView.js"
 import type { RankView } from "./RankView.js"
 
 /**
@@ -294,7 +294,8 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
   ): RouteResult<CacheAffinityState> => {
     const n = state.ledger.dpSize
     const bad =
-      checkRequest(n, request, now) ?? checkNotInFlight(request, ledgerHolds(state.ledger, request.requestId))
+      checkRequest(n, request, now, state.ledger.healthy) ??
+      checkNotInFlight(request, ledgerHolds(state.ledger, request.requestId))
     if (bad !== undefined) return bad
     const known = request.sessionId === undefined ? undefined : getTrie(state.sessions, request.sessionId)
     if (request.routedDpRank !== undefined) {
@@ -308,8 +309,9 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     const loads = new Array<number>(n)
     const stale: Array<number> = []
     for (let r = 0; r < n; r++) {
-      const fresh = isFresh(state.ledger, r, now, staleAfter)
-      if (!fresh && !Number.isNaN(state.ledger.snapTimestamp[r]!)) stale.push(r)
+      // stale: its newest row with request counts is old (a partial one too, as ledger-balanced)
+      const at = state.ledger.rowTimestamp[r]!
+      if (!Number.isNaN(at) && !(now - at <= staleAfter)) stale.push(r)
       loads[r] = effectiveRequests(state.ledger, r, now, staleAfter, fm)
     }
     // indexed stores then a trimmed length: several times faster than push in V8
@@ -333,7 +335,11 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     for (let r = 0; r < n; r++) {
       const k = projected(state, r)
       kv[r] = k
-      unknown[r] = (Number.isNaN(state.ledger.snapTimestamp[r]!) ? 2 : 0) + (k === undefined ? 1 : 0)
+      // as the ledger's unknownLevel (stale 4, counts 2), with the projected KV usage for 1
+      unknown[r] =
+        (now - state.ledger.rowTimestamp[r]! <= staleAfter ? 0 : 4) +
+        (Number.isNaN(state.ledger.snapTimestamp[r]!) ? 2 : 0) +
+        (k === undefined ? 1 : 0)
       if (k !== undefined && !(kvMax !== undefined && kvMax >= k)) kvMax = k
     }
     // a worker whose KV usage is unknown is taken to have the highest reported (never the coolest)

@@ -156,7 +156,8 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     const state = outer.ledger
     const n = state.dpSize
     const bad =
-      checkRequest(n, request, now) ?? checkNotInFlight(request, ledgerHolds(state, request.requestId))
+      checkRequest(n, request, now, state.healthy) ??
+      checkNotInFlight(request, ledgerHolds(state, request.requestId))
     if (bad !== undefined) return bad
     const charge = chargeOf(request, now, chargeScale)
     if (request.routedDpRank !== undefined) {
@@ -173,6 +174,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       healthy,
       snapshots,
       snapTimestamp,
+      rowTimestamp,
       snapRequests,
       snapTokens,
       snapWaiting,
@@ -204,6 +206,8 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
         if (Number.isNaN(snapTimestamp[r]!)) {
           // unknown or never published: what it reported, the busiest known values for the rest
           unknown.push(r)
+          // a partial row (counts, no tokens: vLLM's) whose counts are old is stale too
+          if (now - rowTimestamp[r]! > staleAfterSeconds) stale.push(r)
           const base = unknownBase(snapshots[r], fm, now, staleAfterSeconds)
           q = base[0]
           t = base[1]
@@ -236,7 +240,11 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       if (
         best < 0 ||
         a < bestA ||
-        (a === bestA && (b < bestB || (b === bestB && unknownLevel(state, r) < unknownLevel(state, best))))
+        (a === bestA &&
+          (b < bestB ||
+            (b === bestB &&
+              unknownLevel(state, r, now, staleAfterSeconds) <
+                unknownLevel(state, best, now, staleAfterSeconds))))
       ) {
         best = r
         bestA = a
@@ -255,7 +263,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
       guarded.sort(ascending)
     }
     const staleAgesSeconds: Array<number> = []
-    for (let i = 0; i < stale.length; i++) staleAgesSeconds.push(now - snapTimestamp[stale[i]!]!)
+    for (let i = 0; i < stale.length; i++) staleAgesSeconds.push(now - rowTimestamp[stale[i]!]!)
     return {
       _tag: "Routed",
       rank: best,

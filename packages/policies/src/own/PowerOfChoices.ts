@@ -235,7 +235,8 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     const base = s.ledger.base
     const n = base.dpSize
     const bad =
-      checkRequest(n, request, now) ?? checkNotInFlight(request, lazyHolds(s.ledger, request.requestId))
+      checkRequest(n, request, now, base.healthy) ??
+      checkNotInFlight(request, lazyHolds(s.ledger, request.requestId))
     if (bad !== undefined) return bad
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank

@@ -7,10 +7,12 @@
  *
  * Units: `requests` (running + waiting + charged requests), `tokens` (`numTotalTokens` + charged
  * prompt tokens), `waiting` (published waiting + charged requests), `kvCacheUsage` a 0..1 fraction
- * (absent when never reported), `ageSeconds` = `now - timestamp` (absent when the rank never
- * published). `stale` is true when the snapshot is older than the policy's bound; `unknown` when the
- * rank never published. For both, the base load is not trusted and is taken as the busiest fresh
- * rank's (never idle).
+ * (absent when never reported), `ageSeconds` = `now - timestamp` of the newest row that reported
+ * request counts, a partial one too (absent when the rank never published counts). `stale` is true
+ * when that row is older than the policy's bound; `unknown` when the rank never published or its
+ * row lacks a count (vLLM's rows carry no `numTotalTokens`). For both, the base load is not trusted:
+ * each count a row did not report is the busiest any rank reported (partial rows included), and a
+ * stale or never-published rank is never below the busiest fresh one (never idle).
  *
  * @example
  * ```ts

@@ -197,7 +197,8 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     if ("_tag" in scoring) return scoring
     const L = s.ledger
     const n = L.dpSize
-    const bad = checkRequest(n, request, now) ?? checkNotInFlight(request, ledgerHolds(L, request.requestId))
+    const bad =
+      checkRequest(n, request, now, L.healthy) ?? checkNotInFlight(request, ledgerHolds(L, request.requestId))
     if (bad !== undefined) return bad
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
@@ -256,7 +257,9 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
       const t = ts[r]!
       if (now - t <= staleAfter) continue
       if (Number.isNaN(t)) unknown = listed(unknown, r)
-      else stale = listed(stale, r)
+      // stale: its newest row with request counts is old (a partial one too, as ledger-balanced)
+      if (!Number.isNaN(L.rowTimestamp[r]!) && !(now - L.rowTimestamp[r]! <= staleAfter))
+        stale = listed(stale, r)
     }
     if (kvInfeasible.length > 1) kvInfeasible.sort(ascending)
     if (picked.excluded.length > 1) picked.excluded.sort(ascending)

@@ -15,14 +15,7 @@ import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteR
 import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { emptyTrie, fnv1a, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
-import {
-  displacesBest,
-  type FreshMax,
-  freshMax,
-  isFresh,
-  ledgerView,
-  unknownBase
-} from "./internal/LoadView.js"
+import { displacesBest, type FreshMax, freshMax, ledgerView, unknownBase } from "./internal/LoadView.js"
 import { poolOf, type RankDemand, rankDemand } from "./internal/RankDemand.js"
 import {
   emptyMatchScratch,
@@ -398,7 +391,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     let maxQueued = 0
     let maxContext = 0
     for (let r = 0; r < ledger.dpSize; r++) {
-      const at = ledger.snapTimestamp[r]!
+      // dated by its newest row with request counts: a partial row (vLLM's, no tokens) too
+      const at = ledger.rowTimestamp[r]!
       if (Number.isNaN(at)) continue
       if (at < oldestTimestamp) oldestTimestamp = at
       if (demand.queued[r]! > maxQueued) maxQueued = demand.queued[r]!
@@ -559,7 +553,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     const { ledger, demand } = s
     const n = ledger.dpSize
     const bad =
-      checkRequest(n, request, now) ??
+      checkRequest(n, request, now, ledger.healthy) ??
       checkNotInFlight(request, trackInflight && getTrie(s.inflight, request.requestId) !== undefined)
     if (bad !== undefined) return bad
     const input = request.inputLength
@@ -586,7 +580,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       maxQueued = 0
       maxContext = 0
       for (let r = 0; r < n; r++) {
-        if (!isFresh(ledger, r, now, staleAfter)) continue
+        if (!(now - ledger.rowTimestamp[r]! <= staleAfter)) continue
         if (demand.queued[r]! > maxQueued) maxQueued = demand.queued[r]!
         if (demand.context[r]! > maxContext) maxContext = demand.context[r]!
       }
@@ -688,13 +682,13 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       if (!healthy) continue
       // unknown is never attractive: on a tie a known rank beats one whose load is unknown
       if (healthy === true && demand.freeKv[r]! - clientCount * sr[o + PENDING_TOKENS]! >= input) {
-        if (displacesBest(ledger, r, score, best, bestScore)) {
+        if (displacesBest(ledger, r, score, best, bestScore, now, staleAfter)) {
           best = r
           bestScore = score
           bestQueue = queue
           bestCached = cached
         }
-      } else if (best < 0 && displacesBest(ledger, r, score, alt, altScore)) {
+      } else if (best < 0 && displacesBest(ledger, r, score, alt, altScore, now, staleAfter)) {
         alt = r
         altScore = score
         altQueue = queue

@@ -152,7 +152,8 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
     const state = s.ledger
     const n = state.dpSize
     const bad =
-      checkRequest(n, request, now) ?? checkNotInFlight(request, ledgerHolds(state, request.requestId))
+      checkRequest(n, request, now, state.healthy) ??
+      checkNotInFlight(request, ledgerHolds(state, request.requestId))
     if (bad !== undefined) return bad
     const charge = chargeOf(request, now, clientCount)
     const commit = (
@@ -203,7 +204,7 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
       const score = Math.max(load, clientCount * s.inflightTokens[r]!) + cost
       scores[r] = score
       if (!state.healthy[r] || (fits !== undefined && !fits[r])) continue
-      if (displacesBest(state, r, score, best, bestScore)) {
+      if (displacesBest(state, r, score, best, bestScore, now, staleAfter)) {
         best = r
         bestScore = score
       }

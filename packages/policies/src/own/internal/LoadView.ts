@@ -35,7 +35,20 @@ export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: num
   const ts = state.snapTimestamp
   for (let r = 0; r < state.dpSize; r++) {
     const at = ts[r]!
-    if (Number.isNaN(at)) continue
+    if (Number.isNaN(at)) {
+      // a partial row (vLLM publishes counts, no tokens) says what it reported: the busiest known
+      // values include it, and while it is fresh its counts are a fresh load others are never below
+      const row = state.snapshots[r]
+      if (row === undefined || row.unknown !== undefined || malformedRow(row)) continue
+      const running = row.numRunningReqs
+      const waiting = row.numWaitingReqs
+      if (isCount(running)) kr = Math.max(kr, running)
+      if (isCount(waiting)) kw = Math.max(kw, waiting)
+      if (isCount(row.numTotalTokens)) kt = Math.max(kt, row.numTotalTokens)
+      if (isCount(running) && isCount(waiting) && now - state.rowTimestamp[r]! <= staleAfterSeconds)
+        q = Math.max(q, running + waiting)
+      continue
+    }
     const requests = state.snapRequests[r]!
     const waiting = state.snapWaiting[r]!
     const tokens = state.snapTokens[r]!
@@ -99,17 +112,21 @@ export const baseOf = (
 }
 
 /**
- * How much of rank `r`'s load is unknown, for tie-breaking: 2 when its counts are (an `unknown` row,
- * a row missing a count, no row yet), plus 1 when its KV usage is; 0 when fully known. On a full
- * tie the lower level wins, so an unknown load never beats a better-known one (the law
- * `unknownNeverAttractive`). @internal
+ * How much of rank `r`'s load is unknown at `now`, for tie-breaking: 4 when its newest row with
+ * request counts is older than `staleAfterSeconds` (or it has none), plus 2 when its counts are
+ * unknown (an `unknown` row, a row missing a count, no row yet), plus 1 when its KV usage is; 0
+ * when fully known and fresh. On a full tie the lower level wins, so an unknown or stale load never
+ * beats a better-known one (the law `unknownNeverAttractive`). @internal
  */
-export const unknownLevel = (state: LedgerState, r: number): number =>
-  (Number.isNaN(state.snapTimestamp[r]!) ? 2 : 0) + (Number.isNaN(state.snapKv[r]!) ? 1 : 0)
+export const unknownLevel = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): number =>
+  (now - state.rowTimestamp[r]! <= staleAfterSeconds ? 0 : 4) +
+  (Number.isNaN(state.snapTimestamp[r]!) ? 2 : 0) +
+  (Number.isNaN(state.snapKv[r]!) ? 1 : 0)
 
 /**
  * Whether rank `r` scoring `score` displaces the best so far (`best`, -1 for none, scoring
- * `bestScore`): a lower score, or an equal one on a better-known load (unknown is never attractive).
+ * `bestScore`): a lower score, or an equal one on a better-known or fresher load (unknown and stale
+ * are never attractive).
  *
  * @internal
  */
@@ -118,9 +135,14 @@ export const displacesBest = (
   r: number,
   score: number,
   best: number,
-  bestScore: number
+  bestScore: number,
+  now: number,
+  staleAfterSeconds: number
 ): boolean =>
-  best < 0 || score < bestScore || (score === bestScore && unknownLevel(state, r) < unknownLevel(state, best))
+  best < 0 ||
+  score < bestScore ||
+  (score === bestScore &&
+    unknownLevel(state, r, now, staleAfterSeconds) < unknownLevel(state, best, now, staleAfterSeconds))
 
 /** True when rank `r`'s snapshot is fresh at `now` (false when it never published or is unknown). @internal */
 export const isFresh = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
@@ -168,9 +190,9 @@ export const ledgerView = (
       tokens: tokens + state.chargedTokens[r]!,
       waiting: waiting + state.chargedRequests[r]!,
       kvCacheUsage: kvOf(state, r),
-      ageSeconds:
-        s?.timestamp === undefined || Number.isNaN(state.snapTimestamp[r]!) ? undefined : now - s.timestamp,
-      stale: s !== undefined && !fresh && !Number.isNaN(state.snapTimestamp[r]!),
+      // a partial row that counted requests is dated by them (`rowTimestamp`), so it ages too
+      ageSeconds: Number.isNaN(state.rowTimestamp[r]!) ? undefined : now - state.rowTimestamp[r]!,
+      stale: !Number.isNaN(state.rowTimestamp[r]!) && !(now - state.rowTimestamp[r]! <= staleAfterSeconds),
       unknown: Number.isNaN(state.snapTimestamp[r]!)
     }
   })

@@ -75,7 +75,13 @@ export class LedgerScoreView implements ScoreView {
     return Number.isNaN(this.ledger.snapTimestamp[r]!)
   }
   stale(r: number): boolean {
-    return !this.fresh(r) && !this.unknown(r)
+    // dated by its newest row with request counts (a partial one too: vLLM's rows carry no tokens)
+    const at = this.ledger.rowTimestamp[r]!
+    return !Number.isNaN(at) && !(this.now - at <= this.staleAfter)
+  }
+  /** Its newest row with request counts is fresh (false when it has none). */
+  dated(r: number): boolean {
+    return this.now - this.ledger.rowTimestamp[r]! <= this.staleAfter
   }
   requests(r: number): number {
     const base = this.fresh(r)
@@ -198,9 +204,15 @@ export interface Picked {
   readonly excluded: Array<number>
 }
 
-/** How much of a rank's load is unknown (counts 2, KV usage 1): the lower level wins a full tie. */
+/**
+ * How much of a rank's load is unknown (no fresh row with request counts 4, counts 2, KV usage 1):
+ * the lower level wins a full tie, as the ledger's `unknownLevel` (a view that is not the ledger's
+ * says freshness through `stale` alone).
+ */
 const unknownLevel = (view: ScoreView, r: number): number =>
-  (view.unknown(r) ? 2 : 0) + (view.kvCacheUsage(r) === undefined ? 1 : 0)
+  ((view instanceof LedgerScoreView ? !view.dated(r) : view.stale(r)) ? 4 : 0) +
+  (view.unknown(r) ? 2 : 0) +
+  (view.kvCacheUsage(r) === undefined ? 1 : 0)
 
 const tieCost = (c: number): number => (Number.isNaN(c) ? Number.POSITIVE_INFINITY : c)
 // shared by every explanation with nothing to list (frozen: a caller cannot add to it)

@@ -17,18 +17,38 @@ import {
 
 /**
  * `NoRanks` for `dpSize` 0, then `checkInputLength`'s `InvalidInput`, `checkNow`'s,
- * `checkRequestFields`', then `InvalidRoutedRank`
- * (upstream's `DP rank r is not active.`) for a `routedDpRank` that is not a rank; else `undefined`.
+ * `checkRequestFields`', then `InvalidRoutedRank` for a `routedDpRank` that is not a number,
+ * upstream's `DP rank r is not active.` for one that is not a rank, and, given `healthy`, for a
+ * rank marked unhealthy (an own policy never chooses one, pinned or not, as Dynamo refuses a pin
+ * to a worker it does not hold); else `undefined`.
  *
  * @internal
  */
-export const checkRequest = (dpSize: number, request: RouteRequest, now: number): PolicyError | undefined => {
+export const checkRequest = (
+  dpSize: number,
+  request: RouteRequest,
+  now: number,
+  healthy?: ReadonlyArray<boolean>
+): PolicyError | undefined => {
   if (dpSize === 0) return policyError("NoRanks", "the policy has no ranks", "dpSize")
   const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
   if (bad !== undefined) return bad
-  const r = request.routedDpRank
-  if (r !== undefined && (!Number.isInteger(r) || r < 0 || r >= dpSize))
+  const r: unknown = request.routedDpRank
+  if (r === undefined) return undefined
+  if (typeof r !== "number")
+    return policyError(
+      "InvalidRoutedRank",
+      `routedDpRank must be a number (an integer rank in [0, ${dpSize})), got ${typeof r} ${JSON.stringify(r)}`,
+      "routedDpRank"
+    )
+  if (!Number.isInteger(r) || r < 0 || r >= dpSize)
     return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
+  if (healthy !== undefined && healthy[r] === false)
+    return policyError(
+      "InvalidRoutedRank",
+      `DP rank ${r} is unhealthy (setStatus): a pinned request is not sent to it`,
+      "routedDpRank"
+    )
   return undefined
 }
 
