@@ -5,7 +5,7 @@
 // requests is now dated (the ledger's `rowTimestamp`), and its waiting requests are a queue.
 import { readFileSync } from "node:fs"
 import {
-  type findPolicy,
+  findPolicy,
   makeStepTimeAware,
   policyEntries,
   type RankLoad,
@@ -125,5 +125,30 @@ describe("own policies: partial rows bound unknown and stale ranks (the ledger c
       expect(text._tag === "Routed" ? "" : text.message).toContain("routedDpRank must be a number")
       expect(routed(p.route(s, { requestId: "c", inputLength: 100, routedDpRank: 2 }, 100.1)).rank).toBe(2)
     }
+  })
+})
+
+describe("step-time-aware: waiting requests without tokens, before this front end routed anything", () => {
+  it("a rank with eleven waiting requests is not idle on the first routes (miles PR #2012's snapshot, S16)", () => {
+    // rank summary lines: r0/r1/r3 running 0, queue 0; r2 running 1, queue 11; no tokens, no time
+    const text = readFileSync(
+      new URL(
+        "../../../fixtures/payloads/sglang_dp4_rank_snapshot__radixark_miles_pr2012.txt",
+        import.meta.url
+      ),
+      "utf8"
+    )
+    const decoded = decodeLedger(text)
+    if (Result.isFailure(decoded)) throw new Error(decoded.failure.message)
+    const p = findPolicy("step-time-aware")!.make({})
+    let s = p.observe(p.init(4), decoded.success, 0)
+    const ranks: Array<number> = []
+    for (let i = 0; i < 6; i++) {
+      const r = routed(p.route(s, { requestId: `r${i}`, inputLength: 2000 }, 0.01 * i))
+      ranks.push(r.rank)
+      s = r.state
+    }
+    // was 0, 1, 2, 3, ...: priced at a mean prompt of 0 (nothing routed yet), rank 2's queue was empty
+    expect(ranks).toEqual([0, 1, 3, 0, 1, 3])
   })
 })

@@ -124,6 +124,12 @@ export interface StepTimeAwareState {
    */
   readonly routes: number
   readonly routedUncached: number
+  /**
+   * The snapshot has rows that count waiting requests but no tokens and arrived before this front
+   * end routed anything (no mean prompt to price them with): `route` prices them at the mean of
+   * the prompts routed since, the prompt being routed for the first, until the next `observe`.
+   */
+  readonly waitingUnpriced: boolean
   readonly ranks: ReadonlyArray<number>
   readonly inflight: HashTrie<number>
   readonly prefixes: RankPrefixes
@@ -291,7 +297,8 @@ const withWaitingEstimate = (
  * chosen. A row that counts requests but no tokens (vLLM's coordinator publishes `[waiting,
  * running, KV usage]`, no time) is dated when observed and read as fresh for the queue, the pending
  * prefill it includes and the home credit; its queue is its waiting requests x the mean uncached
- * prompt of the requests this front end routed. In the simulator, behind four vLLM front ends on
+ * prompt of the requests this front end routed (before it routed any, the prompt being routed: a
+ * rank with eleven waiting requests is not an idle one, miles PR #2012's snapshot, S16). In the simulator, behind four vLLM front ends on
  * such rows, this took TTFT p99 on the Mooncake synthetic trace at 70% and 90% of capacity from
  * 17.5 s and 38.9 s to 9.89 s and 14.1 s (before, the pending prefill never left). KV
  * feasibility: while some healthy rank's known free KV, minus the prompt tokens routed to it since
@@ -428,6 +435,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       cursor: 0,
       routes: 0,
       routedUncached: 0,
+      waitingUnpriced: false,
       ranks,
       inflight: emptyTrie(1_000_000),
       prefixes: emptyRankPrefixes(maxBlocks)
@@ -456,13 +464,16 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       const pool = fixedPool ?? (row === undefined || row.unknown !== undefined ? undefined : poolOf(row))
       if (pool !== undefined) pools[r] = pool
     }
+    const counted = rankDemand(ledger.snapshots, pools)
     const demand = withWaitingEstimate(
-      rankDemand(ledger.snapshots, pools),
+      counted,
       ledger.snapshots,
       s.routes > 0 ? s.routedUncached / s.routes : 0
     )
     return {
       ...s,
+      // nothing routed yet: waiting requests without tokens are priced at route time
+      waitingUnpriced: s.routes === 0 && withWaitingEstimate(counted, ledger.snapshots, 1) !== counted,
       ledger,
       demand,
       priced: price(ledger, demand),
@@ -530,6 +541,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
         cursor,
         routes: s.routes + 1,
         routedUncached: s.routedUncached + input - cached,
+        waitingUnpriced: s.waitingUnpriced,
         ranks,
         inflight,
         prefixes: recordRankPrefixes(s.prefixes, request.prefixHashes, rank, sent)
@@ -550,7 +562,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     now: number
   ): RouteResult<StepTimeAwareState> => {
     if (optionsError !== undefined) return optionsError
-    const { ledger, demand } = s
+    const { ledger } = s
+    let { demand, priced } = s
     const n = ledger.dpSize
     const bad =
       checkRequest(n, request, now, ledger.healthy) ??
@@ -570,9 +583,18 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       return commit(s, request, now, r, s.cursor, 0, 0, scores, matched, undefined)
     }
 
+    if (s.waitingUnpriced) {
+      // rows that count waiting requests but no tokens came before anything was routed: price
+      // them now, at the mean prompt routed since (this one for the first), not as an empty queue
+      demand = withWaitingEstimate(
+        demand,
+        ledger.snapshots,
+        s.routes > 0 ? s.routedUncached / s.routes : input
+      )
+      priced = price(ledger, demand)
+    }
     // the busiest fresh queue and context (what a stale or unknown rank is never below): while
     // every rank that published is fresh, the maxima priced with the snapshot
-    const { priced } = s
     const allFresh = now - priced.oldestTimestamp <= staleAfter
     let maxQueued = priced.maxQueued
     let maxContext = priced.maxContext
