@@ -16,6 +16,9 @@ const writeTemp = (name: string, text: string) => {
 }
 
 const io = captureOutput()
+/** The Azure 2023 conversation trace (the fixture copy); its requests fit a 50,000-token pool. */
+const azure = new URL("../../../fixtures/traces/azure2023/AzureLLMInferenceTrace_conv.csv", import.meta.url)
+  .pathname
 
 const run = (...args: Array<string>) => loadledger("simulate", ...args)
 
@@ -26,7 +29,10 @@ describe("loadledger simulate", () => {
     const quote = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
     for (const e of policyEntries())
       expect(io.out).toMatch(new RegExp(`\\n  ${quote(e.name)} +\\[${e.engine}\\]`))
-    expect(io.out).toContain(`Models (--model):\n  ${Object.keys(models).join(", ")}`)
+    // each model with its preset TP and the GPUs it leaves a KV pool on
+    for (const m of Object.keys(models)) expect(io.out).toMatch(new RegExp(`\\n  ${m} +TP ${models[m]!.tp} `))
+    expect(io.out).toMatch(/\n {2}llama2-70b +TP 1 +b200\n/)
+    expect(io.out).toMatch(/\n {2}bloom-176b +TP 8 +a100-80gb, h100-80gb, h100-80gb-pcap, h200, b200\n/)
     for (const g of Object.keys(gpus)) expect(io.out).toContain(g)
     expect(io.out).toContain("--quiet")
     for (const flag of [
@@ -98,6 +104,41 @@ describe("loadledger simulate", () => {
         1.0, 1.05, 1.1, 1.25, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64
       ])
     }
+  })
+
+  it("bloom-176b on h100-80gb (preset TP 8): a KV pool of 50,706 tokens per rank serves the first 1,000 Azure requests", async () => {
+    const json = async (...extra: Array<string>) => {
+      io.out = ""
+      const code = await run(
+        "--trace",
+        azure,
+        "--policies",
+        "total-tokens",
+        "--limit",
+        "1000",
+        "--model",
+        "bloom-176b",
+        "--gpu",
+        "h100-80gb",
+        "--json",
+        "--quiet",
+        ...extra
+      )
+      const doc = JSON.parse(io.out)
+      return {
+        code,
+        pool: doc.kvPoolTokens,
+        outcome: doc.results[0].outcome,
+        ttftP50: doc.results[0].ttftSeconds.p50
+      }
+    }
+    const now = await json()
+    expect(now).toMatchObject({ code: 0, pool: 50_706, outcome: "ok 1000/1000" })
+    expect(now.ttftP50).toBeLessThan(0.2)
+    // the pool before the TP rule (whole-model KV per token on every GPU): 75 requests never fit
+    const before = await json("--kv-pool-tokens", "3202")
+    expect(before).toMatchObject({ code: 2, pool: 3202, outcome: "incomplete 925/1000, 75 rejected" })
+    expect(before.ttftP50).toBeGreaterThan(100)
   })
 
   it("--policy (the name capacity takes) is --policies: the same runs; both at once, or neither, is one error line", async () => {
@@ -265,6 +306,55 @@ describe("loadledger simulate", () => {
         ["--trace", mooncake, "--policies", "round-robin", "--coordinator-rows", "tokens"],
         /--coordinator-rows <rows>' argument 'tokens' is invalid/
       )
+    })
+    it("a model preset with no room for a KV pool on the GPU preset: what would fit, before the trace is read", async () => {
+      // llama2-70b's preset is TP 1: its 138 GB of BF16 weights overflow one a100-80gb
+      await exitsWithLine(
+        [
+          "--trace",
+          join(dir, "nope.jsonl"),
+          "--policies",
+          "round-robin",
+          "--model",
+          "llama2-70b",
+          "--gpu",
+          "a100-80gb"
+        ],
+        "llama2-70b does not fit on one a100-80gb at tensor parallel 1: its weights take 138.0 GB per GPU of the 70.4 GB it may use (88% of 80.0 GB), no room for a KV pool; at tensor parallel 2 each GPU would hold 8,695 tokens. llama2-70b fits at its preset tensor parallel 1 on --gpu b200; or set the pool by hand with --kv-pool-tokens N"
+      )
+      await exitsWithLine(
+        [
+          "--trace",
+          join(dir, "nope.jsonl"),
+          "--policies",
+          "round-robin",
+          "--model",
+          "glm-5.3",
+          "--gpu",
+          "h100-80gb"
+        ],
+        /no tensor-parallel size up to 8 leaves room\. glm-5\.3 fits at its preset tensor parallel 1 on --gpu h200, b200; or set the pool by hand with --kv-pool-tokens N$/m
+      )
+      // --kv-pool-tokens sets the pool by hand: no fit check
+      io.err = ""
+      expect(
+        await run(
+          "--trace",
+          azure,
+          "--policies",
+          "round-robin",
+          "--limit",
+          "20",
+          "--quiet",
+          "--model",
+          "llama2-70b",
+          "--gpu",
+          "a100-80gb",
+          "--kv-pool-tokens",
+          "50000"
+        )
+      ).toBe(0)
+      expect(io.err).toBe("")
     })
     it("unknown model, bad --dp", async () => {
       const roundRobin = ["--trace", mooncake, "--policies", "round-robin"]

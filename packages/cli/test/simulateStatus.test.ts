@@ -40,6 +40,44 @@ describe("simulate status column and exit code", () => {
       if (notStatus !== undefined) expect(row()).not.toContain(notStatus)
     })
 
+  it("--json carries the table's status cell: outcome and keptUp ('behind' was only in the table)", async () => {
+    const run = async (...extra: Array<string>) => {
+      io.out = ""
+      await roundRobin100(...extra, "--quiet")
+      const cell = row().split("│").at(-2)!.trim()
+      io.out = ""
+      await roundRobin100(...extra, "--quiet", "--json")
+      const r = JSON.parse(io.out).results[0]
+      return { cell, status: r.status, keptUp: r.keptUp, outcome: r.outcome }
+    }
+    // the trace's own rate: every request finished, but the backlog grew
+    expect(await run()).toEqual({
+      cell: "behind 100/100",
+      status: { _tag: "Completed" },
+      keptUp: false,
+      outcome: "behind 100/100"
+    })
+    expect(await run("--rate-scale", "0.1")).toEqual({
+      cell: "ok 100/100",
+      status: { _tag: "Completed" },
+      keptUp: true,
+      outcome: "ok 100/100"
+    })
+    // rejected requests: did not keep up
+    expect(await run("--kv-pool-tokens", "20000")).toEqual({
+      cell: "incomplete 76/100, 24 rejected",
+      status: { _tag: "Completed" },
+      keptUp: false,
+      outcome: "incomplete 76/100, 24 rejected"
+    })
+    // fewer than 100 requests: keptUp cannot tell, and is absent from the JSON
+    io.out = ""
+    await simulateMooncake("round-robin", 50, "--quiet", "--json")
+    const few = JSON.parse(io.out).results[0]
+    expect("keptUp" in few).toBe(false)
+    expect(few.outcome).toBe("ok 50/50")
+  })
+
   it("--kv-pool-tokens 20000: the 24 of the first 100 requests longer than the pool are rejected and named", async () => {
     const code = await roundRobin100("--kv-pool-tokens", "20000")
     expect(row()).toContain("incomplete 76/100, 24 rejected")

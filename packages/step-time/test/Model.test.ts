@@ -10,13 +10,17 @@ import {
   extendKvReadTokens,
   gpus,
   imbalanceBuckets,
+  kvBytesPerTokenPerGpu,
+  kvHeadsPerGpu,
   kvReadPairs,
+  type ModelSpec,
   modelFromJson,
   models,
   ranksFromJson,
   runningCapacity,
   stepMetrics,
   stepTime,
+  weightBytesPerGpu,
   withTp
 } from "../src/index.js"
 
@@ -205,5 +209,57 @@ describe("README usage block", () => {
     expect(r.ranks[0]!.attentionPairs).toBe(229376)
     expect((r.ranks[0]!.kvBytesRead / 1e9).toFixed(2)).toBe("10.31")
     expect(r.ranks[1]!.imbalancePairs).toBe(196608)
+  })
+})
+
+// What one GPU of a tensor-parallel group holds (vLLM / SGLang `get_num_kv_heads`): the pool in
+// @loadledger/sim is sized from these.
+describe("per-GPU shares under tensor parallelism", () => {
+  it("kvHeadsPerGpu: MHA/GQA heads split over TP, replicated (one per GPU) past the KV head count; MLA always 1", () => {
+    const at = (name: string, tps: ReadonlyArray<number>) =>
+      tps.map((tp) => kvHeadsPerGpu(withTp(models[name]!, tp)))
+    expect(at("bloom-176b", [1, 2, 4, 8, 16])).toEqual([112, 56, 28, 14, 7])
+    expect(at("llama2-70b", [1, 2, 4, 8, 16, 64])).toEqual([8, 4, 2, 1, 1, 1])
+    expect(at("deepseek-v3", [1, 8, 16])).toEqual([1, 1, 1])
+    expect(at("glm-5.3", [1, 8])).toEqual([1, 1])
+  })
+
+  it("kvBytesPerTokenPerGpu: the attention cache's per-GPU share; without kvHeads an MHA model has numHeads KV heads", () => {
+    const bloom = models["bloom-176b"]!
+    // 2 x 14336 x 2 bytes per layer over 112 heads, 14 heads per GPU at the preset TP 8, 70 layers
+    expect(kvBytesPerTokenPerGpu(bloom)).toBe(((2 * 14336 * 2 * 14) / 112) * 70)
+    const { kvHeads: _k, ...noKvHeads } = bloom.attention
+    expect(kvBytesPerTokenPerGpu({ ...bloom, attention: noKvHeads })).toBe(501_760)
+    // TP 16 over 8 KV heads: one head, as at TP 8
+    const llama = models["llama2-70b"]!
+    expect(kvBytesPerTokenPerGpu(withTp(llama, 16))).toBe(kvBytesPerTokenPerGpu(withTp(llama, 8)))
+    expect(kvBytesPerTokenPerGpu(withTp(llama, 8))).toBe(2 * 128 * 2 * 80)
+    // MLA and the DSA index key: whole on every rank
+    expect(kvBytesPerTokenPerGpu(withTp(models["glm-5.3-dense"]!, 8))).toBe(576 * 78)
+    expect(kvBytesPerTokenPerGpu(withTp(models["glm-5.3"]!, 8))).toBe((576 + 132) * 78)
+  })
+
+  it("weightBytesPerGpu: 1/TP of attention, dense MLP and the vocab-parallel embedding + LM head; routed experts over max(ep, tp)", () => {
+    const bloom = models["bloom-176b"]!
+    const whole = 70 * 12 * 14336 * 14336 * 2 + 2 * 250880 * 14336 * 2
+    expect(weightBytesPerGpu(bloom)).toBe(whole / 8)
+    expect(weightBytesPerGpu(withTp(bloom, 1))).toBe(whole)
+    const glm = models["glm-5.3"]!
+    if (glm.mlp.kind !== "moe") throw new Error("glm-5.3 is MoE")
+    // TP 1 with EP 8 (the DP-attention deployment): 32 of 256 routed experts per GPU, the rest whole
+    const glmTp1 =
+      (78 * glm.attention.paramsPerLayer +
+        3 * glm.mlp.denseParamsPerLayer +
+        75 * (32 * glm.mlp.expertParams + glm.mlp.sharedExpertParams)) *
+        1 +
+      2 * 154880 * 6144 * 2
+    expect(weightBytesPerGpu(glm)).toBe(glmTp1)
+    // experts sharded over a TP group larger than EP (ep 1, tp 8: SGLang's MoE TP): 1/8 of each
+    const moeTp: ModelSpec = { ...glm, tp: 8, mlp: { ...glm.mlp, ep: 1 } }
+    const ep8: ModelSpec = { ...glm, tp: 8 }
+    expect(weightBytesPerGpu(moeTp)).toBe(weightBytesPerGpu(ep8))
+    // at TP 8 with EP 8 the routed experts stay 32 per GPU; everything else is split 8 ways
+    const routed = 75 * 32 * glm.mlp.expertParams
+    expect(weightBytesPerGpu(ep8) / (routed + (glmTp1 - routed) / 8)).toBeCloseTo(1, 12)
   })
 })

@@ -16,9 +16,15 @@ import { type Command, Option } from "commander"
 import { fail, nonNegativeInt, positiveInt, positiveNumber } from "../internal/args.js"
 import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 import { progressMode, startProgress } from "./progress.js"
-import { checkOutputPath, isArgError, parsePolicyList, simulateHelpText } from "./simulateArgs.js"
+import {
+  checkModelFit,
+  checkOutputPath,
+  isArgError,
+  parsePolicyList,
+  simulateHelpText
+} from "./simulateArgs.js"
 import { renderReport } from "./simulateReport.js"
-import { renderTable, simulateExitCode } from "./simulateTable.js"
+import { outcomeLabel, renderTable, runOutcome, simulateExitCode } from "./simulateTable.js"
 
 /**
  * Options of `loadledger simulate`, as parsed.
@@ -63,7 +69,12 @@ const engineFor = (entry: PolicyEntry, forced: "sglang" | "vllm" | undefined): "
 /**
  * Run `simulate` with parsed options: read and check the trace, resolve the policies, model and GPU,
  * run each policy on the same arrivals, print the table (or JSON), write the HTML report. Throws an
- * `Error` with a one-line message on bad input (the CLI prints it and exits 1).
+ * `Error` with a one-line message on bad input (the CLI prints it and exits 1), e.g. a model preset
+ * that leaves no KV pool on the GPU preset without `--kv-pool-tokens` (`checkModelFit`: the message
+ * names what would fit). With `--json` each result carries, besides the `PolicyResult` fields and
+ * its `engine`, the table's status cell: `outcome` (`outcomeLabel`: `ok F/T`, `behind F/T`,
+ * `incomplete F/T, R rejected`, ...) and `keptUp` (`runOutcome`'s, the same value the cell is
+ * written from; absent when it cannot tell, e.g. fewer than 100 requests).
  *
  * @example
  * ```ts
@@ -73,6 +84,8 @@ const engineFor = (entry: PolicyEntry, forced: "sglang" | "vllm" | undefined): "
  * // => 'unknown policy "no-such-policy"; known: '
  * await runSimulate({ ...o, policies: "round-robin", model: "gpt-9" }).catch((e: Error) => e.message.slice(0, 30))
  * // => 'unknown model "gpt-9"; known: '
+ * await runSimulate({ ...o, policies: "round-robin", model: "llama2-70b", gpu: "h200" }).catch((e: Error) => e.message.slice(0, 57))
+ * // => "llama2-70b does not fit on one h200 at tensor parallel 1:"
  * ```
  *
  * @category simulate
@@ -82,6 +95,9 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   // every argument and output path first: a typo must not cost a simulation
   const entries = parsePolicyList(o.policies)
   if (isArgError(entries)) return fail(entries.message)
+  // a preset pair with no room for a KV pool: what would fit, and the GPU presets it fits on
+  const noFit = o.kvPoolTokens === undefined ? checkModelFit(o.model, o.gpu) : undefined
+  if (noFit !== undefined) return fail(noFit.message)
   const base = simConfigFor({ ...o, engine: "sglang" }) // the engine is set per policy below
   const sglang = entries.filter((e) => engineFor(e, o.engine) === "sglang")
   if (o.coordinatorRows !== undefined && o.coordinatorRows !== "extended" && sglang.length > 0)
@@ -126,7 +142,11 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
       dp: o.dp,
       seed: o.seed,
       kvPoolTokens: base.kvPoolTokens,
-      results: rows.map(({ engine, result }) => ({ engine, ...result }))
+      // `keptUp` and `outcome`: the table's status cell (runOutcome / outcomeLabel), e.g. "behind 5000/5000"
+      results: rows.map(({ engine, result }) => {
+        const outcome = runOutcome(result)
+        return { engine, ...result, keptUp: outcome.keptUp, outcome: outcomeLabel(outcome) }
+      })
     }
     process.stdout.write(`${JSON.stringify(out)}\n`)
   } else process.stdout.write(`${header}\n${table}\n`)

@@ -7,6 +7,7 @@
 import { accessSync, constants, statSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import { findPolicy, type PolicyEntry, policyEntries } from "@loadledger/policies"
+import { checkKvPool } from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time"
 
 /**
@@ -130,15 +131,72 @@ const statOrUndefined = (p: string) => {
 }
 
 /**
+ * The GPU presets on which a model preset, at its own tensor-parallel size, leaves room for a KV
+ * pool (`checkKvPool` of @loadledger/sim), in the presets' order; `[]` for an unknown model.
+ *
+ * @example
+ * ```ts
+ * import { gpusFitting } from "./simulateArgs.js"
+ * gpusFitting("llama2-70b") // => ["b200"]
+ * gpusFitting("glm-5.3") // => ["h200", "b200"]
+ * ```
+ *
+ * @category simulate
+ * @since 0.4.0
+ */
+export const gpusFitting = (model: string): ReadonlyArray<string> => {
+  const m = models[model]
+  return m === undefined ? [] : Object.keys(gpus).filter((g) => checkKvPool(m, gpus[g]!) === undefined)
+}
+
+/**
+ * Check that a model preset leaves a KV pool on a GPU preset before any work starts: `undefined`
+ * when it does (or when either name is unknown: `simConfigFor` names those), else an
+ * {@link ArgError} for `--gpu` whose message says how much of the GPU the weights take, the
+ * smallest tensor-parallel size that would leave room (`checkKvPool` of @loadledger/sim), and
+ * what works from the command line: the GPU presets the model fits on at its preset TP (the
+ * presets fix TP; `simulate` has no `--tp`), or `--kv-pool-tokens` to set the pool by hand.
+ *
+ * **When to use**: when the pool is derived from the presets (no `--kv-pool-tokens`).
+ *
+ * @example
+ * ```ts
+ * import { checkModelFit } from "./simulateArgs.js"
+ * checkModelFit("bloom-176b", "a100-80gb") // => undefined
+ * checkModelFit("llama2-70b", "a100-80gb")?.message.endsWith(
+ *   "llama2-70b fits at its preset tensor parallel 1 on --gpu b200; or set the pool by hand with --kv-pool-tokens N"
+ * ) // => true
+ * ```
+ *
+ * @category simulate
+ * @since 0.4.0
+ */
+export const checkModelFit = (model: string, gpu: string): ArgError | undefined => {
+  const m = models[model]
+  const g = gpus[gpu]
+  if (m === undefined || g === undefined) return undefined
+  const noPool = checkKvPool(m, g)
+  if (noPool === undefined) return undefined
+  const fits = gpusFitting(model)
+  const where =
+    fits.length === 0
+      ? `${model} fits on no GPU preset at its preset tensor parallel ${m.tp}`
+      : `${model} fits at its preset tensor parallel ${m.tp} on --gpu ${fits.join(", ")}`
+  return argError("--gpu", `${noPool.message}. ${where}; or set the pool by hand with --kv-pool-tokens N`)
+}
+
+/**
  * The text `simulate --help` appends: the registered policy names (with their engine and one-line
- * description), model presets and GPU presets, read from the registries at call time so a new
- * policy or preset shows up without editing the CLI.
+ * description), model presets (each with its preset tensor-parallel size and the GPU presets it
+ * leaves a KV pool on, `gpusFitting`) and GPU presets, read from the registries at call time so a
+ * new policy or preset shows up without editing the CLI.
  *
  * @example
  * ```ts
  * import { simulateHelpText } from "./simulateArgs.js"
  * simulateHelpText().includes("  round-robin") // => true
  * simulateHelpText().includes("GPUs (--gpu):") // => true
+ * simulateHelpText().includes("  llama2-70b     TP 1  b200\n") // => true
  * ```
  *
  * @category simulate
@@ -159,13 +217,24 @@ export const simulateHelpText = (): string => {
     "Policies (--policies, comma-separated, each once):",
     ...policies,
     "",
-    "Models (--model):",
-    list(Object.keys(models)),
+    "Models (--model), each at its preset tensor-parallel size (TP), and the GPUs it leaves a KV",
+    "pool on (--kv-pool-tokens sets the pool by hand):",
+    ...modelLines(),
     "",
     "GPUs (--gpu):",
     list(Object.keys(gpus)),
     ""
   ].join("\n")
+}
+
+/** One help line per model preset: its name, preset TP and the GPU presets it fits on. */
+const modelLines = (): Array<string> => {
+  const names = Object.keys(models)
+  const width = Math.max(0, ...names.map((n) => n.length))
+  return names.map((n) => {
+    const fits = gpusFitting(n)
+    return `  ${n.padEnd(width)}  TP ${String(models[n]!.tp).padEnd(2)} ${fits.length === 0 ? "(no GPU preset)" : fits.join(", ")}`
+  })
 }
 
 const firstSentence = (s: string): string => {

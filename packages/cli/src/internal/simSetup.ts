@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs"
 import {
   type CoordinatorRows,
+  checkKvPool,
   isTraceError,
   modelSimConfig,
   parseTrace,
@@ -88,7 +89,11 @@ export const simConfigFor = (o: {
   if (gpu === undefined) throw new Error(`unknown GPU "${o.gpu}"; known: ${Object.keys(gpus).join(", ")}`)
   const derived = modelSimConfig(model, gpu)
   const kvPoolTokens = o.kvPoolTokens ?? derived.kvPoolTokens
-  if (!(kvPoolTokens > 0)) throw new Error(`${o.model} does not fit on one ${o.gpu}: no room for a KV pool`)
+  if (!(kvPoolTokens > 0))
+    // what the weights take, and the smallest tensor-parallel size with room (capacity, sweep)
+    throw new Error(
+      checkKvPool(model, gpu)?.message ?? `${o.model} does not fit on one ${o.gpu}: no room for a KV pool`
+    )
   return {
     ...derived,
     dpSize: o.dp,
