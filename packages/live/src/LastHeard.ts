@@ -8,10 +8,17 @@
  * @since 0.2.0
  */
 import type { RankLoad } from "@loadledger/schema"
+import { checkWorkers } from "./internal/checks.js"
+import type { RouterError } from "./Route.js"
 
 /**
  * One physical worker (one base URL) and how many DP ranks it serves. A worker with `dpSize` N
  * becomes N virtual workers `url@0 … url@N-1` in the ledger, all filled from one fetch.
+ *
+ * `url`: a non-empty string (for `startLiveRouter`, an http(s) base URL), the worker's identity:
+ * no two workers of one router may have the same `url` once trailing slashes are dropped.
+ * `dpSize`: an integer from 1 to 1024. Anything else is refused up front with a `RouterError`
+ * `InvalidInput` naming the field (`workers[1].dpSize`), never rounded or read as a default.
  *
  * @category models
  * @since 0.1.0
@@ -74,7 +81,8 @@ export interface WorkerEntry {
 
 /**
  * What was last heard: workers in configuration order, ranks worker-major (`ranks[i]` is the
- * router's global rank index `i`).
+ * router's global rank index `i`). `error`: set when `makeLastHeard` refused its worker list (then
+ * there are no workers and no ranks); the functions below keep it.
  *
  * @category models
  * @since 0.2.0
@@ -82,6 +90,7 @@ export interface WorkerEntry {
 export interface LastHeard {
   readonly workers: ReadonlyArray<WorkerEntry>
   readonly ranks: ReadonlyArray<RankEntry>
+  readonly error?: RouterError | undefined
 }
 
 /**
@@ -103,17 +112,31 @@ export const rankId = (url: string, dpRank: number): string => `${url}@${dpRank}
  *
  * **When to use**: once, when a router starts.
  *
+ * **Errors**: a worker list that is not an array of `WorkerSpec`s (see there: a `url` that is not a
+ * non-empty string or is given twice, a `dpSize` that is not an integer from 1 to 1024, a `kind`
+ * that is not a `SourceKind`) gives a ledger with no workers and no ranks whose `error` is a
+ * `RouterError` `InvalidInput` naming the first field at fault.
+ *
  * @example
  * ```ts
  * import { makeLastHeard } from "@loadledger/live"
  * const l = makeLastHeard([{ url: "http://127.0.0.1:30000", dpSize: 2 }])
  * l.ranks.map((r) => r.id) // => ["http://127.0.0.1:30000@0", "http://127.0.0.1:30000@1"]
+ * l.error // => undefined
+ * const bad = makeLastHeard([{ url: "u", dpSize: 2.5 }])
+ * bad.error?.message // => "workers[0].dpSize must be an integer from 1 to 1024, got 2.5"
+ * bad.ranks // => []
  * ```
  *
  * @category constructors
  * @since 0.2.0
  */
-export const makeLastHeard = (workers: ReadonlyArray<WorkerSpec>): LastHeard => ({
+export const makeLastHeard = (workers: ReadonlyArray<WorkerSpec>): LastHeard => {
+  const error = checkWorkers(workers, "workers")
+  return error === undefined ? heardNothing(workers) : { workers: [], ranks: [], error }
+}
+
+const heardNothing = (workers: ReadonlyArray<WorkerSpec>): LastHeard => ({
   workers: workers.map((w) => ({
     url: w.url,
     dpSize: w.dpSize,
@@ -163,6 +186,7 @@ export const recordRows = (
   const byRank = new Map<number, RankLoad>()
   for (const r of rows) byRank.set(r.dpRank, r)
   return {
+    ...ledger,
     workers: ledger.workers.map((w) =>
       w.url === url ? { ...w, polls: w.polls + 1, lastSuccessSeconds: now, failure: undefined } : w
     ),
@@ -205,6 +229,7 @@ export const recordFailure = (
   failure: PollFailure,
   now: number
 ): LastHeard => ({
+  ...ledger,
   workers: ledger.workers.map((w) =>
     w.url === url
       ? {
@@ -215,8 +240,7 @@ export const recordFailure = (
           failure: { ...failure, atSeconds: now }
         }
       : w
-  ),
-  ranks: ledger.ranks
+  )
 })
 
 /**
@@ -235,6 +259,6 @@ export const recordFailure = (
  * @since 0.2.0
  */
 export const eject = (heard: LastHeard, url: string, untilSeconds: number, message: string): LastHeard => ({
-  workers: heard.workers.map((w) => (w.url === url ? { ...w, ejected: { untilSeconds, message } } : w)),
-  ranks: heard.ranks
+  ...heard,
+  workers: heard.workers.map((w) => (w.url === url ? { ...w, ejected: { untilSeconds, message } } : w))
 })

@@ -12,6 +12,7 @@
 import type { Policy, RouteRequest } from "@loadledger/policies"
 import { decodeLedger, decodeLoadStatFrame, type LedgerKind, type RankLoad } from "@loadledger/schema"
 import { Result } from "effect"
+import { checkLiveRouterConfig } from "./internal/checks.js"
 import { makeOffThreadDecoder } from "./internal/offThreadDecoder.js"
 import type { PollFailure } from "./LastHeard.js"
 import { makeRouterMetrics } from "./Metrics.js"
@@ -39,6 +40,15 @@ import { type SourceSpec, sourceDecodeKind, sourceUrl } from "./Source.js"
  *   other large payloads, never routing.
  * - `maxPollBytes` (default 4 MiB): a larger load body is a decode failure, not read further.
  * - `processMetrics` (default false): add prom-client's process series (RSS, event-loop lag).
+ *
+ * **Checked up front**, each absent or as follows: `policy` an object whose `init`, `observe`,
+ * `route` and `finish` are functions; `sources` an array of `SourceSpec`s (see there: `url` an
+ * http(s) base URL no other source has, `dpSize` an integer from 1 to 1024, `kind` a `SourceKind`,
+ * `intervalMs` / `timeoutMs` from 1 to 2,147,483,647 ms, node's longest timer); the router options
+ * (see `RouterOptions`); `clock` a function; `decodeBudgetMs` from 1 to 536,870,911 ms (a quarter
+ * of that timer: the decode worker waits up to 4 budgets); `inThreadDecodeMaxBytes` an integer >=
+ * 0; `maxPollBytes` an integer >= 1; `processMetrics` a boolean. See `startLiveRouter` for what a
+ * refused value does.
  *
  * **Exclusion bound**: a worker that hangs, refuses connections or answers non-2xx is unhealthy
  * (out of the policy's view and of the fallback) at the end of its next poll, at most
@@ -75,7 +85,8 @@ export interface LiveRouterConfig<S> extends RouterOptions {
  * failed proxy connection so the worker is excluded until its next good poll; `eject` takes a worker
  * out for `holdMs` whatever its polls say (a passive health check); `retried` counts a
  * request re-placed by a proxy; `ready` resolves once every source was polled once; `close` stops
- * all polls and the decode worker.
+ * all polls and the decode worker. `error`: set when `startLiveRouter` refused its config (see
+ * there).
  *
  * @category models
  * @since 0.1.0
@@ -96,6 +107,7 @@ export interface LiveRouter {
   readonly metricsContentType: string
   readonly ready: Promise<void>
   readonly close: () => Promise<void>
+  readonly error?: RouterError | undefined
 }
 
 const failure = (kind: PollFailure["kind"], message: string): PollFailure => ({
@@ -175,12 +187,44 @@ const pollOnce = async (
   }
 }
 
+/** A router for a refused config: it polls nothing, starts no thread, and answers `error`. */
+const refusedRouter = (error: RouterError): LiveRouter => {
+  const metrics = makeRouterMetrics(() => ({ ranks: [], inflightPerRank: [] }))
+  const nothing = () => {}
+  return {
+    route: () => error,
+    finish: () => false,
+    abort: () => false,
+    ingest: async () => {},
+    ingestLoadStatFrame: nothing,
+    markUnreachable: nothing,
+    eject: nothing,
+    retried: nothing,
+    ranks: () => [],
+    inflight: () => [],
+    decisions: () => [],
+    metrics: () => metrics.registry.metrics(),
+    metricsContentType: metrics.registry.contentType,
+    ready: Promise.resolve(),
+    close: async () => {},
+    error
+  }
+}
+
 /**
  * Start a live router: one poll loop per source (first poll at once, then `intervalMs` after each
  * poll ends), each poll bounded by `timeoutMs` and `maxPollBytes`, each body decoded on a worker
  * thread within `decodeBudgetMs`.
  *
  * **When to use**: in a gateway process; `startProxy` puts an HTTP reverse proxy in front of it.
+ *
+ * **Errors**: the config is checked before anything starts (see `LiveRouterConfig`). The first
+ * value at fault (in the order `policy`, `sources`, router options, the rest) gives a router that
+ * polls nothing and starts no thread, whose `error` is a `RouterError` `InvalidInput` naming it
+ * (`sources[0].kind`, `clientCount`, `decodeBudgetMs`), and whose every `route` answers that error;
+ * `ready` and `close` resolve at once, `ranks`, `inflight` and `decisions` are empty, the rest do
+ * nothing. `startProxy` refuses such a router with the same error. A caller that wants to fail
+ * early reads `error` right after this call.
  *
  * @example
  * ```ts
@@ -196,12 +240,23 @@ const pollOnce = async (
  * router.ranks().map((r) => r.condition) // => ["unhealthy", "unhealthy"]
  * router.route({ requestId: "r1", inputLength: 512 })._tag // => "RouterError"
  * await router.close()
+ * // a bad value is refused before anything starts, naming the field
+ * const bad = startLiveRouter({
+ *   sources: [{ url: "http://127.0.0.1:9", dpSize: 0, kind: "sglang-v1-loads", intervalMs: 200, timeoutMs: 100 }],
+ *   policy: totalRequests,
+ *   staleAfterSeconds: 1
+ * })
+ * bad.error?.message // => "sources[0].dpSize must be an integer from 1 to 1024, got 0"
+ * bad.route({ requestId: "r1", inputLength: 512 }) === bad.error // => true
+ * await bad.close()
  * ```
  *
  * @category constructors
  * @since 0.1.0
  */
 export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
+  const error = checkLiveRouterConfig(config)
+  if (error !== undefined) return refusedRouter(error)
   const clock = config.clock ?? (() => performance.now() / 1000)
   const maxBytes = config.maxPollBytes ?? 4 * 1024 * 1024
   const budgetMs = config.decodeBudgetMs ?? 1000

@@ -16,6 +16,7 @@ import {
   type ServerResponse
 } from "node:http"
 import type { Socket } from "node:net"
+import { checkProxyOptions } from "./internal/checks.js"
 import type { LiveRouter } from "./LiveRouter.js"
 import type { RouterError } from "./Route.js"
 
@@ -28,6 +29,12 @@ import type { RouterError } from "./Route.js"
  * connection lost mid-request; default 3) the worker is ejected for `ejectForMs` (default 10 000),
  * even if its load endpoint still answers. `maxBodyBytes`: largest request body (default 32 MiB).
  * `port` 0 (default) picks a free port.
+ *
+ * **Checked up front**, each absent or as follows: `router` a `LiveRouter` that `startLiveRouter`
+ * did not refuse; `port` an integer from 0 to 65535; `host` a non-empty string; the three timeouts
+ * from 1 to 2,147,483,647 ms (node's longest timer); `ejectAfterFailures` an integer >= 1;
+ * `ejectForMs` a number >= 0 (`Infinity`: for good); `maxBodyBytes` an integer >= 1. See
+ * `startProxy` for what a refused value does.
  *
  * @category models
  * @since 0.2.0
@@ -142,7 +149,12 @@ const routerErrorStatus: Record<RouterError["reason"], number> = {
  *   statuses, in-flight and decision counts as JSON.
  *
  * **When to use**: in front of SGLang or vLLM workers, or as the model for your own gateway.
- * Rejects (with the listen error, e.g. `EADDRINUSE`) when the port cannot be bound.
+ *
+ * **Errors**: the promise rejects, before anything listens, with a `RouterError` `InvalidInput`
+ * naming the first option at fault (see `ProxyOptions`: `port`, `connectTimeoutMs`, `router.route`,
+ * ...), or with the router's own `error` when `startLiveRouter` refused it; and with the listen
+ * error (e.g. `EADDRINUSE`) when the port cannot be bound. Why a rejection: it is how this function
+ * already says it could not start a proxy, and callers keep their `await startProxy(...)`.
  *
  * @example
  * ```ts
@@ -153,6 +165,9 @@ const routerErrorStatus: Record<RouterError["reason"], number> = {
  * const res = await fetch(`${proxy.url}/v1/completions`, { method: "POST", body: "{}" })
  * res.status // => 503
  * await proxy.close()
+ * // a bad option is refused before anything listens, naming the field
+ * const refused = await startProxy({ router, port: 70000 }).catch((e) => e)
+ * refused.message // => "port must be an integer from 0 to 65535, got 70000"
  * await router.close()
  * ```
  *
@@ -160,6 +175,8 @@ const routerErrorStatus: Record<RouterError["reason"], number> = {
  * @since 0.2.0
  */
 export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> => {
+  const refused = checkProxyOptions(options)
+  if (refused !== undefined) return Promise.reject(refused)
   const { router } = options
   // free sockets are dropped before the engines' keep-alive timeout (uvicorn: 5 s) can close them
   const agent = new Agent({ keepAlive: true, maxSockets: 512, timeout: 2_000 })

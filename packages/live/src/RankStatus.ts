@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import type { RankLoad, RankUnknownReason } from "@loadledger/schema"
+import { checkStatusOptions } from "./internal/checks.js"
 import { absent, corruptCount, loadCounts } from "./internal/rowFields.js"
 import type { LastHeard, PollFailure, RankEntry, WorkerEntry } from "./LastHeard.js"
 
@@ -25,7 +26,8 @@ export type LoadField = "numRunningReqs" | "numWaitingReqs" | "numTotalTokens" |
  * `rejected-row` (the decoder marked the row `unknown`: duplicate rank, negative count, invalid
  * number; or a row given to `applyPoll` carries a count that is negative, NaN, infinite or not a
  * number), `missing-field` (the row carries no load count at all, or, under an explicit
- * `requiredFields`, lacks one of those).
+ * `requiredFields`, lacks one of those), `invalid-options` (`rankStatus` was given options it
+ * refuses, see there: no rank can be judged with them).
  *
  * @category models
  * @since 0.1.0
@@ -41,22 +43,23 @@ export type UnknownReason =
   | "decode-failed"
   | "rejected-row"
   | "missing-field"
+  | "invalid-options"
 
 /**
  * How to judge ranks.
  *
- * - `staleAfterSeconds`: data older than this is unknown.
- * - `requiredFields` (optional): when given, a row missing any of them is `unknown(missing-field)`,
+ * - `staleAfterSeconds`: data older than this is unknown; a finite number of seconds > 0.
+ * - `requiredFields` (optional): an array of `LoadField`s; when given, a row missing any of them is `unknown(missing-field)`,
  *   for every worker. When absent (the default), the **partial-row rule** applies: a row is known
  *   when it carries at least one load count (`numRunningReqs`, `numWaitingReqs`,
  *   `numTotalTokens`), and its other fields pass through absent, never 0 (each policy takes an
  *   absent count as its docstring says: the own and vLLM policies as the busiest value reported);
  *   a row with no count at all gives the policy nothing and is `unknown(missing-field)`.
- * - `publishedFieldsByWorker` (optional): per worker URL, the fields its source publishes for every
+ * - `publishedFieldsByWorker` (optional): a `Map`: per worker URL, the fields its source publishes for every
  *   rank (`makeRouter` fills it from each source's `kind`, see `sourcePublishedFields`; a worker
  *   not in it publishes the three counts). They only name what a row lacks (`RankStatus.missing`);
  *   they never make a rank unknown.
- * - `ageClock`: `"publisher-change"` ages a rank from the last time its publisher's `timestamp`
+ * - `ageClock`: `"publisher-change"` (also when absent) ages a rank from the last time its publisher's `timestamp`
  *   changed (a frozen publisher goes stale once a row received more than `staleAfterSeconds` after
  *   that change still carries it; a rank not heard at all for twice the bound is stale too),
  *   `"receipt"` from the last time a row arrived.
@@ -106,7 +109,7 @@ export interface RankStatus {
  * The contract reason (@loadledger/schema's `RankUnknownReason`) for a router reason: unhealthy
  * reasons are `unreachable`, `stale` is `stale`, and a rank whose numbers never arrived in usable
  * form (never reported, not in the payload, body not decoded, no load count or a required field absent) is
- * `not-reported`. A rejected row keeps the decoder's own reason.
+ * `not-reported`, as is one judged with refused options (`invalid-options`). A rejected row keeps the decoder's own reason.
  *
  * @example
  * ```ts
@@ -141,6 +144,13 @@ export const contractReason = (reason: Exclude<UnknownReason, "rejected-row">): 
  * reported, others absent, as on a cut-off vLLM `/metrics` page, fault case S04's second block)
  * is known with what it reported: its absent fields stay absent, never 0 (see `StatusOptions`).
  *
+ * **Errors**: `options` are checked first (see `StatusOptions`: `staleAfterSeconds` a finite
+ * number above 0, `requiredFields` absent or an array of `LoadField`s, `ageClock` absent or one of its two
+ * clocks, `publishedFieldsByWorker` absent or a `Map` to arrays of `LoadField`s). Options refused
+ * judge no rank: every rank is `unknown` with reason `invalid-options`, and its row's
+ * `unknown.message` is the check's message, naming the field (`options.staleAfterSeconds must be a
+ * finite number of seconds > 0, got NaN`); never a `NaN` bound read as "never stale".
+ *
  * @example
  * ```ts
  * import { makeLastHeard, rankStatus, recordRows } from "@loadledger/live"
@@ -161,6 +171,10 @@ export const contractReason = (reason: Exclude<UnknownReason, "rejected-row">): 
  * // an explicit requiredFields makes the partial row unknown
  * rankStatus(l, 6, { staleAfterSeconds: 2, requiredFields: ["numWaitingReqs"], ageClock: "receipt" })[1]?.reason
  * // => "missing-field"
+ * // options it refuses judge no rank
+ * const refused = rankStatus(l, 6, { staleAfterSeconds: Number.NaN, ageClock: "receipt" })
+ * refused.map((r) => r.reason) // => ["invalid-options", "invalid-options", "invalid-options"]
+ * refused[0]?.row.unknown?.message // => "options.staleAfterSeconds must be a finite number of seconds > 0, got NaN"
  * ```
  *
  * @category combinators
@@ -171,6 +185,22 @@ export const rankStatus = (
   now: number,
   options: StatusOptions
 ): ReadonlyArray<RankStatus> => {
+  const refused = checkStatusOptions(options)
+  if (refused !== undefined)
+    return heard.ranks.map((e, index) => ({
+      index,
+      id: e.id,
+      workerUrl: e.workerUrl,
+      dpRank: e.dpRank,
+      condition: "unknown",
+      reason: "invalid-options",
+      row: {
+        dpRank: index,
+        worker: e.workerUrl,
+        workerDpRank: e.dpRank,
+        unknown: { reason: "not-reported", message: refused.message }
+      }
+    }))
   const workers = new Map<string, WorkerEntry>()
   for (const w of heard.workers) workers.set(w.url, w)
   const out: Array<RankStatus> = new Array(heard.ranks.length)

@@ -52,7 +52,10 @@ export interface Decision {
 
 /**
  * Why the router could not place a request: a request that is not valid (`InvalidInput`, e.g. an
- * `inputLength` that is no token count, `field` naming it); no healthy rank at all; a request id
+ * `inputLength` that is no token count, `field` naming it), or a router built from a value its
+ * constructor refused (also `InvalidInput`, `field` the path to that value from the constructor's
+ * arguments: `workers[1].dpSize`, `options.clientCount`, `sources[0].kind`; see `makeRouter`,
+ * `startLiveRouter`); no healthy rank at all; a request id
  * already in flight; a `routedDpRank` that is not usable; or the policy's own error (kept in the
  * message).
  *
@@ -124,7 +127,8 @@ const admit = <S>(
 /**
  * Place one request at `now`.
  *
- * 0. The request is checked where it enters: an `inputLength` that is no token count (a safe
+ * 0. A router `makeRouter` refused (`state.error`) answers that error, before anything else. Then
+ *    the request is checked where it enters: an `inputLength` that is no token count (a safe
  *    non-negative integer, `checkInputLength` of the policies), then a `now` that is not finite
  *    seconds (`checkNow`; e.g. a `clock` returning `NaN`), then a field not of its type (a
  *    `prefixHashes` that is not an array of strings, ..., `checkRequestFields`), is a `RouterError`
@@ -167,6 +171,7 @@ export const route = <S>(
   request: RouteRequest,
   now: number
 ): { readonly _tag: "Routed"; readonly state: RouterState<S>; readonly decision: Decision } | RouterError => {
+  if (state.error !== undefined) return state.error
   // the boundary where a request enters: one check (policies' shared rule), inner code trusts it
   const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
   if (bad !== undefined) return routerError("InvalidInput", bad.message, { field: bad.field })
@@ -227,7 +232,11 @@ export const route = <S>(
     if (rank < 0 || state.inflightPerRank[i]! < state.inflightPerRank[rank]!) rank = i
   }
   if (rank < 0)
-    return routerError("NoAvailableRanks", "no healthy rank: every worker failed its last poll", { ranks })
+    return routerError(
+      "NoAvailableRanks",
+      n === 0 ? "no rank: the router has no workers" : "no healthy rank: every worker failed its last poll",
+      { ranks }
+    )
   const explanation: Explanation = {
     scores: ranks.map((s, i) =>
       s.condition === "unhealthy" ? Number.POSITIVE_INFINITY : state.clientCount * state.inflightPerRank[i]!

@@ -11,6 +11,7 @@
 import { checkNow, type Policy } from "@loadledger/policies"
 import type { RankLoad } from "@loadledger/schema"
 import { HashMap, Result } from "effect"
+import { checkPolicy, checkRouterOptions } from "./internal/checks.js"
 import {
   eject,
   type LastHeard,
@@ -22,6 +23,7 @@ import {
 } from "./LastHeard.js"
 import { type PolicyView, refreshView, viewRow } from "./PolicyView.js"
 import { type LoadField, type RankStatus, rankStatus, type StatusOptions } from "./RankStatus.js"
+import type { RouterError } from "./Route.js"
 import { type SourceKind, sourcePublishedFields } from "./Source.js"
 
 /**
@@ -36,6 +38,15 @@ import { type SourceKind, sourcePublishedFields } from "./Source.js"
  * these engines and which one this is (vLLM's front-end `client_count` / `client_index`); they
  * shape the in-flight fallback (see `route`). Pass the same numbers to the policy (the registry's
  * `make({ clientCount, clientIndex })`).
+ *
+ * **Checked up front** (`makeRouter`, `startLiveRouter`): `staleAfterSeconds` a finite number of
+ * seconds above 0; `requiredFields` absent or an array of `LoadField`s; `ageClock` absent,
+ * `"publisher-change"` or `"receipt"`; `clientCount` absent or an integer >= 1 and `clientIndex`
+ * absent or an integer in `0..clientCount-1` (the policies' `checkClientOptions`, the rule the
+ * policy applies to the same numbers). A value outside these (`NaN`, `-1`, `Infinity`, `1.5`, an
+ * index past the count, a missing `staleAfterSeconds`) is a `RouterError` `InvalidInput` naming it
+ * (`options.clientCount` from `makeRouter`, `clientCount` from `startLiveRouter`), never read as
+ * a default.
  *
  * @category models
  * @since 0.1.0
@@ -63,7 +74,8 @@ export interface Placement {
  * The router value. `heard`: what was last heard per rank. `view`: the policy's state over the
  * usable ranks (see `PolicyView`). `inflight` maps each admitted, unfinished request id to its
  * placement (an effect persistent `HashMap`); `inflightPerRank` is its per-rank count; `decisions`
- * counts placements per rank.
+ * counts placements per rank. `error`: set when `makeRouter` refused its policy, a worker or an
+ * option (see there); such a router has no ranks and every `route` answers this error.
  *
  * @category models
  * @since 0.1.0
@@ -78,6 +90,7 @@ export interface RouterState<S> {
   readonly decisions: ReadonlyArray<number>
   readonly cursor: number
   readonly clientCount: number
+  readonly error?: RouterError | undefined
 }
 
 /**
@@ -87,9 +100,20 @@ export interface RouterState<S> {
  * partial, known with what it reported and `missing` naming the rest, unless
  * `options.requiredFields` asks for them.
  *
+ * **Errors**: the arguments are checked first, in order: `policy` (an object whose `init`,
+ * `observe`, `route` and `finish` are functions), `workers` (see `WorkerSpec`: each `url` a
+ * non-empty string no other worker has, `dpSize` an integer from 1 to 1024, `kind` absent or a
+ * `SourceKind`), `options` (see `RouterOptions`). The first value at fault makes a router with no
+ * ranks whose `error` is a `RouterError` `InvalidInput` naming it (`workers[1].dpSize`,
+ * `options.clientCount`), and every `route` of it answers that error (as a policy built from bad
+ * options does). Why not throw or return a `Result`: the package's errors are values, and `route`
+ * is where every caller already handles a `RouterError`; a caller that wants to fail early (a
+ * config loader) reads `error` right after `makeRouter`. `applyPoll`, `finish`, `ejectWorker` and
+ * `statuses` work on such a router (there is nothing to update).
+ *
  * @example
  * ```ts
- * import { makeRouter } from "@loadledger/live"
+ * import { makeRouter, route } from "@loadledger/live"
  * import { totalRequests } from "@loadledger/policies"
  * const r = makeRouter(totalRequests, [{ url: "http://127.0.0.1:30000", dpSize: 4 }], { staleAfterSeconds: 2 })
  * r.inflightPerRank // => [0, 0, 0, 0]
@@ -97,6 +121,13 @@ export interface RouterState<S> {
  * const v = makeRouter(totalRequests, [{ url: "http://h:8000", dpSize: 2, kind: "vllm-metrics" }], { staleAfterSeconds: 2 })
  * v.status.publishedFieldsByWorker?.get("http://h:8000") // => ["numRunningReqs", "numWaitingReqs"]
  * v.status.requiredFields // => undefined
+ * // a bad option or worker is refused up front, naming the field
+ * const bad = makeRouter(totalRequests, [{ url: "u", dpSize: 4 }], { staleAfterSeconds: 1, clientCount: 0 })
+ * bad.error?.field // => "options.clientCount"
+ * bad.error?.message // => "options.clientCount must be an integer >= 1, got 0"
+ * route(bad, { requestId: "a", inputLength: 1 }, 0) === bad.error // => true
+ * makeRouter(totalRequests, [{ url: "u", dpSize: 1 }, { url: "u", dpSize: 1 }], { staleAfterSeconds: 1 }).error?.field
+ * // => "workers[1].url"
  * ```
  *
  * @category constructors
@@ -107,6 +138,8 @@ export const makeRouter = <S>(
   workers: ReadonlyArray<WorkerSpec & { readonly kind?: SourceKind | undefined }>,
   options: RouterOptions
 ): RouterState<S> => {
+  const error = checkRouterOptions(policy, workers, options)
+  if (error !== undefined) return refused(policy, error)
   const heard = makeLastHeard(workers)
   const n = heard.ranks.length
   const clientCount = options.clientCount ?? 1
@@ -129,6 +162,28 @@ export const makeRouter = <S>(
     clientCount
   }
 }
+
+/**
+ * A router over no workers that answers every `route` with `error`. No rank ever joins its view, so
+ * the policy is never called past `init(0)`, and not at all when it is not a policy.
+ */
+const refused = <S>(policy: Policy<S>, error: RouterError): RouterState<S> => ({
+  policy,
+  status: { staleAfterSeconds: 1, ageClock: "publisher-change" },
+  heard: { workers: [], ranks: [], error },
+  view: {
+    members: [],
+    localOf: [],
+    state: checkPolicy(policy, "policy") === undefined ? policy.init(0) : (undefined as S),
+    generation: 0
+  },
+  inflight: HashMap.empty(),
+  inflightPerRank: [],
+  decisions: [],
+  cursor: 0,
+  clientCount: 1,
+  error
+})
 
 const publishedByKind = (
   workers: ReadonlyArray<WorkerSpec & { readonly kind?: SourceKind | undefined }>

@@ -26,6 +26,12 @@ export type SourceKind = "sglang-v1-loads" | "sglang-get-load" | "sglang-metrics
  * ranks (one fetch serves them all), `intervalMs` the pause between polls, `timeoutMs` the bound
  * on one poll (connect + headers + body). `path` overrides the endpoint path.
  *
+ * `startLiveRouter` checks each source up front: `url` an http(s) base URL without query or
+ * fragment, no other source's (trailing slashes dropped); `dpSize` an integer from 1 to 1024;
+ * `kind` a `SourceKind`; `intervalMs` and `timeoutMs` from 1 to 2,147,483,647 ms (node's longest
+ * timer); `path` absent or starting with `/`. A value outside these is a `RouterError`
+ * `InvalidInput` naming it (`sources[0].kind`).
+ *
  * @category models
  * @since 0.1.0
  */
