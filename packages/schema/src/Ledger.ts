@@ -12,7 +12,7 @@ import { loadStatItem, rowsOfJson } from "./internal/ledgerJson.js"
 import { audit } from "./internal/ledgerRows.js"
 import { rowsOfExposition, rowsOfLogger, rowsOfRankSummary } from "./internal/ledgerText.js"
 import { msgpackLimits } from "./internal/msgpack.js"
-import { completeLines, onlyLineCut } from "./internal/prometheus.js"
+import { completeLines, notExposition, onlyLineCut } from "./internal/prometheus.js"
 import { parseLastScrape } from "./internal/scrapes.js"
 import type { LedgerNotice } from "./LedgerNotice.js"
 
@@ -101,6 +101,19 @@ const fromText = (
   if (!exposition && (kind !== "auto" || t.startsWith("{") || t.startsWith("["))) {
     return Result.flatMap(parseJson(text), (doc) => rowsOfJson(doc, kind, notices))
   }
+  if (exposition) {
+    const bad = notExposition(text, kind)
+    if (bad !== undefined) return Result.fail(bad)
+  } else if (!text.includes("Avg prompt throughput:")) {
+    // detected text with lines that end in a carriage return alone (logger lines may hold a
+    // progress bar's): an exposition or summary lines once split, an error naming the line endings
+    const split = text.replace(/\r(?!\n)/g, "\n")
+    if (
+      split !== text &&
+      (looksLikeExposition(split, 1_000_000) || rowsOfRankSummary(split, []) !== undefined)
+    )
+      return Result.fail(notExposition(text, "load")!)
+  }
   // line-oriented text: a last line with no newline after it may be cut off, and is not read
   const { body, cutLine } = withoutCutLine(text, notices)
   if (cutLine !== undefined && body.trim() === "") {
@@ -110,9 +123,7 @@ const fromText = (
       text.includes("Avg prompt throughput:") ||
       rowsOfRankSummary(text, []) !== undefined ||
       looksLikeExposition(text, 2)
-    // (a text of lines that end in a carriage return alone is one line too: onlyLineCut says so)
-    if (loadLike || /\r(?!\n)/.test(text))
-      return Result.fail(onlyLineCut(text, cutLine, exposition ? kind : undefined))
+    if (loadLike) return Result.fail(onlyLineCut(cutLine))
   }
   if (exposition)
     return Result.flatMap(parseLastScrape(body, notices), (e) => rowsOfExposition(e, kind, notices))
@@ -222,8 +233,9 @@ export const decodeLedgerReport = (
     // msgpack arrays start with 0x90-0x9f / 0xdc / 0xdd; JSON and text never do
     const first = input.length > 0 ? input[0]! : 0
     const msgpackArray = (first >= 0x90 && first <= 0x9f) || first === 0xdc || first === 0xdd
+    // `load-stat` bytes that are no msgpack array are its JSON form (`["LoadStat", ...]`)
     rows =
-      kind === "load-stat" || (kind === "auto" && msgpackArray)
+      (kind === "load-stat" || kind === "auto") && msgpackArray
         ? fromMsgpack(input)
         : fromText(new TextDecoder().decode(input), kind, notices)
   } else rows = fromText(input, kind, notices)

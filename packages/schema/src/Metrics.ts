@@ -23,7 +23,13 @@ import { Result, Schema } from "effect"
 import type { DecodeError } from "./DecodeError.js"
 import { groupExposition } from "./internal/metricGroup.js"
 import { sglangNames, vllmNames } from "./internal/metricNames.js"
-import { completeLines, type Exposition, onlyLineCut, parseExposition } from "./internal/prometheus.js"
+import {
+  completeLines,
+  type Exposition,
+  notExposition,
+  onlyLineCut,
+  parseExposition
+} from "./internal/prometheus.js"
 import type { EngineCounts } from "./Vllm.js"
 
 // The vLLM and SGLang decoder pairs below look alike by shape only: their shared logic is
@@ -135,9 +141,11 @@ const ofCompleteLines = <R>(
   as: string,
   of: (e: Exposition) => Result.Result<DecodedMetrics<R>, DecodeError>
 ): Result.Result<DecodedMetrics<R>, DecodeError> => {
+  const bad = notExposition(text, as)
+  if (bad !== undefined) return Result.fail(bad)
   const { complete, cutLine } = completeLines(text)
   // the only line was cut: nothing to read, which is no empty page
-  if (cutLine !== undefined && complete.trim() === "") return Result.fail(onlyLineCut(text, cutLine, as))
+  if (cutLine !== undefined && complete.trim() === "") return Result.fail(onlyLineCut(cutLine))
   const r = Result.flatMap(parseExposition(complete), of)
   return cutLine === undefined ? r : Result.map(r, (d) => ({ ...d, cutLine }))
 }

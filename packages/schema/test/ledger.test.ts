@@ -419,6 +419,39 @@ describe("a body cut off mid-line: the cut line is never read", () => {
     expect(ok(decodeLedger(json))).toEqual([{ dpRank: 0, numRunningReqs: 2 }])
   })
 
+  it("real scrapes with old-Mac line endings (the last line feed kept or not), pretty JSON as metrics, an empty body: errors that say so", () => {
+    // fresh-user trial: CR-only text ending in a line feed decoded to [] with an explicit kind and
+    // 'not a load payload' with auto; multi-line JSON as metrics said 'expected a metric name'
+    for (const f of promFiles) {
+      const text = fixture(`payloads/${f}`)
+      const crFinal = `${text.trimEnd().replaceAll("\r\n", "\n").replaceAll("\n", "\r")}\n`
+      for (const kind of ["auto", f.startsWith("vllm") ? "vllm-metrics" : "sglang-metrics"] as const) {
+        const e = err(decodeLedger(crFinal, kind))
+        expect([f, kind, e._tag, e.message.includes("old Mac line endings")]).toEqual([
+          f,
+          kind,
+          "SyntaxError",
+          true
+        ])
+      }
+    }
+    const pretty = fixture("payloads/sglang_v1_loads_docs_example.json")
+    expect(err(decodeLedger(pretty, "vllm-metrics")).message).toMatch(
+      /^the text is JSON, not vllm-metrics text/
+    )
+    for (const kind of ["vllm-metrics", "sglang-metrics"] as const)
+      expect(err(decodeLedger("", kind)).message).toMatch(/^the text is empty/)
+    // a vLLM log may hold a progress bar's carriage returns: still read
+    const log = fixture("payloads/vllm_logger_dp8_waiting_stack__vllm_issue36748.log")
+    expect(ok(decodeLedger(`\rLoading 50%\rLoading 100%\n${log}`))).toEqual(ok(decodeLedger(log)))
+  })
+
+  it("load-stat bytes in their JSON form are read with kind load-stat too (were read as msgpack: 'Expected array')", () => {
+    const bytes = new TextEncoder().encode('["LoadStat", 3, 2, 256, 4096, 0]')
+    expect(ok(decodeLedger(bytes, "load-stat"))).toEqual(ok(decodeLedger(bytes)))
+    expect(ok(decodeLedger(bytes)).length).toBe(1)
+  })
+
   it("a UTF-8 byte order mark before any format is skipped", () => {
     const bom = "\uFEFF"
     expect(

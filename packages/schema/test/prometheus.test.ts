@@ -104,9 +104,32 @@ describe("strict Prometheus text parser", () => {
     expect(cr.message).toContain("carriage return alone (old Mac line endings)")
     const json = err(decodeSglangMetrics('{"loads":[{"dp_rank":0,"num_running_reqs":2}]}'))
     expect(json.message).toContain("the text is JSON, not sglang-metrics text")
-    // an empty page and a blank last line are no cut: no records, no error
-    expect(ok(decodeVllmMetrics("")).records).toEqual([])
-    expect(ok(decodeVllmMetrics("\n  ")).cutLine).toBeUndefined()
+    // a blank last line is no cut
+    expect(ok(decodeVllmMetrics('vllm:num_requests_running{engine="0"} 1\n  ')).cutLine).toBeUndefined()
+  })
+  it("no exposition at all is a SyntaxError before any line is read: empty, JSON, lines ending in CR alone", () => {
+    // fresh-user trial: each was an empty success (CR-only text whose first line is a # HELP comment
+    // swallowed the rest) or a bare 'expected a metric name'
+    expect(err(decodeVllmMetrics("")).message).toBe(
+      "the text is empty: no vllm-metrics page to read (a failed scrape?)"
+    )
+    expect(err(decodeSglangMetrics(" \n\n")).line).toBe(1)
+    const json = '{\n  "loads": [{"dp_rank": 0, "num_running_reqs": 2}]\n}\n'
+    expect(err(decodeVllmMetrics(json)).message).toMatch(/^the text is JSON, not vllm-metrics text/)
+    const lf =
+      '# HELP vllm:num_requests_running Running.\n# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine="0"} 3.0\n'
+    expect(ok(decodeVllmMetrics(lf)).records).toEqual([{ engine: 0, numRequestsRunning: 3 }])
+    // every line feed but the last a carriage return, and every one
+    for (const cr of [`${lf.slice(0, -1).replaceAll("\n", "\r")}\n`, lf.replaceAll("\n", "\r")]) {
+      const e = err(decodeVllmMetrics(cr))
+      expect([e._tag, e.line]).toEqual(["SyntaxError", 1])
+      expect(e.message).toContain("old Mac line endings")
+    }
+    // CRLF is fine, and a CR alone on a later line is named on that line
+    expect(ok(decodeVllmMetrics(lf.replaceAll("\n", "\r\n"))).records).toEqual([
+      { engine: 0, numRequestsRunning: 3 }
+    ])
+    expect(err(decodeVllmMetrics(lf.replace("gauge\n", "gauge\r"))).line).toBe(2)
   })
   it("a non-numeric rank label or a NaN load gauge is an error with its line", () => {
     expect(err(decodeVllmMetrics('vllm:num_requests_running{engine="x"} 1\n')).line).toBe(1)

@@ -112,24 +112,54 @@ export const completeLines = (text: string): { readonly complete: string; readon
   return { complete: text.slice(0, end), cutLine }
 }
 
+/** The 1-based line holding the first carriage return that no line feed follows, if any. */
+const loneCrLine = (text: string): number | undefined => {
+  const m = /\r(?!\n)/.exec(text)
+  if (m === null) return undefined
+  let line = 1
+  for (let i = text.indexOf("\n"); i >= 0 && i < m.index; i = text.indexOf("\n", i + 1)) line++
+  return line
+}
+
 /**
- * The error for a text whose only line is cut (`completeLines` left nothing to read), naming why
- * there is one line where the text shows it: lines that end in a carriage return alone (old Mac
- * line endings), or JSON handed to a text decoder (`as`: what it was decoded as).
+ * What makes `text` no exposition before a line is parsed, for a decoder told it is one (`as`:
+ * `vllm-metrics` / `sglang-metrics`): a `SyntaxError` on line 1 for JSON (a load endpoint's
+ * body), for an empty or blank text (a failed scrape: an engine's `/metrics` page is never
+ * empty), or on its line for a carriage return alone (old Mac line endings: the format ends each
+ * line with a line feed, so such a text is one line, and a leading `# HELP` would swallow it);
+ * else `undefined`.
  */
-export const onlyLineCut = (text: string, cutLine: number, as?: string): DecodeError => {
+export const notExposition = (text: string, as: string): DecodeError | undefined => {
   const t = text.trimStart()
-  const why = /\r(?!\n)/.test(text)
-    ? "; its lines end in a carriage return alone (old Mac line endings), and load text ends each line with a line feed (\\n or \\r\\n)"
-    : as !== undefined && (t.startsWith("{") || t.startsWith("["))
-      ? `; the text is JSON, not ${as} text (Prometheus exposition): decode it as "auto" or its JSON kind`
-      : ""
-  return decodeError(
+  if (t.startsWith("{") || t.startsWith("["))
+    return decodeError(
+      "SyntaxError",
+      `the text is JSON, not ${as} text (Prometheus exposition): decode it as "auto" or its JSON kind`,
+      { line: 1 }
+    )
+  if (t === "")
+    return decodeError("SyntaxError", `the text is empty: no ${as} page to read (a failed scrape?)`, {
+      line: 1
+    })
+  const cr = loneCrLine(text)
+  if (cr !== undefined)
+    return decodeError(
+      "SyntaxError",
+      `a carriage return with no line feed after it on line ${cr}: lines that end in a carriage return alone (old Mac line endings) are one line to the exposition format, which ends each line with a line feed (\\n or \\r\\n)`,
+      { line: cr }
+    )
+  return undefined
+}
+
+/**
+ * The error for a text whose only line is cut (`completeLines` left nothing to read).
+ */
+export const onlyLineCut = (cutLine: number): DecodeError =>
+  decodeError(
     "SyntaxError",
-    `line ${cutLine} does not end with a newline, so it may be cut off, and it is the only line: nothing complete to read (a load text ends with a newline)${why}`,
+    `line ${cutLine} does not end with a newline, so it may be cut off, and it is the only line: nothing complete to read (a load text ends with a newline)`,
     { line: cutLine }
   )
-}
 
 /**
  * Parse exposition text. Errors (with the 1-based line): a line that is not a comment, blank, or
