@@ -218,6 +218,21 @@ describe("init with a rank count that is not an integer >= 0: every route refuse
     })
 })
 
+describe("init with no rank (dpSize 0): every registered policy answers NoRanks naming dpSize", () => {
+  // before (fresh-user trial): 25 answered AllRanksUnavailable naming status, vLLM's four NoRanks
+  // naming numEngines, follow-bootstrap-room MissingBootstrapRoom, 20 NoRanks naming dpSize
+  it("all entries, the same error", () => {
+    const answers = new Set(
+      policyEntries().map((entry) => {
+        const p = entry.make({})
+        const r = p.route(p.observe(p.init(0), [], 1), { requestId: "a", inputLength: 10 }, 1)
+        return r._tag === "Routed" ? `${entry.name}: routed` : `${r.reason} ${r.field}`
+      })
+    )
+    expect([...answers]).toEqual(["NoRanks dpSize"])
+  })
+})
+
 describe("the exported policies used directly, with a bad init size: a typed error, never a throw or rank 0", () => {
   // before: SGLang's total-tokens / total-requests / round-robin routed to rank 0 of 2.5 ranks and
   // the peers threw RangeError from inside init; the registry's entries refuse naming dpSize (above)

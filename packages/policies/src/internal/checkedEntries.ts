@@ -3,7 +3,9 @@
  * (refused options give the entry's default policy with a `route` that returns the error), and
  * `init` takes only a `dpSize` that is a safe integer >= 0 (another gives a state whose every
  * `route` is an `InvalidInput` naming `dpSize`; 27 policies threw `RangeError` from inside `init`
- * for 2.5, -1 or NaN, and 7 routed to rank 0 with 2.5).
+ * for 2.5, -1 or NaN, and 7 routed to rank 0 with 2.5); `dpSize` 0 gives a state whose every
+ * `route` is `NoRanks` naming `dpSize`, one answer for every entry (25 said `AllRanksUnavailable`
+ * naming `status`, vLLM's four `NoRanks` naming `numEngines`).
  *
  * @internal
  */
@@ -46,11 +48,14 @@ const notARequest = policyError(
 const checkingInputs = (policy: Policy<unknown>): Policy<unknown> => ({
   ...policy,
   init: (dpSize) =>
-    isRankCount(dpSize)
-      ? policy.init(dpSize)
-      : new RefusedDpSize(
+    !isRankCount(dpSize)
+      ? new RefusedDpSize(
           policyError("InvalidInput", `dpSize must be an integer >= 0, got ${String(dpSize)}`, "dpSize")
-        ),
+        )
+      : dpSize === 0
+        ? // no rank: one answer for all 50 (upstream adapters said AllRanksUnavailable, vLLM numEngines)
+          new RefusedDpSize(policyError("NoRanks", "the policy has no ranks (dpSize 0)", "dpSize"))
+        : policy.init(dpSize),
   observe: (s, loads, now) =>
     s instanceof RefusedDpSize || !Array.isArray(loads)
       ? s
