@@ -107,6 +107,58 @@ describe("own policies: partial rows bound unknown and stale ranks (the ledger c
     ])
   })
 
+  it("over many routes too: a stale or never-published rank is never below the busiest fresh one, charges included", () => {
+    // second fresh-user trial: the bound held for the first route only (the fresh ranks' charges
+    // since their rows were not in it), so never-published ranks were chosen from the third route
+    const T = 100
+    const cases: ReadonlyArray<readonly [string, number, ReadonlyArray<RankLoad>]> = [
+      ["vLLM #36748 rows at DP 8", 8, rows],
+      [
+        "an hour-old row beside partial fresh ones",
+        3,
+        [
+          { dpRank: 0, timestamp: T - 3600, numRunningReqs: 0, numWaitingReqs: 0 },
+          { dpRank: 1, timestamp: T, numRunningReqs: 3 },
+          { dpRank: 2, timestamp: T, numWaitingReqs: 4 }
+        ]
+      ],
+      [
+        "an hour-old row beside complete fresh ones",
+        4,
+        [
+          { dpRank: 0, timestamp: T - 3600, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 },
+          ...[1, 2, 3].map((dpRank) => ({
+            dpRank,
+            timestamp: T,
+            numRunningReqs: 2,
+            numWaitingReqs: 0,
+            numTotalTokens: 1000
+          }))
+        ]
+      ]
+    ]
+    for (const [label, dp, given] of cases) {
+      const fresh = new Set(given.filter((r) => r.timestamp === T).map((r) => r.dpRank))
+      for (const e of own)
+        for (const options of [{}, { clientCount: 2, clientIndex: 1 }]) {
+          const p = e.make(options)
+          let s = p.observe(p.init(dp), given, T)
+          const sent: Array<number> = []
+          for (let i = 0; i < 20; i++) {
+            const r = routed(p.route(s, { requestId: `r${i}`, inputLength: 512 }, T + 0.01 * i))
+            sent.push(r.rank)
+            s = r.state
+          }
+          expect([label, e.name, options, sent.filter((r) => !fresh.has(r))]).toEqual([
+            label,
+            e.name,
+            options,
+            []
+          ])
+        }
+    }
+  })
+
   it("a pin to an unhealthy rank, or a pin that is not a number, is refused naming routedDpRank", () => {
     for (const e of own) {
       const p = e.make({})
@@ -123,6 +175,15 @@ describe("own policies: partial rows bound unknown and stale ranks (the ledger c
         100.1
       )
       expect(text._tag === "Routed" ? "" : text.message).toContain("routedDpRank must be a number")
+      // a bigint threw a TypeError from JSON.stringify (second trial)
+      for (const odd of [1n, null, [1], { r: 1 }, Symbol("r")]) {
+        const r = p.route(
+          s,
+          { requestId: "b", inputLength: 100, routedDpRank: odd as unknown as number },
+          100.1
+        )
+        expect([e.name, r._tag === "Routed" ? "Routed" : r.reason]).toEqual([e.name, "InvalidRoutedRank"])
+      }
       expect(routed(p.route(s, { requestId: "c", inputLength: 100, routedDpRank: 2 }, 100.1)).rank).toBe(2)
     }
   })

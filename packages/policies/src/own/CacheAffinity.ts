@@ -106,9 +106,10 @@ const isOverloaded = (kv: ReadonlyArray<number | undefined>, r: number, kvOverlo
 }
 
 /**
- * The candidate with the lowest `(load, processed)`, then the lowest `unknown[r]` (2 when its
- * counts are unknown, plus 1 when its KV usage is: unknown is never attractive), then the first of
- * `cands`.
+ * The candidate with the lowest load, then a fresh one before a stale or never-dated one
+ * (`unknown[r]` >= 4), then the fewest processed, then the lowest `unknown[r]` (4 when stale, plus
+ * 2 when its counts are unknown, plus 1 when its KV usage is: unknown is never attractive), then
+ * the first of `cands`.
  */
 const leastLoaded = (
   cands: ReadonlyArray<number>,
@@ -120,8 +121,10 @@ const leastLoaded = (
   for (let i = 0; i < cands.length; i++) {
     const r = cands[i]!
     const a = loads[r]! - loads[best]!
+    const st = (unknown[r]! >= 4 ? 1 : 0) - (unknown[best]! >= 4 ? 1 : 0)
     const p = processed[r]! - processed[best]!
-    if (a < 0 || (a === 0 && (p < 0 || (p === 0 && unknown[r]! < unknown[best]!)))) best = r
+    if (a < 0 || (a === 0 && (st < 0 || (st === 0 && (p < 0 || (p === 0 && unknown[r]! < unknown[best]!))))))
+      best = r
   }
   return best
 }

@@ -254,9 +254,15 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
       drawn = out.value
       rng = out.rng
     }
-    const cands: Array<number> = []
+    let cands: Array<number> = []
     if (base.healthy[c0]) cands.push(c0)
     for (let i = 0; i < drawn.length; i++) if (base.healthy[drawn[i]!]) cands.push(drawn[i]!)
+    // a stale or never-dated candidate is never less busy than a fresh one (the cached floor is
+    // the busiest base at the last observe, without the charges routed since): a fresh one wins
+    const isDated = (r: number) => now - base.rowTimestamp[r]! <= staleAfter
+    const healthyDrawn = cands
+    const dated = cands.filter(isDated)
+    if (dated.length > 0 && dated.length < cands.length) cands = dated
     const len = request.inputLength
     // the same view over the batch-folded base (candidates) or the folded ledger (full scan)
     const viewOver = (over: typeof base, ledger: typeof s.ledger | undefined) =>
@@ -274,7 +280,12 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
       )
     const view = viewOver(base, s.ledger)
     let allowed: Array<boolean> | undefined
-    let fallback: string | undefined = cands.length === 0 ? "no drawn rank is healthy" : undefined
+    let fallback: string | undefined =
+      cands.length === 0
+        ? "no drawn rank is healthy"
+        : dated.length === 0 && base.healthy.some((h, r) => h && isDated(r))
+          ? "no drawn rank is fresh, and a fresh rank is never busier than a stale or unknown one"
+          : undefined
     if (fallback === undefined && kvOn && s.cache.maxFree >= len) {
       allowed = new Array<boolean>(cands.length)
       let any = false
@@ -288,7 +299,9 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     const picked = fallback === undefined ? pickBest(view, cands, scoring, allowed) : undefined
     if (picked !== undefined && picked.best >= 0) {
       const stale: Array<number> = []
-      for (let i = 0; i < cands.length; i++) if (view.stale(cands[i]!)) stale.push(cands[i]!)
+      // every drawn healthy rank found stale, the ones set aside for a fresh one included
+      for (let i = 0; i < healthyDrawn.length; i++)
+        if (view.stale(healthyDrawn[i]!)) stale.push(healthyDrawn[i]!)
       const costs: Record<string, Array<number>> = {}
       for (let k = 0; k < names.length; k++) costs[names[k]!] = picked.costs[k]!
       return commit(s, s.ledger, request, cands[picked.best]!, (s.cursor + 1) % n, rng, now, {
@@ -299,9 +312,12 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     }
     // the rare full scan: fold the batch and decide over every healthy rank, as makeScored
     const folded = fold(s.ledger)
-    const all: Array<number> = []
+    let all: Array<number> = []
     for (let i = 0, r = c0; i < n; i++, r = r + 1 === n ? 0 : r + 1) if (folded.base.healthy[r]) all.push(r)
     const fits = kvOn && all.length > 0 ? kvFeasible(folded.base, len) : undefined
+    // fresh ranks only, while one of them can take the prompt (see the candidates above)
+    const datedAll = all.filter((r) => isDated(r) && (fits === undefined || fits[r] === true))
+    if (datedAll.length > 0 && datedAll.length < all.length) all = datedAll
     const full = viewOver(folded.base, undefined)
     const p2 = pickBest(full, all, scoring, fits === undefined ? undefined : all.map((r) => fits[r] === true))
     if (p2.best < 0)

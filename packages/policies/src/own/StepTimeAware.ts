@@ -159,6 +159,8 @@ export interface PricedDemand {
    */
   readonly slotCaps: ReadonlyArray<number>
   readonly anyCap: boolean
+  /** Some rank has no row with request counts (never published, or only unknown rows). */
+  readonly anyUndated: boolean
 }
 
 /**
@@ -419,7 +421,8 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       // at the oldest snapshot's time every published rank is fresh
       freshMax: freshMax(ledger, oldestTimestamp, staleAfter),
       slotCaps,
-      anyCap: slotCaps.some((c) => c !== Number.POSITIVE_INFINITY)
+      anyCap: slotCaps.some((c) => c !== Number.POSITIVE_INFINITY),
+      anyUndated: ledger.rowTimestamp.some((t) => Number.isNaN(t))
     }
   }
 
@@ -621,6 +624,30 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
           ? priced.freshMax
           : freshMax(ledger, now, staleAfter)
         : undefined
+    // a stale or unknown rank is never less busy than the busiest fresh one, the prefill this front
+    // end sent there since included: its wait and request count are at least theirs
+    let floorWait = 0
+    let floorRequests = 0
+    if (!allFresh || priced.anyUndated)
+      for (let r = 0; r < n; r++) {
+        if (!(now - ledger.rowTimestamp[r]! <= staleAfter)) continue
+        const o = r * FIELDS
+        const queue =
+          clientCount === 1
+            ? priced.queuedSeconds[r]!
+            : sharedQuantum > 0
+              ? Math.floor(priced.queuedSeconds[r]! / sharedQuantum) * sharedQuantum
+              : 0
+        floorWait = Math.max(floorWait, sr[o + HORIZON]! - now, queue)
+        if (fm !== undefined)
+          floorRequests = Math.max(
+            floorRequests,
+            (Number.isNaN(ledger.snapTimestamp[r]!)
+              ? unknownBase(ledger.snapshots[r], fm, now, staleAfter)[0]
+              : ledger.snapRequests[r]!) +
+              clientCount * sr[o + PENDING_REQUESTS]!
+          )
+      }
     const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
     // each rank's score terms (explanation only; the score is summed as before). A packed array of
     // doubles: built, route+finish at 8 ranks +7-11% over no terms; a Float64Array +60-70%, a
@@ -658,7 +685,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       } else if (sharedQuantum > 0) {
         queue = Math.floor(priced.queuedSeconds[r]! / sharedQuantum) * sharedQuantum
       }
-      const wait = Math.max(sr[o + HORIZON]! - now, queue)
+      const wait = Math.max(sr[o + HORIZON]! - now, queue, f ? 0 : floorWait)
       // an engine computes at least the prompt's last token, however much of it is cached
       const cached = matched[r] === 0 ? 0 : Math.max(0, Math.min(input - 1, matched[r]! * blockTokens))
       if (cached !== ownCached) {
@@ -675,13 +702,14 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
         terms[t + TERM_HOME] = -credit
       }
       if (fm !== undefined) {
-        const requests =
+        const held =
           (Number.isNaN(ledger.snapTimestamp[r]!)
             ? unknownBase(ledger.snapshots[r], fm, now, staleAfter)[0]
             : f || fm.requests < 0
               ? ledger.snapRequests[r]!
               : Math.max(ledger.snapRequests[r]!, fm.requests)) +
           clientCount * sr[o + PENDING_REQUESTS]!
+        const requests = f ? held : Math.max(held, floorRequests)
         if (decodeWeight > 0) {
           const decoding = trackInflight ? Math.max(requests, clientCount * sr[o + INFLIGHT]!) : requests
           const context =

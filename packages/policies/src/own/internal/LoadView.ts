@@ -10,7 +10,8 @@ import type { RankView } from "../RankView.js"
 import type { LedgerState } from "./InflightCharges.js"
 
 /**
- * The busiest fresh base load at `now` (`requests < 0` when no rank is fresh), and per field the
+ * The busiest fresh load at `now`, base plus the charges not yet in a snapshot (`requests < 0` when
+ * no rank is fresh; a fresh partial row counts what it reported, the busiest known for the rest), and per field the
  * busiest known values (`knownRunning` / `knownWaiting` / `knownTokens`: the maxima over every rank
  * whose last row is known, stale ones included; `< 0` when none). Stale ranks take the fresh maxima
  * as their floor; unknown and never-published ranks the known ones (see {@link unknownBase}).
@@ -33,32 +34,38 @@ export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: num
   let kw = -1
   let kt = -1
   const ts = state.snapTimestamp
+  // the busiest known values: complete rows, and what partial rows (vLLM's: counts, no tokens) report
   for (let r = 0; r < state.dpSize; r++) {
-    const at = ts[r]!
-    if (Number.isNaN(at)) {
-      // a partial row (vLLM publishes counts, no tokens) says what it reported: the busiest known
-      // values include it, and while it is fresh its counts are a fresh load others are never below
+    if (Number.isNaN(ts[r]!)) {
       const row = state.snapshots[r]
       if (row === undefined || row.unknown !== undefined || malformedRow(row)) continue
-      const running = row.numRunningReqs
-      const waiting = row.numWaitingReqs
-      if (isCount(running)) kr = Math.max(kr, running)
-      if (isCount(waiting)) kw = Math.max(kw, waiting)
+      if (isCount(row.numRunningReqs)) kr = Math.max(kr, row.numRunningReqs)
+      if (isCount(row.numWaitingReqs)) kw = Math.max(kw, row.numWaitingReqs)
       if (isCount(row.numTotalTokens)) kt = Math.max(kt, row.numTotalTokens)
-      if (isCount(running) && isCount(waiting) && now - state.rowTimestamp[r]! <= staleAfterSeconds)
-        q = Math.max(q, running + waiting)
       continue
     }
-    const requests = state.snapRequests[r]!
-    const waiting = state.snapWaiting[r]!
-    const tokens = state.snapTokens[r]!
-    kr = Math.max(kr, requests - waiting)
-    kw = Math.max(kw, waiting)
-    kt = Math.max(kt, tokens)
-    if (now - at <= staleAfterSeconds) {
-      q = Math.max(q, requests)
-      t = Math.max(t, tokens)
+    kr = Math.max(kr, state.snapRequests[r]! - state.snapWaiting[r]!)
+    kw = Math.max(kw, state.snapWaiting[r]!)
+    kt = Math.max(kt, state.snapTokens[r]!)
+  }
+  // the busiest fresh load, charges routed since included (a stale or unknown rank is never below
+  // it, however many requests went to the fresh ranks since their rows); a fresh partial row counts
+  // what it reported and, for the rest, the busiest known
+  for (let r = 0; r < state.dpSize; r++) {
+    if (!(now - state.rowTimestamp[r]! <= staleAfterSeconds)) continue
+    let requests: number
+    let tokens: number
+    if (Number.isNaN(ts[r]!)) {
+      const row = state.snapshots[r]
+      if (row === undefined || row.unknown !== undefined || malformedRow(row)) continue
+      requests = ownOrBusiest(row.numRunningReqs, kr) + ownOrBusiest(row.numWaitingReqs, kw)
+      tokens = ownOrBusiest(row.numTotalTokens, kt)
+    } else {
+      requests = state.snapRequests[r]!
+      tokens = state.snapTokens[r]!
     }
+    q = Math.max(q, requests + state.chargedRequests[r]!)
+    t = Math.max(t, tokens + state.chargedTokens[r]!)
   }
   return { requests: q, tokens: t, knownRunning: kr, knownWaiting: kw, knownTokens: kt }
 }

@@ -35,12 +35,24 @@ export const checkRequest = (
   if (bad !== undefined) return bad
   const r: unknown = request.routedDpRank
   if (r === undefined) return undefined
-  if (typeof r !== "number")
+  if (typeof r !== "number") {
+    // shown without JSON.stringify, which throws on a bigint or a cycle
+    const shown =
+      typeof r === "string"
+        ? JSON.stringify(r)
+        : typeof r === "object"
+          ? r === null
+            ? "null"
+            : Array.isArray(r)
+              ? "an array"
+              : "an object"
+          : `${typeof r} ${String(r)}`
     return policyError(
       "InvalidRoutedRank",
-      `routedDpRank must be a number (an integer rank in [0, ${dpSize})), got ${typeof r} ${JSON.stringify(r)}`,
+      `routedDpRank must be a number (an integer rank in [0, ${dpSize})), got ${shown}`,
       "routedDpRank"
     )
+  }
   if (!Number.isInteger(r) || r < 0 || r >= dpSize)
     return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
   if (healthy !== undefined && healthy[r] === false)
