@@ -224,7 +224,9 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
     headers["x-request-id"] = requestId
     headers["x-data-parallel-rank"] = String(decision.dpRank)
     headers["content-length"] = String(body.length)
-    const upstream: ClientRequest = httpRequest(new URL(path, decision.workerUrl), {
+    // under the worker's URL, base path kept: `http://h/base` takes `/base/v1/completions`, as its
+    // load endpoint is polled at `/base/...` (`new URL(path, base)` dropped the base path)
+    const upstream: ClientRequest = httpRequest(new URL(`${decision.workerUrl.replace(/\/+$/, "")}${path}`), {
       method: "POST",
       headers,
       agent

@@ -5,6 +5,7 @@
 import { once } from "node:events"
 import { readFileSync } from "node:fs"
 import { createServer, request as httpRequest } from "node:http"
+import type { AddressInfo } from "node:net"
 import { totalRequests, totalTokens } from "@loadledger/policies"
 import { encodeLoadStatFrame } from "@loadledger/schema"
 import { afterEach, describe, expect, it } from "vitest"
@@ -724,5 +725,48 @@ describe("the proxy end to end", () => {
     expect(r.inflight()).toEqual([0, 0])
     // every refused request was placed once more, and counted
     expect(await r.metrics()).toMatch(/loadledger_router_retries_total\{reason="ECONNREFUSED"\} [1-9]/)
+  })
+})
+
+describe("a worker URL with a base path", () => {
+  it("requests are forwarded under it, as its load endpoint is polled (was: the base path dropped)", async () => {
+    const seen: Array<string> = []
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`)
+      if (req.method === "GET" && req.url === "/base/v1/loads") {
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(
+          JSON.stringify({
+            loads: [{ dp_rank: 0, num_running_reqs: 0, num_waiting_reqs: 0, num_total_tokens: 0 }]
+          })
+        )
+        return
+      }
+      req.resume()
+      req.on("end", () => {
+        res.writeHead(req.url === "/base/v1/completions" ? 200 : 404, { "content-type": "application/json" })
+        res.end("{}")
+      })
+    })
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()))
+    cleanups.push(() => new Promise<void>((r) => server.close(() => r())))
+    const { port } = server.address() as AddressInfo
+    const router = live({
+      sources: [
+        {
+          url: `http://127.0.0.1:${port}/base/`,
+          dpSize: 1,
+          kind: "sglang-v1-loads",
+          intervalMs: 50,
+          timeoutMs: 150
+        }
+      ],
+      staleAfterSeconds: 5
+    })
+    await until(() => seen.includes("GET /base/v1/loads"), 2000)
+    const p = await proxyFor(router)
+    const reply = await post(p.url, "/v1/completions", { prompt: "hi" }, "base-1")
+    expect(reply.status).toBe(200)
+    expect(seen).toContain("POST /base/v1/completions")
   })
 })
