@@ -29,13 +29,22 @@ const fail = (message: string): never => {
 }
 const parsed = (() => {
   try {
-    return parseArgs({ options: { only: { type: "string" } }, allowPositionals: true })
+    return parseArgs({
+      options: { only: { type: "string" }, help: { type: "boolean" } },
+      allowPositionals: true
+    })
   } catch (e) {
     return fail(
       `${e instanceof Error ? e.message : String(e)}\nusage: bench/tryPolicy.ts [policy] [--only TEXT]`
     )
   }
 })()
+if (parsed.values.help === true) {
+  process.stdout.write(
+    "usage: bench/tryPolicy.ts [policy] [--only TEXT] (see the docstring at the top of the file)\n"
+  )
+  process.exit(0)
+}
 if (parsed.positionals.length > 1) fail(`one policy at a time, got ${parsed.positionals.join(", ")}`)
 const policy = parsed.positionals[0] ?? "step-time-aware"
 const only = parsed.values.only

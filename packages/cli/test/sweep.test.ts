@@ -43,6 +43,19 @@ describe("sweep spec", () => {
     }
     expect(bad("traces: [a.jsonl]\nrates: [0.1]\npolicies: [total-tokens, total-tokens]")).toBe("policies[1]")
     expect(bad("traces: [a.jsonl]\nrates: [0.1]\npolicies: [nope]")).toBe("policies[0]")
+    // a model that leaves no KV pool on the GPU: refused with the spec, not after creating the output
+    // folder (second fresh-user trial), saying what would fit
+    expect(
+      bad("model: llama2-70b\ngpu: h100-80gb\ntraces: [a.jsonl]\nrates: [0.1]\npolicies: [total-tokens]")
+    ).toBe("gpu")
+    try {
+      parseSpec(
+        "model: llama2-70b\ngpu: h100-80gb\ntraces: [a.jsonl]\nrates: [0.1]\npolicies: [total-tokens]",
+        "/x/s.yaml"
+      )
+    } catch (e) {
+      expect((e as Error).message).toContain("llama2-70b fits at its preset tensor parallel 1 on b200")
+    }
     expect(bad("traces: [a.jsonl]\nrates: [-1]\npolicies: [total-tokens]")).toBe("rates[0]")
     expect(bad("traces: [a.jsonl]\npolicies: [total-tokens]")).toBe("traces[0].rates")
     expect(bad("traces: [a.jsonl]\nrates: [1]\npolicies: [total-tokens]\nfrontEnds: [{engine: trt}]")).toBe(

@@ -65,6 +65,20 @@ export const readTraceFile = (
   return parsed
 }
 
+/**
+ * Why a model preset leaves no KV pool on a GPU preset (`checkKvPool` of @loadledger/sim: what the
+ * weights take, the smallest tensor-parallel size with room) and the GPU presets it fits on at its
+ * preset TP; `undefined` when it fits or a name is unknown. Used by `capacity` and `sweep`.
+ */
+export const noKvPoolMessage = (model: string, gpu: string): string | undefined => {
+  const m = models[model]
+  const g = gpus[gpu]
+  const no = m === undefined || g === undefined ? undefined : checkKvPool(m, g)
+  if (m === undefined || no === undefined) return undefined
+  const fits = Object.keys(gpus).filter((name) => checkKvPool(m, gpus[name]!) === undefined)
+  return `${no.message}; ${model} fits at its preset tensor parallel ${m.tp} on ${fits.length === 0 ? "no GPU preset" : fits.join(", ")}`
+}
+
 /** The simulator config for a model/GPU preset pair; throws on unknown names or no room for a KV pool. */
 export const simConfigFor = (o: {
   readonly model: string
@@ -90,9 +104,8 @@ export const simConfigFor = (o: {
   const derived = modelSimConfig(model, gpu)
   const kvPoolTokens = o.kvPoolTokens ?? derived.kvPoolTokens
   if (!(kvPoolTokens > 0))
-    // what the weights take, and the smallest tensor-parallel size with room (capacity, sweep)
     throw new Error(
-      checkKvPool(model, gpu)?.message ?? `${o.model} does not fit on one ${o.gpu}: no room for a KV pool`
+      noKvPoolMessage(o.model, o.gpu) ?? `${o.model} does not fit on one ${o.gpu}: no room for a KV pool`
     )
   return {
     ...derived,

@@ -13,6 +13,7 @@ import { findPolicy, policyEntries } from "@loadledger/policies"
 import type { CoordinatorRows } from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time"
 import { parse as parseYaml } from "yaml"
+import { noKvPoolMessage } from "../internal/simSetup.js"
 
 /**
  * One cell of a sweep: everything `simulate` needs, as plain data (it crosses worker threads and is
@@ -169,6 +170,9 @@ export const parseSpec = (text: string, specFile: string): SweepSpec => {
   const gpu = doc.gpu === undefined ? "h200" : str(doc.gpu, "gpu")
   if (gpus[gpu] === undefined)
     throw new SpecError("gpu", `unknown GPU "${gpu}" (known: ${Object.keys(gpus).join(", ")})`)
+  // a pair with no room for a KV pool is refused before any cell runs or the output folder exists
+  const noPool = noKvPoolMessage(model, gpu)
+  if (noPool !== undefined) throw new SpecError("gpu", noPool)
   const seed =
     doc.seed === undefined
       ? 0
