@@ -12,7 +12,7 @@
  */
 
 import type { RankLoad } from "@loadledger/schema"
-import { kindOf } from "./internal/kindOf.js"
+import { kindOf, shownValue } from "./internal/kindOf.js"
 
 /**
  * One rank's row of the load ledger: `@loadledger/schema`'s `RankLoad`, re-exported under the same
@@ -253,7 +253,11 @@ export const isTokenCount = (n: number): boolean => Number.isSafeInteger(n) && n
 export const checkInputLength = (inputLength: number): PolicyError | undefined =>
   isTokenCount(inputLength)
     ? undefined
-    : policyError("InvalidInput", `inputLength must be a token count, got ${inputLength}`, "inputLength")
+    : policyError(
+        "InvalidInput",
+        `inputLength must be a token count, got ${shownValue(inputLength)}`,
+        "inputLength"
+      )
 
 /**
  * The one check of a policy call's time: `undefined` when `now` is a finite number of seconds
@@ -282,7 +286,7 @@ export const checkInputLength = (inputLength: number): PolicyError | undefined =
 export const checkNow = (now: number): PolicyError | undefined =>
   Number.isFinite(now)
     ? undefined
-    : policyError("InvalidInput", `now must be finite seconds, got ${now}`, "now")
+    : policyError("InvalidInput", `now must be finite seconds, got ${shownValue(now)}`, "now")
 
 /**
  * The one check of a request's other fields, by their types: `requestId` a string; `bootstrapRoom`

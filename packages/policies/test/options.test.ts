@@ -212,10 +212,28 @@ describe("init with a rank count that is not an integer >= 0: every route refuse
           _tag: "PolicyError",
           reason: "InvalidInput",
           field: "dpSize",
-          message: `dpSize must be an integer >= 0, got ${String(bad)}`
+          message: `dpSize must be an integer >= 0, got ${typeof bad === "string" ? JSON.stringify(bad) : String(bad)}`
         })
       }
     })
+})
+
+describe("values an error message cannot interpolate: a symbol or a null-prototype object", () => {
+  // second fresh-user trial: every registered policy threw "Cannot convert a Symbol value to a string"
+  it("inputLength, now and dpSize of such a value are typed errors naming the field, in all entries", () => {
+    const odd: ReadonlyArray<unknown> = [Symbol("x"), Object.create(null)]
+    for (const entry of policyEntries()) {
+      const p = entry.make({})
+      for (const x of odd) {
+        const fields = [
+          p.route(p.init(2), { requestId: "a", inputLength: x as number }, 0),
+          p.route(p.init(2), { requestId: "a", inputLength: 5 }, x as number),
+          p.route(p.init(x as number), { requestId: "a", inputLength: 5 }, 0)
+        ].map((r) => (r._tag === "Routed" ? "Routed" : r.field))
+        expect([entry.name, fields]).toEqual([entry.name, ["inputLength", "now", "dpSize"]])
+      }
+    }
+  })
 })
 
 describe("init with no rank (dpSize 0): every registered policy answers NoRanks naming dpSize", () => {

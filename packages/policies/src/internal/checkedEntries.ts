@@ -12,6 +12,7 @@
 import { checkPolicyOptions } from "../Options.js"
 import { type Policy, type PolicyError, policyError } from "../Policy.js"
 import type { PolicyEntry } from "../Registry.js"
+import { shownValue } from "./kindOf.js"
 import { isRankCount } from "./ranksOf.js"
 
 /**
@@ -50,7 +51,7 @@ const checkingInputs = (policy: Policy<unknown>): Policy<unknown> => ({
   init: (dpSize) =>
     !isRankCount(dpSize)
       ? new RefusedDpSize(
-          policyError("InvalidInput", `dpSize must be an integer >= 0, got ${String(dpSize)}`, "dpSize")
+          policyError("InvalidInput", `dpSize must be an integer >= 0, got ${shownValue(dpSize)}`, "dpSize")
         )
       : dpSize === 0
         ? // no rank: one answer for all 50 (upstream adapters said AllRanksUnavailable, vLLM numEngines)
