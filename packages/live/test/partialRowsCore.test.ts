@@ -32,6 +32,8 @@ const secondBlock = dp4.slice(secondAt)
 
 const decoded = (text: string): ReadonlyArray<RankLoad> => {
   const r = decodeLedger(text, "vllm-metrics")
+  // a page cut before its first # HELP / # TYPE line exposes nothing: no page (none sent)
+  if (Result.isFailure(r) && r.failure.message.startsWith("no sample and no # HELP / # TYPE line")) return []
   if (Result.isFailure(r)) throw new Error(`${r.failure._tag}: ${r.failure.message}`)
   return r.success
 }

@@ -12,7 +12,7 @@ import { loadStatItem, rowsOfJson } from "./internal/ledgerJson.js"
 import { audit } from "./internal/ledgerRows.js"
 import { rowsOfExposition, rowsOfLogger, rowsOfRankSummary } from "./internal/ledgerText.js"
 import { msgpackLimits } from "./internal/msgpack.js"
-import { completeLines, notExposition, onlyLineCut } from "./internal/prometheus.js"
+import { completeLines, notExposition, nothingExposed, onlyLineCut } from "./internal/prometheus.js"
 import { parseLastScrape } from "./internal/scrapes.js"
 import type { LedgerNotice } from "./LedgerNotice.js"
 
@@ -126,7 +126,10 @@ const fromText = (
     if (loadLike) return Result.fail(onlyLineCut(cutLine))
   }
   if (exposition)
-    return Result.flatMap(parseLastScrape(body, notices), (e) => rowsOfExposition(e, kind, notices))
+    return Result.flatMap(parseLastScrape(body, notices), (e) => {
+      const none = nothingExposed(e, kind)
+      return none === undefined ? rowsOfExposition(e, kind, notices) : Result.fail(none)
+    })
   if (body.includes("Avg prompt throughput:")) return rowsOfLogger(body, notices)
   const summary = rowsOfRankSummary(body, notices)
   if (summary !== undefined) return Result.succeed(summary)

@@ -27,6 +27,7 @@ import {
   completeLines,
   type Exposition,
   notExposition,
+  nothingExposed,
   onlyLineCut,
   parseExposition
 } from "./internal/prometheus.js"
@@ -146,7 +147,10 @@ const ofCompleteLines = <R>(
   const { complete, cutLine } = completeLines(text)
   // the only line was cut: nothing to read, which is no empty page
   if (cutLine !== undefined && complete.trim() === "") return Result.fail(onlyLineCut(cutLine))
-  const r = Result.flatMap(parseExposition(complete), of)
+  const r = Result.flatMap(parseExposition(complete), (e) => {
+    const none = nothingExposed(e, as)
+    return none === undefined ? of(e) : Result.fail(none)
+  })
   return cutLine === undefined ? r : Result.map(r, (d) => ({ ...d, cutLine }))
 }
 

@@ -446,6 +446,25 @@ describe("a body cut off mid-line: the cut line is never read", () => {
     expect(ok(decodeLedger(`\rLoading 50%\rLoading 100%\n${log}`))).toEqual(ok(decodeLedger(log)))
   })
 
+  it("comments and blank lines only, given as metrics text: no page (was an empty success)", () => {
+    for (const kind of ["vllm-metrics", "sglang-metrics"] as const) {
+      const e = err(decodeLedger("# just a comment\n\n# 2026-05-28 13:00:26\n", kind))
+      expect([e._tag, e.message]).toEqual([
+        "SyntaxError",
+        `no sample and no # HELP / # TYPE line: the text is no ${kind} page`
+      ])
+    }
+    // a page that declares its metrics without samples is one: absent values, no error
+    expect(
+      ok(
+        decodeLedger(
+          "# HELP vllm:num_requests_running x\n# TYPE vllm:num_requests_running gauge\n",
+          "vllm-metrics"
+        )
+      )
+    ).toEqual([])
+  })
+
   it("load-stat bytes in their JSON form are read with kind load-stat too (were read as msgpack: 'Expected array')", () => {
     const bytes = new TextEncoder().encode('["LoadStat", 3, 2, 256, 4096, 0]')
     expect(ok(decodeLedger(bytes, "load-stat"))).toEqual(ok(decodeLedger(bytes)))

@@ -152,6 +152,18 @@ export const notExposition = (text: string, as: string): DecodeError | undefined
 }
 
 /**
+ * An exposition with no sample and no `# HELP` / `# TYPE` line (comments and blank lines only) is
+ * no metrics page: a `SyntaxError` on line 1 for a decoder told it is one (`as`); else `undefined`.
+ * A page that declares metrics without samples is one (its metrics are absent, never 0).
+ */
+export const nothingExposed = (e: Exposition, as: string): DecodeError | undefined =>
+  e.samples.length === 0 && e.declared.size === 0
+    ? decodeError("SyntaxError", `no sample and no # HELP / # TYPE line: the text is no ${as} page`, {
+        line: 1
+      })
+    : undefined
+
+/**
  * The error for a text whose only line is cut (`completeLines` left nothing to read).
  */
 export const onlyLineCut = (cutLine: number): DecodeError =>
