@@ -291,9 +291,10 @@ export const checkNow = (now: number): PolicyError | undefined =>
 /**
  * The one check of a request's other fields, by their types: `requestId` a string; `bootstrapRoom`
  * absent, a string or a bigint (its value is the room policies' business); `sessionId` absent or a
- * string; `prefixHashes` absent or an array of strings. `undefined` when all hold, else a
- * `PolicyError` `InvalidInput` naming the first field at fault in that order (`prefixHashes[i]` for a
- * hash that is not a string), so a request from untyped code (JSON, JavaScript) with
+ * string; `prefixHashes` absent or an array of strings; `routedDpRank` absent or a number (whether
+ * it is a rank is the policy's check). `undefined` when all hold, else a `PolicyError`
+ * `InvalidInput` naming the first field at fault in that order (`prefixHashes[i]` for a hash that
+ * is not a string; `InvalidRoutedRank` for the pin), so a request from untyped code (JSON, JavaScript) with
  * `prefixHashes: "abc"` is refused instead of read as three one-letter hashes. Every policy's `route`
  * runs it right after {@link checkInputLength} and {@link checkNow} (so a request bad there too gets
  * their error first). Cost: a few `typeof` tests plus one loop over `prefixHashes`, O(blocks).
@@ -317,9 +318,16 @@ export const checkNow = (now: number): PolicyError | undefined =>
  * @since 0.1.0
  */
 export const checkRequestFields = (request: RouteRequest): PolicyError | undefined => {
-  const { requestId, bootstrapRoom, sessionId, prefixHashes } = request
+  const { requestId, bootstrapRoom, sessionId, prefixHashes, routedDpRank } = request
   if (typeof requestId !== "string")
     return policyError("InvalidInput", `requestId must be a string, got ${kindOf(requestId)}`, "requestId")
+  // a pin of another type is no rank; whether a number is one is each policy's (upstream's) check
+  if (routedDpRank !== undefined && typeof routedDpRank !== "number")
+    return policyError(
+      "InvalidRoutedRank",
+      `routedDpRank must be absent or a number (an integer rank), got ${shownValue(routedDpRank)}`,
+      "routedDpRank"
+    )
   if (bootstrapRoom !== undefined && typeof bootstrapRoom !== "string" && typeof bootstrapRoom !== "bigint")
     return policyError(
       "InvalidInput",

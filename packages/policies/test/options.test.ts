@@ -231,6 +231,16 @@ describe("values an error message cannot interpolate: a symbol or a null-prototy
           p.route(p.init(x as number), { requestId: "a", inputLength: 5 }, 0)
         ].map((r) => (r._tag === "Routed" ? "Routed" : r.field))
         expect([entry.name, fields]).toEqual([entry.name, ["inputLength", "now", "dpSize"]])
+        // a pin of such a value (or a bigint, a string, a function proxy that throws on access)
+        const trap = new Proxy(() => 0, {
+          get() {
+            throw new Error("trap")
+          }
+        })
+        for (const pin of [x, 1n, "2", trap]) {
+          const r = p.route(p.init(4), { requestId: "a", inputLength: 5, routedDpRank: pin as number }, 0)
+          expect([entry.name, r._tag === "Routed" ? "Routed" : r.field]).toEqual([entry.name, "routedDpRank"])
+        }
       }
     }
   })

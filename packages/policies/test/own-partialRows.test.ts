@@ -159,6 +159,72 @@ describe("own policies: partial rows bound unknown and stale ranks (the ledger c
     }
   })
 
+  it("nor by a prefix or a session it holds, nor by a term it scores lower on (third trial)", () => {
+    const T = 100
+    const freshRow = { dpRank: 1, timestamp: T, numRunningReqs: 30, numWaitingReqs: 9, numTotalTokens: 50000 }
+    const staleRow = {
+      dpRank: 0,
+      timestamp: T - 3600,
+      numRunningReqs: 0,
+      numWaitingReqs: 0,
+      numTotalTokens: 10
+    }
+    const hashes = ["a", "b", "c", "d"]
+    for (const e of own)
+      for (const given of [[staleRow, freshRow], [freshRow]])
+        for (const options of [{}, { clientCount: 2, clientIndex: 1 }]) {
+          const p = e.make(options)
+          let s = p.observe(p.init(2), given, T)
+          // rank 0 is sent the prefix (and the session) by pins, then free requests follow
+          for (let i = 0; i < 3; i++) {
+            const r = p.route(
+              s,
+              {
+                requestId: `p${i}`,
+                inputLength: 2000,
+                prefixHashes: hashes,
+                sessionId: "s",
+                routedDpRank: 0
+              },
+              T + 0.001 * i
+            )
+            if (r._tag === "Routed") s = r.state
+          }
+          const sent: Array<number> = []
+          for (let i = 0; i < 5; i++) {
+            const r = routed(
+              p.route(
+                s,
+                { requestId: `q${i}`, inputLength: 2000, prefixHashes: hashes, sessionId: "s" },
+                T + 0.01 + 0.001 * i
+              )
+            )
+            sent.push(r.rank)
+            s = r.state
+          }
+          expect([e.name, given.length, options, sent]).toEqual([
+            e.name,
+            given.length,
+            options,
+            [1, 1, 1, 1, 1]
+          ])
+        }
+    // step-time-aware: the stale rank's smaller context once scored below the fresh one (1, 0, 2)
+    const p = findPolicy("step-time-aware")!.make({})
+    let s = p.observe(
+      p.init(3),
+      [staleRow, { dpRank: 1, timestamp: T, numRunningReqs: 30, numWaitingReqs: 5 }],
+      T
+    )
+    const sent: Array<number> = []
+    for (let i = 1; i <= 3; i++) {
+      const r = routed(p.route(s, { requestId: `a${i}`, inputLength: 2000 }, T + 0.001 * i))
+      sent.push(r.rank)
+      s = r.state
+    }
+    expect(sent).toEqual([1, 1, 1])
+  })
+
   it("a pin to an unhealthy rank, or a pin that is not a number, is refused naming routedDpRank", () => {
     for (const e of own) {
       const p = e.make({})
@@ -174,7 +240,7 @@ describe("own policies: partial rows bound unknown and stale ranks (the ledger c
         { requestId: "b", inputLength: 100, routedDpRank: "2" as unknown as number },
         100.1
       )
-      expect(text._tag === "Routed" ? "" : text.message).toContain("routedDpRank must be a number")
+      expect(text._tag === "Routed" ? "" : text.message).toContain("routedDpRank must be absent or a number")
       // a bigint threw a TypeError from JSON.stringify (second trial)
       for (const odd of [1n, null, [1], { r: 1 }, Symbol("r")]) {
         const r = p.route(

@@ -320,11 +320,20 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     // indexed stores then a trimmed length: several times faster than push in V8
     // KV feasibility: while a rank's known free KV holds the prompt, only such ranks are eligible
     const fits = kvFeasible(state.ledger, request.inputLength)
-    const eligible = new Array<number>(n)
+    let eligible = new Array<number>(n)
     let ne = 0
     for (let r = 0; r < n; r++)
       if (state.ledger.healthy[r] && (fits === undefined || fits[r])) eligible[ne++] = r
     eligible.length = ne
+    // while a fresh rank is eligible, a stale or unknown one is not: not by load (its floor ties it
+    // at best), nor by a session or a prefix it holds (it may be hung or gone: never attractive)
+    const dated = (r: number) => now - state.ledger.rowTimestamp[r]! <= staleAfter
+    const freshOnly = eligible.some(dated) && !eligible.every(dated)
+    if (freshOnly) {
+      eligible = eligible.filter(dated)
+      ne = eligible.length
+    }
+    const barred = (r: number) => freshOnly && !dated(r)
     if (eligible.length === 0)
       return policyError(
         "AllRanksUnavailable",
@@ -384,6 +393,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       if (
         state.ledger.healthy[e] &&
         (fits === undefined || fits[e] === true) &&
+        !barred(e) &&
         !(draining[e] && dests.length > 0)
       )
         return commit(state, request, e, now, e, undefined, draining, {
@@ -422,7 +432,8 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       let alive: Array<number> = []
       for (let i = 0; i < first.length; i++) {
         const w = first[i]!
-        if (w < n && state.ledger.healthy[w] && (fits === undefined || fits[w] === true)) alive.push(w)
+        if (w < n && state.ledger.healthy[w] && (fits === undefined || fits[w] === true) && !barred(w))
+          alive.push(w)
       }
       let len = 0
       let lastAlive = alive

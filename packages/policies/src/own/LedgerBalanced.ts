@@ -195,9 +195,23 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     // the replica's offset plus the rotating cursor: repeated tied snapshots do not keep picking
     // the same ranks (the bias vLLM removed with its rotating eng_start_index)
     const start = (Math.floor((n * clientIndex) / clientCount) + outer.cursor) % n
+    // the least loaded usable rank, and among the ranks whose newest counts are fresh (`dated`): a
+    // stale or unknown rank is chosen only while no dated one is usable (its floors tie it at
+    // best, and it may be hung or gone: unknown is never attractive)
     let best = -1
     let bestA = 0
     let bestB = 0
+    let dated = -1
+    let datedA = 0
+    let datedB = 0
+    const better = (r: number, a: number, b: number, than: number, thanA: number, thanB: number) =>
+      than < 0 ||
+      a < thanA ||
+      (a === thanA &&
+        (b < thanB ||
+          (b === thanB &&
+            unknownLevel(state, r, now, staleAfterSeconds) <
+              unknownLevel(state, than, now, staleAfterSeconds))))
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
       let q = snapRequests[r]!
       let t = snapTokens[r]!
@@ -237,20 +251,18 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
         continue
       }
       // unknown is never attractive: on a full tie a known rank beats an unknown one
-      if (
-        best < 0 ||
-        a < bestA ||
-        (a === bestA &&
-          (b < bestB ||
-            (b === bestB &&
-              unknownLevel(state, r, now, staleAfterSeconds) <
-                unknownLevel(state, best, now, staleAfterSeconds))))
-      ) {
+      if (better(r, a, b, best, bestA, bestB)) {
         best = r
         bestA = a
         bestB = b
       }
+      if (now - rowTimestamp[r]! <= staleAfterSeconds && better(r, a, b, dated, datedA, datedB)) {
+        dated = r
+        datedA = a
+        datedB = b
+      }
     }
+    if (dated >= 0) best = dated
     if (best < 0)
       return policyError(
         "AllRanksUnavailable",

@@ -628,9 +628,14 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     // end sent there since included: its wait and request count are at least theirs
     let floorWait = 0
     let floorRequests = 0
+    // and while a fresh healthy rank exists, a stale or unknown one is not chosen at all: its
+    // floors make it at most tied by load, and a prefix or a term it scores lower on (its context,
+    // its decode) must not outweigh that it may be hung or gone (unknown is never attractive)
+    let freshHealthy = false
     if (!allFresh || priced.anyUndated)
       for (let r = 0; r < n; r++) {
         if (!(now - ledger.rowTimestamp[r]! <= staleAfter)) continue
+        if (ledger.healthy[r]) freshHealthy = true
         const o = r * FIELDS
         const queue =
           clientCount === 1
@@ -729,7 +734,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       }
       scores[r] = score
       const healthy = ledger.healthy[r]
-      if (!healthy) continue
+      if (!healthy || (!f && freshHealthy)) continue
       // unknown is never attractive: on a tie a known rank beats one whose load is unknown
       if (healthy === true && demand.freeKv[r]! - clientCount * sr[o + PENDING_TOKENS]! >= input) {
         if (displacesBest(ledger, r, score, best, bestScore, now, staleAfter)) {

@@ -185,9 +185,14 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
     const blocks = request.prefixHashes?.length ?? 0
     const blockTokens = blocks > 0 ? request.inputLength / blocks : 0
     let maxUncached = 0
+    // while a fresh healthy rank can take the prompt, a stale or unknown one is not chosen (a
+    // prefix it holds must not outweigh that it may be hung or gone: never attractive)
+    let freshUsable = false
     for (let r = 0; r < n; r++) {
       const u = state.snapshots[r]?.numWaitingUncachedTokens
       if (u !== undefined && u > maxUncached) maxUncached = u
+      if (state.healthy[r] && (fits === undefined || fits[r]) && now - state.rowTimestamp[r]! <= staleAfter)
+        freshUsable = true
     }
     const scores = new Array<number>(n)
     const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
@@ -204,6 +209,7 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
       const score = Math.max(load, clientCount * s.inflightTokens[r]!) + cost
       scores[r] = score
       if (!state.healthy[r] || (fits !== undefined && !fits[r])) continue
+      if (freshUsable && !(now - state.rowTimestamp[r]! <= staleAfter)) continue
       if (displacesBest(state, r, score, best, bestScore, now, staleAfter)) {
         best = r
         bestScore = score

@@ -283,10 +283,16 @@ export const pickBest = (
       sums[i] = sum + weight * v
     }
   }
+  // while a usable candidate's load is dated (fresh), a stale or never-dated one is not chosen:
+  // its floors tie it at best by load, and no other term (a prefix it holds) outweighs that it may
+  // be hung or gone (unknown is never attractive); it keeps its sum for the explanation
+  const dated = (r: number) => (view instanceof LedgerScoreView ? view.dated(r) : !view.stale(r))
+  let anyDated = false
+  for (let i = 0; i < m && !anyDated; i++) if (sums[i] !== inf && dated(ranks[i]!)) anyDated = true
   let best = -1
   for (let i = 0; i < m; i++) {
     const sum = sums[i]!
-    if (sum === inf) continue
+    if (sum === inf || (anyDated && !dated(ranks[i]!))) continue
     if (best < 0 || sum < sums[best]!) {
       best = i
       continue

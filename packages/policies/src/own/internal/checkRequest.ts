@@ -17,7 +17,7 @@ import {
 
 /**
  * `NoRanks` for `dpSize` 0, then `checkInputLength`'s `InvalidInput`, `checkNow`'s,
- * `checkRequestFields`', then `InvalidRoutedRank` for a `routedDpRank` that is not a number,
+ * `checkRequestFields`' (a `routedDpRank` that is not a number among them), then `InvalidRoutedRank`:
  * upstream's `DP rank r is not active.` for one that is not a rank, and, given `healthy`, for a
  * rank marked unhealthy (an own policy never chooses one, pinned or not, as Dynamo refuses a pin
  * to a worker it does not hold); else `undefined`.
@@ -33,26 +33,9 @@ export const checkRequest = (
   if (dpSize === 0) return policyError("NoRanks", "the policy has no ranks", "dpSize")
   const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
   if (bad !== undefined) return bad
-  const r: unknown = request.routedDpRank
+  // checkRequestFields refused a pin that is not a number
+  const r = request.routedDpRank
   if (r === undefined) return undefined
-  if (typeof r !== "number") {
-    // shown without JSON.stringify, which throws on a bigint or a cycle
-    const shown =
-      typeof r === "string"
-        ? JSON.stringify(r)
-        : typeof r === "object"
-          ? r === null
-            ? "null"
-            : Array.isArray(r)
-              ? "an array"
-              : "an object"
-          : `${typeof r} ${String(r)}`
-    return policyError(
-      "InvalidRoutedRank",
-      `routedDpRank must be a number (an integer rank in [0, ${dpSize})), got ${shown}`,
-      "routedDpRank"
-    )
-  }
   if (!Number.isInteger(r) || r < 0 || r >= dpSize)
     return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
   if (healthy !== undefined && healthy[r] === false)
