@@ -340,7 +340,10 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
       }
       const given = req.headers["x-request-id"]
       const requestId = typeof given === "string" && given.length > 0 ? given : randomUUID()
-      forward(req, res, path, body, requestId, estimatePromptTokens(parsed), 0)
+      // forwarded with its query string (matched on the path alone)
+      const q = (req.url ?? "").indexOf("?")
+      const target = q >= 0 ? `${path}${(req.url ?? "").slice(q)}` : path
+      forward(req, res, target, body, requestId, estimatePromptTokens(parsed), 0)
     })
   }
 

@@ -744,7 +744,9 @@ describe("a worker URL with a base path", () => {
       }
       req.resume()
       req.on("end", () => {
-        res.writeHead(req.url === "/base/v1/completions" ? 200 : 404, { "content-type": "application/json" })
+        res.writeHead(req.url?.startsWith("/base/v1/completions") === true ? 200 : 404, {
+          "content-type": "application/json"
+        })
         res.end("{}")
       })
     })
@@ -768,5 +770,8 @@ describe("a worker URL with a base path", () => {
     const reply = await post(p.url, "/v1/completions", { prompt: "hi" }, "base-1")
     expect(reply.status).toBe(200)
     expect(seen).toContain("POST /base/v1/completions")
+    // and with its query string (was dropped; third trial)
+    expect((await post(p.url, "/v1/completions?foo=1&bar=2", { prompt: "hi" }, "base-2")).status).toBe(200)
+    expect(seen).toContain("POST /base/v1/completions?foo=1&bar=2")
   })
 })
