@@ -76,6 +76,25 @@ export interface LedgerBalancedPolicy extends Policy<LedgerBalancedState> {
 
 const ascending = (x: number, y: number): number => x - y
 
+/** Whether rank `r` at `(a, b)` beats `than` at `(thanA, thanB)`: lower, or a full tie on a better-known load. */
+const better = (
+  state: LedgerState,
+  now: number,
+  staleAfterSeconds: number,
+  r: number,
+  a: number,
+  b: number,
+  than: number,
+  thanA: number,
+  thanB: number
+): boolean =>
+  than < 0 ||
+  a < thanA ||
+  (a === thanA &&
+    (b < thanB ||
+      (b === thanB &&
+        unknownLevel(state, r, now, staleAfterSeconds) < unknownLevel(state, than, now, staleAfterSeconds))))
+
 /**
  * Build loadledger's in-flight-charging ledger policy (`ledger-balanced`).
  *
@@ -204,14 +223,6 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
     let dated = -1
     let datedA = 0
     let datedB = 0
-    const better = (r: number, a: number, b: number, than: number, thanA: number, thanB: number) =>
-      than < 0 ||
-      a < thanA ||
-      (a === thanA &&
-        (b < thanB ||
-          (b === thanB &&
-            unknownLevel(state, r, now, staleAfterSeconds) <
-              unknownLevel(state, than, now, staleAfterSeconds))))
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
       let q = snapRequests[r]!
       let t = snapTokens[r]!
@@ -251,12 +262,15 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
         continue
       }
       // unknown is never attractive: on a full tie a known rank beats an unknown one
-      if (better(r, a, b, best, bestA, bestB)) {
+      if (better(state, now, staleAfterSeconds, r, a, b, best, bestA, bestB)) {
         best = r
         bestA = a
         bestB = b
       }
-      if (now - rowTimestamp[r]! <= staleAfterSeconds && better(r, a, b, dated, datedA, datedB)) {
+      if (
+        now - rowTimestamp[r]! <= staleAfterSeconds &&
+        better(state, now, staleAfterSeconds, r, a, b, dated, datedA, datedB)
+      ) {
         dated = r
         datedA = a
         datedB = b

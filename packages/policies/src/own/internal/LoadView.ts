@@ -34,39 +34,45 @@ export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: num
   let kw = -1
   let kt = -1
   const ts = state.snapTimestamp
-  // the busiest known values: complete rows, and what partial rows (vLLM's: counts, no tokens) report
+  // fresh partial rows (vLLM's: counts, no tokens), read once the busiest known values are
+  let partial: Array<number> | undefined
   for (let r = 0; r < state.dpSize; r++) {
-    if (Number.isNaN(ts[r]!)) {
+    const at = ts[r]!
+    if (Number.isNaN(at)) {
+      // a partial row says what it reported: the busiest known values include it
       const row = state.snapshots[r]
       if (row === undefined || row.unknown !== undefined || malformedRow(row)) continue
       if (isCount(row.numRunningReqs)) kr = Math.max(kr, row.numRunningReqs)
       if (isCount(row.numWaitingReqs)) kw = Math.max(kw, row.numWaitingReqs)
       if (isCount(row.numTotalTokens)) kt = Math.max(kt, row.numTotalTokens)
+      if (now - state.rowTimestamp[r]! <= staleAfterSeconds) (partial ??= []).push(r)
       continue
     }
-    kr = Math.max(kr, state.snapRequests[r]! - state.snapWaiting[r]!)
-    kw = Math.max(kw, state.snapWaiting[r]!)
-    kt = Math.max(kt, state.snapTokens[r]!)
-  }
-  // the busiest fresh load, charges routed since included (a stale or unknown rank is never below
-  // it, however many requests went to the fresh ranks since their rows); a fresh partial row counts
-  // what it reported and, for the rest, the busiest known
-  for (let r = 0; r < state.dpSize; r++) {
-    if (!(now - state.rowTimestamp[r]! <= staleAfterSeconds)) continue
-    let requests: number
-    let tokens: number
-    if (Number.isNaN(ts[r]!)) {
-      const row = state.snapshots[r]
-      if (row === undefined || row.unknown !== undefined || malformedRow(row)) continue
-      requests = ownOrBusiest(row.numRunningReqs, kr) + ownOrBusiest(row.numWaitingReqs, kw)
-      tokens = ownOrBusiest(row.numTotalTokens, kt)
-    } else {
-      requests = state.snapRequests[r]!
-      tokens = state.snapTokens[r]!
+    const requests = state.snapRequests[r]!
+    const waiting = state.snapWaiting[r]!
+    const tokens = state.snapTokens[r]!
+    kr = Math.max(kr, requests - waiting)
+    kw = Math.max(kw, waiting)
+    kt = Math.max(kt, tokens)
+    // the busiest fresh load, charges routed since included: a stale or unknown rank is never
+    // below it, however many requests went to the fresh ranks since their rows
+    if (now - at <= staleAfterSeconds) {
+      q = Math.max(q, requests + state.chargedRequests[r]!)
+      t = Math.max(t, tokens + state.chargedTokens[r]!)
     }
-    q = Math.max(q, requests + state.chargedRequests[r]!)
-    t = Math.max(t, tokens + state.chargedTokens[r]!)
   }
+  // a fresh partial row: what it reported, the busiest known for the rest, plus its charges
+  if (partial !== undefined)
+    for (const r of partial) {
+      const row = state.snapshots[r]!
+      q = Math.max(
+        q,
+        ownOrBusiest(row.numRunningReqs, kr) +
+          ownOrBusiest(row.numWaitingReqs, kw) +
+          state.chargedRequests[r]!
+      )
+      t = Math.max(t, ownOrBusiest(row.numTotalTokens, kt) + state.chargedTokens[r]!)
+    }
   return { requests: q, tokens: t, knownRunning: kr, knownWaiting: kw, knownTokens: kt }
 }
 
