@@ -45,7 +45,10 @@ export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: num
       if (isCount(row.numRunningReqs)) kr = Math.max(kr, row.numRunningReqs)
       if (isCount(row.numWaitingReqs)) kw = Math.max(kw, row.numWaitingReqs)
       if (isCount(row.numTotalTokens)) kt = Math.max(kt, row.numTotalTokens)
-      if (now - state.rowTimestamp[r]! <= staleAfterSeconds) (partial ??= []).push(r)
+      if (now - state.rowTimestamp[r]! <= staleAfterSeconds) {
+        partial ??= []
+        partial.push(r)
+      }
       continue
     }
     const requests = state.snapRequests[r]!
