@@ -21,7 +21,7 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
-import { effectiveRequests, freshMax, kvOf, ledgerView } from "./internal/LoadView.js"
+import { effectiveRequests, freshMax, isDated, kvOf, ledgerView } from "./internal/LoadView.js"
 import type { RankView } from "./RankView.js"
 
 /**
@@ -327,7 +327,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     eligible.length = ne
     // while a fresh rank is eligible, a stale or unknown one is not: not by load (its floor ties it
     // at best), nor by a session or a prefix it holds (it may be hung or gone: never attractive)
-    const dated = (r: number) => now - state.ledger.rowTimestamp[r]! <= staleAfter
+    const dated = (r: number) => isDated(state.ledger, r, now, staleAfter)
     const freshOnly = eligible.some(dated) && !eligible.every(dated)
     if (freshOnly) {
       eligible = eligible.filter(dated)
@@ -349,7 +349,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       kv[r] = k
       // as the ledger's unknownLevel (stale 4, counts 2), with the projected KV usage for 1
       unknown[r] =
-        (now - state.ledger.rowTimestamp[r]! <= staleAfter ? 0 : 4) +
+        (dated(r) ? 0 : 4) +
         (Number.isNaN(state.ledger.snapTimestamp[r]!) ? 2 : 0) +
         (k === undefined ? 1 : 0)
       if (k !== undefined && !(kvMax !== undefined && kvMax >= k)) kvMax = k

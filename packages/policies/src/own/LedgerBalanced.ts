@@ -18,7 +18,15 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
-import { freshMax, ledgerView, maxKnownKv, unknownBase, unknownLevel } from "./internal/LoadView.js"
+import {
+  freshMax,
+  isDated,
+  isStaleRow,
+  ledgerView,
+  maxKnownKv,
+  unknownBase,
+  unknownLevel
+} from "./internal/LoadView.js"
 import type { RankView } from "./RankView.js"
 
 /**
@@ -232,7 +240,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
           // unknown or never published: what it reported, the busiest known values for the rest
           unknown.push(r)
           // a partial row (counts, no tokens: vLLM's) whose counts are old is stale too
-          if (now - rowTimestamp[r]! > staleAfterSeconds) stale.push(r)
+          if (isStaleRow(state, r, now, staleAfterSeconds)) stale.push(r)
           const base = unknownBase(snapshots[r], fm, now, staleAfterSeconds)
           q = base[0]
           t = base[1]
@@ -268,7 +276,7 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
         bestB = b
       }
       if (
-        now - rowTimestamp[r]! <= staleAfterSeconds &&
+        isDated(state, r, now, staleAfterSeconds) &&
         better(state, now, staleAfterSeconds, r, a, b, dated, datedA, datedB)
       ) {
         dated = r

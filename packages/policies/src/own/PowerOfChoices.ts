@@ -29,7 +29,7 @@ import {
   lazyOf,
   lazySetStatus
 } from "./internal/LazyLedger.js"
-import { type FreshMax, freshMax, ledgerView, maxKnownKv } from "./internal/LoadView.js"
+import { type FreshMax, freshMax, isDated, ledgerView, maxKnownKv } from "./internal/LoadView.js"
 import { emptyPrefixIndex, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
 import {
   LedgerScoreView,
@@ -259,10 +259,10 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     for (let i = 0; i < drawn.length; i++) if (base.healthy[drawn[i]!]) cands.push(drawn[i]!)
     // a stale or never-dated candidate is never less busy than a fresh one (the cached floor is
     // the busiest base at the last observe, without the charges routed since): a fresh one wins
-    const isDated = (r: number) => now - base.rowTimestamp[r]! <= staleAfter
+    const dated = (r: number) => isDated(base, r, now, staleAfter)
     const healthyDrawn = cands
-    const dated = cands.filter(isDated)
-    if (dated.length > 0 && dated.length < cands.length) cands = dated
+    const datedCands = cands.filter(dated)
+    if (datedCands.length > 0 && datedCands.length < cands.length) cands = datedCands
     const len = request.inputLength
     // the same view over the batch-folded base (candidates) or the folded ledger (full scan)
     const viewOver = (over: typeof base, ledger: typeof s.ledger | undefined) =>
@@ -283,7 +283,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     let fallback: string | undefined =
       cands.length === 0
         ? "no drawn rank is healthy"
-        : dated.length === 0 && base.healthy.some((h, r) => h && isDated(r))
+        : datedCands.length === 0 && base.healthy.some((h, r) => h && dated(r))
           ? "no drawn rank is fresh, and a fresh rank is never busier than a stale or unknown one"
           : undefined
     if (fallback === undefined && kvOn && s.cache.maxFree >= len) {
@@ -316,7 +316,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     for (let i = 0, r = c0; i < n; i++, r = r + 1 === n ? 0 : r + 1) if (folded.base.healthy[r]) all.push(r)
     const fits = kvOn && all.length > 0 ? kvFeasible(folded.base, len) : undefined
     // fresh ranks only, while one of them can take the prompt (see the candidates above)
-    const datedAll = all.filter((r) => isDated(r) && (fits === undefined || fits[r] === true))
+    const datedAll = all.filter((r) => dated(r) && (fits === undefined || fits[r] === true))
     if (datedAll.length > 0 && datedAll.length < all.length) all = datedAll
     const full = viewOver(folded.base, undefined)
     const p2 = pickBest(full, all, scoring, fits === undefined ? undefined : all.map((r) => fits[r] === true))

@@ -18,7 +18,7 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
-import { freshMax, ledgerView } from "./internal/LoadView.js"
+import { freshMax, isStaleRow, ledgerView } from "./internal/LoadView.js"
 import { emptyPrefixIndex, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
 import {
   LedgerScoreView,
@@ -258,8 +258,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
       if (now - t <= staleAfter) continue
       if (Number.isNaN(t)) unknown = listed(unknown, r)
       // stale: its newest row with request counts is old (a partial one too, as ledger-balanced)
-      if (!Number.isNaN(L.rowTimestamp[r]!) && !(now - L.rowTimestamp[r]! <= staleAfter))
-        stale = listed(stale, r)
+      if (isStaleRow(L, r, now, staleAfter)) stale = listed(stale, r)
     }
     if (kvInfeasible.length > 1) kvInfeasible.sort(ascending)
     if (picked.excluded.length > 1) picked.excluded.sort(ascending)

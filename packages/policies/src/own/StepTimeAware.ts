@@ -15,7 +15,14 @@ import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteR
 import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { emptyTrie, fnv1a, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
-import { displacesBest, type FreshMax, freshMax, ledgerView, unknownBase } from "./internal/LoadView.js"
+import {
+  displacesBest,
+  type FreshMax,
+  freshMax,
+  isDated,
+  ledgerView,
+  unknownBase
+} from "./internal/LoadView.js"
 import { poolOf, type RankDemand, rankDemand } from "./internal/RankDemand.js"
 import {
   emptyMatchScratch,
@@ -605,7 +612,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       maxQueued = 0
       maxContext = 0
       for (let r = 0; r < n; r++) {
-        if (!(now - ledger.rowTimestamp[r]! <= staleAfter)) continue
+        if (!isDated(ledger, r, now, staleAfter)) continue
         if (demand.queued[r]! > maxQueued) maxQueued = demand.queued[r]!
         if (demand.context[r]! > maxContext) maxContext = demand.context[r]!
       }
@@ -634,7 +641,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     let freshHealthy = false
     if (!allFresh || priced.anyUndated)
       for (let r = 0; r < n; r++) {
-        if (!(now - ledger.rowTimestamp[r]! <= staleAfter)) continue
+        if (!isDated(ledger, r, now, staleAfter)) continue
         if (ledger.healthy[r]) freshHealthy = true
         const o = r * FIELDS
         const queue =
@@ -678,7 +685,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
       const o = r * FIELDS
       // fresh: its newest row with request counts is recent (a partial one too: vLLM's rows)
-      const f = now - ledger.rowTimestamp[r]! <= staleAfter
+      const f = isDated(ledger, r, now, staleAfter)
       // one front end: its fresh snapshot's queue plus nothing pending from others; several: a
       // fresh rank's queue is left out (every front end reads the same stale snapshot, and a
       // term read from it sends them all to the same rank), a stale or unknown one keeps it

@@ -19,7 +19,7 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
-import { baseOf, displacesBest, freshMax, ledgerView } from "./internal/LoadView.js"
+import { baseOf, displacesBest, freshMax, isDated, ledgerView } from "./internal/LoadView.js"
 import { emptyPrefixIndex, matchedBlocks, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
 import type { RankView } from "./RankView.js"
 
@@ -191,7 +191,7 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
     for (let r = 0; r < n; r++) {
       const u = state.snapshots[r]?.numWaitingUncachedTokens
       if (u !== undefined && u > maxUncached) maxUncached = u
-      if (state.healthy[r] && (fits === undefined || fits[r]) && now - state.rowTimestamp[r]! <= staleAfter)
+      if (state.healthy[r] && (fits === undefined || fits[r]) && isDated(state, r, now, staleAfter))
         freshUsable = true
     }
     const scores = new Array<number>(n)
@@ -209,7 +209,7 @@ export const makeUncachedTokens = (options: UncachedTokensOptions = {}): Uncache
       const score = Math.max(load, clientCount * s.inflightTokens[r]!) + cost
       scores[r] = score
       if (!state.healthy[r] || (fits !== undefined && !fits[r])) continue
-      if (freshUsable && !(now - state.rowTimestamp[r]! <= staleAfter)) continue
+      if (freshUsable && !isDated(state, r, now, staleAfter)) continue
       if (displacesBest(state, r, score, best, bestScore, now, staleAfter)) {
         best = r
         bestScore = score

@@ -45,7 +45,7 @@ export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: num
       if (isCount(row.numRunningReqs)) kr = Math.max(kr, row.numRunningReqs)
       if (isCount(row.numWaitingReqs)) kw = Math.max(kw, row.numWaitingReqs)
       if (isCount(row.numTotalTokens)) kt = Math.max(kt, row.numTotalTokens)
-      if (now - state.rowTimestamp[r]! <= staleAfterSeconds) {
+      if (isDated(state, r, now, staleAfterSeconds)) {
         partial ??= []
         partial.push(r)
       }
@@ -135,7 +135,7 @@ export const baseOf = (
  * beats a better-known one (the law `unknownNeverAttractive`). @internal
  */
 export const unknownLevel = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): number =>
-  (now - state.rowTimestamp[r]! <= staleAfterSeconds ? 0 : 4) +
+  (isDated(state, r, now, staleAfterSeconds) ? 0 : 4) +
   (Number.isNaN(state.snapTimestamp[r]!) ? 2 : 0) +
   (Number.isNaN(state.snapKv[r]!) ? 1 : 0)
 
@@ -159,6 +159,18 @@ export const displacesBest = (
   score < bestScore ||
   (score === bestScore &&
     unknownLevel(state, r, now, staleAfterSeconds) < unknownLevel(state, best, now, staleAfterSeconds))
+
+/**
+ * True when rank `r`'s newest row with request counts (a partial one too: vLLM's rows carry no
+ * tokens) is at most `staleAfterSeconds` old at `now`; false when it is older or the rank has none.
+ * @internal
+ */
+export const isDated = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
+  now - state.rowTimestamp[r]! <= staleAfterSeconds
+
+/** True when rank `r` has a row with request counts and it is stale at `now`. @internal */
+export const isStaleRow = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
+  !Number.isNaN(state.rowTimestamp[r]!) && !isDated(state, r, now, staleAfterSeconds)
 
 /** True when rank `r`'s snapshot is fresh at `now` (false when it never published or is unknown). @internal */
 export const isFresh = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
@@ -208,7 +220,7 @@ export const ledgerView = (
       kvCacheUsage: kvOf(state, r),
       // a partial row that counted requests is dated by them (`rowTimestamp`), so it ages too
       ageSeconds: Number.isNaN(state.rowTimestamp[r]!) ? undefined : now - state.rowTimestamp[r]!,
-      stale: !Number.isNaN(state.rowTimestamp[r]!) && !(now - state.rowTimestamp[r]! <= staleAfterSeconds),
+      stale: isStaleRow(state, r, now, staleAfterSeconds),
       unknown: Number.isNaN(state.snapTimestamp[r]!)
     }
   })
