@@ -308,31 +308,24 @@ describe("loadledger simulate", () => {
       )
     })
     it("a model preset with no room for a KV pool on the GPU preset: what would fit, before the trace is read", async () => {
+      // the trace does not exist: the fit check comes before it is read
+      const onGpu = (model: string, gpu: string) => [
+        "--trace",
+        join(dir, "nope.jsonl"),
+        "--policies",
+        "round-robin",
+        "--model",
+        model,
+        "--gpu",
+        gpu
+      ]
       // llama2-70b's preset is TP 1: its 138 GB of BF16 weights overflow one a100-80gb
       await exitsWithLine(
-        [
-          "--trace",
-          join(dir, "nope.jsonl"),
-          "--policies",
-          "round-robin",
-          "--model",
-          "llama2-70b",
-          "--gpu",
-          "a100-80gb"
-        ],
+        onGpu("llama2-70b", "a100-80gb"),
         "llama2-70b does not fit on one a100-80gb at tensor parallel 1: its weights take 138.0 GB per GPU of the 70.4 GB it may use (88% of 80.0 GB), no room for a KV pool; at tensor parallel 2 each GPU would hold 8,695 tokens. llama2-70b fits at its preset tensor parallel 1 on --gpu b200; or set the pool by hand with --kv-pool-tokens N"
       )
       await exitsWithLine(
-        [
-          "--trace",
-          join(dir, "nope.jsonl"),
-          "--policies",
-          "round-robin",
-          "--model",
-          "glm-5.3",
-          "--gpu",
-          "h100-80gb"
-        ],
+        onGpu("glm-5.3", "h100-80gb"),
         /no tensor-parallel size up to 8 leaves room\. glm-5\.3 fits at its preset tensor parallel 1 on --gpu h200, b200; or set the pool by hand with --kv-pool-tokens N$/m
       )
       // --kv-pool-tokens sets the pool by hand: no fit check

@@ -9,6 +9,7 @@ import { dirname, resolve } from "node:path"
 import { findPolicy, type PolicyEntry, policyEntries } from "@loadledger/policies"
 import { checkKvPool } from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time"
+import { gpusFitting } from "../internal/simSetup.js"
 
 /**
  * A bad argument: the option it came from (`--policies`, `--report`, ...) and a one-line message.
@@ -128,25 +129,6 @@ const statOrUndefined = (p: string) => {
   } catch {
     return undefined
   }
-}
-
-/**
- * The GPU presets on which a model preset, at its own tensor-parallel size, leaves room for a KV
- * pool (`checkKvPool` of @loadledger/sim), in the presets' order; `[]` for an unknown model.
- *
- * @example
- * ```ts
- * import { gpusFitting } from "./simulateArgs.js"
- * gpusFitting("llama2-70b") // => ["b200"]
- * gpusFitting("glm-5.3") // => ["h200", "b200"]
- * ```
- *
- * @category simulate
- * @since 0.4.0
- */
-export const gpusFitting = (model: string): ReadonlyArray<string> => {
-  const m = models[model]
-  return m === undefined ? [] : Object.keys(gpus).filter((g) => checkKvPool(m, gpus[g]!) === undefined)
 }
 
 /**

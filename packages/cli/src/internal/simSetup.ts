@@ -66,6 +66,25 @@ export const readTraceFile = (
 }
 
 /**
+ * The GPU presets on which a model preset, at its own tensor-parallel size, leaves room for a KV
+ * pool (`checkKvPool` of @loadledger/sim), in the presets' order; `[]` for an unknown model.
+ *
+ * @example
+ * ```ts
+ * import { gpusFitting } from "./simSetup.js"
+ * gpusFitting("llama2-70b") // => ["b200"]
+ * gpusFitting("glm-5.3") // => ["h200", "b200"]
+ * ```
+ *
+ * @category simulate
+ * @since 0.4.0
+ */
+export const gpusFitting = (model: string): ReadonlyArray<string> => {
+  const m = models[model]
+  return m === undefined ? [] : Object.keys(gpus).filter((g) => checkKvPool(m, gpus[g]!) === undefined)
+}
+
+/**
  * Why a model preset leaves no KV pool on a GPU preset (`checkKvPool` of @loadledger/sim: what the
  * weights take, the smallest tensor-parallel size with room) and the GPU presets it fits on at its
  * preset TP; `undefined` when it fits or a name is unknown. Used by `capacity` and `sweep`.
@@ -75,7 +94,7 @@ export const noKvPoolMessage = (model: string, gpu: string): string | undefined 
   const g = gpus[gpu]
   const no = m === undefined || g === undefined ? undefined : checkKvPool(m, g)
   if (m === undefined || no === undefined) return undefined
-  const fits = Object.keys(gpus).filter((name) => checkKvPool(m, gpus[name]!) === undefined)
+  const fits = gpusFitting(model)
   return `${no.message}; ${model} fits at its preset tensor parallel ${m.tp} on ${fits.length === 0 ? "no GPU preset" : fits.join(", ")}`
 }
 

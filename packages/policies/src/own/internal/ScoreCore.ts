@@ -204,15 +204,17 @@ export interface Picked {
   readonly excluded: Array<number>
 }
 
+/** Rank `r`'s newest counted row is fresh: the ledger's own test, else not `stale`. */
+const datedIn = (view: ScoreView, r: number): boolean =>
+  view instanceof LedgerScoreView ? view.dated(r) : !view.stale(r)
+
 /**
  * How much of a rank's load is unknown (no fresh row with request counts 4, counts 2, KV usage 1):
  * the lower level wins a full tie, as the ledger's `unknownLevel` (a view that is not the ledger's
  * says freshness through `stale` alone).
  */
 const unknownLevel = (view: ScoreView, r: number): number =>
-  ((view instanceof LedgerScoreView ? !view.dated(r) : view.stale(r)) ? 4 : 0) +
-  (view.unknown(r) ? 2 : 0) +
-  (view.kvCacheUsage(r) === undefined ? 1 : 0)
+  (datedIn(view, r) ? 0 : 4) + (view.unknown(r) ? 2 : 0) + (view.kvCacheUsage(r) === undefined ? 1 : 0)
 
 const tieCost = (c: number): number => (Number.isNaN(c) ? Number.POSITIVE_INFINITY : c)
 // shared by every explanation with nothing to list (frozen: a caller cannot add to it)
@@ -286,13 +288,12 @@ export const pickBest = (
   // while a usable candidate's load is dated (fresh), a stale or never-dated one is not chosen:
   // its floors tie it at best by load, and no other term (a prefix it holds) outweighs that it may
   // be hung or gone (unknown is never attractive); it keeps its sum for the explanation
-  const dated = (r: number) => (view instanceof LedgerScoreView ? view.dated(r) : !view.stale(r))
   let anyDated = false
-  for (let i = 0; i < m && !anyDated; i++) if (sums[i] !== inf && dated(ranks[i]!)) anyDated = true
+  for (let i = 0; i < m && !anyDated; i++) if (sums[i] !== inf && datedIn(view, ranks[i]!)) anyDated = true
   let best = -1
   for (let i = 0; i < m; i++) {
     const sum = sums[i]!
-    if (sum === inf || (anyDated && !dated(ranks[i]!))) continue
+    if (sum === inf || (anyDated && !datedIn(view, ranks[i]!))) continue
     if (best < 0 || sum < sums[best]!) {
       best = i
       continue
