@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { policyEntries } from "@loadledger/policies"
 import { gpus, models } from "@loadledger/step-time"
 import { describe, expect, it, vi } from "vitest"
+import { gpusFitting } from "../src/internal/simSetup.js"
 import { captureOutput } from "./captureOutput.js"
 import { loadledger, mooncake, reportChartIds, simulateMooncake } from "./runCli.js"
 
@@ -357,5 +358,13 @@ describe("loadledger simulate", () => {
       )
       await exitsWithLine([...roundRobin, "--dp", "0"], '--dp must be a positive integer, got "0"')
     })
+  })
+})
+
+describe("gpusFitting (internal: its docstring example is not run as a test)", () => {
+  it("the GPU presets a model fits at its preset TP, in the presets' order", () => {
+    expect(gpusFitting("llama2-70b")).toEqual(["b200"])
+    expect(gpusFitting("glm-5.3")).toEqual(["h200", "b200"])
+    expect(gpusFitting("gpt-9")).toEqual([])
   })
 })
