@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 
+import { checkSlo, type Slo } from "./Slo.js"
 import type { StepModel } from "./StepModel.js"
 import type { VllmWaveProfile } from "./vllm/VllmWaveTypes.js"
 import { vllmWaveSnapshotProfile } from "./vllm/VllmWaveTypes.js"
@@ -56,6 +57,10 @@ import { vllmWaveSnapshotProfile } from "./vllm/VllmWaveTypes.js"
  *   outcomes / the vLLM coordinator's publishes in the result.
  * - `coordinatorRows` (vLLM engine only): which fields the vLLM front ends' rows carry, see
  *   {@link CoordinatorRows} (default `"extended"`).
+ * - `slo` (since 0.5.0): judge every request against this latency SLO; the result then carries
+ *   `slo` ({@link SloAttainment}: exact counts, not quantiles). `sloStopEarly`: end the run as soon
+ *   as more requests have missed the SLO than its target allows (a hopeless goodput probe; the
+ *   status is then `SloMissed` and the attainment an upper bound). Default false.
  *
  * @category config
  * @since 0.1.0
@@ -85,6 +90,8 @@ export interface SimConfig {
   readonly recordRequests?: boolean | undefined
   readonly recordPublishes?: boolean | undefined
   readonly coordinatorRows?: CoordinatorRows | undefined
+  readonly slo?: Slo | undefined
+  readonly sloStopEarly?: boolean | undefined
 }
 
 /**
@@ -121,8 +128,11 @@ export type CoordinatorRows = "extended" | "vllm" | "vllm-counts"
  * @category config
  * @since 0.1.0
  */
-export type ResolvedSimConfig = Required<Omit<SimConfig, "maxSimulatedSeconds" | "faults" | "sparseTopK">> & {
+export type ResolvedSimConfig = Required<
+  Omit<SimConfig, "maxSimulatedSeconds" | "faults" | "sparseTopK" | "slo">
+> & {
   readonly sparseTopK: number | undefined
+  readonly slo: Slo | undefined
   readonly maxSimulatedSeconds: number
   readonly faults: { readonly zeroTokenRanksReturnEarly: boolean }
 }
@@ -172,7 +182,9 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
   recordSteps: c.recordSteps ?? false,
   recordRequests: c.recordRequests ?? false,
   recordPublishes: c.recordPublishes ?? false,
-  coordinatorRows: c.coordinatorRows ?? "extended"
+  coordinatorRows: c.coordinatorRows ?? "extended",
+  slo: c.slo,
+  sloStopEarly: c.sloStopEarly ?? false
 })
 
 /**
@@ -261,8 +273,16 @@ export const checkConfig = (c: ResolvedSimConfig): ConfigProblem | undefined => 
     typeof c.faults.zeroTokenRanksReturnEarly === "boolean"
       ? undefined
       : bad("faults", "{ zeroTokenRanksReturnEarly?: boolean }", c.faults)) ??
-    checkCoordinatorRows(c.coordinatorRows, c.engine)
+    checkCoordinatorRows(c.coordinatorRows, c.engine) ??
+    boolean("sloStopEarly") ??
+    checkSloField(c.slo)
   )
+}
+
+const checkSloField = (slo: Slo | undefined): ConfigProblem | undefined => {
+  if (slo === undefined) return undefined
+  const e = checkSlo(slo)
+  return e === undefined ? undefined : { field: e.field === "slo" ? "slo" : `slo.${e.field}`, message: e.message }
 }
 
 /**

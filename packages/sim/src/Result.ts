@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import type { SloAttainment } from "./Slo.js"
 
 /**
  * How the run ended. `Completed`: every request finished or was rejected. `Deadlock`: a lockstep
@@ -13,7 +14,8 @@
  * to fill its empty ranks; `causes` names each empty rank and why (e.g. its only request needs more
  * KV than is free), `message` says it in one line. `InvalidConfig`: `field` of the config is out of
  * range (`checkConfig`), or `field` is `"policy"` for a policy without `make`; nothing ran. `TimeLimit`:
- * `maxSimulatedSeconds` was reached.
+ * `maxSimulatedSeconds` was reached. `SloMissed` (since 0.5.0, with `sloStopEarly`): the run stopped at
+ * `atSeconds` because more requests had missed the SLO than its target allows.
  *
  * @category models
  * @since 0.1.0
@@ -35,6 +37,7 @@ export type SimStatus =
       readonly message: string
     }
   | { readonly _tag: "TimeLimit"; readonly atSeconds: number }
+  | { readonly _tag: "SloMissed"; readonly atSeconds: number; readonly message: string }
   | { readonly _tag: "InvalidConfig"; readonly field: string; readonly message: string }
 
 /**
@@ -222,6 +225,8 @@ export interface PolicyResult {
         readonly decode: ReadonlyArray<number>
       }
     | undefined
+  /** Attainment of `SimConfig.slo` (since 0.5.0; absent without an SLO). */
+  readonly slo?: SloAttainment | undefined
   readonly outcomes?: ReadonlyArray<RequestOutcome> | undefined
   readonly stepLog?: ReadonlyArray<StepRecord> | undefined
   readonly publishLog?: ReadonlyArray<PublishRecord> | undefined

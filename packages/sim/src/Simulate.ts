@@ -191,6 +191,7 @@ export const simulate = (
       prefillCached: run.ranks.map((r) => r.cachedPromptTokens),
       decode: run.ranks.map((r) => r.decodeTokens)
     },
+    slo: run.slo?.result(st._tag === "SloMissed"),
     outcomes,
     stepLog: run.stepLog,
     publishLog: run.publishLog

@@ -42,6 +42,8 @@ describe("DecodeSet sums = the sums over its members advanced eagerly", () => {
     for (const o of ops) {
       if (o.op === "join") {
         const m: Member = {
+          worstGapSeconds: 0,
+          sharedFrom: Number.POSITIVE_INFINITY,
           id: id++,
           ctx: o.ctx,
           generated: 1,
@@ -92,6 +94,8 @@ describe("DecodeSet under a cap", () => {
   it("a member lifted to the cap by steps no read saw, then leaving, leaves nothing behind", () => {
     const set = new DecodeSet<Member>(3)
     const m: Member = {
+      worstGapSeconds: 0,
+      sharedFrom: Number.POSITIVE_INFINITY,
       id: 0,
       ctx: 0,
       generated: 1,

@@ -15,6 +15,7 @@
  * per-step loop over the running requests was 75% of `Rank.form` on the DSA default model.)
  */
 import { EpochHeap } from "./epochHeap.js"
+import { GapMax } from "./gapMax.js"
 import { emptyList, removeAt } from "./lists.js"
 import type { CountedSamples } from "./stats.js"
 
@@ -31,6 +32,10 @@ export interface Decoder {
   allocAt: number
   /** Bumped on every join and leave: a heap entry with another epoch is stale. */
   decodeEpoch: number
+  /** The request's largest gap between consecutive tokens so far (tracked with `trackGaps`). */
+  worstGapSeconds: number
+  /** The first decode step whose gap this member shares with the set (after its own first one). */
+  sharedFrom: number
 }
 
 export class DecodeSet<R extends Decoder> {
@@ -57,7 +62,15 @@ export class DecodeSet<R extends Decoder> {
   private belowCount = 0
   private atCap = 0
 
-  constructor(private readonly capK?: number | undefined) {}
+  /** Every decode step's gap, for the members' worst gaps (only when asked: the SLO's itl bound). */
+  private readonly gaps: GapMax | undefined
+
+  constructor(
+    private readonly capK?: number | undefined,
+    trackGaps = false
+  ) {
+    this.gaps = trackGaps ? new GapMax() : undefined
+  }
 
   /** Σ (ctx + 1) over the members: the attention pairs of their next decode batch. */
   get decodePairs(): number {
@@ -75,6 +88,7 @@ export class DecodeSet<R extends Decoder> {
     r.doneAt = this.done
     r.allocAt = this.allocs
     r.decodeEpoch++
+    r.sharedFrom = Number.POSITIVE_INFINITY
     const key = r.ctx - this.done
     this.keySum += key
     this.count++
@@ -106,6 +120,10 @@ export class DecodeSet<R extends Decoder> {
   /** A member leaves (finished or retracted), brought up to date. */
   leave(r: R): void {
     this.sync(r)
+    if (this.gaps !== undefined && r.sharedFrom <= this.done) {
+      const g = this.gaps.maxFrom(r.sharedFrom)
+      if (g > r.worstGapSeconds) r.worstGapSeconds = g
+    }
     const key = r.ctx - r.doneAt
     if (this.capK !== undefined) {
       // lifted first, while its own entry is current; below the cap, the entry goes stale below
@@ -146,9 +164,20 @@ export class DecodeSet<R extends Decoder> {
    */
   decodeStep(now: number, itl: CountedSamples): Array<R> {
     this.done++
-    for (const r of this.fresh) itl.push(now - r.lastTokenSeconds)
+    const gaps = this.gaps
+    for (const r of this.fresh) {
+      const gap = now - r.lastTokenSeconds
+      itl.push(gap)
+      if (gaps !== undefined) {
+        if (gap > r.worstGapSeconds) r.worstGapSeconds = gap
+        r.sharedFrom = this.done + 1
+      }
+    }
     const shared = this.count - this.fresh.length
-    if (shared > 0) itl.pushMany(now - this.lastDecodeSeconds, shared)
+    if (shared > 0) {
+      itl.pushMany(now - this.lastDecodeSeconds, shared)
+      gaps?.push(this.done, now - this.lastDecodeSeconds)
+    }
     emptyList(this.fresh)
     this.lastDecodeSeconds = now
     const finished = this.finished

@@ -17,18 +17,18 @@ export const arrive = (run: Run, r: Req): void => {
       c.maxRequestTokens === c.kvPoolTokens
         ? `needs ${size} tokens of KV, the pool holds ${c.kvPoolTokens}`
         : `needs ${size} tokens, the request limit (maxRequestTokens) is ${c.maxRequestTokens}`
-    progress(run)
+    progress(run, r)
     return
   }
   const rank = run.router.route(r, run.t)
   if (typeof rank !== "number") {
     r.rejected = `policy error (${rank.reason}): ${rank.message}`
-    progress(run)
+    progress(run, r)
     return
   }
   if (!Number.isInteger(rank) || rank < 0 || rank >= n) {
     r.rejected = `policy chose rank ${rank}, outside 0..${n - 1}`
-    progress(run)
+    progress(run, r)
     return
   }
   const target = run.ranks[rank]!

@@ -36,6 +36,7 @@ export interface RawRun {
   readonly reqs: ReadonlyArray<Req>
   readonly ranks: ReadonlyArray<Rank>
   readonly itl: CountedSamples
+  readonly slo: Run["slo"]
   readonly steps: number
   readonly endSeconds: number
   readonly rankSeconds: number
@@ -138,6 +139,12 @@ const runEvents = (run: Run): SimStatus => {
     if (tStep === tNext) {
       const s = completeSteps(run)
       if (s) return s
+      if (run.c.sloStopEarly && run.slo?.hopeless)
+        return {
+          _tag: "SloMissed",
+          atSeconds: run.t,
+          message: `stopped at t=${run.t}s: ${run.slo.judged - run.slo.met} requests already missed the SLO, more than its target allows`
+        }
     } else if (tPub === tNext) {
       const s = publish(run)
       if (s) return s
@@ -233,6 +240,7 @@ export const runLoop = (
     reqs: run.reqs,
     ranks: run.ranks,
     itl: run.itl,
+    slo: run.slo,
     steps: run.steps,
     endSeconds: run.t,
     rankSeconds: run.rankSeconds,

@@ -20,6 +20,8 @@ export interface RankParams {
   readonly chunkedPrefillTokens: number
   readonly kvPoolTokens: number
   readonly sparseTopK: number | undefined
+  /** With an SLO that bounds the worst inter-token gap, each request's worst gap is tracked. */
+  readonly slo?: { readonly itlSeconds?: number | undefined } | undefined
 }
 
 /** Whether a request still has prompt (or recompute) tokens to prefill. */
@@ -69,7 +71,7 @@ export class Rank {
     readonly id: number,
     private readonly p: RankParams
   ) {
-    this.decoding = new DecodeSet<Req>(p.sparseTopK)
+    this.decoding = new DecodeSet<Req>(p.sparseTopK, p.slo?.itlSeconds !== undefined)
   }
 
   get hasWork(): boolean {
@@ -294,7 +296,11 @@ export class Rank {
     r.generated++
     this.outputTokens++
     if (Number.isNaN(r.firstTokenSeconds)) r.firstTokenSeconds = now
-    else itl.push(now - r.lastTokenSeconds)
+    else {
+      const gap = now - r.lastTokenSeconds
+      itl.push(gap)
+      if (gap > r.worstGapSeconds) r.worstGapSeconds = gap
+    }
     r.lastTokenSeconds = now
     if (r.generated >= r.outputTarget) this.finish(r, now, hooks)
     else this.decoding.join(r)

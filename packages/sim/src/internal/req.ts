@@ -32,6 +32,8 @@ export class Req {
   doneAt = 0
   allocAt = 0
   decodeEpoch = 0
+  worstGapSeconds = 0
+  sharedFrom = Number.POSITIVE_INFINITY
   readonly outputTarget: number
   readonly fullBlocks: number
   /** What the policy is given: the trace's block hashes as `prefixHashes`, its session if it has one. */

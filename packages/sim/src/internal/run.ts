@@ -16,6 +16,7 @@ import { type Hooks, Rank } from "./rank.js"
 import { Req } from "./req.js"
 import { randomRooms } from "./rng.js"
 import { Router } from "./router.js"
+import { SloCount } from "./sloCount.js"
 import { CountedSamples } from "./stats.js"
 import { newOut, thaw, type WaveOut, type WaveWork } from "./waveMachine.js"
 
@@ -57,6 +58,8 @@ export interface Run {
   readonly router: Router
   readonly itl: CountedSamples
   readonly hooks: Hooks
+  /** Per-request SLO judgement (with `c.slo`). */
+  readonly slo: SloCount | undefined
   readonly imbalanceCounts: Array<number>
   readonly stepLog: Array<StepRecord> | undefined
   readonly sampleEvery: number
@@ -155,9 +158,10 @@ export const newRun = (
     hooks: {
       onFinish: (r: Req, now: number) => {
         router.finish(r, now)
-        progress(run)
+        progress(run, r)
       }
     },
+    slo: c.slo === undefined ? undefined : new SloCount(c.slo, trace.length),
     imbalanceCounts: new Array<number>(IMBALANCE_BUCKETS.length + 1).fill(0),
     stepLog: c.recordSteps ? [] : undefined,
     sampleEvery: Math.max(span / Math.max(1, c.loadSamples), 1e-3),
@@ -179,9 +183,10 @@ export const newRun = (
   return run
 }
 
-/** A request finished or was rejected: count it, and report progress every `progressEvery`. */
-export const progress = (run: Run): void => {
+/** A request finished or was rejected: count it (and judge it against the SLO), and report progress every `progressEvery`. */
+export const progress = (run: Run, r: Req): void => {
   run.done++
+  run.slo?.judge(r)
   if (run.onProgress && run.done % run.progressEvery === 0) run.onProgress(run.done, run.reqs.length)
 }
 
