@@ -280,6 +280,12 @@ export const describeSlo = (slo: Slo): string => {
  * How many requests of `total` may miss before the run cannot pass: `floor((1 - attainment) x total)`
  * (with a tolerance for the floating-point share).
  *
+ * @example
+ * ```ts
+ * import { allowedMisses } from "@loadledger/sim"
+ * allowedMisses({ ttftSeconds: 2, tpotSeconds: 0.1, attainment: 0.9, criterion: "joint" }, 100) // => 10
+ * ```
+ *
  * @category slo
  * @since 0.5.0
  */
