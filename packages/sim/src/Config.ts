@@ -282,7 +282,9 @@ export const checkConfig = (c: ResolvedSimConfig): ConfigProblem | undefined => 
 const checkSloField = (slo: Slo | undefined): ConfigProblem | undefined => {
   if (slo === undefined) return undefined
   const e = checkSlo(slo)
-  return e === undefined ? undefined : { field: e.field === "slo" ? "slo" : `slo.${e.field}`, message: e.message }
+  return e === undefined
+    ? undefined
+    : { field: e.field === "slo" ? "slo" : `slo.${e.field}`, message: e.message }
 }
 
 /**

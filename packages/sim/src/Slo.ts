@@ -201,16 +201,21 @@ const parseSeconds = (text: string): number | undefined => {
  * @category slo
  * @since 0.5.0
  */
-export const parseSlo = (
-  text: string
-): { readonly _tag: "Slo"; readonly slo: Slo } | SloError => {
-  if (typeof text !== "string" || text.trim() === "") return sloError("slo", "an SLO is a preset name or ttft=…,tpot=…")
-  const parts = text.split(",").map((p) => p.trim()).filter((p) => p !== "")
+export const parseSlo = (text: string): { readonly _tag: "Slo"; readonly slo: Slo } | SloError => {
+  if (typeof text !== "string" || text.trim() === "")
+    return sloError("slo", "an SLO is a preset name or ttft=…,tpot=…")
+  const parts = text
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "")
   let base: Partial<{ -readonly [K in keyof Slo]: Slo[K] }> = {}
   if (parts[0] !== undefined && !parts[0].includes("=")) {
     const preset = SLO_PRESETS[parts[0]]
     if (preset === undefined)
-      return sloError("slo", `unknown SLO preset ${JSON.stringify(parts[0])} (loadledger list slo names them)`)
+      return sloError(
+        "slo",
+        `unknown SLO preset ${JSON.stringify(parts[0])} (loadledger list slo names them)`
+      )
     base = { ...preset }
     parts.shift()
   }
@@ -224,18 +229,26 @@ export const parseSlo = (
     if (key === "ttft" || key === "tpot" || key === "itl") {
       const s = parseSeconds(value)
       if (s === undefined || !(s > 0))
-        return sloError(key, `${key} must be a positive time such as 2s or 100ms, got ${JSON.stringify(value)}`)
+        return sloError(
+          key,
+          `${key} must be a positive time such as 2s or 100ms, got ${JSON.stringify(value)}`
+        )
       base[key === "ttft" ? "ttftSeconds" : key === "tpot" ? "tpotSeconds" : "itlSeconds"] = s
     } else if (key === "attain" || key === "attainment") {
       const pct = value.endsWith("%")
       const v = Number(pct ? value.slice(0, -1) : value) / (pct ? 100 : 1)
-      if (!(v > 0 && v <= 1)) return sloError("attain", `attain must be a share in (0, 1] or a percentage, got ${JSON.stringify(value)}`)
+      if (!(v > 0 && v <= 1))
+        return sloError(
+          "attain",
+          `attain must be a share in (0, 1] or a percentage, got ${JSON.stringify(value)}`
+        )
       base.attainment = v
     } else if (key === "criterion") {
       if (value !== "joint" && value !== "p99")
         return sloError("criterion", `criterion must be joint or p99, got ${JSON.stringify(value)}`)
       base.criterion = value
-    } else return sloError("slo", `unknown SLO key ${JSON.stringify(key)} (ttft, tpot, itl, attain, criterion)`)
+    } else
+      return sloError("slo", `unknown SLO key ${JSON.stringify(key)} (ttft, tpot, itl, attain, criterion)`)
   }
   if (base.ttftSeconds === undefined) return sloError("ttft", "the SLO needs a ttft bound, e.g. ttft=2s")
   if (base.tpotSeconds === undefined) return sloError("tpot", "the SLO needs a tpot bound, e.g. tpot=100ms")

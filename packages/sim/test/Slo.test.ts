@@ -81,9 +81,21 @@ describe("SLO attainment in simulate", () => {
   it("counts TTFT, TPOT and worst-gap misses per request", () => {
     const trace = [req(0, 0, 100, 5), req(1, 0.025, 100, 3), req(2, 10, 100, 1)]
     const run = (s: Slo) =>
-      simulate({ dpSize: 1, stepModel: fixedStep(0.01), slo: s, recordRequests: true }, trace, asSimPolicy(roundRobin))
+      simulate(
+        { dpSize: 1, stepModel: fixedStep(0.01), slo: s, recordRequests: true },
+        trace,
+        asSimPolicy(roundRobin)
+      )
     const loose = run(slo(1, 1, { itlSeconds: 1 }))
-    expect(loose.slo).toMatchObject({ total: 3, met: 3, ttftMet: 3, tpotMet: 3, itlMet: 3, attainment: 1, passed: true })
+    expect(loose.slo).toMatchObject({
+      total: 3,
+      met: 3,
+      ttftMet: 3,
+      tpotMet: 3,
+      itlMet: 3,
+      attainment: 1,
+      passed: true
+    })
     // request 1 arrives while 0 decodes: SGLang runs its prefill as an extend batch, so request 0's
     // decode waits one step: its worst gap is 20 ms, its TPOT (50 - 10) / 4 = 12.5 ms
     const o = loose.outcomes!
@@ -123,7 +135,12 @@ describe("SLO attainment in simulate", () => {
         .map((r, i): TraceRequest => ({ requestId: String(i), ...r }))
     )
 
-  test.prop([traceArb, fc.double({ min: 0.005, max: 0.5, noNaN: true }), fc.double({ min: 0.005, max: 0.1, noNaN: true }), fc.constantFrom("sglang" as const, "vllm" as const)])(
+  test.prop([
+    traceArb,
+    fc.double({ min: 0.005, max: 0.5, noNaN: true }),
+    fc.double({ min: 0.005, max: 0.1, noNaN: true }),
+    fc.constantFrom("sglang" as const, "vllm" as const)
+  ])(
     "the counts equal the outcomes judged by hand; the worst gap bounds TPOT from above",
     (trace, ttft, tpot, engine) => {
       const config = { dpSize: 2, engine, stepModel: fixedStep(0.01), recordRequests: true }
@@ -147,7 +164,11 @@ describe("SLO attainment in simulate", () => {
       expect(r.slo).toMatchObject({ total: trace.length, ttftMet, tpotMet })
       // with a 0.5 s worst-gap bound every request whose E2E after its first token is under it meets it
       expect(r.slo!.met).toBeLessThanOrEqual(met)
-      const tightItl = simulate({ ...config, slo: { ...s, itlSeconds: 0.0099 } }, trace, asSimPolicy(totalTokens))
+      const tightItl = simulate(
+        { ...config, slo: { ...s, itlSeconds: 0.0099 } },
+        trace,
+        asSimPolicy(totalTokens)
+      )
       // every gap is at least one 10 ms step: a bound under it only one-token outputs meet
       const oneToken = r.outcomes!.filter(
         (o) => o.finishSeconds !== undefined && Math.max(1, trace[Number(o.requestId)]!.outputLength) === 1
@@ -161,7 +182,11 @@ describe("SLO attainment in simulate", () => {
     const trace = Array.from({ length: 400 }, (_, i) => req(i, i * 0.001, 8000, 10))
     const s = slo(0.5, 1)
     const full = simulate({ dpSize: 1, stepModel: fixedStep(0.01), slo: s }, trace, asSimPolicy(roundRobin))
-    const early = simulate({ dpSize: 1, stepModel: fixedStep(0.01), slo: s, sloStopEarly: true }, trace, asSimPolicy(roundRobin))
+    const early = simulate(
+      { dpSize: 1, stepModel: fixedStep(0.01), slo: s, sloStopEarly: true },
+      trace,
+      asSimPolicy(roundRobin)
+    )
     expect(full.slo!.passed).toBe(false)
     expect(full.status._tag).toBe("Completed")
     expect(early.status._tag).toBe("SloMissed")
@@ -169,7 +194,11 @@ describe("SLO attainment in simulate", () => {
     expect(early.steps).toBeLessThan(full.steps)
     expect(early.slo!.attainment).toBeGreaterThanOrEqual(full.slo!.attainment)
     // a run that passes is not stopped
-    const ok = simulate({ dpSize: 1, stepModel: fixedStep(0.01), slo: slo(100, 1), sloStopEarly: true }, trace, asSimPolicy(roundRobin))
+    const ok = simulate(
+      { dpSize: 1, stepModel: fixedStep(0.01), slo: slo(100, 1), sloStopEarly: true },
+      trace,
+      asSimPolicy(roundRobin)
+    )
     expect(ok.status._tag).toBe("Completed")
     expect(ok.slo!.passed).toBe(true)
   })

@@ -51,7 +51,10 @@ export class SloCount {
       this.slo.criterion === "joint"
         ? share(this.met)
         : Math.min(share(this.ttftMet), share(this.tpotMet), share(this.itlMet))
-    const misses = this.slo.criterion === "joint" ? this.total - this.met : this.total - Math.min(this.ttftMet, this.tpotMet, this.itlMet)
+    const misses =
+      this.slo.criterion === "joint"
+        ? this.total - this.met
+        : this.total - Math.min(this.ttftMet, this.tpotMet, this.itlMet)
     return {
       slo: this.slo,
       total: this.total,
