@@ -154,6 +154,7 @@ describe("loadledger conformance: sglang v1_loads_snapshots.json", () => {
 })
 
 describe("loadledger decode: no input byte reaches the terminal raw", () => {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
   const esc = "\u001b]52;c;cHduZWQ=\u0007\u001b[2J\u009b31m\u202e"
   it("a bad value holding ESC / OSC 52 / CSI: the stderr message shows them escaped", async () => {

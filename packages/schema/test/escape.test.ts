@@ -9,6 +9,7 @@ import {
 } from "../src/index.js"
 
 // C0, DEL, C1, line separators, bidi marks: none may be left raw in text meant for a terminal
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const RAW = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
 
 describe("escapeControl", () => {
