@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import { escapeControl } from "@loadledger/schema"
 import { Command, CommanderError } from "commander"
 import * as calibrate from "./commands/calibrate.js"
 import * as capacity from "./commands/capacity.js"
@@ -55,7 +56,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 1
     const message = e instanceof Error ? e.message : String(e)
-    process.stderr.write(`loadledger: ${message.replace(/\s*\n\s*/g, " ")}\n`)
+    process.stderr.write(`loadledger: ${escapeControl(message.replace(/\s*\n\s*/g, " "))}\n`)
     return 1
   }
 }

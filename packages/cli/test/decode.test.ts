@@ -152,3 +152,30 @@ describe("loadledger conformance: sglang v1_loads_snapshots.json", () => {
     expect(results[0]!.firstDiff).toMatch(/^decoded\[1\]\.num_waiting_reqs: expected \d+, got \d+$/)
   })
 })
+
+describe("loadledger decode: no input byte reaches the terminal raw", () => {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
+  const esc = "\u001b]52;c;cHduZWQ=\u0007\u001b[2J\u009b31m\u202e"
+  it("a bad value holding ESC / OSC 52 / CSI: the stderr message shows them escaped", async () => {
+    const f = write(`bad-\u001b[31m.prom`, `sglang:num_running_reqs{dp_rank="0"} 1${esc}\n`)
+    const r = await run("decode", "--kind", "sglang-metrics", f)
+    expect(r.code).toBe(1)
+    expect(RAW.test(r.err)).toBe(false)
+    expect(RAW.test(r.out)).toBe(false)
+    expect(r.err).toContain("bad-\\x1b[31m.prom")
+    expect(r.err).toContain("\\x1b]52;c;cHduZWQ=\\x07\\x1b[2J\\x9b31m\\u202e")
+  })
+  it("label values with C1 controls and bidi marks: notices on stderr and the JSON on stdout are escaped", async () => {
+    const f = write(
+      "labels.prom",
+      `# TYPE sglang:num_running_reqs gauge\nsglang:num_running_reqs{dp_rank="0"} 3\nx_unknown{v="${esc}"} 2\n`
+    )
+    for (const json of [[], ["--json"]]) {
+      const r = await run("decode", "--kind", "sglang-metrics", ...json, f)
+      expect(r.code).toBe(0)
+      expect(RAW.test(r.err)).toBe(false)
+      expect(RAW.test(r.out)).toBe(false)
+    }
+  })
+})

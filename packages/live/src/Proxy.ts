@@ -16,6 +16,7 @@ import {
   type ServerResponse
 } from "node:http"
 import type { Socket } from "node:net"
+import { stringifyJsonSafe } from "@loadledger/schema"
 import { checkProxyOptions } from "./internal/checks.js"
 import type { LiveRouter } from "./LiveRouter.js"
 import type { RouterError } from "./Route.js"
@@ -108,7 +109,7 @@ const HOP_BY_HOP = new Set([
 
 const json = (res: ServerResponse, status: number, body: unknown) => {
   if (res.headersSent) return void res.destroy()
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body))
+  res.writeHead(status, { "content-type": "application/json" }).end(stringifyJsonSafe(body))
 }
 
 class UpstreamTimeout extends Error {

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { Result, Schema, SchemaIssue } from "effect"
+import { escapeControl } from "./Escape.js"
 
 /**
  * Why a payload could not be decoded. Every failure names where it happened: `path` (a JSONPath
@@ -69,7 +70,7 @@ export const decodeError = (
   _tag: tag,
   ...(where.path === undefined ? {} : { path: where.path }),
   ...(where.line === undefined ? {} : { line: where.line }),
-  message: message.replace(/\s*\n\s*/g, " ")
+  message: escapeControl(message.replace(/\s*\n\s*/g, " "))
 })
 
 /**
@@ -141,7 +142,7 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
  */
 export const formatDecodeError = (e: DecodeError): string => {
   const where = e.path !== undefined ? e.path : e.line !== undefined ? `line ${e.line}` : undefined
-  return where === undefined ? e.message : `${where}: ${e.message}`
+  return escapeControl(where === undefined ? e.message : `${where}: ${e.message}`)
 }
 
 /**

@@ -3,6 +3,7 @@
  *
  * @since 0.3.0
  */
+import { escapeControl } from "./Escape.js"
 import type { RankUnknownReason } from "./RankLoad.js"
 
 /**
@@ -102,4 +103,5 @@ export type LedgerNotice =
  * @category Ledger
  * @since 0.3.0
  */
-export const formatLedgerNotice = (n: LedgerNotice): string => `notice: ${n._tag}: ${n.message}`
+export const formatLedgerNotice = (n: LedgerNotice): string =>
+  escapeControl(`notice: ${n._tag}: ${n.message}`)

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 export * from "./DecodeError.js"
+export * from "./Escape.js"
 export * from "./FleetCapacity.js"
 export * from "./GetLoad.js"
 export * from "./IsoTimestamp.js"

@@ -5,10 +5,12 @@
  */
 import {
   decodeLedgerReport,
+  escapeControl,
   formatDecodeError,
   formatLedgerNotice,
   type LedgerKind,
-  ledgerKinds
+  ledgerKinds,
+  stringifyJsonSafe
 } from "@loadledger/schema"
 import { type Command, Option } from "commander"
 import { readInput } from "../internal/readInput.js"
@@ -25,7 +27,7 @@ import { readInput } from "../internal/readInput.js"
  * @since 0.1.0
  */
 export const renderLedger = (rows: ReadonlyArray<object>): string =>
-  rows.length === 0 ? "[]\n" : `[\n${rows.map((r) => `  ${JSON.stringify(r)}`).join(",\n")}\n]\n`
+  rows.length === 0 ? "[]\n" : `[\n${rows.map((r) => `  ${stringifyJsonSafe(r)}`).join(",\n")}\n]\n`
 
 /**
  * Registers `loadledger decode [FILE|-] [--kind ...] [--json]`: decodes a load payload (SGLang
@@ -64,7 +66,7 @@ export const register = (program: Command): void => {
       const r = decodeLedgerReport(input, opts.kind)
       if (r._tag === "Failure") {
         process.stderr.write(
-          `loadledger decode: ${file === "-" ? "<stdin>" : file}: ${formatDecodeError(r.failure)}\n`
+          `loadledger decode: ${file === "-" ? "<stdin>" : escapeControl(file)}: ${formatDecodeError(r.failure)}\n`
         )
         process.exitCode = 1
         return
@@ -72,7 +74,7 @@ export const register = (program: Command): void => {
       for (const n of r.success.notices) process.stderr.write(`${formatLedgerNotice(n)}\n`)
       process.stdout.write(
         opts.json === true
-          ? `${JSON.stringify({ rows: r.success.rows, notices: r.success.notices }, null, 2)}\n`
+          ? `${stringifyJsonSafe({ rows: r.success.rows, notices: r.success.notices }, 2)}\n`
           : renderLedger(r.success.rows)
       )
     })

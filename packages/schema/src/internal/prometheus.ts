@@ -31,7 +31,32 @@ export interface Exposition {
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/
 const LABEL = /[a-zA-Z_][a-zA-Z0-9_]*/y
-const TYPES = new Set(["counter", "gauge", "histogram", "summary", "untyped"])
+// 0.0.4's five, the gauge histogram (`gaugehistogram`, spelled `gauge_histogram` by
+// prometheus/common's parser too) and OpenMetrics' `info` / `unknown`
+const TYPES = new Set([
+  "counter",
+  "gauge",
+  "histogram",
+  "summary",
+  "untyped",
+  "gaugehistogram",
+  "gauge_histogram",
+  "info",
+  "unknown"
+])
+const HISTOGRAMS = new Set(["histogram", "gaugehistogram", "gauge_histogram"])
+
+/** The declared type of the family `name` belongs to (a histogram's `_bucket`, a summary's `_count`, ...). */
+const familyType = (declared: ReadonlyMap<string, Family>, name: string): string | undefined => {
+  const own = declared.get(name)?.type
+  if (own !== undefined) return own
+  for (const suffix of ["_bucket", "_count", "_sum"]) {
+    if (!name.endsWith(suffix)) continue
+    const t = declared.get(name.slice(0, -suffix.length))?.type
+    if (t !== undefined && (HISTOGRAMS.has(t) || t === "summary")) return t
+  }
+  return undefined
+}
 
 const parseValue = (s: string): number | undefined => {
   if (s === "NaN") return Number.NaN
@@ -64,10 +89,10 @@ const parseLabels = (
     if (m === null) return fail(`expected a label name at column ${i + 1}`)
     const key = m[0]
     i += key.length
-    while (s[i] === " ") i++
+    while (s[i] === " " || s[i] === "\t") i++
     if (s[i] !== "=") return fail(`expected '=' after label ${key}`)
     i++
-    while (s[i] === " ") i++
+    while (s[i] === " " || s[i] === "\t") i++
     if (s[i] !== '"') return fail(`expected '"' to open the value of label ${key}`)
     i++
     let v = ""
@@ -88,8 +113,10 @@ const parseLabels = (
     }
     i++
     if (Object.hasOwn(labels, key)) return fail(`label ${key} repeated`)
+    if (key === "__name__")
+      return fail(`label name "__name__" is reserved (the metric name goes before the label set)`)
     labels[key] = v
-    while (s[i] === " ") i++
+    while (s[i] === " " || s[i] === "\t") i++
     if (s[i] === ",") i++
     else if (s[i] !== "}") return fail(`expected ',' or '}' after label ${key}`)
   }
@@ -207,13 +234,17 @@ export const parseExposition = (text: string): Result.Result<Exposition, DecodeE
     const name = nm[0]
     let rest = raw.slice(name.length)
     let labels: Record<string, string> = Object.create(null)
-    if (rest.startsWith("{")) {
-      const l = parseLabels(rest, line)
+    // the 0.0.4 grammar allows blanks between the name and `{`, and none between `}` and the value
+    const open = /^[ \t]*\{/.exec(rest)
+    let closed = false
+    if (open !== null) {
+      const l = parseLabels(rest.slice(open[0].length - 1), line)
       if (Result.isFailure(l)) return Result.fail(l.failure)
       labels = l.success.labels
       rest = l.success.rest
+      closed = true
     }
-    if (!/^[ \t]/.test(rest))
+    if (!closed && !/^[ \t]/.test(rest))
       return Result.fail(decodeError("SyntaxError", `expected a space and a value after ${name}`, { line }))
     const parts = rest.trim().split(/[ \t]+/)
     if (parts.length > 2)
@@ -223,6 +254,28 @@ export const parseExposition = (text: string): Result.Result<Exposition, DecodeE
       return Result.fail(decodeError("SyntaxError", `invalid value '${parts[0]}' for ${name}`, { line }))
     if (parts[1] !== undefined && !/^-?\d+$/.test(parts[1]))
       return Result.fail(decodeError("SyntaxError", `invalid timestamp '${parts[1]}' for ${name}`, { line }))
+    const type = familyType(declared, name)
+    const bound =
+      type === "summary" ? "quantile" : type !== undefined && HISTOGRAMS.has(type) ? "le" : undefined
+    if (bound !== undefined && labels[bound] !== undefined && parseValue(labels[bound]) === undefined)
+      return Result.fail(
+        decodeError("SyntaxError", `expected a float as the value of the '${bound}' label of ${name}`, {
+          line
+        })
+      )
+    if (
+      type !== undefined &&
+      HISTOGRAMS.has(type) &&
+      (name.endsWith("_bucket") || name.endsWith("_count")) &&
+      value < 0
+    )
+      return Result.fail(
+        decodeError(
+          "SyntaxError",
+          `negative ${name.endsWith("_bucket") ? "bucket population" : "count"} ${value} in histogram ${name}`,
+          { line }
+        )
+      )
     const key = seriesKey(name, labels)
     const first = seen.get(key)
     if (first !== undefined)
