@@ -20,13 +20,43 @@ interface CommandEntry {
 
 // Adding a command is one line here.
 const COMMANDS: ReadonlyArray<CommandEntry> = [
-  { name: "decode", description: "decode an SGLang / vLLM load report to the per-rank ledger (JSON, one object per rank)", load: () => import("./commands/decode.js") },
-  { name: "conformance", description: "replay upstream golden vectors (SGLang / vLLM reference files) against loadledger", load: () => import("./commands/conformance.js") },
-  { name: "step-time", description: "model one lockstep DP step: per-rank attention, MoE, collectives and sync wait", load: () => import("./commands/stepTime.js") },
-  { name: "calibrate", description: "fit step-time efficiencies/overheads to measured profiles and report held-out error", load: () => import("./commands/calibrate.js") },
-  { name: "simulate", description: "replay a request trace through routing policies on a simulated lockstep DP group", load: () => import("./commands/simulate.js") },
-  { name: "capacity", description: "find the largest arrival rate a simulated DP group keeps up with on a trace, and the rates at shares of it", load: () => import("./commands/capacity.js") },
-  { name: "sweep", description: "run a grid of simulations (traces x rates x DP sizes x front ends x policies) from a YAML/JSON spec", load: () => import("./commands/sweep.js") }
+  {
+    name: "decode",
+    description: "decode an SGLang / vLLM load report to the per-rank ledger (JSON, one object per rank)",
+    load: () => import("./commands/decode.js")
+  },
+  {
+    name: "conformance",
+    description: "replay upstream golden vectors (SGLang / vLLM reference files) against loadledger",
+    load: () => import("./commands/conformance.js")
+  },
+  {
+    name: "step-time",
+    description: "model one lockstep DP step: per-rank attention, MoE, collectives and sync wait",
+    load: () => import("./commands/stepTime.js")
+  },
+  {
+    name: "calibrate",
+    description: "fit step-time efficiencies/overheads to measured profiles and report held-out error",
+    load: () => import("./commands/calibrate.js")
+  },
+  {
+    name: "simulate",
+    description: "replay a request trace through routing policies on a simulated lockstep DP group",
+    load: () => import("./commands/simulate.js")
+  },
+  {
+    name: "capacity",
+    description:
+      "find the largest arrival rate a simulated DP group keeps up with on a trace, and the rates at shares of it",
+    load: () => import("./commands/capacity.js")
+  },
+  {
+    name: "sweep",
+    description:
+      "run a grid of simulations (traces x rates x DP sizes x front ends x policies) from a YAML/JSON spec",
+    load: () => import("./commands/sweep.js")
+  }
 ]
 
 const PACKAGES = ["cli", "schema", "sim", "policies", "step-time"] as const
