@@ -1,7 +1,9 @@
 // The built CLI as a user runs it, in a subprocess: lazy command loading, --version, unknown
 // commands, a closed stdout. Needs `pnpm build` first (as the report and pack tests do).
 import { spawnSync } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 
 const bin = new URL("../dist/bin.js", import.meta.url).pathname
@@ -50,5 +52,22 @@ describe.skipIf(!existsSync(bin))("built loadledger in a subprocess", () => {
       `set -o pipefail; node ${bin} simulate --help | head -c 10 >/dev/null`
     ])
     expect(status.status).toBe(0)
+  })
+  it("the rank bound (4096) is checked before any work: no table, no report written", () => {
+    const trace = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
+      .pathname
+    const report = join(mkdtempSync(join(tmpdir(), "ll-dp-")), "r.html")
+    for (const cmd of [
+      ["simulate", "--policies", "total-tokens", "--report", report],
+      ["capacity", "--policy", "total-tokens"]
+    ]) {
+      const r = run([...cmd, "--trace", trace, "--dp", "100000"])
+      expect(r.status).toBe(1)
+      expect(r.stdout).toBe("")
+      expect(r.stderr).toBe(
+        'loadledger: --dp must be an integer from 1 to 4096 (the simulator\'s rank bound), got "100000"\n'
+      )
+    }
+    expect(existsSync(report)).toBe(false)
   })
 })
