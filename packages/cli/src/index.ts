@@ -1,20 +1,110 @@
 /**
  * @loadledger/cli: the `loadledger` command.
  *
+ * Commands are loaded on demand: the table below names each command, its one-line description
+ * and a dynamic `import()` of its module, so `--version`, `--help` and an unknown command load
+ * only commander (not effect or the simulator).
+ *
  * @since 0.1.0
  */
-import { escapeControl } from "@loadledger/schema"
+import { createRequire } from "node:module"
 import { Command, CommanderError } from "commander"
-import * as calibrate from "./commands/calibrate.js"
-import * as capacity from "./commands/capacity.js"
-import * as conformance from "./commands/conformance.js"
-import * as decode from "./commands/decode.js"
-import * as simulate from "./commands/simulate.js"
-import * as stepTime from "./commands/stepTime.js"
-import * as sweep from "./commands/sweep.js"
+import { closest, distance } from "fastest-levenshtein"
+
+/** One command of the table: its name, its root-help line, and how to load its `register`. */
+interface CommandEntry {
+  readonly name: string
+  readonly description: string
+  readonly load: () => Promise<{ readonly register: (program: Command) => void }>
+}
+
+// Adding a command is one line here.
+const COMMANDS: ReadonlyArray<CommandEntry> = [
+  {
+    name: "decode",
+    description: "decode an SGLang / vLLM load report to the per-rank ledger (JSON, one object per rank)",
+    load: () => import("./commands/decode.js")
+  },
+  {
+    name: "conformance",
+    description: "replay upstream golden vectors (SGLang / vLLM reference files) against loadledger",
+    load: () => import("./commands/conformance.js")
+  },
+  {
+    name: "step-time",
+    description: "model one lockstep DP step: per-rank attention, MoE, collectives and sync wait",
+    load: () => import("./commands/stepTime.js")
+  },
+  {
+    name: "calibrate",
+    description: "fit step-time efficiencies/overheads to measured profiles and report held-out error",
+    load: () => import("./commands/calibrate.js")
+  },
+  {
+    name: "simulate",
+    description: "replay a request trace through routing policies on a simulated lockstep DP group",
+    load: () => import("./commands/simulate.js")
+  },
+  {
+    name: "capacity",
+    description:
+      "find the largest arrival rate a simulated DP group keeps up with on a trace, and the rates at shares of it",
+    load: () => import("./commands/capacity.js")
+  },
+  {
+    name: "sweep",
+    description:
+      "run a grid of simulations (traces x rates x DP sizes x front ends x policies) from a YAML/JSON spec",
+    load: () => import("./commands/sweep.js")
+  }
+]
+
+const PACKAGES = ["cli", "schema", "sim", "policies", "step-time"] as const
+
+/** `loadledger 0.1.0` then one `@loadledger/<pkg> <version>` line per package (read from package.json). */
+const versionText = (): string => {
+  const require = createRequire(import.meta.url)
+  const lines = PACKAGES.map((p) => {
+    try {
+      const v = (require(`@loadledger/${p}/package.json`) as { version: string }).version
+      return `@loadledger/${p} ${v}`
+    } catch {
+      return `@loadledger/${p} (not found)`
+    }
+  })
+  const own = (require("../package.json") as { version: string }).version
+  return [`loadledger ${own}`, ...lines].join("\n")
+}
 
 /**
- * Build the `loadledger` program (commander) with every subcommand registered.
+ * The closest of `candidates` to `name` when it is near enough to be a likely typo (edit distance
+ * at most 2, or a third of the name), else undefined.
+ *
+ * @example
+ * ```ts
+ * import { didYouMean } from "@loadledger/cli"
+ * didYouMean("simulte", ["simulate", "sweep"]) // => "simulate"
+ * didYouMean("xyz", ["simulate", "sweep"]) // => undefined
+ * ```
+ *
+ * @category cli
+ * @since 0.4.0
+ */
+export const didYouMean = (name: string, candidates: ReadonlyArray<string>): string | undefined => {
+  if (candidates.length === 0) return undefined
+  const best = closest(name, [...candidates])
+  return distance(name, best) <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined
+}
+
+const root = (): Command =>
+  new Command("loadledger")
+    .description("Model and check how LLM serving engines spread requests over data-parallel ranks.")
+    .version(versionText(), "-V, --version", "print the versions of loadledger and its packages")
+    .exitOverride()
+
+/**
+ * Build the `loadledger` program (commander) with every subcommand named (each command's options
+ * are loaded when it runs: see `main`).
  *
  * @example
  * ```ts
@@ -27,13 +117,13 @@ import * as sweep from "./commands/sweep.js"
  * @since 0.1.0
  */
 export const program = (): Command => {
-  const p = new Command("loadledger")
-    .description("Model and check how LLM serving engines spread requests over data-parallel ranks.")
-    .version("0.1.0")
-    .exitOverride()
-  for (const c of [decode, conformance, stepTime, calibrate, simulate, capacity, sweep]) c.register(p)
+  const p = root()
+  for (const c of COMMANDS) p.command(c.name).description(c.description)
   return p
 }
+
+/** The first argument after the executable and script that is not an option, if any. */
+const commandName = (args: ReadonlyArray<string>): string | undefined => args.find((a) => !a.startsWith("-"))
 
 /**
  * Run the CLI on `argv` (as `process.argv`). Resolves to the exit code: 0 on success, 1 on bad
@@ -51,11 +141,31 @@ export const program = (): Command => {
  */
 export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   try {
-    await program().parseAsync([...argv])
+    const name = commandName(argv.slice(2))
+    const entry = name === undefined ? undefined : COMMANDS.find((c) => c.name === name)
+    if (name !== undefined && entry === undefined && name !== "help") {
+      const guess = didYouMean(
+        name,
+        COMMANDS.map((c) => c.name)
+      )
+      process.stderr.write(
+        `loadledger: unknown command '${name}'${guess === undefined ? "" : ` (did you mean '${guess}'?)`}; see loadledger --help\n`
+      )
+      return 1
+    }
+    let p: Command
+    if (entry === undefined) p = program()
+    else {
+      p = root()
+      ;(await entry.load()).register(p)
+    }
+    await p.parseAsync([...argv])
     return process.exitCode === undefined ? 0 : Number(process.exitCode)
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 1
     const message = e instanceof Error ? e.message : String(e)
+    // loaded only on this error path, so start-up stays light
+    const { escapeControl } = await import("@loadledger/schema")
     process.stderr.write(`loadledger: ${escapeControl(message.replace(/\s*\n\s*/g, " "))}\n`)
     return 1
   }

@@ -7,7 +7,7 @@
 import { findPolicy } from "@loadledger/policies"
 import { type CapacityProbe, findCapacity, type TraceFormat } from "@loadledger/sim"
 import { type Command, Option } from "commander"
-import { fail, nonNegativeInt, positiveInt, positiveNumber } from "../internal/args.js"
+import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 
 /**
@@ -165,7 +165,7 @@ export const register = (program: Command): void => {
       "trace file: Mooncake JSONL, Azure CSV (2023 or 2024), BurstGPT CSV, or generic CSV/JSONL"
     )
     .option("--policy <name>", "routing policy (see loadledger simulate --help)", "total-tokens")
-    .option("--dp <n>", "data-parallel ranks", positiveInt("--dp"), 8)
+    .option("--dp <n>", "data-parallel ranks", rankCount("--dp"), 8)
     .option("--model <name>", "step-time model preset", "glm-5.3")
     .option("--gpu <name>", "GPU preset", "h200")
     .addOption(

@@ -13,7 +13,7 @@ import {
   type TraceFormat
 } from "@loadledger/sim"
 import { type Command, Option } from "commander"
-import { fail, nonNegativeInt, positiveInt, positiveNumber } from "../internal/args.js"
+import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 import { progressMode, startProgress } from "./progress.js"
 import {
@@ -201,7 +201,7 @@ export const register = (program: Command): void => {
       "--policies <list>",
       "comma-separated policy names, each once (listed below; --policy works too)"
     )
-    .option("--dp <n>", "data-parallel ranks", positiveInt("--dp"), 8)
+    .option("--dp <n>", "data-parallel ranks", rankCount("--dp"), 8)
     .option("--model <name>", "step-time model preset (listed below)", "glm-5.3")
     .option("--gpu <name>", "GPU preset (listed below)", "h200")
     .addOption(

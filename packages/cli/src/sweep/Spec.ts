@@ -201,7 +201,14 @@ export const parseSpec = (text: string, specFile: string): SweepSpec => {
     if (names.indexOf(n) !== i)
       throw new SpecError(`traces[${i}].name`, `trace name "${n}" is used twice: give one a \`name\``)
   })
-  const dp = (doc.dp === undefined ? [8] : list(doc.dp)).map((d, i) => posInt(d, `dp[${i}]`))
+  const dp = (doc.dp === undefined ? [8] : list(doc.dp)).map((d, i) =>
+    num(
+      d,
+      `dp[${i}]`,
+      (n) => Number.isInteger(n) && n >= 1 && n <= 4096,
+      "an integer from 1 to 4096 (the simulator's rank bound)"
+    )
+  )
   const frontEnds = (doc.frontEnds === undefined ? [{ engine: "sglang" }] : list(doc.frontEnds)).map(
     (f, i) => {
       const p = `frontEnds[${i}]`

@@ -1,0 +1,73 @@
+// The built CLI as a user runs it, in a subprocess: lazy command loading, --version, unknown
+// commands, a closed stdout. Needs `pnpm build` first (as the report and pack tests do).
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+
+const bin = new URL("../dist/bin.js", import.meta.url).pathname
+const run = (args: ReadonlyArray<string>) => spawnSync("node", [bin, ...args], { encoding: "utf8" })
+
+describe.skipIf(!existsSync(bin))("built loadledger in a subprocess", () => {
+  it("--version names loadledger and each package's version", () => {
+    const r = run(["--version"])
+    expect(r.status).toBe(0)
+    expect(r.stdout.split("\n")[0]).toBe("loadledger 0.1.0")
+    for (const p of ["cli", "schema", "sim", "policies", "step-time"])
+      expect(r.stdout).toContain(`@loadledger/${p} 0.1.0`)
+  })
+  it("--version and --help load no effect, simulator or policy module", () => {
+    for (const flag of ["--version", "--help"]) {
+      const r = spawnSync("node", [bin, flag], {
+        encoding: "utf8",
+        env: { ...process.env, NODE_DEBUG: "esm" }
+      })
+      expect(r.status).toBe(0)
+      // NODE_DEBUG=esm logs every module the loader resolves on stderr
+      const loaded = r.stderr
+      expect(loaded).toMatch(/commander/)
+      expect(loaded).not.toMatch(/node_modules\/effect\//)
+      expect(loaded).not.toMatch(/packages\/sim\//)
+      expect(loaded).not.toMatch(/simulate-[A-Z0-9]+\.js/)
+    }
+  })
+  it("an unknown command fails with did-you-mean, even with --help", () => {
+    const typo = run(["simulte"])
+    expect(typo.status).toBe(1)
+    expect(typo.stderr).toBe(
+      "loadledger: unknown command 'simulte' (did you mean 'simulate'?); see loadledger --help\n"
+    )
+    const help = run(["nosuchcommand", "--help"])
+    expect(help.status).toBe(1)
+    expect(help.stdout).toBe("")
+    expect(help.stderr).toContain("unknown command 'nosuchcommand'")
+  })
+  it("a subcommand's help piped into head ends with status 0 and no stack trace", () => {
+    const r = spawnSync("sh", ["-c", `node ${bin} simulate --help | head -1`], { encoding: "utf8" })
+    expect(r.stdout).toBe("Usage: loadledger simulate [options]\n")
+    expect(r.stderr).not.toContain("EPIPE")
+    const status = spawnSync("bash", [
+      "-c",
+      `set -o pipefail; node ${bin} simulate --help | head -c 10 >/dev/null`
+    ])
+    expect(status.status).toBe(0)
+  })
+  it("the rank bound (4096) is checked before any work: no table, no report written", () => {
+    const trace = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
+      .pathname
+    const report = join(mkdtempSync(join(tmpdir(), "ll-dp-")), "r.html")
+    for (const cmd of [
+      ["simulate", "--policies", "total-tokens", "--report", report],
+      ["capacity", "--policy", "total-tokens"]
+    ]) {
+      const r = run([...cmd, "--trace", trace, "--dp", "100000"])
+      expect(r.status).toBe(1)
+      expect(r.stdout).toBe("")
+      expect(r.stderr).toBe(
+        'loadledger: --dp must be an integer from 1 to 4096 (the simulator\'s rank bound), got "100000"\n'
+      )
+    }
+    expect(existsSync(report)).toBe(false)
+  })
+})
