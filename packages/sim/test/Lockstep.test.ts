@@ -69,16 +69,13 @@ describe("prefill cadence (prefillIntervalSteps, vLLM prefill_schedule_interval)
     expect(run({ engine: "sglang", prefillIntervalSteps: 1 }, trace).status._tag).toBe("Completed")
   })
 
-  for (const engine of ["vllm"] as const)
-    it(`${engine}, k = 4: prefills wait for step 4 (t = 0.04) while A decodes; B's token at 0.05`, () => {
-      const r = run({ engine, prefillIntervalSteps: 4, recordSteps: true }, trace)
-      expect(r.status._tag).toBe("Completed")
-      expect(firstToken(r, "1")).toBeCloseTo(0.05, 12)
-      // steps 1-3 ran A's decode only (1 token), step 4 ran B's 100-token prefill
-      expect(r.stepLog!.slice(0, 5).map((s) => s.ranks[0]!.tokens)).toEqual(
-        engine === "sglang" ? [100, 1, 1, 1, 100] : [100, 1, 1, 1, 101]
-      )
-    })
+  it("vLLM, k = 4: prefills wait for step 4 (t = 0.04) while A decodes; B's token at 0.05", () => {
+    const r = runVllm({ prefillIntervalSteps: 4, recordSteps: true }, trace)
+    expect(r.status._tag).toBe("Completed")
+    expect(firstToken(r, "1")).toBeCloseTo(0.05, 12)
+    // steps 1-3 ran A's decode only (1 token), step 4 ran B's 100-token prefill beside A's decode
+    expect(r.stepLog!.slice(0, 5).map((s) => s.ranks[0]!.tokens)).toEqual([100, 1, 1, 1, 101])
+  })
 
   it("saturation guard: a prefill step that left requests waiting lets the next step admit", () => {
     // a 100-token budget admits A alone at step 0 (B waits): step 1 is throttled but not deferred,
