@@ -48,7 +48,8 @@ import { vllmWaveSnapshotProfile } from "./vllm/VllmWaveTypes.js"
  *   when the group goes idle (vLLM: at each new wave), so prefills after idle start at once.
  *   vllm `v1/engine/core.py` `DPEngineCoreProc._should_throttle_prefills` and
  *   `v1/core/sched/scheduler.py` `Scheduler.schedule` (`defer_prefills`, `prefill_capacity_bound`).
- *   Applied to both engines' simulated schedulers.
+ *   vLLM engine only: SGLang has no such option, and `checkConfig` refuses a value other than 1
+ *   on the SGLang engine (field `prefillIntervalSteps`) instead of ignoring it.
  * - `stallSteps`: no-progress bound: a rank that holds requests and forms an empty batch in this
  *   many consecutive step attempts ends the run with `NoProgress` naming it and the cause
  *   (default 16).
@@ -198,7 +199,8 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
  * `maxSimulatedSeconds` a number > 0 (`Infinity`: no limit); `stepModel` a function; `engine`
  * `"sglang"` or `"vllm"`; `lockstep`, `expertParallel` and `dummyBatches` booleans;
  * `vllmWaveProfile` a profile whose `syncInterval` is an integer >= 1; `faults` an object;
- * `coordinatorRows` one of {@link CoordinatorRows}, and `"extended"` unless the engine is vLLM.
+ * `coordinatorRows` one of {@link CoordinatorRows}, and `"extended"` unless the engine is vLLM;
+ * `prefillIntervalSteps` 1 unless the engine is vLLM (SGLang has no prefill schedule interval).
  * Returns the first bad field with a message naming it and the value, or `undefined` when all are
  * valid. `simulate` checks first and reports a bad field as an `InvalidConfig` status, running
  * nothing (since 0.4.0 for every field: a `dpSize` of 1.5 used to throw `RangeError` from inside,
@@ -212,6 +214,8 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
  * const stepModel = () => ({ stepSeconds: 0.03, tokenImbalanceRatio: 1, ranks: [] })
  * checkConfig(resolveConfig({ dpSize: 8, stepModel })) // => undefined
  * checkConfig(resolveConfig({ dpSize: 8, stepModel, prefillIntervalSteps: 0 }))?.field // => "prefillIntervalSteps"
+ * checkConfig(resolveConfig({ dpSize: 8, stepModel, engine: "vllm", prefillIntervalSteps: 2 })) // => undefined
+ * checkConfig(resolveConfig({ dpSize: 8, stepModel, prefillIntervalSteps: 2 }))?.field // => "prefillIntervalSteps"
  * checkConfig(resolveConfig({ dpSize: 8, stepModel, engine: "vllm", coordinatorRows: "vllm" })) // => undefined
  * checkConfig(resolveConfig({ dpSize: 8, stepModel, coordinatorRows: "vllm" }))?.field // => "coordinatorRows"
  * checkConfig(resolveConfig({ dpSize: 1.5, stepModel }))?.message // => "dpSize must be an integer from 1 to 4096, got 1.5"
@@ -274,6 +278,12 @@ export const checkConfig = (c: ResolvedSimConfig): ConfigProblem | undefined => 
       ? undefined
       : bad("faults", "{ zeroTokenRanksReturnEarly?: boolean }", c.faults)) ??
     checkCoordinatorRows(c.coordinatorRows, c.engine) ??
+    (c.prefillIntervalSteps !== 1 && c.engine !== "vllm"
+      ? {
+          field: "prefillIntervalSteps",
+          message: `prefillIntervalSteps ${c.prefillIntervalSteps} needs the vLLM engine (SGLang has no prefill schedule interval), got engine ${c.engine}`
+        }
+      : undefined) ??
     boolean("sloStopEarly") ??
     checkSloField(c.slo)
   )

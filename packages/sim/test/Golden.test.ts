@@ -59,14 +59,14 @@ const cases: ReadonlyArray<{
     digest: "068ed295e05b72855ab3a43828ae45d4ae5915493118a57a3bb17ca20b1974dd"
   },
   {
-    name: "Azure conversation 4x, SGLang, round-robin, 16 running, prefill interval 3",
+    name: "Azure conversation 4x, vLLM, round-robin, 16 running, prefill interval 3 (a vLLM option: SGLang refuses it)",
     trace: azure,
     rate: 4,
     limit: 800,
     model: "glm-5.3-dense",
-    config: { engine: "sglang", maxRunningRequests: 16, prefillIntervalSteps: 3 },
+    config: { engine: "vllm", maxRunningRequests: 16, prefillIntervalSteps: 3 },
     policy: "round-robin",
-    digest: "560b7051389b956f8f9d508d7c9e3d5bdae5d8866b5638a0b86ecccef31e5921"
+    digest: "cfe677dd6bbae1729f6dabd61c33f6c7cbbcb85223c2f69ced7ab469230172f2"
   },
   {
     name: "Azure conversation 4x, vLLM x4, vllm-kv-pressure, 20,000-token KV pool (163 retractions)",

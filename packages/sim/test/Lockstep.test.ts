@@ -19,6 +19,10 @@ const follow = asSimPolicy<null>({
 const run = (config: Partial<SimConfig>, trace: ReadonlyArray<TraceRequest>) =>
   simulate({ dpSize: 1, stepModel: fixedStep(0.01), recordRequests: true, ...config }, trace, follow)
 
+// the prefill cadence is a vLLM option (checkConfig refuses it on the SGLang engine)
+const runVllm = (config: Partial<SimConfig>, trace: ReadonlyArray<TraceRequest>) =>
+  run({ engine: "vllm", ...config }, trace)
+
 const firstToken = (r: ReturnType<typeof run>, id: string) =>
   r.outcomes!.find((o) => o.requestId === id)!.firstTokenSeconds
 
@@ -54,37 +58,43 @@ describe("prefill cadence (prefillIntervalSteps, vLLM prefill_schedule_interval)
   it("off by default: B is prefilled at the next step (t = 0.02) and gets its token at 0.03", () => {
     const r = run({}, trace)
     expect(firstToken(r, "1")).toBeCloseTo(0.03, 12)
-    expect(run({ prefillIntervalSteps: 1 }, trace)).toEqual(r)
+    expect(runVllm({ prefillIntervalSteps: 1 }, trace)).toEqual(runVllm({}, trace))
   })
 
-  for (const engine of ["sglang", "vllm"] as const)
-    it(`${engine}, k = 4: prefills wait for step 4 (t = 0.04) while A decodes; B's token at 0.05`, () => {
-      const r = run({ engine, prefillIntervalSteps: 4, recordSteps: true }, trace)
-      expect(r.status._tag).toBe("Completed")
-      expect(firstToken(r, "1")).toBeCloseTo(0.05, 12)
-      // steps 1-3 ran A's decode only (1 token), step 4 ran B's 100-token prefill
-      expect(r.stepLog!.slice(0, 5).map((s) => s.ranks[0]!.tokens)).toEqual(
-        engine === "sglang" ? [100, 1, 1, 1, 100] : [100, 1, 1, 1, 101]
-      )
-    })
+  it("the SGLang engine refuses it: InvalidConfig naming prefillIntervalSteps, nothing run", () => {
+    const r = run({ engine: "sglang", prefillIntervalSteps: 4 }, trace)
+    expect(r.status._tag).toBe("InvalidConfig")
+    expect(r.status._tag === "InvalidConfig" && r.status.field).toBe("prefillIntervalSteps")
+    expect(r.steps).toBe(0)
+    expect(run({ engine: "sglang", prefillIntervalSteps: 1 }, trace).status._tag).toBe("Completed")
+  })
+
+  it("vLLM, k = 4: prefills wait for step 4 (t = 0.04) while A decodes; B's token at 0.05", () => {
+    const r = runVllm({ prefillIntervalSteps: 4, recordSteps: true }, trace)
+    expect(r.status._tag).toBe("Completed")
+    expect(firstToken(r, "1")).toBeCloseTo(0.05, 12)
+    // steps 1-3 ran A's decode only (1 token), step 4 ran B's 100-token prefill beside A's decode
+    expect(r.stepLog!.slice(0, 5).map((s) => s.ranks[0]!.tokens)).toEqual([100, 1, 1, 1, 101])
+  })
 
   it("saturation guard: a prefill step that left requests waiting lets the next step admit", () => {
-    // a 100-token budget admits A alone at step 0 (B waits): step 1 is throttled but not deferred
-    const both = [req(0, 0, 100, 20), req(1, 0, 100, 3)]
-    const r = run({ prefillIntervalSteps: 4, chunkedPrefillTokens: 100 }, both)
+    // a 100-token budget admits A alone at step 0 (B waits): step 1 is throttled but not deferred,
+    // and A's decode token plus B's 99-token prompt fill the budget: B's first token at step 1's end
+    const both = [req(0, 0, 100, 20), req(1, 0, 99, 3)]
+    const r = runVllm({ prefillIntervalSteps: 4, chunkedPrefillTokens: 100 }, both)
     expect(firstToken(r, "1")).toBeCloseTo(0.02, 12)
   })
 
   it("nothing to decode: a chunked prompt alone keeps prefilling on throttled steps", () => {
     // ceil(20000 / 8192) = 3 extend steps, the same as without the cadence
-    const r = run({ prefillIntervalSteps: 4 }, [req(0, 0, 20_000, 1)])
+    const r = runVllm({ prefillIntervalSteps: 4 }, [req(0, 0, 20_000, 1)])
     expect(r.steps).toBe(3)
     expect(r.ttftSeconds.p50).toBeCloseTo(0.03, 12)
   })
 
   it("the counter restarts when the group goes idle: a request after idle is prefilled at once", () => {
     // A runs steps 0-2 (counter 3), the group idles, B arrives at t = 1: counter 0, no wait
-    const r = run({ prefillIntervalSteps: 4 }, [req(0, 0, 100, 3), req(1, 1, 100, 2)])
+    const r = runVllm({ prefillIntervalSteps: 4 }, [req(0, 0, 100, 3), req(1, 1, 100, 2)])
     expect(firstToken(r, "1")).toBeCloseTo(1.01, 12)
   })
 })

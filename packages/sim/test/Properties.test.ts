@@ -74,6 +74,8 @@ describe("conservation and lockstep invariants", () => {
       const r = simulate(
         {
           ...sc,
+          // the cadence is a vLLM option: checkConfig refuses it on the SGLang engine
+          prefillIntervalSteps: sc.engine === "vllm" ? sc.prefillIntervalSteps : 1,
           maxSimulatedSeconds: sc.maxSimulatedSeconds ?? undefined,
           stepModel: fixedStep(0.02),
           recordRequests: true,
@@ -182,6 +184,7 @@ describe("forward veto invariants (dummyBatches: false)", () => {
           ...sc,
           lockstep: true,
           engine: "sglang",
+          prefillIntervalSteps: 1,
           dummyBatches: false,
           // slack > 0 lets requests larger than the pool reach (and block) their rank
           maxRequestTokens: sc.kvPoolTokens * (1 + maxRequestSlack),
