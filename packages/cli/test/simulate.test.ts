@@ -59,10 +59,10 @@ describe("loadledger simulate", () => {
     for (const line of help.split("\n")) expect(line.length).toBeLessThanOrEqual(100)
   })
 
-  it("progress: one line every 2 s on a non-terminal stderr, nothing with --quiet", async () => {
+  it("progress: one line every 2 s on a non-terminal stderr with --progress, nothing with --quiet", async () => {
     let t = 0
     vi.spyOn(performance, "now").mockImplementation(() => (t += 150)) // 0.15 s per clock read
-    await simulateMooncake("round-robin,total-tokens", 100, "--json")
+    await simulateMooncake("round-robin,total-tokens", 100, "--json", "--progress")
     const lines = io.err.trim().split("\n")
     expect(lines.length).toBeGreaterThan(1)
     for (const l of lines.slice(0, -1))
@@ -76,6 +76,8 @@ describe("loadledger simulate", () => {
     JSON.parse(io.out) // stdout stays clean JSON
     io.err = ""
     await simulateMooncake("round-robin", 100, "--quiet")
+    expect(io.err).toBe("")
+    await simulateMooncake("round-robin", 100) // a non-terminal without --progress: none either
     expect(io.err).toBe("")
   })
 
@@ -356,7 +358,10 @@ describe("loadledger simulate", () => {
         [...roundRobin, "--model", "gpt-9"],
         /^loadledger: unknown model "gpt-9"; known: .*glm-5\.3/
       )
-      await exitsWithLine([...roundRobin, "--dp", "0"], '--dp must be a positive integer, got "0"')
+      await exitsWithLine(
+        [...roundRobin, "--dp", "0"],
+        '--dp must be an integer from 1 to 4096 (the simulator\'s rank bound), got "0"'
+      )
     })
   })
 })

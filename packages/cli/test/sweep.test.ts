@@ -208,11 +208,11 @@ describe("sweep runs", () => {
 describe("loadledger sweep", () => {
   const io = captureOutput()
 
-  it("writes the summary, prints the table and progress lines off a terminal", async () => {
+  it("writes the summary, prints the table and progress lines off a terminal with --progress", async () => {
     const file = join(dir, "cli.yaml")
     writeFileSync(file, specText.replace("rates: [0.1, 0.3]", "rates: [0.1]"))
     const o = join(dir, "cli-out")
-    const code = await main(["node", "loadledger", "sweep", file, "--out", o, "--workers", "0"])
+    const code = await main(["node", "loadledger", "sweep", file, "--out", o, "--workers", "0", "--progress"])
     expect(code).toBe(0)
     expect(io.out).toContain("**conversation_trace at 0.1x, DP 8, vllm x2**")
     expect(io.out).toMatch(/\| total-tokens \| .* \| ok 60\/60 \|/)

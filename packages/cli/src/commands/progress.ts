@@ -98,13 +98,15 @@ export interface ProgressOptions {
 }
 
 /**
- * The progress mode for a command: "off" with `--quiet`, "bar" when stderr is a terminal, else
- * "lines".
+ * The progress mode for a command: "off" with `--quiet`, "bar" when stderr is a terminal, "lines"
+ * on a non-terminal only when asked for (`--progress`), else "off" (a pipe or a log gets no
+ * progress unless asked).
  *
  * @example
  * ```ts
  * import { progressMode } from "./progress.js"
- * progressMode({ quiet: false, isTTY: false }) // => "lines"
+ * progressMode({ quiet: false, isTTY: false, progress: true }) // => "lines"
+ * progressMode({ quiet: false, isTTY: false }) // => "off"
  * progressMode({ quiet: true, isTTY: true }) // => "off"
  * ```
  *
@@ -114,7 +116,8 @@ export interface ProgressOptions {
 export const progressMode = (o: {
   readonly quiet: boolean
   readonly isTTY: boolean
-}): "bar" | "lines" | "off" => (o.quiet ? "off" : o.isTTY ? "bar" : "lines")
+  readonly progress?: boolean | undefined
+}): "bar" | "lines" | "off" => (o.quiet ? "off" : o.isTTY ? "bar" : o.progress === true ? "lines" : "off")
 
 /**
  * Start showing progress (see {@link ProgressOptions}). The simulator is synchronous, so no timer

@@ -60,6 +60,8 @@ export interface SimulateOptions {
   /** What vLLM front ends are handed per rank (the simulator's `coordinatorRows`; default extended). */
   readonly coordinatorRows?: CoordinatorRows | undefined
   readonly quiet?: boolean | undefined
+  /** Progress lines on a non-terminal stderr (a terminal always gets the bar unless `quiet`). */
+  readonly progress?: boolean | undefined
 }
 
 /** The engine a policy is simulated on: `--engine` when given, else the policy's own (sglang for "any"). */
@@ -113,7 +115,11 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   const progress = await startProgress({
     total: trace.length * entries.length,
     unit: "requests",
-    mode: progressMode({ quiet: o.quiet === true, isTTY: process.stderr.isTTY === true }),
+    mode: progressMode({
+      quiet: o.quiet === true,
+      isTTY: process.stderr.isTTY === true,
+      progress: o.progress
+    }),
     stream: process.stderr,
     now: () => performance.now() / 1000
   })
@@ -257,7 +263,8 @@ export const register = (program: Command): void => {
         "what vLLM front ends are handed per rank: vLLM's [waiting, running, kv] plus tokens and time (extended, the default), exactly vLLM's row (vllm), or [waiting, running] (vllm-counts)"
       ).choices(["extended", "vllm", "vllm-counts"])
     )
-    .option("--quiet", "no progress on stderr (a bar on a terminal, a line every 2 s otherwise)")
+    .option("--quiet", "no progress on stderr")
+    .option("--progress", "progress on a non-terminal stderr too (a line every 2 s; a terminal gets a bar)")
     .addHelpText("after", () => simulateHelpText())
     .action(async (opts: SimulateOptions) => {
       await runSimulate(opts)

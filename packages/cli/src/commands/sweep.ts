@@ -27,6 +27,8 @@ export interface SweepOptions {
   readonly workers?: number | undefined
   readonly shard?: string | undefined
   readonly quiet?: boolean | undefined
+  /** Progress lines on a non-terminal stderr (a terminal always gets the bar unless `quiet`). */
+  readonly progress?: boolean | undefined
   readonly json?: boolean | undefined
 }
 
@@ -107,7 +109,11 @@ export const runSweepCommand = async (specFile: string, o: SweepOptions): Promis
   const bar = await startProgress({
     total,
     unit: "cells",
-    mode: progressMode({ quiet: o.quiet === true, isTTY: process.stderr.isTTY === true }),
+    mode: progressMode({
+      quiet: o.quiet === true,
+      isTTY: process.stderr.isTTY === true,
+      progress: o.progress
+    }),
     stream: process.stderr,
     now: () => (performance.now() - started) / 1000
   })
@@ -165,6 +171,7 @@ export const register = (program: Command): void => {
     )
     .option("--shard <i/n>", "run only shard i of n (cells k with k % n == i-1); combine with `sweep merge`")
     .option("--quiet", "no progress on stderr")
+    .option("--progress", "progress on a non-terminal stderr too (a line every 2 s; a terminal gets a bar)")
     .option("--json", "print the summary rows as JSON")
     .action(async (spec: string, opts: SweepOptions) => {
       await runSweepCommand(spec, opts)
