@@ -328,8 +328,21 @@ const checkWaveProfile = (w: VllmWaveProfile): ConfigProblem | undefined =>
         message: `vllmWaveProfile must be { name, syncInterval: an integer >= 1, syncFirstStep: boolean }, got ${shown(w)}`
       }
 
-/** The largest `dpSize` `checkConfig` accepts. */
-const MAX_DP_SIZE = 4096
+/**
+ * The largest `dpSize` `checkConfig` accepts (a DP group of today is at most a few hundred ranks).
+ *
+ * **When to use**: to check a rank count up front, before a trace is read (the CLI's `--dp`).
+ *
+ * @example
+ * ```ts
+ * import { MAX_DP_SIZE } from "@loadledger/sim"
+ * MAX_DP_SIZE // => 4096
+ * ```
+ *
+ * @category config
+ * @since 0.5.0
+ */
+export const MAX_DP_SIZE = 4096
 
 const coordinatorRowsValues: ReadonlyArray<string> = ["extended", "vllm", "vllm-counts"]
 

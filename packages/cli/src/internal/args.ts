@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { MAX_DP_SIZE } from "@loadledger/sim"
 
 /** Throw an `Error` with `message` (one line; `main` prints it and exits 1). */
 export const fail = (message: string): never => {
@@ -17,18 +18,12 @@ export const positiveInt = (name: string) => (v: string) => {
   return Number.isInteger(n) && n > 0 ? n : fail(`${name} must be a positive integer, got "${v}"`)
 }
 
-/**
- * The largest data-parallel group the simulator accepts (`dpSize` in @loadledger/sim's
- * `checkConfig`: an integer from 1 to 4096), checked here before any trace is read.
- */
-export const MAX_RANKS = 4096
-
-/** `--dp`: an integer from 1 to {@link MAX_RANKS}, checked before any work starts. */
+/** `--dp`: an integer from 1 to the simulator's {@link MAX_DP_SIZE}, checked before any work starts. */
 export const rankCount = (name: string) => (v: string) => {
   const n = Number(v)
-  return Number.isInteger(n) && n >= 1 && n <= MAX_RANKS
+  return Number.isInteger(n) && n >= 1 && n <= MAX_DP_SIZE
     ? n
-    : fail(`${name} must be an integer from 1 to ${MAX_RANKS} (the simulator's rank bound), got "${v}"`)
+    : fail(`${name} must be an integer from 1 to ${MAX_DP_SIZE} (the simulator's rank bound), got "${v}"`)
 }
 
 /** A flag that takes an integer >= 0. */

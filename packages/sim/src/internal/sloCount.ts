@@ -37,24 +37,18 @@ export class SloCount {
     if (ttft && tpot && itl) this.met++
   }
 
+  /** The requests that count as met: all bounds per request (`joint`), else the least-met bound (`p99`). */
+  private get counted(): number {
+    return this.slo.criterion === "joint" ? this.met : Math.min(this.ttftMet, this.tpotMet, this.itlMet)
+  }
+
   /** More requests have missed than the target allows: the run can no longer pass. */
   get hopeless(): boolean {
-    const missed = (met: number) => this.judged - met > this.allowed
-    return this.slo.criterion === "joint"
-      ? missed(this.met)
-      : missed(this.ttftMet) || missed(this.tpotMet) || missed(this.itlMet)
+    return this.judged - this.counted > this.allowed
   }
 
   result(stoppedEarly: boolean): SloAttainment {
-    const share = (k: number) => (this.total > 0 ? k / this.total : 1)
-    const attainment =
-      this.slo.criterion === "joint"
-        ? share(this.met)
-        : Math.min(share(this.ttftMet), share(this.tpotMet), share(this.itlMet))
-    const misses =
-      this.slo.criterion === "joint"
-        ? this.total - this.met
-        : this.total - Math.min(this.ttftMet, this.tpotMet, this.itlMet)
+    const counted = this.counted
     return {
       slo: this.slo,
       total: this.total,
@@ -62,8 +56,8 @@ export class SloCount {
       ttftMet: this.ttftMet,
       tpotMet: this.tpotMet,
       itlMet: this.itlMet,
-      attainment,
-      passed: !stoppedEarly && misses <= this.allowed,
+      attainment: this.total > 0 ? counted / this.total : 1,
+      passed: !stoppedEarly && this.total - counted <= this.allowed,
       stoppedEarly
     }
   }
