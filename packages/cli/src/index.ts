@@ -52,6 +52,12 @@ const COMMANDS: ReadonlyArray<CommandEntry> = [
     load: () => import("./commands/capacity.js")
   },
   {
+    name: "goodput",
+    description:
+      "rank routing policies by goodput under a latency SLO, with confidence intervals, paired verdicts and a ceiling",
+    load: () => import("./commands/goodput.js")
+  },
+  {
     name: "sweep",
     description:
       "run a grid of simulations (traces x rates x DP sizes x front ends x policies) from a YAML/JSON spec",

@@ -7,6 +7,7 @@ import type { Policy, PolicyOptions } from "@loadledger/policies"
 import type { SimConfig } from "./Config.js"
 import { resolveConfig } from "./Config.js"
 import { runLoop } from "./internal/loop.js"
+import { POOLED_CHUNK_TOKENS, type PooledConfig } from "./internal/pooled.js"
 import { percentiles, quantile, Samples } from "./internal/stats.js"
 import type { PolicyResult, RequestOutcome } from "./Result.js"
 import { IMBALANCE_BUCKETS } from "./Result.js"
@@ -102,9 +103,12 @@ export const simulate = (
 ): PolicyResult => {
   // a config that is not an object resolves to one without a dpSize: an InvalidConfig naming it
   const given: SimConfig = typeof config === "object" && config !== null ? config : ({} as SimConfig)
-  const c = resolveConfig(
+  const resolved = resolveConfig(
     given.engine === undefined && policy?.engine === "vllm" ? { ...given, engine: "vllm" } : given
   )
+  // the balance bound's pooled rank (`balanceBoundConfig`) caps each request's chunk
+  const pooled = (given as PooledConfig)[POOLED_CHUNK_TOKENS]
+  const c = pooled === undefined ? resolved : { ...resolved, pooledChunkTokens: pooled }
   const run = runLoop(c, trace, policy?.make, options.onProgress)
   const ran = run.trace
   const ttft = new Samples()

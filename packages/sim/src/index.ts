@@ -4,8 +4,10 @@
  *
  * @since 0.1.0
  */
+export * from "./Bound.js"
 export * from "./Capacity.js"
 export * from "./Config.js"
+export * from "./Goodput.js"
 export * from "./Result.js"
 export * from "./Simulate.js"
 export * from "./Slo.js"

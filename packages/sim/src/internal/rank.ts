@@ -22,6 +22,12 @@ export interface RankParams {
   readonly sparseTopK: number | undefined
   /** With an SLO that bounds the worst inter-token gap, each request's worst gap is tracked. */
   readonly slo?: { readonly itlSeconds?: number | undefined } | undefined
+  /**
+   * The balance bound's pooled rank (`Bound.ts`): batches mix decodes and prefill chunks, the
+   * decodes outside the prefill budget `chunkedPrefillTokens`, and no request's chunk exceeds this
+   * many tokens (one real rank's chunk). Undefined on every real rank.
+   */
+  readonly pooledChunkTokens?: number | undefined
 }
 
 /** Whether a request still has prompt (or recompute) tokens to prefill. */
@@ -67,10 +73,14 @@ export class Rank {
   outputTokens = 0
   prefillEmitted = 0
 
+  /** The largest chunk one request may take in a step (only the pooled bound rank caps it). */
+  private readonly chunkCap: number
+
   constructor(
     readonly id: number,
     private readonly p: RankParams
   ) {
+    this.chunkCap = p.pooledChunkTokens ?? Number.POSITIVE_INFINITY
     this.decoding = new DecodeSet<Req>(p.sparseTopK, p.slo?.itlSeconds !== undefined)
   }
 
@@ -147,7 +157,7 @@ export class Rank {
     const ids = r.t.hashIds
     const m = ids ? this.cache.match(ids, this.maxMatch(r)) : 0
     if (ids && m > 0) this.cache.acquire(ids, m)
-    const chunk = Math.min(budget, r.prefillTarget - m * BLOCK_TOKENS)
+    const chunk = Math.min(budget, r.prefillTarget - m * BLOCK_TOKENS, this.chunkCap)
     // admit only when the whole prompt fits next to what the prefills in progress still need
     // (SGLang's PrefillAdder checks the full input against the remaining tokens), so admitted
     // prefills cannot block each other
@@ -192,7 +202,7 @@ export class Rank {
     for (const r of this.prefilling) {
       if (budget <= 0) break
       const rest = r.prefillTarget - r.prefilled
-      const chunk = Math.min(budget, rest)
+      const chunk = Math.min(budget, rest, this.chunkCap)
       if (!this.ensureFree(chunk)) break
       this.addExtend(r, chunk)
       budget -= chunk
@@ -255,7 +265,11 @@ export class Rank {
     this.extendTokens = 0
     const defer = throttlePrefills && !this.prefillCapacityBound && this.decoding.count > 0
     if (defer) this.addDecodes()
-    else if (this.p.engine === "sglang") {
+    else if (this.p.pooledChunkTokens !== undefined) {
+      // the bound's pooled rank: every decode, and prefill chunks under the whole group's budget
+      this.addDecodes()
+      this.addPrefills(this.p.chunkedPrefillTokens, now)
+    } else if (this.p.engine === "sglang") {
       // a rank runs an extend batch when it can, otherwise a decode batch
       this.addPrefills(this.p.chunkedPrefillTokens, now)
       if (this.extend.length === 0) this.addDecodes()

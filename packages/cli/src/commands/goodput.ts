@@ -1,0 +1,266 @@
+/**
+ * `loadledger goodput`: which routing policy serves a trace best under a latency SLO, and by how
+ * much: goodput per policy with a confidence interval, paired verdicts, the share of the balance
+ * bound and a clairvoyant reference, ranked per engine.
+ *
+ * @since 0.5.0
+ */
+import { writeFileSync } from "node:fs"
+import { policyEntries } from "@loadledger/policies"
+import { describeSlo, meanArrivalRate, parseSlo, type TraceFormat } from "@loadledger/sim"
+import { type Command, Option } from "commander"
+import type { GoodputSetup } from "../goodput/jobs.js"
+import { type EngineBoard, runLeaderboard } from "../goodput/run.js"
+import { boardHtmlTable, boardJson, boardTable, curveChart, HOW_TO_READ } from "../goodput/table.js"
+import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
+import { readTraceFile, traceFormatOption } from "../internal/simSetup.js"
+import { progressMode, startProgress } from "./progress.js"
+import { isArgError, parsePolicyList } from "./simulateArgs.js"
+
+/** The SLO `goodput` judges by when none is given. */
+export const DEFAULT_SLO = "mlperf-deepseek-r1"
+
+/**
+ * Options of `loadledger goodput`, as parsed.
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export interface GoodputCommandOptions {
+  readonly trace: string
+  readonly policies?: string | undefined
+  readonly slo: string
+  readonly dp: number
+  readonly model: string
+  readonly gpu: string
+  readonly engine?: "sglang" | "vllm" | undefined
+  readonly frontEnds: number
+  readonly seed: number
+  readonly format?: TraceFormat | undefined
+  readonly limit?: number | undefined
+  readonly windows: number
+  readonly precision: number
+  readonly confidence: number
+  readonly start: number
+  readonly jobs?: number | undefined
+  readonly curves: boolean
+  readonly report?: string | undefined
+  readonly json?: boolean | undefined
+  readonly quiet?: boolean | undefined
+  readonly progress?: boolean | undefined
+}
+
+const METHOD = (windows: number, confidence: number, precision: number) =>
+  `${windows} disjoint windows of consecutive requests, each replayed from an idle group; per window the largest rate multiplier passing the SLO, by bisection to ${precision * 100}%; goodput = mean over windows with a Student t ${Math.round(confidence * 100)}% interval; paired comparisons: t interval of the per-window log ratios (each interval on its own, not adjusted for the number of comparisons)`
+
+/**
+ * Run `goodput` with parsed options: check them, read the trace, run the leaderboard (worker
+ * threads, `--jobs`), print the ranked table per engine (or the JSON), and write the HTML report
+ * with the curves when `--report` is given. Throws an `Error` with a one-line message on bad input
+ * (the CLI prints it and exits 1).
+ *
+ * @example
+ * ```ts
+ * import { runGoodput } from "./goodput.js"
+ * const o = { trace: "examples/traces/mooncake/conversation_trace.jsonl", slo: "ttft=2s,tpot=100ms", dp: 2, model: "glm-5.3", gpu: "h200", frontEnds: 1, seed: 0, windows: 4, precision: 0.01, confidence: 0.95, start: 1, curves: false }
+ * await runGoodput({ ...o, slo: "ttft=2s" }).catch((e: Error) => e.message)
+ * // => "--slo: the SLO needs a tpot bound, e.g. tpot=100ms"
+ * await runGoodput({ ...o, confidence: 95 }).catch((e: Error) => e.message)
+ * // => "--confidence must be in (0, 1), e.g. 0.95, got 95"
+ * ```
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
+  const slo = parseSlo(o.slo)
+  if (slo._tag === "SloError") return fail(`--slo: ${slo.message}`)
+  if (!(o.confidence > 0 && o.confidence < 1))
+    return fail(`--confidence must be in (0, 1), e.g. 0.95, got ${o.confidence}`)
+  if (!(o.windows >= 2)) return fail(`--windows must be an integer >= 2, got ${o.windows}`)
+  const entries = o.policies === undefined ? policyEntries() : parsePolicyList(o.policies)
+  if (isArgError(entries)) return fail(entries.message)
+  if (o.frontEnds > 1 && o.engine !== "vllm")
+    return fail("--front-ends counts vLLM API servers; add --engine vllm to run every policy behind them")
+  const trace = readTraceFile(o.trace, o.format, `--trace ${o.trace}`, o.limit)
+  const rate = meanArrivalRate(trace)
+  if (rate === undefined) return fail(`${o.trace}: the trace's arrivals span no time: it has no rate`)
+  if (trace.length / o.windows < 20)
+    return fail(
+      `--windows ${o.windows}: ${trace.length} requests leave fewer than 20 per window (use fewer windows)`
+    )
+  const setup: GoodputSetup = {
+    trace: o.trace,
+    format: o.format,
+    limit: o.limit,
+    windows: o.windows,
+    model: o.model,
+    gpu: o.gpu,
+    dp: o.dp,
+    frontEnds: o.frontEnds,
+    seed: o.seed,
+    slo: slo.slo,
+    start: o.start,
+    precision: o.precision
+  }
+  const policies = entries.map((e) => ({
+    name: e.name,
+    engine: o.engine ?? (e.engine === "vllm" ? ("vllm" as const) : ("sglang" as const))
+  }))
+  const progress = await startProgress({
+    total:
+      policies.length * o.windows * (o.curves ? 2 : 1) +
+      2 * o.windows * new Set(policies.map((p) => p.engine)).size * (o.curves ? 2 : 1),
+    unit: "window searches",
+    mode: progressMode({
+      quiet: o.quiet === true || o.json === true,
+      isTTY: process.stderr.isTTY === true,
+      progress: o.progress
+    }),
+    stream: process.stderr,
+    now: () => performance.now() / 1000
+  })
+  const t0 = performance.now()
+  let boards: ReadonlyArray<EngineBoard>
+  try {
+    boards = await runLeaderboard({
+      setup,
+      policies,
+      traceRequestsPerSecond: rate,
+      confidence: o.confidence,
+      curve: o.curves,
+      jobs: o.jobs,
+      onProgress: (done, _total, phase) => progress.update(done, phase)
+    })
+  } finally {
+    progress.stop()
+  }
+  const seconds = (performance.now() - t0) / 1000
+  const engineNote =
+    o.engine === undefined
+      ? "each policy on its own engine (vLLM's on vllm, the rest on sglang), ranked per engine"
+      : `every policy on the ${o.engine} engine (--engine)`
+  const head = {
+    trace: o.trace,
+    requests: trace.length,
+    traceRequestsPerSecond: rate,
+    model: o.model,
+    gpu: o.gpu,
+    dp: o.dp,
+    frontEnds: o.frontEnds,
+    seed: o.seed,
+    engines: engineNote,
+    slo: { ...slo.slo, description: describeSlo(slo.slo) },
+    method: {
+      windows: o.windows,
+      confidence: o.confidence,
+      precision: o.precision,
+      description: METHOD(o.windows, o.confidence, o.precision)
+    },
+    wallSeconds: seconds
+  }
+  if (o.report !== undefined) {
+    const { renderGoodputReport } = await import("../goodput/report.js")
+    writeFileSync(
+      o.report,
+      await renderGoodputReport({
+        title: `goodput on ${o.trace}`,
+        context: [
+          `${o.model} on ${o.gpu}, DP ${o.dp}; ${trace.length} requests (${rate.toPrecision(4)} requests/s)`,
+          `SLO: ${describeSlo(slo.slo)}`,
+          `Method: ${METHOD(o.windows, o.confidence, o.precision)}`
+        ],
+        table: boardHtmlTable(boards),
+        charts: boards.map((b, i) => curveChart(b, slo.slo.attainment, `curves-${i}`))
+      })
+    )
+  }
+  if (o.json === true) {
+    process.stdout.write(`${JSON.stringify(boardJson(boards, head))}\n`)
+    return
+  }
+  const color = process.stdout.isTTY === true
+  const lines = [
+    `goodput of ${o.model} on ${o.gpu}, DP ${o.dp}, ${trace.length} requests from ${o.trace} (${rate.toPrecision(4)} requests/s)`,
+    `SLO: ${describeSlo(slo.slo)}${slo.slo.source ? `\n  source: ${slo.slo.source}` : ""}`,
+    `method: ${METHOD(o.windows, o.confidence, o.precision)}`,
+    `engines: ${engineNote}`,
+    ...boards.flatMap((b) => ["", `${b.engine} engine: best ${b.best}`, boardTable(b, color)]),
+    "",
+    HOW_TO_READ,
+    `${policies.length} policies x ${o.windows} windows in ${seconds.toFixed(1)} s${o.report ? `; report: ${o.report}` : ""}`
+  ]
+  process.stdout.write(`${lines.join("\n")}\n`)
+}
+
+/**
+ * Registers `loadledger goodput --trace FILE [--policies a,b] [--slo PRESET|ttft=…,tpot=…]
+ * [--windows 10] [--jobs N] [--report FILE] [--json]`.
+ *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { register } from "./goodput.js"
+ * const program = new Command()
+ * register(program)
+ * program.commands[0]!.name() // => "goodput"
+ * program.commands[0]!.options.slice(0, 3).map((o) => o.long) // => ["--trace", "--policies", "--slo"]
+ * ```
+ *
+ * @since 0.5.0
+ */
+export const register = (program: Command): void => {
+  program
+    .command("goodput")
+    .description(
+      "rank routing policies by goodput under a latency SLO, with confidence intervals, paired verdicts and a ceiling"
+    )
+    .addHelpText(
+      "after",
+      `\nGoodput is the largest arrival rate at which the SLO is met. The trace is cut into --windows
+disjoint windows; on each, every policy's goodput is found by bisection (a hopeless probe stops as
+soon as more requests missed than the target allows). The estimate is the mean over windows with a
+t interval; each policy is compared with the best on the same windows (paired), and called better
+or worse only when the interval excludes zero. The balance bound (an idealised group no placement
+can beat) is the ceiling; the clairvoyant policy (knows output lengths) a reference.
+SLO presets: ${["mlperf-llama2-70b", "mlperf-deepseek-r1", "distserve-chatbot-opt-66b", "…"].join(", ")} (loadledger
+list of presets: see @loadledger/sim SLO_PRESETS), or ttft=2s,tpot=100ms[,attain=0.9][,itl=…][,criterion=joint|p99].
+vLLM's benchmark --goodput ttft:2000 tpot:100 is --slo ttft=2000ms,tpot=100ms (joint).`
+    )
+    .requiredOption(
+      "--trace <file>",
+      "trace file: Mooncake JSONL, Azure CSV (2023 or 2024), BurstGPT CSV, or generic CSV/JSONL"
+    )
+    .option("--policies <names>", "comma-separated policies (default: every registered policy)")
+    .option("--slo <slo>", "SLO preset or ttft=…,tpot=…[,attain=…][,criterion=joint|p99]", DEFAULT_SLO)
+    .option("--dp <n>", "data-parallel ranks", rankCount("--dp"), 8)
+    .option("--model <name>", "step-time model preset", "glm-5.3")
+    .option("--gpu <name>", "GPU preset", "h200")
+    .addOption(
+      new Option(
+        "--engine <engine>",
+        "run every policy on this engine (default: each on its own, ranked per engine)"
+      ).choices(["sglang", "vllm"])
+    )
+    .option("--front-ends <n>", "vLLM API servers (with --engine vllm)", positiveInt("--front-ends"), 1)
+    .option("--seed <n>", "seed", nonNegativeInt("--seed"), 0)
+    .addOption(traceFormatOption())
+    .option("--limit <n>", "use only the first N requests", positiveInt("--limit"))
+    .option("--windows <n>", "replications: disjoint windows of the trace", positiveInt("--windows"), 10)
+    .option("--precision <x>", "bisection stops within 1 + x", positiveNumber("--precision"), 0.01)
+    .option("--confidence <x>", "confidence of every interval", positiveNumber("--confidence"), 0.95)
+    .option("--start <x>", "first rate multiplier probed on each window", positiveNumber("--start"), 1)
+    .option(
+      "--jobs <n>",
+      "worker threads (default: one per core; 1 runs in this thread)",
+      positiveInt("--jobs")
+    )
+    .option("--no-curves", "skip the attainment curves (half the replays)")
+    .option("--report <file>", "write an HTML report with the attainment curves")
+    .option("--json", "print the leaderboard as JSON")
+    .option("--quiet", "no progress on stderr")
+    .option("--progress", "progress on a non-terminal stderr too")
+    .action(async (opts: GoodputCommandOptions) => {
+      await runGoodput(opts)
+    })
+}

@@ -1,0 +1,167 @@
+/**
+ * One unit of work of `loadledger goodput`: a goodput search, or the attainment at given rates, of
+ * one subject (a registered policy, the clairvoyant reference or the balance bound) on one window
+ * of the trace. Plain data in, plain data out, so a worker thread runs it as well as this one; the
+ * trace and its windows are read once per thread.
+ *
+ * @since 0.5.0
+ */
+import { findPolicy } from "@loadledger/policies"
+import {
+  clairvoyantPolicy,
+  findGoodputRate,
+  type GoodputProbe,
+  type PolicyResult,
+  type SimConfig,
+  type Slo,
+  simulate,
+  simulateBound,
+  type TraceFormat,
+  type TraceRequest,
+  traceWindows
+} from "@loadledger/sim"
+import { readTraceFile, simConfigFor } from "../internal/simSetup.js"
+
+/**
+ * What every job of one `goodput` run shares: the trace (read and cut into `windows` by each
+ * thread), the group and the SLO.
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export interface GoodputSetup {
+  readonly trace: string
+  readonly format?: TraceFormat | undefined
+  readonly limit?: number | undefined
+  readonly windows: number
+  readonly model: string
+  readonly gpu: string
+  readonly dp: number
+  readonly frontEnds: number
+  readonly seed: number
+  readonly slo: Slo
+  readonly start: number
+  readonly precision: number
+}
+
+/** Who a job replays: a registered policy by name, the clairvoyant reference, or the balance bound. */
+export type Subject =
+  | { readonly kind: "policy"; readonly name: string }
+  | { readonly kind: "clairvoyant" }
+  | { readonly kind: "bound" }
+
+/**
+ * One job: `subject` on `engine` over window `window` of the setup's trace; `search` finds its
+ * goodput, `curve` measures its exact attainment (no early stop) at each of `requestsPerSecond`.
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export interface GoodputJob {
+  readonly setup: GoodputSetup
+  readonly engine: "sglang" | "vllm"
+  readonly subject: Subject
+  readonly window: number
+  readonly mode:
+    | { readonly kind: "search" }
+    | { readonly kind: "curve"; readonly requestsPerSecond: ReadonlyArray<number> }
+}
+
+/**
+ * A job's answer. `search`: the window's goodput (requests per second, 0 when the SLO is not
+ * attainable at any rate probed) and the probes; `curve`: the attainment at each rate asked.
+ * `error` (a one-line message) when the job could not run.
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export type GoodputJobResult =
+  | {
+      readonly kind: "search"
+      readonly requestsPerSecond: number
+      readonly baseRequestsPerSecond: number
+      readonly probes: ReadonlyArray<GoodputProbe>
+      readonly rejected: number
+    }
+  | { readonly kind: "curve"; readonly attainment: ReadonlyArray<number> }
+  | { readonly kind: "error"; readonly message: string }
+
+let cached: { key: string; windows: ReadonlyArray<ReadonlyArray<TraceRequest>> } | undefined
+
+/** The setup's windows, read and cut once per thread. */
+export const windowsOf = (s: GoodputSetup): ReadonlyArray<ReadonlyArray<TraceRequest>> => {
+  const key = JSON.stringify([s.trace, s.format, s.limit, s.windows])
+  if (cached?.key === key) return cached.windows
+  const trace = readTraceFile(s.trace, s.format, `--trace ${s.trace}`, s.limit)
+  const w = traceWindows(trace, s.windows)
+  if (!Array.isArray(w)) throw new Error(`--windows: ${(w as { message: string }).message}`)
+  cached = { key, windows: w as ReadonlyArray<ReadonlyArray<TraceRequest>> }
+  return cached.windows
+}
+
+const replayer = (
+  job: GoodputJob,
+  window: ReadonlyArray<TraceRequest>,
+  stopEarly: boolean
+): ((t: ReadonlyArray<TraceRequest>) => PolicyResult) => {
+  const s = job.setup
+  const config: SimConfig = {
+    ...simConfigFor({ ...s, engine: job.engine }),
+    slo: s.slo,
+    sloStopEarly: stopEarly
+  }
+  const subject = job.subject
+  if (subject.kind === "bound") return (t) => simulateBound(config, t)
+  const policy =
+    subject.kind === "clairvoyant"
+      ? { ...clairvoyantPolicy(window), engine: job.engine }
+      : findPolicy(subject.name)
+  if (policy === undefined) throw new Error(`unknown policy "${(subject as { name: string }).name}"`)
+  return (t) => simulate(config, t, policy)
+}
+
+/**
+ * Run one job (see {@link GoodputJob}). Never throws: a problem is a `{ kind: "error" }` answer.
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export const runGoodputJob = (job: GoodputJob): GoodputJobResult => {
+  try {
+    const window = windowsOf(job.setup)[job.window]!
+    const n = window.length
+    const base = (n - 1) / (window[n - 1]!.arrivalSeconds - window[0]!.arrivalSeconds)
+    if (job.mode.kind === "curve") {
+      const replay = replayer(job, window, false)
+      return {
+        kind: "curve",
+        attainment: job.mode.requestsPerSecond.map((rps) => {
+          const k = rps / base
+          const r = replay(window.map((x) => ({ ...x, arrivalSeconds: x.arrivalSeconds / k })))
+          return r.slo?.attainment ?? 0
+        })
+      }
+    }
+    const replay = replayer(job, window, true)
+    let rejected = 0
+    const found = findGoodputRate(
+      (t) => {
+        const r = replay(t)
+        rejected = Math.max(rejected, r.requests.rejected)
+        return r
+      },
+      window,
+      { start: job.setup.start, precision: job.setup.precision }
+    )
+    if (found._tag === "GoodputError") return { kind: "error", message: found.message }
+    return {
+      kind: "search",
+      requestsPerSecond: found.requestsPerSecond,
+      baseRequestsPerSecond: found.baseRequestsPerSecond,
+      probes: found.probes,
+      rejected
+    }
+  } catch (e) {
+    return { kind: "error", message: e instanceof Error ? e.message : String(e) }
+  }
+}

@@ -1,0 +1,425 @@
+/**
+ * Goodput under a latency SLO: the largest arrival rate at which a policy still meets the SLO
+ * (`findGoodputRate`, a bisection on SLO attainment), replicated over disjoint windows of the
+ * trace (`traceWindows`) into an estimate with a confidence interval (`estimateGoodput`), and
+ * paired comparisons between policies on the same windows (`compareGoodput`).
+ *
+ * **The method, and why.** A trace is cut into `k` disjoint windows of consecutive requests (equal
+ * counts). Each window is replayed on its own, from an idle group, and its goodput is the largest
+ * rate multiplier whose run passes the SLO, found by bisection to `precision`; as requests per
+ * second it is that multiplier x the window's own mean arrival rate. The windows are the
+ * replications: they are real traffic (burstiness, length mix and prefix sharing as they were),
+ * disjoint (no request is counted twice) and the same for every policy, so a comparison is paired:
+ * for policies A and B the per-window log ratios `ln(g_A / g_B)` remove what the windows share
+ * (a busy hour is busy for both) and a Student t interval over them gives "A beats B by x%
+ * [lo, hi]". The estimate of one policy's goodput is the mean over windows with its t interval:
+ * the goodput of a window of this length drawn from traffic like the trace's, which includes the
+ * traffic's own variation from window to window (so single-policy intervals are wider than the
+ * paired ones). The t interval assumes the windows are independent; adjacent windows of a real
+ * trace are correlated (a slow drift across the day), which the paired ratio mostly cancels.
+ * `bench/goodputCoverage.ts` checks the coverage on synthetic stationary traces whose true goodput
+ * is known from many independent windows. Each window starts from an idle group: a warm-up of a
+ * few seconds against windows of minutes.
+ *
+ * @since 0.5.0
+ */
+import jstat from "jstat"
+import type { PolicyResult } from "./Result.js"
+import type { TraceRequest } from "./Trace.js"
+
+/**
+ * How `findGoodputRate` searches. Every field is optional.
+ * - `start`: the first rate multiplier probed (default 1; doubled or halved from there);
+ * - `precision`: stop when the failing rate is within `1 + precision` of the passing one (default 0.01);
+ * - `minRate`: below this multiplier the SLO counts as unattainable (default `start / 1024`);
+ * - `maxProbes`: at most this many replays (default 40);
+ * - `onProbe`: called after each replay (does not change the result).
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export interface GoodputSearchOptions {
+  readonly start?: number | undefined
+  readonly precision?: number | undefined
+  readonly minRate?: number | undefined
+  readonly maxProbes?: number | undefined
+  readonly onProbe?: ((probe: GoodputProbe) => void) | undefined
+}
+
+/**
+ * One replay of the search: the rate multiplier, the attainment it reached (an upper bound when
+ * `stoppedEarly`: the replay ended as soon as the SLO could no longer be met), and whether it passed.
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export interface GoodputProbe {
+  readonly rate: number
+  readonly attainment: number
+  readonly passed: boolean
+  readonly stoppedEarly: boolean
+}
+
+/**
+ * What `findGoodputRate` found on one trace (or window): `rate`, the largest multiplier probed
+ * that passed (0 when none down to `minRate` did: `attainable` false), `failedRate` the smallest
+ * that failed (within `1 + precision` of `rate`), `requestsPerSecond` = `rate` x
+ * `baseRequestsPerSecond` (the trace's own mean arrival rate, `(n - 1) / span`), every probe.
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export interface GoodputRate {
+  readonly _tag: "GoodputRate"
+  readonly rate: number
+  readonly failedRate: number
+  readonly requestsPerSecond: number
+  readonly baseRequestsPerSecond: number
+  readonly attainable: boolean
+  readonly probes: ReadonlyArray<GoodputProbe>
+}
+
+/**
+ * Why a goodput search or estimate could not be made: `field` names the option or input at fault.
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export interface GoodputError {
+  readonly _tag: "GoodputError"
+  readonly message: string
+  readonly field?: string | undefined
+}
+
+const goodputError = (message: string, field?: string): GoodputError => ({
+  _tag: "GoodputError",
+  message,
+  field
+})
+
+const positive = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x) && x > 0
+
+/** The mean arrival rate of a trace: `(n - 1) / span` requests per second; undefined with no span. */
+export const meanArrivalRate = (trace: ReadonlyArray<TraceRequest>): number | undefined => {
+  if (trace.length < 2) return undefined
+  const span = trace[trace.length - 1]!.arrivalSeconds - trace[0]!.arrivalSeconds
+  return span > 0 ? (trace.length - 1) / span : undefined
+}
+
+/**
+ * Find the largest arrival-rate multiplier at which a replay of `trace` passes its SLO. `replay`
+ * runs the trace at a multiplier (arrival times divided by it) and returns the result, which must
+ * carry `slo` (a `SimConfig` with `slo`; with `sloStopEarly` a hopeless probe ends early and costs
+ * little). Brackets from `start` by doubling or halving, then bisects geometrically. A probe passes
+ * when `result.slo.passed`: rejected and unfinished requests miss, so a run that fell behind, stalled
+ * or rejected too many fails. Deterministic when `replay` is. Attainment need not be monotone in the
+ * rate; the search returns one crossing, and every probe is listed.
+ *
+ * Errors (`GoodputError`, never a throw): an option not a positive number (`field` names it); a
+ * trace of fewer than 2 requests or arrivals spanning no time (`trace`); a result without `slo`
+ * (`slo`) or one whose config was refused (`config`, with the status message).
+ *
+ * @example
+ * ```ts
+ * import { findGoodputRate, type PolicyResult } from "@loadledger/sim"
+ * // a made-up replay: attainment falls as the rate rises and passes (>= 0.9) up to 3x
+ * const replay = (rate: number) => ({ status: { _tag: "Completed" }, slo: { attainment: rate <= 3 ? 0.95 : 0.5, passed: rate <= 3, stoppedEarly: rate > 3 } }) as PolicyResult
+ * const trace = [0, 10].map((t, i) => ({ requestId: `${i}`, arrivalSeconds: t, inputLength: 1, outputLength: 1 }))
+ * const found = findGoodputRate((_trace, rate) => replay(rate), trace)
+ * found._tag === "GoodputRate" && found.rate >= 2.97 && found.rate <= 3 // => true
+ * found._tag === "GoodputRate" && found.baseRequestsPerSecond // => 0.1
+ * findGoodputRate((_t, rate) => replay(rate), trace, { precision: -1 })._tag // => "GoodputError"
+ * ```
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export const findGoodputRate = (
+  replay: (trace: ReadonlyArray<TraceRequest>, rate: number) => PolicyResult,
+  trace: ReadonlyArray<TraceRequest>,
+  options: GoodputSearchOptions = {}
+): GoodputRate | GoodputError => {
+  const start = options.start ?? 1
+  const precision = options.precision ?? 0.01
+  const minRate = options.minRate ?? start / 1024
+  const maxProbes = options.maxProbes ?? 40
+  for (const [field, v] of [
+    ["start", start],
+    ["precision", precision],
+    ["minRate", minRate],
+    ["maxProbes", maxProbes]
+  ] as const)
+    if (!positive(v)) return goodputError(`${field} must be a positive number, got ${String(v)}`, field)
+  const base = meanArrivalRate(trace)
+  if (base === undefined)
+    return goodputError(
+      "the trace needs at least 2 requests whose arrivals span some time to have a rate",
+      "trace"
+    )
+  const probes: Array<GoodputProbe> = []
+  let failure: GoodputError | undefined
+  const run = (rate: number): boolean => {
+    const scaled = rate === 1 ? trace : trace.map((r) => ({ ...r, arrivalSeconds: r.arrivalSeconds / rate }))
+    const result = replay(scaled, rate)
+    if (result.status._tag === "InvalidConfig") {
+      failure = goodputError(`the replay's config was refused: ${result.status.message}`, "config")
+      return false
+    }
+    if (result.slo === undefined) {
+      failure = goodputError("the replay's result has no SLO attainment: give its config an slo", "slo")
+      return false
+    }
+    const p: GoodputProbe = {
+      rate,
+      attainment: result.slo.attainment,
+      passed: result.slo.passed,
+      stoppedEarly: result.slo.stoppedEarly
+    }
+    probes.push(p)
+    options.onProbe?.(p)
+    return p.passed
+  }
+  const done = (low: number, high: number): GoodputRate => ({
+    _tag: "GoodputRate",
+    rate: low,
+    failedRate: high,
+    requestsPerSecond: low * base,
+    baseRequestsPerSecond: base,
+    attainable: low > 0,
+    probes
+  })
+  let low = 0
+  let high = Number.POSITIVE_INFINITY
+  let rate = start
+  // bracket: `low` passes (0: none yet), `high` fails
+  while (low === 0 || high === Number.POSITIVE_INFINITY) {
+    if (probes.length >= maxProbes)
+      return goodputError(`no rate bracketed within ${maxProbes} probes`, "maxProbes")
+    const passed = run(rate)
+    if (failure) return failure
+    if (passed) {
+      low = rate
+      if (high !== Number.POSITIVE_INFINITY) break
+      rate *= 2
+    } else {
+      high = rate
+      if (low > 0) break
+      if (rate / 2 < minRate) return done(0, rate)
+      rate /= 2
+    }
+  }
+  while (high / low > 1 + precision) {
+    if (probes.length >= maxProbes) break
+    const mid = Math.sqrt(low * high)
+    const passed = run(mid)
+    if (failure) return failure
+    if (passed) low = mid
+    else high = mid
+  }
+  return done(low, high)
+}
+
+/**
+ * Cut `trace` (sorted by arrival) into `count` disjoint windows of consecutive requests, as equal
+ * in size as they can be (the first `n mod count` windows hold one more), each shifted so its first
+ * request arrives at 0. The replications of a goodput estimate.
+ *
+ * Errors: `count` not an integer >= 2, or a window of fewer than `minRequests` (default 20)
+ * requests (`field` "windows").
+ *
+ * @example
+ * ```ts
+ * import { traceWindows } from "@loadledger/sim"
+ * const trace = Array.from({ length: 50 }, (_, i) => ({ requestId: `${i}`, arrivalSeconds: 10 + i, inputLength: 1, outputLength: 1 }))
+ * const w = traceWindows(trace, 2)
+ * Array.isArray(w) && w.map((x) => x.length) // => [25, 25]
+ * Array.isArray(w) && w[1]![0]!.arrivalSeconds // => 0
+ * Array.isArray(w) && w[1]![0]!.requestId // => "25"
+ * "_tag" in traceWindows(trace, 5) // => true
+ * ```
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export const traceWindows = (
+  trace: ReadonlyArray<TraceRequest>,
+  count: number,
+  minRequests = 20
+): ReadonlyArray<ReadonlyArray<TraceRequest>> | GoodputError => {
+  if (!(Number.isSafeInteger(count) && count >= 2))
+    return goodputError(`windows must be an integer >= 2, got ${String(count)}`, "windows")
+  const n = trace.length
+  const size = Math.floor(n / count)
+  if (size < minRequests)
+    return goodputError(
+      `${n} requests in ${count} windows leaves ${size} per window; at least ${minRequests} are needed (use fewer windows)`,
+      "windows"
+    )
+  const extra = n % count
+  const out: Array<ReadonlyArray<TraceRequest>> = []
+  let at = 0
+  for (let k = 0; k < count; k++) {
+    const len = size + (k < extra ? 1 : 0)
+    const slice = trace.slice(at, at + len)
+    at += len
+    const t0 = slice[0]!.arrivalSeconds
+    out.push(t0 === 0 ? slice : slice.map((r) => ({ ...r, arrivalSeconds: r.arrivalSeconds - t0 })))
+  }
+  return out
+}
+
+/** Student's t quantile with `dof` degrees of freedom (jstat). */
+const tQuantile = (p: number, dof: number): number => jstat.jStat.studentt.inv(p, dof)
+
+/** Mean and the half-width of its two-sided t interval at `confidence`. */
+const tInterval = (xs: ReadonlyArray<number>, confidence: number): { mean: number; half: number } => {
+  const k = xs.length
+  let mean = 0
+  for (const x of xs) mean += x / k
+  let ss = 0
+  for (const x of xs) ss += (x - mean) ** 2
+  const sd = Math.sqrt(ss / (k - 1))
+  return { mean, half: tQuantile(1 - (1 - confidence) / 2, k - 1) * (sd / Math.sqrt(k)) }
+}
+
+const checkConfidence = (confidence: number): GoodputError | undefined =>
+  confidence > 0 && confidence < 1
+    ? undefined
+    : goodputError(`confidence must be in (0, 1), got ${String(confidence)}`, "confidence")
+
+/**
+ * A goodput estimate over replications: `requestsPerSecond`, the mean of the windows' goodputs
+ * (requests per second); `ci` its two-sided Student t interval at `confidence` ([lo, hi], requests
+ * per second, lo clipped at 0); `rate` and `rateCi`, the same as multipliers of `traceRequestsPerSecond`
+ * (the whole trace's mean arrival rate); `windows`, each window's goodput in requests per second
+ * (0 where the SLO was unattainable; `unattainable` counts them).
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export interface GoodputEstimate {
+  readonly _tag: "GoodputEstimate"
+  readonly requestsPerSecond: number
+  readonly ci: readonly [number, number]
+  readonly rate: number
+  readonly rateCi: readonly [number, number]
+  readonly confidence: number
+  readonly windows: ReadonlyArray<number>
+  readonly unattainable: number
+}
+
+/**
+ * Estimate goodput from per-window goodputs (requests per second, one per window, at least 2):
+ * the mean with its two-sided Student t interval at `confidence` (default 0.95), and the same as a
+ * multiplier of `traceRequestsPerSecond`.
+ *
+ * @example
+ * ```ts
+ * import { estimateGoodput } from "@loadledger/sim"
+ * const e = estimateGoodput([9, 10, 11, 10], 5)
+ * e._tag === "GoodputEstimate" && e.requestsPerSecond // => 10
+ * e._tag === "GoodputEstimate" && e.rate // => 2
+ * // sd 0.816, t(0.975, 3) = 3.182: 10 +- 1.30
+ * e._tag === "GoodputEstimate" && e.ci.map((x) => +x.toFixed(2)) // => [8.7, 11.3]
+ * estimateGoodput([10], 5)._tag // => "GoodputError"
+ * ```
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export const estimateGoodput = (
+  windows: ReadonlyArray<number>,
+  traceRequestsPerSecond: number,
+  confidence = 0.95
+): GoodputEstimate | GoodputError => {
+  if (windows.length < 2 || windows.some((g) => !(Number.isFinite(g) && g >= 0)))
+    return goodputError("at least 2 window goodputs, each a finite number >= 0, are needed", "windows")
+  if (!positive(traceRequestsPerSecond))
+    return goodputError("traceRequestsPerSecond must be a positive number", "traceRequestsPerSecond")
+  const bad = checkConfidence(confidence)
+  if (bad) return bad
+  const { mean, half } = tInterval(windows, confidence)
+  const ci = [Math.max(0, mean - half), mean + half] as const
+  return {
+    _tag: "GoodputEstimate",
+    requestsPerSecond: mean,
+    ci,
+    rate: mean / traceRequestsPerSecond,
+    rateCi: [ci[0] / traceRequestsPerSecond, ci[1] / traceRequestsPerSecond],
+    confidence,
+    windows,
+    unattainable: windows.filter((g) => g === 0).length
+  }
+}
+
+/**
+ * A paired comparison of two policies' goodputs on the same windows. `ratio` is the geometric mean
+ * of the per-window ratios `g_a / g_b` (1.05: A sustains 5% more); `ci` the interval of that ratio
+ * at `confidence` (a Student t interval on the per-window log ratios, exponentiated). `verdict`:
+ * `"better"` or `"worse"` only when the interval excludes 1 (A's goodput above / below B's),
+ * `"no significant difference"` otherwise, `"not comparable"` when a window's goodput is 0 for one
+ * of them (the SLO unattainable there: no ratio), with `reason`.
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export interface GoodputComparison {
+  readonly _tag: "GoodputComparison"
+  readonly ratio: number
+  readonly ci: readonly [number, number]
+  readonly confidence: number
+  readonly verdict: "better" | "worse" | "no significant difference" | "not comparable"
+  readonly reason?: string | undefined
+}
+
+/**
+ * Compare policy A with policy B on the same windows (`a[k]` and `b[k]` are their goodputs on
+ * window k, requests per second): the paired log-ratio t interval. Each interval is at
+ * `confidence` on its own (not adjusted for how many comparisons a table makes).
+ *
+ * @example
+ * ```ts
+ * import { compareGoodput } from "@loadledger/sim"
+ * const c = compareGoodput([10.5, 21, 15.75, 12.6], [10, 20, 15, 12])
+ * c._tag === "GoodputComparison" && c.verdict // => "better"
+ * c._tag === "GoodputComparison" && +c.ratio.toFixed(3) // => 1.05
+ * const n = compareGoodput([10.5, 19, 15.75, 11.6], [10, 20, 15, 12])
+ * n._tag === "GoodputComparison" && n.verdict // => "no significant difference"
+ * const z = compareGoodput([0, 20], [10, 20])
+ * z._tag === "GoodputComparison" && z.verdict // => "not comparable"
+ * ```
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export const compareGoodput = (
+  a: ReadonlyArray<number>,
+  b: ReadonlyArray<number>,
+  confidence = 0.95
+): GoodputComparison | GoodputError => {
+  if (a.length !== b.length || a.length < 2)
+    return goodputError("both policies need the same windows, at least 2", "windows")
+  const bad = checkConfidence(confidence)
+  if (bad) return bad
+  const zero = a.findIndex((g, k) => !(g > 0) || !(b[k]! > 0))
+  if (zero >= 0)
+    return {
+      _tag: "GoodputComparison",
+      ratio: Number.NaN,
+      ci: [Number.NaN, Number.NaN],
+      confidence,
+      verdict: "not comparable",
+      reason: `the SLO is unattainable in window ${zero} for ${!(a[zero]! > 0) ? "the first" : "the second"} policy`
+    }
+  const logs = a.map((g, k) => Math.log(g / b[k]!))
+  const { mean, half } = tInterval(logs, confidence)
+  const lo = mean - half
+  const hi = mean + half
+  return {
+    _tag: "GoodputComparison",
+    ratio: Math.exp(mean),
+    ci: [Math.exp(lo), Math.exp(hi)],
+    confidence,
+    verdict: lo > 0 ? "better" : hi < 0 ? "worse" : "no significant difference"
+  }
+}
