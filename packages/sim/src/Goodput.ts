@@ -358,7 +358,9 @@ export const estimateGoodput = (
  * at `confidence` (a Student t interval on the per-window log ratios, exponentiated). `verdict`:
  * `"better"` or `"worse"` only when the interval excludes 1 (A's goodput above / below B's),
  * `"no significant difference"` otherwise, `"not comparable"` when a window's goodput is 0 for one
- * of them (the SLO unattainable there: no ratio), with `reason`.
+ * of them only (the SLO unattainable there: no ratio), with `reason`. Windows where it is 0 for
+ * both are left out (`excludedWindows`): they say nothing about either (e.g. a burst of requests
+ * arriving at one instant, which no rate scaling spreads, that no placement serves in time).
  *
  * @category goodput
  * @since 0.5.0
@@ -370,6 +372,8 @@ export interface GoodputComparison {
   readonly confidence: number
   readonly verdict: "better" | "worse" | "no significant difference" | "not comparable"
   readonly reason?: string | undefined
+  /** Windows left out because the SLO is unattainable there for both policies. */
+  readonly excludedWindows: number
 }
 
 /**
@@ -387,6 +391,9 @@ export interface GoodputComparison {
  * n._tag === "GoodputComparison" && n.verdict // => "no significant difference"
  * const z = compareGoodput([0, 20], [10, 20])
  * z._tag === "GoodputComparison" && z.verdict // => "not comparable"
+ * // a window unattainable for both is left out
+ * const both = compareGoodput([0, 10.5, 21, 15.75, 12.6], [0, 10, 20, 15, 12])
+ * both._tag === "GoodputComparison" && [both.verdict, both.excludedWindows] // => ["better", 1]
  * ```
  *
  * @category goodput
@@ -401,17 +408,26 @@ export const compareGoodput = (
     return goodputError("both policies need the same windows, at least 2", "windows")
   const bad = checkConfidence(confidence)
   if (bad) return bad
-  const zero = a.findIndex((g, k) => !(g > 0) || !(b[k]! > 0))
-  if (zero >= 0)
-    return {
-      _tag: "GoodputComparison",
-      ratio: Number.NaN,
-      ci: [Number.NaN, Number.NaN],
-      confidence,
-      verdict: "not comparable",
-      reason: `the SLO is unattainable in window ${zero} for ${!(a[zero]! > 0) ? "the first" : "the second"} policy`
-    }
-  const logs = a.map((g, k) => Math.log(g / b[k]!))
+  // a window where the SLO is unattainable for both tells nothing about either: left out
+  const kept = a.flatMap((g, k) => (g > 0 || b[k]! > 0 ? [k] : []))
+  const excluded = a.length - kept.length
+  const zero = kept.find((k) => !(a[k]! > 0) || !(b[k]! > 0))
+  const notComparable = (reason: string): GoodputComparison => ({
+    _tag: "GoodputComparison",
+    ratio: Number.NaN,
+    ci: [Number.NaN, Number.NaN],
+    confidence,
+    verdict: "not comparable",
+    reason,
+    excludedWindows: excluded
+  })
+  if (zero !== undefined)
+    return notComparable(
+      `the SLO is unattainable in window ${zero} for ${!(a[zero]! > 0) ? "the first" : "the second"} policy only`
+    )
+  if (kept.length < 2)
+    return notComparable(`the SLO is unattainable for both in ${excluded} of ${a.length} windows: fewer than 2 left`)
+  const logs = kept.map((k) => Math.log(a[k]! / b[k]!))
   const { mean, half } = tInterval(logs, confidence)
   const lo = mean - half
   const hi = mean + half
@@ -420,6 +436,7 @@ export const compareGoodput = (
     ratio: Math.exp(mean),
     ci: [Math.exp(lo), Math.exp(hi)],
     confidence,
-    verdict: lo > 0 ? "better" : hi < 0 ? "worse" : "no significant difference"
+    verdict: lo > 0 ? "better" : hi < 0 ? "worse" : "no significant difference",
+    excludedWindows: excluded
   }
 }

@@ -87,7 +87,7 @@ describe("traceWindows", () => {
         const trace = steady.slice(0, n)
         const w = traceWindows(trace, k, 1)
         if (!Array.isArray(w)) return false
-        const ids = w.flatMap((x) => x.map((r) => r.requestId))
+        const ids = w.flatMap((x) => x.map((r: TraceRequest) => r.requestId))
         const sizes = w.map((x) => x.length)
         return (
           ids.join() === trace.map((r) => r.requestId).join() &&

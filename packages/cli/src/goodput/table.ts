@@ -23,7 +23,7 @@ const signed = (r: number) => `${r >= 1 ? "+" : ""}${((r - 1) * 100).toFixed(1)}
  * @example
  * ```ts
  * import { verdictText } from "./table.js"
- * verdictText({ _tag: "GoodputComparison", ratio: 0.96, ci: [0.949, 0.971], confidence: 0.95, verdict: "worse" })
+ * verdictText({ _tag: "GoodputComparison", ratio: 0.96, ci: [0.949, 0.971], confidence: 0.95, verdict: "worse", excludedWindows: 0 })
  * // => "worse: -4.0% [-5.1%, -2.9%]"
  * verdictText(undefined) // => "best"
  * ```
@@ -131,7 +131,8 @@ export const boardJson = (boards: ReadonlyArray<EngineBoard>, head: Record<strin
                 verdict: r.vsBest.verdict,
                 ratio: r.vsBest.ratio,
                 ci: r.vsBest.ci,
-                reason: r.vsBest.reason
+                reason: r.vsBest.reason,
+                excludedWindows: r.vsBest.excludedWindows
               },
       curve: r.curve,
       probes: r.probes,
