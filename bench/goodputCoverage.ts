@@ -52,7 +52,12 @@ const a = findPolicy("round-robin")!
 const b = findPolicy("total-tokens")!
 
 // one window of the process, from its seed: Poisson arrivals at 1/s, lognormal prompts, geometric outputs
-const request = fc.tuple(fc.double({ min: 1e-9, max: 1, noNaN: true }), fc.double({ min: 1e-9, max: 1, noNaN: true }), fc.double({ min: 1e-9, max: 1, noNaN: true }), fc.double({ min: 1e-9, max: 1, noNaN: true }))
+const request = fc.tuple(
+  fc.double({ min: 1e-9, max: 1, noNaN: true }),
+  fc.double({ min: 1e-9, max: 1, noNaN: true }),
+  fc.double({ min: 1e-9, max: 1, noNaN: true }),
+  fc.double({ min: 1e-9, max: 1, noNaN: true })
+)
 const windowOf = (seed: number, prefix: string): ReadonlyArray<TraceRequest> => {
   const draws = fc.sample(request, { seed, numRuns: PER_WINDOW })
   let t = 0
@@ -69,7 +74,10 @@ const windowOf = (seed: number, prefix: string): ReadonlyArray<TraceRequest> => 
 // the trials' searches start where the truth lies (fewer bracketing probes; the answer is the same crossing)
 const starts = new Map<string, number>()
 const goodputOf = (p: SimPolicy, w: ReadonlyArray<TraceRequest>): number => {
-  const g = findGoodputRate((t) => simulate(config, t, p), w, { precision: 0.01, start: starts.get(p.name) ?? 1 })
+  const g = findGoodputRate((t) => simulate(config, t, p), w, {
+    precision: 0.01,
+    start: starts.get(p.name) ?? 1
+  })
   if (g._tag === "GoodputError") throw new Error(g.message)
   return g.requestsPerSecond
 }
@@ -127,6 +135,10 @@ const se = (p: number) => Math.sqrt((p * (1 - p)) / TRIALS)
 const pA = coveredA / TRIALS
 const pP = coveredPair / TRIALS
 console.log(`trials ${TRIALS}, ${K} windows of ${PER_WINDOW} requests each, nominal 95%`)
-console.log(`one-policy goodput interval: coverage ${(pA * 100).toFixed(1)}% (s.e. ${(se(pA) * 100).toFixed(1)}%), mean width ${(widthA * 100).toFixed(1)}% of the estimate`)
-console.log(`paired ratio interval:       coverage ${(pP * 100).toFixed(1)}% (s.e. ${(se(pP) * 100).toFixed(1)}%), mean width ${(widthPair * 100).toFixed(2)} points of ratio`)
+console.log(
+  `one-policy goodput interval: coverage ${(pA * 100).toFixed(1)}% (s.e. ${(se(pA) * 100).toFixed(1)}%), mean width ${(widthA * 100).toFixed(1)}% of the estimate`
+)
+console.log(
+  `paired ratio interval:       coverage ${(pP * 100).toFixed(1)}% (s.e. ${(se(pP) * 100).toFixed(1)}%), mean width ${(widthPair * 100).toFixed(2)} points of ratio`
+)
 console.log(`${((performance.now() - t0) / 1000).toFixed(1)} s`)

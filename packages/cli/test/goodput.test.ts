@@ -55,7 +55,8 @@ describe("loadledger goodput", () => {
       expect(g.rate).toBeCloseTo(g.requestsPerSecond / doc.traceRequestsPerSecond, 10)
       expect(r.shareOfBound).toBeCloseTo(g.requestsPerSecond / bound.goodput.requestsPerSecond, 10)
       // the law: nothing beats the bound, window by window, beyond the bisection's precision
-      g.windows.forEach((x, k) => expect(x).toBeLessThanOrEqual(bound.goodput.windows[k]! * 1.05 + 1e-9))
+      for (const [k, x] of g.windows.entries())
+        expect(x).toBeLessThanOrEqual(bound.goodput.windows[k]! * 1.05 + 1e-9)
       // the curve: attainment at 0.7x .. 1.3x of the best goodput, falling (or level) with the rate
       expect(r.curve.map((p) => p.requestsPerSecond / sglang.policies[0].goodput.requestsPerSecond)).toEqual(
         [0.7, 0.85, 1, 1.15, 1.3].map((x) => expect.closeTo(x, 10))
@@ -92,18 +93,33 @@ describe("loadledger goodput", () => {
   it("prints the ranked table, the SLO, the method and how to read it; writes the curves report", async () => {
     const dir = mkdtempSync(join(tmpdir(), "loadledger-goodput-"))
     const report = join(dir, "goodput.html")
-    const { code, out } = await runCaptured("goodput", ...small, "--policies", "round-robin,total-tokens", "--jobs", "1", "--report", report)
+    const { code, out } = await runCaptured(
+      "goodput",
+      ...small,
+      "--policies",
+      "round-robin,total-tokens",
+      "--jobs",
+      "1",
+      "--report",
+      report
+    )
     expect(code).toBe(0)
     const lines = out.split("\n")
-    expect(lines[0]).toMatch(/^goodput of glm-5\.3 on h200, DP 2, 240 requests from .* \([\d.]+ requests\/s\)$/)
-    expect(lines[1]).toBe("SLO: TTFT <= 10 s and TPOT <= 100 ms, joint per request, attained by >= 90% of requests")
+    expect(lines[0]).toMatch(
+      /^goodput of glm-5\.3 on h200, DP 2, 240 requests from .* \([\d.]+ requests\/s\)$/
+    )
+    expect(lines[1]).toBe(
+      "SLO: TTFT <= 10 s and TPOT <= 100 ms, joint per request, attained by >= 90% of requests"
+    )
     expect(out).toMatch(/sglang engine: best (round-robin|total-tokens)/)
     expect(out).toContain("balance-bound (ceiling)")
     expect(out).toContain("clairvoyant (reference)")
     expect(out).toContain("How to read it:")
     const html = readFileSync(report, "utf8")
     expect(html).toContain("SLO attainment against arrival rate (sglang engine)")
-    const data = JSON.parse(html.match(/<script type="application\/json" id="chart-data">(.*?)<\/script>/s)![1]!)
+    const data = JSON.parse(
+      html.match(/<script type="application\/json" id="chart-data">(.*?)<\/script>/s)![1]!
+    )
     // per row: the line, then the band's lower edge and its width
     expect(data[0].option.series).toHaveLength(4 * 3)
   }, 120_000)

@@ -426,7 +426,9 @@ export const compareGoodput = (
       `the SLO is unattainable in window ${zero} for ${!(a[zero]! > 0) ? "the first" : "the second"} policy only`
     )
   if (kept.length < 2)
-    return notComparable(`the SLO is unattainable for both in ${excluded} of ${a.length} windows: fewer than 2 left`)
+    return notComparable(
+      `the SLO is unattainable for both in ${excluded} of ${a.length} windows: fewer than 2 left`
+    )
   const logs = kept.map((k) => Math.log(a[k]! / b[k]!))
   const { mean, half } = tInterval(logs, confidence)
   const lo = mean - half

@@ -33,7 +33,11 @@ const oneRank = (s: Slo): SimConfig => ({
   maxRunningRequests: 1,
   slo: s,
   sloStopEarly: true,
-  stepModel: (ranks) => ({ stepSeconds: 1, tokenImbalanceRatio: 1, ranks: ranks.map(() => ({ syncWaitSeconds: 0 })) })
+  stepModel: (ranks) => ({
+    stepSeconds: 1,
+    tokenImbalanceRatio: 1,
+    ranks: ranks.map(() => ({ syncWaitSeconds: 0 }))
+  })
 })
 const rank0 = asSimPolicy({
   name: "rank0",
@@ -106,7 +110,11 @@ describe("estimateGoodput and compareGoodput", () => {
     fc.assert(
       fc.property(positive, (xs) => {
         const e = estimateGoodput(xs, 1)
-        return e._tag === "GoodputEstimate" && e.ci[0] <= e.requestsPerSecond + 1e-12 && e.requestsPerSecond <= e.ci[1] + 1e-12
+        return (
+          e._tag === "GoodputEstimate" &&
+          e.ci[0] <= e.requestsPerSecond + 1e-12 &&
+          e.requestsPerSecond <= e.ci[1] + 1e-12
+        )
       })
     )
     const same = estimateGoodput([5, 5, 5], 2.5)
@@ -115,18 +123,22 @@ describe("estimateGoodput and compareGoodput", () => {
 
   it("is antisymmetric: A against B mirrors B against A", () => {
     fc.assert(
-      fc.property(positive, fc.array(fc.double({ min: 0.5, max: 2, noNaN: true }), { minLength: 12, maxLength: 12 }), (b, f) => {
-        const a = b.map((x, i) => x * f[i]!)
-        const ab = compareGoodput(a, b)
-        const ba = compareGoodput(b, a)
-        if (ab._tag !== "GoodputComparison" || ba._tag !== "GoodputComparison") return false
-        const mirror = { better: "worse", worse: "better" } as Record<string, string>
-        return (
-          Math.abs(ab.ratio * ba.ratio - 1) < 1e-9 &&
-          Math.abs(ab.ci[0] * ba.ci[1] - 1) < 1e-9 &&
-          (mirror[ab.verdict] ?? ab.verdict) === ba.verdict
-        )
-      })
+      fc.property(
+        positive,
+        fc.array(fc.double({ min: 0.5, max: 2, noNaN: true }), { minLength: 12, maxLength: 12 }),
+        (b, f) => {
+          const a = b.map((x, i) => x * f[i]!)
+          const ab = compareGoodput(a, b)
+          const ba = compareGoodput(b, a)
+          if (ab._tag !== "GoodputComparison" || ba._tag !== "GoodputComparison") return false
+          const mirror = { better: "worse", worse: "better" } as Record<string, string>
+          return (
+            Math.abs(ab.ratio * ba.ratio - 1) < 1e-9 &&
+            Math.abs(ab.ci[0] * ba.ci[1] - 1) < 1e-9 &&
+            (mirror[ab.verdict] ?? ab.verdict) === ba.verdict
+          )
+        }
+      )
     )
   })
 
@@ -150,7 +162,10 @@ describe("balance bound", () => {
   const model = modelSimConfig(models["glm-5.3"]!, gpus["h200"]!)
   const s: Slo = { ttftSeconds: 10, tpotSeconds: 0.1, attainment: 0.9, criterion: "joint" }
   const precision = 0.04
-  const goodput = (config: SimConfig, run: (c: SimConfig, t: ReadonlyArray<TraceRequest>) => ReturnType<typeof simulate>) => {
+  const goodput = (
+    config: SimConfig,
+    run: (c: SimConfig, t: ReadonlyArray<TraceRequest>) => ReturnType<typeof simulate>
+  ) => {
     const g = findGoodputRate((t) => run({ ...config, slo: s, sloStopEarly: true }, t), trace, { precision })
     if (g._tag !== "GoodputRate") throw new Error(g.message)
     return g.rate

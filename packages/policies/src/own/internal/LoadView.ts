@@ -210,8 +210,7 @@ export const ledgerView = (
   staleAfterSeconds: number
 ): ReadonlyArray<RankView> => {
   const fm = freshMax(state, now, staleAfterSeconds)
-  return state.snapshots.map((s, r) => {
-    const fresh = isFresh(state, r, now, staleAfterSeconds)
+  return state.snapshots.map((_, r) => {
     const [requests, tokens, waiting] = baseOf(state, r, now, staleAfterSeconds, fm)
     return {
       requests: requests + state.chargedRequests[r]!,
