@@ -20,10 +20,12 @@ describe("loadledger capacity", () => {
     expect(failed / rate).toBeLessThanOrEqual(1.05 + 1e-3)
     const share = (line: string | undefined, pct: number) =>
       Number(line?.match(new RegExp(`^${pct}% of capacity: ([\\d.]+)x$`))?.[1])
-    expect(share(lines.at(-2), 70) / rate).toBeCloseTo(0.7, 2)
-    expect(share(lines.at(-1), 90) / rate).toBeCloseTo(0.9, 2)
+    expect(share(lines.at(-3), 70) / rate).toBeCloseTo(0.7, 2)
+    expect(share(lines.at(-2), 90) / rate).toBeCloseTo(0.9, 2)
+    // and where to go for a verdict between policies
+    expect(lines.at(-1)).toMatch(/^to rank policies by .* loadledger goodput --trace/)
     // each probe line: rate, backlog, kept up (the capacity's row says yes, the failed one no)
-    const probes = lines.slice(2, -3).map((l) => l.trim().split(/\s+/))
+    const probes = lines.slice(2, -4).map((l) => l.trim().split(/\s+/))
     expect(probes.length).toBeGreaterThan(2)
     expect(probes.find((p) => Number(p[0]) === Number(rate.toPrecision(4)))?.[2]).toBe("yes")
     expect(probes.find((p) => Number(p[0]) === Number(failed.toPrecision(4)))?.[2]).toBe("no")

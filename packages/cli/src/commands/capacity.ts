@@ -130,9 +130,13 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
     return
   }
   process.stdout.write(
-    `capacity: ${found.rate.toPrecision(4)}x (${found.requestsPerSecond.toPrecision(4)} requests/s; ${found.failedRate.toPrecision(4)}x falls behind)\n${at.map((a) => `${Math.round(a.share * 100)}% of capacity: ${a.rate.toPrecision(3)}x`).join("\n")}\n`
+    `capacity: ${found.rate.toPrecision(4)}x (${found.requestsPerSecond.toPrecision(4)} requests/s; ${found.failedRate.toPrecision(4)}x falls behind)\n${at.map((a) => `${Math.round(a.share * 100)}% of capacity: ${a.rate.toPrecision(3)}x`).join("\n")}\n${GOODPUT_HINT}\n`
   )
 }
+
+/** Where `capacity` points for a verdict between policies. */
+export const GOODPUT_HINT =
+  "to rank policies by the rate they serve within a latency SLO, with intervals: loadledger goodput --trace <file> [--slo mlperf-deepseek-r1]"
 
 /**
  * Registers `loadledger capacity --trace FILE [--policy total-tokens] [--dp 8] [--model glm-5.3]
@@ -158,7 +162,7 @@ export const register = (program: Command): void => {
     )
     .addHelpText(
       "after",
-      "\nA run keeps up when it serves every request (none rejected) and its last request starts within\ntolerance x the trace's arrival span of the last arrival (the backlog column).\nThe search doubles or halves from --start, then bisects to --precision; every probe replays the\nwhole trace. Rates multiply the trace's own arrival rate, as simulate's --rate-scale does. A\npolicy whose rejections do not fall when the rate halves has no capacity. The trace needs at\nleast 100 requests."
+      "\nA run keeps up when it serves every request (none rejected) and its last request starts within\ntolerance x the trace's arrival span of the last arrival (the backlog column).\nThe search doubles or halves from --start, then bisects to --precision; every probe replays the\nwhole trace. Rates multiply the trace's own arrival rate, as simulate's --rate-scale does. A\npolicy whose rejections do not fall when the rate halves has no capacity. The trace needs at\nleast 100 requests.\nCapacity asks when a group falls behind; to compare routing policies by the rate each serves\nwithin a latency SLO (with confidence intervals and a ceiling), use loadledger goodput."
     )
     .requiredOption(
       "--trace <file>",

@@ -6,11 +6,13 @@
 import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { policyEntries } from "@loadledger/policies"
+import { describeSlo } from "@loadledger/sim"
 import type { Command } from "commander"
 import { fail, nonNegativeInt } from "../internal/args.js"
+import { type GoodputCellResult, goodputBlocks, goodputJson, goodputMarkdown } from "../sweep/goodputCells.js"
 import { sweepReport } from "../sweep/report.js"
 import { mergeRuns, readCells, runSweep } from "../sweep/run.js"
-import { expandCells, parseShard, parseSpec, type SweepSpec } from "../sweep/Spec.js"
+import { expandCells, type GoodputCells, parseShard, parseSpec, type SweepSpec } from "../sweep/Spec.js"
 import { markdownTable, summaryRows } from "../sweep/Summary.js"
 import { fieldWins, verdictMarkdown, verdictRows } from "../sweep/Verdict.js"
 import { progressMode, startProgress } from "./progress.js"
@@ -56,7 +58,44 @@ const writableDir = (dir: string) => {
   }
 }
 
+const missingNote = (n: number) =>
+  n > 0 ? `${n} cells not run yet (other shards?): merge them with \`loadledger sweep merge\`\n` : ""
+
+/** A goodput sweep's summary: a ranked board per (trace, DP, front end) block. */
+const writeGoodputSummary = async (outDir: string, spec: SweepSpec, g: GoodputCells, json: boolean) => {
+  const { results, missing } = readCells<GoodputCellResult>(outDir, expandCells(spec))
+  const blocks = goodputBlocks(results, g)
+  const table = goodputMarkdown(blocks, g)
+  const { renderGoodputReport } = await import("../goodput/report.js")
+  const { boardHtmlTable } = await import("../goodput/table.js")
+  writeFileSync(
+    join(outDir, "report.html"),
+    await renderGoodputReport({
+      title: `loadledger sweep: ${spec.name} (goodput)`,
+      context: [
+        `${results.length} cells; ${spec.model} on ${spec.gpu}; SLO: ${describeSlo(g.slo)}`,
+        ...blocks.map((b, i) => `Table ${i + 1}: ${b.trace}, DP ${b.dp}, ${b.frontEnd}`)
+      ],
+      table: blocks.map((b, i) => boardHtmlTable([b.board], `summary-${i + 1}`)).join("\n"),
+      charts: []
+    })
+  )
+  const rows = goodputJson(blocks)
+  writeFileSync(
+    join(outDir, "summary.json"),
+    `${JSON.stringify({ spec, slo: { ...g.slo, description: describeSlo(g.slo) }, blocks: rows, missing: missing.map((c) => c.id) }, null, 2)}\n`
+  )
+  writeFileSync(join(outDir, "summary.md"), `${table}\n`)
+  if (json) process.stdout.write(`${JSON.stringify({ blocks: rows, missing: missing.map((c) => c.id) })}\n`)
+  else process.stdout.write(`${table}\n${missingNote(missing.length)}results in ${outDir}\n`)
+}
+
+/** Where a sweep of fixed-rate cells points for a verdict. */
+const SWEEP_HINT =
+  "single-run percentiles at fixed rates can flip between nearby rates: for a verdict with confidence, give the spec `goodput: {slo: ...}` (see examples/sweeps/goodput.yaml) or run loadledger goodput"
+
 const writeSummary = async (outDir: string, spec: SweepSpec, json: boolean) => {
+  if (spec.goodput !== undefined) return writeGoodputSummary(outDir, spec, spec.goodput, json)
   const { results, missing } = readCells(outDir, expandCells(spec))
   const rows = summaryRows(results)
   // loadledger's own policies (not reproducing upstream) against the best of the rest, per block
@@ -76,10 +115,7 @@ const writeSummary = async (outDir: string, spec: SweepSpec, json: boolean) => {
   )
   writeFileSync(join(outDir, "summary.md"), `${table}\n`)
   if (json) process.stdout.write(`${JSON.stringify({ rows, missing: missing.map((c) => c.id) })}\n`)
-  else
-    process.stdout.write(
-      `${table}\n${missing.length > 0 ? `${missing.length} cells not run yet (other shards?): merge them with \`loadledger sweep merge\`\n` : ""}results in ${outDir}\n`
-    )
+  else process.stdout.write(`${table}\n${missingNote(missing.length)}results in ${outDir}\n${SWEEP_HINT}\n`)
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import { findPolicy } from "@loadledger/policies"
 import {
+  type CoordinatorRows,
   clairvoyantPolicy,
   findGoodputRate,
   type GoodputProbe,
@@ -38,6 +39,8 @@ export interface GoodputSetup {
   readonly gpu: string
   readonly dp: number
   readonly frontEnds: number
+  /** vLLM front ends only: the rows they are handed (the simulator's default when absent). */
+  readonly coordinatorRows?: CoordinatorRows | undefined
   readonly seed: number
   readonly slo: Slo
   readonly start: number

@@ -209,59 +209,110 @@ export const runLeaderboard = async (o: LeaderboardOptions): Promise<ReadonlyArr
         `${labelOf(curveJobs[bad]!.subject)} on window ${curveJobs[bad]!.window}: ${(curves[bad] as { message: string }).message}`
       )
   }
-  return engines.map((engine): EngineBoard => {
-    const best = bestOf(engine)
-    const bound = perEntry.find((p) => p.entry.engine === engine && p.entry.subject.kind === "bound")!
-    const mine = perEntry.map((p, i) => ({ p, i })).filter(({ p }) => p.entry.engine === engine)
-    const rows = mine.map(({ p, i }): LeaderboardRow => {
-      const rates = curveRates.get(engine)!
-      const curve = o.curve
-        ? rates.map((rps, j) => {
-            const xs = Array.from(
-              { length: K },
-              (_, k) => (curves[i * K + k] as Extract<GoodputJobResult, { kind: "curve" }>).attainment[j]!
-            )
-            const e = estimateGoodput(xs, 1, o.confidence)
-            const mean = xs.reduce((a, x) => a + x, 0) / K
-            const ci =
-              e._tag === "GoodputEstimate"
-                ? ([Math.max(0, e.ci[0]), Math.min(1, e.ci[1])] as const)
-                : ([mean, mean] as const)
-            return { rate: rps / o.traceRequestsPerSecond, requestsPerSecond: rps, attainment: mean, ci }
-          })
-        : []
-      const vs =
-        p === best || p.entry.subject.kind === "bound"
-          ? undefined
-          : compareGoodput(p.windows, best.windows, o.confidence)
-      return {
-        policy: p.entry.label,
-        kind: p.entry.subject.kind,
-        engine,
-        goodput: p.goodput,
-        shareOfBound:
-          bound.goodput.requestsPerSecond > 0
-            ? p.goodput.requestsPerSecond / bound.goodput.requestsPerSecond
-            : Number.NaN,
-        vsBest: vs === undefined || vs._tag === "GoodputError" ? undefined : vs,
-        curve,
-        probes: p.probes,
-        rejected: p.rejected
-      }
-    })
-    const order = (r: LeaderboardRow) => (r.kind === "policy" ? 0 : r.kind === "clairvoyant" ? 1 : 2)
-    const ranked = [...rows].sort(
-      (a, b) => order(a) - order(b) || b.goodput.requestsPerSecond - a.goodput.requestsPerSecond
+  const curveOf = (i: number, engine: "sglang" | "vllm"): LeaderboardRow["curve"] =>
+    o.curve
+      ? curveRates.get(engine)!.map((rps, j) => {
+          const xs = Array.from(
+            { length: K },
+            (_, k) => (curves[i * K + k] as Extract<GoodputJobResult, { kind: "curve" }>).attainment[j]!
+          )
+          const e = estimateGoodput(xs, 1, o.confidence)
+          const mean = xs.reduce((a, x) => a + x, 0) / K
+          const ci =
+            e._tag === "GoodputEstimate"
+              ? ([Math.max(0, e.ci[0]), Math.min(1, e.ci[1])] as const)
+              : ([mean, mean] as const)
+          return { rate: rps / o.traceRequestsPerSecond, requestsPerSecond: rps, attainment: mean, ci }
+        })
+      : []
+  return engines.map((engine) =>
+    rankBoard(
+      engine,
+      perEntry.flatMap((p, i) =>
+        p.entry.engine === engine
+          ? [
+              {
+                policy: p.entry.label,
+                kind: p.entry.subject.kind,
+                windows: p.windows,
+                goodput: p.goodput,
+                probes: p.probes,
+                rejected: p.rejected,
+                curve: curveOf(i, engine)
+              }
+            ]
+          : []
+      ),
+      o.confidence
     )
-    const compared = mine.filter(({ p }) => p.entry.subject.kind !== "bound").map(({ p }) => p)
-    const verdicts = compared.flatMap((a, x) =>
-      compared.slice(x + 1).flatMap((b) => {
-        const c = compareGoodput(a.windows, b.windows, o.confidence)
-        return c._tag === "GoodputError"
-          ? []
-          : [{ a: a.entry.label, b: b.entry.label, ratio: c.ratio, ci: c.ci, verdict: c.verdict }]
-      })
-    )
-    return { engine, rows: ranked, best: best.entry.label, verdicts }
+  )
+}
+
+/**
+ * One subject's measured goodput on every window, ready to rank: see {@link rankBoard}.
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export interface RankInput {
+  readonly policy: string
+  readonly kind: Subject["kind"]
+  readonly windows: ReadonlyArray<number>
+  readonly goodput: GoodputEstimate
+  readonly probes: ReadonlyArray<ReadonlyArray<GoodputProbe>>
+  readonly rejected: number
+  readonly curve: LeaderboardRow["curve"]
+}
+
+/**
+ * Rank one engine's subjects (registered policies, at most one clairvoyant reference and one
+ * balance bound): the best is the registered policy with the highest mean goodput; each other
+ * subject gets its paired verdict against it and its share of the bound (NaN without a bound or
+ * when the bound's goodput is 0); rows are ordered policies by goodput, then the reference, then
+ * the bound; `verdicts` holds every pair of non-bound subjects. Pure; used by `goodput` and by
+ * sweeps' goodput cells. `subjects` must hold at least one registered policy.
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export const rankBoard = (
+  engine: "sglang" | "vllm",
+  subjects: ReadonlyArray<RankInput>,
+  confidence: number
+): EngineBoard => {
+  const policies = subjects.filter((p) => p.kind === "policy")
+  const best = policies.reduce((a, b) => (b.goodput.requestsPerSecond > a.goodput.requestsPerSecond ? b : a))
+  const bound = subjects.find((p) => p.kind === "bound")
+  const rows = subjects.map((p): LeaderboardRow => {
+    const vs =
+      p === best || p.kind === "bound" ? undefined : compareGoodput(p.windows, best.windows, confidence)
+    return {
+      policy: p.policy,
+      kind: p.kind,
+      engine,
+      goodput: p.goodput,
+      shareOfBound:
+        bound !== undefined && bound.goodput.requestsPerSecond > 0
+          ? p.goodput.requestsPerSecond / bound.goodput.requestsPerSecond
+          : Number.NaN,
+      vsBest: vs === undefined || vs._tag === "GoodputError" ? undefined : vs,
+      curve: p.curve,
+      probes: p.probes,
+      rejected: p.rejected
+    }
   })
+  const order = (r: LeaderboardRow) => (r.kind === "policy" ? 0 : r.kind === "clairvoyant" ? 1 : 2)
+  const ranked = [...rows].sort(
+    (a, b) => order(a) - order(b) || b.goodput.requestsPerSecond - a.goodput.requestsPerSecond
+  )
+  const compared = subjects.filter((p) => p.kind !== "bound")
+  const verdicts = compared.flatMap((a, x) =>
+    compared.slice(x + 1).flatMap((b) => {
+      const c = compareGoodput(a.windows, b.windows, confidence)
+      return c._tag === "GoodputError"
+        ? []
+        : [{ a: a.policy, b: b.policy, ratio: c.ratio, ci: c.ci, verdict: c.verdict }]
+    })
+  )
+  return { engine, rows: ranked, best: best.policy, verdicts }
 }

@@ -33,7 +33,8 @@ const signed = (r: number) => `${r >= 1 ? "+" : ""}${((r - 1) * 100).toFixed(1)}
  */
 export const verdictText = (c: GoodputComparison | undefined): string => {
   if (c === undefined) return "best"
-  if (c.verdict === "not comparable") return `not comparable: ${c.reason ?? ""}`
+  if (c.verdict === "not comparable")
+    return `not comparable: ${(c.reason ?? "").replace("the first policy", "this policy").replace("the second policy", "the best")}`
   const span = `${signed(c.ratio)} [${signed(c.ci[0])}, ${signed(c.ci[1])}]`
   return c.verdict === "no significant difference"
     ? `no significant difference (${span})`
@@ -106,40 +107,49 @@ most win back). The clairvoyant reference knows every request's output length.`
  */
 export const boardJson = (boards: ReadonlyArray<EngineBoard>, head: Record<string, unknown>): unknown => ({
   ...head,
-  engines: boards.map((b) => ({
-    engine: b.engine,
-    best: b.best,
-    policies: b.rows.map((r) => ({
-      policy: r.policy,
-      kind: r.kind,
-      engine: r.engine,
-      goodput: {
-        rate: r.goodput.rate,
-        requestsPerSecond: r.goodput.requestsPerSecond,
-        ci: r.goodput.ci,
-        rateCi: r.goodput.rateCi,
-        windows: r.goodput.windows,
-        unattainableWindows: r.goodput.unattainable
-      },
-      shareOfBound: r.shareOfBound,
-      verdict:
-        r.kind === "bound"
-          ? undefined
-          : r.policy === b.best
-            ? { verdict: "best" }
-            : r.vsBest && {
-                verdict: r.vsBest.verdict,
-                ratio: r.vsBest.ratio,
-                ci: r.vsBest.ci,
-                reason: r.vsBest.reason,
-                excludedWindows: r.vsBest.excludedWindows
-              },
-      curve: r.curve,
-      probes: r.probes,
-      rejected: r.rejected
-    })),
-    verdicts: b.verdicts
-  }))
+  engines: boards.map(engineJson)
+})
+
+/**
+ * One engine's board as JSON: `engine`, `best`, the ranked `policies` (see {@link boardJson}) and
+ * the pairwise `verdicts`.
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export const engineJson = (b: EngineBoard) => ({
+  engine: b.engine,
+  best: b.best,
+  policies: b.rows.map((r) => ({
+    policy: r.policy,
+    kind: r.kind,
+    engine: r.engine,
+    goodput: {
+      rate: r.goodput.rate,
+      requestsPerSecond: r.goodput.requestsPerSecond,
+      ci: r.goodput.ci,
+      rateCi: r.goodput.rateCi,
+      windows: r.goodput.windows,
+      unattainableWindows: r.goodput.unattainable
+    },
+    shareOfBound: r.shareOfBound,
+    verdict:
+      r.kind === "bound"
+        ? undefined
+        : r.policy === b.best
+          ? { verdict: "best" }
+          : r.vsBest && {
+              verdict: r.vsBest.verdict,
+              ratio: r.vsBest.ratio,
+              ci: r.vsBest.ci,
+              reason: r.vsBest.reason,
+              excludedWindows: r.vsBest.excludedWindows
+            },
+    curve: r.curve,
+    probes: r.probes,
+    rejected: r.rejected
+  })),
+  verdicts: b.verdicts
 })
 
 /**
@@ -218,7 +228,7 @@ export const curveChart = (b: EngineBoard, target: number, id: string): ChartSpe
  * @category goodput
  * @since 0.5.0
  */
-export const boardHtmlTable = (boards: ReadonlyArray<EngineBoard>): string => {
+export const boardHtmlTable = (boards: ReadonlyArray<EngineBoard>, id = "summary"): string => {
   const head = [
     "policy",
     "engine",
@@ -239,7 +249,7 @@ export const boardHtmlTable = (boards: ReadonlyArray<EngineBoard>): string => {
     r.kind === "bound" ? "100%" : pct(r.shareOfBound),
     r.kind === "bound" ? "-" : r.policy === b.best ? "best" : verdictText(r.vsBest)
   ]
-  return `<table id="summary"><thead><tr>${head.map((h, i) => `<th scope="col"${i >= 2 ? ' class="n"' : ""} data-col="${i}" tabindex="0">${esc(h)}</th>`).join("")}</tr></thead><tbody>${boards
+  return `<table id="${id}"><thead><tr>${head.map((h, i) => `<th scope="col"${i >= 2 ? ' class="n"' : ""} data-col="${i}" tabindex="0">${esc(h)}</th>`).join("")}</tr></thead><tbody>${boards
     .flatMap((b) =>
       b.rows.map(
         (r) =>

@@ -10,14 +10,15 @@
  */
 import { dirname, isAbsolute, resolve } from "node:path"
 import { findPolicy, policyEntries } from "@loadledger/policies"
-import type { CoordinatorRows } from "@loadledger/sim"
+import { type CoordinatorRows, parseSlo, type Slo } from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time"
 import { parse as parseYaml } from "yaml"
 import { noKvPoolMessage } from "../internal/simSetup.js"
 
 /**
  * One cell of a sweep: everything `simulate` needs, as plain data (it crosses worker threads and is
- * written next to its result). `trace` is an absolute path; `rate` scales the arrival rate;
+ * written next to its result). `trace` is an absolute path; `rate` scales the arrival rate (in a
+ * goodput cell: 1, the first multiplier the search probes);
  * `coordinatorRows` (since 0.4.0, vLLM only) is the simulator's `coordinatorRows`, absent for its
  * default `"extended"`.
  *
@@ -38,7 +39,36 @@ export interface Cell {
   readonly model: string
   readonly gpu: string
   readonly seed: number
+  /** Goodput cells only (since 0.5.0): the search, see {@link GoodputCells}. */
+  readonly goodput?: GoodputCells | undefined
 }
+
+/**
+ * A sweep of goodput cells (since 0.5.0): instead of one replay at each rate, each cell finds its
+ * policy's goodput under `slo` (the largest rate multiplier at which the SLO is met) on each of
+ * `windows` disjoint windows of the trace, by bisection to within `1 + precision`, as `loadledger
+ * goodput` does; every (trace, DP, front end) block also gets the clairvoyant reference and the
+ * balance bound, and the summary ranks each block with `confidence` intervals and paired verdicts.
+ * `sloText` is the spec's own `slo` (a preset name or `ttft=…,tpot=…`).
+ *
+ * @category sweep
+ * @since 0.5.0
+ */
+export interface GoodputCells {
+  readonly slo: Slo
+  readonly sloText: string
+  readonly windows: number
+  readonly confidence: number
+  readonly precision: number
+}
+
+/**
+ * The reference subjects a goodput sweep adds to every block, as cell policy names.
+ *
+ * @category sweep
+ * @since 0.5.0
+ */
+export const GOODPUT_REFERENCES: ReadonlyArray<string> = ["clairvoyant", "balance-bound"]
 
 /**
  * A parsed and checked grid spec. Trace paths are absolute (relative ones are resolved against the
@@ -67,6 +97,8 @@ export interface SweepSpec {
     readonly coordinatorRows?: Exclude<CoordinatorRows, "extended"> | undefined
   }>
   readonly policies: ReadonlyArray<string>
+  /** Present when the cells are goodput cells (since 0.5.0); then no trace has `rates`. */
+  readonly goodput?: GoodputCells | undefined
 }
 
 /**
@@ -127,8 +159,32 @@ const known = new Set([
   "rates",
   "dp",
   "frontEnds",
-  "policies"
+  "policies",
+  "goodput"
 ])
+
+const parseGoodput = (u: unknown): GoodputCells | undefined => {
+  if (u === undefined) return undefined
+  const o = typeof u === "string" ? { slo: u } : isObj(u) ? u : undefined
+  if (o === undefined)
+    throw new SpecError("goodput", "must be an SLO or {slo, windows?, confidence?, precision?}")
+  for (const k of Object.keys(o))
+    if (!["slo", "windows", "confidence", "precision"].includes(k))
+      throw new SpecError(`goodput.${k}`, "unknown key (known: slo, windows, confidence, precision)")
+  const sloText = str(o.slo, "goodput.slo")
+  const slo = parseSlo(sloText)
+  if (slo._tag === "SloError") throw new SpecError("goodput.slo", slo.message)
+  const windows =
+    o.windows === undefined
+      ? 10
+      : num(o.windows, "goodput.windows", (n) => Number.isInteger(n) && n >= 2, "an integer >= 2")
+  const confidence =
+    o.confidence === undefined
+      ? 0.95
+      : num(o.confidence, "goodput.confidence", (n) => n > 0 && n < 1, "in (0, 1), e.g. 0.95")
+  const precision = o.precision === undefined ? 0.01 : posNum(o.precision, "goodput.precision")
+  return { slo: slo.slo, sloText, windows, confidence, precision }
+}
 
 const baseName = (p: string) =>
   p
@@ -178,6 +234,9 @@ export const parseSpec = (text: string, specFile: string): SweepSpec => {
       ? 0
       : num(doc.seed, "seed", (n) => Number.isInteger(n) && n >= 0, "a non-negative integer")
   const limit = doc.limit === undefined ? undefined : posInt(doc.limit, "limit")
+  const goodput = parseGoodput(doc.goodput)
+  if (goodput !== undefined && doc.rates !== undefined)
+    throw new SpecError("rates", "goodput cells find their own rate: drop `rates`")
   const topRates = list(doc.rates).map((r, i) => posNum(r, `rates[${i}]`))
   const base = dirname(resolve(specFile))
   const traces = list(doc.traces).map((t, i) => {
@@ -189,8 +248,14 @@ export const parseSpec = (text: string, specFile: string): SweepSpec => {
         throw new SpecError(`${p}.${k}`, "unknown key (known: path, rates, name)")
     const raw = str(o.path, `${p}.path`)
     const path = isAbsolute(raw) ? raw : resolve(base, raw)
+    if (goodput !== undefined && o.rates !== undefined)
+      throw new SpecError(`${p}.rates`, "goodput cells find their own rate: drop `rates`")
     const rates =
-      o.rates === undefined ? topRates : list(o.rates).map((r, j) => posNum(r, `${p}.rates[${j}]`))
+      goodput !== undefined
+        ? [1]
+        : o.rates === undefined
+          ? topRates
+          : list(o.rates).map((r, j) => posNum(r, `${p}.rates[${j}]`))
     if (rates.length === 0)
       throw new SpecError(`${p}.rates`, "no rates: give `rates` here or at the top level")
     return { path, name: o.name === undefined ? baseName(raw) : str(o.name, `${p}.name`), rates }
@@ -259,7 +324,8 @@ export const parseSpec = (text: string, specFile: string): SweepSpec => {
     traces,
     dp,
     frontEnds,
-    policies: rawPolicies
+    policies: rawPolicies,
+    ...(goodput === undefined ? {} : { goodput })
   }
 }
 
@@ -311,9 +377,11 @@ export const expandCells = (spec: SweepSpec): ReadonlyArray<Cell> => {
     for (const rate of t.rates)
       for (const dp of spec.dp)
         for (const fe of spec.frontEnds)
-          for (const policy of spec.policies)
+          for (const policy of spec.goodput === undefined
+            ? spec.policies
+            : [...spec.policies, ...GOODPUT_REFERENCES])
             cells.push({
-              id: `${slug(t.name)}_r${rate}_dp${dp}_${fe.engine}${fe.clients}${fe.coordinatorRows === undefined ? "" : `-${fe.coordinatorRows}rows`}_${slug(policy)}`,
+              id: `${slug(t.name)}_${spec.goodput === undefined ? `r${rate}` : "goodput"}_dp${dp}_${fe.engine}${fe.clients}${fe.coordinatorRows === undefined ? "" : `-${fe.coordinatorRows}rows`}_${slug(policy)}`,
               trace: t.path,
               traceName: t.name,
               rate,
@@ -325,7 +393,8 @@ export const expandCells = (spec: SweepSpec): ReadonlyArray<Cell> => {
               policy,
               model: spec.model,
               gpu: spec.gpu,
-              seed: spec.seed
+              seed: spec.seed,
+              ...(spec.goodput === undefined ? {} : { goodput: spec.goodput })
             })
   return cells
 }

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { isDeepStrictEqual } from "node:util"
+import { type GoodputCellResult, runGoodputCell } from "./goodputCells.js"
 import type { CellResult } from "./runCell.js"
 import { runCell } from "./runCell.js"
 import { type Cell, expandCells, inShard, type SweepSpec } from "./Spec.js"
@@ -41,15 +42,32 @@ export interface RunReport {
   readonly ran: number
 }
 
+/**
+ * A finished cell of either kind: a replay at one rate, or a goodput search (a spec with `goodput`).
+ *
+ * @category sweep
+ * @since 0.5.0
+ */
+export type AnyCellResult = CellResult | GoodputCellResult
+
+/**
+ * Run one cell of either kind, in this thread.
+ *
+ * @category sweep
+ * @since 0.5.0
+ */
+export const runAnyCell = (cell: Cell): AnyCellResult =>
+  cell.goodput === undefined ? runCell(cell) : runGoodputCell(cell)
+
 const cellsDir = (outDir: string) => join(outDir, "cells")
 const cellFile = (outDir: string, id: string) => join(cellsDir(outDir), `${id}.json`)
 
 /** A finished cell kept in `outDir`, when its file holds exactly this cell. */
-const kept = (outDir: string, cell: Cell): CellResult | undefined => {
+const kept = (outDir: string, cell: Cell): AnyCellResult | undefined => {
   const f = cellFile(outDir, cell.id)
   if (!existsSync(f)) return undefined
   try {
-    const r = JSON.parse(readFileSync(f, "utf8")) as CellResult
+    const r = JSON.parse(readFileSync(f, "utf8")) as AnyCellResult
     // compare as written: JSON drops undefined fields (a spec without `limit`), so the cell must too
     return isDeepStrictEqual(r.cell, JSON.parse(JSON.stringify(cell))) ? r : undefined
   } catch {
@@ -57,7 +75,7 @@ const kept = (outDir: string, cell: Cell): CellResult | undefined => {
   }
 }
 
-const writeCell = (outDir: string, r: CellResult) => {
+const writeCell = (outDir: string, r: AnyCellResult) => {
   const f = cellFile(outDir, r.cell.id)
   writeFileSync(`${f}.tmp`, JSON.stringify(r))
   renameSync(`${f}.tmp`, f)
@@ -102,13 +120,13 @@ export const runSweep = async (spec: SweepSpec, o: RunOptions): Promise<RunRepor
   const todo = cells.filter((c) => kept(o.outDir, c) === undefined)
   const skipped = cells.length - todo.length
   let done = skipped
-  const finished = (r: CellResult) => {
+  const finished = (r: AnyCellResult) => {
     writeCell(o.outDir, r)
     done++
     o.onProgress?.({ done, total: cells.length, skipped, cell: r.cell })
   }
   const workers = Math.min(o.workers ?? availableParallelism(), todo.length)
-  if (workers <= 0) for (const c of todo) finished(runCell(c))
+  if (workers <= 0) for (const c of todo) finished(runAnyCell(c))
   else {
     const { Tinypool } = await import("tinypool")
     const pool = new Tinypool({
@@ -118,7 +136,7 @@ export const runSweep = async (spec: SweepSpec, o: RunOptions): Promise<RunRepor
       execArgv: fromSources ? ["--conditions=@loadledger/source"] : []
     })
     try {
-      await Promise.all(todo.map((c) => (pool.run(c) as Promise<CellResult>).then(finished)))
+      await Promise.all(todo.map((c) => (pool.run(c) as Promise<AnyCellResult>).then(finished)))
     } finally {
       await pool.destroy()
     }
@@ -150,16 +168,16 @@ export const runSweep = async (spec: SweepSpec, o: RunOptions): Promise<RunRepor
  * @category sweep
  * @since 0.2.0
  */
-export const readCells = (
+export const readCells = <R extends AnyCellResult = CellResult>(
   outDir: string,
   cells: ReadonlyArray<Cell>
-): { readonly results: ReadonlyArray<CellResult>; readonly missing: ReadonlyArray<Cell> } => {
-  const results: Array<CellResult> = []
+): { readonly results: ReadonlyArray<R>; readonly missing: ReadonlyArray<Cell> } => {
+  const results: Array<R> = []
   const missing: Array<Cell> = []
   for (const c of cells) {
     const r = kept(outDir, c)
     if (r === undefined) missing.push(c)
-    else results.push(r)
+    else results.push(r as R)
   }
   return { results, missing }
 }

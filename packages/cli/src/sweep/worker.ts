@@ -3,7 +3,7 @@
  *
  * @since 0.2.0
  */
-import { type CellResult, runCell } from "./runCell.js"
+import { type AnyCellResult, runAnyCell } from "./run.js"
 import type { Cell } from "./Spec.js"
 
-export default (cell: Cell): CellResult => runCell(cell)
+export default (cell: Cell): AnyCellResult => runAnyCell(cell)
