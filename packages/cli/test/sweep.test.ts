@@ -217,7 +217,9 @@ describe("loadledger sweep", () => {
     expect(io.out).toContain("**conversation_trace at 0.1x, DP 8, vllm x2**")
     expect(io.out).toMatch(/\| total-tokens \| .* \| ok 60\/60 \|/)
     expect(io.err).toMatch(/^done: 6\/6 cells in \d/m)
-    expect(io.out).toMatch(/for a verdict with confidence, give the spec `goodput: .*` .* or run loadledger goodput\n$/)
+    expect(io.out).toMatch(
+      /for a verdict with confidence, give the spec `goodput: .*` .* or run loadledger goodput\n$/
+    )
     const summary = JSON.parse(readFileSync(join(o, "summary.json"), "utf8"))
     expect(summary.rows).toHaveLength(6)
     expect(summary.missing).toEqual([])

@@ -135,7 +135,7 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
 }
 
 /** Where `capacity` points for a verdict between policies. */
-export const GOODPUT_HINT =
+const GOODPUT_HINT =
   "to rank policies by the rate they serve within a latency SLO, with intervals: loadledger goodput --trace <file> [--slo mlperf-deepseek-r1]"
 
 /**

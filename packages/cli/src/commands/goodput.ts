@@ -17,7 +17,15 @@ import { readTraceFile, traceFormatOption } from "../internal/simSetup.js"
 import { progressMode, startProgress } from "./progress.js"
 import { isArgError, parsePolicyList } from "./simulateArgs.js"
 
-/** The SLO `goodput` judges by when none is given. */
+/**
+ * The SLO `goodput` judges by when none is given.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_SLO } from "./goodput.js"
+ * DEFAULT_SLO // => "mlperf-deepseek-r1"
+ * ```
+ */
 export const DEFAULT_SLO = "mlperf-deepseek-r1"
 
 /**

@@ -91,7 +91,23 @@ export type GoodputJobResult =
 
 let cached: { key: string; windows: ReadonlyArray<ReadonlyArray<TraceRequest>> } | undefined
 
-/** The setup's windows, read and cut once per thread. */
+/**
+ * The setup's windows, read and cut once per thread.
+ *
+ * @example
+ * ```ts
+ * import { windowsOf } from "./jobs.js"
+ * import { parseSlo } from "@loadledger/sim"
+ * const slo = parseSlo("ttft=10s,tpot=100ms,attain=0.9")
+ * if (slo._tag === "SloError") throw new Error(slo.message)
+ * const setup = {
+ *   trace: "examples/traces/mooncake/conversation_trace.jsonl", limit: 100, windows: 2, model: "glm-5.3", gpu: "h200",
+ *   dp: 2, frontEnds: 1, seed: 0, slo: slo.slo, start: 1, precision: 0.1
+ * }
+ * windowsOf(setup).map((w) => w.length) // => [50, 50]
+ * windowsOf(setup)[1]![0]!.arrivalSeconds // => 0
+ * ```
+ */
 export const windowsOf = (s: GoodputSetup): ReadonlyArray<ReadonlyArray<TraceRequest>> => {
   const key = JSON.stringify([s.trace, s.format, s.limit, s.windows])
   if (cached?.key === key) return cached.windows
@@ -125,6 +141,23 @@ const replayer = (
 
 /**
  * Run one job (see {@link GoodputJob}). Never throws: a problem is a `{ kind: "error" }` answer.
+ *
+ * @example
+ * ```ts
+ * import { runGoodputJob } from "./jobs.js"
+ * import { parseSlo } from "@loadledger/sim"
+ * const slo = parseSlo("ttft=10s,tpot=100ms,attain=0.9")
+ * if (slo._tag === "SloError") throw new Error(slo.message)
+ * const setup = {
+ *   trace: "examples/traces/mooncake/conversation_trace.jsonl", limit: 100, windows: 2, model: "glm-5.3", gpu: "h200",
+ *   dp: 2, frontEnds: 1, seed: 0, slo: slo.slo, start: 1, precision: 0.1
+ * }
+ * const job = { setup, engine: "sglang" as const, subject: { kind: "policy" as const, name: "round-robin" }, window: 1, mode: { kind: "search" as const } }
+ * const found = runGoodputJob(job)
+ * found.kind // => "search"
+ * found.kind === "search" && found.requestsPerSecond > 0 // => true
+ * runGoodputJob({ ...job, subject: { kind: "policy", name: "no-such-policy" } }).kind // => "error"
+ * ```
  *
  * @category goodput
  * @since 0.5.0

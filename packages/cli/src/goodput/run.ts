@@ -20,7 +20,15 @@ import {
   type Subject
 } from "./jobs.js"
 
-/** The rates of the curves, as shares of the best policy's goodput on each engine. */
+/**
+ * The rates of the curves, as shares of the best policy's goodput on each engine.
+ *
+ * @example
+ * ```ts
+ * import { CURVE_SHARES } from "./run.js"
+ * CURVE_SHARES // => [0.7, 0.85, 1, 1.15, 1.3]
+ * ```
+ */
 export const CURVE_SHARES: ReadonlyArray<number> = [0.7, 0.85, 1, 1.15, 1.3]
 
 /**
@@ -139,6 +147,23 @@ export interface LeaderboardOptions {
  * balance bound on every window (phase 1), then, with `curve`, the exact attainment of each at
  * `CURVE_SHARES` of its engine's best goodput on every window (phase 2). Results do not depend on
  * the number of threads. Throws an `Error` naming the subject and window when a job failed.
+ *
+ * @example
+ * ```ts
+ * import { runLeaderboard } from "./run.js"
+ * import { parseSlo } from "@loadledger/sim"
+ * const slo = parseSlo("ttft=10s,tpot=100ms,attain=0.9")
+ * if (slo._tag === "SloError") throw new Error(slo.message)
+ * const setup = {
+ *   trace: "examples/traces/mooncake/conversation_trace.jsonl", limit: 100, windows: 2, model: "glm-5.3", gpu: "h200",
+ *   dp: 2, frontEnds: 1, seed: 0, slo: slo.slo, start: 1, precision: 0.1
+ * }
+ * const boards = await runLeaderboard({
+ *   setup, policies: [{ name: "round-robin", engine: "sglang" }], traceRequestsPerSecond: 2, confidence: 0.95, curve: false, jobs: 1
+ * })
+ * boards.map((b) => b.best) // => ["round-robin"]
+ * boards[0]!.rows.map((r) => r.kind) // => ["policy", "clairvoyant", "bound"]
+ * ```
  *
  * @category goodput
  * @since 0.5.0
@@ -271,6 +296,22 @@ export interface RankInput {
  * when the bound's goodput is 0); rows are ordered policies by goodput, then the reference, then
  * the bound; `verdicts` holds every pair of non-bound subjects. Pure; used by `goodput` and by
  * sweeps' goodput cells. `subjects` must hold at least one registered policy.
+ *
+ * @example
+ * ```ts
+ * import { estimateGoodput } from "@loadledger/sim"
+ * import { type RankInput, rankBoard } from "./run.js"
+ * const subject = (policy: string, kind: RankInput["kind"], windows: Array<number>): RankInput => {
+ *   const goodput = estimateGoodput(windows, 2)
+ *   if (goodput._tag === "GoodputError") throw new Error(goodput.message)
+ *   return { policy, kind, windows, goodput, probes: [], rejected: 0, curve: [] }
+ * }
+ * const board = rankBoard("sglang", [subject("a", "policy", [4, 5, 6]), subject("b", "policy", [3, 4, 5]), subject("balance-bound", "bound", [8, 10, 12])], 0.95)
+ * board.best // => "a"
+ * board.rows.map((r) => r.policy) // => ["a", "b", "balance-bound"]
+ * board.rows[1]!.shareOfBound // => 0.4
+ * board.rows[1]!.vsBest?.verdict // => "worse"
+ * ```
  *
  * @category goodput
  * @since 0.5.0

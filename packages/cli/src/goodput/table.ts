@@ -53,6 +53,21 @@ const label = (r: LeaderboardRow) =>
  * the rate as a multiple of the trace's own, the share of the balance bound, and the verdict
  * against the best policy. The clairvoyant reference and the bound close the table, unranked.
  *
+ * @example
+ * ```ts
+ * import { estimateGoodput } from "@loadledger/sim"
+ * import { type RankInput, rankBoard } from "./run.js"
+ * import { boardTable } from "./table.js"
+ * const subject = (policy: string, kind: RankInput["kind"], windows: Array<number>): RankInput => {
+ *   const goodput = estimateGoodput(windows, 2)
+ *   if (goodput._tag === "GoodputError") throw new Error(goodput.message)
+ *   return { policy, kind, windows, goodput, probes: [], rejected: 0, curve: [] }
+ * }
+ * const board = rankBoard("sglang", [subject("a", "policy", [4, 5, 6]), subject("b", "policy", [3, 4, 5]), subject("balance-bound", "bound", [8, 10, 12])], 0.95)
+ * const text = boardTable(board, false)
+ * text.includes("best") && text.includes("balance-bound (ceiling)") // => true
+ * ```
+ *
  * @category goodput
  * @since 0.5.0
  */
@@ -88,7 +103,15 @@ export const boardTable = (b: EngineBoard, color: boolean): string => {
   return t.toString()
 }
 
-/** How to read the table, printed under it. */
+/**
+ * How to read the table, printed under it.
+ *
+ * @example
+ * ```ts
+ * import { HOW_TO_READ } from "./table.js"
+ * HOW_TO_READ.startsWith("How to read it: goodput is the largest arrival rate") // => true
+ * ```
+ */
 export const HOW_TO_READ = `How to read it: goodput is the largest arrival rate (requests/s) at which the SLO above is met,
 found by bisection on each window of the trace and averaged over the windows, with a Student t
 interval. "vs best" compares each policy with the best on the same windows (the geometric mean of
@@ -102,6 +125,22 @@ most win back). The clairvoyant reference knows every request's output length.`
  * `requestsPerSecond`, `ci`, `shareOfBound`, `curve`, `verdict` against the best) and every
  * pairwise verdict.
  *
+ * @example
+ * ```ts
+ * import { estimateGoodput } from "@loadledger/sim"
+ * import { type RankInput, rankBoard } from "./run.js"
+ * import { boardJson } from "./table.js"
+ * const subject = (policy: string, kind: RankInput["kind"], windows: Array<number>): RankInput => {
+ *   const goodput = estimateGoodput(windows, 2)
+ *   if (goodput._tag === "GoodputError") throw new Error(goodput.message)
+ *   return { policy, kind, windows, goodput, probes: [], rejected: 0, curve: [] }
+ * }
+ * const board = rankBoard("sglang", [subject("a", "policy", [4, 5, 6]), subject("b", "policy", [3, 4, 5]), subject("balance-bound", "bound", [8, 10, 12])], 0.95)
+ * const doc = boardJson([board], { slo: "ttft=2s,tpot=100ms" }) as { slo: string; engines: Array<{ best: string }> }
+ * doc.slo // => "ttft=2s,tpot=100ms"
+ * doc.engines[0]!.best // => "a"
+ * ```
+ *
  * @category goodput
  * @since 0.5.0
  */
@@ -113,6 +152,20 @@ export const boardJson = (boards: ReadonlyArray<EngineBoard>, head: Record<strin
 /**
  * One engine's board as JSON: `engine`, `best`, the ranked `policies` (see {@link boardJson}) and
  * the pairwise `verdicts`.
+ *
+ * @example
+ * ```ts
+ * import { estimateGoodput } from "@loadledger/sim"
+ * import { type RankInput, rankBoard } from "./run.js"
+ * import { engineJson } from "./table.js"
+ * const subject = (policy: string, kind: RankInput["kind"], windows: Array<number>): RankInput => {
+ *   const goodput = estimateGoodput(windows, 2)
+ *   if (goodput._tag === "GoodputError") throw new Error(goodput.message)
+ *   return { policy, kind, windows, goodput, probes: [], rejected: 0, curve: [] }
+ * }
+ * const board = rankBoard("sglang", [subject("a", "policy", [4, 5, 6]), subject("b", "policy", [3, 4, 5]), subject("balance-bound", "bound", [8, 10, 12])], 0.95)
+ * engineJson(board).policies.map((p) => p.verdict?.verdict) // => ["best", "worse", undefined]
+ * ```
  *
  * @category goodput
  * @since 0.5.0
@@ -155,6 +208,20 @@ export const engineJson = (b: EngineBoard) => ({
 /**
  * The curves chart of one engine: mean SLO attainment (over the windows) against the arrival rate
  * for each row, with its interval as a band, and the target as a dashed line.
+ *
+ * @example
+ * ```ts
+ * import { estimateGoodput } from "@loadledger/sim"
+ * import { type RankInput, rankBoard } from "./run.js"
+ * import { curveChart } from "./table.js"
+ * const subject = (policy: string, kind: RankInput["kind"], windows: Array<number>): RankInput => {
+ *   const goodput = estimateGoodput(windows, 2)
+ *   if (goodput._tag === "GoodputError") throw new Error(goodput.message)
+ *   return { policy, kind, windows, goodput, probes: [], rejected: 0, curve: [] }
+ * }
+ * const board = rankBoard("sglang", [subject("a", "policy", [4, 5, 6]), subject("b", "policy", [3, 4, 5]), subject("balance-bound", "bound", [8, 10, 12])], 0.95)
+ * curveChart(board, 0.9, "curves-0").id // => "curves-0"
+ * ```
  *
  * @category goodput
  * @since 0.5.0
@@ -224,6 +291,20 @@ export const curveChart = (b: EngineBoard, target: number, id: string): ChartSpe
 
 /**
  * The HTML table of the report: one row per subject of every engine.
+ *
+ * @example
+ * ```ts
+ * import { estimateGoodput } from "@loadledger/sim"
+ * import { type RankInput, rankBoard } from "./run.js"
+ * import { boardHtmlTable } from "./table.js"
+ * const subject = (policy: string, kind: RankInput["kind"], windows: Array<number>): RankInput => {
+ *   const goodput = estimateGoodput(windows, 2)
+ *   if (goodput._tag === "GoodputError") throw new Error(goodput.message)
+ *   return { policy, kind, windows, goodput, probes: [], rejected: 0, curve: [] }
+ * }
+ * const board = rankBoard("sglang", [subject("a", "policy", [4, 5, 6]), subject("b", "policy", [3, 4, 5]), subject("balance-bound", "bound", [8, 10, 12])], 0.95)
+ * boardHtmlTable([board], "t1").startsWith('<table id="t1">') // => true
+ * ```
  *
  * @category goodput
  * @since 0.5.0

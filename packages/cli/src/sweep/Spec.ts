@@ -65,6 +65,12 @@ export interface GoodputCells {
 /**
  * The reference subjects a goodput sweep adds to every block, as cell policy names.
  *
+ * @example
+ * ```ts
+ * import { GOODPUT_REFERENCES } from "./Spec.js"
+ * GOODPUT_REFERENCES // => ["clairvoyant", "balance-bound"]
+ * ```
+ *
  * @category sweep
  * @since 0.5.0
  */

@@ -126,6 +126,24 @@ export interface GoodputBlock {
  * with no finished registered policy is left out; a missing reference or bound leaves its rows out
  * (and the shares of the bound NaN).
  *
+ * @example
+ * ```ts
+ * import { type GoodputCellResult, goodputBlocks } from "./goodputCells.js"
+ * const result = (policy: string, windows: Array<number>): GoodputCellResult => ({
+ *   cell: { id: policy, trace: "/t/a.jsonl", traceName: "a", rate: 1, dp: 8, engine: "sglang", frontEnds: 1, policy, model: "glm-5.3", gpu: "h200", seed: 0 },
+ *   goodput: { windows, probes: [], rejected: 0, traceRequestsPerSecond: 2 },
+ *   wallSeconds: 1
+ * })
+ * const spec = {
+ *   slo: { ttftSeconds: 2, tpotSeconds: 0.1, attainment: 0.9, criterion: "joint" as const },
+ *   sloText: "ttft=2s,tpot=100ms", windows: 3, confidence: 0.95, precision: 0.01
+ * }
+ * const results = [result("a", [4, 5, 6]), result("b", [3, 4, 5]), result("balance-bound", [8, 10, 12])]
+ * const [block] = goodputBlocks(results, spec)
+ * block?.board.best // => "a"
+ * block?.board.rows.map((r) => r.shareOfBound) // => [0.5, 0.4, 1]
+ * ```
+ *
  * @category sweep
  * @since 0.5.0
  */
@@ -174,6 +192,24 @@ const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "-
  * A Markdown table per block: rank, policy, goodput (requests per second) with its interval, the rate
  * multiplier, share of the bound, verdict against the best; the SLO and method on top.
  *
+ * @example
+ * ```ts
+ * import { type GoodputCellResult, goodputBlocks, goodputMarkdown } from "./goodputCells.js"
+ * const result = (policy: string, windows: Array<number>): GoodputCellResult => ({
+ *   cell: { id: policy, trace: "/t/a.jsonl", traceName: "a", rate: 1, dp: 8, engine: "sglang", frontEnds: 1, policy, model: "glm-5.3", gpu: "h200", seed: 0 },
+ *   goodput: { windows, probes: [], rejected: 0, traceRequestsPerSecond: 2 },
+ *   wallSeconds: 1
+ * })
+ * const spec = {
+ *   slo: { ttftSeconds: 2, tpotSeconds: 0.1, attainment: 0.9, criterion: "joint" as const },
+ *   sloText: "ttft=2s,tpot=100ms", windows: 3, confidence: 0.95, precision: 0.01
+ * }
+ * const results = [result("a", [4, 5, 6]), result("b", [3, 4, 5]), result("balance-bound", [8, 10, 12])]
+ * const lines = goodputMarkdown(goodputBlocks(results, spec), spec).split("\n")
+ * lines[2] // => "**a, DP 8, sglang x1**"
+ * lines[6]?.startsWith("| 1 | a | 5 [") // => true
+ * ```
+ *
  * @category sweep
  * @since 0.5.0
  */
@@ -206,6 +242,23 @@ export const goodputMarkdown = (blocks: ReadonlyArray<GoodputBlock>, spec: Goodp
 /**
  * The blocks as JSON, in `loadledger goodput --json`'s row shape (per block: trace, DP, front end,
  * the ranked `policies` and every pairwise `verdicts`).
+ *
+ * @example
+ * ```ts
+ * import { type GoodputCellResult, goodputBlocks, goodputJson } from "./goodputCells.js"
+ * const result = (policy: string, windows: Array<number>): GoodputCellResult => ({
+ *   cell: { id: policy, trace: "/t/a.jsonl", traceName: "a", rate: 1, dp: 8, engine: "sglang", frontEnds: 1, policy, model: "glm-5.3", gpu: "h200", seed: 0 },
+ *   goodput: { windows, probes: [], rejected: 0, traceRequestsPerSecond: 2 },
+ *   wallSeconds: 1
+ * })
+ * const spec = {
+ *   slo: { ttftSeconds: 2, tpotSeconds: 0.1, attainment: 0.9, criterion: "joint" as const },
+ *   sloText: "ttft=2s,tpot=100ms", windows: 3, confidence: 0.95, precision: 0.01
+ * }
+ * const results = [result("a", [4, 5, 6]), result("b", [3, 4, 5]), result("balance-bound", [8, 10, 12])]
+ * const [block] = goodputJson(goodputBlocks(results, spec))
+ * ;[block?.trace, block?.dp, block?.frontEnd, block?.best] // => ["a", 8, "sglang x1", "a"]
+ * ```
  *
  * @category sweep
  * @since 0.5.0

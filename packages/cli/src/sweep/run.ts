@@ -53,6 +53,17 @@ export type AnyCellResult = CellResult | GoodputCellResult
 /**
  * Run one cell of either kind, in this thread.
  *
+ * @example
+ * ```ts
+ * import { runAnyCell } from "./run.js"
+ * const cell = {
+ *   id: "demo", trace: "examples/traces/mooncake/conversation_trace.jsonl", traceName: "conversation", rate: 1,
+ *   limit: 4, dp: 2, engine: "sglang" as const, frontEnds: 1, policy: "total-tokens", model: "glm-5.3", gpu: "h200", seed: 0
+ * }
+ * const done = runAnyCell(cell)
+ * "result" in done && done.result.requests.finished // => 4
+ * ```
+ *
  * @category sweep
  * @since 0.5.0
  */
