@@ -17,7 +17,15 @@ import { type SimPolicy, type SimulateOptions, simulate } from "./Simulate.js"
 import type { RankWork, StepCost, StepModel } from "./StepModel.js"
 import type { TraceRequest } from "./Trace.js"
 
-/** The name the balance bound's results carry. */
+/**
+ * The name the balance bound's results carry.
+ *
+ * @example
+ * ```ts
+ * import { BALANCE_BOUND } from "@loadledger/sim"
+ * BALANCE_BOUND // => "balance-bound"
+ * ```
+ */
 export const BALANCE_BOUND = "balance-bound"
 
 /** Σ_{i=1..e} min(i, k): the keys e fresh queries read under a top-k cap. */
@@ -101,6 +109,14 @@ const pooledRouter: Policy<null> = {
  * indivisible piece alone). The request limit (`maxRequestTokens`) stays the real group's, so the
  * same requests are refused. Front ends 1, prefill cadence off.
  *
+ * @example
+ * ```ts
+ * import { balanceBoundConfig } from "@loadledger/sim"
+ * const stepModel = () => ({ stepSeconds: 0.01, tokenImbalanceRatio: 1, ranks: [{ syncWaitSeconds: 0 }] })
+ * const pooled = balanceBoundConfig({ dpSize: 4, kvPoolTokens: 100_000, maxRunningRequests: 64, stepModel })
+ * ;[pooled.dpSize, pooled.kvPoolTokens, pooled.maxRunningRequests] // => [1, 400_000, 256]
+ * ```
+ *
  * @category goodput
  * @since 0.5.0
  */
@@ -131,7 +147,7 @@ export const balanceBoundConfig = (config: SimConfig): SimConfig => {
  * policy: it ignores everything a router could know or not know (stale loads, cache locality:
  * the pooled rank's one prefix cache holds every rank's prefixes). Report a policy's goodput as a
  * share of it to see how much headroom routing has left. The law that every registered policy's
- * goodput stays at or below it is tested over the registry (packages/sim/test/bound.test.ts).
+ * goodput stays at or below it is tested over the registry (packages/sim/test/Goodput.test.ts).
  *
  * @example
  * ```ts

@@ -99,7 +99,17 @@ const goodputError = (message: string, field?: string): GoodputError => ({
 
 const positive = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x) && x > 0
 
-/** The mean arrival rate of a trace: `(n - 1) / span` requests per second; undefined with no span. */
+/**
+ * The mean arrival rate of a trace: `(n - 1) / span` requests per second; undefined with no span.
+ *
+ * @example
+ * ```ts
+ * import { meanArrivalRate } from "@loadledger/sim"
+ * const trace = [0, 1, 2, 4].map((t, i) => ({ requestId: `${i}`, arrivalSeconds: t, inputLength: 10, outputLength: 2 }))
+ * meanArrivalRate(trace) // => 0.75
+ * meanArrivalRate(trace.slice(0, 1)) // => undefined
+ * ```
+ */
 export const meanArrivalRate = (trace: ReadonlyArray<TraceRequest>): number | undefined => {
   if (trace.length < 2) return undefined
   const span = trace[trace.length - 1]!.arrivalSeconds - trace[0]!.arrivalSeconds

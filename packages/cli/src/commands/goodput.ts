@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from "node:fs"
 import { policyEntries } from "@loadledger/policies"
-import { describeSlo, meanArrivalRate, parseSlo, type TraceFormat } from "@loadledger/sim"
+import { describeSlo, meanArrivalRate, parseSlo, SLO_PRESETS, type TraceFormat } from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import type { GoodputSetup } from "../goodput/jobs.js"
 import { type EngineBoard, runLeaderboard } from "../goodput/run.js"
@@ -231,8 +231,9 @@ soon as more requests missed than the target allows). The estimate is the mean o
 t interval; each policy is compared with the best on the same windows (paired), and called better
 or worse only when the interval excludes zero. The balance bound (an idealised group no placement
 can beat) is the ceiling; the clairvoyant policy (knows output lengths) a reference.
-SLO presets: ${["mlperf-llama2-70b", "mlperf-deepseek-r1", "distserve-chatbot-opt-66b", "…"].join(", ")} (loadledger
-list of presets: see @loadledger/sim SLO_PRESETS), or ttft=2s,tpot=100ms[,attain=0.9][,itl=…][,criterion=joint|p99].
+SLO presets (MLPerf Inference's p99 bounds, DistServe's joint 90%; each cites its source):
+${Object.keys(SLO_PRESETS).join(", ")};
+or ttft=2s,tpot=100ms[,attain=0.9][,itl=…][,criterion=joint|p99].
 vLLM's benchmark --goodput ttft:2000 tpot:100 is --slo ttft=2000ms,tpot=100ms (joint).`
     )
     .requiredOption(
