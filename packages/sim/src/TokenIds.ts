@@ -22,25 +22,28 @@ import type { TraceRequest } from "./Trace.js"
 export type TokenIdsOrigin = "trace" | "block-hashes" | "synthetic"
 
 /**
- * How many leading token ids the simulator synthesises per request at most: 1024, four times SMG
- * `prefix_hash`'s default `prefixTokenCount` (256), the most any registered policy reads.
+ * How many leading token ids the simulator synthesises per request at most: 512, one Mooncake
+ * block, twice SMG `prefix_hash`'s default `prefixTokenCount` (256), the most any registered
+ * policy reads.
  *
  * **Why a cap**: the ids are built when the request is routed and dropped after, so memory is never
- * the issue; the cost is time: every policy's `route` checks each id (`checkRequestFields`), and
- * full-length ids would be about 22 million per policy on the Azure conversation trace (19,366
- * requests, 1,155 tokens on average) and about ten times that on Mooncake's, for one reader that
- * hashes 256. A policy built with a `prefixTokenCount` above 1024 sees 1024.
+ * the issue; the cost is time, paid by every policy whether it reads them or not: each id is built
+ * (two MurmurHash3 finaliser rounds) and checked by every `route` (`checkRequestFields`).
+ * Full-length ids would be 22 million per policy run on the Azure conversation trace (19,366
+ * requests, 1,155 tokens on average) and 145 million on Mooncake's conversation trace (12,031
+ * requests, 12,035 on average), for one reader that hashes 256; capped at 512, 8.5 million and
+ * 6.2 million. A policy built with a `prefixTokenCount` above 512 hashes the first 512.
  *
  * @example
  * ```ts
  * import { MAX_SYNTHETIC_TOKEN_IDS } from "@loadledger/sim"
- * MAX_SYNTHETIC_TOKEN_IDS // => 1024
+ * MAX_SYNTHETIC_TOKEN_IDS // => 512
  * ```
  *
  * @category token ids
  * @since 0.5.0
  */
-export const MAX_SYNTHETIC_TOKEN_IDS = 1024
+export const MAX_SYNTHETIC_TOKEN_IDS = 512
 
 /**
  * One request's token ids and where they came from.
@@ -103,15 +106,16 @@ const idAt = (hi: number, lo: number, j: number): number =>
  * ```ts
  * import { tokenIdsOf } from "@loadledger/sim"
  * const a = tokenIdsOf({ requestId: "0", arrivalSeconds: 0, inputLength: 700, outputLength: 1, hashIds: [46, 47] })
- * const b = tokenIdsOf({ requestId: "1", arrivalSeconds: 0, inputLength: 600, outputLength: 1, hashIds: [46, 99] })
+ * const b = tokenIdsOf({ requestId: "1", arrivalSeconds: 0, inputLength: 300, outputLength: 1, hashIds: [46] })
+ * const c = tokenIdsOf({ requestId: "2", arrivalSeconds: 0, inputLength: 300, outputLength: 1, hashIds: [12] })
  * a.origin // => "block-hashes"
- * a.tokenIds.length // => 700
- * a.tokenIds.slice(0, 512).every((id, j) => id === b.tokenIds[j]) // => true
- * a.tokenIds[512] === b.tokenIds[512] // => false
- * const c = tokenIdsOf({ requestId: "2", arrivalSeconds: 0, inputLength: 5000, outputLength: 1 })
- * c.origin // => "synthetic"
- * c.tokenIds.length // => 1024
- * tokenIdsOf({ requestId: "3", arrivalSeconds: 0, inputLength: 3, outputLength: 1, tokenIds: [9, 8, 7] })
+ * a.tokenIds.length // => 512
+ * b.tokenIds.every((id, j) => id === a.tokenIds[j]) // => true
+ * c.tokenIds[0] === a.tokenIds[0] // => false
+ * const d = tokenIdsOf({ requestId: "3", arrivalSeconds: 0, inputLength: 5000, outputLength: 1 })
+ * d.origin // => "synthetic"
+ * d.tokenIds.length // => 512
+ * tokenIdsOf({ requestId: "4", arrivalSeconds: 0, inputLength: 3, outputLength: 1, tokenIds: [9, 8, 7] })
  * // => { origin: "trace", tokenIds: [9, 8, 7] }
  * ```
  *
@@ -168,7 +172,7 @@ export interface TraceTokenIds {
  *   { requestId: "0", arrivalSeconds: 0, inputLength: 10, outputLength: 1 },
  *   { requestId: "1", arrivalSeconds: 1, inputLength: 10, outputLength: 1 }
  * ])
- * // => { origin: "synthetic", requests: { trace: 0, blockHashes: 0, synthetic: 2 }, maxSynthesisedTokens: 1024 }
+ * // => { origin: "synthetic", requests: { trace: 0, blockHashes: 0, synthetic: 2 }, maxSynthesisedTokens: 512 }
  * ```
  *
  * @category token ids
@@ -202,8 +206,8 @@ export const traceTokenIds = (trace: ReadonlyArray<TraceRequest>): TraceTokenIds
  * @example
  * ```ts
  * import { describeTokenIds } from "@loadledger/sim"
- * describeTokenIds({ origin: "synthetic", requests: { trace: 0, blockHashes: 0, synthetic: 2 }, maxSynthesisedTokens: 1024 })
- * // => "token ids: synthesised per request id (the trace has no prompt tokens or block hashes; distinct for every request), the first 1024 of each prompt"
+ * describeTokenIds({ origin: "synthetic", requests: { trace: 0, blockHashes: 0, synthetic: 2 }, maxSynthesisedTokens: 512 })
+ * // => "token ids: synthesised per request id (the trace has no prompt tokens or block hashes; distinct for every request), the first 512 of each prompt"
  * ```
  *
  * @category token ids
