@@ -98,7 +98,7 @@ describe("loadledger simulate", () => {
     expect(await run(...args)).toBe(0)
     const lines = io.out.split("\n")
     expect(lines[1]).toBe(
-      "token ids: synthesised per request id (the trace has no prompt tokens or block hashes; distinct for every request), the first 512 of each prompt"
+      "token ids: synthesised per request id (the trace has no prompt tokens or block hashes; distinct for every request), the first 256 of each prompt"
     )
     expect(lines.find((l) => l.includes("smg/prefix-hash"))).toContain("ok 300/300")
     io.out = ""
@@ -107,7 +107,7 @@ describe("loadledger simulate", () => {
     const synthetic = {
       origin: "synthetic",
       requests: { trace: 0, blockHashes: 0, synthetic: 300 },
-      maxSynthesisedTokens: 512
+      maxSynthesisedTokens: 256
     }
     expect(doc.tokenIds).toEqual(synthetic)
     for (const r of doc.results) {

@@ -22,28 +22,30 @@ import type { TraceRequest } from "./Trace.js"
 export type TokenIdsOrigin = "trace" | "block-hashes" | "synthetic"
 
 /**
- * How many leading token ids the simulator synthesises per request at most: 512, one Mooncake
- * block, twice SMG `prefix_hash`'s default `prefixTokenCount` (256), the most any registered
- * policy reads.
+ * How many leading token ids the simulator synthesises per request at most: 256, SMG
+ * `prefix_hash`'s default `prefixTokenCount`, the most any registered policy reads (raise it with
+ * the first reader that needs more).
  *
  * **Why a cap**: the ids are built when the request is routed and dropped after, so memory is never
  * the issue; the cost is time, paid by every policy whether it reads them or not: each id is built
- * (two MurmurHash3 finaliser rounds) and checked by every `route` (`checkRequestFields`).
+ * (one MurmurHash3 finaliser round) and checked by every `route` (`checkRequestFields`).
  * Full-length ids would be 22 million per policy run on the Azure conversation trace (19,366
  * requests, 1,155 tokens on average) and 145 million on Mooncake's conversation trace (12,031
- * requests, 12,035 on average), for one reader that hashes 256; capped at 512, 8.5 million and
- * 6.2 million. A policy built with a `prefixTokenCount` above 512 hashes the first 512.
+ * requests, 12,035 on average), for one reader that hashes 256. Measured on one compare cell
+ * (Mooncake conversation at 0.307x, `round-robin`, 2-core machine under load, CPU seconds per cell,
+ * two runs each): 1.25 / 1.26 with no ids, 1.30 / 1.25 at 256, 1.40 / 1.35 at 512. A policy built
+ * with a `prefixTokenCount` above 256 hashes the first 256.
  *
  * @example
  * ```ts
  * import { MAX_SYNTHETIC_TOKEN_IDS } from "@loadledger/sim"
- * MAX_SYNTHETIC_TOKEN_IDS // => 512
+ * MAX_SYNTHETIC_TOKEN_IDS // => 256
  * ```
  *
  * @category token ids
  * @since 0.5.0
  */
-export const MAX_SYNTHETIC_TOKEN_IDS = 512
+export const MAX_SYNTHETIC_TOKEN_IDS = 256
 
 /**
  * One request's token ids and where they came from.
@@ -74,12 +76,13 @@ const fmix32 = (x: number): number => {
 }
 
 /**
- * Id `j` of the sequence keyed `[hi, lo]`: two finaliser rounds over `lo ^ j * golden` and `hi`.
- * For one key, `j -> id` is injective over `0..2^32-1` (each step is a bijection), so a sequence
- * never repeats an id; two keys' sequences agree at a position with probability 2^-32.
+ * Id `j` of the sequence keyed `[hi, lo]`: the finaliser of `(lo + j * golden) ^ hi` (SplitMix's
+ * Weyl sequence). For one key, `j -> id` is injective over `0..2^32-1` (each step is a bijection),
+ * so a sequence never repeats an id; two keys' sequences agree at a position with probability
+ * about 2^-32.
  */
 const idAt = (hi: number, lo: number, j: number): number =>
-  fmix32((fmix32((lo ^ Math.imul(j, 0x9e3779b9)) >>> 0) ^ hi) >>> 0)
+  fmix32(((lo + Math.imul(j, 0x9e3779b9)) ^ hi) >>> 0)
 
 /**
  * A request's token ids: `TraceRequest.tokenIds` as they are when the trace carried them (origin
@@ -109,12 +112,12 @@ const idAt = (hi: number, lo: number, j: number): number =>
  * const b = tokenIdsOf({ requestId: "1", arrivalSeconds: 0, inputLength: 300, outputLength: 1, hashIds: [46] })
  * const c = tokenIdsOf({ requestId: "2", arrivalSeconds: 0, inputLength: 300, outputLength: 1, hashIds: [12] })
  * a.origin // => "block-hashes"
- * a.tokenIds.length // => 512
+ * a.tokenIds.length // => 256
  * b.tokenIds.every((id, j) => id === a.tokenIds[j]) // => true
  * c.tokenIds[0] === a.tokenIds[0] // => false
  * const d = tokenIdsOf({ requestId: "3", arrivalSeconds: 0, inputLength: 5000, outputLength: 1 })
  * d.origin // => "synthetic"
- * d.tokenIds.length // => 512
+ * d.tokenIds.length // => 256
  * tokenIdsOf({ requestId: "4", arrivalSeconds: 0, inputLength: 3, outputLength: 1, tokenIds: [9, 8, 7] })
  * // => { origin: "trace", tokenIds: [9, 8, 7] }
  * ```
@@ -172,7 +175,7 @@ export interface TraceTokenIds {
  *   { requestId: "0", arrivalSeconds: 0, inputLength: 10, outputLength: 1 },
  *   { requestId: "1", arrivalSeconds: 1, inputLength: 10, outputLength: 1 }
  * ])
- * // => { origin: "synthetic", requests: { trace: 0, blockHashes: 0, synthetic: 2 }, maxSynthesisedTokens: 512 }
+ * // => { origin: "synthetic", requests: { trace: 0, blockHashes: 0, synthetic: 2 }, maxSynthesisedTokens: 256 }
  * ```
  *
  * @category token ids
@@ -206,8 +209,8 @@ export const traceTokenIds = (trace: ReadonlyArray<TraceRequest>): TraceTokenIds
  * @example
  * ```ts
  * import { describeTokenIds } from "@loadledger/sim"
- * describeTokenIds({ origin: "synthetic", requests: { trace: 0, blockHashes: 0, synthetic: 2 }, maxSynthesisedTokens: 512 })
- * // => "token ids: synthesised per request id (the trace has no prompt tokens or block hashes; distinct for every request), the first 512 of each prompt"
+ * describeTokenIds({ origin: "synthetic", requests: { trace: 0, blockHashes: 0, synthetic: 2 }, maxSynthesisedTokens: 256 })
+ * // => "token ids: synthesised per request id (the trace has no prompt tokens or block hashes; distinct for every request), the first 256 of each prompt"
  * ```
  *
  * @category token ids
