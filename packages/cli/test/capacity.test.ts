@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { captureOutput } from "./captureOutput.js"
 import { loadledger, mooncake } from "./runCli.js"
@@ -65,14 +68,15 @@ describe("loadledger capacity", () => {
 })
 
 describe("loadledger capacity with a policy that rejects requests", () => {
-  it("smg/prefix-hash on the Azure trace (no prefix hashes): a clear error after two probes, not a capacity", async () => {
-    const azure = new URL(
-      "../../../fixtures/traces/azure2023/AzureLLMInferenceTrace_conv.csv",
-      import.meta.url
-    ).pathname
-    expect(await run("--trace", azure, "--limit", "120", "--policy", "smg/prefix-hash")).toBe(1)
+  it("total-tokens on requests pinned to a rank outside DP 8 (InvalidRoutedRank): a clear error after two probes, not a capacity", async () => {
+    // smg/prefix-hash on the Azure trace was the example until every request got token ids; a pin
+    // past the ranks is refused by every policy that honours pins, whatever the rate
+    const rows = Array.from({ length: 120 }, (_, i) => `${i * 0.5},${300 + i},20,9`)
+    const file = join(mkdtempSync(join(tmpdir(), "loadledger-cap-")), "pinned.csv")
+    writeFileSync(file, `arrival_seconds,input_length,output_length,dp_rank\n${rows.join("\n")}\n`)
+    expect(await run("--trace", file, "--policy", "total-tokens")).toBe(1)
     expect(io.err).toBe(
-      "loadledger: smg/prefix-hash rejected 120 of 120 requests at 1x and 120 at 0.5x: the rejections do not fall with the rate (too large for the KV pool or the request limit, or the policy cannot place them), so no rate serves every request\n"
+      "loadledger: total-tokens rejected 120 of 120 requests at 1x and 120 at 0.5x: the rejections do not fall with the rate (too large for the KV pool or the request limit, or the policy cannot place them), so no rate serves every request\n"
     )
     // each probe line: not kept up, 120 rejected (the last column)
     const probes = io.out

@@ -92,6 +92,34 @@ describe("loadledger simulate", () => {
     for (const r of rows) expect(r).toContain("behind 200/200")
   })
 
+  it("smg/prefix-hash routes the Azure trace (no prompt tokens): synthesised token ids, said in one line and in the JSON", async () => {
+    // was a row of dashes and exit 2: every request rejected for want of tokens
+    const args = ["--trace", azure, "--policies", "smg/prefix-hash,round-robin", "--limit", "300", "--quiet"]
+    expect(await run(...args)).toBe(0)
+    const lines = io.out.split("\n")
+    expect(lines[1]).toBe(
+      "token ids: synthesised per request id (the trace has no prompt tokens or block hashes; distinct for every request), the first 256 of each prompt"
+    )
+    expect(lines.find((l) => l.includes("smg/prefix-hash"))).toContain("ok 300/300")
+    io.out = ""
+    expect(await run(...args, "--json")).toBe(0)
+    const doc = JSON.parse(io.out)
+    const synthetic = {
+      origin: "synthetic",
+      requests: { trace: 0, blockHashes: 0, synthetic: 300 },
+      maxSynthesisedTokens: 256
+    }
+    expect(doc.tokenIds).toEqual(synthetic)
+    for (const r of doc.results) {
+      expect(r.tokenIds).toEqual(synthetic)
+      expect(r.requests.rejected).toBe(0)
+    }
+    // Mooncake's block hashes: ids from the blocks
+    io.out = ""
+    await simulateMooncake("round-robin", 100)
+    expect(io.out.split("\n")[1]).toMatch(/^token ids: synthesised from the trace's block hashes \(/)
+  })
+
   it("--json: the same numbers machine-readable; round-robin spreads 200 requests 25 per rank", async () => {
     const code = await simulateMooncake("round-robin,total-requests", 200, "--json")
     expect(code).toBe(0)

@@ -230,15 +230,17 @@ describe("loadledger sweep", () => {
   }, 60_000)
 
   it("a policy that rejected every request is not `ok`: the table says what simulate says", async () => {
-    // smg/prefix-hash places nothing on the Azure trace (no prefix hashes): was "ok 0/120", keptUp true
-    const azure = new URL(
-      "../../../fixtures/traces/azure2023/AzureLLMInferenceTrace_conv.csv",
-      import.meta.url
-    ).pathname
+    // every request pinned to rank 9 of DP 8: total-tokens honours the pin and refuses each
+    // (InvalidRoutedRank), smg/round-robin ignores pins as upstream does. (The example was
+    // smg/prefix-hash on the Azure trace, "ok 0/120" with keptUp true, until the simulator gave every
+    // request token ids.)
+    const pinned = join(dir, "pinned.csv")
+    const lines = Array.from({ length: 120 }, (_, i) => `${i * 0.5},${300 + i},20,9`)
+    writeFileSync(pinned, `arrival_seconds,input_length,output_length,dp_rank\n${lines.join("\n")}\n`)
     const file = join(dir, "rejected.yaml")
     writeFileSync(
       file,
-      `name: r\nlimit: 120\ntraces: [{ path: ${azure}, rates: [1] }]\npolicies: [smg/prefix-hash, total-tokens]\n`
+      `name: r\nlimit: 120\ntraces: [{ path: ${pinned}, rates: [1] }]\npolicies: [total-tokens, smg/round-robin]\n`
     )
     const o = join(dir, "rejected-out")
     expect(await main(["node", "loadledger", "sweep", file, "--out", o, "--workers", "0", "--quiet"])).toBe(0)
@@ -249,7 +251,7 @@ describe("loadledger sweep", () => {
         ?.split("|")
         .at(-2)
         ?.trim()
-    expect([status("smg/prefix-hash"), status("total-tokens")]).toEqual([
+    expect([status("total-tokens"), status("smg/round-robin")]).toEqual([
       "incomplete 0/120, 120 rejected",
       "ok 120/120"
     ])
@@ -257,8 +259,8 @@ describe("loadledger sweep", () => {
     expect(
       rows.map((r: SummaryRow) => [r.policy, r.status, r.finished, r.rejected, r.stalled, r.keptUp])
     ).toEqual([
-      ["smg/prefix-hash", "Completed", 0, 120, 0, false],
-      ["total-tokens", "Completed", 120, 0, 0, true]
+      ["total-tokens", "Completed", 0, 120, 0, false],
+      ["smg/round-robin", "Completed", 120, 0, 0, true]
     ])
     // simulate on the same cell prints the same status text
     io.out = ""
@@ -268,9 +270,9 @@ describe("loadledger sweep", () => {
         "loadledger",
         "simulate",
         "--trace",
-        azure,
+        pinned,
         "--policies",
-        "smg/prefix-hash",
+        "total-tokens",
         "--limit",
         "120",
         "--quiet"

@@ -93,7 +93,7 @@ describe("verdictRows", () => {
   })
 
   it("a run that rejected requests is no bar (others) and no winner (ours), even one that says it kept up", () => {
-    // Completed with rejections, as smg/prefix-hash on a trace without prefix hashes; keptUp true as
+    // Completed with rejections, as a policy refusing out-of-range pins; keptUp true as
     // rows written before keptUp counted rejections held it
     const rejected = (policy: string, finished: number, ttft: number) => ({
       ...row(policy, ttft, 1, 0.01, finished),
@@ -197,7 +197,7 @@ describe("markdownTable status", () => {
       row("short", 1, 10, 0.1, 10, undefined),
       row("herd", 1, 10, 0.1, 10, false),
       { ...row("stalled", 1, 10, 0.1, 5), stalled: 5 },
-      // every request rejected (smg/prefix-hash on the Azure trace): was "ok 0/10"
+      // every request rejected (a policy that places none): was "ok 0/10"
       { ...row("refused", 1, 10, 0.1, 0), status: "Completed", rejected: 10, keptUp: true },
       { ...row("shed", 1, 10, 0.1, 7), status: "Completed", rejected: 3, keptUp: false }
     ])

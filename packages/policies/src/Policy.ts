@@ -6,7 +6,8 @@
  * Time (`now`, seconds) is always an argument; randomness comes from a seed held in the state.
  *
  * Over 300 lines: one concept, the contract, with the input rules every `route` applies first
- * (`checkInputLength`, `checkNow`, `checkRequestFields`); about half is their docstrings and examples.
+ * (`checkInputLength`, `checkNow`, `checkRequestFields`, `isTokenId`); about half is their
+ * docstrings and examples.
  *
  * @since 0.1.0
  */
@@ -63,6 +64,14 @@ export interface RouteRequest {
   readonly sessionId?: string | undefined
   /** Hashes of the prompt's prefix blocks, in prompt order (cache-affinity policies). */
   readonly prefixHashes?: ReadonlyArray<string> | undefined
+  /**
+   * The prompt's leading token ids, in prompt order: all of them or a prefix (`inputLength` is the
+   * prompt's length, not `tokenIds.length`), each a token id ({@link isTokenId}: an integer in
+   * `0..2^32-1`, upstream's `u32`). Token-keyed policies read these (`smg/prefix-hash` hashes the
+   * first 256); the simulator synthesises them for traces without prompt tokens (`@loadledger/sim`
+   * `tokenIdsOf`). Since 0.5.0.
+   */
+  readonly tokenIds?: ReadonlyArray<number> | undefined
 }
 
 /**
@@ -231,6 +240,29 @@ export const isPolicyError = <S>(r: RouteResult<S>): r is PolicyError => r._tag 
 export const isTokenCount = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
 
 /**
+ * Whether `n` is a token id: an integer in `0..2^32-1` (`0`, `151643`; not `-1`, `1.5`, `NaN` or
+ * `2 ** 32`), the `u32` upstream routers hash (SMG `prefix_hash` reads `&[u32]`). The one rule for
+ * each entry of a request's `tokenIds` (see {@link checkRequestFields}).
+ *
+ * **When to use**: to validate token ids where they enter, e.g. a trace reader or a router API.
+ *
+ * @example
+ * ```ts
+ * import { isTokenId } from "@loadledger/policies"
+ * isTokenId(151643) // => true
+ * isTokenId(-1) // => false
+ * isTokenId(2 ** 32) // => false
+ * ```
+ *
+ * @category guards
+ * @since 0.5.0
+ */
+export const isTokenId = (n: unknown): n is number =>
+  // `>>> 0` keeps exactly the integers 0..2^32-1 (NaN, 1.5, -1 and 2^32 come out other values):
+  // one operation, as `checkRequestFields` runs it on every id of every route
+  typeof n === "number" && n >>> 0 === n
+
+/**
  * The one check of a request's prompt length: `undefined` when `inputLength` is a token
  * count ({@link isTokenCount}), else a `PolicyError` `InvalidInput` naming the field `inputLength`.
  * Run where a request enters (the live router's `route`, every policy's `route`), and the code
@@ -291,13 +323,15 @@ export const checkNow = (now: number): PolicyError | undefined =>
 /**
  * The one check of a request's other fields, by their types: `requestId` a string; `bootstrapRoom`
  * absent, a string or a bigint (its value is the room policies' business); `sessionId` absent or a
- * string; `prefixHashes` absent or an array of strings; `routedDpRank` absent or a number (whether
- * it is a rank is the policy's check). `undefined` when all hold, else a `PolicyError`
- * `InvalidInput` naming the first field at fault in that order (`prefixHashes[i]` for a hash that
- * is not a string; `InvalidRoutedRank` for the pin), so a request from untyped code (JSON, JavaScript) with
- * `prefixHashes: "abc"` is refused instead of read as three one-letter hashes. Every policy's `route`
- * runs it right after {@link checkInputLength} and {@link checkNow} (so a request bad there too gets
- * their error first). Cost: a few `typeof` tests plus one loop over `prefixHashes`, O(blocks).
+ * string; `prefixHashes` absent or an array of strings; `tokenIds` absent or an array of token ids
+ * ({@link isTokenId}); `routedDpRank` absent or a number (whether it is a rank is the policy's
+ * check). `undefined` when all hold, else a `PolicyError` `InvalidInput` naming the first field at
+ * fault in that order (`prefixHashes[i]` for a hash that is not a string, `tokenIds[i]` for an id
+ * that is not a token id, e.g. `-1` or `2.5`; `InvalidRoutedRank` for the pin), so a request from
+ * untyped code (JSON, JavaScript) with `prefixHashes: "abc"` is refused instead of read as three
+ * one-letter hashes. Every policy's `route` runs it right after {@link checkInputLength} and
+ * {@link checkNow} (so a request bad there too gets their error first). Cost: a few `typeof` tests
+ * plus one loop over `prefixHashes` and one over `tokenIds`, O(blocks + ids).
  *
  * **When to use**: at a boundary that accepts `RouteRequest`s from outside, or in a new policy's
  * `route`.
@@ -312,13 +346,15 @@ export const checkNow = (now: number): PolicyError | undefined =>
  * // => "prefixHashes must be absent or an array of strings, got string"
  * checkRequestFields({ requestId: "a", inputLength: 3, prefixHashes: ["h0", 7] } as never)?.field
  * // => "prefixHashes[1]"
+ * checkRequestFields({ requestId: "a", inputLength: 3, tokenIds: [1, -2] })?.message
+ * // => "tokenIds[1] must be a token id (an integer 0..4294967295), got -2"
  * ```
  *
  * @category guards
  * @since 0.1.0
  */
 export const checkRequestFields = (request: RouteRequest): PolicyError | undefined => {
-  const { requestId, bootstrapRoom, sessionId, prefixHashes, routedDpRank } = request
+  const { requestId, bootstrapRoom, sessionId, prefixHashes, tokenIds, routedDpRank } = request
   if (typeof requestId !== "string")
     return policyError("InvalidInput", `requestId must be a string, got ${kindOf(requestId)}`, "requestId")
   // a pin of another type is no rank; whether a number is one is each policy's (upstream's) check
@@ -340,19 +376,34 @@ export const checkRequestFields = (request: RouteRequest): PolicyError | undefin
       `sessionId must be absent or a string, got ${kindOf(sessionId)}`,
       "sessionId"
     )
-  if (prefixHashes === undefined) return undefined
-  if (!Array.isArray(prefixHashes))
-    return policyError(
-      "InvalidInput",
-      `prefixHashes must be absent or an array of strings, got ${kindOf(prefixHashes)}`,
-      "prefixHashes"
-    )
-  for (let i = 0; i < prefixHashes.length; i++)
-    if (typeof prefixHashes[i] !== "string")
+  if (prefixHashes !== undefined) {
+    if (!Array.isArray(prefixHashes))
       return policyError(
         "InvalidInput",
-        `prefixHashes[${i}] must be a string, got ${kindOf(prefixHashes[i])}`,
-        `prefixHashes[${i}]`
+        `prefixHashes must be absent or an array of strings, got ${kindOf(prefixHashes)}`,
+        "prefixHashes"
+      )
+    for (let i = 0; i < prefixHashes.length; i++)
+      if (typeof prefixHashes[i] !== "string")
+        return policyError(
+          "InvalidInput",
+          `prefixHashes[${i}] must be a string, got ${kindOf(prefixHashes[i])}`,
+          `prefixHashes[${i}]`
+        )
+  }
+  if (tokenIds === undefined) return undefined
+  if (!Array.isArray(tokenIds))
+    return policyError(
+      "InvalidInput",
+      `tokenIds must be absent or an array of token ids, got ${kindOf(tokenIds)}`,
+      "tokenIds"
+    )
+  for (let i = 0; i < tokenIds.length; i++)
+    if (!isTokenId(tokenIds[i]))
+      return policyError(
+        "InvalidInput",
+        `tokenIds[${i}] must be a token id (an integer 0..4294967295), got ${shownValue(tokenIds[i])}`,
+        `tokenIds[${i}]`
       )
   return undefined
 }

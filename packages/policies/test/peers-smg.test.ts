@@ -33,6 +33,23 @@ describe("SMG cores beyond the vectors", () => {
     expect(Smg.smgPrefixHashKey([1, 2, 3, 4, 5, 6, 7], 5)).toBe("f2f19a6764b86d62")
   })
 
+  it("prefix-hash reads tokenIds as upstream: the key is the first 256 ids, prefixHashes then unread", () => {
+    const p = Smg.makeSmgPolicy("prefix-hash")
+    const ids = Array.from({ length: 600 }, (_, i) => (i * 2654435761) >>> 0)
+    const keyOf = (r: RouteRequest) => {
+      const out = p.route(p.init(8), r, 0)
+      return out._tag === "Routed" ? out.explanation.details?.["prefixHashKey"] : out.reason
+    }
+    const key = Smg.smgPrefixHashKey(ids, 256)
+    expect(keyOf(req(0, { tokenIds: ids }))).toBe(key)
+    // ids past the first 256 and the block hashes do not move the key
+    expect(keyOf(req(1, { tokenIds: [...ids.slice(0, 256), 7, 7], prefixHashes: ["1", "2"] }))).toBe(key)
+    expect(keyOf(req(2, { tokenIds: [9, ...ids.slice(1)] }))).not.toBe(key)
+    // fewer than 256 ids: all of them; without ids, one id per block (as before)
+    expect(keyOf(req(3, { tokenIds: [1, 2, 3, 4, 5] }))).toBe("f2f19a6764b86d62")
+    expect(keyOf(req(4, { prefixHashes: ["1", "2", "3"] }))).toBe(Smg.smgPrefixHashKey([1], 256))
+  })
+
   it("dp cost: Rust split_whitespace counts U+0085 as a separator and U+FEFF as a letter", () => {
     expect(Smg.smgDpEstimatedCost("a\u0085b")).toBe(3) // 2 words -> ceil(2.6)
     expect(Smg.smgDpEstimatedCost("a\ufeffb")).toBe(2) // 1 word -> ceil(1.3)
@@ -175,7 +192,7 @@ describe("SMG Policy adapters", () => {
     ])
   })
 
-  it("no healthy rank: AllRanksUnavailable; prefix-hash without prefixHashes names the field", () => {
+  it("no healthy rank: AllRanksUnavailable; prefix-hash without tokenIds or prefixHashes names tokenIds", () => {
     const p = Smg.makeSmgPolicy("round-robin")
     expect(p.route(p.setStatus(p.init(2), [false, false]), req(0), 0)).toMatchObject({
       reason: "AllRanksUnavailable"
@@ -183,7 +200,11 @@ describe("SMG Policy adapters", () => {
     const ph = Smg.makeSmgPolicy("prefix-hash")
     expect(ph.route(ph.init(2), req(0), 0)).toMatchObject({
       reason: "AllRanksUnavailable",
-      field: "prefixHashes"
+      field: "tokenIds"
+    })
+    expect(ph.route(ph.init(2), req(0, { tokenIds: [], prefixHashes: [] }), 0)).toMatchObject({
+      reason: "AllRanksUnavailable",
+      field: "tokenIds"
     })
     expect(p.route(p.init(0), req(0), 0)).toMatchObject({ reason: "NoRanks" })
   })

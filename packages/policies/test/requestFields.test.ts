@@ -1,6 +1,6 @@
 // One rule for a request's other fields (issue: `prefixHashes: "abc"` routed silently, a string being
 // iterable with a `.length`): every registered policy, reference, own and peer alike, refuses a
-// `requestId`, `bootstrapRoom`, `sessionId` or `prefixHashes` not of its type with
+// `requestId`, `bootstrapRoom`, `sessionId`, `prefixHashes` or `tokenIds` not of its type with
 // `checkRequestFields`' error, pinned or not, right after the inputLength and now checks; valid
 // requests, edge values included, still route.
 import { describe, expect, it } from "vitest"
@@ -34,6 +34,15 @@ const bad: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
   [{ prefixHashes: ["a", ["b"]] }, "prefixHashes[1]"],
   // a hole (sparse array) is no hash either
   [{ prefixHashes: Object.assign(new Array<string>(2), { 1: "b" }) }, "prefixHashes[0]"],
+  [{ tokenIds: "abc" }, "tokenIds"],
+  [{ tokenIds: null }, "tokenIds"],
+  [{ tokenIds: new Uint32Array([1, 2]) }, "tokenIds"],
+  [{ tokenIds: [1, -1] }, "tokenIds[1]"],
+  [{ tokenIds: [2.5] }, "tokenIds[0]"],
+  [{ tokenIds: [2 ** 32] }, "tokenIds[0]"],
+  [{ tokenIds: [Number.NaN] }, "tokenIds[0]"],
+  [{ tokenIds: ["1"] }, "tokenIds[0]"],
+  [{ tokenIds: Object.assign(new Array<number>(2), { 1: 5 }) }, "tokenIds[0]"],
   [{ sessionId: 7 }, "sessionId"],
   [{ sessionId: null }, "sessionId"],
   [{ sessionId: ["s"] }, "sessionId"],
@@ -45,11 +54,16 @@ const bad: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
   [{ requestId: null }, "requestId"],
   // several bad: the first in requestId, bootstrapRoom, sessionId, prefixHashes order
   [{ requestId: 1, sessionId: 2, prefixHashes: "abc" }, "requestId"],
-  [{ sessionId: 2, prefixHashes: "abc" }, "sessionId"]
+  [{ sessionId: 2, prefixHashes: "abc" }, "sessionId"],
+  [{ prefixHashes: [7], tokenIds: [-1] }, "prefixHashes[0]"]
 ]
 
-// valid, but smg/prefix-hash selects no worker without hashes (upstream's `no_tokens`), as before
-const noHashes: ReadonlyArray<Record<string, unknown>> = [{ prefixHashes: [] }, { prefixHashes: undefined }]
+// valid, but smg/prefix-hash selects no worker without token ids or hashes (upstream's `no_tokens`)
+const noHashes: ReadonlyArray<Record<string, unknown>> = [
+  { prefixHashes: [] },
+  { prefixHashes: undefined },
+  { prefixHashes: undefined, tokenIds: [] }
+]
 
 // valid edge values: every one of these must still route, from every policy
 const good: ReadonlyArray<Record<string, unknown>> = [
@@ -60,7 +74,10 @@ const good: ReadonlyArray<Record<string, unknown>> = [
   { sessionId: undefined },
   { requestId: "" },
   { bootstrapRoom: 7n },
-  { bootstrapRoom: "-1" }
+  { bootstrapRoom: "-1" },
+  { tokenIds: [0, 4294967295, 151643] },
+  // token ids alone are what smg/prefix-hash needs: every policy routes a request without hashes
+  { prefixHashes: undefined, tokenIds: Array.from({ length: 2000 }, (_, i) => i) }
 ]
 
 describe("checkRequestFields", () => {
@@ -84,6 +101,12 @@ describe("checkRequestFields", () => {
     )
     expect(checkRequestFields(withFields({ requestId: undefined }))?.message).toBe(
       "requestId must be a string, got undefined"
+    )
+    expect(checkRequestFields(withFields({ tokenIds: [3, 1.5] }))?.message).toBe(
+      "tokenIds[1] must be a token id (an integer 0..4294967295), got 1.5"
+    )
+    expect(checkRequestFields(withFields({ tokenIds: 3 }))?.message).toBe(
+      "tokenIds must be absent or an array of token ids, got number"
     )
     for (const fields of [...good, ...noHashes])
       expect(checkRequestFields(withFields(fields))).toBeUndefined()

@@ -153,8 +153,8 @@ const positive = (x: unknown): x is number => typeof x === "number" && Number.is
  * A probe that rejected requests did not keep up (`keptUp`). Rejections that grow with the load
  * (a policy that sheds requests when its ranks are full) mark the rates above capacity, like a
  * backlog; rejections that halving the rate does not reduce (requests too large for the KV pool or
- * the request limit, or a policy that cannot place them at all, e.g. a prefix-hash policy on a trace
- * without prefix hashes) mean no rate serves every request: the search stops with an error naming
+ * the request limit, or a policy that cannot place them at all, e.g. one that honours pins on requests
+ * pinned past the ranks) mean no rate serves every request: the search stops with an error naming
  * the counts rather than halving on to `maxProbes`.
  *
  * Errors (`CapacityError`, never a throw): `start`, `precision`, `tolerance` or `maxProbes` not a

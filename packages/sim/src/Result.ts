@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import type { SloAttainment } from "./Slo.js"
+import type { TraceTokenIds } from "./TokenIds.js"
 
 /**
  * How the run ended. `Completed`: every request finished or was rejected. `Deadlock`: a lockstep
@@ -168,6 +169,9 @@ export interface PublishRecord {
  *   trace's first and last arrival (0 for an empty trace) and the latest time a request was first
  *   scheduled (absent when none was); they say whether the run kept up (`keptUp`).
  * - `tokensPerRank` (since 0.2.0): the `tokens` counts split by rank (index = rank).
+ * - `tokenIds` (since 0.5.0): where the token ids the policy routed on came from (`traceTokenIds`:
+ *   the trace's, or synthesised from its block hashes or request ids; absent in results written
+ *   before it was added).
  * - `latencyCdf.itlSeconds` (since 0.2.0): the ITL quantiles at `latencyCdf.quantiles`, as for
  *   TTFT and E2E (absent in results written before it was added). Each curve is empty (`[]`) when
  *   nothing was measured (no request finished; no request produced a second token), never zeros.
@@ -225,6 +229,8 @@ export interface PolicyResult {
         readonly decode: ReadonlyArray<number>
       }
     | undefined
+  /** Where the policy's `RouteRequest.tokenIds` came from (since 0.5.0). */
+  readonly tokenIds?: TraceTokenIds | undefined
   /** Attainment of `SimConfig.slo` (since 0.5.0; absent without an SLO). */
   readonly slo?: SloAttainment | undefined
   readonly outcomes?: ReadonlyArray<RequestOutcome> | undefined

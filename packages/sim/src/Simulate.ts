@@ -11,6 +11,7 @@ import { POOLED_CHUNK_TOKENS, type PooledConfig } from "./internal/pooled.js"
 import { percentiles, quantile, Samples } from "./internal/stats.js"
 import type { PolicyResult, RequestOutcome } from "./Result.js"
 import { IMBALANCE_BUCKETS } from "./Result.js"
+import { traceTokenIds } from "./TokenIds.js"
 import type { TraceRequest } from "./Trace.js"
 
 /**
@@ -51,7 +52,10 @@ const CDF_POINTS = 101
  * **When to use**: to compare routing policies on a real trace (call it once per policy; the
  * arrivals are the same). Requests the policy cannot place, or that can never fit in the KV pool,
  * are counted as rejected, not dropped silently; a run that cannot go on ends with a `Deadlock` or
- * `NoProgress` status naming the ranks.
+ * `NoProgress` status naming the ranks. Each request reaches the policy with its `tokenIds`: the
+ * trace's own, or ids synthesised from its block hashes or its request id (`tokenIdsOf`), so
+ * token-keyed policies (`smg/prefix-hash`) route traces without prompt tokens too; the result's
+ * `tokenIds` says which (`traceTokenIds`).
  *
  * **The step rule.** A group (all ranks under `lockstep`, else each rank alone) is idle until a
  * rank holds a request. A step of the group, at time `t`:
@@ -195,6 +199,7 @@ export const simulate = (
       prefillCached: run.ranks.map((r) => r.cachedPromptTokens),
       decode: run.ranks.map((r) => r.decodeTokens)
     },
+    tokenIds: traceTokenIds(ran),
     slo: run.slo?.result(st._tag === "SloMissed"),
     outcomes,
     stepLog: run.stepLog,

@@ -21,8 +21,11 @@ import {
  * when the trace has no prefix information. `dpRank` pins the request to a rank; `bootstrapRoom` is
  * SGLang's PD bootstrap room (decimal string); `sessionId` names the conversation or agent session
  * the request belongs to, absent when the trace does not say (Mooncake and Azure traces do not).
- * The simulator hands `hashIds` (as decimal strings) and `sessionId` to the policy as
- * `RouteRequest.prefixHashes` / `sessionId`.
+ * `tokenIds` holds the prompt's leading token ids (each an integer `0..2^32-1`, at most
+ * `inputLength` of them) when the trace carries them (generic traces' `token_ids`; no public trace
+ * does). The simulator hands `hashIds` (as decimal strings), `sessionId` and token ids to the policy
+ * as `RouteRequest.prefixHashes` / `sessionId` / `tokenIds`: the trace's ids, or ids synthesised from
+ * `hashIds` or the request id where it has none (`tokenIdsOf`, since 0.5.0).
  *
  * @category models
  * @since 0.1.0
@@ -36,6 +39,8 @@ export interface TraceRequest {
   readonly dpRank?: number | undefined
   readonly bootstrapRoom?: string | undefined
   readonly sessionId?: string | undefined
+  /** @since 0.5.0 */
+  readonly tokenIds?: ReadonlyArray<number> | undefined
 }
 
 /**
@@ -70,9 +75,11 @@ export interface TraceError {
  *   present, gives `sessionId` (HPMLL/BurstGPT README "Schema" and `data/BurstGPT_*.csv`,
  *   commit 5d93d82).
  * - `generic-jsonl`: JSONL `{"arrival_seconds", "input_length", "output_length", "hash_ids"?,
- *   "dp_rank"?, "bootstrap_room"?, "session_id"?}` (`session_id` a string or an integer).
+ *   "dp_rank"?, "bootstrap_room"?, "session_id"?, "token_ids"?}` (`session_id` a string or an
+ *   integer; `token_ids` an array of at most `input_length` token ids, integers `0..2^32-1`).
  * - `generic-csv`: CSV with header `arrival_seconds,input_length,output_length` and optional
- *   `hash_ids` (ids separated by spaces), `dp_rank`, `bootstrap_room`, `session_id` columns.
+ *   `hash_ids` (ids separated by spaces), `dp_rank`, `bootstrap_room`, `session_id`, `token_ids`
+ *   (ids separated by spaces) columns.
  *
  * @category models
  * @since 0.1.0

@@ -99,7 +99,7 @@ describe("findCapacity", () => {
   })
 })
 
-// a policy that places no request, as smg/prefix-hash on a trace without prefix hashes
+// a policy that places no request (as smg/prefix-hash did on a trace without prefix hashes, before token ids)
 const refuseAll = (): SimPolicy => {
   const policy: Policy<null> = {
     name: "refuse",

@@ -137,6 +137,38 @@ describe("generic CSV / JSONL", () => {
     })
     expect(t[0]!.hashIds).toBeUndefined()
   })
+  it("token_ids: the prompt's leading token ids (u32), in JSONL and CSV; a bad one names token_ids and its line", () => {
+    const j = ok(
+      parseTrace(
+        '{"arrival_seconds": 0, "input_length": 4, "output_length": 1, "token_ids": [0, 4294967295, 7]}\n'
+      )
+    )
+    expect(j[0]!.tokenIds).toEqual([0, 4294967295, 7])
+    const c = ok(parseTrace("arrival_seconds,input_length,output_length,token_ids\n0,3,1,5 6 7\n1,3,1,\n"))
+    expect(c.map((r) => r.tokenIds)).toEqual([[5, 6, 7], undefined])
+    // Mooncake's format has no token_ids key: it is not read there
+    expect(
+      ok(parseTrace('{"timestamp": 0, "input_length": 4, "output_length": 1, "token_ids": [1]}\n'))[0]!
+        .tokenIds
+    ).toBeUndefined()
+    const bad = (text: string) => {
+      const r = parseTrace(text)
+      return isTraceError(r) ? [r.line, r.field, r.message] : r
+    }
+    const jsonl = (ids: string) =>
+      `{"arrival_seconds": 0, "input_length": 2, "output_length": 1}\n{"arrival_seconds": 0, "input_length": 2, "output_length": 1, "token_ids": ${ids}}\n`
+    for (const ids of ["[-1]", "[1.5]", "[4294967296]", '["1"]', '"1 2"', "null"])
+      expect(bad(jsonl(ids))).toEqual([
+        2,
+        "token_ids",
+        "token_ids must be token ids (integers 0..4294967295)"
+      ])
+    expect(bad(jsonl("[1, 2, 3]"))).toEqual([2, "token_ids", "token_ids has 3 ids, more than input_length 2"])
+    for (const ids of ["-1", "1.5", "x", "4294967296"])
+      expect(
+        bad(`arrival_seconds,input_length,output_length,token_ids\n0,3,1,${ids}\n`)?.slice(0, 2)
+      ).toEqual([2, "token_ids"])
+  })
   it("JSONL keeps seconds as given", () => {
     const t = ok(
       parseTrace('{"arrival_seconds": 1.5, "input_length": 4, "output_length": 2, "dp_rank": 1}\n')

@@ -7,10 +7,12 @@ import { writeFileSync } from "node:fs"
 import type { PolicyEntry } from "@loadledger/policies"
 import {
   type CoordinatorRows,
+  describeTokenIds,
   type PolicyResult,
   scaleTrace,
   simulate,
-  type TraceFormat
+  type TraceFormat,
+  traceTokenIds
 } from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
@@ -76,7 +78,9 @@ const engineFor = (entry: PolicyEntry, forced: "sglang" | "vllm" | undefined): "
  * names what would fit). With `--json` each result carries, besides the `PolicyResult` fields and
  * its `engine`, the table's status cell: `outcome` (`outcomeLabel`: `ok F/T`, `behind F/T`,
  * `incomplete F/T, R rejected`, ...) and `keptUp` (`runOutcome`'s, the same value the cell is
- * written from; absent when it cannot tell, e.g. fewer than 100 requests).
+ * written from; absent when it cannot tell, e.g. fewer than 100 requests). Where the policies' token
+ * ids came from (the trace's, or synthesised from its block hashes or request ids: `traceTokenIds`)
+ * is the line under the header (`describeTokenIds`), and `tokenIds` in the JSON.
  *
  * @example
  * ```ts
@@ -139,6 +143,8 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
 
   const table = renderTable(rows, process.stdout.isTTY === true)
   const header = `${trace.length} requests from ${o.trace}${o.rateScale && o.rateScale !== 1 ? ` at ${o.rateScale}x rate` : ""}; ${o.model} on ${o.gpu}, DP ${o.dp}`
+  // whether the policies routed on the trace's token ids or on ids synthesised for it
+  const tokenIds = traceTokenIds(trace)
   if (o.json) {
     const out = {
       trace: o.trace,
@@ -148,6 +154,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
       dp: o.dp,
       seed: o.seed,
       kvPoolTokens: base.kvPoolTokens,
+      tokenIds,
       // `keptUp` and `outcome`: the table's status cell (runOutcome / outcomeLabel), e.g. "behind 5000/5000"
       results: rows.map(({ engine, result }) => {
         const outcome = runOutcome(result)
@@ -155,7 +162,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
       })
     }
     process.stdout.write(`${JSON.stringify(out)}\n`)
-  } else process.stdout.write(`${header}\n${table}\n`)
+  } else process.stdout.write(`${header}\n${describeTokenIds(tokenIds)}\n${table}\n`)
   for (const { result } of rows)
     if (result.status._tag !== "Completed" && result.status._tag !== "TimeLimit")
       process.stderr.write(`loadledger: ${result.policy}: ${result.status.message}\n`)

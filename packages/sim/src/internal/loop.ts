@@ -16,7 +16,7 @@
  *    (`events.ts`).
  * A status other than Completed from any step ends the run with that status.
  */
-import { isTokenCount, type Policy, type PolicyOptions, policyError } from "@loadledger/policies"
+import { isTokenCount, isTokenId, type Policy, type PolicyOptions, policyError } from "@loadledger/policies"
 import type { ResolvedSimConfig } from "../Config.js"
 import { checkConfig, resolveConfig } from "../Config.js"
 import type { PublishRecord, SimStatus, StepRecord } from "../Result.js"
@@ -172,8 +172,9 @@ const withDefaultsForInvalid = (c: ResolvedSimConfig): ResolvedSimConfig => {
  * The first request of `trace` the simulator cannot run, named by its index and field: an arrival
  * that is not a finite number >= 0 (NaN spun forever, Infinity held every other request back), a
  * prompt that is not an integer >= 1 (0 ended in a contradictory NoProgress), an output that is not
- * an integer >= 0, a `requestId` that is not a string. `parseTrace` gives only valid requests;
- * this guards traces built by hand.
+ * an integer >= 0, a `requestId` that is not a string, `tokenIds` that are not an array of at most
+ * `inputLength` token ids (`isTokenId`). `parseTrace` gives only valid requests; this guards traces
+ * built by hand.
  */
 const checkTrace = (
   trace: ReadonlyArray<TraceRequest>
@@ -193,6 +194,12 @@ const checkTrace = (
     if (!(isTokenCount(r.inputLength) && r.inputLength >= 1))
       return bad("inputLength", "an integer >= 1", r.inputLength)
     if (!isTokenCount(r.outputLength)) return bad("outputLength", "an integer >= 0", r.outputLength)
+    const ids = r.tokenIds
+    if (ids !== undefined && !(Array.isArray(ids) && ids.length <= r.inputLength && ids.every(isTokenId)))
+      return {
+        field: `${at}.tokenIds`,
+        message: `${at}.tokenIds must be absent or at most inputLength token ids (integers 0..4294967295)`
+      }
   }
   return undefined
 }

@@ -4,6 +4,7 @@
  * purpose, private to one `simulate` call.
  */
 import type { RouteRequest } from "@loadledger/policies"
+import { tokenIdsOf } from "../TokenIds.js"
 import type { TraceRequest } from "../Trace.js"
 import { BLOCK_TOKENS } from "./prefixCache.js"
 
@@ -36,7 +37,10 @@ export class Req {
   sharedFrom = Number.POSITIVE_INFINITY
   readonly outputTarget: number
   readonly fullBlocks: number
-  /** What the policy is given: the trace's block hashes as `prefixHashes`, its session if it has one. */
+  /**
+   * What the policy is given, less `tokenIds`: the trace's block hashes as `prefixHashes`, its
+   * session if it has one (`routeRequest` adds the token ids).
+   */
   readonly request: RouteRequest
   constructor(
     readonly index: number,
@@ -54,5 +58,13 @@ export class Req {
     this.prefillTarget = t.inputLength
     this.outputTarget = Math.max(1, t.outputLength)
     this.fullBlocks = t.hashIds ? Math.min(t.hashIds.length, Math.floor(t.inputLength / BLOCK_TOKENS)) : 0
+  }
+
+  /**
+   * The request with its token ids (`tokenIdsOf`), built when it is routed and not kept: a trace of
+   * millions of requests never holds their ids at once.
+   */
+  routeRequest(): RouteRequest {
+    return { ...this.request, tokenIds: tokenIdsOf(this.t).tokenIds }
   }
 }

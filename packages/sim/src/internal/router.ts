@@ -124,7 +124,7 @@ export class Router {
   route(r: Req, now: number): number | PolicyError {
     const f = this.fronts[r.index % this.fronts.length]!
     r.frontEnd = r.index % this.fronts.length
-    const res = f.policy.route(f.state, r.request, now)
+    const res = f.policy.route(f.state, r.routeRequest(), now)
     if (res._tag === "PolicyError") {
       // upstream effects before the failure (e.g. a consumed refresh window) still count
       if (res.state !== undefined) f.state = res.state

@@ -5,7 +5,7 @@
  * or only the first `limit` by arrival: a multi-million-row file read for a few thousand requests
  * never holds all its rows.
  */
-import { isTokenCount } from "@loadledger/policies"
+import { isTokenCount, isTokenId } from "@loadledger/policies"
 import { parse } from "csv-parse/sync"
 import { Heap } from "heap-js"
 import type { TraceError, TraceRequest } from "../Trace.js"
@@ -65,6 +65,16 @@ export class Kept {
   }
 }
 
+// a generic trace's `token_ids`: token ids (u32), no more of them than the prompt has tokens
+const checkTokenIds = (line: number, ids: unknown, input: number): TraceError | undefined => {
+  if (ids === undefined) return undefined
+  if (!Array.isArray(ids) || !ids.every(isTokenId))
+    return traceError("token_ids must be token ids (integers 0..4294967295)", line, "token_ids")
+  if (ids.length > input)
+    return traceError(`token_ids has ${ids.length} ids, more than input_length ${input}`, line, "token_ids")
+  return undefined
+}
+
 const checkLengths = (line: number, input: unknown, output: unknown, inKey: string, outKey: string) => {
   if (!nonNegInt(input) || input < 1) return traceError(`${inKey} must be a positive integer`, line, inKey)
   if (!nonNegInt(output)) return traceError(`${outKey} must be a non-negative integer`, line, outKey)
@@ -107,6 +117,9 @@ export const readJsonl = (text: string, generic: boolean, keep: Kept): TraceErro
       ((typeof session !== "string" && !Number.isInteger(session)) || session === "")
     )
       return traceError("session_id must be a non-empty string or an integer", line, "session_id")
+    const tokenIds = generic ? o["token_ids"] : undefined
+    const badIds = checkTokenIds(line, tokenIds, o["input_length"] as number)
+    if (badIds) return badIds
     keep.add({
       arrivalSeconds: generic ? t : t / 1000,
       inputLength: o["input_length"] as number,
@@ -114,7 +127,8 @@ export const readJsonl = (text: string, generic: boolean, keep: Kept): TraceErro
       hashIds: h as ReadonlyArray<number> | undefined,
       dpRank: dpRank as number | undefined,
       bootstrapRoom: room === undefined ? undefined : String(room),
-      sessionId: session === undefined ? undefined : String(session)
+      sessionId: session === undefined ? undefined : String(session),
+      ...(tokenIds === undefined ? {} : { tokenIds: tokenIds as ReadonlyArray<number> })
     })
   }
   return undefined
@@ -244,6 +258,12 @@ export const readGenericCsv = (text: string, keep: Kept): TraceError | undefined
       return traceError("dp_rank must be a non-negative integer", line, "dp_rank")
     const room = row["bootstrap_room"]?.trim()
     const session = row["session_id"]?.trim()
+    const idsText = row["token_ids"]?.trim()
+    const tokenIds = idsText
+      ? idsText.split(/\s+/).map((x) => (/^\d+$/.test(x) ? Number(x) : Number.NaN))
+      : undefined
+    const badIds = checkTokenIds(line, tokenIds, input!)
+    if (badIds) return badIds
     keep.add({
       arrivalSeconds: t,
       inputLength: input!,
@@ -251,7 +271,8 @@ export const readGenericCsv = (text: string, keep: Kept): TraceError | undefined
       hashIds,
       dpRank,
       bootstrapRoom: room ? room : undefined,
-      sessionId: session ? session : undefined
+      sessionId: session ? session : undefined,
+      ...(tokenIds === undefined ? {} : { tokenIds })
     })
     return undefined
   })

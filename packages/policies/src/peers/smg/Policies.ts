@@ -116,10 +116,13 @@ const routed = (
  *   are used as they are unless the producer marked them `unknown: stale`.
  * - `cache-aware`: the request text is its `prefixHashes`, each block as two characters (40 bits of
  *   its XXH3), so the match rate is matched blocks / blocks. No `prefixHashes`: empty text.
- * - `prefix-hash`: token ids are the block hashes (a decimal hash below 2^32 as itself, others folded
- *   by XXH3); `prefixTokenCount` 256 tokens become `ceil(256 / blockTokens)` blocks (the first
- *   Mooncake block holds the first 256 tokens). No `prefixHashes`: `AllRanksUnavailable` (upstream
- *   `None`, `no_tokens`).
+ * - `prefix-hash`: the request's `tokenIds`, as upstream reads them (the key hashes the first
+ *   `prefixTokenCount`, 256; fewer ids than that: all of them, as upstream with a shorter prompt).
+ *   No `tokenIds` (or `[]`): token ids are the block hashes of `prefixHashes` (a decimal hash below
+ *   2^32 as itself, others folded by XXH3) and `prefixTokenCount` 256 tokens become
+ *   `ceil(256 / blockTokens)` blocks (the first Mooncake block holds the first 256 tokens). Neither:
+ *   `AllRanksUnavailable` naming `tokenIds` (upstream `None`, `no_tokens`). The simulator always
+ *   hands `tokenIds` (synthesised for traces without prompt tokens, `@loadledger/sim` `tokenIdsOf`).
  * - `consistent-hashing`: `sessionId` is `x-smg-routing-key`; `routedDpRank` is `x-smg-target-worker`.
  * - `dp-min-token`: the ranks are one worker's DP ranks; `numUsedTokens` (else `numTotalTokens`, used
  *   plus pending prefill: the closest field SGLang's scheduler rows carry) feeds the map, the cost is
@@ -197,7 +200,7 @@ export const makeSmgPolicy = (
       return policyError(
         "AllRanksUnavailable",
         `${name}: upstream selects no worker${branch === undefined ? "" : ` (${String(branch)})`}`,
-        branch === "no_tokens" ? "prefixHashes" : branch === "target_worker_miss" ? "routedDpRank" : "status"
+        branch === "no_tokens" ? "tokenIds" : branch === "target_worker_miss" ? "routedDpRank" : "status"
       )
     }
     const explanation: Explanation = {

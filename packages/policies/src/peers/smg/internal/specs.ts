@@ -90,6 +90,9 @@ export const specs = (o: SmgPolicyOptions): Record<SmgPolicyName, Spec> => {
     "prefix-hash": {
       initCore: () => undefined,
       select: (s, req) => {
+        // the prompt's token ids, as upstream reads them; without them, one id per prefix block
+        if (req.tokenIds !== undefined && req.tokenIds.length > 0)
+          return { out: smgPrefixHashSelect(s.workers, req.tokenIds, o.prefixHash), seed: s.seed }
         const tokens = blocksAsTokenIds(req.prefixHashes)
         const blocks = Math.ceil((o.prefixHash?.prefixTokenCount ?? 256) / blockTokens)
         return {
