@@ -7,7 +7,15 @@
  */
 import { writeFileSync } from "node:fs"
 import { policyEntries } from "@loadledger/policies"
-import { describeSlo, meanArrivalRate, parseSlo, SLO_PRESETS, type TraceFormat } from "@loadledger/sim"
+import {
+  describeSlo,
+  describeTokenIds,
+  meanArrivalRate,
+  parseSlo,
+  SLO_PRESETS,
+  type TraceFormat,
+  traceTokenIds
+} from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import type { GoodputSetup } from "../goodput/jobs.js"
 import { type EngineBoard, runLeaderboard } from "../goodput/run.js"
@@ -148,9 +156,12 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
     o.engine === undefined
       ? "each policy on its own engine (vLLM's on vllm, the rest on sglang), ranked per engine"
       : `every policy on the ${o.engine} engine (--engine)`
+  // what token-keyed policies routed on: the trace's ids or ids synthesised for it
+  const tokenIds = traceTokenIds(trace)
   const head = {
     trace: o.trace,
     requests: trace.length,
+    tokenIds: { ...tokenIds, description: describeTokenIds(tokenIds) },
     traceRequestsPerSecond: rate,
     model: o.model,
     gpu: o.gpu,
@@ -176,6 +187,7 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
         context: [
           `${o.model} on ${o.gpu}, DP ${o.dp}; ${trace.length} requests (${rate.toPrecision(4)} requests/s)`,
           `SLO: ${describeSlo(slo.slo)}`,
+          describeTokenIds(tokenIds),
           `Method: ${METHOD(o.windows, o.confidence, o.precision)}`
         ],
         table: boardHtmlTable(boards),
@@ -193,6 +205,7 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
     `SLO: ${describeSlo(slo.slo)}${slo.slo.source ? `\n  source: ${slo.slo.source}` : ""}`,
     `method: ${METHOD(o.windows, o.confidence, o.precision)}`,
     `engines: ${engineNote}`,
+    describeTokenIds(tokenIds),
     ...boards.flatMap((b) => ["", `${b.engine} engine: best ${b.best}`, boardTable(b, color)]),
     "",
     HOW_TO_READ,
