@@ -42,7 +42,10 @@ describe("loadledger goodput", () => {
     )
     expect(doc.method).toMatchObject({ windows: 4, confidence: 0.95, precision: 0.05 })
     // Mooncake has block hashes, no prompt tokens: the token ids token-keyed policies route on are synthesised
-    expect(doc.tokenIds).toMatchObject({ origin: "block-hashes", requests: { blockHashes: 240, synthetic: 0 } })
+    expect(doc.tokenIds).toMatchObject({
+      origin: "block-hashes",
+      requests: { blockHashes: 240, synthetic: 0 }
+    })
     // vLLM's balancer on the vllm engine, the others on sglang: two boards
     expect(doc.engines.map((e: { engine: string }) => e.engine)).toEqual(["sglang", "vllm"])
     const sglang = doc.engines[0]
