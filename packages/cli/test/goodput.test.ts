@@ -137,3 +137,43 @@ describe("loadledger goodput", () => {
     expect(conf.err).toContain("--confidence must be in (0, 1)")
   })
 })
+
+describe("loadledger goodput's warm start", () => {
+  it("ends every window's search on a crossing of the SLO, as a cold search does, in fewer replays", async () => {
+    const args = [
+      "goodput",
+      ...small,
+      "--policies",
+      "round-robin,total-tokens",
+      "--json",
+      "--no-curves",
+      "--jobs",
+      "1"
+    ]
+    const warm = JSON.parse((await runCaptured(...args)).out)
+    const cold = JSON.parse((await runCaptured(...args, "--no-warm-start")).out)
+    type Probe = { rate: number; passed: boolean }
+    type Doc = { engines: Array<{ policies: Array<Row & { probes: Array<Array<Probe>> }> }> }
+    const rows = (d: Doc) => d.engines[0]!.policies
+    const probes = (d: Doc) => rows(d).reduce((n, r) => n + r.probes.reduce((m, w) => m + w.length, 0), 0)
+    expect(
+      rows(warm)
+        .map((r) => r.policy)
+        .sort()
+    ).toEqual(
+      rows(cold)
+        .map((r) => r.policy)
+        .sort()
+    )
+    for (const r of [...rows(warm), ...rows(cold)])
+      for (const [k, g] of r.goodput.windows.entries()) {
+        const ps = r.probes[k]!
+        // goodput 0: nothing passed; else some rate passed and one at most 5% (--precision) above it failed
+        const crossing = ps.some(
+          (p) => p.passed && ps.some((q) => !q.passed && q.rate > p.rate && q.rate <= p.rate * 1.05)
+        )
+        expect(g === 0 ? ps.every((p) => !p.passed) : crossing).toBe(true)
+      }
+    expect(probes(warm)).toBeLessThan(probes(cold))
+  }, 120_000)
+})

@@ -96,6 +96,7 @@ describe("loadledger sweep with goodput cells", () => {
       "--policies",
       "round-robin,total-tokens",
       "--no-curves",
+      "--no-warm-start",
       "--json"
     )
     expect(direct.code).toBe(0)

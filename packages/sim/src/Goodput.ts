@@ -29,7 +29,10 @@ import type { TraceRequest } from "./Trace.js"
 
 /**
  * How `findGoodputRate` searches. Every field is optional.
- * - `start`: the first rate multiplier probed (default 1; doubled or halved from there);
+ * - `start`: the first rate multiplier probed (default 1; multiplied or divided by `step` from there);
+ * - `step`: the first factor of the bracketing phase (default 2; a start close to the answer
+ *   brackets it in fewer replays with a small step, e.g. 1.05 from a similar policy's goodput; a
+ *   step below 2 is squared after each replay that does not bracket, up to 2);
  * - `precision`: stop when the failing rate is within `1 + precision` of the passing one (default 0.01);
  * - `minRate`: below this multiplier the SLO counts as unattainable (default `start / 1024`);
  * - `maxProbes`: at most this many replays (default 40);
@@ -40,6 +43,7 @@ import type { TraceRequest } from "./Trace.js"
  */
 export interface GoodputSearchOptions {
   readonly start?: number | undefined
+  readonly step?: number | undefined
   readonly precision?: number | undefined
   readonly minRate?: number | undefined
   readonly maxProbes?: number | undefined
@@ -139,6 +143,9 @@ export const meanArrivalRate = (trace: ReadonlyArray<TraceRequest>): number | un
  * found._tag === "GoodputRate" && found.rate >= 2.97 && found.rate <= 3 // => true
  * found._tag === "GoodputRate" && found.baseRequestsPerSecond // => 0.1
  * findGoodputRate((_t, rate) => replay(rate), trace, { precision: -1 })._tag // => "GoodputError"
+ * // from a start near the answer, a small step brackets it in fewer replays
+ * const near = findGoodputRate((_trace, rate) => replay(rate), trace, { start: 2.9, step: 1.05 })
+ * near._tag === "GoodputRate" && [near.rate >= 2.97 && near.rate <= 3, near.probes.length] // => [true, 5]
  * ```
  *
  * @category goodput
@@ -150,6 +157,7 @@ export const findGoodputRate = (
   options: GoodputSearchOptions = {}
 ): GoodputRate | GoodputError => {
   const start = options.start ?? 1
+  const step = options.step ?? 2
   const precision = options.precision ?? 0.01
   const minRate = options.minRate ?? start / 1024
   const maxProbes = options.maxProbes ?? 40
@@ -160,6 +168,7 @@ export const findGoodputRate = (
     ["maxProbes", maxProbes]
   ] as const)
     if (!positive(v)) return goodputError(`${field} must be a positive number, got ${String(v)}`, field)
+  if (!(step > 1)) return goodputError(`step must be a number > 1, got ${String(step)}`, "step")
   const base = meanArrivalRate(trace)
   if (base === undefined)
     return goodputError(
@@ -201,6 +210,7 @@ export const findGoodputRate = (
   let low = 0
   let high = Number.POSITIVE_INFINITY
   let rate = start
+  let factor = step
   // bracket: `low` passes (0: none yet), `high` fails
   while (low === 0 || high === Number.POSITIVE_INFINITY) {
     if (probes.length >= maxProbes)
@@ -210,13 +220,16 @@ export const findGoodputRate = (
     if (passed) {
       low = rate
       if (high !== Number.POSITIVE_INFINITY) break
-      rate *= 2
+      rate *= factor
     } else {
       high = rate
       if (low > 0) break
-      if (rate / 2 < minRate) return done(0, rate)
-      rate /= 2
+      if (rate / factor < minRate) return done(0, rate)
+      rate /= factor
     }
+    // a small step grows (squared, up to 2) while the bracket is not found: a start far from the
+    // answer costs a few more replays, not hundreds
+    factor = Math.min(2, factor * factor)
   }
   while (high / low > 1 + precision) {
     if (probes.length >= maxProbes) break

@@ -71,6 +71,31 @@ describe("findGoodputRate", () => {
     expect(found.probes.filter((p) => p.passed).every((p) => p.attainment >= 0.9)).toBe(true)
   })
 
+  it("from any start, a small step finds the same crossing, the step growing while it brackets nothing", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.05, max: 40, noNaN: true }),
+        fc.constantFrom(1.02, 1.05, 1.2),
+        (start, step) => {
+          const found = findGoodputRate((t) => simulate(oneRank(slo(5)), t, rank0), steady, {
+            precision: 0.001,
+            start,
+            step
+          })
+          // the step squares up to 2: from 800x off the answer, a handful of replays more, never 40
+          return (
+            found._tag === "GoodputRate" && found.rate >= 2 && found.rate < 2.023 && found.probes.length <= 25
+          )
+        }
+      ),
+      { numRuns: 12 }
+    )
+    expect(findGoodputRate((t) => simulate(oneRank(slo(5)), t, rank0), steady, { step: 1 })).toMatchObject({
+      _tag: "GoodputError",
+      field: "step"
+    })
+  })
+
   it("calls an SLO no rate meets unattainable, with goodput 0", () => {
     // every TTFT is at least 1 s: a 0.5 s bound is never met
     const found = findGoodputRate((t) => simulate(oneRank(slo(0.5)), t, rank0), steady)

@@ -60,14 +60,16 @@ export interface GoodputCommandOptions {
   readonly start: number
   readonly jobs?: number | undefined
   readonly curves: boolean
+  readonly curvePolicies?: number | undefined
+  readonly warmStart?: boolean | undefined
   readonly report?: string | undefined
   readonly json?: boolean | undefined
   readonly quiet?: boolean | undefined
   readonly progress?: boolean | undefined
 }
 
-const METHOD = (windows: number, confidence: number, precision: number) =>
-  `${windows} disjoint windows of consecutive requests, each replayed from an idle group; per window the largest rate multiplier passing the SLO, by bisection to ${precision * 100}%; goodput = mean over windows with a Student t ${Math.round(confidence * 100)}% interval; paired comparisons: t interval of the per-window log ratios (each interval on its own, not adjusted for the number of comparisons)`
+const METHOD = (windows: number, confidence: number, precision: number, warm: boolean) =>
+  `${windows} disjoint windows of consecutive requests, each replayed from an idle group; per window the largest rate multiplier passing the SLO, bracketed ${warm ? "in 5% steps from the engine's first policy's goodput on that window" : "by doubling or halving"}, then bisection to ${precision * 100}%; goodput = mean over windows with a Student t ${Math.round(confidence * 100)}% interval; paired comparisons: t interval of the per-window log ratios (each interval on its own, not adjusted for the number of comparisons)`
 
 /**
  * Run `goodput` with parsed options: check them, read the trace, run the leaderboard (worker
@@ -124,9 +126,13 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
     engine: o.engine ?? (e.engine === "vllm" ? ("vllm" as const) : ("sglang" as const))
   }))
   const progress = await startProgress({
+    // a search per subject and window, and a curve per curved subject and window
     total:
-      policies.length * o.windows * (o.curves ? 2 : 1) +
-      2 * o.windows * new Set(policies.map((p) => p.engine)).size * (o.curves ? 2 : 1),
+      o.windows *
+      [...new Set(policies.map((p) => p.engine))].reduce((n, engine) => {
+        const own = policies.filter((p) => p.engine === engine).length
+        return n + own + 2 + (o.curves ? Math.min(own, o.curvePolicies ?? Number.POSITIVE_INFINITY) + 2 : 0)
+      }, 0),
     unit: "window searches",
     mode: progressMode({
       quiet: o.quiet === true || o.json === true,
@@ -145,6 +151,8 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
       traceRequestsPerSecond: rate,
       confidence: o.confidence,
       curve: o.curves,
+      curvePolicies: o.curvePolicies,
+      warmStart: o.warmStart,
       jobs: o.jobs,
       onProgress: (done, _total, phase) => progress.update(done, phase)
     })
@@ -174,7 +182,7 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
       windows: o.windows,
       confidence: o.confidence,
       precision: o.precision,
-      description: METHOD(o.windows, o.confidence, o.precision)
+      description: METHOD(o.windows, o.confidence, o.precision, o.warmStart !== false)
     },
     wallSeconds: seconds
   }
@@ -188,7 +196,7 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
           `${o.model} on ${o.gpu}, DP ${o.dp}; ${trace.length} requests (${rate.toPrecision(4)} requests/s)`,
           `SLO: ${describeSlo(slo.slo)}`,
           describeTokenIds(tokenIds),
-          `Method: ${METHOD(o.windows, o.confidence, o.precision)}`
+          `Method: ${METHOD(o.windows, o.confidence, o.precision, o.warmStart !== false)}`
         ],
         table: boardHtmlTable(boards),
         charts: boards.map((b, i) => curveChart(b, slo.slo.attainment, `curves-${i}`))
@@ -203,7 +211,7 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
   const lines = [
     `goodput of ${o.model} on ${o.gpu}, DP ${o.dp}, ${trace.length} requests from ${o.trace} (${rate.toPrecision(4)} requests/s)`,
     `SLO: ${describeSlo(slo.slo)}${slo.slo.source ? `\n  source: ${slo.slo.source}` : ""}`,
-    `method: ${METHOD(o.windows, o.confidence, o.precision)}`,
+    `method: ${METHOD(o.windows, o.confidence, o.precision, o.warmStart !== false)}`,
     `engines: ${engineNote}`,
     describeTokenIds(tokenIds),
     ...boards.flatMap((b) => ["", `${b.engine} engine: best ${b.best}`, boardTable(b, color)]),
@@ -277,7 +285,17 @@ vLLM's benchmark --goodput ttft:2000 tpot:100 is --slo ttft=2000ms,tpot=100ms (j
       "worker threads (default: one per core; 1 runs in this thread)",
       positiveInt("--jobs")
     )
-    .option("--no-curves", "skip the attainment curves (half the replays)")
+    .option(
+      "--curve-policies <n>",
+      "attainment curves for the N best policies of each engine and the references ('all': every policy)",
+      (v: string) => (v === "all" ? Number.POSITIVE_INFINITY : positiveInt("--curve-policies")(v)),
+      5
+    )
+    .option("--no-curves", "skip the attainment curves")
+    .option(
+      "--no-warm-start",
+      "search every policy from --start by doubling (default: from the engine's first policy's goodput on the same window, in 5% steps)"
+    )
     .option("--report <file>", "write an HTML report with the attainment curves")
     .option("--json", "print the leaderboard as JSON")
     .option("--quiet", "no progress on stderr")

@@ -66,7 +66,12 @@ export interface GoodputJob {
   readonly subject: Subject
   readonly window: number
   readonly mode:
-    | { readonly kind: "search" }
+    | {
+        readonly kind: "search"
+        /** Start multiplier and bracketing step of this search (default: the setup's start, 2). */
+        readonly start?: number | undefined
+        readonly step?: number | undefined
+      }
     | { readonly kind: "curve"; readonly requestsPerSecond: ReadonlyArray<number> }
 }
 
@@ -187,7 +192,7 @@ export const runGoodputJob = (job: GoodputJob): GoodputJobResult => {
         return r
       },
       window,
-      { start: job.setup.start, precision: job.setup.precision }
+      { start: job.mode.start ?? job.setup.start, step: job.mode.step, precision: job.setup.precision }
     )
     if (found._tag === "GoodputError") return { kind: "error", message: found.message }
     return {

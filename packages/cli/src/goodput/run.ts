@@ -138,6 +138,14 @@ export interface LeaderboardOptions {
   readonly traceRequestsPerSecond: number
   readonly confidence: number
   readonly curve: boolean
+  /** With `curve`: how many of each engine's best policies get curves (default all; the references always do). */
+  readonly curvePolicies?: number | undefined
+  /**
+   * Start every search but one per engine from that engine's first policy's goodput on the same
+   * window, bracketing in steps of 5% (2x for the bound) instead of doubling from `setup.start`
+   * (default true: about half the replays; the answers agree within the search's precision).
+   */
+  readonly warmStart?: boolean | undefined
   readonly jobs?: number | undefined
   readonly onProgress?: ((done: number, total: number, phase: string) => void) | undefined
 }
@@ -179,29 +187,69 @@ export const runLeaderboard = async (o: LeaderboardOptions): Promise<ReadonlyArr
   ])
   const K = o.setup.windows
   const workers = o.jobs ?? availableParallelism()
-  const searchJobs = entries.flatMap((e) =>
-    Array.from(
-      { length: K },
-      (_, window): GoodputJob => ({
-        setup: o.setup,
-        engine: e.engine,
-        subject: e.subject,
-        window,
-        mode: { kind: "search" }
-      })
-    )
-  )
+  const searchJob = (e: Entry, window: number, mode: GoodputJob["mode"]): GoodputJob => ({
+    setup: o.setup,
+    engine: e.engine,
+    subject: e.subject,
+    window,
+    mode
+  })
+  const warm = o.warmStart !== false
+  // the pilot of each engine (its first policy) is searched from setup.start; with warmStart the
+  // other subjects start from the pilot's answer on the same window
+  const pilots = engines.map((engine) => entries.findIndex((e) => e.engine === engine))
+  const isPilot = (i: number) => !warm || pilots.includes(i)
+  const curveTotal = o.curve
+    ? entries.filter((e) => e.subject.kind !== "policy").length +
+      engines.reduce(
+        (n, engine) =>
+          n +
+          Math.min(
+            o.curvePolicies ?? Number.POSITIVE_INFINITY,
+            entries.filter((e) => e.engine === engine && e.subject.kind === "policy").length
+          ),
+        0
+      )
+    : 0
   let done = 0
-  const total = searchJobs.length * (o.curve ? 2 : 1)
+  const total = (entries.length + curveTotal) * K
   const tick = (phase: string) => () => o.onProgress?.(++done, total, phase)
-  const searched = await runAll(searchJobs, workers, tick("goodput search"))
-  const failed = searched.findIndex((r) => r.kind === "error")
-  if (failed >= 0) {
-    const j = searchJobs[failed]!
-    throw new Error(
-      `${labelOf(j.subject)} on window ${j.window}: ${(searched[failed] as { message: string }).message}`
+  const searched: Array<GoodputJobResult> = new Array(entries.length * K)
+  const runSearches = async (
+    which: ReadonlyArray<number>,
+    modeOf: (i: number, k: number) => GoodputJob["mode"]
+  ) => {
+    const jobs = which.flatMap((i) =>
+      Array.from({ length: K }, (_, k) => searchJob(entries[i]!, k, modeOf(i, k)))
     )
+    const results = await runAll(jobs, workers, tick("goodput search"))
+    const failed = results.findIndex((r) => r.kind === "error")
+    if (failed >= 0) {
+      const j = jobs[failed]!
+      throw new Error(
+        `${labelOf(j.subject)} on window ${j.window}: ${(results[failed] as { message: string }).message}`
+      )
+    }
+    which.forEach((i, x) => {
+      for (let k = 0; k < K; k++) searched[i * K + k] = results[x * K + k]!
+    })
   }
+  const all = entries.map((_, i) => i)
+  await runSearches(all.filter(isPilot), () => ({ kind: "search" }))
+  if (warm)
+    await runSearches(
+      all.filter((i) => !isPilot(i)),
+      (i, k) => {
+        const pilot = searched[pilots[engines.indexOf(entries[i]!.engine)]! * K + k] as Extract<
+          GoodputJobResult,
+          { kind: "search" }
+        >
+        const rate = pilot.requestsPerSecond / pilot.baseRequestsPerSecond
+        return rate > 0
+          ? { kind: "search", start: rate, step: entries[i]!.subject.kind === "bound" ? 2 : 1.05 }
+          : { kind: "search" }
+      }
+    )
   const at = (i: number, k: number) => searched[i * K + k] as Extract<GoodputJobResult, { kind: "search" }>
   const perEntry = entries.map((e, i) => {
     const windows = Array.from({ length: K }, (_, k) => at(i, k).requestsPerSecond)
@@ -222,20 +270,40 @@ export const runLeaderboard = async (o: LeaderboardOptions): Promise<ReadonlyArr
   const curveRates = new Map(
     engines.map((engine) => [engine, CURVE_SHARES.map((s) => s * bestOf(engine).goodput.requestsPerSecond)])
   )
-  let curves: ReadonlyArray<GoodputJobResult> = []
+  // curves for the references and each engine's `curvePolicies` best policies
+  const curved = new Set(
+    engines.flatMap((engine) => {
+      const mine = perEntry.map((p, i) => ({ p, i })).filter(({ p }) => p.entry.engine === engine)
+      const top = mine
+        .filter(({ p }) => p.entry.subject.kind === "policy")
+        .sort((a, b) => b.p.goodput.requestsPerSecond - a.p.goodput.requestsPerSecond)
+        .slice(0, o.curvePolicies ?? Number.POSITIVE_INFINITY)
+      return [...top, ...mine.filter(({ p }) => p.entry.subject.kind !== "policy")].map(({ i }) => i)
+    })
+  )
+  const curves: Array<GoodputJobResult | undefined> = new Array(entries.length * K)
   if (o.curve) {
-    const curveJobs = searchJobs.map(
-      (j): GoodputJob => ({ ...j, mode: { kind: "curve", requestsPerSecond: curveRates.get(j.engine)! } })
+    const which = all.filter((i) => curved.has(i))
+    const curveJobs = which.flatMap((i) =>
+      Array.from({ length: K }, (_, k) =>
+        searchJob(entries[i]!, k, {
+          kind: "curve",
+          requestsPerSecond: curveRates.get(entries[i]!.engine)!
+        })
+      )
     )
-    curves = await runAll(curveJobs, workers, tick("attainment curves"))
-    const bad = curves.findIndex((r) => r.kind === "error")
+    const results = await runAll(curveJobs, workers, tick("attainment curves"))
+    const bad = results.findIndex((r) => r.kind === "error")
     if (bad >= 0)
       throw new Error(
-        `${labelOf(curveJobs[bad]!.subject)} on window ${curveJobs[bad]!.window}: ${(curves[bad] as { message: string }).message}`
+        `${labelOf(curveJobs[bad]!.subject)} on window ${curveJobs[bad]!.window}: ${(results[bad] as { message: string }).message}`
       )
+    which.forEach((i, x) => {
+      for (let k = 0; k < K; k++) curves[i * K + k] = results[x * K + k]
+    })
   }
   const curveOf = (i: number, engine: "sglang" | "vllm"): LeaderboardRow["curve"] =>
-    o.curve
+    o.curve && curved.has(i)
       ? curveRates.get(engine)!.map((rps, j) => {
           const xs = Array.from(
             { length: K },
