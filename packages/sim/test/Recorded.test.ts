@@ -130,7 +130,7 @@ describe("recorded outputs on random small traces", () => {
       true
     )
   })
-  scenarios.forEach((sc, i) =>
+  for (const [i, sc] of scenarios.entries())
     it(`scenario ${i}: ${sc.engine} DP ${sc.dpSize}, ${sc.requests.length} requests, ${sc.policy}`, () => {
       const now = record(sc)
       expect(now.times).toEqual(recorded[i]!.times)
@@ -138,5 +138,4 @@ describe("recorded outputs on random small traces", () => {
       expect(now.retractions).toBe(recorded[i]!.retractions)
       expect(now.digest).toBe(recorded[i]!.digest)
     })
-  )
 })
