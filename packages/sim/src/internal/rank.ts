@@ -295,6 +295,19 @@ export class Rank {
    * `defer_prefills`, vllm `v1/core/sched/scheduler.py`.
    */
   form(now: number, throttlePrefills = false): number {
+    if (this.numRunning === 0 && this.waiting.length === 0) {
+      // an idle rank forms an empty batch (what the paths below give with nothing to run; the
+      // decode set's allocation stamp is skipped: it has no member to charge)
+      if (this.extend.length > 0) emptyList(this.extend)
+      this.numDecodes = 0
+      this.attentionPairs = 0
+      this.kvReadPairs = 0
+      this.denseKvReadPairs = 0
+      this.extendTokens = 0
+      this.prefillCapacityBound = false
+      this.formed = true
+      return 0
+    }
     emptyList(this.extend)
     this.numDecodes = 0
     this.attentionPairs = 0
