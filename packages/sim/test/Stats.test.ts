@@ -1,6 +1,12 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { CountedSamples, LatencySamples, quantile, SKETCH_RELATIVE_ACCURACY } from "../src/internal/stats.js"
+import {
+  CountedSamples,
+  LatencySamples,
+  quantile,
+  Samples,
+  SKETCH_RELATIVE_ACCURACY
+} from "../src/internal/stats.js"
 
 /** The reference: the expanded sample, sorted; the mean sums value x count over distinct values ascending. */
 const reference = (pushes: ReadonlyArray<readonly [number, number]>) => {
@@ -140,4 +146,19 @@ describe("latency statistics past the exact limit (the sketch)", () => {
     expect(Math.abs(p.p50! - 500) / 500).toBeLessThanOrEqual(SKETCH_RELATIVE_ACCURACY)
     expect(Math.abs(p.p99! - 990) / 990).toBeLessThanOrEqual(SKETCH_RELATIVE_ACCURACY)
   })
+})
+
+describe("Samples", () => {
+  test.prop([fc.array(fc.oneof(value, fc.constant(Number.NaN)), { maxLength: 2000 })])(
+    "sorted() orders as Float64Array.prototype.sort (-0 before +0, NaN last), bit for bit",
+    (xs) => {
+      const s = new Samples()
+      for (const x of xs) s.push(x)
+      const got = s.sorted()
+      const want = Float64Array.from(xs).sort()
+      expect(Array.from(got).map((x) => (Object.is(x, -0) ? "-0" : x))).toEqual(
+        Array.from(want).map((x) => (Object.is(x, -0) ? "-0" : x))
+      )
+    }
+  )
 })

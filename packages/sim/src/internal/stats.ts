@@ -55,8 +55,19 @@ export class Samples {
     }
     this.buf[this.length++] = x
   }
+  /**
+   * The values ascending, as `Float64Array.prototype.sort` orders them (-0 before +0): by the radix
+   * sort of `sortByValue` (the typed-array sort was 5% of a replay of the Azure trace), or by that
+   * sort when a NaN is present (it puts NaN last).
+   */
   sorted(): Float64Array {
-    return this.buf.slice(0, this.length).sort()
+    const n = this.length
+    const vals = this.buf.subarray(0, n)
+    for (let i = 0; i < n; i++) if (Number.isNaN(vals[i]!)) return vals.slice().sort()
+    const order = sortByValue(vals, n)
+    const out = new Float64Array(n)
+    for (let i = 0; i < n; i++) out[i] = vals[order[i]!]!
+    return out
   }
 
   /** The values pushed, in push order (a view: valid until the next push). */
