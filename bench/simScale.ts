@@ -43,6 +43,7 @@ interface CellRun {
   readonly finished: number
   readonly status: string
   readonly maxRssMB: number
+  readonly traceHeapMB: number
 }
 
 const cell = (args: ReadonlyArray<string>, base: string | undefined): Array<CellRun> => {
@@ -50,12 +51,16 @@ const cell = (args: ReadonlyArray<string>, base: string | undefined): Array<Cell
   const dir = base ?? process.env.BENCH_SIM_BUILD
   if (dir === undefined) delete env.BENCH_SIM_BASE
   else env.BENCH_SIM_BASE = dir
-  const out = execFileSync(process.execPath, ["--max-old-space-size=8192", cellScript, ...args], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    cwd: root,
-    env
-  })
+  const out = execFileSync(
+    process.execPath,
+    ["--max-old-space-size=8192", "--expose-gc", cellScript, ...args],
+    {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+      cwd: root,
+      env
+    }
+  )
   return out
     .trim()
     .split("\n")
@@ -147,9 +152,11 @@ const main = () => {
     for (const b of base === undefined ? [undefined] : [base, undefined]) {
       const one = cell(["run", t, String(rate), "8", "1", "1"], b)[0]!
       const many = cell(["run", t, String(rate), "8", "1", String(k)], b)[0]!
-      const perM = ((many.maxRssMB - one.maxRssMB) / (many.requests - one.requests)) * 1e6
+      const perM = (mb: number, mb1: number) => ((mb - mb1) / (many.requests - one.requests)) * 1e6
+      const rss = perM(many.maxRssMB, one.maxRssMB)
+      const held = perM(many.traceHeapMB, one.traceHeapMB)
       process.stdout.write(
-        `${b === undefined ? "this build" : "base"}: ${many.requests.toLocaleString("en-US")} requests in ${many.wallSeconds.toFixed(1)} s wall (${x(many.simulatedSeconds / many.wallSeconds)}), peak RSS ${many.maxRssMB.toFixed(0)} MB (one copy ${one.maxRssMB.toFixed(0)} MB): ${perM.toFixed(0)} MB per million requests\n`
+        `${b === undefined ? "this build" : "base"}: ${many.requests.toLocaleString("en-US")} requests in ${many.wallSeconds.toFixed(1)} s wall, ${many.cpuSeconds.toFixed(1)} s CPU (${x(many.simulatedSeconds / many.cpuSeconds)} per CPU s), peak RSS ${many.maxRssMB.toFixed(0)} MB (one copy ${one.maxRssMB.toFixed(0)} MB): ${rss.toFixed(0)} MB per million requests, of which the trace array the caller holds ${held.toFixed(0)} MB\n`
       )
     }
   }

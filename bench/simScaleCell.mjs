@@ -8,7 +8,8 @@
  *   node bench/simScaleCell.mjs run TRACE RATE DP REPS [REPEAT]
  *     -> one JSON line per run: wall / CPU seconds, simulated seconds, steps, requests, peak RSS.
  *        REPEAT > 1 concatenates the trace REPEAT times end to end (request ids suffixed), for the
- *        memory-per-request figure.
+ *        memory-per-request figure; `traceHeapMB` is the heap in use (after a GC, with
+ *        --expose-gc) before the run: the parsed and scaled trace the caller holds.
  * Group: glm-5.3 on h200, SGLang, total-tokens (the issue's profiling cell).
  */
 import { readFileSync } from "node:fs"
@@ -58,8 +59,11 @@ if (mode === "capacity") {
   process.stdout.write(`${JSON.stringify({ rate: cap.rate })}\n`)
 } else {
   const [rate, dp, reps, k] = rest
+  // the repeated copy is dropped once scaled: only the trace the simulator is given stays
   const trace = scaleTrace(repeat(parsed, Number(k ?? 1)), { rateScale: Number(rate) })
   const config = configFor(Number(dp))
+  globalThis.gc?.()
+  const traceHeapMB = process.memoryUsage().heapUsed / 2 ** 20
   for (let i = 0; i < Number(reps); i++) {
     const cpu0 = process.cpuUsage()
     const t0 = performance.now()
@@ -76,6 +80,7 @@ if (mode === "capacity") {
         finished: r.requests.finished,
         status: r.status._tag,
         maxRssMB: process.resourceUsage().maxRSS / 1024,
+        traceHeapMB,
         e2eP99: r.e2eSeconds.p99
       })}\n`
     )
