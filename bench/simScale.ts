@@ -44,6 +44,7 @@ interface CellRun {
   readonly status: string
   readonly maxRssMB: number
   readonly traceHeapMB: number
+  readonly runHeapPeakMB: number
 }
 
 const cell = (args: ReadonlyArray<string>, base: string | undefined): Array<CellRun> => {
@@ -155,8 +156,9 @@ const main = () => {
       const perM = (mb: number, mb1: number) => ((mb - mb1) / (many.requests - one.requests)) * 1e6
       const rss = perM(many.maxRssMB, one.maxRssMB)
       const held = perM(many.traceHeapMB, one.traceHeapMB)
+      const live = ((many.runHeapPeakMB - many.traceHeapMB) / many.requests) * 2 ** 20
       process.stdout.write(
-        `${b === undefined ? "this build" : "base"}: ${many.requests.toLocaleString("en-US")} requests in ${many.wallSeconds.toFixed(1)} s wall, ${many.cpuSeconds.toFixed(1)} s CPU (${x(many.simulatedSeconds / many.cpuSeconds)} per CPU s), peak RSS ${many.maxRssMB.toFixed(0)} MB (one copy ${one.maxRssMB.toFixed(0)} MB): ${rss.toFixed(0)} MB per million requests, of which the trace array the caller holds ${held.toFixed(0)} MB\n`
+        `${b === undefined ? "this build" : "base"}: ${many.requests.toLocaleString("en-US")} requests in ${many.wallSeconds.toFixed(1)} s wall, ${many.cpuSeconds.toFixed(1)} s CPU (${x(many.simulatedSeconds / many.cpuSeconds)} per CPU s), peak RSS ${many.maxRssMB.toFixed(0)} MB (one copy ${one.maxRssMB.toFixed(0)} MB): ${rss.toFixed(0)} MB per million requests, of which the trace array the caller holds ${held.toFixed(0)} MB; the simulator's live heap above the trace peaked at ${live.toFixed(0)} bytes per request\n`
       )
     }
   }

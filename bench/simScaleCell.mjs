@@ -9,7 +9,8 @@
  *     -> one JSON line per run: wall / CPU seconds, simulated seconds, steps, requests, peak RSS.
  *        REPEAT > 1 concatenates the trace REPEAT times end to end (request ids suffixed), for the
  *        memory-per-request figure; `traceHeapMB` is the heap in use (after a GC, with
- *        --expose-gc) before the run: the parsed and scaled trace the caller holds.
+ *        --expose-gc) before the run: the parsed and scaled trace the caller holds; with REPEAT > 1
+ *        `runHeapPeakMB` is the largest live heap (after a GC) seen at every 10th progress call.
  * Group: glm-5.3 on h200, SGLang, total-tokens (the issue's profiling cell).
  */
 import { readFileSync } from "node:fs"
@@ -67,7 +68,18 @@ if (mode === "capacity") {
   for (let i = 0; i < Number(reps); i++) {
     const cpu0 = process.cpuUsage()
     const t0 = performance.now()
-    const r = simulate(config, trace, entry)
+    // the memory cell (REPEAT > 1, with --expose-gc) samples the live heap as requests finish
+    let heapPeak = 0
+    let calls = 0
+    const sampleHeap =
+      Number(k ?? 1) > 1 && globalThis.gc !== undefined
+        ? () => {
+            if (++calls % 10 !== 0) return
+            globalThis.gc()
+            heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed / 2 ** 20)
+          }
+        : undefined
+    const r = simulate(config, trace, entry, { onProgress: sampleHeap })
     const wallSeconds = (performance.now() - t0) / 1000
     const cpu = process.cpuUsage(cpu0)
     process.stdout.write(
@@ -81,6 +93,7 @@ if (mode === "capacity") {
         status: r.status._tag,
         maxRssMB: process.resourceUsage().maxRSS / 1024,
         traceHeapMB,
+        runHeapPeakMB: heapPeak,
         e2eP99: r.e2eSeconds.p99
       })}\n`
     )
