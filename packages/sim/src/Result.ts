@@ -43,7 +43,11 @@ export type SimStatus =
 
 /**
  * p50 / p90 / p99 (linear interpolation between order statistics) and the mean, in seconds;
- * `undefined` fields when there were no samples.
+ * `undefined` fields when there were no samples. A run with more than 2^19 samples of a latency
+ * (requests for TTFT and E2E, distinct gaps for ITL) reads that latency's percentiles from a
+ * DDSketch instead, so its memory does not grow with the trace: `relativeError` (0.005) is then
+ * set, and each percentile is within that share of a sample value at its rank (the mean stays the
+ * exact mean up to rounding). SLO attainment (`PolicyResult.slo`) is always an exact count.
  *
  * @category models
  * @since 0.1.0
@@ -54,6 +58,8 @@ export interface Percentiles {
   readonly p90?: number | undefined
   readonly p99?: number | undefined
   readonly mean?: number | undefined
+  /** Set (since 0.5.0) when the percentiles come from a quantile sketch: their relative error bound. */
+  readonly relativeError?: number | undefined
 }
 
 /**

@@ -8,7 +8,6 @@ import type { SimConfig } from "./Config.js"
 import { resolveConfig } from "./Config.js"
 import { runLoop } from "./internal/loop.js"
 import { POOLED_CHUNK_TOKENS, type PooledConfig } from "./internal/pooled.js"
-import { percentiles, quantile, Samples } from "./internal/stats.js"
 import type { PolicyResult, RequestOutcome } from "./Result.js"
 import { IMBALANCE_BUCKETS } from "./Result.js"
 import { traceTokenIds } from "./TokenIds.js"
@@ -115,57 +114,57 @@ export const simulate = (
   const c = pooled === undefined ? resolved : { ...resolved, pooledChunkTokens: pooled }
   const run = runLoop(c, trace, policy?.make, options.onProgress)
   const ran = run.trace
-  const ttft = new Samples()
-  const e2e = new Samples()
-  let finished = 0
-  let rejected = 0
-  let stalled = 0
-  let lastFinish = 0
-  let lastScheduled = Number.NaN
+  const { finished, rejected, stalled } = run
+  const lastFinish = run.lastFinishSeconds
+  const lastScheduled = run.lastScheduledSeconds
   const st = run.status
-  const stuckRanks = new Set(
-    st._tag === "NoProgress" ? st.ranks : st._tag === "Deadlock" ? [...st.busyRanks, ...st.skippingRanks] : []
-  )
-  for (const r of run.reqs) {
-    if (r.firstScheduledSeconds > lastScheduled || Number.isNaN(lastScheduled))
-      lastScheduled = r.firstScheduledSeconds
-    if (r.rejected !== undefined) rejected++
-    else if (Number.isNaN(r.finishSeconds) && r.rank >= 0 && stuckRanks.has(r.rank)) stalled++
-    if (Number.isNaN(r.finishSeconds)) continue
-    finished++
-    ttft.push(r.firstTokenSeconds - r.t.arrivalSeconds)
-    e2e.push(r.finishSeconds - r.t.arrivalSeconds)
-    if (r.finishSeconds > lastFinish) lastFinish = r.finishSeconds
-  }
-  const ttftSorted = ttft.sorted()
-  const e2eSorted = e2e.sorted()
   const firstArrival = ran[0]?.arrivalSeconds ?? 0
   const sum = (f: (r: (typeof run.ranks)[number]) => number) => run.ranks.reduce((a, r) => a + f(r), 0)
   const output = sum((r) => r.outputTokens)
   const admitted = sum((r) => r.admittedPromptTokens)
   const itlQuantile = run.itl.quantiles()
   const qs = Array.from({ length: CDF_POINTS }, (_, i) => i / (CDF_POINTS - 1))
-  const outcomes: Array<RequestOutcome> | undefined = c.recordRequests
-    ? run.reqs.map((r) => ({
-        requestId: r.t.requestId,
-        rank: r.rank >= 0 ? r.rank : undefined,
-        arrivalSeconds: r.t.arrivalSeconds,
-        firstScheduledSeconds: Number.isNaN(r.firstScheduledSeconds) ? undefined : r.firstScheduledSeconds,
-        firstTokenSeconds: Number.isNaN(r.firstTokenSeconds) ? undefined : r.firstTokenSeconds,
-        finishSeconds: Number.isNaN(r.finishSeconds) ? undefined : r.finishSeconds,
-        outputTokens: r.generated,
-        cachedTokens: r.cachedTokens,
-        retractions: r.retractions,
-        rejected: r.rejected
-      }))
+  const kept = run.kept
+  const outcomes: Array<RequestOutcome> | undefined = kept
+    ? ran.map((t, i) => {
+        const r = kept[i]
+        // a request that never arrived (a time limit) has no record: nothing happened to it
+        return r === undefined
+          ? {
+              requestId: t.requestId,
+              rank: undefined,
+              arrivalSeconds: t.arrivalSeconds,
+              firstScheduledSeconds: undefined,
+              firstTokenSeconds: undefined,
+              finishSeconds: undefined,
+              outputTokens: 0,
+              cachedTokens: 0,
+              retractions: 0,
+              rejected: undefined
+            }
+          : {
+              requestId: r.t.requestId,
+              rank: r.rank >= 0 ? r.rank : undefined,
+              arrivalSeconds: r.t.arrivalSeconds,
+              firstScheduledSeconds: Number.isNaN(r.firstScheduledSeconds)
+                ? undefined
+                : r.firstScheduledSeconds,
+              firstTokenSeconds: Number.isNaN(r.firstTokenSeconds) ? undefined : r.firstTokenSeconds,
+              finishSeconds: Number.isNaN(r.finishSeconds) ? undefined : r.finishSeconds,
+              outputTokens: r.generated,
+              cachedTokens: r.cachedTokens,
+              retractions: r.retractions,
+              rejected: r.rejected
+            }
+      })
     : undefined
   return {
     policy: String(policy?.name),
     status: run.status,
     requests: { total: ran.length, finished, unfinished: ran.length - finished, rejected, stalled },
-    ttftSeconds: percentiles(ttftSorted),
+    ttftSeconds: run.ttft.percentiles,
     itlSeconds: run.itl.percentiles(),
-    e2eSeconds: percentiles(e2eSorted),
+    e2eSeconds: run.e2e.percentiles,
     outputTokensPerSecond: lastFinish > firstArrival ? output / (lastFinish - firstArrival) : 0,
     imbalanceHistogram: { le: IMBALANCE_BUCKETS, counts: run.imbalanceCounts },
     syncWaitShare: run.rankSeconds > 0 ? run.syncWaitSeconds / run.rankSeconds : 0,
@@ -189,8 +188,8 @@ export const simulate = (
     latencyCdf: {
       quantiles: qs,
       // no finished request, no latency: an empty curve, never a curve of zeros
-      ttftSeconds: cdfOf(qs, (q) => quantile(ttftSorted, q)),
-      e2eSeconds: cdfOf(qs, (q) => quantile(e2eSorted, q)),
+      ttftSeconds: cdfOf(qs, run.ttft.quantile),
+      e2eSeconds: cdfOf(qs, run.e2e.quantile),
       itlSeconds: cdfOf(qs, itlQuantile)
     },
     loadSamples: { seconds: run.sampleSeconds, perRank: run.samplePerRank },

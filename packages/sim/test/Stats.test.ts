@@ -1,6 +1,12 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { CountedSamples, quantile } from "../src/internal/stats.js"
+import {
+  CountedSamples,
+  LatencySamples,
+  quantile,
+  Samples,
+  SKETCH_RELATIVE_ACCURACY
+} from "../src/internal/stats.js"
 
 /** The reference: the expanded sample, sorted; the mean sums value x count over distinct values ascending. */
 const reference = (pushes: ReadonlyArray<readonly [number, number]>) => {
@@ -71,4 +77,88 @@ describe("CountedSamples", () => {
       mean: undefined
     })
   })
+})
+
+describe("latency statistics past the exact limit (the sketch)", () => {
+  const positive = fc.double({ min: 1e-4, max: 1e4, noNaN: true })
+  /** `v` is within the sketch's relative error of the sample at rank floor or ceil of q (n - 1). */
+  const near = (sorted: Float64Array, q: number, v: number | undefined) => {
+    const pos = (sorted.length - 1) * q
+    const tol = (x: number) => Math.abs(v! - x) <= SKETCH_RELATIVE_ACCURACY * x * (1 + 1e-9)
+    return tol(sorted[Math.floor(pos)]!) || tol(sorted[Math.ceil(pos)]!)
+  }
+
+  test.prop([fc.array(positive, { minLength: 1, maxLength: 400 }), fc.integer({ min: 1, max: 60 })])(
+    "LatencySamples: exact up to the limit, then every percentile within the stated relative error",
+    (xs, limit) => {
+      const s = new LatencySamples(limit)
+      for (const x of xs) s.push(x)
+      const sorted = Float64Array.from(xs).sort()
+      const { percentiles: p, quantile: at } = s.summary()
+      expect(p.count).toBe(xs.length)
+      if (xs.length <= limit) {
+        expect(p.relativeError).toBeUndefined()
+        expect(p.p99).toBe(quantile(sorted, 0.99))
+        return
+      }
+      expect(p.relativeError).toBe(SKETCH_RELATIVE_ACCURACY)
+      for (const [q, v] of [
+        [0.5, p.p50],
+        [0.9, p.p90],
+        [0.99, p.p99],
+        [0, at(0)],
+        [1, at(1)]
+      ] as const)
+        expect(near(sorted, q, v)).toBe(true)
+      const mean = xs.reduce((a, b) => a + b, 0) / xs.length
+      expect(Math.abs(p.mean! - mean)).toBeLessThanOrEqual(1e-9 * Math.max(...xs))
+    }
+  )
+
+  test.prop([fc.array(fc.tuple(positive, fc.integer({ min: 1, max: 5 })), { minLength: 1, maxLength: 300 })])(
+    "CountedSamples: past its run limit, percentiles of the expanded sample within the relative error",
+    (pushes) => {
+      const s = new CountedSamples(20)
+      for (const [x, c] of pushes) s.pushMany(x, c)
+      const { expanded } = reference(pushes)
+      const p = s.percentiles()
+      expect(p.count).toBe(expanded.length)
+      const q = s.quantiles()
+      if (p.relativeError === undefined) {
+        expect(q(0.5)).toBe(quantile(expanded, 0.5))
+        return
+      }
+      for (const [at, v] of [
+        [0.5, p.p50],
+        [0.9, p.p90],
+        [0.99, p.p99],
+        [0.25, q(0.25)]
+      ] as const)
+        expect(near(expanded, at, v)).toBe(true)
+    }
+  )
+
+  it("a sketched run keeps no per-sample storage: 1M pushes past a limit of 1,000", () => {
+    const s = new LatencySamples(1000)
+    for (let i = 1; i <= 1_000_000; i++) s.push(i / 1000)
+    const p = s.summary().percentiles
+    expect(p.count).toBe(1_000_000)
+    expect(Math.abs(p.p50! - 500) / 500).toBeLessThanOrEqual(SKETCH_RELATIVE_ACCURACY)
+    expect(Math.abs(p.p99! - 990) / 990).toBeLessThanOrEqual(SKETCH_RELATIVE_ACCURACY)
+  })
+})
+
+describe("Samples", () => {
+  test.prop([fc.array(fc.oneof(value, fc.constant(Number.NaN)), { maxLength: 2000 })])(
+    "sorted() orders as Float64Array.prototype.sort (-0 before +0, NaN last), bit for bit",
+    (xs) => {
+      const s = new Samples()
+      for (const x of xs) s.push(x)
+      const got = s.sorted()
+      const want = Float64Array.from(xs).sort()
+      expect(Array.from(got).map((x) => (Object.is(x, -0) ? "-0" : x))).toEqual(
+        Array.from(want).map((x) => (Object.is(x, -0) ? "-0" : x))
+      )
+    }
+  )
 })

@@ -4,7 +4,7 @@
  * the vLLM coordinator publishes on its own cadence.
  */
 import type { SimStatus } from "../Result.js"
-import type { Req } from "./req.js"
+import { Req } from "./req.js"
 import { clientSync, coordinatorError, progress, type Run } from "./run.js"
 
 /** Request `r` arrives at `run.t`: rejected with the reason, or routed and queued. */
@@ -38,10 +38,18 @@ export const arrive = (run: Run, r: Req): void => {
   if (g.wave) g.pendingEvents.push({ ev: "client_request", rank })
 }
 
-/** Every request that arrives at `run.t`, in trace order. */
+/** Every request that arrives at `run.t`, in trace order; each one's record is made now. */
 export const arriveAll = (run: Run): void => {
-  const reqs = run.reqs
-  while (run.next < reqs.length && reqs[run.next]!.t.arrivalSeconds === run.t) arrive(run, reqs[run.next++]!)
+  const trace = run.trace
+  while (run.next < trace.length && trace[run.next]!.arrivalSeconds === run.t) {
+    const i = run.next++
+    const t = trace[i]!
+    // every request draws its room, used or not, so request i's room is the i-th
+    const room = run.nextRoom()
+    const r = new Req(i, t, t.bootstrapRoom ?? room)
+    if (run.kept) run.kept[i] = r
+    arrive(run, r)
+  }
 }
 
 /** The vLLM coordinator's publish due at `run.t`; the status to end with if it rejected a message. */

@@ -24,8 +24,8 @@ import type { TraceRequest } from "../Trace.js"
 import { arriveAll, publish } from "./events.js"
 import type { Rank } from "./rank.js"
 import type { Req } from "./req.js"
-import { coordinatorError, newRun, noProgress, type Run } from "./run.js"
-import type { CountedSamples } from "./stats.js"
+import { coordinatorError, laterOf, newRun, noProgress, type Run } from "./run.js"
+import type { CountedSamples, LatencySummary } from "./stats.js"
 import { completeStep } from "./stepEnd.js"
 import { startStep } from "./stepStart.js"
 
@@ -33,9 +33,20 @@ export interface RawRun {
   readonly status: SimStatus
   /** The trace the run was built from: none of one that cannot run (an InvalidConfig naming it). */
   readonly trace: ReadonlyArray<TraceRequest>
-  readonly reqs: ReadonlyArray<Req>
+  /** Every request's record by trace index (`recordRequests`; undefined: it never arrived). */
+  readonly kept: ReadonlyArray<Req | undefined> | undefined
   readonly ranks: ReadonlyArray<Rank>
   readonly itl: CountedSamples
+  readonly ttft: LatencySummary
+  readonly e2e: LatencySummary
+  readonly finished: number
+  readonly rejected: number
+  /** Unfinished requests on the ranks a NoProgress or Deadlock status names. */
+  readonly stalled: number
+  /** The latest finish (0: none). */
+  readonly lastFinishSeconds: number
+  /** The latest time a request was first scheduled (NaN: none was). */
+  readonly lastScheduledSeconds: number
   readonly slo: Run["slo"]
   readonly steps: number
   readonly endSeconds: number
@@ -70,7 +81,7 @@ const nextStepEnd = (run: Run): number => {
 
 /** The next arrival's time (infinite when every request has arrived). */
 const nextArrival = (run: Run): number =>
-  run.next < run.reqs.length ? run.reqs[run.next]!.t.arrivalSeconds : Number.POSITIVE_INFINITY
+  run.next < run.trace.length ? run.trace[run.next]!.arrivalSeconds : Number.POSITIVE_INFINITY
 
 /**
  * No step in flight and no arrival left: the run is over. Coordinator publishes (heartbeats
@@ -103,7 +114,7 @@ const endWithoutEvents = (run: Run): SimStatus | undefined => {
 const endAtTimeLimit = (run: Run): SimStatus | undefined => {
   const c = run.c
   let status: SimStatus | undefined
-  if (run.next < run.reqs.length || run.ranks.some((r) => r.hasWork)) {
+  if (run.next < run.trace.length || run.ranks.some((r) => r.hasWork)) {
     status = { _tag: "TimeLimit", atSeconds: c.maxSimulatedSeconds }
     run.t = c.maxSimulatedSeconds
   }
@@ -168,6 +179,12 @@ const withDefaultsForInvalid = (c: ResolvedSimConfig): ResolvedSimConfig => {
   return safe
 }
 
+/** Trace row `i`'s field `f` breaks `rule`. */
+const badField = (i: number, f: string, rule: string, v: unknown) => ({
+  field: `trace[${i}].${f}`,
+  message: `trace[${i}].${f} must be ${rule}, got ${String(v)}`
+})
+
 /**
  * The first request of `trace` the simulator cannot run, named by its index and field: an arrival
  * that is not a finite number >= 0 (NaN spun forever, Infinity held every other request back), a
@@ -182,23 +199,21 @@ const checkTrace = (
   if (!Array.isArray(trace)) return { field: "trace", message: "trace must be an array of requests" }
   for (let i = 0; i < trace.length; i++) {
     const r = trace[i] as TraceRequest | undefined
-    const at = `trace[${i}]`
-    if (typeof r !== "object" || r === null) return { field: at, message: `${at} must be a request object` }
-    const bad = (f: string, rule: string, v: unknown) => ({
-      field: `${at}.${f}`,
-      message: `${at}.${f} must be ${rule}, got ${String(v)}`
-    })
-    if (typeof r.requestId !== "string") return bad("requestId", "a string", r.requestId)
+    // the field's name is built only for a bad request (one string per request was a tenth of a
+    // large replay's allocation)
+    if (typeof r !== "object" || r === null)
+      return { field: `trace[${i}]`, message: `trace[${i}] must be a request object` }
+    if (typeof r.requestId !== "string") return badField(i, "requestId", "a string", r.requestId)
     if (!(Number.isFinite(r.arrivalSeconds) && r.arrivalSeconds >= 0))
-      return bad("arrivalSeconds", "a finite number >= 0", r.arrivalSeconds)
+      return badField(i, "arrivalSeconds", "a finite number >= 0", r.arrivalSeconds)
     if (!(isTokenCount(r.inputLength) && r.inputLength >= 1))
-      return bad("inputLength", "an integer >= 1", r.inputLength)
-    if (!isTokenCount(r.outputLength)) return bad("outputLength", "an integer >= 0", r.outputLength)
+      return badField(i, "inputLength", "an integer >= 1", r.inputLength)
+    if (!isTokenCount(r.outputLength)) return badField(i, "outputLength", "an integer >= 0", r.outputLength)
     const ids = r.tokenIds
     if (ids !== undefined && !(Array.isArray(ids) && ids.length <= r.inputLength && ids.every(isTokenId)))
       return {
-        field: `${at}.tokenIds`,
-        message: `${at}.tokenIds must be absent or at most inputLength token ids (integers 0..4294967295)`
+        field: `trace[${i}].tokenIds`,
+        message: `trace[${i}].tokenIds must be absent or at most inputLength token ids (integers 0..4294967295)`
       }
   }
   return undefined
@@ -239,14 +254,36 @@ export const runLoop = (
   const status: SimStatus = invalid
     ? { _tag: "InvalidConfig", ...invalid }
     : (coordinatorError(run) ?? runEvents(run))
-  onProgress?.(run.done, run.reqs.length)
+  onProgress?.(run.done, run.trace.length)
   for (const r of run.ranks) r.settle()
+  // what is still on the ranks: unfinished (stalled when its rank is stuck), maybe scheduled
+  const stuck = new Set(
+    status._tag === "NoProgress"
+      ? status.ranks
+      : status._tag === "Deadlock"
+        ? [...status.busyRanks, ...status.skippingRanks]
+        : []
+  )
+  let stalled = 0
+  let lastScheduled = run.lastScheduledSeconds
+  for (const rank of run.ranks)
+    rank.forEachHeld((r) => {
+      if (stuck.has(rank.id)) stalled++
+      lastScheduled = laterOf(lastScheduled, r.firstScheduledSeconds)
+    })
   return {
     status,
     trace: ran,
-    reqs: run.reqs,
+    kept: run.kept,
     ranks: run.ranks,
     itl: run.itl,
+    ttft: run.ttft.summary(),
+    e2e: run.e2e.summary(),
+    finished: run.finished,
+    rejected: run.rejected,
+    stalled,
+    lastFinishSeconds: run.lastFinishSeconds,
+    lastScheduledSeconds: lastScheduled,
     slo: run.slo,
     steps: run.steps,
     endSeconds: run.t,

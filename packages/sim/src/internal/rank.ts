@@ -9,6 +9,7 @@
  */
 import { extendKvReadTokens } from "@loadledger/step-time"
 import { DecodeSet } from "./decodeSet.js"
+import { Deque } from "./deque.js"
 import { emptyList, removeAt } from "./lists.js"
 import { BLOCK_TOKENS, PrefixCache } from "./prefixCache.js"
 import type { Req } from "./req.js"
@@ -38,9 +39,19 @@ export interface Hooks {
 }
 
 export class Rank {
-  readonly waiting: Array<Req> = []
-  /** Admitted requests, in admission order: the prefilling ones (also in `prefilling`) and the decoding ones (in `decoding`). */
-  readonly running: Array<Req> = []
+  /** Requests routed here and not admitted, in queue order (retracted ones at the front). */
+  readonly waiting = new Deque<Req>()
+  /**
+   * Admitted requests, in admission order (`runSeq`), as a doubly linked list through
+   * `Req.runPrev` / `runNext`: the prefilling ones (also in `prefilling`) and the decoding ones (in
+   * `decoding`). A finish unlinks in O(1) (it was an `indexOf` over the running array and a shift).
+   */
+  private runHead: Req | undefined = undefined
+  private runTail: Req | undefined = undefined
+  /** How many requests are admitted (running). */
+  numRunning = 0
+  /** The next admission's `runSeq`. */
+  private nextRunSeq = 0
   /** The running requests with prompt (or recompute) tokens left, in running order. */
   private readonly prefilling: Array<Req> = []
   /** Σ (prefillTarget - prefilled) over the running requests (the decoding ones add 0). */
@@ -85,7 +96,35 @@ export class Rank {
   }
 
   get hasWork(): boolean {
-    return this.waiting.length > 0 || this.running.length > 0
+    return this.waiting.length > 0 || this.numRunning > 0
+  }
+
+  /** Append `r` to the running list (it is admitted now). */
+  private link(r: Req): void {
+    r.runSeq = this.nextRunSeq++
+    r.runPrev = this.runTail
+    r.runNext = undefined
+    if (this.runTail === undefined) this.runHead = r
+    else this.runTail.runNext = r
+    this.runTail = r
+    this.numRunning++
+  }
+
+  /** Remove `r` from the running list. */
+  private unlink(r: Req): void {
+    if (r.runPrev === undefined) this.runHead = r.runNext
+    else r.runPrev.runNext = r.runNext
+    if (r.runNext === undefined) this.runTail = r.runPrev
+    else r.runNext.runPrev = r.runPrev
+    r.runPrev = undefined
+    r.runNext = undefined
+    this.numRunning--
+  }
+
+  /** Every request held here, admitted (in admission order) then waiting (in queue order). */
+  forEachHeld(f: (r: Req) => void): void {
+    for (let r = this.runHead; r !== undefined; r = r.runNext) f(r)
+    for (let i = 0; i < this.waiting.length; i++) f(this.waiting.at(i)!)
   }
 
   usedTokens(): number {
@@ -127,11 +166,10 @@ export class Rank {
    * preempts the last request of its running queue.
    */
   private retractOne(): boolean {
-    let i = this.running.length - 1
+    let r = this.runTail!
     if (this.p.engine === "sglang")
-      while (i > 0 && this.running[i]!.prefilled < this.running[i]!.prefillTarget) i--
-    const r = this.running[i]!
-    removeAt(this.running, i)
+      while (r.runPrev !== undefined && r.prefilled < r.prefillTarget) r = r.runPrev
+    this.unlink(r)
     const wasDecoding = r.prefilled >= r.prefillTarget
     if (wasDecoding) this.decoding.leave(r)
     else {
@@ -153,7 +191,7 @@ export class Rank {
 
   /** Admit the head of the waiting queue with a first chunk of at most `budget` tokens. */
   private admit(budget: number, now: number): number {
-    const r = this.waiting[0]!
+    const r = this.waiting.at(0)!
     const ids = r.t.hashIds
     const m = ids ? this.cache.match(ids, this.maxMatch(r)) : 0
     if (ids && m > 0) this.cache.acquire(ids, m)
@@ -176,7 +214,7 @@ export class Rank {
     this.cachedPromptTokens += r.ctx
     if (r.retractions === 0) r.cachedTokens = r.ctx
     if (Number.isNaN(r.firstScheduledSeconds)) r.firstScheduledSeconds = now
-    this.running.push(r)
+    this.link(r)
     this.prefilling.push(r)
     this.pendingPrefill += r.prefillTarget - r.prefilled
     this.addExtend(r, chunk)
@@ -207,7 +245,7 @@ export class Rank {
       this.addExtend(r, chunk)
       budget -= chunk
     }
-    while (budget > 0 && this.waiting.length > 0 && this.running.length < this.p.maxRunningRequests) {
+    while (budget > 0 && this.waiting.length > 0 && this.numRunning < this.p.maxRunningRequests) {
       const used = this.admit(budget, now)
       if (used === 0) break
       budget -= used
@@ -243,7 +281,7 @@ export class Rank {
 
   /** Bring every decoding request's fields up to date (for reading them after the run). */
   settle(): void {
-    for (const r of this.running) if (!isPrefilling(r)) this.decoding.sync(r)
+    for (let r = this.runHead; r !== undefined; r = r.runNext) if (!isPrefilling(r)) this.decoding.sync(r)
   }
 
   /**
@@ -257,6 +295,19 @@ export class Rank {
    * `defer_prefills`, vllm `v1/core/sched/scheduler.py`.
    */
   form(now: number, throttlePrefills = false): number {
+    if (this.numRunning === 0 && this.waiting.length === 0) {
+      // an idle rank forms an empty batch (what the paths below give with nothing to run; the
+      // decode set's allocation stamp is skipped: it has no member to charge)
+      if (this.extend.length > 0) emptyList(this.extend)
+      this.numDecodes = 0
+      this.attentionPairs = 0
+      this.kvReadPairs = 0
+      this.denseKvReadPairs = 0
+      this.extendTokens = 0
+      this.prefillCapacityBound = false
+      this.formed = true
+      return 0
+    }
     emptyList(this.extend)
     this.numDecodes = 0
     this.attentionPairs = 0
@@ -290,19 +341,19 @@ export class Rank {
    */
   blockedReason(): string {
     const pool = this.p.kvPoolTokens
-    const head = this.waiting[0]
-    if (head !== undefined && this.running.length < this.p.maxRunningRequests) {
+    const head = this.waiting.at(0)
+    if (head !== undefined && this.numRunning < this.p.maxRunningRequests) {
       let pending = 0
-      for (const x of this.running) pending += x.prefillTarget - x.prefilled
+      for (let x = this.runHead; x !== undefined; x = x.runNext) pending += x.prefillTarget - x.prefilled
       const free = pool - this.kvOwned - this.cache.pinnedBlocks * BLOCK_TOKENS - pending
       const need = head.pendingUncached
       return need > pool
         ? `request ${head.t.requestId} needs ${need} tokens of KV for its prompt, more than the rank's pool of ${pool}: it can never be admitted`
         : `request ${head.t.requestId} needs ${need} tokens of KV for its prompt, ${Math.max(0, free)} of ${pool} are free`
     }
-    if (this.running.length >= this.p.maxRunningRequests && this.waiting.length > 0)
-      return `its running set is full (maxRunningRequests ${this.p.maxRunningRequests}) and none of its ${this.running.length} running requests can run`
-    return `its ${this.running.length} running requests cannot get KV for their next tokens (${pool - this.kvOwned - this.cache.blocks * BLOCK_TOKENS} of ${pool} free)`
+    if (this.numRunning >= this.p.maxRunningRequests && this.waiting.length > 0)
+      return `its running set is full (maxRunningRequests ${this.p.maxRunningRequests}) and none of its ${this.numRunning} running requests can run`
+    return `its ${this.numRunning} running requests cannot get KV for their next tokens (${pool - this.kvOwned - this.cache.blocks * BLOCK_TOKENS} of ${pool} free)`
   }
 
   /** A request emits a token from its prefill: it finishes, or starts decoding. */
@@ -321,7 +372,7 @@ export class Rank {
   }
 
   private finish(r: Req, now: number, hooks: Hooks): void {
-    removeAt(this.running, this.running.indexOf(r))
+    this.unlink(r)
     this.kvOwned -= r.kvTokens
     r.kvTokens = 0
     if (r.t.hashIds) this.cache.release(r.t.hashIds, r.heldBlocks)
@@ -371,10 +422,18 @@ export class Rank {
       this.finish(r, now, hooks)
       return
     }
-    const order = finishing.map((r) => this.running.indexOf(r))
-    const at = order.map((_, i) => i).sort((a, b) => order[a]! - order[b]!)
-    for (const i of at) {
+    // in running (admission) order: an insertion sort by `runSeq`, in place (the array is the
+    // decode set's, reused; a few finish per step)
+    for (let i = 1; i < finishing.length; i++) {
       const r = finishing[i]!
+      let j = i - 1
+      while (j >= 0 && finishing[j]!.runSeq > r.runSeq) {
+        finishing[j + 1] = finishing[j]!
+        j--
+      }
+      finishing[j + 1] = r
+    }
+    for (const r of finishing) {
       this.decoding.leave(r)
       this.finish(r, now, hooks)
     }

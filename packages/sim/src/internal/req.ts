@@ -35,6 +35,10 @@ export class Req {
   decodeEpoch = 0
   worstGapSeconds = 0
   sharedFrom = Number.POSITIVE_INFINITY
+  // the rank's running list (`Rank.link`): admission order, and the neighbours in it
+  runSeq = 0
+  runPrev: Req | undefined = undefined
+  runNext: Req | undefined = undefined
   readonly outputTarget: number
   readonly fullBlocks: number
   /**

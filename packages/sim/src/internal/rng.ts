@@ -10,10 +10,18 @@ export const mulberry32 = (seed: number): (() => number) => {
   }
 }
 
-/** `count` random unsigned 64-bit bootstrap rooms (decimal strings) from `seed`. */
-export const randomRooms = (seed: number, count: number): Array<string> => {
+/**
+ * Random unsigned 64-bit bootstrap rooms (decimal strings) from `seed`, one per call: the i-th call
+ * gives request i's room (drawn as requests arrive, in trace order, so none is held before its
+ * request exists).
+ */
+export const roomStream = (seed: number): (() => string) => {
   const next = mulberry32(seed ^ 0x9e3779b9)
-  const out = new Array<string>(count)
-  for (let i = 0; i < count; i++) out[i] = ((BigInt(next()) << 32n) | BigInt(next())).toString()
-  return out
+  return () => ((BigInt(next()) << 32n) | BigInt(next())).toString()
+}
+
+/** The first `count` rooms of `roomStream(seed)`. */
+export const randomRooms = (seed: number, count: number): Array<string> => {
+  const next = roomStream(seed)
+  return Array.from({ length: count }, next)
 }

@@ -184,7 +184,7 @@ export class Router {
       const m = this.stats[rank.id]!
       m.t = t
       m.waiting = rank.waiting.length
-      m.running = rank.running.length
+      m.running = rank.numRunning
       m.kv = used / this.kvPoolTokens
       m.step = ws === undefined ? this.stepsDone[rank.id]! : ws.step
       m.wave = ws === undefined ? 0 : ws.wave
@@ -201,7 +201,7 @@ export class Router {
     this.shm[rank.id] = {
       dpRank: rank.id,
       timestamp: now,
-      numRunningReqs: rank.running.length,
+      numRunningReqs: rank.numRunning,
       numWaitingReqs: rank.waiting.length,
       numTotalTokens: rank.usedTokens() + rank.waitingUncached,
       kvCacheUsage: rank.usedTokens() / this.kvPoolTokens

@@ -13,11 +13,11 @@ import type { TraceRequest } from "../Trace.js"
 import { vllmWaveInit } from "../vllm/VllmWave.js"
 import type { VllmWaveEvent } from "../vllm/VllmWaveTypes.js"
 import { type Hooks, Rank } from "./rank.js"
-import { Req } from "./req.js"
-import { randomRooms } from "./rng.js"
+import type { Req } from "./req.js"
+import { roomStream } from "./rng.js"
 import { Router } from "./router.js"
 import { SloCount } from "./sloCount.js"
-import { CountedSamples } from "./stats.js"
+import { CountedSamples, LatencySamples } from "./stats.js"
 import { newOut, thaw, type WaveOut, type WaveWork } from "./waveMachine.js"
 
 /** A step model's input row, reused across steps (the step model reads it and keeps nothing). */
@@ -50,7 +50,24 @@ export interface Group {
 
 export interface Run {
   readonly c: ResolvedSimConfig
-  readonly reqs: ReadonlyArray<Req>
+  /**
+   * The requests to replay. A request's record (`Req`) is made when it arrives and, unless
+   * `recordRequests` keeps it in `kept`, is dropped when it finishes or is rejected: what a result
+   * needs of it is summed in `progress`.
+   */
+  readonly trace: ReadonlyArray<TraceRequest>
+  /** Request i's bootstrap room when its trace row has none (drawn in arrival order). */
+  readonly nextRoom: () => string
+  /** Every request's record by trace index, with `recordRequests` (none for those that never arrived). */
+  readonly kept: Array<Req | undefined> | undefined
+  /** Time to first token / end to end of each finished request. */
+  readonly ttft: LatencySamples
+  readonly e2e: LatencySamples
+  finished: number
+  rejected: number
+  /** The latest finish and first-scheduled time among the finished requests (NaN: none scheduled). */
+  lastFinishSeconds: number
+  lastScheduledSeconds: number
   readonly ranks: ReadonlyArray<Rank>
   readonly groups: ReadonlyArray<Group>
   /** The group of each rank. */
@@ -69,7 +86,7 @@ export interface Run {
   readonly progressEvery: number
   /** Simulated time (seconds). */
   t: number
-  /** The next arrival (index into `reqs`). */
+  /** The next arrival (index into `trace`). */
   next: number
   /** Requests finished or rejected. */
   done: number
@@ -107,8 +124,6 @@ export const newRun = (
   onProgress: ((done: number, total: number) => void) | undefined
 ): Run => {
   const n = c.dpSize
-  const rooms = randomRooms(c.seed, trace.length)
-  const reqs = trace.map((t, i) => new Req(i, t, t.bootstrapRoom ?? rooms[i]!))
   const ranks = Array.from({ length: n }, (_, i) => new Rank(i, c))
   const groups: Array<Group> = (c.lockstep ? [ranks] : ranks.map((r) => [r])).map((rs) => ({
     ranks: rs,
@@ -149,7 +164,15 @@ export const newRun = (
   const span = trace.length > 0 ? trace[trace.length - 1]!.arrivalSeconds : 0
   const run: Run = {
     c,
-    reqs,
+    trace,
+    nextRoom: roomStream(c.seed),
+    kept: c.recordRequests ? new Array<Req | undefined>(trace.length).fill(undefined) : undefined,
+    ttft: new LatencySamples(),
+    e2e: new LatencySamples(),
+    finished: 0,
+    rejected: 0,
+    lastFinishSeconds: 0,
+    lastScheduledSeconds: Number.NaN,
     ranks,
     groups,
     groupOf: ranks.map((_, i) => (c.lockstep ? 0 : i)),
@@ -183,11 +206,26 @@ export const newRun = (
   return run
 }
 
-/** A request finished or was rejected: count it (and judge it against the SLO), and report progress every `progressEvery`. */
+/** The latest of `a` and `b` that is a number (NaN when neither is). */
+export const laterOf = (a: number, b: number): number => (b > a || Number.isNaN(a) ? b : a)
+
+/**
+ * A request finished or was rejected: count it, add its latencies (and judge it against the SLO),
+ * and report progress every `progressEvery`. After this nothing of the request is kept (unless
+ * `recordRequests`).
+ */
 export const progress = (run: Run, r: Req): void => {
   run.done++
+  if (r.rejected !== undefined) run.rejected++
+  else if (!Number.isNaN(r.finishSeconds)) {
+    run.finished++
+    run.ttft.push(r.firstTokenSeconds - r.t.arrivalSeconds)
+    run.e2e.push(r.finishSeconds - r.t.arrivalSeconds)
+    if (r.finishSeconds > run.lastFinishSeconds) run.lastFinishSeconds = r.finishSeconds
+    run.lastScheduledSeconds = laterOf(run.lastScheduledSeconds, r.firstScheduledSeconds)
+  }
   run.slo?.judge(r)
-  if (run.onProgress && run.done % run.progressEvery === 0) run.onProgress(run.done, run.reqs.length)
+  if (run.onProgress && run.done % run.progressEvery === 0) run.onProgress(run.done, run.trace.length)
 }
 
 const clientSyncEvent: VllmWaveEvent = { ev: "client_sync" }

@@ -1,8 +1,47 @@
 /**
  * Latency statistics of one run: a growable sample buffer (TTFT, E2E) and a run-length sample of
- * repeated values (ITL), both read once at the end as exact percentiles (numpy's linear method).
+ * repeated values (ITL), both read once at the end as exact percentiles (numpy's linear method)
+ * while they hold at most `EXACT_SAMPLES` values (runs, for ITL); past that they fold into a
+ * DDSketch (`@datadog/sketches-js` 2.1.1, Masson, Rim & Lee, VLDB 2019) of relative accuracy
+ * `SKETCH_RELATIVE_ACCURACY`, so a run's memory stops growing with its requests.
  */
+import { DDSketch } from "@datadog/sketches-js"
 import type { Percentiles } from "../Result.js"
+
+/**
+ * Samples kept exactly before a statistic folds into a sketch: 2^19 (4 MB of TTFT or E2E values;
+ * 8 MB of ITL runs). Every trace this repository ships stays exact.
+ */
+export const EXACT_SAMPLES = 2 ** 19
+
+/**
+ * A sketched quantile is within this share of a sample value at that rank (DDSketch's guarantee:
+ * the bucket of value v spans [v (1 - a), v (1 + a)]).
+ */
+export const SKETCH_RELATIVE_ACCURACY = 0.005
+
+/** A latency statistic's read-out: its percentiles and its quantile function (`undefined` when empty). */
+export interface LatencySummary {
+  readonly percentiles: Percentiles
+  readonly quantile: (q: number) => number | undefined
+}
+
+/** The read-out of a sketch (positive and zero values; negative values are kept too). */
+const sketchSummary = (sk: DDSketch, length: number): LatencySummary => {
+  const n = sk.count
+  const quantile = (q: number): number | undefined => (n === 0 ? undefined : sk.getValueAtQuantile(q))
+  return {
+    percentiles: {
+      count: length,
+      p50: quantile(0.5),
+      p90: quantile(0.9),
+      p99: quantile(0.99),
+      mean: n === 0 ? undefined : sk.sum / n,
+      relativeError: SKETCH_RELATIVE_ACCURACY
+    },
+    quantile
+  }
+}
 
 /** A growable Float64 sample buffer. */
 export class Samples {
@@ -16,8 +55,62 @@ export class Samples {
     }
     this.buf[this.length++] = x
   }
+  /**
+   * The values ascending, as `Float64Array.prototype.sort` orders them (-0 before +0): by the radix
+   * sort of `sortByValue` (the typed-array sort was 5% of a replay of the Azure trace), or by that
+   * sort when a NaN is present (it puts NaN last).
+   */
   sorted(): Float64Array {
-    return this.buf.slice(0, this.length).sort()
+    const n = this.length
+    const vals = this.buf.subarray(0, n)
+    for (let i = 0; i < n; i++) if (Number.isNaN(vals[i]!)) return vals.slice().sort()
+    const order = sortByValue(vals, n)
+    const out = new Float64Array(n)
+    for (let i = 0; i < n; i++) out[i] = vals[order[i]!]!
+    return out
+  }
+
+  /** The values pushed, in push order (a view: valid until the next push). */
+  values(): Float64Array {
+    return this.buf.subarray(0, this.length)
+  }
+}
+
+/**
+ * One latency per request (TTFT or E2E): exact samples up to `exactLimit`, then a DDSketch holding
+ * them all (the exact buffer is dropped). Exact percentiles are numpy's linear method; sketched
+ * ones carry `relativeError`.
+ */
+export class LatencySamples {
+  private exact: Samples | undefined = new Samples()
+  private sketch: DDSketch | undefined = undefined
+
+  constructor(private readonly exactLimit = EXACT_SAMPLES) {}
+
+  get length(): number {
+    return this.exact?.length ?? this.sketch!.count
+  }
+
+  push(x: number): void {
+    const e = this.exact
+    if (e !== undefined) {
+      if (e.length < this.exactLimit) {
+        e.push(x)
+        return
+      }
+      const sk = new DDSketch({ relativeAccuracy: SKETCH_RELATIVE_ACCURACY })
+      const vs = e.values()
+      for (let i = 0; i < vs.length; i++) sk.accept(vs[i]!)
+      this.sketch = sk
+      this.exact = undefined
+    }
+    this.sketch!.accept(x)
+  }
+
+  summary(): LatencySummary {
+    if (this.exact === undefined) return sketchSummary(this.sketch!, this.sketch!.count)
+    const sorted = this.exact.sorted()
+    return { percentiles: percentiles(sorted), quantile: (q) => quantile(sorted, q) }
   }
 }
 
@@ -55,7 +148,9 @@ interface Table {
  * (value, count) in typed arrays. Percentiles are those of the expanded sample; the mean sums
  * `value x count` over the distinct values in ascending order. The table is built once, by an LSD
  * radix sort of the runs on their IEEE-754 bits (a run count in the hundreds of thousands made a
- * `Map` of values and a comparison sort a third of a simulation's time).
+ * `Map` of values and a comparison sort a third of a simulation's time). Past `exactLimit` runs the
+ * runs fold into a DDSketch (weighted by their counts) and later samples go there: percentiles then
+ * carry `relativeError` (NaN samples are counted in `length` and left out of the sketch).
  */
 export class CountedSamples {
   private vals = new Float64Array(1024)
@@ -63,7 +158,10 @@ export class CountedSamples {
   private runs = 0
   private nanCount = 0
   private cached: Table | undefined = undefined
+  private sketch: DDSketch | undefined = undefined
   length = 0
+
+  constructor(private readonly exactLimit = EXACT_SAMPLES) {}
 
   push(x: number): void {
     this.pushMany(x, 1)
@@ -77,9 +175,23 @@ export class CountedSamples {
       this.nanCount += count
       return
     }
+    if (this.sketch !== undefined) {
+      this.sketch.accept(x, count)
+      return
+    }
     const runs = this.runs
     if (runs > 0 && this.vals[runs - 1] === x) {
       this.cnts[runs - 1]! += count
+      return
+    }
+    if (runs >= this.exactLimit) {
+      const sk = new DDSketch({ relativeAccuracy: SKETCH_RELATIVE_ACCURACY })
+      for (let i = 0; i < runs; i++) sk.accept(this.vals[i]!, this.cnts[i]!)
+      sk.accept(x, count)
+      this.sketch = sk
+      this.vals = new Float64Array(0)
+      this.cnts = new Float64Array(0)
+      this.runs = 0
       return
     }
     if (runs === this.vals.length) {
@@ -97,6 +209,7 @@ export class CountedSamples {
   }
 
   percentiles(): Percentiles {
+    if (this.sketch !== undefined) return sketchSummary(this.sketch, this.length).percentiles
     const q = this.quantiles()
     return {
       count: this.length,
@@ -109,6 +222,7 @@ export class CountedSamples {
 
   /** The quantile function of the expanded sample (for CDFs); `undefined` when empty. */
   quantiles(): (p: number) => number | undefined {
+    if (this.sketch !== undefined) return sketchSummary(this.sketch, this.length).quantile
     const { keys, cum } = this.table()
     const length = this.length
     // the k-th smallest value (0-based) of the expanded sample

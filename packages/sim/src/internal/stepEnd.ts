@@ -50,7 +50,7 @@ const stepWaveModel = (
 const sampleLoads = (run: Run): void => {
   while (run.t >= run.nextSample) {
     run.sampleSeconds.push(run.nextSample)
-    for (const r of run.ranks) run.samplePerRank[r.id]!.push(r.running.length + r.waiting.length)
+    for (const r of run.ranks) run.samplePerRank[r.id]!.push(r.numRunning + r.waiting.length)
     run.nextSample += run.sampleEvery
   }
 }

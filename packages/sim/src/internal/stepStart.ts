@@ -5,6 +5,7 @@
  */
 import type { SimStatus } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
+import { emptyList } from "./lists.js"
 import { type Group, noProgress, type Run } from "./run.js"
 
 /** The group's step counter for the prefill cadence (vLLM's `step_counter`, reset per wave). */
@@ -44,7 +45,7 @@ const formBatches = (
       w.tokens = tokens
       w.numDecodes = r.numDecodes
       w.extendTokens = r.extendTokens
-      w.numRequests = r.running.length
+      w.numRequests = r.numRunning
       w.numExtends = r.extend.length
       if (c.sparseTopK !== undefined) {
         w.kvReadPairs = r.kvReadPairs
@@ -115,8 +116,11 @@ const chargeStep = (run: Run, g: Group, total: number): SimStatus | undefined =>
   }
   g.busy = true
   g.cadenceStep++
+  // the two event lists swap (the wave model reads a step's list and keeps none of it)
+  const spent = g.stepEvents
+  emptyList(spent)
   g.stepEvents = g.pendingEvents
-  g.pendingEvents = []
+  g.pendingEvents = spent
   g.startSeconds = t
   g.stepSeconds = cost.stepSeconds
   g.endSeconds = t + cost.stepSeconds
