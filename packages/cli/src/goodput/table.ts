@@ -282,7 +282,16 @@ export const curveChart = (b: EngineBoard, target: number, id: string): ChartSpe
       legend: { type: "scroll", top: 0, data: rows.map(label) },
       grid: { top: 60, left: 60, right: 30, bottom: 60 },
       xAxis: { type: "value", name: "requests/s", nameLocation: "middle", nameGap: 30, scale: true },
-      yAxis: { type: "value", name: "SLO attainment", min: 0, max: 1 },
+      // from just below the lowest band or the target (a 0..1 axis squeezes the curves at the top)
+      yAxis: {
+        type: "value",
+        name: "SLO attainment",
+        min: Math.max(
+          0,
+          Math.floor(Math.min(target, ...rows.flatMap((r) => r.curve.map((p) => p.ci[0]))) * 10 - 0.5) / 10
+        ),
+        max: 1
+      },
       dataZoom: [{ type: "inside" }, { type: "slider" }],
       series
     }
