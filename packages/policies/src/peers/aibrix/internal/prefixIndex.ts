@@ -3,7 +3,8 @@
  * chained with XXH64 and a persistent map block-hash -> pods.
  */
 import { xxh64 } from "@node-rs/xxhash"
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 
 /** Block hashes of the UTF-8 bytes of `text`: full blocks only, `h = XXH64(seed; LE64(parent) ++ block)`. */
 export const aibrixPrefixHashes = (bytes: Uint8Array, blockSize: number, seed = 0n): Array<bigint> => {
