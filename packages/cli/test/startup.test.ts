@@ -17,8 +17,8 @@ describe.skipIf(!existsSync(bin))("built loadledger in a subprocess", () => {
     for (const p of ["cli", "schema", "sim", "policies", "step-time"])
       expect(r.stdout).toContain(`@loadledger/${p} 0.1.0`)
   })
-  it("--version and --help load no effect, simulator or policy module", () => {
-    for (const flag of ["--version", "--help"]) {
+  it("--version and --help load no effect, simulator or policy module; --version not even commander", () => {
+    for (const flag of ["--version", "-V", "--help"]) {
       const r = spawnSync("node", [bin, flag], {
         encoding: "utf8",
         env: { ...process.env, NODE_DEBUG: "esm" }
@@ -26,11 +26,29 @@ describe.skipIf(!existsSync(bin))("built loadledger in a subprocess", () => {
       expect(r.status).toBe(0)
       // NODE_DEBUG=esm logs every module the loader resolves on stderr
       const loaded = r.stderr
-      expect(loaded).toMatch(/commander/)
+      if (flag === "--help") expect(loaded).toMatch(/commander/)
+      else expect(loaded).not.toMatch(/commander/)
       expect(loaded).not.toMatch(/node_modules\/effect\//)
       expect(loaded).not.toMatch(/packages\/sim\//)
       expect(loaded).not.toMatch(/simulate-[A-Z0-9]+\.js/)
     }
+  })
+  it("the executable's --version and -V print what main's --version prints", async () => {
+    const { main } = await import("../src/index.js")
+    let printed = ""
+    const write = process.stdout.write
+    process.stdout.write = ((c: string | Uint8Array) => {
+      printed += String(c)
+      return true
+    }) as typeof process.stdout.write
+    try {
+      expect(await main(["node", "loadledger", "--version"])).toBe(0)
+    } finally {
+      process.stdout.write = write
+    }
+    expect(printed.split("\n")[0]).toBe("loadledger 0.1.0")
+    expect(run(["--version"]).stdout).toBe(printed)
+    expect(run(["-V"]).stdout).toBe(printed)
   })
   it("an unknown command fails with did-you-mean, even with --help", () => {
     const typo = run(["simulte"])
