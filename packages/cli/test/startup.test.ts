@@ -50,6 +50,33 @@ describe.skipIf(!existsSync(bin))("built loadledger in a subprocess", () => {
     expect(run(["--version"]).stdout).toBe(printed)
     expect(run(["-V"]).stdout).toBe(printed)
   })
+  const traceFile = new URL("../../../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url)
+    .pathname
+  // every module a short one-policy replay loads, ESM and CommonJS (NODE_DEBUG logs them on stderr)
+  const replayLoads = () => {
+    const r = spawnSync(
+      "node",
+      [bin, "simulate", "--trace", traceFile, "--policies", "total-tokens", "--limit", "20"],
+      { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: { ...process.env, NODE_DEBUG: "esm,module" } }
+    )
+    expect(r.status).toBe(0)
+    return r.stderr
+  }
+  it("a one-policy replay loads effect by module (not its barrel) and no hash addon its policy does not use", () => {
+    const loaded = replayLoads()
+    expect(loaded).toMatch(/effect\/dist\/HashMap\.js/)
+    expect(loaded).not.toMatch(/effect\/dist\/index\.js/)
+    expect(loaded).not.toMatch(/@node-rs\+xxhash|@node-rs\/xxhash/)
+    expect(loaded).toMatch(/step-time\/dist\/core\.js/)
+  })
+  // Fails until sim/src/internal/rank.ts (the simulator internals, rewritten elsewhere) imports
+  // `extendKvReadTokens` from "@loadledger/step-time/core": its one import of the full entry loads
+  // effect's Schema (143 modules) and ml-matrix, about 300 ms of a 1,000-request replay here.
+  it.fails("a one-policy replay loads no decoder: no effect Schema, no ml-matrix", () => {
+    const loaded = replayLoads()
+    expect(loaded).not.toMatch(/effect\/dist\/Schema\.js/)
+    expect(loaded).not.toMatch(/ml-matrix/)
+  })
   it("an unknown command fails with did-you-mean, even with --help", () => {
     const typo = run(["simulte"])
     expect(typo.status).toBe(1)
