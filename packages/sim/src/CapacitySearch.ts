@@ -149,9 +149,28 @@ const supposed = (rate: number, keepsUp: boolean): CapacityProbe => ({
 })
 
 /**
+ * A guess at the capacity from the probes so far, to order speculative probes (never to decide):
+ * above capacity the queue grows with the trace, so a run at `rate` that fell behind by a backlog
+ * `b` (a share of the arrival span) served about `rate / (1 + b)`; the lowest such run is the
+ * closest. Without one (no run fell behind on its backlog alone), the last outcome goes on: a
+ * bracket tends to keep doubling or halving.
+ */
+const guessKeepsUp = (probes: ReadonlyArray<CapacityProbe>): ((rate: number) => boolean) => {
+  let nearest: CapacityProbe | undefined
+  for (const p of probes)
+    if (!p.keepsUp && p.result.requests.rejected === 0 && Number.isFinite(p.backlog) && p.backlog > 0)
+      if (nearest === undefined || p.rate < nearest.rate) nearest = p
+  if (nearest === undefined) {
+    const last = probes.at(-1)?.keepsUp ?? true
+    return () => last
+  }
+  const capacity = nearest.rate / (1 + nearest.backlog)
+  return (rate) => rate <= capacity
+}
+
+/**
  * The first `k` distinct rates the search may need next, most likely first: the next rate, then
- * the rates after each outcome of it (the previous probe's outcome first: a bracket tends to go on
- * the way it went), breadth first.
+ * the rates after each outcome of it (the guessed outcome first, `guessKeepsUp`), breadth first.
  */
 const upcoming = (
   trace: ReadonlyArray<TraceRequest>,
@@ -161,14 +180,15 @@ const upcoming = (
 ): ReadonlyArray<number> => {
   const rates: Array<number> = []
   const queue: Array<ReadonlyArray<CapacityProbe>> = [probes]
-  const lastOutcome = probes.at(-1)?.keepsUp ?? true
+  const guess = guessKeepsUp(probes)
   // the tree is at most maxProbes deep; a few nodes past k are enough (a rate may repeat)
   for (let q = 0; q < queue.length && q < 4 * k && rates.length < k; q++) {
     const path = queue[q]!
     const s = capacityStep(trace, "", options, path)
     if (s._tag !== "Probe") continue
     if (!rates.includes(s.rate)) rates.push(s.rate)
-    for (const keepsUp of [lastOutcome, !lastOutcome]) queue.push([...path, supposed(s.rate, keepsUp)])
+    const likely = guess(s.rate)
+    for (const keepsUp of [likely, !likely]) queue.push([...path, supposed(s.rate, keepsUp)])
   }
   return rates
 }
