@@ -28,6 +28,17 @@ const out = stepTime.stepTime({ model: stepTime.models["glm-5.3"], gpu: stepTime
   { decode: [8192], extend: [] }
 ])
 assert.ok(out.stepSeconds > 0)
+// the light entry is the same model: the same presets and the same step time, from shared chunks
+const core = await import("@loadledger/step-time/core")
+assert.equal(core.models, stepTime.models)
+assert.deepEqual(
+  core.stepTime({ model: core.models["glm-5.3"], gpu: core.gpus.h200 }, [
+    { decode: [8192], extend: [] },
+    { decode: [8192], extend: [] }
+  ]),
+  out
+)
+assert.equal(core.modelFromJson, undefined)
 
 const cli = execFileSync(
   process.execPath,
@@ -35,4 +46,27 @@ const cli = execFileSync(
   { encoding: "utf8" }
 )
 assert.equal(JSON.parse(cli)[0].numTotalTokens, 100000)
+// capacity on the built worker threads: the same JSON as in this thread
+const capacity = (jobs) =>
+  execFileSync(
+    process.execPath,
+    [
+      "packages/cli/dist/bin.js",
+      "capacity",
+      "--trace",
+      "examples/traces/mooncake/conversation_trace.jsonl",
+      "--limit",
+      "150",
+      "--dp",
+      "2",
+      "--precision",
+      "0.1",
+      "--json",
+      "--quiet",
+      "--jobs",
+      jobs
+    ],
+    { encoding: "utf8" }
+  )
+assert.equal(capacity("2"), capacity("1"))
 console.log("smoke: built packages import and the built CLI runs")

@@ -5,6 +5,7 @@ export default packageBuild(["src/index.ts", "src/bin.ts"], {
     index: "src/index.ts",
     bin: "src/bin.ts",
     "sweep-worker": "src/sweep/worker.ts",
-    "goodput-worker": "src/goodput/worker.ts"
+    "goodput-worker": "src/goodput/worker.ts",
+    "capacity-worker": "src/capacity/worker.ts"
   }
 })

@@ -7,9 +7,9 @@
  *
  * @since 0.1.0
  */
-import { createRequire } from "node:module"
 import { Command, CommanderError } from "commander"
 import { closest, distance } from "fastest-levenshtein"
+import { versionText } from "./internal/version.js"
 
 /** One command of the table: its name, its root-help line, and how to load its `register`. */
 interface CommandEntry {
@@ -64,23 +64,6 @@ const COMMANDS: ReadonlyArray<CommandEntry> = [
     load: () => import("./commands/sweep.js")
   }
 ]
-
-const PACKAGES = ["cli", "schema", "sim", "policies", "step-time"] as const
-
-/** `loadledger 0.1.0` then one `@loadledger/<pkg> <version>` line per package (read from package.json). */
-const versionText = (): string => {
-  const require = createRequire(import.meta.url)
-  const lines = PACKAGES.map((p) => {
-    try {
-      const v = (require(`@loadledger/${p}/package.json`) as { version: string }).version
-      return `@loadledger/${p} ${v}`
-    } catch {
-      return `@loadledger/${p} (not found)`
-    }
-  })
-  const own = (require("../package.json") as { version: string }).version
-  return [`loadledger ${own}`, ...lines].join("\n")
-}
 
 /**
  * The closest of `candidates` to `name` when it is near enough to be a likely typo (edit distance

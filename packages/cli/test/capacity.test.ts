@@ -7,8 +7,8 @@ import { loadledger, mooncake } from "./runCli.js"
 
 const io = captureOutput()
 const run = (...args: Array<string>) => loadledger("capacity", ...args)
-// 300 Mooncake requests on two ranks: a few probes of a short trace
-const small = ["--trace", mooncake, "--limit", "300", "--dp", "2", "--precision", "0.05"]
+// 300 Mooncake requests on two ranks: a few probes of a short trace, in this thread
+const small = ["--trace", mooncake, "--limit", "300", "--dp", "2", "--precision", "0.05", "--jobs", "1"]
 
 describe("loadledger capacity", () => {
   it("prints every probe, the capacity and the rates at 70% and 90% of it", async () => {
@@ -45,6 +45,20 @@ describe("loadledger capacity", () => {
     expect(io.err).toBe("")
   })
 
+  it("--jobs 2 (probes on two worker threads, speculatively) prints the same JSON as --jobs 1", async () => {
+    const output = async (jobs: string, ...more: Array<string>) => {
+      io.out = ""
+      expect(await run(...small, "--jobs", jobs, ...more)).toBe(0)
+      return io.out
+    }
+    const one = await output("1", "--json", "--quiet")
+    const two = await output("2", "--json", "--quiet")
+    expect(JSON.parse(two)).toEqual(JSON.parse(one))
+    // every probe, in order (the table prints them as they come, through the same onProbe)
+    expect(JSON.parse(two).probes.length).toBeGreaterThan(3)
+    expect(JSON.parse(one).jobs).toBeUndefined()
+  }, 120_000)
+
   it("bad input exits 1 with one line naming it, before any simulation", async () => {
     for (const [args, message] of [
       [["--policy", "nope"], 'unknown policy "nope"'],
@@ -58,7 +72,10 @@ describe("loadledger capacity", () => {
       [["--precision", "0"], "--precision"],
       [["--tolerance", "5"], "--tolerance must be below 1"],
       [["--front-ends", "4"], "--front-ends counts vLLM API servers"],
-      [["--limit", "99"], "the trace has 99 requests: at least 100"]
+      [["--limit", "99"], "the trace has 99 requests: at least 100"],
+      // on threads too: the search that cannot start says so before any thread starts
+      [["--limit", "99", "--jobs", "2"], "the trace has 99 requests: at least 100"],
+      [["--jobs", "0"], '--jobs must be a positive integer, got "0"']
     ] as const) {
       expect(await run(...small, ...args)).toBe(1)
       expect(io.err).toContain(message)
@@ -74,7 +91,7 @@ describe("loadledger capacity with a policy that rejects requests", () => {
     const rows = Array.from({ length: 120 }, (_, i) => `${i * 0.5},${300 + i},20,9`)
     const file = join(mkdtempSync(join(tmpdir(), "loadledger-cap-")), "pinned.csv")
     writeFileSync(file, `arrival_seconds,input_length,output_length,dp_rank\n${rows.join("\n")}\n`)
-    expect(await run("--trace", file, "--policy", "total-tokens")).toBe(1)
+    expect(await run("--trace", file, "--policy", "total-tokens", "--jobs", "1")).toBe(1)
     expect(io.err).toBe(
       "loadledger: total-tokens rejected 120 of 120 requests at 1x and 120 at 0.5x: the rejections do not fall with the rate (too large for the KV pool or the request limit, or the policy cannot place them), so no rate serves every request\n"
     )

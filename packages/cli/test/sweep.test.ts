@@ -229,6 +229,36 @@ describe("loadledger sweep", () => {
     expect(html).toContain("total-tokens @ 0.1x")
   }, 60_000)
 
+  it("--jobs 1 (this thread) and --jobs 2 (two worker threads) print the same JSON; --jobs with --workers is refused", async () => {
+    const file = join(dir, "jobs.yaml")
+    writeFileSync(
+      file,
+      specText.replace("rates: [0.1, 0.3]", "rates: [0.1]").replace("limit: 60", "limit: 30")
+    )
+    const json = async (jobs: string) => {
+      io.out = ""
+      const o = join(dir, `jobs-${jobs}`)
+      expect(
+        await main(["node", "loadledger", "sweep", file, "--out", o, "--jobs", jobs, "--quiet", "--json"])
+      ).toBe(0)
+      return JSON.parse(io.out) as { rows: ReadonlyArray<SummaryRow>; missing: ReadonlyArray<string> }
+    }
+    // every field but the wall time a cell took
+    const results = (r: Awaited<ReturnType<typeof json>>) => ({
+      missing: r.missing,
+      rows: r.rows.map(({ wallSeconds: _w, ...row }) => row)
+    })
+    const one = results(await json("1"))
+    const two = results(await json("2"))
+    expect(one.rows).toHaveLength(6)
+    expect(two).toEqual(one)
+    io.out = ""
+    expect(await main(["node", "loadledger", "sweep", file, "--jobs", "2", "--workers", "2"])).toBe(1)
+    expect(io.err).toBe(
+      "loadledger: --jobs and --workers both set how many cells run at a time: give one (--jobs)\n"
+    )
+  }, 60_000)
+
   it("a policy that rejected every request is not `ok`: the table says what simulate says", async () => {
     // every request pinned to rank 9 of DP 8: total-tokens honours the pin and refuses each
     // (InvalidRoutedRank), smg/round-robin ignores pins as upstream does. (The example was

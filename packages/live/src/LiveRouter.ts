@@ -11,7 +11,7 @@
  */
 import type { Policy, RouteRequest } from "@loadledger/policies"
 import { decodeLedger, decodeLoadStatFrame, type LedgerKind, type RankLoad } from "@loadledger/schema"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { checkLiveRouterConfig } from "./internal/checks.js"
 import { makeOffThreadDecoder } from "./internal/offThreadDecoder.js"
 import type { PollFailure } from "./LastHeard.js"

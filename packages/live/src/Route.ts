@@ -13,7 +13,8 @@ import {
   type Explanation,
   type RouteRequest
 } from "@loadledger/policies"
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import { type PolicyView, refreshView } from "./PolicyView.js"
 import type { RankStatus } from "./RankStatus.js"
 import { type RouterState, statuses } from "./Router.js"

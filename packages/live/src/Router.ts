@@ -10,7 +10,8 @@
  */
 import { checkNow, type Policy } from "@loadledger/policies"
 import type { RankLoad } from "@loadledger/schema"
-import { HashMap, Result } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Result from "effect/Result"
 import { checkPolicy, checkRouterOptions } from "./internal/checks.js"
 import {
   eject,

@@ -3,7 +3,9 @@
  *
  * @since 0.1.0
  */
-import { Result, Schema, SchemaIssue } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { escapeControl } from "./Escape.js"
 
 /**

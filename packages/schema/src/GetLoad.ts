@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 
-import type { Result } from "effect"
-import { Schema } from "effect"
+import type * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { type DecodeError, decodeWith } from "./DecodeError.js"
 import { strictly } from "./internal/numbers.js"
 import { wireStruct } from "./internal/wire.js"

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { decodeMulti } from "@msgpack/msgpack"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "./DecodeError.js"
 import { parseJson } from "./internal/json.js"
 import { loadStatItem, rowsOfJson } from "./internal/ledgerJson.js"

@@ -7,7 +7,7 @@
  *
  * @since 0.3.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { KvCapacitySchema } from "./internal/kvCapacity.js"
 import { flatV1, flatV2, flatV3, newestFlat, sectionsV1, sectionsV3 } from "./internal/snapshotFields.js"
 import { allOptional, wireStruct } from "./internal/wire.js"

@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 
-import type { Result } from "effect"
+import type * as Result from "effect/Result"
 import { type DecodeError, decodeWith } from "./DecodeError.js"
 import { strictly } from "./internal/numbers.js"
 import {

@@ -9,7 +9,7 @@
  *
  * @since 0.3.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { KvCapacitySchema } from "./internal/kvCapacity.js"
 import { allWithDefaults, wireStruct, withDefault } from "./internal/wire.js"
 

@@ -8,7 +8,8 @@
  * @since 0.1.0
  */
 import { decode as msgpackDecode, encode as msgpackEncode } from "@msgpack/msgpack"
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { type DecodeError, decodeError, decodeWith } from "./DecodeError.js"
 import { msgpackLimits } from "./internal/msgpack.js"
 import { checkNumbers } from "./internal/numbers.js"

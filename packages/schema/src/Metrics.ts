@@ -19,7 +19,8 @@
  *
  * @since 0.1.0
  */
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { DecodeError } from "./DecodeError.js"
 import { groupExposition } from "./internal/metricGroup.js"
 import { sglangNames, vllmNames } from "./internal/metricNames.js"

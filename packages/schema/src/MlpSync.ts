@@ -8,7 +8,8 @@
  *
  * @since 0.1.0
  */
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { type DecodeError, decodeError, decodeWith } from "./DecodeError.js"
 import { strictly } from "./internal/numbers.js"
 import { wireStruct } from "./internal/wire.js"

@@ -9,7 +9,8 @@
  *
  * @since 0.3.0
  */
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { type DecodeError, decodeError } from "./DecodeError.js"
 import { isoToEpochSeconds } from "./IsoTimestamp.js"
 import type { LoadEntry } from "./LoadEntry.js"

@@ -6,7 +6,7 @@
  * @since 0.5.0
  */
 import type { Policy, RouteRequest } from "@loadledger/policies"
-import { extendKvReadTokens } from "@loadledger/step-time"
+import { extendKvReadTokens } from "@loadledger/step-time/core"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import type { SimConfig } from "./Config.js"

@@ -4,6 +4,7 @@
  *
  * @since 0.3.0
  */
+import { CAPACITY_MIN_REQUESTS, capacityStep } from "./CapacitySearch.js"
 import type { SimConfig } from "./Config.js"
 import type { PolicyResult } from "./Result.js"
 import { type SimPolicy, simulate } from "./Simulate.js"
@@ -75,9 +76,6 @@ export interface CapacityError {
   readonly probes: ReadonlyArray<CapacityProbe>
 }
 
-/** Fewer requests than this and a backlog cannot be told from one request's own queueing. */
-const MIN_REQUESTS = 100
-
 /**
  * Did the group keep up with the arrivals in this run? It did when every request finished (status
  * `Completed`, none rejected, stalled or left over) and the backlog left at the last arrival was
@@ -112,14 +110,42 @@ const MIN_REQUESTS = 100
  */
 export const keptUp = (result: PolicyResult, tolerance = 0.02): boolean | undefined => {
   const span = result.lastArrivalSeconds - result.firstArrivalSeconds
-  if (result.requests.total < MIN_REQUESTS || !(span > 0)) return undefined
+  if (result.requests.total < CAPACITY_MIN_REQUESTS || !(span > 0)) return undefined
   const q = result.requests
   if (result.status._tag !== "Completed" || q.rejected > 0 || q.finished < q.total) return false
   const last = result.lastScheduledSeconds
   return last === undefined || last - result.lastArrivalSeconds <= tolerance * span
 }
 
-const probe = (
+/**
+ * One probe of the capacity search: `policy` on `config` replaying `trace` at `rate` x its arrival
+ * rate (`scaleTrace`'s `rateScale`), whether it kept up (`keptUp` with `tolerance`; a result
+ * `keptUp` cannot judge counts as not) and the backlog at the last arrival as a share of the
+ * arrival span. `findCapacity` runs exactly this; a worker thread running it for
+ * `searchCapacity` gives the same probe.
+ *
+ * @example
+ * ```ts
+ * import { capacityProbe } from "@loadledger/sim"
+ * import type { Policy } from "@loadledger/policies"
+ * const one: Policy<null> = {
+ *   name: "one", init: () => null, observe: (s) => s, finish: (s) => s, setStatus: (s) => s,
+ *   route: (s) => ({ _tag: "Routed", rank: 0, state: s, explanation: {} })
+ * }
+ * const trace = Array.from({ length: 200 }, (_, i) => ({ requestId: `${i}`, arrivalSeconds: i * 2, inputLength: 1, outputLength: 1 }))
+ * const config = {
+ *   dpSize: 1, maxRunningRequests: 1,
+ *   stepModel: (ranks: ReadonlyArray<unknown>) => ({ stepSeconds: 1, tokenImbalanceRatio: 1, ranks: ranks.map(() => ({ syncWaitSeconds: 0 })) })
+ * }
+ * const policy = { name: "one", make: () => one as Policy<unknown> }
+ * capacityProbe(config, trace, policy, 1, 0.02).keepsUp // => true
+ * capacityProbe(config, trace, policy, 4, 0.02).keepsUp // => false
+ * ```
+ *
+ * @category capacity
+ * @since 0.5.0
+ */
+export const capacityProbe = (
   config: SimConfig,
   trace: ReadonlyArray<TraceRequest>,
   policy: SimPolicy,
@@ -133,14 +159,13 @@ const probe = (
   return { rate, keepsUp: keptUp(result, tolerance) === true, backlog, result }
 }
 
-const positive = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x) && x > 0
-
 /**
  * Find the largest arrival-rate multiplier (as `scaleTrace`'s `rateScale`) at which `policy` on the
  * group `config` keeps up with `trace` (`keptUp`: every request finishes and the last one starts
  * within `tolerance` x the arrival span of the last arrival), and one at `rate x (1 + precision)` does not. Brackets from
  * `start` by doubling or halving, then bisects geometrically; every probe is a full `simulate`.
- * Deterministic: the same inputs give the same probes.
+ * Deterministic: the same inputs give the same probes. The search itself is `capacityStep` (pure:
+ * the probes so far in, the next rate out); `searchCapacity` runs its probes several at a time.
  *
  * **When to use**: to state a load as a share of capacity (70% of capacity = `0.7 x rate`), to
  * size a group for a trace, or to compare how much load policies sustain. The capacity is the
@@ -192,76 +217,13 @@ export const findCapacity = (
   policy: SimPolicy,
   options: CapacityOptions = {}
 ): Capacity | CapacityError => {
+  // the search is `capacityStep`'s; this runs its probes one after another, here
   const probes: Array<CapacityProbe> = []
-  const error = (message: string, field?: string): CapacityError => ({
-    _tag: "CapacityError",
-    message,
-    field,
-    probes
-  })
-  const start = options.start ?? 1
-  const precision = options.precision ?? 0.01
-  const tolerance = options.tolerance ?? 0.02
-  const maxProbes = options.maxProbes ?? 40
-  for (const [field, v] of [
-    ["start", start],
-    ["precision", precision],
-    ["tolerance", tolerance],
-    ["maxProbes", maxProbes]
-  ] as const)
-    if (!positive(v)) return error(`${field} must be a positive number`, field)
-  if (trace.length < MIN_REQUESTS)
-    return error(
-      `the trace has ${trace.length} requests: at least ${MIN_REQUESTS} are needed to tell a backlog`
-    )
-  const span = trace.at(-1)!.arrivalSeconds - trace[0]!.arrivalSeconds
-  if (!(span > 0))
-    return error("the trace's arrivals span no time: at least two distinct arrival times are needed")
-  const run = (rate: number): CapacityProbe => {
-    const p = probe(config, trace, policy, rate, tolerance)
+  for (;;) {
+    const step = capacityStep(trace, policy.name, options, probes)
+    if (step._tag !== "Probe") return step
+    const p = capacityProbe(config, trace, policy, step.rate, options.tolerance ?? 0.02)
     probes.push(p)
     options.onProbe?.(p)
-    return p
-  }
-  // bracket: `low` keeps up, `high` does not
-  let low: number | undefined
-  let high: number | undefined
-  let rate = start
-  while (low === undefined || high === undefined) {
-    if (probes.length >= maxProbes) return error(`no rate bracketed within ${maxProbes} probes`, "maxProbes")
-    const p = run(rate)
-    if (p.keepsUp) {
-      low = rate
-      rate *= 2
-    } else {
-      // halving the rate left as many rejections: they are not load, and no rate serves every request
-      const above = probes.at(-2)
-      const rejected = p.result.requests.rejected
-      if (
-        low === undefined &&
-        above !== undefined &&
-        rejected > 0 &&
-        rejected >= above.result.requests.rejected
-      )
-        return error(
-          `${policy.name} rejected ${above.result.requests.rejected} of ${trace.length} requests at ${above.rate}x and ${rejected} at ${rate}x: the rejections do not fall with the rate (too large for the KV pool or the request limit, or the policy cannot place them), so no rate serves every request`
-        )
-      high = rate
-      rate /= 2
-    }
-  }
-  while (high / low > 1 + precision) {
-    if (probes.length >= maxProbes)
-      return error(`not within precision after ${maxProbes} probes`, "maxProbes")
-    const mid = Math.sqrt(low * high)
-    if (run(mid).keepsUp) low = mid
-    else high = mid
-  }
-  return {
-    _tag: "Capacity",
-    rate: low,
-    failedRate: high,
-    requestsPerSecond: ((trace.length - 1) / span) * low,
-    probes
   }
 }

@@ -23,7 +23,7 @@
  *
  * @since 0.5.0
  */
-import jstat from "jstat"
+import { createRequire } from "node:module"
 import type { PolicyResult } from "./Result.js"
 import type { TraceRequest } from "./Trace.js"
 
@@ -291,8 +291,17 @@ export const traceWindows = (
   return out
 }
 
-/** Student's t quantile with `dof` degrees of freedom (jstat). */
-const tQuantile = (p: number, dof: number): number => jstat.jStat.studentt.inv(p, dof)
+type Jstat = typeof import("jstat").default
+let jstat: Jstat | undefined
+/**
+ * Student's t quantile with `dof` degrees of freedom (jstat). jstat (CommonJS) is loaded on the
+ * first interval, not at import: it takes about 60 ms of CPU to load, which every replay that
+ * never asks for an interval would pay.
+ */
+const tQuantile = (p: number, dof: number): number => {
+  jstat ??= createRequire(import.meta.url)("jstat") as Jstat
+  return jstat.jStat.studentt.inv(p, dof)
+}
 
 /** Mean and the half-width of its two-sided t interval at `confidence`. */
 const tInterval = (xs: ReadonlyArray<number>, confidence: number): { mean: number; half: number } => {

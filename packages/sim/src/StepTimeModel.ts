@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import type { GpuSpec, ModelSpec, StepCostFromAggregates, StepTimeConfig } from "@loadledger/step-time"
-import { kvBytesPerTokenPerGpu, stepCostFromAggregates, weightBytesPerGpu } from "@loadledger/step-time"
+import type { GpuSpec, ModelSpec, StepCostFromAggregates, StepTimeConfig } from "@loadledger/step-time/core"
+import { kvBytesPerTokenPerGpu, stepCostFromAggregates, weightBytesPerGpu } from "@loadledger/step-time/core"
 import type { StepCost, StepModel } from "./StepModel.js"
 
 /** A step's cost from the lean step-time result; `ranks` is built only when read. */

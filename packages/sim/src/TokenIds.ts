@@ -7,7 +7,7 @@
  *
  * @since 0.5.0
  */
-import { xxh3 } from "@node-rs/xxhash"
+import { createRequire } from "node:module"
 import { BLOCK_TOKENS } from "./internal/prefixCache.js"
 import type { TraceRequest } from "./Trace.js"
 
@@ -60,9 +60,16 @@ export interface RequestTokenIds {
 
 const enc = new TextEncoder()
 
-/** The 64-bit key of a string as two u32 words: XXH3-64 (seed 0) via `@node-rs/xxhash`. */
+type XxHash = typeof import("@node-rs/xxhash")
+let xxhash: XxHash | undefined
+
+/**
+ * The 64-bit key of a string as two u32 words: XXH3-64 (seed 0) via `@node-rs/xxhash`, a native
+ * addon loaded on the first key (a command that replays nothing never loads it).
+ */
 const keyOf = (text: string): readonly [number, number] => {
-  const h = xxh3.xxh64(enc.encode(text))
+  xxhash ??= createRequire(import.meta.url)("@node-rs/xxhash") as XxHash
+  const h = xxhash.xxh3.xxh64(enc.encode(text))
   return [Number(h >> 32n), Number(h & 0xffffffffn)]
 }
 

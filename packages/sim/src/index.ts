@@ -6,6 +6,7 @@
  */
 export * from "./Bound.js"
 export * from "./Capacity.js"
+export * from "./CapacitySearch.js"
 export * from "./Config.js"
 export * from "./Goodput.js"
 export * from "./Result.js"

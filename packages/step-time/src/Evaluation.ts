@@ -4,7 +4,7 @@
  *
  * @since 0.2.0
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import type { CalibrationError, CalibrationSample, MapeReport } from "./Calibration.js"
 import { mape, sampleModel } from "./Calibration.js"
 import type { Efficiencies } from "./Efficiencies.js"

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import type { CalibrationError, CalibrationSample } from "./Calibration.js"
 import { mape } from "./Calibration.js"
 import type { Efficiencies } from "./Efficiencies.js"

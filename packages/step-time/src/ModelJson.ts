@@ -4,7 +4,10 @@
  *
  * @since 0.1.0
  */
-import { Result, Schema, SchemaIssue, SchemaParser } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaParser from "effect/SchemaParser"
 import type { ModelSpec } from "./Model.js"
 
 const Positive = Schema.Finite.check(Schema.isGreaterThan(0))

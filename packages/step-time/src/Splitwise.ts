@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { parse } from "csv-parse/sync"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import type { CalibrationError, StepSample } from "./Calibration.js"
 import { type GpuSpec, gpus as gpuPresets } from "./Hardware.js"
 import { type ModelSpec, withTp } from "./Model.js"

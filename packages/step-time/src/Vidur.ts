@@ -4,7 +4,7 @@
  *
  * @since 0.2.0
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import type { AttentionSample, CalibrationError, LayerSample } from "./Calibration.js"
 import { boolean, err, number, read, resolveGpu } from "./internal/vidurCsv.js"
 import { type ModelSpec, withTp } from "./Model.js"

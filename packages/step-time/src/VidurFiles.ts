@@ -4,7 +4,7 @@
  *
  * @since 0.2.0
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import type { CalibrationError, CollectiveSample } from "./Calibration.js"
 import type { GpuSpec } from "./Hardware.js"
 import { err, number, read, resolveGpu } from "./internal/vidurCsv.js"

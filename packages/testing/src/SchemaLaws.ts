@@ -3,7 +3,8 @@
  *
  * @since 0.1.0
  */
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import fc from "fast-check"
 
 /** Structural equality with `Object.is` on leaves (so -0 and NaN are compared exactly). */

@@ -20,7 +20,7 @@ import {
 } from "@loadledger/step-time"
 import Table from "cli-table3"
 import type { Command } from "commander"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { loadProfile } from "./calibrateLoad.js"
 import { breakdownTable, lomoDetail, lomoTable } from "./calibrateTables.js"
 import { resolveGpu } from "./stepTime.js"

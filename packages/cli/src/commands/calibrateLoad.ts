@@ -11,7 +11,7 @@ import {
   vidurFileInfo,
   vidurMlpSamples
 } from "@loadledger/step-time"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { readText } from "../internal/readInput.js"
 import { resolveModel } from "./stepTime.js"
 

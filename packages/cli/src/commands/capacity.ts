@@ -4,9 +4,11 @@
  *
  * @since 0.3.0
  */
+import { availableParallelism } from "node:os"
 import { findPolicy } from "@loadledger/policies"
-import { type CapacityProbe, findCapacity, type TraceFormat } from "@loadledger/sim"
+import { type CapacityOptions, type CapacityProbe, findCapacity, type TraceFormat } from "@loadledger/sim"
 import { type Command, Option } from "commander"
+import { searchOnThreads } from "../capacity/search.js"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 
@@ -34,6 +36,8 @@ export interface CapacityCommandOptions {
   readonly at: string
   readonly json?: boolean | undefined
   readonly quiet?: boolean | undefined
+  /** Replays at a time, on worker threads (default: one per core; 1 runs them in this thread). */
+  readonly jobs?: number | undefined
 }
 
 const fixed = (x: number | undefined, digits: number) => (x === undefined ? "-" : x.toFixed(digits))
@@ -92,7 +96,7 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
       `capacity of ${o.model} on ${o.gpu}, DP ${o.dp}, ${engine} x${o.frontEnds}, ${entry.name}, ${trace.length} requests from ${o.trace}\n${head}\n`
     )
   }
-  const found = findCapacity(config, trace, entry, {
+  const options: CapacityOptions = {
     start: o.start,
     precision: o.precision,
     tolerance: o.tolerance,
@@ -103,7 +107,30 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
       } else if (o.quiet !== true)
         process.stderr.write(`probe ${p.rate.toPrecision(4)}x: ${p.keepsUp ? "kept up" : "fell behind"}\n`)
     }
-  })
+  }
+  const jobs = o.jobs ?? availableParallelism()
+  const found =
+    jobs <= 1
+      ? findCapacity(config, trace, entry, options)
+      : await searchOnThreads(
+          {
+            trace: o.trace,
+            format: o.format,
+            limit: o.limit,
+            policy: o.policy,
+            model: o.model,
+            gpu: o.gpu,
+            dp: o.dp,
+            engine,
+            frontEnds: o.frontEnds,
+            seed: o.seed,
+            tolerance: o.tolerance
+          },
+          trace,
+          entry.name,
+          options,
+          jobs
+        )
   if (found._tag === "CapacityError") return fail(found.message)
   const at = shares.map((share) => ({ share, rate: share * found.rate }))
   if (!verbose) {
@@ -116,9 +143,10 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
       syncWaitShare: p.result.syncWaitShare,
       rejected: p.result.requests.rejected
     }))
-    const { json: _json, quiet: _quiet, ...options } = o
+    // what was asked, less how it was run (the JSON is the same for any --jobs)
+    const { json: _json, quiet: _quiet, jobs: _jobs, ...asked } = o
     const out = {
-      ...options,
+      ...asked,
       engine,
       rate: found.rate,
       failedRate: found.failedRate,
@@ -140,7 +168,7 @@ const GOODPUT_HINT =
 
 /**
  * Registers `loadledger capacity --trace FILE [--policy total-tokens] [--dp 8] [--model glm-5.3]
- * [--gpu h200] [--engine sglang|vllm] [--front-ends 1] [--at 0.7,0.9] [--json]`.
+ * [--gpu h200] [--engine sglang|vllm] [--front-ends 1] [--at 0.7,0.9] [--jobs N] [--json]`.
  *
  * @example
  * ```ts
@@ -198,6 +226,11 @@ export const register = (program: Command): void => {
       0.02
     )
     .option("--at <shares>", "shares of capacity to print rates for", "0.7,0.9")
+    .option(
+      "--jobs <n>",
+      "replays at a time on worker threads, the next probes run speculatively (default: one per core; 1 = in this thread); the same result for any n",
+      positiveInt("--jobs")
+    )
     .option("--json", "print the result as JSON")
     .option("--quiet", "with --json, no probe lines on stderr")
     .action(async (opts: CapacityCommandOptions) => {

@@ -8,7 +8,7 @@ import { accessSync, constants, statSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import { findPolicy, type PolicyEntry, policyEntries } from "@loadledger/policies"
 import { checkKvPool } from "@loadledger/sim"
-import { gpus, models } from "@loadledger/step-time"
+import { gpus, models } from "@loadledger/step-time/core"
 import { gpusFitting } from "../internal/simSetup.js"
 
 /**

@@ -18,7 +18,7 @@ import {
 } from "@loadledger/step-time"
 import Table from "cli-table3"
 import type { Command } from "commander"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 
 /** Read an argument that is either inline JSON or the path of a JSON file. */
 const readJsonArg = (what: string, arg: string): unknown => {

@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { policyEntries } from "@loadledger/policies"
 import { describeSlo } from "@loadledger/sim"
 import type { Command } from "commander"
-import { fail, nonNegativeInt } from "../internal/args.js"
+import { fail, nonNegativeInt, positiveInt } from "../internal/args.js"
 import { type GoodputCellResult, goodputBlocks, goodputJson, goodputMarkdown } from "../sweep/goodputCells.js"
 import { sweepReport } from "../sweep/report.js"
 import { mergeRuns, readCells, runSweep } from "../sweep/run.js"
@@ -26,6 +26,9 @@ import { renderReport } from "./simulateReport.js"
  */
 export interface SweepOptions {
   readonly out?: string | undefined
+  /** Cells at a time, on worker threads (default: one per core; 1 runs them in this thread). */
+  readonly jobs?: number | undefined
+  /** The older spelling of `jobs`, counting threads: 0 runs the cells in this thread, 1 on one thread. */
   readonly workers?: number | undefined
   readonly shard?: string | undefined
   readonly quiet?: boolean | undefined
@@ -134,6 +137,9 @@ const writeSummary = async (outDir: string, spec: SweepSpec, json: boolean) => {
  * @since 0.2.0
  */
 export const runSweepCommand = async (specFile: string, o: SweepOptions): Promise<void> => {
+  if (o.jobs !== undefined && o.workers !== undefined)
+    return fail("--jobs and --workers both set how many cells run at a time: give one (--jobs)")
+  const workers = o.jobs === undefined ? o.workers : o.jobs <= 1 ? 0 : o.jobs
   const spec = readSpec(specFile)
   const shard = o.shard === undefined ? undefined : parseShard(o.shard)
   const outDir = o.out ?? join("sweep-results", spec.name)
@@ -159,7 +165,7 @@ export const runSweepCommand = async (specFile: string, o: SweepOptions): Promis
   try {
     await runSweep(spec, {
       outDir,
-      workers: o.workers,
+      workers,
       shard,
       onProgress: (p) => {
         done = p.done
@@ -174,7 +180,7 @@ export const runSweepCommand = async (specFile: string, o: SweepOptions): Promis
 }
 
 /**
- * Registers `loadledger sweep SPEC [--out DIR] [--workers N] [--shard i/n] [--quiet] [--json]` and
+ * Registers `loadledger sweep SPEC [--out DIR] [--jobs N] [--shard i/n] [--quiet] [--json]` and
  * `loadledger sweep merge OUT DIR...`.
  *
  * @example
@@ -201,8 +207,13 @@ export const register = (program: Command): void => {
     .description("run the cells of SPEC not yet in the output folder (resumable), on worker threads")
     .option("--out <dir>", "output folder (default: sweep-results/<spec name>)")
     .option(
+      "--jobs <n>",
+      "cells at a time on worker threads (default: one per core; 1 = in this thread); the same results for any n",
+      positiveInt("--jobs")
+    )
+    .option(
       "--workers <n>",
-      "worker threads (default: one per core; 0 = run in this thread)",
+      "the older spelling of --jobs, in threads (0 = run in this thread)",
       nonNegativeInt("--workers")
     )
     .option("--shard <i/n>", "run only shard i of n (cells k with k % n == i-1); combine with `sweep merge`")

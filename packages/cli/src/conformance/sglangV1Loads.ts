@@ -19,7 +19,7 @@ import {
   v1LoadsSnapshots,
   validateInclude
 } from "@loadledger/schema"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { CaseResult, VectorFormat } from "./types.js"
 
 type Json = Record<string, unknown>

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { type VllmEngineRow, VllmLb, type VllmLbState } from "@loadledger/policies"
-import { HashMap } from "effect"
+import * as HashMap from "effect/HashMap"
 import { firstDiff } from "./diff.js"
 import type { CaseResult, VectorFormat } from "./types.js"
 

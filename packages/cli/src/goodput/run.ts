@@ -12,6 +12,7 @@ import {
   type GoodputEstimate,
   type GoodputProbe
 } from "@loadledger/sim"
+import { runJobs, workerEntry } from "../internal/pool.js"
 import {
   type GoodputJob,
   type GoodputJobResult,
@@ -89,41 +90,20 @@ const labelOf = (s: Subject): string =>
   s.kind === "policy" ? s.name : s.kind === "clairvoyant" ? "clairvoyant" : "balance-bound"
 
 /** Run `jobs` on `workers` threads (0 or 1: in this thread), calling `onDone` after each. */
-const runAll = async (
+const runAll = (
   jobs: ReadonlyArray<GoodputJob>,
   workers: number,
   onDone: () => void
-): Promise<ReadonlyArray<GoodputJobResult>> => {
-  if (workers <= 1)
-    return jobs.map((j) => {
-      const r = runGoodputJob(j)
-      onDone()
-      return r
-    })
-  const { Tinypool } = await import("tinypool")
-  const fromSources = import.meta.url.endsWith(".ts")
-  const pool = new Tinypool({
-    filename: (fromSources
-      ? new URL("./worker.dev.mjs", import.meta.url)
-      : new URL("./goodput-worker.js", import.meta.url)
-    ).href,
-    minThreads: Math.min(workers, jobs.length),
-    maxThreads: Math.min(workers, jobs.length),
-    execArgv: fromSources ? ["--conditions=@loadledger/source"] : []
-  })
-  try {
-    return await Promise.all(
-      jobs.map((j) =>
-        (pool.run(j) as Promise<GoodputJobResult>).then((r) => {
-          onDone()
-          return r
-        })
-      )
-    )
-  } finally {
-    await pool.destroy()
-  }
-}
+): Promise<ReadonlyArray<GoodputJobResult>> =>
+  runJobs(
+    {
+      entry: workerEntry(import.meta.url, "goodput-worker.js"),
+      threads: workers <= 1 ? 0 : workers,
+      inThread: runGoodputJob
+    },
+    jobs,
+    onDone
+  )
 
 /**
  * What `runLeaderboard` needs: the setup, the registered policies by name and engine, how many

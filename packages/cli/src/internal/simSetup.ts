@@ -16,7 +16,7 @@ import {
   type TraceFormat,
   type TraceRequest
 } from "@loadledger/sim"
-import { gpus, models } from "@loadledger/step-time"
+import { gpus, models } from "@loadledger/step-time/core"
 import { Option } from "commander"
 
 // every TraceFormat once, in the help's order (the compiler checks the list both ways)

@@ -11,7 +11,7 @@
 import { dirname, isAbsolute, resolve } from "node:path"
 import { findPolicy, policyEntries } from "@loadledger/policies"
 import { type CoordinatorRows, parseSlo, type Slo } from "@loadledger/sim"
-import { gpus, models } from "@loadledger/step-time"
+import { gpus, models } from "@loadledger/step-time/core"
 import { parse as parseYaml } from "yaml"
 import { noKvPoolMessage } from "../internal/simSetup.js"
 

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { isDeepStrictEqual } from "node:util"
+import { runJobs, workerEntry } from "../internal/pool.js"
 import { type GoodputCellResult, runGoodputCell } from "./goodputCells.js"
 import type { CellResult } from "./runCell.js"
 import { runCell } from "./runCell.js"
@@ -92,12 +93,6 @@ const writeCell = (outDir: string, r: AnyCellResult) => {
   renameSync(`${f}.tmp`, f)
 }
 
-// From sources (tsx, vitest) the worker loads the TypeScript entry through tsx and resolves the
-// workspace packages to their sources; the built CLI ships dist/sweep-worker.js.
-const fromSources = import.meta.url.endsWith(".ts")
-const workerUrl = () =>
-  fromSources ? new URL("./worker.dev.mjs", import.meta.url) : new URL("./sweep-worker.js", import.meta.url)
-
 /**
  * Run every cell of `spec` (or of one shard) that `outDir` does not already hold, writing
  * `outDir/spec.json` and one `outDir/cells/<id>.json` per cell as it finishes. A cell file is
@@ -136,22 +131,15 @@ export const runSweep = async (spec: SweepSpec, o: RunOptions): Promise<RunRepor
     done++
     o.onProgress?.({ done, total: cells.length, skipped, cell: r.cell })
   }
-  const workers = Math.min(o.workers ?? availableParallelism(), todo.length)
-  if (workers <= 0) for (const c of todo) finished(runAnyCell(c))
-  else {
-    const { Tinypool } = await import("tinypool")
-    const pool = new Tinypool({
-      filename: workerUrl().href,
-      minThreads: workers,
-      maxThreads: workers,
-      execArgv: fromSources ? ["--conditions=@loadledger/source"] : []
-    })
-    try {
-      await Promise.all(todo.map((c) => (pool.run(c) as Promise<AnyCellResult>).then(finished)))
-    } finally {
-      await pool.destroy()
-    }
-  }
+  await runJobs(
+    {
+      entry: workerEntry(import.meta.url, "sweep-worker.js"),
+      threads: o.workers ?? availableParallelism(),
+      inThread: runAnyCell
+    },
+    todo,
+    finished
+  )
   return { cells, skipped, ran: todo.length }
 }
 

@@ -4,7 +4,7 @@
  */
 import { parentPort } from "node:worker_threads"
 import { decodeLedger, type LedgerKind } from "@loadledger/schema"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 
 interface Job {
   readonly id: number

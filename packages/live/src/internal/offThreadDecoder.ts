@@ -11,7 +11,7 @@ import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
 import { decodeLedger, type LedgerKind, type RankLoad } from "@loadledger/schema"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 
 export interface DecodeFailure {
   readonly _tag: string

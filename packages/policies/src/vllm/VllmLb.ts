@@ -9,7 +9,8 @@
  *
  * @since 0.1.0
  */
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import { packed } from "../internal/packed.js"
 import { checkClientOptions } from "../Options.js"
 import { type PolicyError, policyError } from "../Policy.js"

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 
-import { HashMap } from "effect"
+import * as HashMap from "effect/HashMap"
 import { isCount } from "../internal/counts.js"
 import { packed } from "../internal/packed.js"
 import { checkClientOptions } from "../Options.js"

@@ -2,7 +2,8 @@
  * Bounds on the work a payload can cause (issue 11): nesting depth and node counts are checked
  * iteratively, in one pass linear in the input, before anything recursive sees it.
  */
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { type DecodeError, decodeError } from "../DecodeError.js"
 
 /** Deepest nesting of JSON arrays/objects a decoder accepts (SGLang payloads nest at most ~6). */

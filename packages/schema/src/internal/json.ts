@@ -4,7 +4,7 @@
  * always carry a position, so a small scanner finds it. Nesting deeper than `MAX_JSON_DEPTH` is a
  * `LimitExceeded` error before parsing; the scanner is iterative (no recursion to exhaust).
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "../DecodeError.js"
 import { checkJsonTextDepth } from "./bounded.js"
 

@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { allOptional, wireStruct } from "./wire.js"
 
 /**

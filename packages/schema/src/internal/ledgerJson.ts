@@ -3,7 +3,8 @@
  * msgpack-decoded). One projection per wire format; identity rule: a missing `dp_rank` is the
  * entry's list index, with a `DefaultedIdentity` notice.
  */
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { type DecodeError, decodeError, decodeWith } from "../DecodeError.js"
 import { decodeGetLoad } from "../GetLoad.js"
 import { isoToEpochSeconds } from "../IsoTimestamp.js"

@@ -3,7 +3,7 @@
  * lines, and per-rank `dp_rank=N key=value` summaries. Identity rule: a sample or line without a
  * rank label is rank 0, with a `DefaultedIdentity` notice.
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "../DecodeError.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
 import {

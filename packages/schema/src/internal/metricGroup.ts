@@ -2,7 +2,7 @@
  * Group the samples of an exposition by rank (the engine of `decodeVllmMetrics`,
  * `decodeSglangMetrics` and the ledger's metrics projection).
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "../DecodeError.js"
 import type { DecodedMetrics } from "../Metrics.js"
 import { familyOf, isRuntimeSeries } from "./metricNames.js"

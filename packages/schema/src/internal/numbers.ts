@@ -4,7 +4,7 @@
  * (an integer there is no longer exact; a float there is not a load). Walks the decoded value
  * iteratively (no recursion a payload can exhaust), in at most `maxNodes` steps.
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { type DecodeError, decodeError, formatPath } from "../DecodeError.js"
 import { snake } from "./wire.js"
 

@@ -6,7 +6,7 @@
  * last-writer-wins), accepts `hello world` as a metric `hello` with value "world", accepts
  * `foo 1 2 3 4`, and reports errors without a line number.
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "../DecodeError.js"
 
 export interface Sample {

@@ -2,7 +2,7 @@
  * Exposition text that holds several scrapes one after the other (a bug report pasting two time
  * points): split it where the scrapes meet and keep the last one, when that is unambiguous.
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import type { DecodeError } from "../DecodeError.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
 import { type Exposition, parseExposition, seriesKey } from "./prometheus.js"

@@ -2,7 +2,7 @@
  * The field lists of SGLang's `LoadSnapshot` per era, with upstream's dataclass defaults, shared by
  * the snapshot schemas (`LoadSnapshot.ts`) and the wire-entry schemas (`LoadEntry.ts`).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import {
   DisaggregationMetrics,
   LoraMetrics,

@@ -3,7 +3,8 @@
  *
  * @internal
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 /** camelCase -> snake_case at the type level (`kvTransferSpeedGbS` -> `kv_transfer_speed_gb_s`). */
 export type Snake<S extends string> = S extends `${infer H}${infer T}`

@@ -1,6 +1,6 @@
 /** CSV helpers shared by the Vidur readers. */
 import { parse } from "csv-parse/sync"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import type { CalibrationError } from "../Calibration.js"
 import { type GpuSpec, gpus as gpuPresets } from "../Hardware.js"
 import { vidurGpus } from "../VidurFiles.js"

@@ -5,7 +5,8 @@
  */
 
 import type { RankLoad } from "@loadledger/schema"
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import { ranksOf } from "../../internal/ranksOf.js"
 import type { Explanation, Policy, PolicyError, RouteRequest, RouteResult } from "../../Policy.js"
 import { checkInputLength, checkNow, checkRequestFields, policyError } from "../../Policy.js"

@@ -3,7 +3,8 @@
  * A persistent hash map (effect's `HashMap`, a HAMT): charge and release are O(log n) and never copy
  * the other in-flight entries, so states stay immutable at router rates.
  */
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 
 export type Charges = HashMap.HashMap<string, number>
 

@@ -11,20 +11,35 @@
  *
  * No top-level `await`: the package stays loadable through `require(esm)`.
  */
+
+import { createRequire } from "node:module"
 import { blake3 } from "@noble/hashes/blake3.js"
 import { md5 } from "@noble/hashes/legacy.js"
-import { xxh3, xxh64 } from "@node-rs/xxhash"
+
+type XxHash = typeof import("@node-rs/xxhash")
+let loaded: XxHash | undefined
+/**
+ * `@node-rs/xxhash`, loaded on the first hash: a native addon that takes about 40 ms of CPU to
+ * load, which a run of policies that never hash (the SGLang and vLLM ones, most own ones) and
+ * `loadledger --help` of any command would otherwise pay at start-up. CommonJS, so `require` loads
+ * it synchronously where the hash is asked for.
+ */
+export const xxhash = (): XxHash => {
+  loaded ??= createRequire(import.meta.url)("@node-rs/xxhash") as XxHash
+  return loaded
+}
 
 const enc = new TextEncoder()
 
 /** XXH3-64 (seed 0) of `bytes`, 16 lowercase hex digits (Rust `format!("{:016x}")`). */
-export const xxh3Hex = (bytes: Uint8Array): string => xxh3.xxh64(bytes).toString(16).padStart(16, "0")
+export const xxh3Hex = (bytes: Uint8Array): string =>
+  xxhash().xxh3.xxh64(bytes).toString(16).padStart(16, "0")
 
 /** XXH3-64 (seed 0) of `bytes` as an unsigned bigint. */
-export const xxh3Of = (bytes: Uint8Array): bigint => xxh3.xxh64(bytes)
+export const xxh3Of = (bytes: Uint8Array): bigint => xxhash().xxh3.xxh64(bytes)
 
 /** XXH64 (seed 0) of the UTF-8 bytes of `text`, as an unsigned bigint. */
-export const xxh64Of = (text: string): bigint => xxh64(enc.encode(text))
+export const xxh64Of = (text: string): bigint => xxhash().xxh64(enc.encode(text))
 
 /** First 8 bytes of BLAKE3(UTF-8 `text`) as a little-endian u64. */
 export const blake3U64 = (text: string): bigint => {

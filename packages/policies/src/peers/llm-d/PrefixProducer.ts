@@ -4,7 +4,7 @@
  *
  * @since 0.2.0
  */
-import { xxh64 } from "@node-rs/xxhash"
+import { xxhash } from "../internal/hashes.js"
 import type { LlmdEndpoint } from "./Endpoint.js"
 import { addToIndex, emptyLruIndex, type LruIndex, matchLongest } from "./internal/lruIndex.js"
 
@@ -129,7 +129,7 @@ export const llmdBlockHashes = (
   const maxTokens = c.maxPrefixTokensToMatch ?? 131072
   const maxBlocks = maxTokens > 0 ? Math.floor(maxTokens / blockSize) : (c.maxPrefixBlocksToMatch ?? 2048)
   const limit = maxTokens <= 0 && maxBlocks === 0 ? Number.POSITIVE_INFINITY : maxBlocks
-  let prev = xxh64(Buffer.from(model + cacheSalt, "utf8"), 0n)
+  let prev = xxhash().xxh64(Buffer.from(model + cacheSalt, "utf8"), 0n)
   const out: Array<string> = []
   for (let i = 0; i * blockSize < tokens.length; i++) {
     if (i >= limit) break
@@ -138,8 +138,8 @@ export const llmdBlockHashes = (
     block.forEach((t, j) => {
       buf.writeUInt32LE(t >>> 0, j * 4)
     })
-    const bid = xxh64(buf, 0n)
-    prev = xxh64(Buffer.concat([u64(bid), u64(prev)]), 0n)
+    const bid = xxhash().xxh64(buf, 0n)
+    prev = xxhash().xxh64(Buffer.concat([u64(bid), u64(prev)]), 0n)
     out.push(prev.toString())
   }
   return out

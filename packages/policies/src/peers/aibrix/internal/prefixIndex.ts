@@ -2,8 +2,10 @@
  * AIBrix's local prefix-cache indexer (`pkg/utils/prefixcacheindexer/hash.go`): byte-block hashes
  * chained with XXH64 and a persistent map block-hash -> pods.
  */
-import { xxh64 } from "@node-rs/xxhash"
-import { HashMap, Option } from "effect"
+
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import { xxhash } from "../../internal/hashes.js"
 
 /** Block hashes of the UTF-8 bytes of `text`: full blocks only, `h = XXH64(seed; LE64(parent) ++ block)`. */
 export const aibrixPrefixHashes = (bytes: Uint8Array, blockSize: number, seed = 0n): Array<bigint> => {
@@ -13,7 +15,7 @@ export const aibrixPrefixHashes = (bytes: Uint8Array, blockSize: number, seed = 
   for (let i = 0; i + blockSize <= bytes.length; i += blockSize) {
     buf.writeBigUInt64LE(parent, 0)
     buf.set(bytes.subarray(i, i + blockSize), 8)
-    parent = xxh64(buf, seed)
+    parent = xxhash().xxh64(buf, seed)
     out.push(parent)
   }
   return out

@@ -3,7 +3,8 @@
  * (hashicorp golang-lru/v2 semantics), kept persistent with effect HashMaps (O(log n) per update).
  * Hash keys are strings (decimal XXH64, or a trace's own block ids).
  */
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 
 interface PodLru {
   readonly capacity: number
