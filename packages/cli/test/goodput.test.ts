@@ -135,6 +135,18 @@ describe("loadledger goodput", () => {
     expect(bad.err).toContain("--slo: the SLO needs a tpot bound, e.g. tpot=100ms")
     const conf = await runCaptured("goodput", "--trace", mooncake, "--confidence", "95")
     expect(conf.err).toContain("--confidence must be in (0, 1)")
+    // a misspelled preset lists the known ones (it pointed to a `list` command that does not exist)
+    const preset = await runCaptured("goodput", "--trace", mooncake, "--slo", "mlperf-deepseek-r2")
+    expect(preset.code).toBe(1)
+    expect(preset.err).toMatch(
+      /unknown SLO preset "mlperf-deepseek-r2" \(known: mlperf-llama2-70b, .*mlperf-deepseek-r1,/
+    )
+    // an unwritable report is refused before the replays (it failed after the whole run: every
+    // policy on the whole trace, minutes, well past this test's time-out)
+    const report = await runCaptured("goodput", "--trace", mooncake, "--report", "/no/such/dir/g.html")
+    expect(report.code).toBe(1)
+    expect(report.err).toContain("--report")
+    expect(report.out).toBe("")
   })
 })
 

@@ -214,7 +214,7 @@ export const parseSlo = (text: string): { readonly _tag: "Slo"; readonly slo: Sl
     if (preset === undefined)
       return sloError(
         "slo",
-        `unknown SLO preset ${JSON.stringify(parts[0])} (loadledger list slo names them)`
+        `unknown SLO preset ${JSON.stringify(parts[0])} (known: ${Object.keys(SLO_PRESETS).join(", ")})`
       )
     base = { ...preset }
     parts.shift()

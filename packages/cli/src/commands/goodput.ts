@@ -23,7 +23,7 @@ import { boardHtmlTable, boardJson, boardTable, curveChart, HOW_TO_READ } from "
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { readTraceFile, traceFormatOption } from "../internal/simSetup.js"
 import { progressMode, startProgress } from "./progress.js"
-import { isArgError, parsePolicyList } from "./simulateArgs.js"
+import { checkOutputPath, isArgError, parsePolicyList } from "./simulateArgs.js"
 
 /**
  * The SLO `goodput` judges by when none is given.
@@ -100,6 +100,11 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
   if (isArgError(entries)) return fail(entries.message)
   if (o.frontEnds > 1 && o.engine !== "vllm")
     return fail("--front-ends counts vLLM API servers; add --engine vllm to run every policy behind them")
+  // a report that cannot be written is refused before the replays, not after them
+  if (o.report !== undefined) {
+    const bad = checkOutputPath("--report", o.report)
+    if (bad) return fail(bad.message)
+  }
   const trace = readTraceFile(o.trace, o.format, `--trace ${o.trace}`, o.limit)
   const rate = meanArrivalRate(trace)
   if (rate === undefined) return fail(`${o.trace}: the trace's arrivals span no time: it has no rate`)
@@ -199,7 +204,7 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
           `Method: ${METHOD(o.windows, o.confidence, o.precision, o.warmStart !== false)}`
         ],
         table: boardHtmlTable(boards),
-        charts: boards.map((b, i) => curveChart(b, slo.slo.attainment, `curves-${i}`))
+        charts: o.curves ? boards.map((b, i) => curveChart(b, slo.slo.attainment, `curves-${i}`)) : []
       })
     )
   }

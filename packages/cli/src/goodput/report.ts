@@ -32,7 +32,8 @@ export const renderGoodputReport = async (o: {
     title: o.title,
     context: o.context,
     table: o.table,
-    groups: [{ heading: "SLO attainment against rate", charts: o.charts }],
+    // no curves (--no-curves): no chart section, rather than an empty one
+    groups: o.charts.length > 0 ? [{ heading: "SLO attainment against rate", charts: o.charts }] : [],
     library: readFileSync(createRequire(import.meta.url).resolve("echarts/dist/echarts.min.js"), "utf8"),
     libraryName: "Apache ECharts 6 (Apache-2.0)"
   })
