@@ -9,14 +9,8 @@
  * usage: node bench/simCell.mjs TRACE RATE ENGINE POLICY FRONT_ENDS REPS MODEL GPU DP
  */
 import { readFileSync } from "node:fs"
-import { join } from "node:path"
-import { pathToFileURL } from "node:url"
+import { load } from "./loadBuild.mjs"
 
-const base = process.env.BENCH_SIM_BASE
-const load = (pkg) =>
-  base
-    ? import(pathToFileURL(join(base, "packages", pkg, "dist", "index.js")).href)
-    : import(`@loadledger/${pkg}`)
 const { findPolicy } = await load("policies")
 const { isTraceError, kvPoolTokensFor, parseTrace, scaleTrace, simulate, stepModelFor } = await load("sim")
 const { gpus, models } = await load("step-time")

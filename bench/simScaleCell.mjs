@@ -14,14 +14,8 @@
  * Group: glm-5.3 on h200, SGLang, total-tokens (the issue's profiling cell).
  */
 import { readFileSync } from "node:fs"
-import { join } from "node:path"
-import { pathToFileURL } from "node:url"
+import { load } from "./loadBuild.mjs"
 
-const base = process.env.BENCH_SIM_BASE
-const load = (pkg) =>
-  base
-    ? import(pathToFileURL(join(base, "packages", pkg, "dist", "index.js")).href)
-    : import(`@loadledger/${pkg}`)
 const { findPolicy } = await load("policies")
 const { findCapacity, isTraceError, kvPoolTokensFor, parseTrace, scaleTrace, simulate, stepModelFor } =
   await load("sim")

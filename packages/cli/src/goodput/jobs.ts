@@ -12,6 +12,7 @@ import {
   clairvoyantPolicy,
   findGoodputRate,
   type GoodputProbe,
+  meanArrivalRate,
   type PolicyResult,
   type SimConfig,
   type Slo,
@@ -94,7 +95,28 @@ export type GoodputJobResult =
   | { readonly kind: "curve"; readonly attainment: ReadonlyArray<number> }
   | { readonly kind: "error"; readonly message: string }
 
-let cached: { key: string; windows: ReadonlyArray<ReadonlyArray<TraceRequest>> } | undefined
+let cached:
+  | {
+      key: string
+      windows: ReadonlyArray<ReadonlyArray<TraceRequest>>
+      traceRequestsPerSecond: number | undefined
+    }
+  | undefined
+
+/** The setup's trace read and cut once per thread, with its own mean arrival rate. */
+const readCut = (s: GoodputSetup) => {
+  const key = JSON.stringify([s.trace, s.format, s.limit, s.windows])
+  if (cached?.key === key) return cached
+  const trace = readTraceFile(s.trace, s.format, `--trace ${s.trace}`, s.limit)
+  const w = traceWindows(trace, s.windows)
+  if (!Array.isArray(w)) throw new Error(`--windows: ${(w as { message: string }).message}`)
+  cached = {
+    key,
+    windows: w as ReadonlyArray<ReadonlyArray<TraceRequest>>,
+    traceRequestsPerSecond: meanArrivalRate(trace)
+  }
+  return cached
+}
 
 /**
  * The setup's windows, read and cut once per thread.
@@ -113,15 +135,29 @@ let cached: { key: string; windows: ReadonlyArray<ReadonlyArray<TraceRequest>> }
  * windowsOf(setup)[1]![0]!.arrivalSeconds // => 0
  * ```
  */
-export const windowsOf = (s: GoodputSetup): ReadonlyArray<ReadonlyArray<TraceRequest>> => {
-  const key = JSON.stringify([s.trace, s.format, s.limit, s.windows])
-  if (cached?.key === key) return cached.windows
-  const trace = readTraceFile(s.trace, s.format, `--trace ${s.trace}`, s.limit)
-  const w = traceWindows(trace, s.windows)
-  if (!Array.isArray(w)) throw new Error(`--windows: ${(w as { message: string }).message}`)
-  cached = { key, windows: w as ReadonlyArray<ReadonlyArray<TraceRequest>> }
-  return cached.windows
-}
+export const windowsOf = (s: GoodputSetup): ReadonlyArray<ReadonlyArray<TraceRequest>> => readCut(s).windows
+
+/**
+ * The setup's whole trace's mean arrival rate (requests per second; undefined when its arrivals
+ * span no time), from the same read as {@link windowsOf}.
+ *
+ * @example
+ * ```ts
+ * import { traceRateOf } from "./jobs.js"
+ * import { parseSlo } from "@loadledger/sim"
+ * const slo = parseSlo("ttft=10s,tpot=100ms,attain=0.9")
+ * if (slo._tag === "SloError") throw new Error(slo.message)
+ * const setup = {
+ *   trace: "examples/traces/mooncake/conversation_trace.jsonl", limit: 100, windows: 2, model: "glm-5.3", gpu: "h200",
+ *   dp: 2, frontEnds: 1, seed: 0, slo: slo.slo, start: 1, precision: 0.1
+ * }
+ * traceRateOf(setup)! > 0 // => true
+ * ```
+ *
+ * @category goodput
+ * @since 0.5.0
+ */
+export const traceRateOf = (s: GoodputSetup): number | undefined => readCut(s).traceRequestsPerSecond
 
 const replayer = (
   job: GoodputJob,
@@ -170,18 +206,20 @@ const replayer = (
 export const runGoodputJob = (job: GoodputJob): GoodputJobResult => {
   try {
     const window = windowsOf(job.setup)[job.window]!
-    const n = window.length
-    const base = (n - 1) / (window[n - 1]!.arrivalSeconds - window[0]!.arrivalSeconds)
+    const base = meanArrivalRate(window)
+    if (base === undefined)
+      return { kind: "error", message: "the window's arrivals span no time: it has no rate" }
     if (job.mode.kind === "curve") {
       const replay = replayer(job, window, false)
-      return {
-        kind: "curve",
-        attainment: job.mode.requestsPerSecond.map((rps) => {
-          const k = rps / base
-          const r = replay(window.map((x) => ({ ...x, arrivalSeconds: x.arrivalSeconds / k })))
-          return r.slo?.attainment ?? 0
-        })
+      const attainment: Array<number> = []
+      for (const rps of job.mode.requestsPerSecond) {
+        const k = rps / base
+        const r = replay(window.map((x) => ({ ...x, arrivalSeconds: x.arrivalSeconds / k })))
+        if (r.slo === undefined)
+          return { kind: "error", message: `no SLO attainment at ${rps} requests/s (${r.status._tag})` }
+        attainment.push(r.slo.attainment)
       }
+      return { kind: "curve", attainment }
     }
     const replay = replayer(job, window, true)
     let rejected = 0

@@ -89,13 +89,16 @@ interface Entry {
 const labelOf = (s: Subject): string =>
   s.kind === "policy" ? s.name : s.kind === "clairvoyant" ? "clairvoyant" : "balance-bound"
 
-/** Run `jobs` on `workers` threads (0 or 1: in this thread), calling `onDone` after each. */
-const runAll = (
+/**
+ * Run `jobs` on `workers` threads (0 or 1: in this thread), calling `onDone` after each; throws an
+ * `Error` naming the subject and window of the first job that failed.
+ */
+const runAll = async (
   jobs: ReadonlyArray<GoodputJob>,
   workers: number,
   onDone: () => void
-): Promise<ReadonlyArray<GoodputJobResult>> =>
-  runJobs(
+): Promise<ReadonlyArray<GoodputJobResult>> => {
+  const results = await runJobs(
     {
       entry: workerEntry(import.meta.url, "goodput-worker.js"),
       threads: workers <= 1 ? 0 : workers,
@@ -104,6 +107,13 @@ const runAll = (
     jobs,
     onDone
   )
+  const failed = results.findIndex((r) => r.kind === "error")
+  if (failed >= 0)
+    throw new Error(
+      `${labelOf(jobs[failed]!.subject)} on window ${jobs[failed]!.window}: ${(results[failed] as { message: string }).message}`
+    )
+  return results
+}
 
 /**
  * What `runLeaderboard` needs: the setup, the registered policies by name and engine, how many
@@ -194,30 +204,26 @@ export const runLeaderboard = async (o: LeaderboardOptions): Promise<ReadonlyArr
   let done = 0
   const total = (entries.length + curveTotal) * K
   const tick = (phase: string) => () => o.onProgress?.(++done, total, phase)
-  const searched: Array<GoodputJobResult> = new Array(entries.length * K)
-  const runSearches = async (
+  const searched: Array<GoodputJobResult | undefined> = new Array(entries.length * K)
+  /** Every window of each subject in `which`, in `mode`, their answers written into `into`. */
+  const runPhase = async (
     which: ReadonlyArray<number>,
-    modeOf: (i: number, k: number) => GoodputJob["mode"]
+    modeOf: (i: number, k: number) => GoodputJob["mode"],
+    into: Array<GoodputJobResult | undefined>,
+    phase: string
   ) => {
     const jobs = which.flatMap((i) =>
       Array.from({ length: K }, (_, k) => searchJob(entries[i]!, k, modeOf(i, k)))
     )
-    const results = await runAll(jobs, workers, tick("goodput search"))
-    const failed = results.findIndex((r) => r.kind === "error")
-    if (failed >= 0) {
-      const j = jobs[failed]!
-      throw new Error(
-        `${labelOf(j.subject)} on window ${j.window}: ${(results[failed] as { message: string }).message}`
-      )
-    }
+    const results = await runAll(jobs, workers, tick(phase))
     which.forEach((i, x) => {
-      for (let k = 0; k < K; k++) searched[i * K + k] = results[x * K + k]!
+      for (let k = 0; k < K; k++) into[i * K + k] = results[x * K + k]!
     })
   }
   const all = entries.map((_, i) => i)
-  await runSearches(all.filter(isPilot), () => ({ kind: "search" }))
+  await runPhase(all.filter(isPilot), () => ({ kind: "search" }), searched, "goodput search")
   if (warm)
-    await runSearches(
+    await runPhase(
       all.filter((i) => !isPilot(i)),
       (i, k) => {
         const pilot = searched[pilots[engines.indexOf(entries[i]!.engine)]! * K + k] as Extract<
@@ -228,7 +234,9 @@ export const runLeaderboard = async (o: LeaderboardOptions): Promise<ReadonlyArr
         return rate > 0
           ? { kind: "search", start: rate, step: entries[i]!.subject.kind === "bound" ? 2 : 1.05 }
           : { kind: "search" }
-      }
+      },
+      searched,
+      "goodput search"
     )
   const at = (i: number, k: number) => searched[i * K + k] as Extract<GoodputJobResult, { kind: "search" }>
   const perEntry = entries.map((e, i) => {
@@ -262,26 +270,13 @@ export const runLeaderboard = async (o: LeaderboardOptions): Promise<ReadonlyArr
     })
   )
   const curves: Array<GoodputJobResult | undefined> = new Array(entries.length * K)
-  if (o.curve) {
-    const which = all.filter((i) => curved.has(i))
-    const curveJobs = which.flatMap((i) =>
-      Array.from({ length: K }, (_, k) =>
-        searchJob(entries[i]!, k, {
-          kind: "curve",
-          requestsPerSecond: curveRates.get(entries[i]!.engine)!
-        })
-      )
+  if (o.curve)
+    await runPhase(
+      all.filter((i) => curved.has(i)),
+      (i) => ({ kind: "curve", requestsPerSecond: curveRates.get(entries[i]!.engine)! }),
+      curves,
+      "attainment curves"
     )
-    const results = await runAll(curveJobs, workers, tick("attainment curves"))
-    const bad = results.findIndex((r) => r.kind === "error")
-    if (bad >= 0)
-      throw new Error(
-        `${labelOf(curveJobs[bad]!.subject)} on window ${curveJobs[bad]!.window}: ${(results[bad] as { message: string }).message}`
-      )
-    which.forEach((i, x) => {
-      for (let k = 0; k < K; k++) curves[i * K + k] = results[x * K + k]
-    })
-  }
   const curveOf = (i: number, engine: "sglang" | "vllm"): LeaderboardRow["curve"] =>
     o.curve && curved.has(i)
       ? curveRates.get(engine)!.map((rps, j) => {

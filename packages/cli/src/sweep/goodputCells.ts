@@ -5,11 +5,16 @@
  *
  * @since 0.5.0
  */
-import { estimateGoodput, type GoodputProbe, meanArrivalRate } from "@loadledger/sim"
-import { type GoodputJobResult, runGoodputJob, type Subject, windowsOf } from "../goodput/jobs.js"
+import { estimateGoodput, type GoodputProbe } from "@loadledger/sim"
+import {
+  type GoodputJobResult,
+  runGoodputJob,
+  type Subject,
+  traceRateOf,
+  windowsOf
+} from "../goodput/jobs.js"
 import { type EngineBoard, type RankInput, rankBoard } from "../goodput/run.js"
 import { engineJson, verdictText } from "../goodput/table.js"
-import { readTraceFile } from "../internal/simSetup.js"
 import { type Cell, frontEndLabel, type GoodputCells } from "./Spec.js"
 
 /**
@@ -37,8 +42,6 @@ const subjectOf = (policy: string): Subject =>
     : policy === "balance-bound"
       ? { kind: "bound" }
       : { kind: "policy", name: policy }
-
-const rates = new Map<string, number>()
 
 /**
  * Run one goodput cell (the cell must carry `goodput`): a search on each window, in this thread.
@@ -78,13 +81,9 @@ export const runGoodputCell = (cell: Cell): GoodputCellResult => {
     start: cell.rate,
     precision: g.precision
   }
-  const key = `${cell.trace}\u0000${cell.limit}`
-  if (!rates.has(key)) {
-    const rate = meanArrivalRate(readTraceFile(cell.trace, undefined, cell.trace, cell.limit))
-    if (rate === undefined)
-      throw new Error(`${cell.trace}: the trace's arrivals span no time: it has no rate`)
-    rates.set(key, rate)
-  }
+  const traceRequestsPerSecond = traceRateOf(setup)
+  if (traceRequestsPerSecond === undefined)
+    throw new Error(`${cell.trace}: the trace's arrivals span no time: it has no rate`)
   const found = windowsOf(setup).map((_, window) => {
     const r = runGoodputJob({
       setup,
@@ -102,7 +101,7 @@ export const runGoodputCell = (cell: Cell): GoodputCellResult => {
       windows: found.map((r) => r.requestsPerSecond),
       probes: found.map((r) => r.probes),
       rejected: Math.max(...found.map((r) => r.rejected)),
-      traceRequestsPerSecond: rates.get(key)!
+      traceRequestsPerSecond
     },
     wallSeconds: (performance.now() - started) / 1000
   }
