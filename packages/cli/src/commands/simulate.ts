@@ -16,6 +16,8 @@ import {
 } from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
+import { examplesHelp } from "../internal/examples.js"
+import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
 import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 import { progressMode, startProgress } from "./progress.js"
 import {
@@ -40,6 +42,8 @@ export interface SimulateOptions {
   readonly dp: number
   readonly model: string
   readonly gpu: string
+  /** Tensor-parallel size per DP rank (default: the model preset's). */
+  readonly tp?: number | undefined
   readonly engine?: "sglang" | "vllm" | undefined
   readonly rateScale?: number | undefined
   readonly limit?: number | undefined
@@ -102,7 +106,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   const entries = parsePolicyList(o.policies)
   if (isArgError(entries)) return fail(entries.message)
   // a preset pair with no room for a KV pool: what would fit, and the GPU presets it fits on
-  const noFit = o.kvPoolTokens === undefined ? checkModelFit(o.model, o.gpu) : undefined
+  const noFit = o.kvPoolTokens === undefined ? checkModelFit(o.model, o.gpu, o.tp) : undefined
   if (noFit !== undefined) return fail(noFit.message)
   const base = simConfigFor({ ...o, engine: "sglang" }) // the engine is set per policy below
   const sglang = entries.filter((e) => engineFor(e, o.engine) === "sglang")
@@ -210,13 +214,21 @@ export const register = (program: Command): void => {
       "--trace <file>",
       "trace file: Mooncake JSONL, Azure CSV (2023 or 2024), BurstGPT CSV, or generic CSV/JSONL"
     )
-    .requiredOption(
-      "--policies <list>",
-      "comma-separated policy names, each once (listed below; --policy works too)"
-    )
+  addPolicyFlags(simulate, {
+    main: "policies",
+    description:
+      "comma-separated policy names, each once, or all (listed below; default: the demo's five references)",
+    fallback: DEFAULT_POLICIES
+  })
+  simulate
     .option("--dp <n>", "data-parallel ranks", rankCount("--dp"), 8)
     .option("--model <name>", "step-time model preset (listed below)", "glm-5.3")
     .option("--gpu <name>", "GPU preset (listed below)", "h200")
+    .option(
+      "--tp <n>",
+      "tensor-parallel GPUs per DP rank: 1, 2, 4 or 8 (default: the model preset's)",
+      positiveInt("--tp")
+    )
     .addOption(
       new Option("--engine <engine>", "engine model for every policy (default: each policy's own)").choices([
         "sglang",
@@ -241,13 +253,13 @@ export const register = (program: Command): void => {
     )
     .option(
       "--chunked-prefill <n>",
-      "prefill token budget per step (default 8192)",
+      "prefill token budget per step (default: 8192)",
       positiveInt("--chunked-prefill")
     )
-    .option("--max-running <n>", "max running requests per rank (default 64)", positiveInt("--max-running"))
+    .option("--max-running <n>", "max running requests per rank (default: 64)", positiveInt("--max-running"))
     .option(
       "--prefill-interval <k>",
-      "admit prefills every k group steps, with vLLM's saturation guard (--prefill-schedule-interval; default 1)",
+      "admit prefills every k group steps, with vLLM's saturation guard (--prefill-schedule-interval) (default: 1)",
       positiveInt("--prefill-interval")
     )
     .option(
@@ -261,31 +273,20 @@ export const register = (program: Command): void => {
     )
     .option(
       "--stall-steps <n>",
-      "no-progress bound: empty-batch step attempts before the run stops naming the rank (default 16)",
+      "no-progress bound: empty-batch step attempts before the run stops naming the rank (default: 16)",
       positiveInt("--stall-steps")
     )
     .addOption(
       new Option(
         "--coordinator-rows <rows>",
-        "what vLLM front ends are handed per rank: vLLM's [waiting, running, kv] plus tokens and time (extended, the default), exactly vLLM's row (vllm), or [waiting, running] (vllm-counts)"
+        "what vLLM front ends are handed per rank: vLLM's [waiting, running, kv] plus tokens and time (extended), exactly vLLM's row (vllm), or [waiting, running] (vllm-counts) (default: extended)"
       ).choices(["extended", "vllm", "vllm-counts"])
     )
     .option("--quiet", "no progress on stderr")
     .option("--progress", "progress on a non-terminal stderr too (a line every 2 s; a terminal gets a bar)")
     .addHelpText("after", () => simulateHelpText())
+    .addHelpText("after", examplesHelp("simulate"))
     .action(async (opts: SimulateOptions) => {
       await runSimulate(opts)
     })
-  // `--policy`, the name `capacity` takes, is `--policies` under another name (hidden from the help,
-  // which names it there): its value lands in `policies` as it is parsed, so the required-option
-  // check sees it; both at once is a usage error, whichever comes first
-  const both = () => simulate.error("error: --policy is --policies under another name: give one of them")
-  simulate.addOption(new Option("--policy <list>", "alias of --policies").hideHelp())
-  simulate.on("option:policy", (list: string) => {
-    if (simulate.getOptionValue("policies") !== undefined) both()
-    simulate.setOptionValueWithSource("policies", list, "cli")
-  })
-  simulate.on("option:policies", () => {
-    if (simulate.getOptionValue("policy") !== undefined) both()
-  })
 }
