@@ -10,10 +10,19 @@
  * @since 0.1.0
  */
 import type { Policy, RouteRequest } from "@loadledger/policies"
-import { decodeLedger, decodeLoadStatFrame, type LedgerKind, type RankLoad } from "@loadledger/schema"
+import {
+  decodeLedger,
+  decodeLoadStatFrame,
+  formatDecodeError,
+  type LedgerKind,
+  type RankLoad
+} from "@loadledger/schema"
 import * as Result from "effect/Result"
+import type { SharedBookings } from "./Bookings.js"
+import { attachBookings } from "./internal/bookingsGlue.js"
 import { checkLiveRouterConfig } from "./internal/checks.js"
 import { makeOffThreadDecoder } from "./internal/offThreadDecoder.js"
+import { decodeHere, failure, pollOnce } from "./internal/poll.js"
 import type { PollFailure } from "./LastHeard.js"
 import { makeRouterMetrics } from "./Metrics.js"
 import type { RankStatus } from "./RankStatus.js"
@@ -26,7 +35,7 @@ import {
   type RouterState,
   statuses
 } from "./Router.js"
-import { type SourceSpec, sourceDecodeKind, sourceUrl } from "./Source.js"
+import { type SourceSpec, sourceDecodeKind } from "./Source.js"
 
 /**
  * What `startLiveRouter` needs: the sources (one per physical worker), a policy, the router
@@ -40,6 +49,13 @@ import { type SourceSpec, sourceDecodeKind, sourceUrl } from "./Source.js"
  *   other large payloads, never routing.
  * - `maxPollBytes` (default 4 MiB): a larger load body is a decode failure, not read further.
  * - `processMetrics` (default false): add prom-client's process series (RSS, event-loop lag).
+ * - `bookings` (default none: this replica alone): the store replicas share their placements
+ *   through (`SharedBookings`, e.g. `startRedisBookings`). Each placement and release is published;
+ *   the other replicas' are held in `inflight` (as `remote:<replica>:<id>`) and charged to the policy
+ *   as requests pinned to their rank, until released. A lost store drops them: the replica routes
+ *   on its own counts, `loadledger_router_bookings_connected` is 0, and `onBookings(false, why)` is
+ *   called; on reconnection the others' bookings are read again (`onBookings(true)`). With shared
+ *   bookings the counts are global: leave `clientCount` unset. `ready` waits for the first connection.
  *
  * **Checked up front**, each absent or as follows: `policy` an object whose `init`, `observe`,
  * `route` and `finish` are functions; `sources` an array of `SourceSpec`s (see there: `url` an
@@ -69,6 +85,8 @@ export interface LiveRouterConfig<S> extends RouterOptions {
   readonly inThreadDecodeMaxBytes?: number | undefined
   readonly maxPollBytes?: number | undefined
   readonly processMetrics?: boolean | undefined
+  readonly bookings?: SharedBookings | undefined
+  readonly onBookings?: ((connected: boolean, message?: string) => void) | undefined
 }
 
 /**
@@ -108,83 +126,6 @@ export interface LiveRouter {
   readonly ready: Promise<void>
   readonly close: () => Promise<void>
   readonly error?: RouterError | undefined
-}
-
-const failure = (kind: PollFailure["kind"], message: string): PollFailure => ({
-  _tag: "PollFailure",
-  kind,
-  message
-})
-
-const errorCode = (e: unknown): string | undefined => {
-  let c: unknown = e
-  for (let i = 0; i < 4 && c !== undefined && c !== null; i++) {
-    const code = (c as { code?: unknown }).code
-    if (typeof code === "string") return code
-    c = (c as { cause?: unknown }).cause
-  }
-  return undefined
-}
-
-const decodeHere = (
-  body: string | Uint8Array,
-  kind: LedgerKind
-): Result.Result<ReadonlyArray<RankLoad>, { readonly _tag: string; readonly message: string }> => {
-  try {
-    return decodeLedger(body, kind)
-  } catch (e) {
-    return Result.fail({ _tag: "DecoderThrew", message: e instanceof Error ? e.message : String(e) })
-  }
-}
-
-/** One poll: the body (bounded by `maxBytes`), or why there is none; all within `timeoutMs`. */
-const pollOnce = async (
-  src: SourceSpec,
-  maxBytes: number
-): Promise<Result.Result<Uint8Array, PollFailure>> => {
-  const url = sourceUrl(src)
-  const ac = new AbortController()
-  const started = performance.now()
-  // a timer that fires late means this process was stalled (CPU starved, GC): the answer may be
-  // waiting unread, so a late timeout grants one short grace before blaming the worker
-  let graced = false
-  const expire = () => {
-    const late = performance.now() - started - src.timeoutMs
-    if (!graced && late > 20) {
-      graced = true
-      timer = setTimeout(expire, Math.min(100, src.timeoutMs))
-      return
-    }
-    ac.abort()
-  }
-  let timer = setTimeout(expire, src.timeoutMs)
-  try {
-    const res = await fetch(url, { signal: ac.signal })
-    if (res.status < 200 || res.status >= 300) {
-      await res.body?.cancel().catch(() => {})
-      return Result.fail(failure("http-status", `HTTP ${res.status} from ${url}`))
-    }
-    const chunks: Array<Uint8Array> = []
-    let size = 0
-    if (res.body !== null) {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        size += chunk.length
-        if (size > maxBytes) {
-          ac.abort()
-          return Result.fail(failure("decode", `load body above ${maxBytes} bytes from ${url}`))
-        }
-        chunks.push(chunk)
-      }
-    }
-    return Result.succeed(Buffer.concat(chunks))
-  } catch (e) {
-    if (ac.signal.aborted)
-      return Result.fail(failure("timeout", `no complete answer within ${src.timeoutMs} ms`))
-    const code = errorCode(e)
-    return Result.fail(failure("unreachable", `${code ?? "fetch failed"}: ${url}`))
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 /** A router for a refused config: it polls nothing, starts no thread, and answers `error`. */
@@ -300,7 +241,7 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
   const ingestLoadStatFrame = (url: string, frames: ReadonlyArray<Uint8Array>): void => {
     const f = decodeLoadStatFrame(frames)
     if (Result.isFailure(f)) {
-      apply(url, Result.fail(failure("decode", `${f.failure._tag}: ${f.failure.message}`)))
+      apply(url, Result.fail(failure("decode", `${f.failure._tag}: ${formatDecodeError(f.failure)}`)))
       return
     }
     const last = lastSeq.get(url)
@@ -312,7 +253,7 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
       url,
       Result.isSuccess(rows)
         ? Result.succeed(rows.success)
-        : Result.fail(failure("decode", `${rows.failure._tag}: ${rows.failure.message}`)),
+        : Result.fail(failure("decode", `${rows.failure._tag}: ${formatDecodeError(rows.failure)}`)),
       "merge"
     )
   }
@@ -335,6 +276,18 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
     markReady = resolve
     if (firstPolls === 0) resolve()
   })
+  const shared =
+    config.bookings === undefined
+      ? undefined
+      : attachBookings(config.bookings, {
+          get: () => state,
+          set: (s) => {
+            state = s
+          },
+          clock,
+          registry: metrics.registry,
+          onConnection: config.onBookings
+        })
   const loop = async (src: SourceSpec) => {
     let first = true
     while (!closed) {
@@ -356,6 +309,7 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
   const end = (requestId: string): boolean => {
     const r = finish(state, requestId, clock())
     state = r.state
+    if (r.found) shared?.released(requestId)
     return r.found
   }
   return {
@@ -364,6 +318,7 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
       if (r._tag === "RouterError") return r
       state = r.state
       metrics.decision(r.decision.rankId, r.decision.mode, r.decision.fallbackReason)
+      shared?.placed(request.requestId, r.decision.rankId, request.inputLength)
       return r.decision
     },
     finish: end,
@@ -383,11 +338,12 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
     decisions: () => state.decisions,
     metrics: () => metrics.registry.metrics(),
     metricsContentType: metrics.registry.contentType,
-    ready,
+    ready: shared === undefined ? ready : Promise.all([ready, shared.ready]).then(() => {}),
     close: async () => {
       closed = true
       for (const wake of [...sleeps]) wake()
       await decoder.close()
+      await shared?.close()
       await loops
       markReady()
     }

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+export * from "./Bookings.js"
 export * from "./Imbalance.js"
 export * from "./LastHeard.js"
 export * from "./LiveRouter.js"
@@ -13,8 +14,11 @@ export * from "./PromptTokens.js"
 export * from "./Proxy.js"
 export * from "./ProxyEvent.js"
 export * from "./RankStatus.js"
+export * from "./RedisBookings.js"
 export * from "./Route.js"
 export * from "./Router.js"
+export * from "./Serve.js"
+export * from "./ServeArgs.js"
 export * from "./Source.js"
 
 /**
