@@ -98,7 +98,10 @@ export const makeMemoryBookings = (delayMs = 0) => {
     else m.held.clear()
     later(() => m.handlers?.connection(up, up ? snapshot(id) : [], message))
     for (const [, o] of others(id))
-      later(() => (up ? m.held.forEach((b) => o.handlers!.placed(b)) : o.handlers!.gone(id)))
+      later(() => {
+        if (!up) return o.handlers!.gone(id)
+        for (const b of m.held.values()) o.handlers!.placed(b)
+      })
   }
   return {
     replica: (id: string): SharedBookings => {

@@ -82,7 +82,10 @@ const burst = async (rs: ReadonlyArray<LiveRouter>, requests: number, gapMs: num
     await sleep(gapMs)
   }
   const perRank = rs[0]!.decisions().map(() => 0)
-  for (const r of rs) r.decisions().forEach((n, i) => (perRank[i]! += n))
+  for (const r of rs)
+    r.decisions().forEach((n, i) => {
+      perRank[i]! += n
+    })
   return perRank
 }
 

@@ -31,7 +31,9 @@ export const attachBookings = <S>(store: SharedBookings, host: GlueHost<S>): Boo
   const own = new Map<string, Booking>()
   const rankOf = () => {
     const m = new Map<string, number>()
-    host.get().heard.ranks.forEach((r, i) => m.set(r.id, i))
+    host.get().heard.ranks.forEach((r, i) => {
+      m.set(r.id, i)
+    })
     return m
   }
   let ranks = rankOf()
