@@ -58,6 +58,11 @@ const COMMANDS: ReadonlyArray<CommandEntry> = [
     load: () => import("./commands/goodput.js")
   },
   {
+    name: "serve",
+    description: "run the live router: a load-aware reverse proxy for OpenAI-style completions",
+    load: () => import("./commands/serve.js")
+  },
+  {
     name: "sweep",
     description:
       "run a grid of simulations (traces x rates x DP sizes x front ends x policies) from a YAML/JSON spec",
@@ -99,7 +104,7 @@ const root = (): Command =>
  * ```ts
  * import { program } from "@loadledger/cli"
  * program().name() // => "loadledger"
- * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "capacity", "goodput", "sweep"]
+ * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "capacity", "goodput", "serve", "sweep"]
  * ```
  *
  * @category cli
