@@ -121,7 +121,9 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
   if (refused !== undefined) return Promise.reject(refused)
   const { router, log } = options
   // free sockets are dropped before the engines' keep-alive timeout (uvicorn: 5 s) can close them
-  const agent = new Agent({ keepAlive: true, maxSockets: 512, timeout: 2_000 })
+  // noDelay: a request or answer in two segments is not held back by Nagle's algorithm waiting
+  // for the peer's delayed ACK (up to 40 ms on Linux)
+  const agent = new Agent({ keepAlive: true, maxSockets: 512, timeout: 2_000, noDelay: true })
   const maxBody = options.maxBodyBytes ?? 32 * 1024 * 1024
   const ejectAfter = options.ejectAfterFailures ?? 3
   const ejectForMs = options.ejectForMs ?? 10_000
@@ -245,7 +247,7 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
     json(res, 404, { error: { message: `no route for ${req.method} ${req.url}` } })
   }
 
-  const server = createServer(handler)
+  const server = createServer({ noDelay: true }, handler)
   const sockets = new Set<Socket>()
   server.on("connection", (s) => {
     sockets.add(s)

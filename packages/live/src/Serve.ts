@@ -66,7 +66,8 @@ const levelOf = (e: ProxyEvent): ServeLogRecord["level"] =>
  * await s.router.ready
  * const res = await fetch(`${s.url}/v1/completions`, { method: "POST", body: JSON.stringify({ prompt: "hi" }) })
  * res.headers.get("x-loadledger-rank") // => `${engine.url}@0`
- * (await fetch(`${s.url}/readyz`)).status // => 200
+ * const ready = await fetch(`${s.url}/readyz`)
+ * ready.status // => 200
  * await s.drain(1000) // => 0
  * await engine.close()
  * ```

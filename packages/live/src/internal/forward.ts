@@ -132,6 +132,11 @@ export const forward = (ctx: ForwardContext, inc: Incoming, attempt: number): vo
       const v = upHeaders[k]
       if (v !== undefined && !HOP_BY_HOP.has(k)) outHeaders[k] = v
     }
+    // the body passes through byte for byte: a length the engine gave stays valid, and answering
+    // with it (not re-chunked) ends the answer in the same write as its last bytes
+    const length = upHeaders["content-length"]
+    if (length !== undefined && upHeaders["transfer-encoding"] === undefined)
+      outHeaders["content-length"] = length
     const status = up.statusCode ?? 502
     ctx.outcome(decision.workerUrl, status >= 500)
     if (status >= 500) log?.({ event: "upstream-failed", requestId, rank: decision.rankId, status })
