@@ -193,6 +193,20 @@ export const makeSmgPolicy = (
     const bad = checkInputLength(req.inputLength) ?? checkNow(now) ?? checkRequestFields(req)
     if (bad !== undefined) return bad
     if (name === "dp-min-token") return routeDp(s, req)
+    // a pinned rank is honoured or refused, never replaced by the tree's choice (issue 35)
+    if (name === "cache-aware" && req.routedDpRank !== undefined) {
+      const r = req.routedDpRank
+      if (!Number.isInteger(r) || r < 0 || r >= s.workers.length || s.workers[r]?.healthy !== true)
+        return policyError(
+          "InvalidRoutedRank",
+          `cache-aware: routedDpRank ${r} is not a healthy rank`,
+          "routedDpRank"
+        )
+      return routed(s, r, req, s.core, s.seed, false, {
+        tieBreak: "routedDpRank: the pinned rank",
+        details: { pinned: r }
+      })
+    }
     const { out, seed, scores } = spec.select(s, req)
     if (out._tag === "PolicyError") return out
     if (out.index === undefined) {
