@@ -20,6 +20,7 @@ export * from "./Router.js"
 export * from "./Serve.js"
 export * from "./ServeArgs.js"
 export * from "./Source.js"
+export * from "./WorkerSet.js"
 
 /**
  * The package version.
