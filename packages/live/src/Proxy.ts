@@ -11,7 +11,7 @@ import type { Socket } from "node:net"
 import { checkProxyOptions } from "./internal/checks.js"
 import { type ForwardContext, forward } from "./internal/forward.js"
 import { json, ROUTED } from "./internal/proxyHttp.js"
-import type { LiveRouter } from "./LiveRouter.js"
+import type { LiveRouter } from "./LiveRouterConfig.js"
 import { estimatePromptTokens } from "./PromptTokens.js"
 import type { ProxyEvent } from "./ProxyEvent.js"
 

@@ -7,7 +7,8 @@
  */
 import type { Policy } from "@loadledger/policies"
 import type { SharedBookings } from "./Bookings.js"
-import { type LiveRouter, startLiveRouter } from "./LiveRouter.js"
+import { startLiveRouter } from "./LiveRouter.js"
+import type { LiveRouter } from "./LiveRouterConfig.js"
 import { type RouterProxy, startProxy } from "./Proxy.js"
 import type { ProxyEvent } from "./ProxyEvent.js"
 import type { ServeArgs } from "./ServeArgs.js"

@@ -29,14 +29,17 @@ export interface BookingsGlue {
 /** Attach `store` to a router. @internal */
 export const attachBookings = <S>(store: SharedBookings, host: GlueHost<S>): BookingsGlue => {
   const own = new Map<string, Booking>()
-  const rankOf = () => {
-    const m = new Map<string, number>()
-    host.get().heard.ranks.forEach((r, i) => {
-      m.set(r.id, i)
-    })
+  // the rank index of each rank id, for the ranks the router has now (workers come and go)
+  const indexCache = new WeakMap<object, Map<string, number>>()
+  const rankOf = (s: RouterState<S>) => {
+    let m = indexCache.get(s.heard.ranks)
+    if (m === undefined) {
+      m = new Map()
+      for (let i = 0; i < s.heard.ranks.length; i++) m.set(s.heard.ranks[i]!.id, i)
+      indexCache.set(s.heard.ranks, m)
+    }
     return m
   }
-  let ranks = rankOf()
   let connected = false
   const registers = [host.registry]
   new Gauge({
@@ -64,16 +67,15 @@ export const attachBookings = <S>(store: SharedBookings, host: GlueHost<S>): Boo
     host.set(f(host.get(), host.clock()))
   const ready = store.start(
     {
-      placed: (b) => update((s, now) => bookRemote(s, ranks, b, now)),
+      placed: (b) => update((s, now) => bookRemote(s, rankOf(s), b, now)),
       released: (replica, id) => update((s, now) => releaseRemote(s, replica, id, now)),
       gone: (replica) => update((s, now) => dropRemote(s, now, replica)),
       connection: (up, snapshot, message) => {
         if (!up && connected) losses.inc()
         connected = up
-        ranks = rankOf()
         update((s, now) => {
           let out = dropRemote(s, now)
-          for (const b of snapshot) out = bookRemote(out, ranks, b, now)
+          for (const b of snapshot) out = bookRemote(out, rankOf(out), b, now)
           return out
         })
         host.onConnection?.(up, message)

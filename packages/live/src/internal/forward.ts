@@ -14,7 +14,7 @@ import {
 } from "node:http"
 import { request as httpsRequest } from "node:https"
 import type { Socket } from "node:net"
-import type { LiveRouter } from "../LiveRouter.js"
+import type { LiveRouter } from "../LiveRouterConfig.js"
 import type { ProxyEvent } from "../ProxyEvent.js"
 import { HOP_BY_HOP, json, routerErrorStatus, UpstreamTimeout } from "./proxyHttp.js"
 
