@@ -101,7 +101,7 @@ describe.skipIf(binary === undefined)("shared bookings through a real store", ()
     return s
   }
 
-  for (const policy of ["ledger-balanced-requests", "step-time-aware", "cache-affinity"])
+  for (const policy of ["ledger-balanced-requests", "cache-affinity"])
     it(`${policy}: a burst over 3 replicas from one stale report ends within 1 of one router's per-rank in-flight`, async () => {
       const es = await engines()
       const one = replica(es, policy)
