@@ -29,7 +29,12 @@ describe("the router's arguments (loadledger serve, the example's main.ts)", () 
     expect(error(["--worker", "http://h:1", "--worker", "http://h:1/"])).toBe(
       "--worker http://h:1 is given twice"
     )
-    expect(error([])).toBe("at least one --worker URL is required")
+    expect(error([])).toBe("at least one --worker URL is required (or --workers-file / --workers-dns)")
+    expect(error(["--workers-dns", "engines:0"])).toContain("--workers-dns must be NAME:PORT")
+    expect(parseRouterArgs(["--workers-dns", "engines.default.svc:30000"])).toMatchObject({
+      workers: [],
+      workersDns: { name: "engines.default.svc", port: 30000 }
+    })
     expect(error(["--worker", "http://h:1", "--bogus"])).toContain("Unknown option '--bogus'")
     expect(error(["--worker", "http://h:1", "--port", "70000"])).toContain(
       "--port must be an integer from 0 to 65535"

@@ -12,6 +12,8 @@ import type { LiveRouter } from "./LiveRouterConfig.js"
 import { type RouterProxy, startProxy } from "./Proxy.js"
 import type { ProxyEvent } from "./ProxyEvent.js"
 import type { ServeArgs } from "./ServeArgs.js"
+import type { SourceSpec } from "./Source.js"
+import { type WorkerWatch, watchWorkerDns, watchWorkerFile } from "./WorkerWatch.js"
 
 /**
  * One structured log record: `time` (ISO 8601), `level`, `msg` (the event: `listening`, `rank`,
@@ -87,14 +89,15 @@ export const startServe = async <S>(
   const write = options.log
   const log = (level: ServeLogRecord["level"], msg: string, fields: Record<string, unknown> = {}) =>
     write?.({ time: new Date().toISOString(), level, msg, ...fields })
+  const source = (url: string): SourceSpec => ({
+    url,
+    dpSize: args.dp,
+    kind: args.source,
+    intervalMs: args.intervalMs,
+    timeoutMs: args.timeoutMs
+  })
   const router = startLiveRouter({
-    sources: args.workers.map((url) => ({
-      url,
-      dpSize: args.dp,
-      kind: args.source,
-      intervalMs: args.intervalMs,
-      timeoutMs: args.timeoutMs
-    })),
+    sources: args.workers.map(source),
     policy,
     staleAfterSeconds: args.staleMs / 1000,
     requiredFields: args.requiredFields,
@@ -128,6 +131,49 @@ export const startServe = async <S>(
     await router.close()
     throw e
   }
+  // workers that come and go: the static --worker set plus each watch's latest set
+  const watched = new Map<string, ReadonlyArray<string>>()
+  let current = new Set(args.workers)
+  const reconcile = (from: string, urls: ReadonlyArray<string>) => {
+    watched.set(from, urls)
+    const want = new Set([...args.workers, ...[...watched.values()].flat()])
+    for (const url of want)
+      if (!current.has(url)) {
+        const bad = router.addSource(source(url))
+        log(bad === undefined ? "info" : "warn", "worker-added", {
+          worker: url,
+          from,
+          ...(bad ? { error: bad.message } : {})
+        })
+      }
+    for (const url of current)
+      if (!want.has(url)) {
+        router.removeSource(url)
+        log("info", "worker-removed", { worker: url, from })
+      }
+    current = want
+  }
+  const watches: Array<WorkerWatch> = []
+  const watchError = (from: string) => (message: string) => log("warn", "workers", { from, message })
+  if (args.workersFile !== undefined)
+    watches.push(
+      watchWorkerFile(
+        args.workersFile,
+        (urls) => reconcile("file", urls),
+        watchError("file"),
+        Math.min(1000, args.intervalMs * 4)
+      )
+    )
+  if (args.workersDns !== undefined)
+    watches.push(
+      watchWorkerDns(
+        args.workersDns.name,
+        args.workersDns.port,
+        (urls) => reconcile("dns", urls),
+        watchError("dns"),
+        Math.max(1000, args.intervalMs * 4)
+      )
+    )
   // every change of a rank's condition, one record each (the first poll's included)
   const seen = new Map<string, string>()
   const watch = () => {
@@ -155,6 +201,7 @@ export const startServe = async <S>(
   })
   const stop = async (cut: () => Promise<number>): Promise<number> => {
     clearInterval(watcher)
+    for (const w of watches) w.close()
     const left = await cut()
     await router.close()
     return left

@@ -48,6 +48,10 @@ export interface ServeArgs {
   readonly bookings: string | undefined
   readonly bookingsGroup: string
   readonly config: string | undefined
+  /** `--workers-file`: a watched list of worker URLs (see `watchWorkerFile`). */
+  readonly workersFile: string | undefined
+  /** `--workers-dns NAME:PORT`: workers at every address NAME resolves to (see `watchWorkerDns`). */
+  readonly workersDns: { readonly name: string; readonly port: number } | undefined
 }
 
 /**
@@ -67,7 +71,7 @@ export const serveUsage = `usage: loadledger serve --worker URL [--worker URL ..
   [--interval-ms 250] [--timeout-ms 500] [--stale-ms 1000] [--require numRunningReqs,numWaitingReqs,numTotalTokens]
   [--replicas 1] [--replica-index 0] [--bookings redis://HOST:6379] [--bookings-group default]
   [--connect-timeout-ms 2000] [--first-byte-timeout-ms 300000] [--idle-timeout-ms 60000] [--decode-budget-ms 1000]
-  [--eject-after 3] [--eject-ms 10000] [--drain-ms 30000] [--access-log] [--model glm-5.3 --gpu h200] [--max-running-requests N]
+  [--workers-file FILE] [--workers-dns NAME:PORT] [--eject-after 3] [--eject-ms 10000] [--drain-ms 30000] [--access-log] [--model glm-5.3 --gpu h200] [--max-running-requests N]
 FILE: JSON or YAML with the flags' names as keys (kebab-case or camelCase, "workers" a list); flags given win.`
 
 const kinds: ReadonlyArray<SourceKind> = [
@@ -187,7 +191,18 @@ export const parseServeArgs = (
   const s = (k: string) => values[k] as string
   const opt = (k: string) => values[k] as string | undefined
   const rawWorkers = values.worker as Array<string>
-  if (rawWorkers.length === 0) return { error: "at least one --worker URL is required" }
+  const workersFile = opt("workers-file")
+  const rawDns = opt("workers-dns")
+  let workersDns: ServeArgs["workersDns"]
+  if (rawDns !== undefined) {
+    const m = /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(rawDns)
+    const port = m === null ? Number.NaN : Number(m[2])
+    if (m === null || port < 1 || port > 65535)
+      return { error: `--workers-dns must be NAME:PORT like engines.default.svc:30000, got "${rawDns}"` }
+    workersDns = { name: m[1]!, port }
+  }
+  if (rawWorkers.length === 0 && workersFile === undefined && workersDns === undefined)
+    return { error: "at least one --worker URL is required (or --workers-file / --workers-dns)" }
   const workers: Array<string> = []
   for (const w of rawWorkers) {
     const u = workerUrl(w)
@@ -256,6 +271,8 @@ export const parseServeArgs = (
     accessLog: values["access-log"] === true,
     bookings,
     bookingsGroup: s("bookings-group"),
-    config: opt("config")
+    config: opt("config"),
+    workersFile,
+    workersDns
   }
 }

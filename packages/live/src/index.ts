@@ -22,6 +22,7 @@ export * from "./Serve.js"
 export * from "./ServeArgs.js"
 export * from "./Source.js"
 export * from "./WorkerSet.js"
+export * from "./WorkerWatch.js"
 
 /**
  * The package version.

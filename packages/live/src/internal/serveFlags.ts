@@ -31,6 +31,8 @@ export const valueFlags: Readonly<Record<string, string | undefined>> = {
   "drain-ms": "30000",
   bookings: undefined,
   "bookings-group": "default",
+  "workers-file": undefined,
+  "workers-dns": undefined,
   config: undefined
 }
 
