@@ -407,3 +407,15 @@ export const chargeLedgerMany = (state: LedgerState, items: ReadonlyArray<Held>)
   }
   return withCharges(state, charges, chargedRequests, chargedTokens, owner, live)
 }
+
+/**
+ * What a policy that keeps an in-flight ledger says about it, so a wrapper around it reads that
+ * ledger instead of keeping a second copy of the same charges (`withKvAdmission` around
+ * `withStaleness`): where it is in the state, and the charge scale and inclusion margin it keeps
+ * it with (a wrapper shares it only when its own are the same). @internal
+ */
+export interface LedgerHolder<S> {
+  readonly of: (state: S) => LedgerState
+  readonly scale: number
+  readonly margin: number
+}
