@@ -181,9 +181,6 @@ export const classifyLoad = (l: RankLoad, dpSize: number): "invalid" | "unknown"
   return kv === undefined || (Number.isFinite(kv) && kv >= 0 && kv <= 1) ? "known" : "invalid"
 }
 
-/** True when a snapshot row is usable as a known load (see {@link classifyLoad}). @internal */
-export const validLoad = (l: RankLoad, dpSize: number): boolean => classifyLoad(l, dpSize) === "known"
-
 /**
  * Fold snapshots in. A row older than the one held is ignored (never an overwrite with older data);
  * a row is applied when its timestamp is equal or newer. Charges routed strictly before
