@@ -15,14 +15,7 @@ import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteR
 import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { emptyTrie, fnv1a, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
-import {
-  displacesBest,
-  type FreshMax,
-  freshMax,
-  isDated,
-  ledgerView,
-  unknownBase
-} from "./internal/LoadView.js"
+import { displacesBest, type FreshMax, freshMax, isDated, ledgerView } from "./internal/LoadView.js"
 import { poolOf, type RankDemand, rankDemand } from "./internal/RankDemand.js"
 import {
   emptyMatchScratch,
@@ -31,6 +24,14 @@ import {
   type RankPrefixes,
   recordRankPrefixes
 } from "./internal/RankPrefixes.js"
+import {
+  decodeLoad,
+  heldRequests,
+  ownPrefill,
+  queuedPrefill,
+  slotWait as slotWaitTerm,
+  snapshotQueue
+} from "./internal/stepTerms.js"
 import type { RankView } from "./RankView.js"
 import { glm53H200StepCost, prefillSeconds, type StepCostModel } from "./StepCost.js"
 
@@ -377,8 +378,6 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
   const staleAfter = options.staleAfterSeconds ?? 1
   const margin = options.inclusionMarginSeconds ?? 0
   const maxBlocks = options.maxIndexedBlocks ?? 65_536
-  const dReq = cost.decodeSecondsPerRequest
-  const dCtx = cost.decodeSecondsPerContextToken
   // one front end reads a fresh snapshot at every step: snapshot + routes since need no floor
   const trackInflight = decodeWeight > 0 && clientCount > 1
   const sharedQuantum = options.sharedQueueQuantumSeconds ?? 1
@@ -644,20 +643,12 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
         if (!isDated(ledger, r, now, staleAfter)) continue
         if (ledger.healthy[r]) freshHealthy = true
         const o = r * FIELDS
-        const queue =
-          clientCount === 1
-            ? priced.queuedSeconds[r]!
-            : sharedQuantum > 0
-              ? Math.floor(priced.queuedSeconds[r]! / sharedQuantum) * sharedQuantum
-              : 0
+        const queue = snapshotQueue(cost, clientCount, sharedQuantum, true, priced.queuedSeconds[r]!, 0, 0, 0)
         floorWait = Math.max(floorWait, sr[o + HORIZON]! - now, queue)
         if (fm !== undefined)
           floorRequests = Math.max(
             floorRequests,
-            (Number.isNaN(ledger.snapTimestamp[r]!)
-              ? unknownBase(ledger.snapshots[r], fm, now, staleAfter)[0]
-              : ledger.snapRequests[r]!) +
-              clientCount * sr[o + PENDING_REQUESTS]!
+            heldRequests(ledger, r, fm, now, staleAfter, true, sr[o + PENDING_REQUESTS]!, clientCount, 0)
           )
       }
     const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
@@ -686,23 +677,22 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
       const o = r * FIELDS
       // fresh: its newest row with request counts is recent (a partial one too: vLLM's rows)
       const f = isDated(ledger, r, now, staleAfter)
-      // one front end: its fresh snapshot's queue plus nothing pending from others; several: a
-      // fresh rank's queue is left out (every front end reads the same stale snapshot, and a
-      // term read from it sends them all to the same rank), a stale or unknown one keeps it
-      let queue = 0
-      if (clientCount === 1 && f) queue = priced.queuedSeconds[r]!
-      else if (clientCount === 1 || !f) {
-        const q = f ? demand.queued[r]! : Math.max(demand.queued[r]!, maxQueued)
-        queue = prefillSeconds(cost, q + (clientCount - 1) * sr[o + PENDING_TOKENS]!, 0)
-      } else if (sharedQuantum > 0) {
-        queue = Math.floor(priced.queuedSeconds[r]! / sharedQuantum) * sharedQuantum
-      }
-      const wait = Math.max(sr[o + HORIZON]! - now, queue, f ? 0 : floorWait)
+      const queue = snapshotQueue(
+        cost,
+        clientCount,
+        sharedQuantum,
+        f,
+        priced.queuedSeconds[r]!,
+        demand.queued[r]!,
+        maxQueued,
+        sr[o + PENDING_TOKENS]!
+      )
+      const wait = queuedPrefill(sr[o + HORIZON]! - now, queue, f, floorWait)
       // an engine computes at least the prompt's last token, however much of it is cached
       const cached = matched[r] === 0 ? 0 : Math.max(0, Math.min(input - 1, matched[r]! * blockTokens))
       if (cached !== ownCached) {
         ownCached = cached
-        own = prefillSeconds(cost, input - cached, cached)
+        own = ownPrefill(cost, input, cached)
       }
       let score = wait + own
       const t = r * TERMS
@@ -714,27 +704,30 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
         terms[t + TERM_HOME] = -credit
       }
       if (fm !== undefined) {
-        const held =
-          (Number.isNaN(ledger.snapTimestamp[r]!)
-            ? unknownBase(ledger.snapshots[r], fm, now, staleAfter)[0]
-            : f || fm.requests < 0
-              ? ledger.snapRequests[r]!
-              : Math.max(ledger.snapRequests[r]!, fm.requests)) +
-          clientCount * sr[o + PENDING_REQUESTS]!
-        const requests = f ? held : Math.max(held, floorRequests)
+        const requests = heldRequests(
+          ledger,
+          r,
+          fm,
+          now,
+          staleAfter,
+          f,
+          sr[o + PENDING_REQUESTS]!,
+          clientCount,
+          floorRequests
+        )
         if (decodeWeight > 0) {
           const decoding = trackInflight ? Math.max(requests, clientCount * sr[o + INFLIGHT]!) : requests
           const context =
             (f ? demand.context[r]! : Math.max(demand.context[r]!, maxContext)) +
             clientCount * sr[o + PENDING_TOKENS]!
-          const decode = decodeWeight * ((decoding + 1) * dReq + (context + input) * dCtx)
+          const decode = decodeLoad(decodeWeight, cost, decoding, context, input)
           score += decode
           terms[t + TERM_DECODE] = decode
         }
         // with this request, the rank holds `requests + 1`: each beyond the cap waits for a slot
         const rankCap = priced.slotCaps[r]!
         if (requests >= rankCap) {
-          const slot = slotWait * (requests + 1 - rankCap)
+          const slot = slotWaitTerm(slotWait, requests, rankCap)
           score += slot
           terms[t + TERM_SLOT] = slot
         }
