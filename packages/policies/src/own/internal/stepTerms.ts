@@ -15,6 +15,7 @@
  */
 
 import { prefillSeconds, type StepCostModel } from "../StepCost.js"
+import { fnv1a } from "./HashTrie.js"
 import type { LedgerState } from "./InflightCharges.js"
 import { type FreshMax, unknownBase } from "./LoadView.js"
 
@@ -112,3 +113,18 @@ export const decodeLoad = (
  */
 export const slotWait = (perRequest: number, requests: number, cap: number): number =>
   perRequest * (requests + 1 - cap)
+
+/** The request's home rank (the `homeCredit` term's): the hash of its first block held by at most one rank, mod `n`. @internal */
+export const homeOf = (hashes: ReadonlyArray<string>, matched: ArrayLike<number>, n: number): number => {
+  // the second-largest match: the leading blocks two or more ranks hold
+  let first = 0
+  let second = 0
+  for (let r = 0; r < n; r++) {
+    const m = matched[r]!
+    if (m > first) {
+      second = first
+      first = m
+    } else if (m > second) second = m
+  }
+  return fnv1a(hashes[Math.min(hashes.length - 1, second)]!) % n
+}
