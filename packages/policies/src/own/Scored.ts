@@ -4,6 +4,7 @@
  *
  * @since 0.4.0
  */
+import { doubles, packed } from "../internal/packed.js"
 import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
@@ -224,7 +225,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     let allowed: Array<boolean> | undefined
     let kvInfeasible = noRanks
     if (fits !== undefined) {
-      allowed = new Array<boolean>(ranks.length)
+      allowed = packed(ranks.length, false)
       for (let i = 0; i < ranks.length; i++) {
         allowed[i] = fits[ranks[i]!] === true
         if (!allowed[i]) kvInfeasible = listed(kvInfeasible, ranks[i]!)
@@ -239,12 +240,13 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
       )
     // the explanation, per rank (lists allocated only when not empty)
     const inf = Number.POSITIVE_INFINITY
-    const scores = new Array<number>(n)
+    const scores = doubles(n)
     for (let r = 0; r < n; r++) scores[r] = inf
     const costs: Record<string, Array<number>> = {}
     for (let k = 0; k < keys.length; k++) {
-      const c = new Array<number>(n)
-      for (let r = 0; r < n; r++) c[r] = Number.NaN
+      const c = doubles(n)
+      // NaN for the ranks that were no candidate (unhealthy); every rank is one when all are healthy
+      if (ranks.length < n) for (let r = 0; r < n; r++) c[r] = Number.NaN
       const pc = picked.costs[k]!
       for (let i = 0; i < ranks.length; i++) c[ranks[i]!] = pc[i]!
       costs[keys[k]!] = c

@@ -9,6 +9,7 @@
  * @internal
  */
 import { clientsOf } from "../../internal/clients.js"
+import { doubles } from "../../internal/packed.js"
 import { type PolicyError, policyError, type RouteRequest } from "../../Policy.js"
 import type { ScoredOptions } from "../Scored.js"
 import type { Normalisation, Scorer, ScoreView, WeightedScorer } from "../ScoreView.js"
@@ -237,11 +238,12 @@ export const pickBest = (
   const { terms, tieBreakers } = scoring
   const inf = Number.POSITIVE_INFINITY
   const costs: Array<Array<number>> = []
-  const sums = new Array<number>(m)
+  // packed arrays of doubles (`new Array(m)` is holey and changes its storage when written)
+  const sums = doubles(m)
   for (let i = 0; i < m; i++) sums[i] = allowed === undefined || allowed[i] === true ? 0 : inf
   let excluded = noRanks
   for (let k = 0; k < terms.length; k++) {
-    const out = new Array<number>(m)
+    const out = doubles(m)
     terms[k]!.scorer.costs(view, ranks, out)
     costs.push(out)
     for (let i = 0; i < m; i++)
@@ -252,7 +254,7 @@ export const pickBest = (
       }
   }
   for (let k = 0; k < tieBreakers.length; k++) {
-    const out = new Array<number>(m)
+    const out = doubles(m)
     tieBreakers[k]!.costs(view, ranks, out)
     costs.push(out)
   }
