@@ -39,7 +39,10 @@ export const maxWaitingUncached = (ledger: LedgerState): number => {
 /** A {@link ScoreView} over the in-flight ledger (and a lazy ledger's log, when given). @internal */
 export class LedgerScoreView implements ScoreView {
   readonly dpSize: number
-  private cache: ViewCache | undefined
+  // the two maxima over every rank, each computed on first use (or given: power of d keeps them)
+  private kvDone = false
+  private maxKv: number | undefined = undefined
+  private maxUncached = -1
   private matched: Array<number> | undefined
   constructor(
     private readonly ledger: LedgerState,
@@ -54,11 +57,11 @@ export class LedgerScoreView implements ScoreView {
     cache: ViewCache | undefined
   ) {
     this.dpSize = ledger.dpSize
-    this.cache = cache
-  }
-  private cached(): ViewCache {
-    this.cache ??= { maxKv: maxKnownKv(this.ledger), maxUncached: maxWaitingUncached(this.ledger) }
-    return this.cache
+    if (cache !== undefined) {
+      this.kvDone = true
+      this.maxKv = cache.maxKv
+      this.maxUncached = cache.maxUncached
+    }
   }
   chargedRequests(r: number): number {
     return this.lazy === undefined ? this.ledger.chargedRequests[r]! : lazyChargedRequests(this.lazy, r)
@@ -112,7 +115,11 @@ export class LedgerScoreView implements ScoreView {
     return Number.isNaN(kv) ? undefined : kv
   }
   maxKvCacheUsage(): number | undefined {
-    return this.cached().maxKv
+    if (!this.kvDone) {
+      this.maxKv = maxKnownKv(this.ledger)
+      this.kvDone = true
+    }
+    return this.maxKv
   }
   freeKvTokens(r: number): number | undefined {
     const free = freeKvTokens(this.ledger.snapshots[r])
@@ -120,7 +127,8 @@ export class LedgerScoreView implements ScoreView {
   }
   waitingUncachedTokens(r: number): number {
     const row = this.ledger.snapshots[r]
-    const max = this.cached().maxUncached
+    if (this.maxUncached < 0) this.maxUncached = maxWaitingUncached(this.ledger)
+    const max = this.maxUncached
     return row === undefined || row.unknown !== undefined ? max : (row.numWaitingUncachedTokens ?? max)
   }
   uncachedPromptTokens(r: number): number {
