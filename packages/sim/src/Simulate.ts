@@ -10,8 +10,8 @@ import { runLoop } from "./internal/loop.js"
 import { POOLED_CHUNK_TOKENS, type PooledConfig } from "./internal/pooled.js"
 import type { PolicyResult, RequestOutcome } from "./Result.js"
 import { IMBALANCE_BUCKETS } from "./Result.js"
-import { traceTokenIds } from "./TokenIds.js"
 import type { TraceRequest } from "./Trace.js"
+import type { TraceStream } from "./TraceStream.js"
 
 /**
  * What `simulate` needs of a policy: its name and a factory (a `PolicyEntry` from
@@ -55,6 +55,15 @@ const CDF_POINTS = 101
  * trace's own, or ids synthesised from its block hashes or its request id (`tokenIdsOf`), so
  * token-keyed policies (`smg/prefix-hash`) route traces without prompt tokens too; the result's
  * `tokenIds` says which (`traceTokenIds`).
+ *
+ * **The trace** is an array or, since 0.6.0, any iterable of requests in arrival order, read one
+ * arrival at a time: a `TraceStream` (`streamTraceFile`) or any iterable with `count` and
+ * `lastArrivalSeconds` is read once, during the run; another iterable is read twice (first to check
+ * it and find those two figures, which the run needs before it starts), so it must start a new pass
+ * at each `[Symbol.iterator]()` (a generator object cannot: an `InvalidConfig` naming `trace`).
+ * Without `recordRequests` nothing of a streamed request outlives it; the result is the array
+ * path's to the last digit. A stream that breaks the count it states, or holds a request the
+ * simulator cannot run, ends the run there with an `InvalidConfig`.
  *
  * **The step rule.** A group (all ranks under `lockstep`, else each rank alone) is idle until a
  * rank holds a request. A step of the group, at time `t`:
@@ -100,7 +109,7 @@ const CDF_POINTS = 101
  */
 export const simulate = (
   config: SimConfig,
-  trace: ReadonlyArray<TraceRequest>,
+  trace: ReadonlyArray<TraceRequest> | Iterable<TraceRequest> | TraceStream,
   policy: SimPolicy,
   options: SimulateOptions = {}
 ): PolicyResult => {
@@ -113,12 +122,13 @@ export const simulate = (
   const pooled = (given as PooledConfig)[POOLED_CHUNK_TOKENS]
   const c = pooled === undefined ? resolved : { ...resolved, pooledChunkTokens: pooled }
   const run = runLoop(c, trace, policy?.make, options.onProgress)
-  const ran = run.trace
+  const ran = run.rows ?? []
+  const total = run.count
   const { finished, rejected, stalled } = run
   const lastFinish = run.lastFinishSeconds
   const lastScheduled = run.lastScheduledSeconds
   const st = run.status
-  const firstArrival = ran[0]?.arrivalSeconds ?? 0
+  const firstArrival = run.firstArrivalSeconds
   const sum = (f: (r: (typeof run.ranks)[number]) => number) => run.ranks.reduce((a, r) => a + f(r), 0)
   const output = sum((r) => r.outputTokens)
   const admitted = sum((r) => r.admittedPromptTokens)
@@ -161,7 +171,7 @@ export const simulate = (
   return {
     policy: String(policy?.name),
     status: run.status,
-    requests: { total: ran.length, finished, unfinished: ran.length - finished, rejected, stalled },
+    requests: { total, finished, unfinished: total - finished, rejected, stalled },
     ttftSeconds: run.ttft.percentiles,
     itlSeconds: run.itl.percentiles(),
     e2eSeconds: run.e2e.percentiles,
@@ -176,7 +186,7 @@ export const simulate = (
     steps: run.steps,
     simulatedSeconds: run.endSeconds,
     firstArrivalSeconds: firstArrival,
-    lastArrivalSeconds: ran.at(-1)?.arrivalSeconds ?? 0,
+    lastArrivalSeconds: run.lastArrivalSeconds,
     lastScheduledSeconds: Number.isNaN(lastScheduled) ? undefined : lastScheduled,
     tokens: {
       prefillComputed: sum((r) => r.prefillComputed),
@@ -198,7 +208,7 @@ export const simulate = (
       prefillCached: run.ranks.map((r) => r.cachedPromptTokens),
       decode: run.ranks.map((r) => r.decodeTokens)
     },
-    tokenIds: traceTokenIds(ran),
+    tokenIds: run.tokenIds,
     slo: run.slo?.result(st._tag === "SloMissed"),
     outcomes,
     stepLog: run.stepLog,

@@ -9,6 +9,7 @@
  */
 import { createRequire } from "node:module"
 import { BLOCK_TOKENS } from "./internal/prefixCache.js"
+import { tokenIdsTally } from "./internal/tokenTally.js"
 import type { TraceRequest } from "./Trace.js"
 
 /**
@@ -194,20 +195,7 @@ export const traceTokenIds = (trace: ReadonlyArray<TraceRequest>): TraceTokenIds
   for (const r of trace)
     if (r.tokenIds !== undefined) fromTrace++
     else if (r.hashIds !== undefined) blockHashes++
-  const synthetic = trace.length - fromTrace - blockHashes
-  const origin =
-    fromTrace === trace.length
-      ? "trace"
-      : blockHashes === trace.length
-        ? "block-hashes"
-        : synthetic === trace.length
-          ? "synthetic"
-          : "mixed"
-  return {
-    origin,
-    requests: { trace: fromTrace, blockHashes, synthetic },
-    maxSynthesisedTokens: MAX_SYNTHETIC_TOKEN_IDS
-  }
+  return tokenIdsTally(fromTrace, blockHashes, trace.length, MAX_SYNTHETIC_TOKEN_IDS)
 }
 
 /**
