@@ -117,10 +117,11 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     if (bad) return fail(bad.message)
   }
   // one policy, one pass: a file in arrival order is streamed (only the requests in flight are
-  // held; the same result). Several policies, or a file to sort (or with an error: its message
-  // comes from the whole read), read it whole
+  // held; the same result). Several policies, a --limit (the whole read holds only `limit` rows, and
+  // a stream would check the file in one pass and replay it in another), or a file to sort (or with
+  // an error: its message comes from the whole read), read it whole
   const streamed =
-    entries.length === 1
+    entries.length === 1 && o.limit === undefined
       ? streamTraceFile(o.trace, o.format, { limit: o.limit, rateScale: o.rateScale })
       : undefined
   const trace =
