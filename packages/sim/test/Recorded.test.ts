@@ -20,6 +20,7 @@ import {
   kvPoolTokensFor,
   type SimConfig,
   simulate,
+  simulateAsync,
   stepModelFor,
   type TraceRequest,
   type TraceShape
@@ -101,7 +102,7 @@ const inputOf = (
         }
 }
 
-const run = (sc: Scenario, keep = true, as: Input = "array") => {
+const configOf = (sc: Scenario, keep: boolean): SimConfig => {
   const model = models[sc.model]!
   const gpu = gpus.h200!
   const config: SimConfig = {
@@ -124,7 +125,30 @@ const run = (sc: Scenario, keep = true, as: Input = "array") => {
     recordRequests: keep,
     recordSteps: keep
   }
-  return simulate(config, inputOf(traceOf(sc), as), findPolicy(sc.policy)!)
+  return config
+}
+
+const run = (sc: Scenario, keep = true, as: Input = "array") =>
+  simulate(configOf(sc, keep), inputOf(traceOf(sc), as), findPolicy(sc.policy)!)
+
+/** The scenario's trace as an async stream that yields to the event loop between requests. */
+const runAsync = (sc: Scenario, keep: boolean) => {
+  const trace = traceOf(sc)
+  const arriving = async function* () {
+    for (const r of trace) {
+      await Promise.resolve()
+      yield { ...r }
+    }
+  }
+  return simulateAsync(
+    configOf(sc, keep),
+    {
+      [Symbol.asyncIterator]: arriving,
+      count: trace.length,
+      lastArrivalSeconds: trace.at(-1)?.arrivalSeconds ?? 0
+    },
+    findPolicy(sc.policy)!
+  )
 }
 
 interface Recorded {
@@ -162,7 +186,7 @@ describe("recorded outputs on random small traces", () => {
     )
   })
   for (const [i, sc] of scenarios.entries())
-    it(`scenario ${i}: ${sc.engine} DP ${sc.dpSize}, ${sc.requests.length} requests, ${sc.policy}`, () => {
+    it(`scenario ${i}: ${sc.engine} DP ${sc.dpSize}, ${sc.requests.length} requests, ${sc.policy}`, async () => {
       const now = record(sc)
       expect(now.times).toEqual(recorded[i]!.times)
       expect(now.status).toBe(recorded[i]!.status)
@@ -180,5 +204,8 @@ describe("recorded outputs on random small traces", () => {
         expect(JSON.stringify(run(sc, true, as))).toBe(full)
         expect(JSON.stringify(run(sc, false, as))).toBe(JSON.stringify(lean))
       }
+      // and read asynchronously, a block at a time between the simulator's rounds
+      expect(JSON.stringify(await runAsync(sc, true))).toBe(full)
+      expect(JSON.stringify(await runAsync(sc, false))).toBe(JSON.stringify(lean))
     })
 })

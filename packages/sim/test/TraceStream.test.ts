@@ -14,6 +14,7 @@ import {
   type SimConfig,
   scaleTrace,
   simulate,
+  simulateAsync,
   stepModelFor,
   streamTrace,
   streamTraceFile,
@@ -154,5 +155,42 @@ describe("simulate on a streamed trace", () => {
       field: "trace",
       message: "the trace holds 1 requests, its count states 2"
     })
+  })
+  const asAsync = (rs: ReadonlyArray<TraceRequest>, shape = true) => {
+    const arriving = async function* () {
+      for (const r of rs) yield r
+    }
+    return shape
+      ? {
+          [Symbol.asyncIterator]: arriving,
+          count: rs.length,
+          lastArrivalSeconds: rs.at(-1)?.arrivalSeconds ?? 0
+        }
+      : ({ [Symbol.asyncIterator]: arriving } as never)
+  }
+  it("simulateAsync: the array path's result across its 4,096-request blocks, instants split by a block's end", async () => {
+    // groups of 7 requests share an instant: 4,096 falls inside a group
+    const many = Array.from({ length: 9000 }, (_, i) => ({
+      requestId: String(i),
+      arrivalSeconds: Math.floor(i / 7) * 0.02,
+      inputLength: 200 + ((i * 37) % 900),
+      outputLength: 1 + ((i * 11) % 40)
+    }))
+    const p = findPolicy("total-tokens")!
+    const limited = { ...config, maxSimulatedSeconds: 20 }
+    for (const cfg of [config, limited])
+      expect(JSON.stringify(await simulateAsync(cfg, asAsync(many), p))).toBe(
+        JSON.stringify(simulate(cfg, many, p))
+      )
+  })
+  it("simulateAsync refuses a trace without its shape, and a request out of arrival order", async () => {
+    const none = await simulateAsync(config, asAsync(trace, false), policy)
+    expect(none.status).toMatchObject({ _tag: "InvalidConfig", field: "trace" })
+    const late = [
+      { requestId: "a", arrivalSeconds: 2, inputLength: 100, outputLength: 3 },
+      { requestId: "b", arrivalSeconds: 1, inputLength: 100, outputLength: 3 }
+    ]
+    const r = await simulateAsync(config, asAsync(late), policy)
+    expect(r.status).toMatchObject({ _tag: "InvalidConfig", field: "trace[1].arrivalSeconds" })
   })
 })

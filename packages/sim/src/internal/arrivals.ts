@@ -118,6 +118,10 @@ export class Arrivals {
   blockHashes = 0
   problem: TraceProblem | undefined = undefined
   private readonly it: Iterator<TraceRequest>
+  /** The source has nothing to hand on yet but is not over (an async trace's buffer, `TraceBuffer`). */
+  private readonly waits: (() => boolean) | undefined
+  /** Refuse a request earlier than the one before it (a source that cannot be sorted). */
+  private readonly ordered: boolean
 
   constructor(
     trace: Iterable<TraceRequest>,
@@ -128,6 +132,14 @@ export class Arrivals {
     readonly rows: Array<TraceRequest> | undefined
   ) {
     this.it = trace[Symbol.iterator]()
+    const w = (trace as { wouldBlock?: () => boolean }).wouldBlock
+    this.waits = typeof w === "function" ? () => w.call(trace) : undefined
+    this.ordered = this.waits !== undefined
+  }
+
+  /** The next request is not read yet: the source must be read further before the run goes on. */
+  blocked(): boolean {
+    return this.head === undefined && !this.ended && this.waits?.() === true
   }
 
   /** The next request to arrive, or undefined when none is left (or the trace broke its shape). */
@@ -150,6 +162,7 @@ export class Arrivals {
   }
 
   private pull(): void {
+    if (this.waits?.() === true) return
     const n = this.it.next()
     if (n.done || this.problem !== undefined) {
       this.end()
@@ -157,7 +170,14 @@ export class Arrivals {
     }
     const i = this.read
     const r = n.value
-    const bad = this.check ? checkRequest(i, r) : undefined
+    const bad =
+      (this.check ? checkRequest(i, r) : undefined) ??
+      (this.ordered && i > 0 && r.arrivalSeconds < this.lastReadSeconds
+        ? {
+            field: `trace[${i}].arrivalSeconds`,
+            message: `trace[${i}].arrivalSeconds ${r.arrivalSeconds} is earlier than the request before it (${this.lastReadSeconds}): an async trace must be in arrival order (it cannot be sorted)`
+          }
+        : undefined)
     if (bad !== undefined || i >= this.shape.count) {
       this.problem = bad ?? {
         field: "trace",

@@ -108,8 +108,13 @@ const completeSteps = (run: Run): SimStatus | undefined => {
 }
 
 /** Steps 1-3 until the run ends; its status (Completed when every event has happened). */
-const runEvents = (run: Run, arrivals: Arrivals): SimStatus => {
+/** `runEvents` stopped where the next arrival is not read yet (an async trace's buffer is empty). */
+export const NEED_INPUT = "NeedInput" as const
+
+const runEvents = (run: Run, arrivals: Arrivals): SimStatus | typeof NEED_INPUT => {
   for (;;) {
+    // at the top of a round only, so a resumed run goes on exactly where it stopped
+    if (arrivals.blocked()) return NEED_INPUT
     const started = startIdleGroups(run)
     if (started) return started
     const tStep = nextStepEnd(run)
@@ -173,12 +178,34 @@ const shapeOnly = (shape: TraceShape): ReadonlyArray<TraceRequest> =>
 
 const NO_TRACE: TraceShape = { count: 0, lastArrivalSeconds: 0 }
 
+/**
+ * A run that may wait for its input: `resume` runs events until the run ends (its status) or the
+ * next arrival is not read yet (`NEED_INPUT`: read more, then resume); `end` summarises it.
+ */
+export interface Loop {
+  readonly arrivals: Arrivals
+  readonly resume: () => SimStatus | typeof NEED_INPUT
+  readonly end: (status: SimStatus) => RawRun
+}
+
+/** `openLoop` run to its end at once (a trace read synchronously never waits). */
 export const runLoop = (
   c: ResolvedSimConfig,
   trace: Iterable<TraceRequest>,
   make: (o: PolicyOptions) => Policy<unknown>,
   onProgress?: (done: number, total: number) => void
 ): RawRun => {
+  const loop = openLoop(c, trace, make, onProgress)
+  const s = loop.resume()
+  return loop.end(s === NEED_INPUT ? { _tag: "Completed" } : s)
+}
+
+export const openLoop = (
+  c: ResolvedSimConfig,
+  trace: Iterable<TraceRequest>,
+  make: (o: PolicyOptions) => Policy<unknown>,
+  onProgress?: (done: number, total: number) => void
+): Loop => {
   // a policy without `make` (e.g. a made policy where its registry entry belongs) names `policy`
   const badConfig =
     typeof make === "function"
@@ -210,9 +237,25 @@ export const runLoop = (
     typeof make === "function" ? make : () => neverRoutes as Policy<unknown>,
     onProgress
   )
-  let status: SimStatus = invalid
-    ? { _tag: "InvalidConfig", ...invalid }
-    : (coordinatorError(run) ?? runEvents(run, arrivals))
+  const first: SimStatus | undefined = invalid ? { _tag: "InvalidConfig", ...invalid } : coordinatorError(run)
+  return {
+    arrivals,
+    resume: () => first ?? runEvents(run, arrivals),
+    end: (s) => endLoop(run, arrivals, s, shape, isArray, invalid !== undefined, ran)
+  }
+}
+
+const endLoop = (
+  run: Run,
+  arrivals: Arrivals,
+  s: SimStatus,
+  shape: TraceShape,
+  isArray: boolean,
+  invalid: boolean,
+  ran: ReadonlyArray<TraceRequest>
+): RawRun => {
+  const onProgress = run.onProgress
+  let status = s
   // a stream left unread (a run that stopped early) is read to its end: its token ids' tally
   if (!isArray && !invalid) {
     arrivals.drain()
