@@ -16,15 +16,16 @@
  *    (`events.ts`).
  * A status other than Completed from any step ends the run with that status.
  */
-import { type Policy, type PolicyOptions, policyError } from "@loadledger/policies"
+import type { Policy, PolicyOptions } from "@loadledger/policies"
 import type { ResolvedSimConfig } from "../Config.js"
-import { checkConfig, resolveConfig } from "../Config.js"
+import { checkConfig } from "../Config.js"
 import type { PublishRecord, SimStatus, StepRecord } from "../Result.js"
 import { MAX_SYNTHETIC_TOKEN_IDS, type TraceTokenIds, traceTokenIds } from "../TokenIds.js"
 import type { TraceRequest } from "../Trace.js"
 import { Arrivals, isProblem, shapeOf, type TraceShape } from "./arrivals.js"
 import { endAtTimeLimit, endWithoutEvents } from "./ends.js"
 import { arriveAll, publish } from "./events.js"
+import { neverRoutes, withDefaultsForInvalid } from "./invalidRun.js"
 import type { Rank } from "./rank.js"
 import type { Req } from "./req.js"
 import { coordinatorError, laterOf, newRun, type Run } from "./run.js"
@@ -141,32 +142,6 @@ const runEvents = (run: Run, arrivals: Arrivals): SimStatus | typeof NEED_INPUT 
       if (s) return s
     } else arriveAll(run, arrivals)
   }
-}
-
-/**
- * `c` with each field `checkConfig` refuses replaced by its default (`dpSize` 1, a constant step
- * model), so an `InvalidConfig` result is built from a run that never started, not from a throw.
- */
-const withDefaultsForInvalid = (c: ResolvedSimConfig): ResolvedSimConfig => {
-  const defaults = resolveConfig({
-    dpSize: 1,
-    stepModel: () => ({ stepSeconds: 0, tokenImbalanceRatio: 1, ranks: [] })
-  })
-  let safe = c
-  // every default passes the check: one pass per bad field (bounded all the same)
-  for (let i = 0, p = checkConfig(safe); p !== undefined && i < 64; i++, p = checkConfig(safe))
-    safe = { ...safe, [p.field]: defaults[p.field as keyof ResolvedSimConfig] }
-  return safe
-}
-
-/** A policy that is never asked to route: what a run that does not start is built with. */
-const neverRoutes: Policy<null> = {
-  name: "none",
-  init: () => null,
-  observe: (s) => s,
-  route: () => policyError("NoRanks", "the run did not start"),
-  finish: (s) => s,
-  setStatus: (s) => s
 }
 
 /** What `newRun` reads of a streamed trace: its length and last arrival (it holds no request). */
