@@ -4,6 +4,7 @@
  * the vLLM coordinator publishes on its own cadence.
  */
 import type { SimStatus } from "../Result.js"
+import type { Arrivals } from "./arrivals.js"
 import { Req } from "./req.js"
 import { clientSync, coordinatorError, progress, type Run } from "./run.js"
 
@@ -39,11 +40,11 @@ export const arrive = (run: Run, r: Req): void => {
 }
 
 /** Every request that arrives at `run.t`, in trace order; each one's record is made now. */
-export const arriveAll = (run: Run): void => {
-  const trace = run.trace
-  while (run.next < trace.length && trace[run.next]!.arrivalSeconds === run.t) {
-    const i = run.next++
-    const t = trace[i]!
+export const arriveAll = (run: Run, arrivals: Arrivals): void => {
+  while (arrivals.peek()?.arrivalSeconds === run.t) {
+    const i = arrivals.taken
+    run.next = i + 1
+    const t = arrivals.take()
     // every request draws its room, used or not, so request i's room is the i-th
     const room = run.nextRoom()
     const r = new Req(i, t, t.bootstrapRoom ?? room)
