@@ -10,9 +10,11 @@ import {
   nameChar,
   nameStart,
   QUOTE,
-  quoted,
+  quotedAt,
   SPACE,
   skipBlank,
+  str,
+  strValue,
   TAB,
   tokenEnd
 } from "./expfmtTokens.js"
@@ -66,10 +68,10 @@ export const readDeclaration = (
   const c = t.charCodeAt(i)
   if (lineEnds(c)) return undefined
   if (c === QUOTE) {
-    const q = quoted(t, i + 1)
-    if ("error" in q) fail(`metric name ${q.error}`)
-    name = q.value
-    i = q.end
+    const end = quotedAt(t, i + 1)
+    if (end < 0) fail(`metric name ${str.error}`)
+    name = strValue(t)
+    i = end
   } else {
     if (!nameStart(c)) fail(`invalid metric name in ${kind} comment`)
     const from = i

@@ -1,47 +1,21 @@
-/**
- * The exposition parser: one pass over the text, no line split, no regular expression per line.
- * It materialises only the samples a caller keeps (the modelled series: `ParseOptions.keep`) and
- * counts the rest by name, so its memory is bounded by the kept series and the distinct names,
- * not the page. Rules: prometheus/common `expfmt/text_parse.go` (UTF-8 scheme, read at
- * d2417e2cbb82c4c81e4d28d55f354058169a9f08; its test table agrees case for case, see
- * test/expfmtTable.test.ts) and OpenMetrics 1.0 for pages with a `# EOF` line (float timestamps,
- * exemplars, `gaugehistogram` / `stateset` / `info` / `unknown`; `# EOF` ends the page).
- */
-import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "../DecodeError.js"
 import { readDeclaration } from "./expfmtComment.js"
-import { Fail, lineEnd, readSample, type Scratch } from "./expfmtLine.js"
+import {
+  Fail,
+  findLabel,
+  labelName,
+  labelValue,
+  line,
+  lineEnd,
+  readSample,
+  type Scratch,
+  scratch
+} from "./expfmtLine.js"
+import { afterEofNote, hasEof, type NameInfo, nameInfoOf, repeats, seriesKey } from "./expfmtPage.js"
 import { CR, floatAt, HASH, LF, skipBlank, tokenEnd } from "./expfmtTokens.js"
-import type { Exposition, ExpositionNote, Family, OtherSeries, ParseOptions, Sample } from "./expfmtTypes.js"
+import type { ExpositionNote, Family, OtherSeries, ParseOptions, Sample } from "./expfmtTypes.js"
 
-const HISTOGRAMS = new Set(["histogram", "gaugehistogram", "gauge_histogram"])
-const PARTS = ["_bucket", "_count", "_sum", "_gcount", "_gsum"]
-
-interface NameInfo {
-  readonly keep: boolean
-  readonly bound: "le" | "quantile" | undefined
-  readonly nonNegative: boolean
-}
-
-const repeats = new WeakSet<DecodeError>()
-
-/** Whether `e` is the parser's error for a second `# HELP` / `# TYPE` of one family (a new scrape?). */
-export const isRepeatedDeclaration = (e: DecodeError): boolean => repeats.has(e)
-
-/** Whether `t` has an OpenMetrics `# EOF` line (a line of just that, blanks aside). */
-const hasEof = (t: string): boolean => {
-  for (let at = t.indexOf("# EOF"); at >= 0; at = t.indexOf("# EOF", at + 1)) {
-    let b = at - 1
-    while (b >= 0 && (t.charCodeAt(b) === 32 || t.charCodeAt(b) === 9)) b--
-    if (b >= 0 && t.charCodeAt(b) !== LF) continue
-    const e = skipBlank(t, at + 5)
-    const c = t.charCodeAt(e)
-    if (Number.isNaN(c) || c === LF || (c === CR && t.charCodeAt(e + 1) === LF)) return true
-  }
-  return false
-}
-
-class Parser {
+export class Parser {
   i = 0
   line = 1
   readonly samples: Array<Sample> = []
@@ -51,7 +25,15 @@ class Parser {
   private readonly seen = new Map<string, number>()
   private readonly sampled = new Set<string>()
   private info = new Map<string, NameInfo>()
-  private readonly scratch: Scratch = { names: [], values: [], n: 0 }
+  private readonly scratch: Scratch = scratch()
+  private lastName = ""
+  // the last four names seen: a histogram's lines cycle through _bucket, _sum, _count
+  private readonly recent: Array<string> = ["", "", "", ""]
+  private nextRecent = 0
+  private lastInfo: NameInfo | undefined
+  private lastOther: OtherSeries | undefined
+  private readonly lastRank = new Map<string, string>()
+  private readonly failHere = (m: string): never => this.fail(m)
   readonly om: boolean
   constructor(
     readonly t: string,
@@ -122,6 +104,7 @@ class Parser {
       this.repeat(`second TYPE line for metric name ${name}, or TYPE reported after samples`)
     this.declared.set(name, { ...(prev ?? { name, line: this.line }), type: text })
     this.info = new Map()
+    this.lastInfo = undefined
   }
 
   private repeat(message: string): never {
@@ -132,15 +115,8 @@ class Parser {
 
   /** The lines after `# EOF` (from `end`, on its line) are not read: count the non-blank ones. */
   private afterEof(end: number): void {
-    const rest = this.t.slice(end).split("\n")
-    let first = 0
-    let lines = 0
-    for (let k = 1; k < rest.length; k++) {
-      if (rest[k]!.trim() === "") continue
-      if (first === 0) first = this.line + k
-      lines++
-    }
-    if (lines > 0) this.notes.push({ kind: "after-eof", line: first, lines })
+    const n = afterEofNote(this.t, end, this.line)
+    if (n !== undefined) this.notes.push(n)
   }
 
   private next(end: number): void {
@@ -157,25 +133,7 @@ class Parser {
   private nameInfo(name: string): NameInfo {
     const cached = this.info.get(name)
     if (cached !== undefined) return cached
-    let type = this.declared.get(name)?.type
-    let part = ""
-    if (type === undefined)
-      for (const p of PARTS) {
-        if (!name.endsWith(p)) continue
-        const base = this.declared.get(name.slice(0, -p.length))?.type
-        if (base !== undefined && (HISTOGRAMS.has(base) || base === "summary")) {
-          type = base
-          part = p
-          break
-        }
-      }
-    const histogram = type !== undefined && HISTOGRAMS.has(type)
-    const keep = this.options.keep
-    const info: NameInfo = {
-      keep: keep === undefined || keep(name),
-      bound: type === "summary" ? "quantile" : histogram ? "le" : undefined,
-      nonNegative: histogram && (part === "_bucket" || part === "_count" || part === "_gcount")
-    }
+    const info = nameInfoOf(name, this.declared, this.options.keep)
     this.info.set(name, info)
     return info
   }
@@ -183,25 +141,43 @@ class Parser {
   private sample(from: number): void {
     const s = this.scratch
     s.n = 0
-    const r = readSample(this.t, from, this.om, s, (m) => this.fail(m))
-    const { name, value, timestamp } = r
-    this.next(r.end)
-    const line = this.line - 1
-    const info = this.nameInfo(name)
-    if (info.bound !== undefined) {
-      const b = s.names.indexOf(info.bound)
-      const v = b >= 0 && b < s.n ? s.values[b]! : undefined
-      if (v !== undefined && floatAt(v, 0, v.length) === undefined)
-        this.failOn(line, `expected a float as the value of the '${info.bound}' label of ${name}`)
+    const t = this.t
+    readSample(t, from, this.om, s, this.recent, this.failHere)
+    const name = line.name
+    const value = line.value
+    const underflow = line.underflow
+    const raw = line.raw
+    const timestamp = line.timestamp
+    this.next(line.end)
+    const at = this.line - 1
+    let info = this.lastInfo
+    if (name !== this.lastName || info === undefined) {
+      info = this.nameInfo(name)
+      this.sampled.add(name)
+      this.lastName = name
+      this.lastInfo = info
+      if (!this.recent.includes(name)) {
+        this.recent[this.nextRecent] = name
+        this.nextRecent = (this.nextRecent + 1) & 3
+      }
+      this.lastOther = undefined
     }
-    if (info.nonNegative && value.value < 0)
+    if (info.bound !== undefined) {
+      const b = findLabel(t, s, info.bound)
+      if (b >= 0) {
+        const text = s.valueText[b]
+        const ok =
+          text === undefined ? floatAt(t, s.valueFrom[b]!, s.valueTo[b]!) : floatAt(text, 0, text.length)
+        if (!ok) this.failOn(at, `expected a float as the value of the '${info.bound}' label of ${name}`)
+      }
+    }
+    if (info.nonNegative && value < 0)
       this.failOn(
-        line,
-        `negative ${name.endsWith("_bucket") ? "bucket population" : "count"} ${value.value} in histogram ${name}`
+        at,
+        `negative ${name.endsWith("_bucket") ? "bucket population" : "count"} ${value} in histogram ${name}`
       )
-    this.sampled.add(name)
-    if (info.keep) this.keepSample(name, value, timestamp, line)
-    else this.count(name, line)
+    if (info.keep) this.keepSample(name, value, underflow, raw, timestamp, at)
+    else this.count(name, at)
   }
 
   private failOn(line: number, message: string, tag: DecodeError["_tag"] = "SyntaxError"): never {
@@ -210,14 +186,17 @@ class Parser {
 
   private keepSample(
     name: string,
-    value: { readonly value: number; readonly underflow: boolean; readonly raw?: string | undefined },
+    value: number,
+    underflow: boolean,
+    raw: string,
     timestamp: number | undefined,
     line: number
   ): void {
     const s = this.scratch
+    const t = this.t
     // names are data: a label called `constructor` or `__proto__` is just a label
     const labels: Record<string, string> = Object.create(null)
-    for (let k = 0; k < s.n; k++) labels[s.names[k]!] = s.values[k]!
+    for (let k = 0; k < s.n; k++) labels[labelName(t, s, k)] = labelValue(t, s, k)
     if (this.options.ambiguous === true) {
       const key = seriesKey(name, labels)
       const first = this.seen.get(key)
@@ -225,97 +204,50 @@ class Parser {
         this.failOn(line, `ambiguous series: ${key} repeats the series of line ${first}`, "AmbiguousSeries")
       this.seen.set(key, line)
     }
-    if (value.underflow) this.notes.push({ kind: "underflow", name, line, text: value.raw ?? "" })
+    if (underflow) this.notes.push({ kind: "underflow", name, line, text: raw })
     this.samples.push(
-      timestamp === undefined
-        ? { name, labels, value: value.value, line }
-        : { name, labels, value: value.value, line, timestamp }
+      timestamp === undefined ? { name, labels, value, line } : { name, labels, value, line, timestamp }
     )
   }
 
   private count(name: string, line: number): void {
-    let o = this.others.get(name)
+    let o = this.lastOther
     if (o === undefined) {
-      o = { name, samples: 0, line, ranks: new Map() }
-      this.others.set(name, o)
+      o = this.others.get(name)
+      if (o === undefined) {
+        o = { name, samples: 0, line, ranks: new Map() }
+        this.others.set(name, o)
+      }
+      this.lastOther = o
     }
     o.samples++
     const rl = this.options.rankLabels
     if (rl === undefined) return
     const s = this.scratch
+    const t = this.t
     for (const l of rl) {
-      const k = s.names.indexOf(l)
-      if (k < 0 || k >= s.n) continue
+      const k = findLabel(t, s, l)
+      if (k < 0) continue
       let set = o.ranks.get(l)
       if (set === undefined) {
         set = new Set()
         o.ranks.set(l, set)
       }
-      set.add(s.values[k]!)
+      // the rank of the line before, most often: no string built
+      const prev = this.lastRank.get(l)
+      const from = s.valueFrom[k]!
+      const len = s.valueTo[k]! - from
+      if (
+        prev !== undefined &&
+        s.valueText[k] === undefined &&
+        prev.length === len &&
+        t.startsWith(prev, from) &&
+        set.has(prev)
+      )
+        continue
+      const v = labelValue(t, s, k)
+      this.lastRank.set(l, v)
+      set.add(v)
     }
   }
-}
-
-/** The canonical key of a series: name + sorted label pairs. */
-export const seriesKey = (name: string, labels: Readonly<Record<string, string>>): string =>
-  `${name}{${Object.keys(labels)
-    .sort()
-    .map((k) => `${k}=${JSON.stringify(labels[k])}`)
-    .join(",")}}`
-
-const utf8 = new TextDecoder("utf-8", { fatal: true })
-
-/** `bytes` as UTF-8 text, or a `SyntaxError` on the first line that is not valid UTF-8. */
-const decodeUtf8 = (bytes: Uint8Array): Result.Result<string, DecodeError> => {
-  try {
-    return Result.succeed(utf8.decode(bytes))
-  } catch {
-    let line = 1
-    let from = 0
-    for (let k = 0; k <= bytes.length; k++) {
-      if (k < bytes.length && bytes[k] !== LF) continue
-      try {
-        utf8.decode(bytes.subarray(from, k))
-      } catch {
-        break
-      }
-      line++
-      from = k + 1
-    }
-    return Result.fail(decodeError("SyntaxError", `invalid UTF-8 on line ${line}`, { line }))
-  }
-}
-
-/**
- * Parse exposition text (or its UTF-8 bytes, where invalid UTF-8 is an error on its line).
- * Errors (a `DecodeError` with the 1-based line): a line that is not a comment, blank, or a
- * sample; an unknown `# TYPE`; a second `# HELP` / `# TYPE` of a family, or its `# TYPE` after
- * its samples; the same kept series twice (`AmbiguousSeries`, naming both lines); a last line with
- * no line feed after it.
- */
-export const parseExposition = (
-  input: string | Uint8Array,
-  options: ParseOptions = {}
-): Result.Result<Exposition, DecodeError> => {
-  let text: string
-  if (typeof input === "string") text = input
-  else {
-    const d = decodeUtf8(input)
-    if (Result.isFailure(d)) return Result.fail(d.failure)
-    text = d.success
-  }
-  const p = new Parser(text, options)
-  try {
-    p.run()
-  } catch (e) {
-    if (e instanceof Fail) return Result.fail(e.error)
-    throw e
-  }
-  return Result.succeed({
-    samples: p.samples,
-    declared: p.declared,
-    others: p.others,
-    notes: p.notes,
-    openMetrics: p.om
-  })
 }

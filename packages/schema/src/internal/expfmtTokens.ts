@@ -51,30 +51,47 @@ export const tokenEnd = (t: string, i: number): number => {
 }
 
 /**
- * A quoted string starting after its opening quote at `i`: its value (escapes `\\`, `\"`, `\n`
- * decoded) and the index after the closing quote, or the reason it is no string (an unescaped
- * line feed, another escape, the text's end).
+ * The last quoted string read by `quotedAt`: `from`/`to` the span of its raw text, `escaped`
+ * whether it held an escape (then `value` is its decoded text; else read the span), `error`
+ * why it is no string.
  */
-export const quoted = (
-  t: string,
-  i: number
-): { readonly value: string; readonly end: number } | { readonly error: string } => {
+export const str = { from: 0, to: 0, escaped: false, value: "", error: "" }
+
+/**
+ * Read the quoted string starting after its opening quote at `i` into `str` (escapes `\\`,
+ * `\"`, `\n`); returns the index after its closing quote, or -1 (an unescaped line feed, another
+ * escape, the text's end: `str.error` says which).
+ */
+export const quotedAt = (t: string, i: number): number => {
   const start = i
+  str.from = i
+  str.escaped = false
   let value = ""
   let from = i
   for (;;) {
     const c = t.charCodeAt(i)
-    if (c === QUOTE)
-      return { value: from === start ? t.slice(start, i) : value + t.slice(from, i), end: i + 1 }
-    if (c === LF || Number.isNaN(c))
-      return { error: `"${value + t.slice(from, i)}" contains an unescaped new-line` }
+    if (c === QUOTE) {
+      str.to = i
+      if (from !== start) {
+        str.escaped = true
+        str.value = value + t.slice(from, i)
+      }
+      return i + 1
+    }
+    if (c === LF || Number.isNaN(c)) {
+      str.error = `"${value + t.slice(from, i)}" contains an unescaped new-line`
+      return -1
+    }
     if (c === BACKSLASH) {
       const n = t.charCodeAt(i + 1)
       value += t.slice(from, i)
       if (n === 110) value += "\n"
       else if (n === BACKSLASH) value += "\\"
       else if (n === QUOTE) value += '"'
-      else return { error: `invalid escape sequence \\${Number.isNaN(n) ? "" : String.fromCharCode(n)}` }
+      else {
+        str.error = `invalid escape sequence \\${Number.isNaN(n) ? "" : String.fromCharCode(n)}`
+        return -1
+      }
       i += 2
       from = i
       continue
@@ -83,42 +100,42 @@ export const quoted = (
   }
 }
 
+/** The text of the last string `quotedAt` read. */
+export const strValue = (t: string): string => (str.escaped ? str.value : t.slice(str.from, str.to))
+
 const digit = (c: number): boolean => c >= 48 && c <= 57
 
 /**
- * The end of a decimal float `[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?` spanning exactly
- * `[i, end)`, and whether its mantissa has a non-zero digit (so a 0 result is an underflow).
+ * Whether `[i, end)` is exactly a decimal float `[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?`: -1
+ * when not, else 1 when its mantissa has a non-zero digit (so a 0 result is an underflow), 0 when not.
  */
-const decimal = (t: string, i: number, end: number): { readonly ok: boolean; readonly nonZero: boolean } => {
+const decimal = (t: string, i: number, end: number): number => {
   let c = t.charCodeAt(i)
   if (c === 43 || c === 45) c = t.charCodeAt(++i)
   let digits = 0
-  let nonZero = false
+  let nonZero = 0
   while (digit(c)) {
-    if (c !== 48) nonZero = true
+    if (c !== 48) nonZero = 1
     digits++
     c = t.charCodeAt(++i)
   }
   if (c === 46) {
     c = t.charCodeAt(++i)
     while (digit(c)) {
-      if (c !== 48) nonZero = true
+      if (c !== 48) nonZero = 1
       digits++
       c = t.charCodeAt(++i)
     }
   }
-  if (digits === 0) return { ok: false, nonZero }
+  if (digits === 0) return -1
   if (c === 101 || c === 69) {
     c = t.charCodeAt(++i)
     if (c === 43 || c === 45) c = t.charCodeAt(++i)
-    if (!digit(c)) return { ok: false, nonZero }
+    if (!digit(c)) return -1
     while (digit(c)) c = t.charCodeAt(++i)
   }
-  return { ok: i === end, nonZero }
+  return i === end ? nonZero : -1
 }
-
-/** What a value token reads as: a number (`underflow` when a non-zero decimal rounds to 0), or none. */
-export type FloatToken = { readonly value: number; readonly underflow: boolean } | undefined
 
 const SPECIAL: ReadonlyMap<string, number> = new Map([
   ["nan", Number.NaN],
@@ -130,17 +147,57 @@ const SPECIAL: ReadonlyMap<string, number> = new Map([
   ["-infinity", Number.NEGATIVE_INFINITY]
 ])
 
-/** The float spanning `[i, end)` of `t`, or `undefined` (not a float, or beyond ±1.8e308). */
-export const floatAt = (t: string, i: number, end: number): FloatToken => {
-  const d = decimal(t, i, end)
-  if (d.ok) {
-    const value = Number(t.slice(i, end))
-    if (!Number.isFinite(value)) return undefined
-    return { value, underflow: value === 0 && d.nonZero }
+/**
+ * The last float read by `floatAt` (one per line, so no object per line): `ok` false when the
+ * token is no float (or beyond ±1.8e308), `underflow` when a non-zero decimal rounded to 0.
+ */
+export const float = { value: 0, ok: false, underflow: false }
+
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
+
+/**
+ * The fast path of `floatAt`: `[i, end)` is `-?\d+(\.\d+)?` with at most 15 digits, read without
+ * a string: the digits make an exact integer m < 2^53 and m / 10^k is one correctly rounded
+ * division, so the result is the nearest double, as `Number` gives (Clinger's fast path).
+ */
+const plainAt = (t: string, i: number, end: number): boolean => {
+  let j = i
+  const negative = t.charCodeAt(j) === 45
+  if (negative) j++
+  let m = 0
+  let digits = 0
+  let frac = -1
+  for (; j < end; j++) {
+    const c = t.charCodeAt(j)
+    if (c >= 48 && c <= 57) {
+      m = m * 10 + (c - 48)
+      digits++
+    } else if (c === 46 && frac < 0 && digits > 0) frac = digits
+    else return false
   }
-  if (end - i > 9) return undefined
-  const s = SPECIAL.get(t.slice(i, end).toLowerCase())
-  return s === undefined ? undefined : { value: s, underflow: false }
+  if (digits === 0 || digits > 15 || frac === digits) return false
+  const v = frac < 0 ? m : m / POW10[digits - frac]!
+  float.value = negative ? -v : v
+  float.ok = true
+  return true
+}
+
+/** Read the float spanning `[i, end)` of `t` into `float`; returns `float.ok`. */
+export const floatAt = (t: string, i: number, end: number): boolean => {
+  float.underflow = false
+  if (plainAt(t, i, end)) return true
+  const d = decimal(t, i, end)
+  if (d >= 0) {
+    const value = Number(t.slice(i, end))
+    float.value = value
+    float.ok = Number.isFinite(value)
+    float.underflow = value === 0 && d === 1
+    return float.ok
+  }
+  const s = end - i > 9 ? undefined : SPECIAL.get(t.slice(i, end).toLowerCase())
+  float.ok = s !== undefined
+  float.value = s ?? 0
+  return float.ok
 }
 
 /** A 0.0.4 timestamp (integer milliseconds within int64) spanning `[i, end)`, in seconds. */
@@ -156,8 +213,7 @@ export const millisAt = (t: string, i: number, end: number): number | undefined 
 
 /** An OpenMetrics timestamp (float seconds) spanning `[i, end)`. */
 export const secondsAt = (t: string, i: number, end: number): number | undefined => {
-  const d = decimal(t, i, end)
-  if (!d.ok) return undefined
+  if (decimal(t, i, end) < 0) return undefined
   const s = Number(t.slice(i, end))
   return Number.isFinite(s) ? s : undefined
 }

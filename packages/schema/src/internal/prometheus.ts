@@ -8,10 +8,15 @@
  * a metric `hello` with value "world", accepts `foo 1 2 3 4`, and reports errors without a line
  * number; it knows neither quoted UTF-8 names nor OpenMetrics.
  */
-import { type DecodeError, decodeError } from "../DecodeError.js"
-import type { Exposition } from "./expfmtTypes.js"
 
-export { isRepeatedDeclaration, parseExposition, seriesKey } from "./expfmtParse.js"
+import * as Result from "effect/Result"
+import { type DecodeError, decodeError } from "../DecodeError.js"
+import { Fail } from "./expfmtLine.js"
+import { decodeUtf8 } from "./expfmtPage.js"
+import { Parser } from "./expfmtParse.js"
+import type { Exposition, ParseOptions } from "./expfmtTypes.js"
+
+export { isRepeatedDeclaration, seriesKey } from "./expfmtPage.js"
 export type {
   Exposition,
   ExpositionNote,
@@ -105,3 +110,37 @@ export const onlyLineCut = (cutLine: number): DecodeError =>
     `line ${cutLine} does not end with a newline, so it may be cut off, and it is the only line: nothing complete to read (a load text ends with a newline)`,
     { line: cutLine }
   )
+
+/**
+ * Parse exposition text (or its UTF-8 bytes, where invalid UTF-8 is an error on its line).
+ * Errors (a `DecodeError` with the 1-based line): a line that is not a comment, blank, or a
+ * sample; an unknown `# TYPE`; a second `# HELP` / `# TYPE` of a family, or its `# TYPE` after
+ * its samples; the same kept series twice (`AmbiguousSeries`, naming both lines); a last line with
+ * no line feed after it.
+ */
+export const parseExposition = (
+  input: string | Uint8Array,
+  options: ParseOptions = {}
+): Result.Result<Exposition, DecodeError> => {
+  let text: string
+  if (typeof input === "string") text = input
+  else {
+    const d = decodeUtf8(input)
+    if (Result.isFailure(d)) return Result.fail(d.failure)
+    text = d.success
+  }
+  const p = new Parser(text, options)
+  try {
+    p.run()
+  } catch (e) {
+    if (e instanceof Fail) return Result.fail(e.error)
+    throw e
+  }
+  return Result.succeed({
+    samples: p.samples,
+    declared: p.declared,
+    others: p.others,
+    notes: p.notes,
+    openMetrics: p.om
+  })
+}
