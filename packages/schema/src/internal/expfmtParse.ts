@@ -1,3 +1,12 @@
+/**
+ * The exposition parser: one pass over the text, no line split, no regular expression per line.
+ * It materialises only the samples a caller keeps (the modelled series: `ParseOptions.keep`) and
+ * counts the rest by name, so its memory is bounded by the kept series and the distinct names,
+ * not the page. Rules: prometheus/common `expfmt/text_parse.go` (UTF-8 scheme, read at
+ * d2417e2cbb82c4c81e4d28d55f354058169a9f08; its test table agrees case for case, see
+ * test/expfmtTable.test.ts) and OpenMetrics 1.0 for pages with a `# EOF` line (float timestamps,
+ * exemplars, `gaugehistogram` / `stateset` / `info` / `unknown`; `# EOF` ends the page).
+ */
 import { type DecodeError, decodeError } from "../DecodeError.js"
 import { readDeclaration } from "./expfmtComment.js"
 import {
