@@ -10,14 +10,19 @@
  * @since 0.1.0
  */
 import type { Policy, RouteRequest } from "@loadledger/policies"
+
 import { decodeLedger, decodeLoadStatFrame, type LedgerKind, type RankLoad } from "@loadledger/schema"
+
 import * as Result from "effect/Result"
 import { checkLiveRouterConfig } from "./internal/checks.js"
+
 import { makeOffThreadDecoder } from "./internal/offThreadDecoder.js"
+
 import type { PollFailure } from "./LastHeard.js"
+
 import { makeRouterMetrics } from "./Metrics.js"
-import type { RankStatus } from "./RankStatus.js"
-import { type Decision, finish, type RouterError, route } from "./Route.js"
+
+import { type Decision, finish, route } from "./Route.js"
 import {
   applyPoll,
   ejectWorker,
@@ -26,7 +31,9 @@ import {
   type RouterState,
   statuses
 } from "./Router.js"
+
 import { type SourceSpec, sourceDecodeKind, sourceUrl } from "./Source.js"
+import type { RankStatus, RouterError } from "./Types.js"
 
 /**
  * What `startLiveRouter` needs: the sources (one per physical worker), a policy, the router
@@ -229,7 +236,9 @@ const refusedRouter = (error: RouterError): LiveRouter => {
  * @example
  * ```ts
  * import { startLiveRouter } from "@loadledger/live"
+
  * import { totalRequests } from "@loadledger/policies"
+
  * const router = startLiveRouter({
  *   sources: [{ url: "http://127.0.0.1:9", dpSize: 2, kind: "sglang-v1-loads", intervalMs: 200, timeoutMs: 100 }],
  *   policy: totalRequests,

@@ -19,7 +19,7 @@ import type { Socket } from "node:net"
 import { stringifyJsonSafe } from "@loadledger/schema"
 import { checkProxyOptions } from "./internal/checks.js"
 import type { LiveRouter } from "./LiveRouter.js"
-import type { RouterError } from "./Route.js"
+import type { RouterError } from "./Types.js"
 
 /**
  * Proxy options. Upstream timeouts (ms): `connectTimeoutMs` (TCP connect, default 2 000; a request

@@ -14,6 +14,7 @@ export * from "./RankStatus.js"
 export * from "./Route.js"
 export * from "./Router.js"
 export * from "./Source.js"
+export * from "./Types.js"
 
 /**
  * The package version.
