@@ -7,6 +7,7 @@
 export * from "./Options.js"
 export * from "./own/index.js"
 export * from "./Policy.js"
+export * from "./PolicyEntry.js"
 export * as Aibrix from "./peers/aibrix/index.js"
 export * from "./peers/Draws.js"
 export * as Dynamo from "./peers/dynamo/index.js"

@@ -6,7 +6,7 @@
  * @since 0.4.0
  */
 import { erasePolicy as erase } from "../internal/erasePolicy.js"
-import type { PolicyEntry } from "../Registry.js"
+import type { PolicyEntry } from "../PolicyEntry.js"
 import { makeVllmLb } from "../vllm/VllmLbPolicy.js"
 import { makePowerOfChoices } from "./PowerOfChoices.js"
 import { makeScored } from "./Scored.js"

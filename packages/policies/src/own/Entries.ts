@@ -7,7 +7,7 @@
  */
 import { checkedEntries } from "../internal/checkedEntries.js"
 import { erasePolicy as erase } from "../internal/erasePolicy.js"
-import type { PolicyEntry } from "../Registry.js"
+import type { PolicyEntry } from "../PolicyEntry.js"
 import { makeCacheAffinity } from "./CacheAffinity.js"
 import { composedPolicyEntries } from "./ComposedEntries.js"
 import { makeLedgerBalanced } from "./LedgerBalanced.js"
