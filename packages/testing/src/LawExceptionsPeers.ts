@@ -8,8 +8,7 @@
  * @since 0.2.0
  */
 import type { RankLoad } from "@loadledger/policies"
-import type { LawException } from "./LawExceptions.js"
-import type { PolicyScenario } from "./PolicyLaws.js"
+import type { LawException, PolicyScenario } from "./LawTypes.js"
 
 // Why each peer policy's choice does not follow a relabelling of the ranks.
 const TIES_LOWEST = "ties go to the first worker in list order (upstream)"

@@ -3,7 +3,7 @@
  * KV cases), shared by the reference and the peer tables.
  */
 import type { RankLoad } from "@loadledger/policies"
-import type { AffinityBurst, KvCase, TieRounds } from "../FairnessLaws.js"
+import type { AffinityBurst, KvCase, TieRounds } from "../LawTypes.js"
 
 /** Four idle ranks, 6 rounds of `perRound` 10-token requests. */
 export function tieRounds(perRound: number): TieRounds {
