@@ -8,16 +8,9 @@
 
 import type { RankLoad } from "@loadledger/schema"
 import { ranksOf } from "../../internal/ranksOf.js"
-import {
-  checkInputLength,
-  checkNow,
-  checkRequestFields,
-  type Explanation,
-  policyError,
-  type RouteRequest,
-  type RouteResult
-} from "../../Policy.js"
+import { type Explanation, policyError, type RouteRequest, type RouteResult } from "../../Policy.js"
 import { checkStatus } from "../../RankStatus.js"
+import { checkInputLength, checkNow, checkRequestFields } from "../../RequestChecks.js"
 import { charge, noCharges, release } from "../internal/charges.js"
 import type { PeerPolicy } from "../PeerPolicy.js"
 import { smgDpMinTokenSelect } from "./DpMinToken.js"
