@@ -6,10 +6,10 @@
 import type { Policy, RouteRequest } from "@loadledger/policies"
 import type { LedgerKind } from "@loadledger/schema"
 import type { SharedBookings } from "./Bookings.js"
-import type { RankStatus } from "./RankStatus.js"
-import type { Decision, RouterError } from "./Route.js"
+import type { Decision } from "./Route.js"
 import type { RouterOptions } from "./Router.js"
 import type { SourceSpec } from "./Source.js"
+import type { RankStatus, RouterError } from "./Types.js"
 
 /**
  * What `startLiveRouter` needs: the sources (one per physical worker), a policy, the router

@@ -7,8 +7,7 @@
 import { parseArgs } from "node:util"
 import { findPolicy, policyEntries } from "@loadledger/policies"
 import { booleanFlags, fileTokens, int, integerFlags, valueFlags, workerUrl } from "./internal/serveFlags.js"
-import type { LoadField } from "./RankStatus.js"
-import type { SourceKind } from "./Source.js"
+import type { LoadField, SourceKind } from "./Types.js"
 
 /**
  * A checked `serve` command line. Times in milliseconds, as the flags give them; `requiredFields`

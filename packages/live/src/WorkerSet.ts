@@ -10,11 +10,11 @@
  */
 import * as HashMap from "effect/HashMap"
 import { checkWorkers } from "./internal/checks.js"
-import { rankId, type WorkerSpec } from "./LastHeard.js"
+import { rankId } from "./LastHeard.js"
 import { buildView, usableRanks } from "./PolicyView.js"
-import type { RouterError } from "./Route.js"
 import { ejectWorker, type RouterState, statuses } from "./Router.js"
-import { type SourceKind, sourcePublishedFields } from "./Source.js"
+import { sourcePublishedFields } from "./Source.js"
+import type { RouterError, SourceKind, WorkerSpec } from "./Types.js"
 
 /**
  * Add `worker` (its ranks after every existing one, never reported yet: unknown until its first

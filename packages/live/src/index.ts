@@ -21,6 +21,7 @@ export * from "./Router.js"
 export * from "./Serve.js"
 export * from "./ServeArgs.js"
 export * from "./Source.js"
+export * from "./Types.js"
 export * from "./WorkerSet.js"
 export * from "./WorkerWatch.js"
 

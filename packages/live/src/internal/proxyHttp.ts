@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from "node:http"
 import { stringifyJsonSafe } from "@loadledger/schema"
-import type { RouterError } from "../Route.js"
+import type { RouterError } from "../Types.js"
 
 /** The paths the proxy places with the router. @internal */
 export const ROUTED = new Set(["/v1/completions", "/v1/chat/completions"])

@@ -5,7 +5,7 @@
  */
 import type { LiveRouter } from "../LiveRouterConfig.js"
 import { makeRouterMetrics } from "../Metrics.js"
-import type { RouterError } from "../Route.js"
+import type { RouterError } from "../Types.js"
 
 /** A router for a refused config: it polls nothing, starts no thread, and answers `error`. */
 export const refusedRouter = (error: RouterError): LiveRouter => {

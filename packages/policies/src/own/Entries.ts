@@ -6,7 +6,7 @@
  */
 import { checkedEntries } from "../internal/checkedEntries.js"
 import { erasePolicy as erase } from "../internal/erasePolicy.js"
-import type { PolicyEntry } from "../Registry.js"
+import type { PolicyEntry } from "../PolicyEntry.js"
 import { ownPolicyConfigs } from "./Configs.js"
 import { buildPolicy } from "./internal/buildConfig.js"
 

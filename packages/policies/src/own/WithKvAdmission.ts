@@ -7,9 +7,6 @@
 
 import { clientsOf } from "../internal/clients.js"
 import {
-  checkInputLength,
-  checkNow,
-  checkRequestFields,
   type Explanation,
   type Policy,
   type PolicyError,
@@ -18,6 +15,7 @@ import {
   type RouteResult
 } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
+import { checkInputLength, checkNow, checkRequestFields } from "../RequestChecks.js"
 import { checkNotInFlight } from "./internal/checkRequest.js"
 import { freeKvTokensFromUsage, kvFeasible } from "./internal/FreeKv.js"
 import {

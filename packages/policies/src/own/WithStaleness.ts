@@ -6,17 +6,9 @@
  */
 
 import { clientsOf } from "../internal/clients.js"
-import {
-  checkInputLength,
-  checkNow,
-  checkRequestFields,
-  type Policy,
-  policyError,
-  type RankLoad,
-  type RouteRequest,
-  type RouteResult
-} from "../Policy.js"
+import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteResult } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
+import { checkInputLength, checkNow, checkRequestFields } from "../RequestChecks.js"
 import { checkNotInFlight } from "./internal/checkRequest.js"
 import { addInflight, emptyInflight, finishInflight, type Inflight } from "./internal/Inflight.js"
 import {

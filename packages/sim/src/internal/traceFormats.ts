@@ -8,7 +8,7 @@
 import { isTokenCount, isTokenId } from "@loadledger/policies"
 import { parse } from "csv-parse/sync"
 import { Heap } from "heap-js"
-import type { TraceError, TraceRequest } from "../Trace.js"
+import type { TraceError, TraceRequest } from "../TraceRecord.js"
 
 export const traceError = (message: string, line?: number, field?: string): TraceError => ({
   _tag: "TraceError",
