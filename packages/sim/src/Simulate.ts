@@ -6,6 +6,7 @@
 import type { Policy, PolicyOptions } from "@loadledger/policies"
 import type { SimConfig } from "./Config.js"
 import { resolveConfig } from "./Config.js"
+import { type EngineName, findEngine } from "./engines/index.js"
 import { runLoop } from "./internal/loop.js"
 import { POOLED_CHUNK_TOKENS, type PooledConfig } from "./internal/pooled.js"
 import type { PolicyResult, RequestOutcome } from "./Result.js"
@@ -28,7 +29,7 @@ export interface SimPolicy {
    * The engine whose router the policy is (a registry entry's `engine`): `simulate` runs it when the
    * config names no `engine` (`"any"` or absent: SGLang). Since 0.4.0.
    */
-  readonly engine?: "sglang" | "vllm" | "any" | undefined
+  readonly engine?: EngineName | "any" | undefined
 }
 
 /**
@@ -106,9 +107,8 @@ export const simulate = (
 ): PolicyResult => {
   // a config that is not an object resolves to one without a dpSize: an InvalidConfig naming it
   const given: SimConfig = typeof config === "object" && config !== null ? config : ({} as SimConfig)
-  const resolved = resolveConfig(
-    given.engine === undefined && policy?.engine === "vllm" ? { ...given, engine: "vllm" } : given
-  )
+  const own = given.engine === undefined ? findEngine(policy?.engine) : undefined
+  const resolved = resolveConfig(own === undefined ? given : { ...given, engine: own.name as EngineName })
   // the balance bound's pooled rank (`balanceBoundConfig`) caps each request's chunk
   const pooled = (given as PooledConfig)[POOLED_CHUNK_TOKENS]
   const c = pooled === undefined ? resolved : { ...resolved, pooledChunkTokens: pooled }

@@ -7,12 +7,12 @@
  *    (`stepStart.ts`): its ranks form their batches, the forward may be vetoed, the step model
  *    charges the step and the group is busy until `t + stepSeconds`.
  * 2. `nextEventTime`: the next instant is the earliest of a busy group's step end, the next
- *    arrival and the vLLM coordinator's next publish. With no step and no arrival left the run
+ *    arrival and the engine's next publish (vLLM's coordinator). With no step and no arrival left the run
  *    ends (`endWithoutEvents`: a vetoed forward that can never run is NoProgress); past
  *    `maxSimulatedSeconds` it ends (`endAtTimeLimit`).
  * 3. the clock moves to that instant and one kind of event happens, in this order of precedence
  *    at equal times: the steps that end then complete, in group order (`stepEnd.ts`); else the
- *    coordinator publishes; else every request arriving then arrives, in trace order
+ *    engine publishes; else every request arriving then arrives, in trace order
  *    (`events.ts`).
  * A status other than Completed from any step ends the run with that status.
  */
@@ -24,7 +24,7 @@ import type { TraceRequest } from "../Trace.js"
 import { arriveAll, publish } from "./events.js"
 import type { Rank } from "./rank.js"
 import type { Req } from "./req.js"
-import { coordinatorError, laterOf, newRun, noProgress, type Run } from "./run.js"
+import { engineFault, laterOf, newRun, noProgress, type Run } from "./run.js"
 import type { CountedSamples, LatencySummary } from "./stats.js"
 import { completeStep } from "./stepEnd.js"
 import { startStep } from "./stepStart.js"
@@ -143,7 +143,7 @@ const runEvents = (run: Run): SimStatus => {
     const tArr = nextArrival(run)
     if (tStep === Number.POSITIVE_INFINITY && tArr === Number.POSITIVE_INFINITY)
       return endWithoutEvents(run) ?? { _tag: "Completed" }
-    const tPub = run.router.nextPublish
+    const tPub = run.engine.nextPublishSeconds
     const tNext = Math.min(tStep, tArr, tPub)
     if (tNext > run.c.maxSimulatedSeconds) return endAtTimeLimit(run) ?? { _tag: "Completed" }
     run.t = tNext
@@ -253,7 +253,7 @@ export const runLoop = (
   )
   const status: SimStatus = invalid
     ? { _tag: "InvalidConfig", ...invalid }
-    : (coordinatorError(run) ?? runEvents(run))
+    : (engineFault(run, run.engine.fault) ?? runEvents(run))
   onProgress?.(run.done, run.trace.length)
   for (const r of run.ranks) r.settle()
   // what is still on the ranks: unfinished (stalled when its rank is stuck), maybe scheduled
@@ -296,6 +296,6 @@ export const runLoop = (
     sampleSeconds: run.sampleSeconds,
     samplePerRank: run.samplePerRank,
     stepLog: run.stepLog,
-    publishLog: run.router.publishLog
+    publishLog: run.engine.publishLog
   }
 }
