@@ -5,6 +5,7 @@
  */
 import type { Policy, PolicyOptions } from "@loadledger/policies"
 import type { SimConfig } from "./Config.js"
+import type { EngineName } from "./engines/index.js"
 import { NEED_INPUT, openLoop, runLoop } from "./internal/loop.js"
 import { configOf, resultOf } from "./internal/resultOf.js"
 import { TraceBuffer } from "./internal/traceBuffer.js"
@@ -27,7 +28,7 @@ export interface SimPolicy {
    * The engine whose router the policy is (a registry entry's `engine`): `simulate` runs it when the
    * config names no `engine` (`"any"` or absent: SGLang). Since 0.4.0.
    */
-  readonly engine?: "sglang" | "vllm" | "any" | undefined
+  readonly engine?: EngineName | "any" | undefined
 }
 
 /**

@@ -7,12 +7,12 @@
  *    (`stepStart.ts`): its ranks form their batches, the forward may be vetoed, the step model
  *    charges the step and the group is busy until `t + stepSeconds`.
  * 2. `nextEventTime`: the next instant is the earliest of a busy group's step end, the next
- *    arrival and the vLLM coordinator's next publish. With no step and no arrival left the run
+ *    arrival and the engine's next publish (vLLM's coordinator). With no step and no arrival left the run
  *    ends (`endWithoutEvents`: a vetoed forward that can never run is NoProgress); past
  *    `maxSimulatedSeconds` it ends (`endAtTimeLimit`).
  * 3. the clock moves to that instant and one kind of event happens, in this order of precedence
  *    at equal times: the steps that end then complete, in group order (`stepEnd.ts`); else the
- *    coordinator publishes; else every request arriving then arrives, in trace order
+ *    engine publishes; else every request arriving then arrives, in trace order
  *    (`events.ts`).
  * A status other than Completed from any step ends the run with that status.
  */
@@ -28,7 +28,7 @@ import { arriveAll, publish } from "./events.js"
 import { neverRoutes, withDefaultsForInvalid } from "./invalidRun.js"
 import type { Rank } from "./rank.js"
 import type { Req } from "./req.js"
-import { coordinatorError, laterOf, newRun, type Run } from "./run.js"
+import { engineFault, laterOf, newRun, type Run } from "./run.js"
 import type { CountedSamples, LatencySummary } from "./stats.js"
 import { completeStep } from "./stepEnd.js"
 import { startStep } from "./stepStart.js"
@@ -124,7 +124,7 @@ const runEvents = (run: Run, arrivals: Arrivals): SimStatus | typeof NEED_INPUT 
     if (arrivals.problem) return { _tag: "InvalidConfig", ...arrivals.problem }
     if (tStep === Number.POSITIVE_INFINITY && tArr === Number.POSITIVE_INFINITY)
       return endWithoutEvents(run) ?? { _tag: "Completed" }
-    const tPub = run.router.nextPublish
+    const tPub = run.engine.nextPublishSeconds
     const tNext = Math.min(tStep, tArr, tPub)
     if (tNext > run.c.maxSimulatedSeconds) return endAtTimeLimit(run, arrivals) ?? { _tag: "Completed" }
     run.t = tNext
@@ -212,7 +212,9 @@ export const openLoop = (
     typeof make === "function" ? make : () => neverRoutes as Policy<unknown>,
     onProgress
   )
-  const first: SimStatus | undefined = invalid ? { _tag: "InvalidConfig", ...invalid } : coordinatorError(run)
+  const first: SimStatus | undefined = invalid
+    ? { _tag: "InvalidConfig", ...invalid }
+    : engineFault(run, run.engine.fault)
   return {
     arrivals,
     resume: () => first ?? runEvents(run, arrivals),
@@ -289,6 +291,6 @@ const endLoop = (
     sampleSeconds: run.sampleSeconds,
     samplePerRank: run.samplePerRank,
     stepLog: run.stepLog,
-    publishLog: run.router.publishLog
+    publishLog: run.engine.publishLog
   }
 }

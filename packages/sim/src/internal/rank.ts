@@ -16,7 +16,6 @@ import type { Req } from "./req.js"
 import type { CountedSamples } from "./stats.js"
 
 export interface RankParams {
-  readonly engine: "sglang" | "vllm"
   readonly maxRunningRequests: number
   readonly chunkedPrefillTokens: number
   readonly kvPoolTokens: number
@@ -36,6 +35,26 @@ const isPrefilling = (r: Req): boolean => r.prefilled < r.prefillTarget
 
 export interface Hooks {
   readonly onFinish: (r: Req, now: number) => void
+}
+
+/**
+ * What an engine decides for each of its ranks (`EngineModel` in `engines/Engine.ts`): how a step's
+ * batch is filled from the rank's primitives (`addPrefills`, `addDecodes`) under the token budget,
+ * and which running request is retracted when KV runs out.
+ */
+export interface RankRules {
+  readonly fill: (rank: Rank, budget: number, now: number) => void
+  /** The request to retract, given the running list's tail (its newest admission). */
+  readonly retractVictim: (tail: Req) => Req
+}
+
+/**
+ * The balance bound's pooled rank (`Bound.ts`), whatever the engine: every decode, and prefill
+ * chunks under the whole group's budget.
+ */
+const pooledFill = (rank: Rank, budget: number, now: number): void => {
+  rank.addDecodes()
+  rank.addPrefills(budget, now)
 }
 
 export class Rank {
@@ -86,12 +105,16 @@ export class Rank {
 
   /** The largest chunk one request may take in a step (only the pooled bound rank caps it). */
   private readonly chunkCap: number
+  /** How a step's batch is filled (the engine's rule, or the pooled bound rank's). */
+  private readonly fill: RankRules["fill"]
 
   constructor(
     readonly id: number,
-    private readonly p: RankParams
+    private readonly p: RankParams,
+    private readonly rules: RankRules
   ) {
     this.chunkCap = p.pooledChunkTokens ?? Number.POSITIVE_INFINITY
+    this.fill = p.pooledChunkTokens === undefined ? rules.fill : pooledFill
     this.decoding = new DecodeSet<Req>(p.sparseTopK, p.slo?.itlSeconds !== undefined)
   }
 
@@ -161,14 +184,11 @@ export class Rank {
   }
 
   /**
-   * Retract one running request back to the front of this rank's queue; it recomputes prompt +
-   * generated tokens when readmitted. SGLang (`retract_decode`) takes a decoding request; vLLM
-   * preempts the last request of its running queue.
+   * Retract one running request (the engine's `retractVictim`) back to the front of this rank's
+   * queue; it recomputes prompt + generated tokens when readmitted.
    */
   private retractOne(): boolean {
-    let r = this.runTail!
-    if (this.p.engine === "sglang")
-      while (r.runPrev !== undefined && r.prefilled < r.prefillTarget) r = r.runPrev
+    const r = this.rules.retractVictim(this.runTail!)
     this.unlink(r)
     const wasDecoding = r.prefilled >= r.prefillTarget
     if (wasDecoding) this.decoding.leave(r)
@@ -236,7 +256,8 @@ export class Rank {
     }
   }
 
-  private addPrefills(budget: number, now: number): number {
+  /** Prefill chunks of the running prefills, then admissions, under `budget` tokens; returns what is left. */
+  addPrefills(budget: number, now: number): number {
     for (const r of this.prefilling) {
       if (budget <= 0) break
       const rest = r.prefillTarget - r.prefilled
@@ -254,7 +275,7 @@ export class Rank {
   }
 
   /** Every decoding request decodes one token (one token of KV each, lazily); returns how many. */
-  private addDecodes(): number {
+  addDecodes(): number {
     const d = this.decoding
     let n = d.count
     while (n > 0 && !this.ensureFree(n)) {
@@ -316,19 +337,7 @@ export class Rank {
     this.extendTokens = 0
     const defer = throttlePrefills && !this.prefillCapacityBound && this.decoding.count > 0
     if (defer) this.addDecodes()
-    else if (this.p.pooledChunkTokens !== undefined) {
-      // the bound's pooled rank: every decode, and prefill chunks under the whole group's budget
-      this.addDecodes()
-      this.addPrefills(this.p.chunkedPrefillTokens, now)
-    } else if (this.p.engine === "sglang") {
-      // a rank runs an extend batch when it can, otherwise a decode batch
-      this.addPrefills(this.p.chunkedPrefillTokens, now)
-      if (this.extend.length === 0) this.addDecodes()
-    } else {
-      // vLLM: decodes first, then prefill chunks, under one token budget
-      const n = this.addDecodes()
-      this.addPrefills(this.p.chunkedPrefillTokens - n, now)
-    }
+    else this.fill(this, this.p.chunkedPrefillTokens, now)
     if (!defer) this.prefillCapacityBound = this.waiting.length > 0
     this.formed = true
     return this.extendTokens + this.numDecodes

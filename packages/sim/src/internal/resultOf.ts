@@ -4,6 +4,7 @@
  */
 import type { SimConfig } from "../Config.js"
 import { resolveConfig } from "../Config.js"
+import { type EngineName, findEngine } from "../engines/index.js"
 import type { PolicyResult, RequestOutcome } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
 import type { SimPolicy } from "../Simulate.js"
@@ -16,9 +17,8 @@ const CDF_POINTS = 101
 export const configOf = (config: SimConfig, policy: SimPolicy) => {
   // a config that is not an object resolves to one without a dpSize: an InvalidConfig naming it
   const given: SimConfig = typeof config === "object" && config !== null ? config : ({} as SimConfig)
-  const resolved = resolveConfig(
-    given.engine === undefined && policy?.engine === "vllm" ? { ...given, engine: "vllm" } : given
-  )
+  const own = given.engine === undefined ? findEngine(policy?.engine) : undefined
+  const resolved = resolveConfig(own === undefined ? given : { ...given, engine: own.name as EngineName })
   // the balance bound's pooled rank (`balanceBoundConfig`) caps each request's chunk
   const pooled = (given as PooledConfig)[POOLED_CHUNK_TOKENS]
   return pooled === undefined ? resolved : { ...resolved, pooledChunkTokens: pooled }
