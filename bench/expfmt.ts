@@ -40,7 +40,9 @@ const page = (): { text: string; lines: number; modelled: number } => {
     out.push(`# HELP ${g} ${g}`, `# TYPE ${g} gauge`)
     for (let w = 0; w < workers; w++)
       for (let r = 0; r < ranks; r++) {
-        out.push(`${g}{worker="http://10.0.${w >> 8}.${w & 255}:30000",dp_rank="${r}"} ${(w * 7 + r * 3) % 97}`)
+        out.push(
+          `${g}{worker="http://10.0.${w >> 8}.${w & 255}:30000",dp_rank="${r}"} ${(w * 7 + r * 3) % 97}`
+        )
         modelled++
       }
   }
@@ -101,4 +103,6 @@ measure("decodeLedgerReport (sglang-metrics)", lines, () => {
 })
 measure("parse, modelled series kept", lines, () => parseExposition(text, parseFor("sglang-metrics")))
 measure("parse, every sample kept", lines, () => parseExposition(text))
-console.log(`peak RSS ${mb(process.resourceUsage().maxRSS * 1024)} (the page string itself: ${mb(text.length)})`)
+console.log(
+  `peak RSS ${mb(process.resourceUsage().maxRSS * 1024)} (the page string itself: ${mb(text.length)})`
+)

@@ -4,6 +4,7 @@
  */
 import type { SimStatus } from "../Result.js"
 import type { Arrivals } from "./arrivals.js"
+import { blockedReason } from "./rankBlocked.js"
 import { noProgress, type Run } from "./run.js"
 
 /**
@@ -19,7 +20,7 @@ export const endWithoutEvents = (run: Run): SimStatus | undefined => {
       const status = noProgress(
         run,
         g.ranks.filter((r) => r.hasWork).map((r) => r.id),
-        empty.map((r) => ({ rank: r.id, cause: r.hasWork ? r.blockedReason() : "no request to run" })),
+        empty.map((r) => ({ rank: r.id, cause: r.hasWork ? blockedReason(r) : "no request to run" })),
         ` (without dummy batches the forward of ranks ${waiting.join(",")} waits for the empty ranks, and no request is left to arrive)`
       )
       run.forwardStallSeconds += run.t - g.vetoSince

@@ -12,7 +12,8 @@ import type { SimStatus, StepRecord } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
 import type { RankWork } from "../StepModel.js"
 import type { TraceRequest } from "../Trace.js"
-import { type Hooks, Rank } from "./rank.js"
+import { pooledRules } from "./pooled.js"
+import { type Hooks, Rank, type RankParams } from "./rank.js"
 import type { Req } from "./req.js"
 import { roomStream } from "./rng.js"
 import { Router } from "./router.js"
@@ -111,7 +112,9 @@ export const newRun = (
   const n = c.dpSize
   // a config that names no registered engine is refused before it gets here
   const model = findEngine(c.engine)!
-  const ranks = Array.from({ length: n }, (_, i) => new Rank(i, c, model.rank))
+  // the balance bound's pooled rank (`Bound.ts`) fills its batches its own way
+  const rules = (c as RankParams).pooledChunkTokens === undefined ? model.rank : pooledRules(model.rank)
+  const ranks = Array.from({ length: n }, (_, i) => new Rank(i, c, rules))
   const groups: Array<Group> = (c.lockstep ? [ranks] : ranks.map((r) => [r])).map((rs, index) => ({
     index,
     ranks: rs,

@@ -5,6 +5,7 @@
  * samples are taken.
  */
 import type { SimStatus } from "../Result.js"
+import { completeRank } from "./rankEnd.js"
 import { engineFault, type Group, type Run } from "./run.js"
 
 /** Log a completed step (`recordSteps`): only completed steps, a step cut off by the limit ran no tokens. */
@@ -33,7 +34,7 @@ const sampleLoads = (run: Run): void => {
 export const completeStep = (run: Run, gi: number, g: Group): SimStatus | undefined => {
   logStep(run, g)
   run.engine.stepEnding(gi)
-  for (const r of g.ranks) r.complete(run.t, run.itl, run.hooks)
+  for (const r of g.ranks) completeRank(r, run.t, run.itl, run.hooks)
   g.busy = false
   const fault = engineFault(run, run.engine.stepEnded(gi, run.t, run.steps))
   if (fault) return fault

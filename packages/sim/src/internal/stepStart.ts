@@ -5,6 +5,8 @@
  */
 import type { SimStatus } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
+import { formBatch } from "./rankBatch.js"
+import { blockedReason } from "./rankBlocked.js"
 import { type Group, noProgress, type Run } from "./run.js"
 
 /** Whether any rank of the group holds a request. */
@@ -35,7 +37,7 @@ const formBatches = (
       const r = g.ranks[i]!
       const w = ws[i]!
       // a batch formed for a vetoed forward is kept (its KV is allocated) until the step runs
-      const tokens = veto && r.formed && r.batchTokens > 0 ? r.batchTokens : r.form(run.t, throttle)
+      const tokens = veto && r.formed && r.batchTokens > 0 ? r.batchTokens : formBatch(r, run.t, throttle)
       total += tokens
       w.attentionPairs = r.attentionPairs
       w.tokens = tokens
@@ -56,7 +58,7 @@ const formBatches = (
         run,
         // without dummy batches every rank holding requests waits for the stuck ones
         (veto ? g.ranks.filter((r) => r.hasWork) : stuck).map((r) => r.id),
-        stuck.map((r) => ({ rank: r.id, cause: r.blockedReason() })),
+        stuck.map((r) => ({ rank: r.id, cause: blockedReason(r) })),
         ` (an empty batch in ${c.stallSteps} consecutive step attempts${veto ? ", and without dummy batches no rank's forward runs" : ""})`
       )
     }

@@ -10,6 +10,7 @@
  */
 import type { RankLoad } from "@loadledger/policies"
 import type { Rank } from "../../internal/rank.js"
+import { addDecodes, addPrefills } from "../../internal/rankBatch.js"
 import type { Req } from "../../internal/req.js"
 import type { EngineModel, EngineRun, EngineSetup } from "../Engine.js"
 
@@ -88,8 +89,8 @@ export const sglangEngine: EngineModel<"sglang"> = {
   options: [],
   rank: {
     fill: (rank, budget, now) => {
-      rank.addPrefills(budget, now)
-      if (rank.extend.length === 0) rank.addDecodes()
+      addPrefills(rank, budget, now)
+      if (rank.extend.length === 0) addDecodes(rank)
     },
     retractVictim
   },

@@ -5,6 +5,7 @@
  * the DP coordinator, which publishes to every front end on its own cadence, and its lockstep
  * groups run in waves (`run.ts`, `loads.ts`); its own options are in `options.ts`.
  */
+import { addDecodes, addPrefills } from "../../internal/rankBatch.js"
 import type { EngineModel } from "../Engine.js"
 import { VllmRun } from "./internal/run.js"
 import { vllmOptions } from "./options.js"
@@ -28,8 +29,8 @@ export const vllmEngine: EngineModel<"vllm"> = {
   options: vllmOptions,
   rank: {
     fill: (rank, budget, now) => {
-      const n = rank.addDecodes()
-      rank.addPrefills(budget - n, now)
+      const n = addDecodes(rank)
+      addPrefills(rank, budget - n, now)
     },
     retractVictim: (tail) => tail
   },
