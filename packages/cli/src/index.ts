@@ -59,6 +59,11 @@ const COMMANDS: ReadonlyArray<CommandEntry> = [
     load: () => import("./commands/goodput.js")
   },
   {
+    name: "serve",
+    description: "run the live router: a load-aware reverse proxy for OpenAI-style completions",
+    load: () => import("./commands/serve.js")
+  },
+  {
     name: "compare",
     description:
       "compare two or more policies on a trace by goodput under a latency SLO: every pair's paired verdict",
@@ -150,7 +155,7 @@ const withExamples = (p: Command): Command => p.addHelpText("after", examplesHel
  * ```ts
  * import { program } from "@loadledger/cli"
  * program().name() // => "loadledger"
- * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "capacity", "goodput", "compare", "sweep", "list", "completion"]
+ * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "capacity", "goodput", "serve", "compare", "sweep", "list", "completion"]
  * ```
  *
  * @category cli

@@ -8,9 +8,11 @@ import type { PolicyEntry } from "@loadledger/policies"
 import {
   type CoordinatorRows,
   describeTokenIds,
+  isTraceError,
   type PolicyResult,
   scaleTrace,
   simulate,
+  streamTraceFile,
   type TraceFormat,
   traceTokenIds
 } from "@loadledger/sim"
@@ -118,10 +120,24 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     const bad = checkOutputPath("--report", o.report)
     if (bad) return fail(bad.message)
   }
-  const parsed = readTraceFile(o.trace, o.format, `--trace ${o.trace}`, o.limit)
-  const trace = scaleTrace(parsed, { rateScale: o.rateScale, limit: o.limit })
+  // one policy, one pass: a file in arrival order is streamed (only the requests in flight are
+  // held; the same result). Several policies, a --limit (the whole read holds only `limit` rows, and
+  // a stream would check the file in one pass and replay it in another), or a file to sort (or with
+  // an error: its message comes from the whole read), read it whole
+  const streamed =
+    entries.length === 1 && o.limit === undefined
+      ? streamTraceFile(o.trace, o.format, { limit: o.limit, rateScale: o.rateScale })
+      : undefined
+  const trace =
+    streamed !== undefined && !isTraceError(streamed) && streamed.count > 0
+      ? streamed
+      : scaleTrace(readTraceFile(o.trace, o.format, `--trace ${o.trace}`, o.limit), {
+          rateScale: o.rateScale,
+          limit: o.limit
+        })
+  const requests = Array.isArray(trace) ? trace.length : (trace as { count: number }).count
   const progress = await startProgress({
-    total: trace.length * entries.length,
+    total: requests * entries.length,
     unit: "requests",
     mode: progressMode({
       quiet: o.quiet === true,
@@ -146,13 +162,15 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   progress.stop()
 
   const table = renderTable(rows, process.stdout.isTTY === true)
-  const header = `${trace.length} requests from ${o.trace}${o.rateScale && o.rateScale !== 1 ? ` at ${o.rateScale}x rate` : ""}; ${o.model} on ${o.gpu}, DP ${o.dp}`
+  const header = `${requests} requests from ${o.trace}${o.rateScale && o.rateScale !== 1 ? ` at ${o.rateScale}x rate` : ""}; ${o.model} on ${o.gpu}, DP ${o.dp}`
   // whether the policies routed on the trace's token ids or on ids synthesised for it
-  const tokenIds = traceTokenIds(trace)
+  const tokenIds =
+    (Array.isArray(trace) ? undefined : rows[0]?.result.tokenIds) ??
+    traceTokenIds(Array.isArray(trace) ? trace : [...trace])
   if (o.json) {
     const out = {
       trace: o.trace,
-      requests: trace.length,
+      requests,
       model: o.model,
       gpu: o.gpu,
       dp: o.dp,

@@ -5,9 +5,9 @@
  * @internal
  */
 import { type PolicyError, policyError, type VllmEngineRow } from "@loadledger/policies"
-import { vllmCoordNextPublishMs } from "../vllm/VllmCoordinator.js"
-import type { VllmCoordMessage, VllmCoordOutput, VllmCoordState } from "../vllm/VllmCoordTypes.js"
-import { vllmCoordFirstReq, vllmCoordStartWave, vllmCoordWaveComplete } from "../vllm/VllmCoordWave.js"
+import { vllmCoordNextPublishMs } from "../VllmCoordinator.js"
+import type { VllmCoordMessage, VllmCoordOutput, VllmCoordState } from "../VllmCoordTypes.js"
+import { vllmCoordFirstReq, vllmCoordStartWave, vllmCoordWaveComplete } from "../VllmCoordWave.js"
 
 // The public functions are pure: each copies the state once into a private working copy, which the
 // helpers below update in place. `counts` is copy-on-write: the input state's table, a captured step

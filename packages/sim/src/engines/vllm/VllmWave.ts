@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { newOut, stepWave, thaw, waveError } from "../internal/waveMachine.js"
+import { newOut, stepWave, thaw, waveError } from "./internal/waveMachine.js"
 import type {
   VllmDummyStats,
   VllmWaveProfile,

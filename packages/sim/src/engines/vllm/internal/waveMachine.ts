@@ -11,21 +11,21 @@
  * @internal
  */
 
-import type { VllmCoordWave } from "../vllm/VllmCoordWave.js"
+import { emptyList } from "../../../internal/lists.js"
+import type { VllmCoordWave } from "../VllmCoordWave.js"
 import {
   type VllmCoordReaction,
   vllmCoordFirstReq,
   vllmCoordStartWave,
   vllmCoordWaveComplete
-} from "../vllm/VllmCoordWave.js"
+} from "../VllmCoordWave.js"
 import type {
   VllmRankWave,
   VllmWaveError,
   VllmWaveMessage,
   VllmWaveProfile,
   VllmWaveStepInput
-} from "../vllm/VllmWaveTypes.js"
-import { emptyList } from "./lists.js"
+} from "../VllmWaveTypes.js"
 
 export type MutRank = { -readonly [K in keyof VllmRankWave]: VllmRankWave[K] }
 

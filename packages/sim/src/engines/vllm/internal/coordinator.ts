@@ -14,10 +14,10 @@
  * route (ledger-balanced, cache-affinity) does not drop them on a publish whose rows predate the route.
  */
 import type { PolicyError } from "@loadledger/policies"
-import { vllmCoordInit, vllmCoordNextPublishMs } from "../vllm/VllmCoordinator.js"
-import type { VllmCoordMessage, VllmCoordOutput } from "../vllm/VllmCoordTypes.js"
+import { emptyList } from "../../../internal/lists.js"
+import { vllmCoordInit, vllmCoordNextPublishMs } from "../VllmCoordinator.js"
+import type { VllmCoordMessage, VllmCoordOutput } from "../VllmCoordTypes.js"
 import { apply, publishDue, type Work, work } from "./coordMachine.js"
-import { emptyList } from "./lists.js"
 
 /** A load publish to the front ends, with the tokens that go with its rows. */
 export interface CoordPublish {

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { type PolicyError, policyError, type VllmEngineRow } from "@loadledger/policies"
-import { apply, freeze, publishDue, work } from "../internal/coordMachine.js"
+import { apply, freeze, publishDue, work } from "./internal/coordMachine.js"
 import type {
   VllmCoordConfig,
   VllmCoordMessage,
