@@ -188,7 +188,7 @@ const GOODPUT_HINT =
  * const program = new Command()
  * register(program)
  * program.commands[0]!.name() // => "capacity"
- * program.commands[0]!.options.slice(0, 3).map((o) => o.long) // => ["--trace", "--policy", "--dp"]
+ * program.commands[0]!.options.slice(0, 3).map((o) => o.long) // => ["--trace", "--policy", "--policies"]
  * ```
  *
  * @since 0.3.0

@@ -246,7 +246,7 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
  * const program = new Command()
  * register(program)
  * program.commands[0]!.name() // => "goodput"
- * program.commands[0]!.options.slice(0, 3).map((o) => o.long) // => ["--trace", "--policies", "--slo"]
+ * program.commands[0]!.options.slice(0, 3).map((o) => o.long) // => ["--policies", "--policy", "--trace"]
  * ```
  *
  * @since 0.5.0

@@ -32,7 +32,15 @@ export const DEFAULT_SLO = "mlperf-deepseek-r1"
 export const methodText = (windows: number, confidence: number, precision: number, warm: boolean): string =>
   `${windows} disjoint windows of consecutive requests, each replayed from an idle group; per window the largest rate multiplier passing the SLO, bracketed ${warm ? "in 5% steps from the engine's first policy's goodput on that window" : "by doubling or halving"}, then bisection to ${precision * 100}%; goodput = mean over windows with a Student t ${Math.round(confidence * 100)}% interval; paired comparisons: t interval of the per-window log ratios (each interval on its own, not adjusted for the number of comparisons)`
 
-/** The help paragraph on SLOs: the presets and the text form. */
+/**
+ * The help paragraph on SLOs: the presets and the text form.
+ *
+ * @example
+ * ```ts
+ * import { SLO_HELP } from "./goodputFlags.js"
+ * SLO_HELP.includes("mlperf-deepseek-r1") // => true
+ * ```
+ */
 export const SLO_HELP = `SLO presets (MLPerf Inference's p99 bounds, DistServe's joint 90%; each cites its source;
 loadledger list slo shows their bounds): ${Object.keys(SLO_PRESETS).join(", ")};
 or ttft=2s,tpot=100ms[,attain=0.9][,itl=…][,criterion=joint|p99] (every time with its unit: s, ms, us).

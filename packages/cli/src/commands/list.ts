@@ -46,8 +46,10 @@ export const policySource = (e: {
  * import { listRows } from "./list.js"
  * const policies = await listRows("policies")
  * policies[0] // => { name: "round-robin", source: "sglang", engine: "sglang", reference: true, description: policies[0]!.description }
- * (await listRows("gpus")).map((g) => g.name).includes("h200") // => true
- * (await listRows("models")).find((m) => m.name === "llama2-70b")?.fitsOn // => ["b200"]
+ * const gpus = await listRows("gpus")
+ * gpus.map((g) => g.name).includes("h200") // => true
+ * const models = await listRows("models")
+ * models.find((m) => m.name === "llama2-70b")?.fitsOn // => ["b200"]
  * ```
  *
  * @category list

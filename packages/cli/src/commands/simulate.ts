@@ -93,7 +93,7 @@ const engineFor = (entry: PolicyEntry, forced: "sglang" | "vllm" | undefined): "
  * import { runSimulate } from "./simulate.js"
  * const o = { trace: "examples/traces/mooncake/conversation_trace.jsonl", dp: 2, model: "glm-5.3", gpu: "h200", seed: 0, frontEnds: 1 }
  * await runSimulate({ ...o, policies: "no-such-policy" }).catch((e: Error) => e.message.slice(0, 40))
- * // => 'unknown policy "no-such-policy"; known: '
+ * // => 'unknown policy "no-such-policy"; loadled'
  * await runSimulate({ ...o, policies: "round-robin", model: "gpt-9" }).catch((e: Error) => e.message.slice(0, 30))
  * // => 'unknown model "gpt-9"; known: '
  * await runSimulate({ ...o, policies: "round-robin", model: "llama2-70b", gpu: "h200" }).catch((e: Error) => e.message.slice(0, 57))
@@ -215,7 +215,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
  * const simulate = program.commands[0]!
  * simulate.name() // => "simulate"
  * simulate.options.slice(0, 6).map((o) => o.long)
- * // => ["--trace", "--policies", "--dp", "--model", "--gpu", "--engine"]
+ * // => ["--trace", "--policies", "--policy", "--dp", "--model", "--gpu"]
  * ```
  *
  * @since 0.1.0
