@@ -45,14 +45,6 @@ const known: ReadonlyArray<{ readonly files: ReadonlyArray<string>; readonly why
     why: "step-time-aware split (its internals import the state type back): a type move still to do"
   },
   {
-    files: ["sim/src/Simulate.ts", "sim/src/internal/resultOf.ts"],
-    why: "result building (resultOf imports SimPolicy back): a type move still to do"
-  },
-  {
-    files: ["sim/src/TokenIds.ts", "sim/src/internal/tokenTally.ts"],
-    why: "token ids (tokenTally imports TraceTokenIds back): a type move still to do"
-  },
-  {
     files: [
       "step-time/src/Calibration.ts",
       "step-time/src/internal/layout.ts",

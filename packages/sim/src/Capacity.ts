@@ -8,7 +8,8 @@ import { CAPACITY_MIN_REQUESTS, capacityStep } from "./CapacitySearch.js"
 import type { Capacity, CapacityError, CapacityOptions, CapacityProbe } from "./CapacityTypes.js"
 import type { SimConfig } from "./Config.js"
 import type { PolicyResult } from "./Result.js"
-import { type SimPolicy, simulate } from "./Simulate.js"
+import type { SimPolicy } from "./SimPolicy.js"
+import { simulate } from "./Simulate.js"
 import { scaleTrace, type TraceRequest } from "./Trace.js"
 
 /**

@@ -3,33 +3,14 @@
  *
  * @since 0.1.0
  */
-import type { Policy, PolicyOptions } from "@loadledger/policies"
 import type { SimConfig } from "./Config.js"
-import type { EngineName } from "./engines/index.js"
 import { NEED_INPUT, openLoop, runLoop } from "./internal/loop.js"
 import { configOf, resultOf } from "./internal/resultOf.js"
 import { TraceBuffer } from "./internal/traceBuffer.js"
 import type { PolicyResult } from "./Result.js"
+import type { SimPolicy } from "./SimPolicy.js"
 import type { TraceRequest } from "./Trace.js"
 import type { TraceShape, TraceStream } from "./TraceStream.js"
-
-/**
- * What `simulate` needs of a policy: its name and a factory (a `PolicyEntry` from
- * `@loadledger/policies` fits). The factory is called once per front end with
- * `{ clientCount, clientIndex, seed }`.
- *
- * @category models
- * @since 0.1.0
- */
-export interface SimPolicy {
-  readonly name: string
-  readonly make: (options: PolicyOptions) => Policy<unknown>
-  /**
-   * The engine whose router the policy is (a registry entry's `engine`): `simulate` runs it when the
-   * config names no `engine` (`"any"` or absent: SGLang). Since 0.4.0.
-   */
-  readonly engine?: EngineName | "any" | undefined
-}
 
 /**
  * Options that do not change the result: `onProgress(done, total)` is called as requests

@@ -10,17 +10,8 @@
 import { createRequire } from "node:module"
 import { BLOCK_TOKENS } from "./internal/prefixCache.js"
 import { tokenIdsTally } from "./internal/tokenTally.js"
+import type { TokenIdsOrigin, TraceTokenIds } from "./TokenIdsTypes.js"
 import type { TraceRequest } from "./Trace.js"
-
-/**
- * Where one request's token ids came from: `"trace"` (the trace carried them), `"block-hashes"`
- * (synthesised from its `hashIds`), `"synthetic"` (synthesised from its `requestId`: the trace has
- * neither).
- *
- * @category token ids
- * @since 0.5.0
- */
-export type TokenIdsOrigin = "trace" | "block-hashes" | "synthetic"
 
 /**
  * How many leading token ids the simulator synthesises per request at most: 256, SMG
@@ -166,25 +157,6 @@ export const tokenIdsOf = (request: TraceRequest): RequestTokenIds => {
     for (; j < n; j++) ids[j] = idAt(hi, lo, j)
   }
   return { origin: hashes !== undefined ? "block-hashes" : "synthetic", tokenIds: ids }
-}
-
-/**
- * Where a trace's token ids came from: `origin`, the one origin of every request (`"mixed"` when
- * they differ; `"trace"` for an empty trace: nothing was synthesised), the count of requests of each
- * origin, and the cap on synthesised ids (`MAX_SYNTHETIC_TOKEN_IDS`). `simulate` puts it in
- * `PolicyResult.tokenIds`; `loadledger simulate` prints it as one line and in its JSON.
- *
- * @category token ids
- * @since 0.5.0
- */
-export interface TraceTokenIds {
-  readonly origin: TokenIdsOrigin | "mixed"
-  readonly requests: {
-    readonly trace: number
-    readonly blockHashes: number
-    readonly synthetic: number
-  }
-  readonly maxSynthesisedTokens: number
 }
 
 /**

@@ -7,7 +7,7 @@ import { resolveConfig } from "../Config.js"
 import { type EngineName, findEngine } from "../engines/index.js"
 import type { PolicyResult, RequestOutcome } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
-import type { SimPolicy } from "../Simulate.js"
+import type { SimPolicy } from "../SimPolicy.js"
 import type { RawRun } from "./loop.js"
 import { POOLED_CHUNK_TOKENS, type PooledConfig } from "./pooled.js"
 

@@ -2,7 +2,7 @@
  * `traceTokenIds` from its tally: of `total` requests, `fromTrace` carry token ids and `blockHashes`
  * block hashes without them (an array's, or a streamed trace's counted as it is read).
  */
-import type { TraceTokenIds } from "../TokenIds.js"
+import type { TraceTokenIds } from "../TokenIdsTypes.js"
 
 export const tokenIdsTally = (
   fromTrace: number,
