@@ -6,7 +6,13 @@
  */
 import { availableParallelism } from "node:os"
 import { findPolicy, policyEntries } from "@loadledger/policies"
-import { type CapacityOptions, type CapacityProbe, findCapacity, type TraceFormat } from "@loadledger/sim"
+import {
+  type CapacityOptions,
+  type CapacityProbe,
+  engineNames,
+  findCapacity,
+  type TraceFormat
+} from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import { searchOnThreads } from "../capacity/search.js"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
@@ -217,7 +223,7 @@ export const register = (program: Command): void => {
     .option("--model <name>", "step-time model preset", "glm-5.3")
     .option("--gpu <name>", "GPU preset", "h200")
     .addOption(
-      new Option("--engine <engine>", "engine model (default: the policy's own)").choices(["sglang", "vllm"])
+      new Option("--engine <engine>", "engine model (default: the policy's own)").choices([...engineNames])
     )
     .option(
       "--front-ends <n>",

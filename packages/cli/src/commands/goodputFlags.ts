@@ -4,7 +4,7 @@
  *
  * @since 0.6.0
  */
-import { SLO_PRESETS } from "@loadledger/sim"
+import { engineNames, SLO_PRESETS } from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import { nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { traceFormatOption } from "../internal/simSetup.js"
@@ -77,7 +77,7 @@ export const addGoodputFlags = (cmd: Command): Command =>
       new Option(
         "--engine <engine>",
         "run every policy on this engine (default: each on its own, ranked per engine)"
-      ).choices(["sglang", "vllm"])
+      ).choices([...engineNames])
     )
     .option("--front-ends <n>", "vLLM API servers (with --engine vllm)", positiveInt("--front-ends"), 1)
     .option("--seed <n>", "seed", nonNegativeInt("--seed"), 0)
