@@ -29,22 +29,13 @@ import {
   lazyOf,
   lazySetStatus
 } from "./internal/LazyLedger.js"
+import { LedgerScoreView, maxWaitingUncached, type ViewCache } from "./internal/LedgerScoreView.js"
 import { type FreshMax, freshMax, isDated, ledgerView, maxKnownKv } from "./internal/LoadView.js"
 import { emptyPrefixIndex, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
-import {
-  LedgerScoreView,
-  maxWaitingUncached,
-  pickBest,
-  type Scoring,
-  scoredSettings,
-  scorerNames,
-  scoringOf,
-  type ViewCache
-} from "./internal/ScoreCore.js"
+import { pickBest, type Scoring, scoredSettings, scorerNames, scoringOf } from "./internal/ScoreCore.js"
 import type { RankView } from "./RankView.js"
-import type { ScoredOptions } from "./Scored.js"
 import { requests, tokens } from "./Scorers.js"
-import type { WeightedScorer } from "./ScoreView.js"
+import type { ScoredOptions, WeightedScorer } from "./ScoreView.js"
 
 /**
  * Options of {@link makePowerOfChoices}. Every field is optional.
