@@ -112,8 +112,9 @@ export const pickBest = (
   const costs: Array<Array<number>> = []
   // packed arrays of doubles (`new Array(m)` is holey and changes its storage when written)
   const sums = doubles(m)
-  for (let i = 0; i < m; i++) sums[i] = allowed === undefined || allowed[i] === true ? 0 : inf
+  if (allowed !== undefined) for (let i = 0; i < m; i++) if (allowed[i] !== true) sums[i] = inf
   let excluded = noRanks
+  // pass 1 per term: its costs, and the candidates its +Infinity excludes
   for (let k = 0; k < terms.length; k++) {
     const out = doubles(m)
     terms[k]!.scorer.costs(view, ranks, out)
@@ -130,6 +131,8 @@ export const pickBest = (
     tieBreakers[k]!.costs(view, ranks, out)
     costs.push(out)
   }
+  // pass 2 per term: its range over the usable candidates, then its weighted, normalised cost
+  // (a weight-0 term over finite costs adds exactly 0: a gate's second loop is skipped)
   for (let k = 0; k < terms.length; k++) {
     const { weight, normalise } = terms[k]!
     const c = costs[k]!
@@ -141,6 +144,7 @@ export const pickBest = (
       if (x < lo) lo = x
       if (x > hi) hi = x
     }
+    if (weight === 0 && lo !== Number.NEGATIVE_INFINITY) continue
     const nanAs = hi === Number.NEGATIVE_INFINITY ? 0 : hi
     for (let i = 0; i < m; i++) {
       const sum = sums[i]!
@@ -162,12 +166,15 @@ export const pickBest = (
   // while a usable candidate's load is dated (fresh), a stale or never-dated one is not chosen:
   // its floors tie it at best by load, and no other term (a prefix it holds) outweighs that it may
   // be hung or gone (unknown is never attractive); it keeps its sum for the explanation
+  const lv = view instanceof LedgerScoreView ? view : undefined
   let anyDated = false
-  for (let i = 0; i < m && !anyDated; i++) if (sums[i] !== inf && datedIn(view, ranks[i]!)) anyDated = true
+  for (let i = 0; i < m && !anyDated; i++)
+    if (sums[i] !== inf && (lv !== undefined ? lv.dated(ranks[i]!) : !view.stale(ranks[i]!))) anyDated = true
   let best = -1
   for (let i = 0; i < m; i++) {
     const sum = sums[i]!
-    if (sum === inf || (anyDated && !datedIn(view, ranks[i]!))) continue
+    if (sum === inf || (anyDated && !(lv !== undefined ? lv.dated(ranks[i]!) : !view.stale(ranks[i]!))))
+      continue
     if (best < 0 || sum < sums[best]!) {
       best = i
       continue
