@@ -16,7 +16,7 @@ import {
 } from "../Policy.js"
 import { type RngState, rngFromSeed } from "../peers/Draws.js"
 import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
-import { chargeOf, emptyLedger, type LedgerState } from "./internal/InflightCharges.js"
+import { chargeOf, emptyLedger } from "./internal/InflightCharges.js"
 import {
   fold,
   type LazyLedger,
@@ -27,10 +27,10 @@ import {
   lazyOf,
   lazySetStatus
 } from "./internal/LazyLedger.js"
-import { LedgerScoreView, maxWaitingUncached, type ViewCache } from "./internal/LedgerScoreView.js"
-import { type FreshMax, freshMax, isDated, ledgerView, maxKnownKv } from "./internal/LoadView.js"
+import { LedgerScoreView, type ViewCache } from "./internal/LedgerScoreView.js"
+import { type FreshMax, isDated, ledgerView } from "./internal/LoadView.js"
 import { emptyPrefixIndex, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
-import { candidatesOf, drawOthers, fullScan, maxFreeOf } from "./internal/powerDraws.js"
+import { cacheOf, candidatesOf, drawOthers, fullScan, maxFreeOf } from "./internal/powerDraws.js"
 import { pickBest, type Scoring, scoredSettings, scorerNames, scoringOf } from "./internal/ScoreCore.js"
 import type { RankView } from "./RankView.js"
 import { requests, tokens } from "./Scorers.js"
@@ -95,13 +95,6 @@ export interface PowerOfChoicesState {
 export interface PowerOfChoicesPolicy extends Policy<PowerOfChoicesState> {
   readonly view: (state: PowerOfChoicesState, now: number) => ReadonlyArray<RankView>
 }
-
-const cacheOf = (ledger: LedgerState): PowerOfChoicesCache => ({
-  // every known rank counts as fresh here: the floor is the busiest known base (O(ranks) once per observe)
-  fm: freshMax(ledger, 0, Number.POSITIVE_INFINITY),
-  view: { maxKv: maxKnownKv(ledger), maxUncached: maxWaitingUncached(ledger) },
-  maxFree: maxFreeOf(ledger)
-})
 
 /**
  * Build a power-of-d-choices policy over the in-flight ledger (`power-of-two-ledger` is d = 2).

@@ -8,7 +8,9 @@
 import { type RngState, withDraws } from "../../peers/Draws.js"
 import type { ScoreView } from "../ScoreView.js"
 import { freeKvTokens, kvFeasible } from "./FreeKv.js"
+import { maxWaitingUncached } from "./LedgerScoreView.js"
 import type { LedgerState } from "./LedgerState.js"
+import { freshMax, maxKnownKv } from "./LoadView.js"
 import { type Picked, pickBest, type Scoring } from "./ScoreCore.js"
 
 /** The most free KV any healthy rank's row reports (`-Infinity` when none). @internal */
@@ -129,3 +131,11 @@ export const candidatesOf = (
   }
   return { cands, healthyDrawn, allowed, fallback }
 }
+
+/** What `observe` precomputes (`PowerOfChoicesCache`). @internal */
+export const cacheOf = (ledger: LedgerState) => ({
+  // every known rank counts as fresh here: the floor is the busiest known base (O(ranks) once per observe)
+  fm: freshMax(ledger, 0, Number.POSITIVE_INFINITY),
+  view: { maxKv: maxKnownKv(ledger), maxUncached: maxWaitingUncached(ledger) },
+  maxFree: maxFreeOf(ledger)
+})
