@@ -223,3 +223,54 @@ export const powerOfChoicesBench: Benchmark = {
     policyTable(import.meta.url, "measureChoices", ["power-of-two-ledger"], undefined, choiceSizes)
   }
 }
+
+/** The policies compared with a reference build: their makers, from the policies' own package. */
+type Makers = Pick<typeof import("@loadledger/policies"), "makeLedgerBalanced" | "makeUncachedTokens">
+const refPolicies: ReadonlyArray<
+  readonly [name: string, make: (m: Makers) => Policy<unknown>, affinity: boolean]
+> = [
+  ["ledger-balanced", (m) => m.makeLedgerBalanced() as Policy<unknown>, false],
+  ["ledger-balanced-requests", (m) => m.makeLedgerBalanced({ metric: "requests" }) as Policy<unknown>, false],
+  ["uncached-tokens", (m) => m.makeUncachedTokens() as Policy<unknown>, true]
+]
+
+/**
+ * Before and after in one run (issue 29: route cost within 10% of the fused loops the own
+ * policies had before they became `makeScored` configurations): `ledger-balanced`,
+ * `ledger-balanced-requests` and `uncached-tokens` from this tree and from a reference tree's
+ * policies source (`ref`, e.g. `git archive 1f5f791^ packages/policies | tar -x -C /tmp/own-old`
+ * with its `node_modules` linked), timed interleaved in one process; then every registered own
+ * policy's ns per route+finish at 8 ranks (issue 30's target: <= 1 us). Prints ratios now/ref.
+ * Run: `tsx --conditions=@loadledger/source bench/ownPolicies.ts --ref /tmp/own-old/packages/policies/src/index.ts`
+ * (`--quick`: 8 ranks only, no table).
+ *
+ * @since 0.6.0
+ */
+export const compareWithRef = async (ref: string, quick = false): Promise<void> => {
+  const now = await import("@loadledger/policies")
+  const old = (await import(ref)) as Makers
+  for (const [name, make, affinity] of refPolicies) {
+    const reqs = requests(affinity)
+    for (const n of quick ? [8] : [8, 64, 1024]) {
+      const loads = loadsFor(n)
+      const [a, b] = nsPerOpInterleaved([
+        routeCandidate(make(now), loads, reqs),
+        routeCandidate(make(old), loads, reqs)
+      ])
+      const line = `${name.padEnd(26)} ${String(n).padStart(5)} ranks: now ${a!.toFixed(0)} ns, ref ${b!.toFixed(0)} ns, ratio ${(a! / b!).toFixed(3)}`
+      process.stdout.write(`${line}\n`)
+    }
+  }
+  const loads = loadsFor(8)
+  for (const e of quick ? [] : now.ownPolicyEntries) {
+    const affinity = e.name !== "ledger-balanced" && e.name !== "ledger-balanced-requests"
+    const [ns] = nsPerOpInterleaved([
+      routeCandidate(e.make({ maxRunningRequests: 64 }), loads, requests(affinity))
+    ])
+    process.stdout.write(`${e.name.padEnd(42)} 8 ranks: ${ns!.toFixed(0)} ns per route+finish\n`)
+  }
+}
+
+const refAt = process.argv.indexOf("--ref")
+if (refAt >= 0 && process.argv[refAt + 1] !== undefined)
+  await compareWithRef(process.argv[refAt + 1]!, process.argv.includes("--quick"))

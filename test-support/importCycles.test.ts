@@ -21,28 +21,8 @@ const repoRoot = fileURLToPath(new URL("..", import.meta.url))
  */
 const known: ReadonlyArray<{ readonly files: ReadonlyArray<string>; readonly why: string }> = [
   {
-    files: ["policies/src/own/Scored.ts", "policies/src/own/internal/ScoreCore.ts"],
-    why: "own policies, being rewritten as terms (ScoreCore imports ScoredOptions back)"
-  },
-  {
-    files: ["policies/src/own/internal/ChargeLists.ts", "policies/src/own/internal/InflightCharges.ts"],
-    why: "own policies, being rewritten as terms (one charge ledger replaces both)"
-  },
-  {
     files: ["sim/src/engines/vllm/VllmCoordinator.ts", "sim/src/engines/vllm/internal/coordMachine.ts"],
     why: "vLLM coordinator (coordMachine imports the coordinator types back): a type move still to do"
-  },
-  {
-    files: ["policies/src/own/PolicyConfig.ts", "policies/src/own/internal/buildConfig.ts"],
-    why: "own-policy configs (buildConfig imports the config's types back): a type move still to do"
-  },
-  {
-    files: [
-      "policies/src/own/StepTimeAware.ts",
-      "policies/src/own/internal/stepRoute.ts",
-      "policies/src/own/internal/stepState.ts"
-    ],
-    why: "step-time-aware split (its internals import the state type back): a type move still to do"
   },
   {
     files: [

@@ -24,6 +24,7 @@ import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
 import { gpuPreset, modelPreset, readTraceFile } from "../internal/simSetup.js"
 import { readSloFlag } from "../internal/sloFlag.js"
 import { addGoodputFlags, methodText, SLO_HELP } from "./goodputFlags.js"
+import { readPolicyConfig } from "./policyConfigFile.js"
 import { progressMode, startProgress } from "./progress.js"
 import { checkModelFit, checkOutputPath, isArgError, parsePolicyList } from "./simulateArgs.js"
 
@@ -36,6 +37,8 @@ import { checkModelFit, checkOutputPath, isArgError, parsePolicyList } from "./s
 export interface GoodputCommandOptions {
   readonly trace: string
   readonly policies?: string | undefined
+  /** `--policy-config FILE`: an own policy as a JSON configuration, ranked beside `policies`. */
+  readonly policyConfig?: string | undefined
   readonly slo: string
   readonly dp: number
   readonly model: string
@@ -94,8 +97,11 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
   if (!(o.confidence > 0 && o.confidence < 1))
     return fail(`--confidence must be in (0, 1), e.g. 0.95, got ${o.confidence}`)
   if (!(o.windows >= 2)) return fail(`--windows must be an integer >= 2, got ${o.windows}`)
-  const entries = parsePolicyList(o.policies ?? DEFAULT_POLICIES)
-  if (isArgError(entries)) return fail(entries.message)
+  const listed = parsePolicyList(o.policies ?? DEFAULT_POLICIES)
+  if (isArgError(listed)) return fail(listed.message)
+  const configured = o.policyConfig === undefined ? undefined : readPolicyConfig(o.policyConfig)
+  if (isArgError(configured)) return fail(configured.message)
+  const entries = configured === undefined ? listed : [...listed, configured.entry]
   if (o.pairs === true && entries.length < 2)
     return fail("compare needs two or more policies, e.g. --policies round-robin,total-tokens")
   if (o.frontEnds > 1 && o.engine !== "vllm")
@@ -129,7 +135,8 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
   }
   const policies = entries.map((e) => ({
     name: e.name,
-    engine: o.engine ?? (e.engine === "vllm" ? ("vllm" as const) : ("sglang" as const))
+    engine: o.engine ?? (e.engine === "vllm" ? ("vllm" as const) : ("sglang" as const)),
+    config: e === configured?.entry ? configured.config : undefined
   }))
   const progress = await startProgress({
     // a search per subject and window, and a curve per curved subject and window

@@ -83,6 +83,10 @@ export const addGoodputFlags = (cmd: Command): Command =>
     .option("--seed <n>", "seed", nonNegativeInt("--seed"), 0)
     .addOption(traceFormatOption())
     .option("--limit <n>", "use only the first N requests", positiveInt("--limit"))
+    .option(
+      "--policy-config <file>",
+      "also rank the own policy this JSON configuration describes (PolicyConfig)"
+    )
     .option("--windows <n>", "replications: disjoint windows of the trace", positiveInt("--windows"), 10)
     .option("--precision <x>", "bisection stops within 1 + x", positiveNumber("--precision"), 0.01)
     .option("--confidence <x>", "confidence of every interval", positiveNumber("--confidence"), 0.95)

@@ -21,6 +21,7 @@ import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "..
 import { examplesHelp } from "../internal/examples.js"
 import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
 import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
+import { readPolicyConfig } from "./policyConfigFile.js"
 import { progressMode, startProgress } from "./progress.js"
 import {
   checkModelFit,
@@ -70,6 +71,8 @@ export interface SimulateOptions {
   readonly quiet?: boolean | undefined
   /** Progress lines on a non-terminal stderr (a terminal always gets the bar unless `quiet`). */
   readonly progress?: boolean | undefined
+  /** `--policy-config FILE`: an own policy as a JSON configuration, run after `policies`. */
+  readonly policyConfig?: string | undefined
 }
 
 /** The engine a policy is simulated on: `--engine` when given, else the policy's own (sglang for "any"). */
@@ -105,8 +108,11 @@ const engineFor = (entry: PolicyEntry, forced: "sglang" | "vllm" | undefined): "
  */
 export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   // every argument and output path first: a typo must not cost a simulation
-  const entries = parsePolicyList(o.policies)
-  if (isArgError(entries)) return fail(entries.message)
+  const listed = parsePolicyList(o.policies)
+  if (isArgError(listed)) return fail(listed.message)
+  const configured = o.policyConfig === undefined ? undefined : readPolicyConfig(o.policyConfig)
+  if (isArgError(configured)) return fail(configured.message)
+  const entries = configured === undefined ? listed : [...listed, configured.entry]
   // a preset pair with no room for a KV pool: what would fit, and the GPU presets it fits on
   const noFit = o.kvPoolTokens === undefined ? checkModelFit(o.model, o.gpu, o.tp) : undefined
   if (noFit !== undefined) return fail(noFit.message)
@@ -299,6 +305,10 @@ export const register = (program: Command): void => {
         "--coordinator-rows <rows>",
         "what vLLM front ends are handed per rank: vLLM's [waiting, running, kv] plus tokens and time (extended), exactly vLLM's row (vllm), or [waiting, running] (vllm-counts) (default: extended)"
       ).choices(["extended", "vllm", "vllm-counts"])
+    )
+    .option(
+      "--policy-config <file>",
+      "also run the own policy this JSON configuration describes (PolicyConfig)"
     )
     .option("--quiet", "no progress on stderr")
     .option("--progress", "progress on a non-terminal stderr too (a line every 2 s; a terminal gets a bar)")

@@ -22,6 +22,7 @@ import {
   type TraceRequest,
   traceWindows
 } from "@loadledger/sim"
+import { configEntry } from "../commands/policyConfigFile.js"
 import { readTraceFile, simConfigFor } from "../internal/simSetup.js"
 
 /**
@@ -52,7 +53,7 @@ export interface GoodputSetup {
 
 /** Who a job replays: a registered policy by name, the clairvoyant reference, or the balance bound. */
 export type Subject =
-  | { readonly kind: "policy"; readonly name: string }
+  | { readonly kind: "policy"; readonly name: string; readonly config?: unknown }
   | { readonly kind: "clairvoyant" }
   | { readonly kind: "bound" }
 
@@ -177,7 +178,9 @@ const replayer = (
   const policy =
     subject.kind === "clairvoyant"
       ? { ...clairvoyantPolicy(window), engine: job.engine }
-      : findPolicy(subject.name)
+      : subject.config !== undefined
+        ? configEntry(subject.config, subject.name)
+        : findPolicy(subject.name)
   if (policy === undefined) throw new Error(`unknown policy "${(subject as { name: string }).name}"`)
   return (t) => simulate(config, t, policy)
 }

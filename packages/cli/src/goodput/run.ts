@@ -124,7 +124,12 @@ const runAll = async (
  */
 export interface LeaderboardOptions {
   readonly setup: GoodputSetup
-  readonly policies: ReadonlyArray<{ readonly name: string; readonly engine: "sglang" | "vllm" }>
+  readonly policies: ReadonlyArray<{
+    readonly name: string
+    readonly engine: "sglang" | "vllm"
+    /** A `--policy-config` policy: its configuration (the workers rebuild it from this). */
+    readonly config?: unknown
+  }>
   readonly traceRequestsPerSecond: number
   readonly confidence: number
   readonly curve: boolean
@@ -171,7 +176,11 @@ export const runLeaderboard = async (o: LeaderboardOptions): Promise<ReadonlyArr
   const entries: Array<Entry> = engines.flatMap((engine) => [
     ...o.policies
       .filter((p) => p.engine === engine)
-      .map((p) => ({ engine, subject: { kind: "policy", name: p.name } as Subject, label: p.name })),
+      .map((p) => ({
+        engine,
+        subject: { kind: "policy", name: p.name, config: p.config } as Subject,
+        label: p.name
+      })),
     { engine, subject: { kind: "clairvoyant" } as Subject, label: "clairvoyant" },
     { engine, subject: { kind: "bound" } as Subject, label: "balance-bound" }
   ])

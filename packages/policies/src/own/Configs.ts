@@ -1,10 +1,15 @@
 /**
- * The configuration of every registered own policy, as data (`PolicyConfig`): the registry builds
- * each entry from its configuration, and `tune` / `--policy-config` start from them.
+ * The configuration of every registered own policy, as data (`PolicyConfig`), and `policyFromConfig`
+ * that checks and builds one: the registry builds each entry from its configuration, and `tune` /
+ * `--policy-config` start from them.
  *
  * @since 0.6.0
  */
-import type { PolicyConfig } from "./PolicyConfig.js"
+import type { Policy } from "../Policy.js"
+import { buildPolicy } from "./internal/buildConfig.js"
+import { checkConfig } from "./internal/checkConfig.js"
+import type { ConfigOptions, PolicyConfig, PolicyConfigError } from "./PolicyConfig.js"
+import { ledgerTerms, stepTimeTerms } from "./Terms.js"
 
 /**
  * Each registered own policy's configuration, by registry name:
@@ -106,4 +111,47 @@ export const ownPolicyConfigs: Readonly<Record<string, PolicyConfig>> = {
     policy: "vllm-kv-pressure",
     wrappers: ["staleness", "kv-admission"]
   }
+}
+
+/**
+ * Build the policy a `PolicyConfig` describes, or a `PolicyConfigError` naming the
+ * first field at fault: a `kind` or a term that does not exist (`terms[i].term`, with the known
+ * names), a weight that is negative or not finite (`terms[i].weight`), a term the kind does not
+ * take, a bad `normalise`, `choices`, `wrappers[i]` or limit, or a key no configuration has (a typo
+ * is not silently ignored). The input is checked as untyped JSON (`JSON.parse` output).
+ *
+ * **When to use**: to run a tuned or hand-written configuration (`--policy-config`), or one of the
+ * registered ones (`ownPolicyConfigs`) with changed weights. Options that concern the deployment
+ * rather than the policy (front ends, seed, the running-request cap, the step cost model) are the
+ * second argument, as the registry's `PolicyOptions`.
+ *
+ * @example
+ * ```ts
+ * import { policyFromConfig } from "@loadledger/policies"
+ * const p = policyFromConfig({
+ *   kind: "scored",
+ *   name: "tokens-and-queue",
+ *   terms: [{ term: "tokens", weight: 1 }, { term: "waiting", weight: 0.5 }],
+ *   tieBreakers: ["requests"]
+ * })
+ * "_tag" in p ? p : p.name // => "tokens-and-queue"
+ * const rows = [0, 1].map((dpRank) => ({ dpRank, timestamp: 1, numRunningReqs: 0, numWaitingReqs: dpRank, numTotalTokens: 100 }))
+ * const r = "_tag" in p ? p : p.route(p.observe(p.init(2), rows, 1), { requestId: "a", inputLength: 10 }, 1)
+ * r._tag === "Routed" && r.rank // => 0
+ * policyFromConfig({ kind: "scored", terms: [{ term: "tokenz", weight: 1 }] })
+ * // => { _tag: "PolicyConfigError", field: "terms[0].term", message: "unknown term \"tokenz\" (known: tokens, requests, running, waiting, kvCacheUsage, waitingUncachedTokens, uncachedPromptTokens, loadTokens, kvPressureGate)" }
+ * policyFromConfig({ kind: "scored", terms: [{ term: "tokens", weight: -1 }] })
+ * // => { _tag: "PolicyConfigError", field: "terms[0].weight", message: "weight must be a finite number >= 0, got -1" }
+ * ```
+ *
+ * @category own policies
+ * @since 0.6.0
+ */
+export const policyFromConfig = (
+  config: unknown,
+  options: ConfigOptions = {}
+): Policy<unknown> | PolicyConfigError => {
+  const bad = checkConfig(config, ledgerTerms, stepTimeTerms)
+  if (bad !== undefined) return { _tag: "PolicyConfigError", ...bad }
+  return buildPolicy(config as PolicyConfig, options)
 }

@@ -1,16 +1,12 @@
 /**
  * loadledger's own policies as data: a `PolicyConfig` (plain JSON) names the weighted terms a
  * policy sums, how it picks among the ranks (all, or power of d choices) and the wrappers around
- * it; `policyFromConfig` builds the policy or says which field is wrong.
+ * it (`policyFromConfig`, in `Configs.ts`, builds the policy or says which field is wrong).
  *
  * @since 0.6.0
  */
-import type { Policy } from "../Policy.js"
-import { buildPolicy } from "./internal/buildConfig.js"
-import { checkConfig } from "./internal/checkConfig.js"
 import type { Normalisation } from "./ScoreView.js"
 import type { StepCostModel } from "./StepCost.js"
-import { ledgerTerms, stepTimeTerms } from "./Terms.js"
 
 /**
  * One weighted term of a configuration: a term's name (a key of `ledgerTerms` for the
@@ -91,47 +87,4 @@ export interface ConfigOptions {
   readonly seed?: number | undefined
   readonly maxRunningRequests?: number | undefined
   readonly stepCost?: StepCostModel | undefined
-}
-
-/**
- * Build the policy a {@link PolicyConfig} describes, or a {@link PolicyConfigError} naming the
- * first field at fault: a `kind` or a term that does not exist (`terms[i].term`, with the known
- * names), a weight that is negative or not finite (`terms[i].weight`), a term the kind does not
- * take, a bad `normalise`, `choices`, `wrappers[i]` or limit, or a key no configuration has (a typo
- * is not silently ignored). The input is checked as untyped JSON (`JSON.parse` output).
- *
- * **When to use**: to run a tuned or hand-written configuration (`--policy-config`), or one of the
- * registered ones (`ownPolicyConfigs`) with changed weights. Options that concern the deployment
- * rather than the policy (front ends, seed, the running-request cap, the step cost model) are the
- * second argument, as the registry's `PolicyOptions`.
- *
- * @example
- * ```ts
- * import { policyFromConfig } from "@loadledger/policies"
- * const p = policyFromConfig({
- *   kind: "scored",
- *   name: "tokens-and-queue",
- *   terms: [{ term: "tokens", weight: 1 }, { term: "waiting", weight: 0.5 }],
- *   tieBreakers: ["requests"]
- * })
- * "_tag" in p ? p : p.name // => "tokens-and-queue"
- * const rows = [0, 1].map((dpRank) => ({ dpRank, timestamp: 1, numRunningReqs: 0, numWaitingReqs: dpRank, numTotalTokens: 100 }))
- * const r = "_tag" in p ? p : p.route(p.observe(p.init(2), rows, 1), { requestId: "a", inputLength: 10 }, 1)
- * r._tag === "Routed" && r.rank // => 0
- * policyFromConfig({ kind: "scored", terms: [{ term: "tokenz", weight: 1 }] })
- * // => { _tag: "PolicyConfigError", field: "terms[0].term", message: "unknown term \"tokenz\" (known: tokens, requests, running, waiting, kvCacheUsage, waitingUncachedTokens, uncachedPromptTokens, loadTokens, kvPressureGate)" }
- * policyFromConfig({ kind: "scored", terms: [{ term: "tokens", weight: -1 }] })
- * // => { _tag: "PolicyConfigError", field: "terms[0].weight", message: "weight must be a finite number >= 0, got -1" }
- * ```
- *
- * @category own policies
- * @since 0.6.0
- */
-export const policyFromConfig = (
-  config: unknown,
-  options: ConfigOptions = {}
-): Policy<unknown> | PolicyConfigError => {
-  const bad = checkConfig(config, ledgerTerms, stepTimeTerms)
-  if (bad !== undefined) return { _tag: "PolicyConfigError", ...bad }
-  return buildPolicy(config as PolicyConfig, options)
 }

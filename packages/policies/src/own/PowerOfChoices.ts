@@ -2,8 +2,7 @@
  * `makePowerOfChoices`: power of d choices over the in-flight ledger for very large rank counts:
  * O(d) per route (amortized), whatever the number of ranks.
  *
- * Over 300 lines: one policy (options, cursor and seeded draws, the candidate pick and its rare full
- * scan, the batch ledger) whose route reads all of it; scorers and views come from `Scorers` / `ScoreView`.
+ * Its draws are in `internal/powerDraws.ts`, its view and argmin `makeScored`'s.
  *
  * @since 0.4.0
  */
@@ -15,10 +14,9 @@ import {
   type RouteRequest,
   type RouteResult
 } from "../Policy.js"
-import { type RngState, rngFromSeed, withDraws } from "../peers/Draws.js"
+import { type RngState, rngFromSeed } from "../peers/Draws.js"
 import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
-import { freeKvTokens, kvFeasible } from "./internal/FreeKv.js"
-import { chargeOf, emptyLedger, type LedgerState } from "./internal/InflightCharges.js"
+import { chargeOf, emptyLedger } from "./internal/InflightCharges.js"
 import {
   fold,
   type LazyLedger,
@@ -29,22 +27,14 @@ import {
   lazyOf,
   lazySetStatus
 } from "./internal/LazyLedger.js"
-import { type FreshMax, freshMax, isDated, ledgerView, maxKnownKv } from "./internal/LoadView.js"
+import { LedgerScoreView, type ViewCache } from "./internal/LedgerScoreView.js"
+import { type FreshMax, isDated, ledgerView } from "./internal/LoadView.js"
 import { emptyPrefixIndex, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
-import {
-  LedgerScoreView,
-  maxWaitingUncached,
-  pickBest,
-  type Scoring,
-  scoredSettings,
-  scorerNames,
-  scoringOf,
-  type ViewCache
-} from "./internal/ScoreCore.js"
+import { cacheOf, candidatesOf, drawOthers, fullScan, maxFreeOf } from "./internal/powerDraws.js"
+import { pickBest, type Scoring, scoredSettings, scorerNames, scoringOf } from "./internal/ScoreCore.js"
 import type { RankView } from "./RankView.js"
-import type { ScoredOptions } from "./Scored.js"
 import { requests, tokens } from "./Scorers.js"
-import type { WeightedScorer } from "./ScoreView.js"
+import type { ScoredOptions, WeightedScorer } from "./ScoreView.js"
 
 /**
  * Options of {@link makePowerOfChoices}. Every field is optional.
@@ -106,41 +96,6 @@ export interface PowerOfChoicesPolicy extends Policy<PowerOfChoicesState> {
   readonly view: (state: PowerOfChoicesState, now: number) => ReadonlyArray<RankView>
 }
 
-const maxFreeOf = (ledger: LedgerState): number => {
-  let m = Number.NEGATIVE_INFINITY
-  for (let r = 0; r < ledger.dpSize; r++) {
-    if (!ledger.healthy[r]) continue
-    const f = freeKvTokens(ledger.snapshots[r])
-    if (f !== undefined && f > m) m = f
-  }
-  return m
-}
-
-const cacheOf = (ledger: LedgerState): PowerOfChoicesCache => ({
-  // every known rank counts as fresh here: the floor is the busiest known base (O(ranks) once per observe)
-  fm: freshMax(ledger, 0, Number.POSITIVE_INFINITY),
-  view: { maxKv: maxKnownKv(ledger), maxUncached: maxWaitingUncached(ledger) },
-  maxFree: maxFreeOf(ledger)
-})
-
-/** `k` distinct ranks of `[0, n)` other than those in `taken` (sorted ascending, extended in place). */
-const drawDistinct = (
-  draw: (bound: number) => number,
-  n: number,
-  k: number,
-  taken: Array<number>
-): Array<number> => {
-  const out: Array<number> = []
-  for (let j = 0; j < k; j++) {
-    let x = draw(n - taken.length)
-    let at = 0
-    for (; at < taken.length && x >= taken[at]!; at++) x++
-    taken.splice(at, 0, x)
-    out.push(x)
-  }
-  return out
-}
-
 /**
  * Build a power-of-d-choices policy over the in-flight ledger (`power-of-two-ledger` is d = 2).
  *
@@ -152,13 +107,10 @@ const drawDistinct = (
  * ranks (no rank gets two before every rank got one), and on unequal ones the draws find the less
  * loaded ranks with the classical power-of-d guarantee. With d + 1 >= ranks every rank is a candidate.
  *
- * **Cost**: O(d) per route, not O(ranks): routed requests are charged to the in-flight ledger of
- * `ledger-balanced` through a batch (the charges and finishes since the last fold sit in a log and a
- * per-rank delta, folded every ranks / 8 operations or at the next snapshot), and the stale/unknown
- * floor, the highest KV usage and free KV are computed at `observe` (the floor is the busiest
- * *known* base rather than the busiest fresh one). A route scans every rank only when no drawn rank
- * is usable: all unhealthy or excluded by a gate, or, with `kvFeasible`, none can hold the prompt
- * while some rank may (`details.fallback` says which); then it decides as `makeScored` would.
+ * **Cost**: O(d) per route: charges go to `ledger-balanced`'s in-flight ledger through a batch
+ * (folded every ranks / 8 operations or at the next snapshot), and the stale/unknown floor (the
+ * busiest *known* base), the highest KV usage and free KV are computed at `observe`. A route scans
+ * every rank only when no drawn rank is usable (`details.fallback` says why), deciding as `makeScored`.
  *
  * **When to use**: thousands of ranks (many DP groups behind one router), where a full scan per
  * request is the bottleneck. At 8 ranks a full scan (`makeScored`) balances better for the same cost.
@@ -166,10 +118,9 @@ const drawDistinct = (
  * `smg/power-of-two`, lightseekorg/smg `model_gateway/src/policies/power_of_two.rs` @ 73da68ca),
  * which breaks the burst and tie laws this policy holds.
  *
- * Errors: `NoRanks`, `InvalidInput` (`inputLength`, or an option: `clientCount`, `clientIndex`, `choices`, `scorers[i].weight`; a bad
- * option fails every route, first),
- * `InvalidRoutedRank`, `AllRanksUnavailable`. Unhealthy ranks are never chosen; KV feasibility as in
- * `makeScored`. `details` lists the `candidates`, their weighted `sums` and raw `costs`.
+ * Errors: `NoRanks`, `InvalidInput` (`inputLength`, or an option: `clientCount`, `clientIndex`,
+ * `choices`, `scorers[i].weight`; every route, first), `InvalidRoutedRank`, `AllRanksUnavailable`.
+ * `details` lists the `candidates`, their weighted `sums` and raw `costs`.
  *
  * @example
  * ```ts
@@ -243,26 +194,8 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
       return commit(s, s.ledger, request, r, s.cursor, s.rng, now, { tieBreak: "pinned by routedDpRank" })
     }
     const c0 = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
-    let drawn: ReadonlyArray<number>
-    let rng = s.rng
-    if (d + 1 >= n) {
-      const all: Array<number> = []
-      for (let i = 1, r = c0 + 1 === n ? 0 : c0 + 1; i < n; i++, r = r + 1 === n ? 0 : r + 1) all.push(r)
-      drawn = all
-    } else {
-      const out = withDraws(s.rng, (draw) => drawDistinct(draw, n, d, [c0]))
-      drawn = out.value
-      rng = out.rng
-    }
-    let cands: Array<number> = []
-    if (base.healthy[c0]) cands.push(c0)
-    for (let i = 0; i < drawn.length; i++) if (base.healthy[drawn[i]!]) cands.push(drawn[i]!)
-    // a stale or never-dated candidate is never less busy than a fresh one (the cached floor is
-    // the busiest base at the last observe, without the charges routed since): a fresh one wins
+    const { value: drawn, rng } = drawOthers(s.rng, n, d, c0)
     const dated = (r: number) => isDated(base, r, now, staleAfter)
-    const healthyDrawn = cands
-    const datedCands = cands.filter(dated)
-    if (datedCands.length > 0 && datedCands.length < cands.length) cands = datedCands
     const len = request.inputLength
     // the same view over the batch-folded base (candidates) or the folded ledger (full scan)
     const viewOver = (over: typeof base, ledger: typeof s.ledger | undefined) =>
@@ -279,23 +212,14 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
         s.cache.view
       )
     const view = viewOver(base, s.ledger)
-    let allowed: Array<boolean> | undefined
-    let fallback: string | undefined =
-      cands.length === 0
-        ? "no drawn rank is healthy"
-        : datedCands.length === 0 && base.healthy.some((h, r) => h && dated(r))
-          ? "no drawn rank is fresh, and a fresh rank is never busier than a stale or unknown one"
-          : undefined
-    if (fallback === undefined && kvOn && s.cache.maxFree >= len) {
-      allowed = new Array<boolean>(cands.length)
-      let any = false
-      for (let i = 0; i < cands.length; i++) {
-        const f = view.freeKvTokens(cands[i]!)
-        allowed[i] = f !== undefined && f >= len
-        any ||= allowed[i]!
-      }
-      if (!any) fallback = "no drawn rank holds the prompt in its free KV"
-    }
+    const { cands, healthyDrawn, allowed, fallback } = candidatesOf(
+      base,
+      c0,
+      drawn,
+      dated,
+      kvOn && s.cache.maxFree >= len ? len : undefined,
+      view
+    )
     const picked = fallback === undefined ? pickBest(view, cands, scoring, allowed) : undefined
     if (picked !== undefined && picked.best >= 0) {
       const stale: Array<number> = []
@@ -312,14 +236,15 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     }
     // the rare full scan: fold the batch and decide over every healthy rank, as makeScored
     const folded = fold(s.ledger)
-    let all: Array<number> = []
-    for (let i = 0, r = c0; i < n; i++, r = r + 1 === n ? 0 : r + 1) if (folded.base.healthy[r]) all.push(r)
-    const fits = kvOn && all.length > 0 ? kvFeasible(folded.base, len) : undefined
-    // fresh ranks only, while one of them can take the prompt (see the candidates above)
-    const datedAll = all.filter((r) => dated(r) && (fits === undefined || fits[r] === true))
-    if (datedAll.length > 0 && datedAll.length < all.length) all = datedAll
-    const full = viewOver(folded.base, undefined)
-    const p2 = pickBest(full, all, scoring, fits === undefined ? undefined : all.map((r) => fits[r] === true))
+    const { all, picked: p2 } = fullScan(
+      folded.base,
+      c0,
+      kvOn,
+      len,
+      dated,
+      scoring,
+      viewOver(folded.base, undefined)
+    )
     if (p2.best < 0)
       return policyError(
         "AllRanksUnavailable",

@@ -121,3 +121,34 @@ export interface WeightedScorer {
   readonly weight: number
   readonly normalise?: Normalisation | undefined
 }
+
+/**
+ * Options of `makeScored`. Only `scorers` is required.
+ *
+ * - `scorers`: the weighted terms (at least one; weights finite and >= 0).
+ * - `tieBreakers`: scorers compared raw, in order, between ranks whose weighted sums are equal
+ *   (before the rotating index).
+ * - `kvFeasible` (true): while some healthy rank's known free KV holds the prompt, no other rank is
+ *   chosen (free KV as `ScoreView.freeKvTokens`).
+ * - `clientCount` / `clientIndex`: front ends sharing the ranks; each charge counts `chargeScale`
+ *   (default `clientCount`) requests and prompt tokens, and the tie scan starts at
+ *   `floor(dpSize * clientIndex / clientCount)` plus a cursor advanced on every scored route.
+ * - `staleAfterSeconds` (1) / `inclusionMarginSeconds` (0): as in `ledger-balanced`.
+ * - `maxIndexedBlocks` (65 536): bound of the prefix index (kept only when a scorer uses it).
+ * - `name` ("scored"): the policy's name.
+ *
+ * @category own policies
+ * @since 0.4.0
+ */
+export interface ScoredOptions {
+  readonly scorers: ReadonlyArray<WeightedScorer>
+  readonly tieBreakers?: ReadonlyArray<Scorer> | undefined
+  readonly kvFeasible?: boolean | undefined
+  readonly clientCount?: number | undefined
+  readonly clientIndex?: number | undefined
+  readonly chargeScale?: number | undefined
+  readonly staleAfterSeconds?: number | undefined
+  readonly inclusionMarginSeconds?: number | undefined
+  readonly maxIndexedBlocks?: number | undefined
+  readonly name?: string | undefined
+}

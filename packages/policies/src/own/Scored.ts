@@ -19,49 +19,12 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
+import { LedgerScoreView } from "./internal/LedgerScoreView.js"
 import { freshMax, isStaleRow, ledgerView } from "./internal/LoadView.js"
 import { emptyPrefixIndex, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
-import {
-  LedgerScoreView,
-  pickBest,
-  type Scoring,
-  scoredSettings,
-  scorerNames,
-  scoringOf
-} from "./internal/ScoreCore.js"
+import { pickBest, type Scoring, scoredSettings, scorerNames, scoringOf } from "./internal/ScoreCore.js"
 import type { RankView } from "./RankView.js"
-import type { Scorer, WeightedScorer } from "./ScoreView.js"
-
-/**
- * Options of {@link makeScored}. Only `scorers` is required.
- *
- * - `scorers`: the weighted terms (at least one; weights finite and >= 0).
- * - `tieBreakers`: scorers compared raw, in order, between ranks whose weighted sums are equal
- *   (before the rotating index).
- * - `kvFeasible` (true): while some healthy rank's known free KV holds the prompt, no other rank is
- *   chosen (free KV as `ScoreView.freeKvTokens`).
- * - `clientCount` / `clientIndex`: front ends sharing the ranks; each charge counts `chargeScale`
- *   (default `clientCount`) requests and prompt tokens, and the tie scan starts at
- *   `floor(dpSize * clientIndex / clientCount)` plus a cursor advanced on every scored route.
- * - `staleAfterSeconds` (1) / `inclusionMarginSeconds` (0): as in `ledger-balanced`.
- * - `maxIndexedBlocks` (65 536): bound of the prefix index (kept only when a scorer uses it).
- * - `name` ("scored"): the policy's name.
- *
- * @category own policies
- * @since 0.4.0
- */
-export interface ScoredOptions {
-  readonly scorers: ReadonlyArray<WeightedScorer>
-  readonly tieBreakers?: ReadonlyArray<Scorer> | undefined
-  readonly kvFeasible?: boolean | undefined
-  readonly clientCount?: number | undefined
-  readonly clientIndex?: number | undefined
-  readonly chargeScale?: number | undefined
-  readonly staleAfterSeconds?: number | undefined
-  readonly inclusionMarginSeconds?: number | undefined
-  readonly maxIndexedBlocks?: number | undefined
-  readonly name?: string | undefined
-}
+import type { ScoredOptions } from "./ScoreView.js"
 
 /**
  * The state of a {@link makeScored} policy: the in-flight ledger, the rotating tie cursor, and the

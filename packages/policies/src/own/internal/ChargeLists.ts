@@ -6,7 +6,7 @@
  */
 
 import { getTrie, type HashTrie, setTrie } from "./HashTrie.js"
-import type { Charge, ChargeList, ChargeNode, Held } from "./InflightCharges.js"
+import type { Charge, ChargeList, ChargeNode, Held } from "./LedgerState.js"
 
 export const isExact = (c: Charge): boolean =>
   Number.isSafeInteger(c.requests) && c.requests >= 0 && Number.isSafeInteger(c.tokens) && c.tokens >= 0

@@ -2,20 +2,17 @@
  * The in-flight charges of loadledger's own policies: every routed request charged to its rank
  * until a snapshot stamped after it arrives or it finishes, plus the newest snapshot per rank.
  *
- * Over 300 lines: one concept (the ledger state and the five edits over it: observe, charge,
- * finish, status, batch charge), which all keep the same per-rank list and sum invariants.
+ * Its types are in `LedgerState.ts`, `observeLedger` in `observeLedger.ts`.
  *
  * @internal
  */
 
-import { isCount, malformedRow } from "../../internal/counts.js"
 import { packed } from "../../internal/packed.js"
 import type { RankLoad, RouteRequest } from "../../Policy.js"
 import { checkStatus } from "../../RankStatus.js"
 import {
   type ChargeEdit,
   countInexact,
-  dropIncluded,
   isExact,
   isOrdered,
   liveNodes,
@@ -23,20 +20,10 @@ import {
   relink
 } from "./ChargeLists.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
+import { type Charge, type ChargeList, type Held, type LedgerState, noCharges } from "./LedgerState.js"
 
-/**
- * One routed request charged to a rank: `requests` and `tokens` are added to the rank's published
- * load until a snapshot stamped after `routedAtSeconds` (plus the inclusion margin) arrives, or the
- * request finishes.
- *
- * @internal
- */
-export interface Charge {
-  readonly requestId: string
-  readonly routedAtSeconds: number
-  readonly requests: number
-  readonly tokens: number
-}
+export type { Charge, ChargeList, ChargeNode, Held, LedgerHolder, LedgerState } from "./LedgerState.js"
+export { classifyLoad, observeLedger } from "./observeLedger.js"
 
 /**
  * The charge of `request` routed at `now`, counted `scale` times (a front end that charges for
@@ -50,74 +37,6 @@ export const chargeOf = (request: RouteRequest, now: number, scale: number): Cha
   requests: scale,
   tokens: scale * request.inputLength
 })
-
-/**
- * One charge in a rank's charge list (newest first). A node stays in the list after its request
- * finished (a tombstone, skipped and compacted away); it is live while the `live` map still lists
- * this exact `Held` under its request id.
- *
- * @internal
- */
-export interface ChargeNode {
-  readonly held: Held
-  readonly next: ChargeNode | undefined
-}
-
-/** A charge and the rank it was charged to: the identity the `live` map lists. @internal */
-export interface Held {
-  readonly charge: Charge
-  readonly rank: number
-}
-
-/**
- * A rank's charges: the list (newest first, tombstones included), how many of its nodes are live
- * and dead, how many live charges are not non-negative safe integers (`inexact`: their sums are
- * recomputed in routing order instead of updated by subtraction, so the doubles stay those of a
- * recount), and whether `routedAtSeconds` never decreases from oldest to newest (`ordered`: a
- * snapshot then drops a suffix of the list and stops at the first charge it keeps).
- *
- * @internal
- */
-export interface ChargeList {
-  readonly head: ChargeNode | undefined
-  readonly live: number
-  readonly dead: number
-  readonly inexact: number
-  readonly ordered: boolean
-}
-
-const noCharges: ChargeList = { head: undefined, live: 0, dead: 0, inexact: 0, ordered: true }
-
-/**
- * The in-flight-charging ledger both loadledger policies build on, stored column-wise so routing
- * reads flat arrays: the newest snapshot per rank (`snapshots`, and its numbers in `snap*`, with
- * `snapTimestamp` NaN for a rank that never published or whose row is unknown, `rowTimestamp` the
- * time of its newest row that reported its request counts, partial or complete (NaN: none), and
- * `snapKv` NaN when KV usage was not reported), the charges not yet provably included (per rank, a
- * persistent list in routing order)
- * and their sums, per-rank health, which rank each request id was charged to (for `finish`;
- * bounded, see `HashTrie`) and the live charges by request id (`live`). Nothing here is ever
- * mutated after construction; charging, finishing and dropping cost O(ranks) plus O(1) amortized
- * per charge, whatever the number of requests in flight.
- *
- * @internal
- */
-export interface LedgerState {
-  readonly dpSize: number
-  readonly snapshots: ReadonlyArray<RankLoad | undefined>
-  readonly snapTimestamp: ReadonlyArray<number>
-  readonly rowTimestamp: ReadonlyArray<number>
-  readonly snapRequests: ReadonlyArray<number>
-  readonly snapWaiting: ReadonlyArray<number>
-  readonly snapTokens: ReadonlyArray<number>
-  readonly snapKv: ReadonlyArray<number>
-  readonly charges: ReadonlyArray<ChargeList>
-  readonly chargedRequests: ReadonlyArray<number>
-  readonly chargedTokens: ReadonlyArray<number>
-  readonly healthy: ReadonlyArray<boolean>
-  readonly owner: HashTrie<number>
-  readonly live: HashTrie<ReadonlyArray<Held>>
-}
 
 /** A fresh ledger for `dpSize` ranks: nothing published, nothing charged, all healthy. @internal */
 export const emptyLedger = (dpSize: number, maxTrackedRequests = 1_000_000): LedgerState => {
@@ -163,122 +82,6 @@ const withCharges = (
   owner,
   live
 })
-
-/**
- * What a snapshot row means to the ledger: `"invalid"` (rank out of range, a timestamp that is
- * present but not finite, or a `kvCacheUsage` outside [0, 1]: ignored), `"unknown"` (an `unknown`
- * row, or `numRunningReqs` / `numWaitingReqs` / `numTotalTokens` absent or not finite non-negative:
- * the rank's load becomes unknown), else `"known"`.
- *
- * @internal
- */
-export const classifyLoad = (l: RankLoad, dpSize: number): "invalid" | "unknown" | "known" => {
-  if (!Number.isInteger(l.dpRank) || l.dpRank < 0 || l.dpRank >= dpSize) return "invalid"
-  if (l.timestamp !== undefined && !Number.isFinite(l.timestamp)) return "invalid"
-  if (l.unknown !== undefined) return "unknown"
-  if (!isCount(l.numRunningReqs) || !isCount(l.numWaitingReqs) || !isCount(l.numTotalTokens)) return "unknown"
-  const kv = l.kvCacheUsage
-  return kv === undefined || (Number.isFinite(kv) && kv >= 0 && kv <= 1) ? "known" : "invalid"
-}
-
-/**
- * Fold snapshots in. A row older than the one held is ignored (never an overwrite with older data);
- * a row is applied when its timestamp is equal or newer. Charges routed strictly before
- * `timestamp - inclusionMarginSeconds` are provably included in the row and are dropped; the rest
- * stay. Invalid rows are ignored (the rank keeps its previous view). A row without `timestamp` is
- * observed at `now`. An unknown row (see {@link classifyLoad}) makes the rank unknown, as if it never
- * published: `snapTimestamp` NaN (never fresh: routing takes {@link unknownBase} for it), KV usage
- * as reported by a partial row (else unknown), no charge dropped.
- *
- * @internal
- */
-export const observeLedger = (
-  state: LedgerState,
-  loads: ReadonlyArray<RankLoad>,
-  inclusionMarginSeconds: number,
-  now: number
-): LedgerState => {
-  let snaps:
-    | {
-        snapshots: Array<RankLoad | undefined>
-        snapTimestamp: Array<number>
-        rowTimestamp: Array<number>
-        snapRequests: Array<number>
-        snapWaiting: Array<number>
-        snapTokens: Array<number>
-        snapKv: Array<number>
-      }
-    | undefined
-  let edit: ChargeEdit | undefined
-  for (const row of loads) {
-    const kind = classifyLoad(row, state.dpSize)
-    if (kind === "invalid") continue
-    const l = row.timestamp === undefined ? { ...row, timestamp: now } : row
-    const timestamp = l.timestamp!
-    const r = l.dpRank
-    // the newest row that reported counts is held; NaN (none) compares false: applied
-    const held = (snaps ?? state).rowTimestamp[r]!
-    if (timestamp < held) continue
-    snaps ??= {
-      snapshots: state.snapshots.slice(),
-      snapTimestamp: state.snapTimestamp.slice(),
-      rowTimestamp: state.rowTimestamp.slice(),
-      snapRequests: state.snapRequests.slice(),
-      snapWaiting: state.snapWaiting.slice(),
-      snapTokens: state.snapTokens.slice(),
-      snapKv: state.snapKv.slice()
-    }
-    snaps.snapshots[r] = l
-    if (kind === "unknown") {
-      // a partial row keeps the KV usage it did report
-      const kv = l.unknown === undefined ? l.kvCacheUsage : undefined
-      snaps.snapTimestamp[r] = Number.NaN
-      snaps.snapKv[r] = kv !== undefined && kv >= 0 && kv <= 1 ? kv : Number.NaN
-      // a partial row that counts requests (vLLM's coordinator publishes no tokens) is dated: the
-      // time of its counts. Its charges stay until their requests finish: every front end reads
-      // the same counts, and dropping each front end's charges at every publish herded them onto
-      // the least-counted rank (simulator, four vLLM front ends on vLLM's rows: ledger-balanced's
-      // TTFT p99 5x on the Azure conversation trace at 70%)
-      const counted =
-        l.unknown === undefined &&
-        !malformedRow(l) &&
-        (isCount(l.numRunningReqs) || isCount(l.numWaitingReqs))
-      snaps.rowTimestamp[r] = counted ? timestamp : Number.NaN
-      continue
-    }
-    snaps.snapTimestamp[r] = timestamp
-    snaps.rowTimestamp[r] = timestamp
-    snaps.snapRequests[r] = l.numRunningReqs! + l.numWaitingReqs!
-    snaps.snapWaiting[r] = l.numWaitingReqs!
-    snaps.snapTokens[r] = l.numTotalTokens!
-    snaps.snapKv[r] = l.kvCacheUsage === undefined ? Number.NaN : l.kvCacheUsage
-    if ((edit ?? state).charges[r]!.live === 0) continue
-    edit ??= {
-      charges: state.charges.slice(),
-      chargedRequests: state.chargedRequests.slice(),
-      chargedTokens: state.chargedTokens.slice(),
-      live: state.live
-    }
-    dropIncluded(edit, r, timestamp, inclusionMarginSeconds)
-  }
-  if (snaps === undefined) return state
-  return {
-    dpSize: state.dpSize,
-    snapshots: snaps.snapshots,
-    snapTimestamp: snaps.snapTimestamp,
-    rowTimestamp: snaps.rowTimestamp,
-    snapRequests: snaps.snapRequests,
-    snapWaiting: snaps.snapWaiting,
-    snapTokens: snaps.snapTokens,
-    snapKv: snaps.snapKv,
-    charges: edit?.charges ?? state.charges,
-    chargedRequests: edit?.chargedRequests ?? state.chargedRequests,
-    chargedTokens: edit?.chargedTokens ?? state.chargedTokens,
-    healthy: state.healthy,
-    owner: state.owner,
-    live: edit?.live ?? state.live
-  }
-}
 
 /**
  * Charge one routed request to `rank` ({@link chargeLedgerMany} of one item): O(ranks) for the
@@ -403,16 +206,4 @@ export const chargeLedgerMany = (state: LedgerState, items: ReadonlyArray<Held>)
     owner = setTrie(owner, charge.requestId, rank)
   }
   return withCharges(state, charges, chargedRequests, chargedTokens, owner, live)
-}
-
-/**
- * What a policy that keeps an in-flight ledger says about it, so a wrapper around it reads that
- * ledger instead of keeping a second copy of the same charges (`withKvAdmission` around
- * `withStaleness`): where it is in the state, and the charge scale and inclusion margin it keeps
- * it with (a wrapper shares it only when its own are the same). @internal
- */
-export interface LedgerHolder<S> {
-  readonly of: (state: S) => LedgerState
-  readonly scale: number
-  readonly margin: number
 }

@@ -7,7 +7,7 @@
 import { doubles } from "../../internal/packed.js"
 import { policyError, type RouteRequest, type RouteResult } from "../../Policy.js"
 import { prefillSeconds } from "../StepCost.js"
-import type { StepTimeAwareState } from "../StepTimeAware.js"
+import type { StepTimeAwareState } from "../StepTimeTypes.js"
 import { checkNotInFlight, checkRequest } from "./checkRequest.js"
 import { getTrie } from "./HashTrie.js"
 import { displacesBest, freshMax, isDated } from "./LoadView.js"
