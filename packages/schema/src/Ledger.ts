@@ -49,14 +49,14 @@ export type LedgerKind = (typeof ledgerKinds)[number]
 
 /**
  * Every {@link LedgerKind}, `auto` first: SGLang `/v1/loads`, legacy `/get_load`, `LoadStat`
- * (JSON or msgpack), vLLM and SGLang Prometheus `/metrics`.
+ * (JSON or msgpack), vLLM and SGLang Prometheus `/metrics`, SGLang scheduler log lines.
  *
  * **When to use**: to offer the kinds (a CLI's `--kind` choices) or to run something over each.
  *
  * @example
  * ```ts
  * import { ledgerKinds } from "@loadledger/schema"
- * ledgerKinds // => ["auto", "v1-loads", "get-load", "load-stat", "vllm-metrics", "sglang-metrics"]
+ * ledgerKinds // => ["auto", "v1-loads", "get-load", "load-stat", "vllm-metrics", "sglang-metrics", "sglang-log"]
  * ```
  *
  * @category Ledger
@@ -68,7 +68,8 @@ export const ledgerKinds = [
   "get-load",
   "load-stat",
   "vllm-metrics",
-  "sglang-metrics"
+  "sglang-metrics",
+  "sglang-log"
 ] as const
 
 /**
@@ -155,9 +156,12 @@ export const decodeLedgerReport = (
  * `/get_load` JSON), `load-stat` (msgpack bytes of `["LoadStat", ...]`, possibly several
  * concatenated, or the same as JSON), `vllm-metrics` / `sglang-metrics` (Prometheus text: every
  * per-rank load gauge, e.g. `sglang:num_retracted_reqs`, `sglang:num_paused_reqs`, PD queues;
- * counters and histograms keep their `engine` / `dp_rank` ranks as rows and are named in notices).
+ * counters and histograms keep their `engine` / `dp_rank` ranks as rows and are named in notices),
+ * `sglang-log` (SGLang scheduler `Decode batch` / `Prefill batch` lines, any prefix: each DP
+ * rank's fields from its latest line that carried them; see `decodeSglangSchedulerLog`).
  * `auto` (default) detects the format: bytes starting with a msgpack array -> `load-stat` (other
- * bytes are read as UTF-8 text); JSON by shape; vLLM V0/V1 logger lines (latest line per engine);
+ * bytes are read as UTF-8 text); SGLang scheduler log lines (before JSON: a line starting `[` is
+ * a log prefix, never "invalid JSON"); JSON by shape; vLLM V0/V1 logger lines (latest line per engine);
  * per-rank `dp_rank=N key=value` summary lines; exposition text by metric prefix.
  *
  * **Identity rule (every format)**: `dpRank` is the wire's rank (`dp_rank`, `attn_dp_rank`, the

@@ -123,6 +123,8 @@ export interface RankLoad {
   readonly numDecodeTransferQueueReqs?: number | undefined
   /** PD decode retracted queue: `disaggregation.decode_retracted_queue_reqs`. */
   readonly numDecodeRetractedQueueReqs?: number | undefined
+  /** Share of the KV pool pre-allocated for PD decode requests still in transfer, 0..1: the scheduler log's `pre-allocated usage`. */
+  readonly preAllocatedUsage?: number | undefined
   /** KV tokens free now: `kv_capacity.full_available_tokens`, `sglang:kv_available_tokens`. */
   readonly kvAvailableTokens?: number | undefined
   /** KV tokens held by evictable cache: `kv_capacity.full_evictable_tokens`, `sglang:kv_evictable_tokens`. */

@@ -9,13 +9,46 @@ import { runtimeOfExposition } from "../Metrics.js"
 import type { RankLoad } from "../RankLoad.js"
 import { parseJson } from "./json.js"
 import { rowsOfJson } from "./ledgerJson.js"
+import { rowsOfSchedulerLog } from "./ledgerSchedulerLog.js"
 import { rowsOfExposition, rowsOfLogger, rowsOfRankSummary } from "./ledgerText.js"
 import { parseFor } from "./metricNames.js"
 import { completeLines, looksLikeJson, notExposition, nothingExposed, onlyLineCut } from "./prometheus.js"
+import { batchLineAt } from "./schedulerLine.js"
 import { parseLastScrape } from "./scrapes.js"
 
+/**
+ * Auto-detection of scheduler log text: a `Decode batch` / `Prefill batch` line among the first
+ * 200 non-blank lines, and a first non-blank line that is no JSON value's start other than a
+ * log prefix (`[` followed by a time or a rank, not by a JSON value).
+ */
+const isSchedulerLog = (text: string): boolean => {
+  if (!text.includes(" batch")) return false
+  let seen = 0
+  let start = 0
+  while (start < text.length && seen < 200) {
+    let end = text.indexOf("\n", start)
+    if (end < 0) end = text.length
+    const line = text.slice(start, end)
+    if (line.trim() !== "") {
+      if (seen === 0 && /^\s*(\{|\[\s*["{[\]-]|\[\s*(?:\d+(?:\.\d+)?|true|false|null)\s*[,\]])/.test(line))
+        return false
+      seen++
+      if (batchLineAt(line) !== undefined) return true
+    }
+    start = end + 1
+  }
+  return false
+}
+
 /** The `LedgerKind`s (`Ledger.ts`) a text can be read as. */
-export type TextKind = "auto" | "v1-loads" | "get-load" | "load-stat" | "vllm-metrics" | "sglang-metrics"
+export type TextKind =
+  | "auto"
+  | "v1-loads"
+  | "get-load"
+  | "load-stat"
+  | "vllm-metrics"
+  | "sglang-metrics"
+  | "sglang-log"
 
 export const fromText = (
   input: string,
@@ -26,6 +59,12 @@ export const fromText = (
   const text = input.startsWith("\uFEFF") ? input.slice(1) : input
   const t = text.trimStart()
   const exposition = kind === "vllm-metrics" || kind === "sglang-metrics"
+  // SGLang scheduler log lines start with the logger's `[time DPn ...]` prefix: a log, never JSON
+  if (kind === "sglang-log" || (kind === "auto" && isSchedulerLog(text))) {
+    const { body, cutLine } = withoutCutLine(text, notices)
+    if (cutLine !== undefined && body.trim() === "") return Result.fail(onlyLineCut(cutLine))
+    return rowsOfSchedulerLog(body, notices)
+  }
   if (!exposition && (kind !== "auto" || looksLikeJson(t))) {
     return Result.flatMap(parseJson(text), (doc) => rowsOfJson(doc, kind, notices))
   }

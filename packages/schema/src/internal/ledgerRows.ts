@@ -44,7 +44,7 @@ export const unknownRow = (dpRank: number, reason: RankUnknownReason, message: s
 })
 
 /** Fields that are fractions, 0..1. */
-const fractions: ReadonlySet<string> = new Set(["kvCacheUsage", "cpuKvCacheUsage"])
+const fractions: ReadonlySet<string> = new Set(["kvCacheUsage", "cpuKvCacheUsage", "preAllocatedUsage"])
 
 /**
  * S08: a rank reported twice becomes one `duplicate-rank` row; a row with a negative number
