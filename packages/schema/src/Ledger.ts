@@ -12,7 +12,7 @@ import { loadStatItem } from "./internal/ledgerJson.js"
 import { audit } from "./internal/ledgerRows.js"
 import { msgpackLimits } from "./internal/msgpack.js"
 import type { LedgerNotice } from "./LedgerNotice.js"
-import type { RankLoad, RankUnknownReason } from "./RankLoad.js"
+import type { RankLoad, RanklessLoad, RankUnknownReason } from "./RankLoad.js"
 
 /**
  * Why a rank's numbers are not trusted.
@@ -83,6 +83,11 @@ export const ledgerKinds = [
 export interface LedgerReport {
   readonly rows: ReadonlyArray<RankLoad>
   readonly notices: ReadonlyArray<LedgerNotice>
+  /**
+   * Engine-level loads without a rank: on an exposition whose samples carry rank labels, the
+   * modelled samples that carry none (never merged into rank 0); absent when there are none.
+   */
+  readonly rankless?: ReadonlyArray<RanklessLoad> | undefined
 }
 
 const fromMsgpack = (bytes: Uint8Array): Result.Result<Array<RankLoad>, DecodeError> => {
@@ -131,6 +136,7 @@ export const decodeLedgerReport = (
   kind: LedgerKind = "auto"
 ): Result.Result<LedgerReport, DecodeError> => {
   const notices: Array<LedgerNotice> = []
+  const rankless: Array<RanklessLoad> = []
   let rows: Result.Result<Array<RankLoad>, DecodeError>
   if (typeof input !== "string") {
     // msgpack arrays start with 0x90-0x9f / 0xdc / 0xdd; JSON and text never do
@@ -140,11 +146,11 @@ export const decodeLedgerReport = (
     rows =
       (kind === "load-stat" || kind === "auto") && msgpackArray
         ? fromMsgpack(input)
-        : fromText(new TextDecoder().decode(input), kind, notices)
-  } else rows = fromText(input, kind, notices)
+        : fromText(new TextDecoder().decode(input), kind, notices, rankless)
+  } else rows = fromText(input, kind, notices, rankless)
   return Result.map(rows, (rs) => {
     const audited = audit(rs, notices)
-    return { rows: audited, notices }
+    return rankless.length === 0 ? { rows: audited, notices } : { rows: audited, notices, rankless }
   })
 }
 

@@ -6,7 +6,7 @@ import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "../DecodeError.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
 import { runtimeOfExposition } from "../Metrics.js"
-import type { RankLoad } from "../RankLoad.js"
+import type { RankLoad, RanklessLoad } from "../RankLoad.js"
 import { parseJson } from "./json.js"
 import { rowsOfJson } from "./ledgerJson.js"
 import { rowsOfSchedulerLog } from "./ledgerSchedulerLog.js"
@@ -53,7 +53,8 @@ export type TextKind =
 export const fromText = (
   input: string,
   kind: TextKind,
-  notices: Array<LedgerNotice>
+  notices: Array<LedgerNotice>,
+  rankless: Array<RanklessLoad> = []
 ): Result.Result<Array<RankLoad>, DecodeError> => {
   // a UTF-8 byte order mark (a file saved by some editors) is no part of any format
   const text = input.startsWith("\uFEFF") ? input.slice(1) : input
@@ -95,7 +96,7 @@ export const fromText = (
   if (exposition)
     return Result.flatMap(parseLastScrape(body, notices, parseFor(kind)), (e) => {
       const none = nothingExposed(e, kind)
-      return none === undefined ? rowsOfExposition(e, kind, notices) : Result.fail(none)
+      return none === undefined ? rowsOfExposition(e, kind, notices, rankless) : Result.fail(none)
     })
   if (body.includes("Avg prompt throughput:")) return rowsOfLogger(body, notices)
   const summary = rowsOfRankSummary(body, notices)
@@ -123,7 +124,7 @@ export const fromText = (
       return Result.fail(
         decodeError("UnknownFormat", "no vLLM or SGLang load metric in the text", { line: 1 })
       )
-    return rowsOfExposition(e, rt === "vllm" ? "vllm-metrics" : "sglang-metrics", notices)
+    return rowsOfExposition(e, rt === "vllm" ? "vllm-metrics" : "sglang-metrics", notices, rankless)
   })
 }
 
