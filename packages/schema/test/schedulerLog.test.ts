@@ -105,6 +105,11 @@ const forms: ReadonlyArray<readonly [string, string, RankLoad]> = [
     }
   ],
   [
+    "per-DP list items (`#running-req per DP: [2, 2]`) stay one item each, reported",
+    "[2026-05-27 20:14:42] Decode batch. #running-req: 4, #running-req per DP: [2, 2], #queue-req: 1,",
+    { dpRank: 0, numRunningReqs: 4, numWaitingReqs: 1 }
+  ],
+  [
     "container-prefixed line (compose's `name | `)",
     "sglang-decode-1  | [2026-05-27 20:14:41 DP5 TP5] Decode batch, #running-req: 7, #token: 70, token usage: 0.01, cuda graph: True, gen throughput (token/s): 1.50, #queue-req: 2, ",
     {

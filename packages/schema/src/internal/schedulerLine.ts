@@ -1,7 +1,7 @@
 /**
  * One SGLang scheduler batch line, `<lead>[<time> DP3 TP3 PP0 EP3] Decode batch [7], k: v, k: v, `:
  * where the batch word starts, the logger prefix's ranks, and the items (split on `, ` outside
- * brackets, so a `#running-req per DP: [2, 2]` list stays one item).
+ * a list value, so a `#running-req per DP: [2, 2]` list stays one item).
  * Format: sgl-project/sglang `python/sglang/srt/managers/scheduler_metrics_mixin.py` at commit
  * 01bb3c807f7e62c19a31de7548837505488c2b64; the prefix from the scheduler's `configure_logger`.
  */
@@ -41,15 +41,17 @@ const itemValue = (v: string): number | boolean | string => {
   return v
 }
 
-/** Split on `, ` outside `[...]` / `(...)`. */
+/** Split on `,` outside a `[...]` list value. */
 const splitItems = (body: string): Array<string> => {
   const out: Array<string> = []
   let depth = 0
   let start = 0
   for (let i = 0; i < body.length; i++) {
     const c = body.charCodeAt(i)
-    if (c === 91 || c === 40) depth++
-    else if ((c === 93 || c === 41) && depth > 0) depth--
+    // a list value (`key: [2, 2]`) opens right after `: `; any other bracket is text
+    if (c === 91 && (depth > 0 || (i >= 2 && body.charCodeAt(i - 1) === 32 && body.charCodeAt(i - 2) === 58)))
+      depth++
+    else if (c === 93 && depth > 0) depth--
     else if (c === 44 && depth === 0) {
       out.push(body.slice(start, i))
       start = i + 1
