@@ -172,8 +172,11 @@ export const decodeLedgerReport = (
  *
  * **Identity rule (every format)**: `dpRank` is the wire's rank (`dp_rank`, `attn_dp_rank`, the
  * `engine` / `dp_rank` label, `Engine NNN:`). When the wire carries none, it is the entry's list
- * index (`/v1/loads`, `/get_load`), or 0 for an unlabelled exposition sample or logger line; a
- * `DefaultedIdentity` notice of {@link decodeLedgerReport} says so. A rank whose identity is itself
+ * index (`/v1/loads`, `/get_load`), or 0 for an unlabelled exposition sample on a page with no
+ * rank label, a logger line or a scheduler log line without `DPn`; a `DefaultedIdentity` notice of
+ * {@link decodeLedgerReport} says so. On a page where other samples carry rank labels, unlabelled
+ * modelled series are rank-less (`LedgerReport.rankless`), never rank 0. Rows are keyed by
+ * (`worker`, `dpRank`) where the page names a `worker`. A rank whose identity is itself
  * bad (negative, not an integer) is an `InvalidField` error.
  *
  * Rows: ascending `dpRank`, present fields only (absent is never 0; a `/v1/loads` or `/get_load`
