@@ -38,7 +38,7 @@ describe("fleet pages: (worker, dpRank)", () => {
       'sglang:num_running_reqs{worker="a",dp_rank="0"} 1\nsglang:num_running_reqs{worker="a",dp_rank="0"} 2\n'
     )
     expect(r._tag === "Failure" && r.failure.message).toBe(
-      "ambiguous series: sglang:num_running_reqs{dp_rank=\"0\",worker=\"a\"} repeats the series of line 1"
+      'ambiguous series: sglang:num_running_reqs{dp_rank="0",worker="a"} repeats the series of line 1'
     )
   })
 
