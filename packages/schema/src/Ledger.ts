@@ -12,7 +12,7 @@ import { loadStatItem } from "./internal/ledgerJson.js"
 import { audit } from "./internal/ledgerRows.js"
 import { msgpackLimits } from "./internal/msgpack.js"
 import type { LedgerNotice } from "./LedgerNotice.js"
-import type { RankLoad, RankUnknownReason } from "./RankLoad.js"
+import type { RankLoad, RanklessLoad, RankUnknownReason } from "./RankLoad.js"
 
 /**
  * Why a rank's numbers are not trusted.
@@ -49,14 +49,14 @@ export type LedgerKind = (typeof ledgerKinds)[number]
 
 /**
  * Every {@link LedgerKind}, `auto` first: SGLang `/v1/loads`, legacy `/get_load`, `LoadStat`
- * (JSON or msgpack), vLLM and SGLang Prometheus `/metrics`.
+ * (JSON or msgpack), vLLM and SGLang Prometheus `/metrics`, SGLang scheduler log lines.
  *
  * **When to use**: to offer the kinds (a CLI's `--kind` choices) or to run something over each.
  *
  * @example
  * ```ts
  * import { ledgerKinds } from "@loadledger/schema"
- * ledgerKinds // => ["auto", "v1-loads", "get-load", "load-stat", "vllm-metrics", "sglang-metrics"]
+ * ledgerKinds // => ["auto", "v1-loads", "get-load", "load-stat", "vllm-metrics", "sglang-metrics", "sglang-log"]
  * ```
  *
  * @category Ledger
@@ -68,7 +68,8 @@ export const ledgerKinds = [
   "get-load",
   "load-stat",
   "vllm-metrics",
-  "sglang-metrics"
+  "sglang-metrics",
+  "sglang-log"
 ] as const
 
 /**
@@ -82,6 +83,11 @@ export const ledgerKinds = [
 export interface LedgerReport {
   readonly rows: ReadonlyArray<RankLoad>
   readonly notices: ReadonlyArray<LedgerNotice>
+  /**
+   * Engine-level loads without a rank: on an exposition whose samples carry rank labels, the
+   * modelled samples that carry none (never merged into rank 0); absent when there are none.
+   */
+  readonly rankless?: ReadonlyArray<RanklessLoad> | undefined
 }
 
 const fromMsgpack = (bytes: Uint8Array): Result.Result<Array<RankLoad>, DecodeError> => {
@@ -130,6 +136,7 @@ export const decodeLedgerReport = (
   kind: LedgerKind = "auto"
 ): Result.Result<LedgerReport, DecodeError> => {
   const notices: Array<LedgerNotice> = []
+  const rankless: Array<RanklessLoad> = []
   let rows: Result.Result<Array<RankLoad>, DecodeError>
   if (typeof input !== "string") {
     // msgpack arrays start with 0x90-0x9f / 0xdc / 0xdd; JSON and text never do
@@ -139,11 +146,11 @@ export const decodeLedgerReport = (
     rows =
       (kind === "load-stat" || kind === "auto") && msgpackArray
         ? fromMsgpack(input)
-        : fromText(new TextDecoder().decode(input), kind, notices)
-  } else rows = fromText(input, kind, notices)
+        : fromText(new TextDecoder().decode(input), kind, notices, rankless)
+  } else rows = fromText(input, kind, notices, rankless)
   return Result.map(rows, (rs) => {
     const audited = audit(rs, notices)
-    return { rows: audited, notices }
+    return rankless.length === 0 ? { rows: audited, notices } : { rows: audited, notices, rankless }
   })
 }
 
@@ -155,15 +162,21 @@ export const decodeLedgerReport = (
  * `/get_load` JSON), `load-stat` (msgpack bytes of `["LoadStat", ...]`, possibly several
  * concatenated, or the same as JSON), `vllm-metrics` / `sglang-metrics` (Prometheus text: every
  * per-rank load gauge, e.g. `sglang:num_retracted_reqs`, `sglang:num_paused_reqs`, PD queues;
- * counters and histograms keep their `engine` / `dp_rank` ranks as rows and are named in notices).
+ * counters and histograms keep their `engine` / `dp_rank` ranks as rows and are named in notices),
+ * `sglang-log` (SGLang scheduler `Decode batch` / `Prefill batch` lines, any prefix: each DP
+ * rank's fields from its latest line that carried them; see `decodeSglangSchedulerLog`).
  * `auto` (default) detects the format: bytes starting with a msgpack array -> `load-stat` (other
- * bytes are read as UTF-8 text); JSON by shape; vLLM V0/V1 logger lines (latest line per engine);
+ * bytes are read as UTF-8 text); SGLang scheduler log lines (before JSON: a line starting `[` is
+ * a log prefix, never "invalid JSON"); JSON by shape; vLLM V0/V1 logger lines (latest line per engine);
  * per-rank `dp_rank=N key=value` summary lines; exposition text by metric prefix.
  *
  * **Identity rule (every format)**: `dpRank` is the wire's rank (`dp_rank`, `attn_dp_rank`, the
  * `engine` / `dp_rank` label, `Engine NNN:`). When the wire carries none, it is the entry's list
- * index (`/v1/loads`, `/get_load`), or 0 for an unlabelled exposition sample or logger line; a
- * `DefaultedIdentity` notice of {@link decodeLedgerReport} says so. A rank whose identity is itself
+ * index (`/v1/loads`, `/get_load`), or 0 for an unlabelled exposition sample on a page with no
+ * rank label, a logger line or a scheduler log line without `DPn`; a `DefaultedIdentity` notice of
+ * {@link decodeLedgerReport} says so. On a page where other samples carry rank labels, unlabelled
+ * modelled series are rank-less (`LedgerReport.rankless`), never rank 0. Rows are keyed by
+ * (`worker`, `dpRank`) where the page names a `worker`. A rank whose identity is itself
  * bad (negative, not an integer) is an `InvalidField` error.
  *
  * Rows: ascending `dpRank`, present fields only (absent is never 0; a `/v1/loads` or `/get_load`

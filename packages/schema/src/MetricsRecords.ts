@@ -105,6 +105,13 @@ export interface DecodedMetrics<R> {
    * a newline or a blank line. When it is the only line there is nothing to read: a `SyntaxError`.
    */
   readonly cutLine?: number | undefined
+  /**
+   * On a page whose samples carry rank labels, the modelled samples that carry none (an
+   * engine-level series beside per-rank ones): their fields by record key, never given to rank 0.
+   */
+  readonly rankless?: Readonly<Record<string, number>> | undefined
+  /** 1-based line of the first of those samples. */
+  readonly ranklessLine?: number | undefined
 }
 
 /** A series present in the text that no record field models: kept here, by family name. */

@@ -123,6 +123,8 @@ export interface RankLoad {
   readonly numDecodeTransferQueueReqs?: number | undefined
   /** PD decode retracted queue: `disaggregation.decode_retracted_queue_reqs`. */
   readonly numDecodeRetractedQueueReqs?: number | undefined
+  /** Share of the KV pool pre-allocated for PD decode requests still in transfer, 0..1: the scheduler log's `pre-allocated usage`. */
+  readonly preAllocatedUsage?: number | undefined
   /** KV tokens free now: `kv_capacity.full_available_tokens`, `sglang:kv_available_tokens`. */
   readonly kvAvailableTokens?: number | undefined
   /** KV tokens held by evictable cache: `kv_capacity.full_evictable_tokens`, `sglang:kv_evictable_tokens`. */
@@ -136,3 +138,23 @@ export interface RankLoad {
   /** Set when the rank's numbers cannot be trusted; the row then has no load fields. */
   readonly unknown?: RankUnknown | undefined
 }
+
+/**
+ * An engine-level load with no rank: the fields of modelled series that carry no rank label on a
+ * page where other samples do (a gateway's or another worker's engine-level gauges beside
+ * per-rank ones). The rank is absent, never an invented rank 0; `worker` names the engine when
+ * the page says which.
+ *
+ * **When to use**: reading `LedgerReport.rankless` of `decodeLedgerReport`.
+ *
+ * @example
+ * ```ts
+ * import type { RanklessLoad } from "@loadledger/schema"
+ * const r: RanklessLoad = { numRunningReqs: 4 }
+ * "dpRank" in r // => false
+ * ```
+ *
+ * @category RankLoad
+ * @since 0.5.0
+ */
+export type RanklessLoad = Omit<RankLoad, "dpRank" | "workerDpRank">

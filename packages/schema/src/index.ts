@@ -20,6 +20,7 @@ export { decodeSglangMetrics, decodeVllmMetrics, detectMetricsRuntime, toEngineC
 export * from "./MetricsRecords.js"
 export * from "./MlpSync.js"
 export * from "./RankLoad.js"
+export * from "./SglangSchedulerLog.js"
 export * from "./V1Loads.js"
 export * from "./V1LoadsServer.js"
 export * from "./Vllm.js"

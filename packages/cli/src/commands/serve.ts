@@ -87,7 +87,9 @@ export const serve = async (argv: ReadonlyArray<string>): Promise<number> => {
     args.bookings === undefined
       ? undefined
       : live.makeRedisBookings({ url: args.bookings, group: args.bookingsGroup })
-  const log = (record: object) => process.stdout.write(`${JSON.stringify(record)}\n`)
+  // worker URLs and engine messages are input: no control character of theirs reaches the terminal
+  const { stringifyJsonSafe } = await import("@loadledger/schema")
+  const log = (record: object) => process.stdout.write(`${stringifyJsonSafe(record)}\n`)
   let running: Awaited<ReturnType<typeof live.startServe>>
   try {
     running = await live.startServe(

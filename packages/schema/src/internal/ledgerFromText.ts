@@ -6,26 +6,66 @@ import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "../DecodeError.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
 import { runtimeOfExposition } from "../Metrics.js"
-import type { RankLoad } from "../RankLoad.js"
+import type { RankLoad, RanklessLoad } from "../RankLoad.js"
 import { parseJson } from "./json.js"
 import { rowsOfJson } from "./ledgerJson.js"
+import { rowsOfSchedulerLog } from "./ledgerSchedulerLog.js"
 import { rowsOfExposition, rowsOfLogger, rowsOfRankSummary } from "./ledgerText.js"
 import { parseFor } from "./metricNames.js"
 import { completeLines, looksLikeJson, notExposition, nothingExposed, onlyLineCut } from "./prometheus.js"
+import { batchLineAt } from "./schedulerLine.js"
 import { parseLastScrape } from "./scrapes.js"
 
+/**
+ * Auto-detection of scheduler log text: a `Decode batch` / `Prefill batch` line among the first
+ * 200 non-blank lines, and a first non-blank line that is no JSON value's start other than a
+ * log prefix (`[` followed by a time or a rank, not by a JSON value).
+ */
+const isSchedulerLog = (text: string): boolean => {
+  if (!text.includes(" batch")) return false
+  let seen = 0
+  let start = 0
+  while (start < text.length && seen < 200) {
+    let end = text.indexOf("\n", start)
+    if (end < 0) end = text.length
+    const line = text.slice(start, end)
+    if (line.trim() !== "") {
+      if (seen === 0 && /^\s*(\{|\[\s*["{[\]-]|\[\s*(?:\d+(?:\.\d+)?|true|false|null)\s*[,\]])/.test(line))
+        return false
+      seen++
+      if (batchLineAt(line) !== undefined) return true
+    }
+    start = end + 1
+  }
+  return false
+}
+
 /** The `LedgerKind`s (`Ledger.ts`) a text can be read as. */
-export type TextKind = "auto" | "v1-loads" | "get-load" | "load-stat" | "vllm-metrics" | "sglang-metrics"
+export type TextKind =
+  | "auto"
+  | "v1-loads"
+  | "get-load"
+  | "load-stat"
+  | "vllm-metrics"
+  | "sglang-metrics"
+  | "sglang-log"
 
 export const fromText = (
   input: string,
   kind: TextKind,
-  notices: Array<LedgerNotice>
+  notices: Array<LedgerNotice>,
+  rankless: Array<RanklessLoad> = []
 ): Result.Result<Array<RankLoad>, DecodeError> => {
   // a UTF-8 byte order mark (a file saved by some editors) is no part of any format
   const text = input.startsWith("\uFEFF") ? input.slice(1) : input
   const t = text.trimStart()
   const exposition = kind === "vllm-metrics" || kind === "sglang-metrics"
+  // SGLang scheduler log lines start with the logger's `[time DPn ...]` prefix: a log, never JSON
+  if (kind === "sglang-log" || (kind === "auto" && isSchedulerLog(text))) {
+    const { body, cutLine } = withoutCutLine(text, notices)
+    if (cutLine !== undefined && body.trim() === "") return Result.fail(onlyLineCut(cutLine))
+    return rowsOfSchedulerLog(body, notices)
+  }
   if (!exposition && (kind !== "auto" || looksLikeJson(t))) {
     return Result.flatMap(parseJson(text), (doc) => rowsOfJson(doc, kind, notices))
   }
@@ -56,7 +96,7 @@ export const fromText = (
   if (exposition)
     return Result.flatMap(parseLastScrape(body, notices, parseFor(kind)), (e) => {
       const none = nothingExposed(e, kind)
-      return none === undefined ? rowsOfExposition(e, kind, notices) : Result.fail(none)
+      return none === undefined ? rowsOfExposition(e, kind, notices, rankless) : Result.fail(none)
     })
   if (body.includes("Avg prompt throughput:")) return rowsOfLogger(body, notices)
   const summary = rowsOfRankSummary(body, notices)
@@ -84,7 +124,7 @@ export const fromText = (
       return Result.fail(
         decodeError("UnknownFormat", "no vLLM or SGLang load metric in the text", { line: 1 })
       )
-    return rowsOfExposition(e, rt === "vllm" ? "vllm-metrics" : "sglang-metrics", notices)
+    return rowsOfExposition(e, rt === "vllm" ? "vllm-metrics" : "sglang-metrics", notices, rankless)
   })
 }
 

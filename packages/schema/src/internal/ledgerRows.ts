@@ -44,7 +44,7 @@ export const unknownRow = (dpRank: number, reason: RankUnknownReason, message: s
 })
 
 /** Fields that are fractions, 0..1. */
-const fractions: ReadonlySet<string> = new Set(["kvCacheUsage", "cpuKvCacheUsage"])
+const fractions: ReadonlySet<string> = new Set(["kvCacheUsage", "cpuKvCacheUsage", "preAllocatedUsage"])
 
 /**
  * S08: a rank reported twice becomes one `duplicate-rank` row; a row with a negative number
@@ -54,30 +54,44 @@ const fractions: ReadonlySet<string> = new Set(["kvCacheUsage", "cpuKvCacheUsage
  */
 
 export const audit = (rows: ReadonlyArray<RankLoad>, notices: Array<LedgerNotice>): Array<RankLoad> => {
-  const byRank = new Map<number, Array<RankLoad>>()
+  // rows are keyed by (worker, dpRank): a fleet view's workers each have their own rank 0..n
+  const byRank = new Map<string, Array<RankLoad>>()
   for (const r of rows) {
-    const list = byRank.get(r.dpRank)
-    if (list === undefined) byRank.set(r.dpRank, [r])
+    const key = `${r.worker ?? ""}\u0000${r.dpRank}`
+    const list = byRank.get(key)
+    if (list === undefined) byRank.set(key, [r])
     else list.push(r)
   }
-  const out = [...byRank.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([dpRank, rs]): RankLoad => {
+  const out = [...byRank.values()]
+    .sort((a, b) => a[0]!.dpRank - b[0]!.dpRank || (a[0]!.worker ?? "").localeCompare(b[0]!.worker ?? ""))
+    .map((rs): RankLoad => {
+      const dpRank = rs[0]!.dpRank
+      const worker = rs[0]!.worker
+      // an unknown row keeps the worker it belongs to, so the (worker, rank) key survives
+      const keep = (u: RankLoad): RankLoad => (worker === undefined ? u : { ...u, worker })
       if (rs.length > 1)
-        return unknownRow(dpRank, "duplicate-rank", `dp_rank ${dpRank} reported ${rs.length} times`)
+        return keep(
+          unknownRow(
+            dpRank,
+            "duplicate-rank",
+            `${worker === undefined ? "" : `worker ${worker} `}dp_rank ${dpRank} reported ${rs.length} times`
+          )
+        )
       const r = rs[0]!
       if (r.unknown !== undefined) return r
       for (const [k, v] of Object.entries(r)) {
         if (k === "dpRank" || typeof v !== "number") continue
         const p = numberProblem(v)
-        if (p === "negative") return unknownRow(dpRank, "negative-count", `${k} is ${String(v)}`)
-        if (p === "invalid") return unknownRow(dpRank, "invalid-number", `${k} is ${String(v)}`)
+        if (p === "negative") return keep(unknownRow(dpRank, "negative-count", `${k} is ${String(v)}`))
+        if (p === "invalid") return keep(unknownRow(dpRank, "invalid-number", `${k} is ${String(v)}`))
         // a share of the KV pool: above 1 it is a percentage or corrupt, either way not this field
         if (fractions.has(k) && v > 1)
-          return unknownRow(
-            dpRank,
-            "invalid-number",
-            `${k} is ${String(v)}, above 1 (a fraction of the KV pool, 0..1)`
+          return keep(
+            unknownRow(
+              dpRank,
+              "invalid-number",
+              `${k} is ${String(v)}, above 1 (a fraction of the KV pool, 0..1)`
+            )
           )
       }
       return r

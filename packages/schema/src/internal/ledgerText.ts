@@ -8,7 +8,7 @@ import { type DecodeError, decodeError } from "../DecodeError.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
 import { sglangOfExposition, vllmOfExposition } from "../Metrics.js"
 import type { DecodedMetrics, SglangRankMetrics, VllmEngineMetrics } from "../MetricsRecords.js"
-import type { RankLoad } from "../RankLoad.js"
+import type { RankLoad, RanklessLoad } from "../RankLoad.js"
 import { latestPerEngine, readLoggerLines } from "../VllmLogger.js"
 import { type Field, type Mutable, pickNumbers, prefer } from "./ledgerRows.js"
 import { sglangNames, vllmNames } from "./metricNames.js"
@@ -16,6 +16,8 @@ import type { Exposition } from "./prometheus.js"
 
 const vllmRow = (e: VllmEngineMetrics, notices: Array<LedgerNotice>): RankLoad => {
   const row: Mutable = { dpRank: e.engine }
+  const worker = (e as { worker?: unknown }).worker
+  if (typeof worker === "string") row.worker = worker
   if (e.numRequestsRunning !== undefined) row.numRunningReqs = e.numRequestsRunning
   if (e.numRequestsWaiting !== undefined) row.numWaitingReqs = e.numRequestsWaiting
   if (e.numRequestsSwapped !== undefined) row.numSwappedReqs = e.numRequestsSwapped
@@ -61,6 +63,8 @@ const sglangFields: ReadonlyArray<Field> = [
 
 const sglangRow = (r: SglangRankMetrics, notices: Array<LedgerNotice>): RankLoad => {
   const row: Mutable = { dpRank: r.dpRank }
+  const worker = (r as { worker?: unknown }).worker
+  if (typeof worker === "string") row.worker = worker
   pickNumbers(r, sglangFields, row)
   prefer(
     row,
@@ -110,7 +114,18 @@ const metricNotices = (
       line: u.line,
       message: `${u.name}${u.type === undefined ? "" : ` (${u.type})`}: ${u.samples} sample(s) from line ${u.line} not modelled by the ledger`
     })
-  const unlabelled = e.samples.find((s) => names.has(s.name) && s.labels[label] === undefined)
+  if (m.rankless !== undefined)
+    notices.push({
+      _tag: "UnknownSeries",
+      series: `series without a ${label} label`,
+      samples: Object.keys(m.rankless).length,
+      line: m.ranklessLine ?? 1,
+      message: `modelled series without a ${label} label (first on line ${m.ranklessLine ?? 1}) beside per-rank ones: kept rank-less (decodeLedgerReport's rankless), not read as rank 0`
+    })
+  const unlabelled =
+    m.rankless === undefined
+      ? e.samples.find((s) => names.has(s.name) && s.labels[label] === undefined)
+      : undefined
   if (unlabelled !== undefined)
     notices.push({
       _tag: "DefaultedIdentity",
@@ -120,11 +135,17 @@ const metricNotices = (
     })
 }
 
+const withoutRank = (row: RankLoad): RanklessLoad => {
+  const { dpRank: _rank, ...rest } = row
+  return rest
+}
+
 /** Rows of an exposition; fails with `UnknownSeries` when no sample belongs to a modelled series. */
 export const rowsOfExposition = (
   e: Exposition,
   kind: "vllm-metrics" | "sglang-metrics",
-  notices: Array<LedgerNotice>
+  notices: Array<LedgerNotice>,
+  rankless: Array<RanklessLoad> = []
 ): Result.Result<Array<RankLoad>, DecodeError> => {
   const vllm = kind === "vllm-metrics"
   const names = vllm ? vllmNames : sglangNames
@@ -142,10 +163,14 @@ export const rowsOfExposition = (
   if (vllm)
     return Result.map(vllmOfExposition(e, false), (m) => {
       metricNotices(e, m, names, label, notices)
+      if (m.rankless !== undefined)
+        rankless.push(withoutRank(vllmRow({ ...m.rankless, engine: 0 } as VllmEngineMetrics, notices)))
       return m.records.map((r) => vllmRow(r, notices))
     })
   return Result.map(sglangOfExposition(e, false), (m) => {
     metricNotices(e, m, names, label, notices)
+    if (m.rankless !== undefined)
+      rankless.push(withoutRank(sglangRow({ ...m.rankless, dpRank: 0 } as SglangRankMetrics, notices)))
     return m.records.map((r) => sglangRow(r, notices))
   })
 }

@@ -32,16 +32,21 @@ export const groupExposition = (
   keyName: string,
   strict: boolean
 ): Result.Result<DecodedMetrics<Record<string, number>>, DecodeError> => {
-  const byRank = new Map<number, Record<string, number>>()
-  const record = (rank: number) => {
-    let rec = byRank.get(rank)
-    if (rec === undefined) {
-      rec = Object.create(null) as Record<string, number>
+  // a gateway's fleet page names the worker of each sample (`worker` label): its ranks are
+  // (worker, rank) pairs, each its own record, never merged or taken for a repeated rank
+  const byRank = new Map<string, { rank: number; worker: string | undefined; rec: Record<string, number> }>()
+  const record = (rank: number, worker?: string) => {
+    const key = worker === undefined ? `\u0000${rank}` : `${worker}\u0000${rank}`
+    let slot = byRank.get(key)
+    if (slot === undefined) {
+      const rec = Object.create(null) as Record<string, number>
       rec[keyName] = rank
-      byRank.set(rank, rec)
+      slot = { rank, worker, rec }
+      byRank.set(key, slot)
     }
-    return rec
+    return slot.rec
   }
+  const fleet = expo.samples.some((s) => s.labels.worker !== undefined && names.has(s.name))
   const firstLine = new Map<string, number>()
   const unmodelled = new Map<
     string,
@@ -53,8 +58,13 @@ export const groupExposition = (
     u.samples += samples
     if (line < u.line) u.line = line
     unmodelled.set(fam, u)
-    if (isRuntimeSeries(name)) for (const v of ranks) if (/^\d{1,9}$/.test(v)) record(Number(v))
+    if (isRuntimeSeries(name) && !fleet) for (const v of ranks) if (/^\d{1,9}$/.test(v)) record(Number(v))
   }
+  // a page whose modelled samples carry the rank label on some samples: a sample without it is an
+  // engine-level series (a gateway's own, another worker's), kept rank-less, never read as rank 0
+  const ranked = expo.samples.some((s) => s.labels[label] !== undefined && names.has(s.name))
+  let rankless: Record<string, number> | undefined
+  let ranklessLine: number | undefined
   for (const s of expo.samples) {
     const field = names.get(s.name)
     if (field === undefined) {
@@ -71,21 +81,39 @@ export const groupExposition = (
           { line: s.line }
         )
       )
+    if (ranked && s.labels[label] === undefined) {
+      const k = `${field}@-`
+      const prev = firstLine.get(k)
+      if (prev !== undefined)
+        return Result.fail(
+          decodeError(
+            "AmbiguousSeries",
+            `ambiguous series: ${s.name} without a ${label} label already reported on line ${prev}`,
+            { line: s.line }
+          )
+        )
+      firstLine.set(k, s.line)
+      rankless ??= Object.create(null) as Record<string, number>
+      rankless[field] = s.value
+      ranklessLine ??= s.line
+      continue
+    }
     const r = rankOf(s, label)
     if (Result.isFailure(r)) return Result.fail(r.failure)
     const rank = r.success
-    const k = `${field}@${rank}`
+    const worker = s.labels.worker
+    const k = `${field}@${worker ?? ""}@${rank}`
     const prev = firstLine.get(k)
     if (prev !== undefined)
       return Result.fail(
         decodeError(
           "AmbiguousSeries",
-          `ambiguous series: ${s.name} for ${label} ${rank} already reported on line ${prev} (a per-rank gauge without a distinguishing ${label} label?)`,
+          `ambiguous series: ${s.name} for ${worker === undefined ? "" : `worker ${worker} `}${label} ${rank} already reported on line ${prev} (a per-rank gauge without a distinguishing ${label} label?)`,
           { line: s.line }
         )
       )
     firstLine.set(k, s.line)
-    record(rank)[field] = s.value
+    record(rank, worker)[field] = s.value
   }
   // samples the parse did not keep (not modelled): counted by name, their rank labels collected
   for (const o of expo.others.values()) unmodelledSample(o.name, o.line, o.samples, o.ranks.get(label) ?? [])
@@ -94,10 +122,17 @@ export const groupExposition = (
   const declaredWithoutSamples = [...expo.declared.keys()]
     .filter((n) => names.has(n) && !sampled.has(n))
     .sort()
-  const records = [...byRank.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => ({ ...v }))
+  const records = [...byRank.values()]
+    .sort((a, b) => a.rank - b.rank || (a.worker ?? "").localeCompare(b.worker ?? ""))
+    .map((v) =>
+      v.worker === undefined
+        ? { ...v.rec }
+        : ({ ...v.rec, worker: v.worker } as unknown as Record<string, number>)
+    )
   return Result.succeed({
     records,
     declaredWithoutSamples,
-    unmodelledSeries: [...unmodelled.values()].sort((a, b) => a.line - b.line)
+    unmodelledSeries: [...unmodelled.values()].sort((a, b) => a.line - b.line),
+    ...(rankless === undefined ? {} : { rankless: { ...rankless }, ranklessLine })
   })
 }

@@ -69,6 +69,7 @@ const rankLoadKeyRecord = {
   numDecodeRetractedQueueReqs: true,
   kvAvailableTokens: true,
   kvEvictableTokens: true,
+  preAllocatedUsage: true,
   tokenCapacity: true,
   numSwappedReqs: true,
   cpuKvCacheUsage: true,
