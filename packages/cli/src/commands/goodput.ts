@@ -21,7 +21,7 @@ import { boardHtmlTable, boardJson, boardTable, curveChart, HOW_TO_READ } from "
 import { fail } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
 import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
-import { gpuPreset, modelPreset, readTraceFile } from "../internal/simSetup.js"
+import { gpuPreset, modelPreset, readTraceFileNoting } from "../internal/simSetup.js"
 import { readSloFlag } from "../internal/sloFlag.js"
 import { addGoodputFlags, methodText, SLO_HELP } from "./goodputFlags.js"
 import { progressMode, startProgress } from "./progress.js"
@@ -105,7 +105,7 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
     const bad = checkOutputPath("--report", o.report)
     if (bad) return fail(bad.message)
   }
-  const trace = readTraceFile(o.trace, o.format, `--trace ${o.trace}`, o.limit)
+  const trace = readTraceFileNoting(o.trace, o.format, `--trace ${o.trace}`, o.limit)
   const rate = meanArrivalRate(trace)
   if (rate === undefined) return fail(`${o.trace}: the trace's arrivals span no time: it has no rate`)
   if (trace.length / o.windows < 20)

@@ -20,7 +20,7 @@ import { type Command, Option } from "commander"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
 import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
-import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
+import { readTraceFileNoting, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 import { progressMode, startProgress } from "./progress.js"
 import {
   checkModelFit,
@@ -131,7 +131,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   const trace =
     streamed !== undefined && !isTraceError(streamed) && streamed.count > 0
       ? streamed
-      : scaleTrace(readTraceFile(o.trace, o.format, `--trace ${o.trace}`, o.limit), {
+      : scaleTrace(readTraceFileNoting(o.trace, o.format, `--trace ${o.trace}`, o.limit), {
           rateScale: o.rateScale,
           limit: o.limit
         })

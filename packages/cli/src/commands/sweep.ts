@@ -11,7 +11,7 @@ import { describeSlo } from "@loadledger/sim"
 import type { Command } from "commander"
 import { fail, nonNegativeInt, positiveInt } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
-import { readTraceFile } from "../internal/simSetup.js"
+import { readTraceFileNoting } from "../internal/simSetup.js"
 import { CONFIRM_SECONDS, estimateLine, estimateSweep, humanDuration } from "../sweep/estimate.js"
 import { type GoodputCellResult, goodputBlocks, goodputJson, goodputMarkdown } from "../sweep/goodputCells.js"
 import { sweepReport } from "../sweep/report.js"
@@ -156,7 +156,7 @@ export const runSweepCommand = async (specFile: string, o: SweepOptions): Promis
   // leaves nothing behind
   for (const t of new Set(cells.map((c) => `${c.limit ?? ""}\u0000${c.trace}`))) {
     const [limit, trace] = t.split("\u0000") as [string, string]
-    readTraceFile(trace, undefined, trace, limit === "" ? undefined : Number(limit))
+    readTraceFileNoting(trace, undefined, trace, limit === "" ? undefined : Number(limit))
   }
   const threads = workers === undefined ? availableParallelism() : Math.max(1, workers)
   const estimate = estimateSweep(cells, outDir, threads)
