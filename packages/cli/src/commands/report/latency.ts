@@ -90,7 +90,20 @@ export const latencyCharts = (runs: ReadonlyArray<ReportRun>): Array<ChartSpec> 
     }
   })
 
-/** The largest 1-2-5 step (…, 0.01, 0.02, 0.05, 0.1, …) at or below `x` (above when `up`): round axis ends. */
+/**
+ * The largest 1-2-5 value (…, 0.01, 0.02, 0.05, 0.1, …) at or below `x > 0` (the smallest at or
+ * above it when `up`): round axis ends, so a time axis reads 10 ms and 5 s, never 0.01235.
+ *
+ * @example
+ * ```ts
+ * import { niceBound } from "./latency.js"
+ * niceBound(0.01235, false) // => 0.01
+ * niceBound(57.91, true) // => 100
+ * ```
+ *
+ * @category report
+ * @since 0.6.0
+ */
 export const niceBound = (x: number, up: boolean): number => {
   const e = 10 ** Math.floor(Math.log10(x))
   const steps = up ? [1, 2, 5, 10] : [10, 5, 2, 1]

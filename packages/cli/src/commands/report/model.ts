@@ -227,7 +227,18 @@ export const PALETTE: ReadonlyArray<string> = [
   "#F0E442"
 ]
 
-/** Line dash patterns, one per series (cycled after the palette's length), so overlapping lines stay visible. */
+/**
+ * Line dash patterns, one per series (ECharts `lineStyle.type`), so overlapping lines stay visible.
+ *
+ * @example
+ * ```ts
+ * import { DASHES } from "./model.js"
+ * new Set(DASHES.map((d) => JSON.stringify(d))).size // => 8
+ * ```
+ *
+ * @category report
+ * @since 0.6.0
+ */
 export const DASHES: ReadonlyArray<string | ReadonlyArray<number>> = [
   "solid",
   [8, 4],
@@ -239,7 +250,18 @@ export const DASHES: ReadonlyArray<string | ReadonlyArray<number>> = [
   [6, 2, 2, 2, 2, 2]
 ]
 
-/** Point markers, one per series. */
+/**
+ * Point markers (ECharts symbols), one per series.
+ *
+ * @example
+ * ```ts
+ * import { SYMBOLS } from "./model.js"
+ * SYMBOLS[0] // => "circle"
+ * ```
+ *
+ * @category report
+ * @since 0.6.0
+ */
 export const SYMBOLS: ReadonlyArray<string> = [
   "circle",
   "rect",

@@ -251,7 +251,18 @@ export const isLightLoad = (r: ReportRun["result"]): boolean => {
   return r.steps > 0 && ranks > 0 && r.tokens.decode / (r.steps * ranks) < LIGHT_DECODES_PER_RANK
 }
 
-/** Below this many requests decoding per rank per step (on average), a run counts as light load. */
+/**
+ * Below this many requests decoding per rank per step (on average), a run counts as light load.
+ *
+ * @example
+ * ```ts
+ * import { LIGHT_DECODES_PER_RANK } from "./ranks.js"
+ * LIGHT_DECODES_PER_RANK // => 4
+ * ```
+ *
+ * @category report
+ * @since 0.6.0
+ */
 export const LIGHT_DECODES_PER_RANK = 4
 
 const lightLoadNote = (runs: ReadonlyArray<string>): string =>
