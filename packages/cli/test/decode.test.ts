@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url"
 import { encode } from "@msgpack/msgpack"
 import { afterEach, describe, expect, it } from "vitest"
 import { sglangV1Loads } from "../src/conformance/sglangV1Loads.js"
+import { built, run as runBin } from "./cliSubprocess.js"
 import { runCaptured } from "./runCli.js"
 
 const fixture = (p: string) => fileURLToPath(new URL(`../../../fixtures/${p}`, import.meta.url))
@@ -177,5 +178,37 @@ describe("loadledger decode: no input byte reaches the terminal raw", () => {
       expect(RAW.test(r.err)).toBe(false)
       expect(RAW.test(r.out)).toBe(false)
     }
+  })
+})
+
+describe("loadledger decode of binary input (subprocess, as a user runs it)", () => {
+  it.skipIf(!built)("refuses 50 MB of random bytes from their first 64 KB, naming what it saw", () => {
+    // a seeded generator (mulberry32), so the bytes and the message are the same on every run
+    let s = 36
+    const next = () => {
+      s = (s + 0x6d2b79f5) | 0
+      let t = Math.imul(s ^ (s >>> 15), 1 | s)
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+      return ((t ^ (t >>> 14)) >>> 0) & 0xff
+    }
+    const bytes = new Uint8Array(50 * 1024 * 1024)
+    for (let i = 0; i < bytes.length; i++) bytes[i] = next()
+    const f = write("random.bin", bytes)
+    const r = runBin(["decode", f])
+    expect(r.status).toBe(1)
+    expect(r.stdout).toBe("")
+    const nul = bytes.indexOf(0)
+    expect(nul).toBeLessThan(64 * 1024)
+    expect(r.stderr).toBe(
+      `loadledger decode: ${f}: not a load report: a NUL byte at offset ${nul} in the first 64 KB, and not a msgpack LoadStat array (first byte 0x${bytes[0]!.toString(16).padStart(2, "0")}); payloads are JSON, Prometheus text or msgpack\n`
+    )
+    expect(r.stderr).not.toContain("Mac")
+  })
+
+  it.skipIf(!built)("names invalid UTF-8 when the prefix has no NUL byte", () => {
+    const f = write("latin1.txt", Buffer.from([0x61, 0xff, 0xfe, 0x62, 0x0a]))
+    const r = runBin(["decode", f])
+    expect(r.status).toBe(1)
+    expect(r.stderr).toContain("not a load report: invalid UTF-8 in the first 64 KB")
   })
 })

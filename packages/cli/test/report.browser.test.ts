@@ -7,6 +7,7 @@ import type { Page } from "playwright-core"
 import { PNG } from "pngjs"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { chromiumPath, launchChromium } from "../../../test-support/browser.js"
+import { PALETTE } from "../src/commands/report/model.js"
 import { renderReport } from "../src/commands/simulateReport.js"
 import { loadledger, mooncake, reportChartIds, simulateMooncake } from "./runCli.js"
 
@@ -190,6 +191,85 @@ describe.skipIf(browserMissing)("simulate --report in headless Chromium", () => 
     expect(ids.length).toBeGreaterThan(6)
     const shot = pngStats(await page.locator("#grid-0").screenshot({ path: join(dir, "sweep-grid.png") }))
     expect(shot.colours).toBeGreaterThan(10)
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  it("Mooncake at 0.1x, round-robin / total-tokens / vllm-kv-pressure: distinct colours, dashes and markers, round ticks, the tail p90-p99.9 with its points, the light-load note", async () => {
+    const file = join(dir, "light.html")
+    vi.spyOn(process.stdout, "write").mockImplementation(() => true)
+    vi.spyOn(process.stderr, "write").mockImplementation(() => true)
+    const code = await simulateMooncake(
+      "round-robin,total-tokens,vllm-kv-pressure",
+      300,
+      ...["--dp", "4", "--rate-scale", "0.1", "--quiet", "--report", file]
+    )
+    vi.restoreAllMocks()
+    expect(code).toBe(0)
+    const { page, errors } = await open(file)
+    type Series = {
+      color: string
+      symbol: string
+      showSymbol: boolean
+      lineStyle: { type: unknown }
+      data: Array<[number, number]>
+    }
+    const itl = () =>
+      page.evaluate(() => {
+        const c = (
+          globalThis as unknown as { __charts: Array<{ getOption: () => unknown; getModel: () => unknown }> }
+        ).__charts[1]!
+        const o = c.getOption() as { series: Array<unknown>; yAxis: Array<{ min: number; max: number }> }
+        // the tick labels as drawn (ECharts' axis model)
+        const axis = (
+          c.getModel() as {
+            getComponent: (
+              t: string,
+              i: number
+            ) => { axis: { getViewLabels: () => Array<{ formattedLabel: string }> } }
+          }
+        ).getComponent("xAxis", 0).axis
+        return {
+          series: o.series,
+          yAxis: o.yAxis[0]!,
+          ticks: axis.getViewLabels().map((l) => l.formattedLabel)
+        }
+      })
+    const cdf = await itl()
+    const series = cdf.series as Array<Series>
+    expect(series.length).toBe(3)
+    expect(new Set(series.map((x) => x.color)).size).toBe(3)
+    expect(series.map((x) => x.color)).toEqual(PALETTE.slice(0, 3))
+    expect(new Set(series.map((x) => JSON.stringify(x.lineStyle.type))).size).toBe(3)
+    expect(new Set(series.map((x) => x.symbol)).size).toBe(3)
+    // tick labels in ms / s, 1-2-5 values only (no 0.01235, no 57.91)
+    expect(cdf.ticks.length).toBeGreaterThan(1)
+    for (const t of cdf.ticks) expect(t).toMatch(/^(1|2|5)(0|00)? (ms|s)$/)
+    // the tail view: p90 to p99.9 on a log axis, every point drawn
+    await page.click("#cdf-itlSeconds-alt")
+    const tail = await itl()
+    expect(tail.yAxis).toMatchObject({ min: 0.001, max: 0.1 })
+    for (const x of tail.series as Array<Series>) {
+      expect(x.showSymbol).toBe(true)
+      expect(x.data.length).toBeGreaterThan(1)
+      expect(Math.max(...x.data.map((d) => d[1]))).toBeGreaterThanOrEqual(0.1) // starts at p90 or before
+    }
+    for (const t of tail.ticks) expect(t).toMatch(/^(1|2|5)(0|00)? (ms|s)$/)
+    // the screenshot holds each policy's own colour
+    const shot = PNG.sync.read(
+      await page.locator("#cdf-itlSeconds").screenshot({ path: join(dir, "light-itl.png") })
+    )
+    const seen = new Set<string>()
+    for (let i = 0; i < shot.data.length; i += 4)
+      seen.add(
+        `#${[0, 1, 2]
+          .map((k) => shot.data[i + k]!.toString(16).padStart(2, "0"))
+          .join("")
+          .toUpperCase()}`
+      )
+    for (const c of PALETTE.slice(0, 3)) expect(seen.has(c), c).toBe(true)
+    // at light load the imbalance chart says that max / mean is inflated
+    expect(await page.textContent("#s-imbalance .note")).toContain("light load inflates max / mean")
     expect(errors).toEqual([])
     await page.close()
   }, 60_000)

@@ -3,7 +3,7 @@ import { fc, test } from "@fast-check/vitest"
 import { IMBALANCE_BUCKETS, type PolicyResult } from "@loadledger/sim"
 import { describe, expect, it } from "vitest"
 import { gridChart } from "../src/commands/report/grid.js"
-import { latencyCharts } from "../src/commands/report/latency.js"
+import { latencyCharts, niceBound } from "../src/commands/report/latency.js"
 import { cdfPoints, downsampleMax, nonEmptyRange } from "../src/commands/report/model.js"
 import { imbalanceChart, loadHeatmaps } from "../src/commands/report/ranks.js"
 import { renderReport } from "../src/commands/simulateReport.js"
@@ -87,12 +87,14 @@ describe("trimming and axes", () => {
     expect(imbalanceChart([{ engine: "sglang", result: result() }])).toBeUndefined()
   })
 
-  it("latency x axes run from the fastest to the slowest point, not past them", () => {
+  it("latency x axes run from the 1-2-5 value at or below the fastest point to the one at or above the slowest (round ends, no blank decade)", () => {
     const charts = latencyCharts([{ engine: "sglang", result: result() }])
     expect(charts.map((c) => c.id)).toEqual(["cdf-ttftSeconds", "cdf-itlSeconds", "cdf-e2eSeconds"])
     const ttft = charts[0]!.option as { xAxis: { min: number; max: number } }
     expect(ttft.xAxis.min).toBe(0.1)
-    expect(ttft.xAxis.max).toBe(3.1)
+    expect(ttft.xAxis.max).toBe(5) // the slowest point is 3.1 s
+    expect([0.01235, 57.91, 0.2, 1].map((x) => niceBound(x, false))).toEqual([0.01, 50, 0.2, 1])
+    expect([0.01235, 57.91, 0.2, 1].map((x) => niceBound(x, true))).toEqual([0.02, 100, 0.2, 1])
     // a result without an ITL CDF still shows its ITL percentiles as markers, no line
     const itl = charts[1]!.option as {
       xAxis: { min: number; max: number }

@@ -14,7 +14,7 @@ describe.skipIf(!existsSync(bin))("built loadledger in a subprocess", () => {
     const r = run(["--version"])
     expect(r.status).toBe(0)
     expect(r.stdout.split("\n")[0]).toBe("loadledger 0.1.0")
-    for (const p of ["cli", "schema", "sim", "policies", "step-time"])
+    for (const p of ["cli", "schema", "sim", "policies", "step-time", "live"])
       expect(r.stdout).toContain(`@loadledger/${p} 0.1.0`)
   })
   it("--version and --help load no effect, simulator or policy module; --version not even commander", () => {

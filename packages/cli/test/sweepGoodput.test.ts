@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { expandCells, parseSpec, SpecError } from "../src/sweep/Spec.js"
+import { expandCells } from "../src/sweep/Cells.js"
+import { parseSpec } from "../src/sweep/Spec.js"
+import { SpecError } from "../src/sweep/SpecTypes.js"
 import { mooncake, runCaptured } from "./runCli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "loadledger-gsweep-"))

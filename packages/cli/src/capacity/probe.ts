@@ -30,6 +30,8 @@ export interface CapacitySetup {
   readonly policy: string
   readonly model: string
   readonly gpu: string
+  /** Tensor-parallel size per DP rank (default: the model preset's). */
+  readonly tp?: number | undefined
   readonly dp: number
   readonly engine: "sglang" | "vllm"
   readonly frontEnds: number

@@ -19,7 +19,7 @@ import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "..
 import { examplesHelp } from "../internal/examples.js"
 import { unknownName } from "../internal/names.js"
 import { addPolicyFlags } from "../internal/policyFlags.js"
-import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
+import { readTraceFileNoting, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 
 /**
  * Options of `loadledger capacity`, as parsed.
@@ -33,6 +33,8 @@ export interface CapacityCommandOptions {
   readonly dp: number
   readonly model: string
   readonly gpu: string
+  /** Tensor-parallel size per DP rank (default: the model preset's). */
+  readonly tp?: number | undefined
   readonly engine?: "sglang" | "vllm" | undefined
   readonly frontEnds: number
   readonly seed: number
@@ -101,7 +103,7 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
   if (!(o.tolerance < 1))
     return fail(`--tolerance must be below 1 (a share of the arrival span), got ${o.tolerance}`)
   const config = simConfigFor({ ...o, engine })
-  const trace = readTraceFile(o.trace, o.format, `--trace ${o.trace}`, o.limit)
+  const trace = readTraceFileNoting(o.trace, o.format, `--trace ${o.trace}`, o.limit)
   const head = "rate     backlog  kept up TTFT p50 / p99 s   ITL p99 ms  sync   rejected"
   const verbose = o.json !== true
   // the header with the first probe: a search that cannot start prints only its error
@@ -137,6 +139,7 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
             policy: o.policy,
             model: o.model,
             gpu: o.gpu,
+            tp: o.tp,
             dp: o.dp,
             engine,
             frontEnds: o.frontEnds,
@@ -222,6 +225,11 @@ export const register = (program: Command): void => {
     .option("--dp <n>", "data-parallel ranks", rankCount("--dp"), 8)
     .option("--model <name>", "step-time model preset", "glm-5.3")
     .option("--gpu <name>", "GPU preset", "h200")
+    .option(
+      "--tp <n>",
+      "tensor-parallel GPUs per DP rank: 1, 2, 4 or 8 (default: the model preset's)",
+      positiveInt("--tp")
+    )
     .addOption(
       new Option("--engine <engine>", "engine model (default: the policy's own)").choices([...engineNames])
     )

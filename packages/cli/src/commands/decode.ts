@@ -63,6 +63,14 @@ export const register = (program: Command): void => {
     .addHelpText("after", examplesHelp("decode"))
     .action((file: string, opts: { kind: LedgerKind; json?: boolean }) => {
       const bytes = readInput(file)
+      const binary = binaryPrefix(bytes)
+      if (binary !== undefined && opts.kind !== "load-stat" && !isMsgpackArray(bytes)) {
+        process.stderr.write(
+          `loadledger decode: ${file === "-" ? "<stdin>" : escapeControl(file)}: not a load report: ${binary} in the first ${PREFIX_BYTES / 1024} KB, and not a msgpack LoadStat array (first byte 0x${(bytes[0] ?? 0).toString(16).padStart(2, "0")}); payloads are JSON, Prometheus text or msgpack\n`
+        )
+        process.exitCode = 1
+        return
+      }
       const isText = opts.kind !== "load-stat" && isProbablyText(bytes)
       const input = isText ? bytes.toString("utf8") : new Uint8Array(bytes)
       const r = decodeLedgerReport(input, opts.kind)
@@ -80,6 +88,32 @@ export const register = (program: Command): void => {
           : renderLedger(r.success.rows)
       )
     })
+}
+
+/** How much of the input is looked at to tell binary from text before any decoding. */
+const PREFIX_BYTES = 64 * 1024
+
+/**
+ * Why the first {@link PREFIX_BYTES} of `b` are not text (a NUL byte, or invalid UTF-8, each with
+ * its offset), else undefined. Looks at the prefix only, so 50 MB of random bytes fail at once.
+ */
+const binaryPrefix = (b: Buffer): string | undefined => {
+  const head = b.subarray(0, PREFIX_BYTES)
+  const nul = head.indexOf(0)
+  if (nul >= 0) return `a NUL byte at offset ${nul}`
+  // a character cut at the prefix's end is not an error: `stream` leaves it pending
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: head.length < b.length })
+  } catch {
+    return "invalid UTF-8"
+  }
+  return undefined
+}
+
+/** msgpack arrays (a LoadStat message) start with 0x90-0x9f, 0xdc or 0xdd; JSON and text never do. */
+const isMsgpackArray = (b: Buffer): boolean => {
+  const first = b[0] ?? 0
+  return (first >= 0x90 && first <= 0x9f) || first === 0xdc || first === 0xdd
 }
 
 /** Valid UTF-8 without NUL bytes is text; anything else is handed over as bytes (msgpack). */

@@ -14,14 +14,16 @@ import {
   traceTokenIds
 } from "@loadledger/sim"
 import type { Command } from "commander"
+import type { EngineBoard } from "../goodput/board.js"
 import type { GoodputSetup } from "../goodput/jobs.js"
 import { pairsTable } from "../goodput/pairs.js"
-import { type EngineBoard, runLeaderboard } from "../goodput/run.js"
-import { boardHtmlTable, boardJson, boardTable, curveChart, HOW_TO_READ } from "../goodput/table.js"
+import { runLeaderboard } from "../goodput/run.js"
+import { boardJson, boardTable, HOW_TO_READ } from "../goodput/table.js"
+import { boardHtmlTable, curveChart } from "../goodput/tableHtml.js"
 import { fail } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
 import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
-import { gpuPreset, modelPreset, readTraceFile } from "../internal/simSetup.js"
+import { gpuPreset, modelPreset, readTraceFileNoting } from "../internal/simSetup.js"
 import { readSloFlag } from "../internal/sloFlag.js"
 import { addGoodputFlags, methodText, SLO_HELP } from "./goodputFlags.js"
 import { readPolicyConfig } from "./policyConfigFile.js"
@@ -111,7 +113,7 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
     const bad = checkOutputPath("--report", o.report)
     if (bad) return fail(bad.message)
   }
-  const trace = readTraceFile(o.trace, o.format, `--trace ${o.trace}`, o.limit)
+  const trace = readTraceFileNoting(o.trace, o.format, `--trace ${o.trace}`, o.limit)
   const rate = meanArrivalRate(trace)
   if (rate === undefined) return fail(`${o.trace}: the trace's arrivals span no time: it has no rate`)
   if (trace.length / o.windows < 20)

@@ -3,24 +3,21 @@
  *
  * @since 0.1.0
  */
-import { writeFileSync } from "node:fs"
 import type { PolicyEntry } from "@loadledger/policies"
 import {
   type CoordinatorRows,
-  describeTokenIds,
   isTraceError,
   type PolicyResult,
   scaleTrace,
   simulate,
   streamTraceFile,
-  type TraceFormat,
-  traceTokenIds
+  type TraceFormat
 } from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
 import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
-import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
+import { readTraceFileNoting, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 import { readPolicyConfig } from "./policyConfigFile.js"
 import { progressMode, startProgress } from "./progress.js"
 import {
@@ -30,8 +27,8 @@ import {
   parsePolicyList,
   simulateHelpText
 } from "./simulateArgs.js"
-import { renderReport } from "./simulateReport.js"
-import { outcomeLabel, renderTable, runOutcome, simulateExitCode } from "./simulateTable.js"
+import { printSimulateResults } from "./simulateOutput.js"
+import { simulateExitCode } from "./simulateTable.js"
 
 /**
  * Options of `loadledger simulate`, as parsed.
@@ -137,7 +134,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   const trace =
     streamed !== undefined && !isTraceError(streamed) && streamed.count > 0
       ? streamed
-      : scaleTrace(readTraceFile(o.trace, o.format, `--trace ${o.trace}`, o.limit), {
+      : scaleTrace(readTraceFileNoting(o.trace, o.format, `--trace ${o.trace}`, o.limit), {
           rateScale: o.rateScale,
           limit: o.limit
         })
@@ -167,42 +164,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   progress.update(before) // a deadlocked run leaves its unfinished requests out of the count
   progress.stop()
 
-  const table = renderTable(rows, process.stdout.isTTY === true)
-  const header = `${requests} requests from ${o.trace}${o.rateScale && o.rateScale !== 1 ? ` at ${o.rateScale}x rate` : ""}; ${o.model} on ${o.gpu}, DP ${o.dp}`
-  // whether the policies routed on the trace's token ids or on ids synthesised for it
-  const tokenIds =
-    (Array.isArray(trace) ? undefined : rows[0]?.result.tokenIds) ??
-    traceTokenIds(Array.isArray(trace) ? trace : [...trace])
-  if (o.json) {
-    const out = {
-      trace: o.trace,
-      requests,
-      model: o.model,
-      gpu: o.gpu,
-      dp: o.dp,
-      seed: o.seed,
-      kvPoolTokens: base.kvPoolTokens,
-      tokenIds,
-      // `keptUp` and `outcome`: the table's status cell (runOutcome / outcomeLabel), e.g. "behind 5000/5000"
-      results: rows.map(({ engine, result }) => {
-        const outcome = runOutcome(result)
-        return { engine, ...result, keptUp: outcome.keptUp, outcome: outcomeLabel(outcome) }
-      })
-    }
-    process.stdout.write(`${JSON.stringify(out)}\n`)
-  } else process.stdout.write(`${header}\n${describeTokenIds(tokenIds)}\n${table}\n`)
-  for (const { result } of rows)
-    if (result.status._tag !== "Completed" && result.status._tag !== "TimeLimit")
-      process.stderr.write(`loadledger: ${result.policy}: ${result.status.message}\n`)
-  if (o.report !== undefined) {
-    const html = await renderReport({
-      title: `loadledger simulate: ${header}`,
-      runs: rows.map(({ engine, result }) => ({ engine, result })),
-      tableText: renderTable(rows, false)
-    })
-    writeFileSync(o.report, html)
-    if (!o.json) process.stdout.write(`report written to ${o.report}\n`)
-  }
+  await printSimulateResults(o, rows, trace, requests, base.kvPoolTokens)
   // 0 every request finished, 2 requests rejected or unfinished, 3 a run stalled (simulateExitCode)
   process.exitCode = simulateExitCode(rows.map((r) => r.result))
 }

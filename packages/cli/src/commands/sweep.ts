@@ -11,12 +11,14 @@ import { describeSlo } from "@loadledger/sim"
 import type { Command } from "commander"
 import { fail, nonNegativeInt, positiveInt } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
-import { readTraceFile } from "../internal/simSetup.js"
+import { readTraceFileNoting } from "../internal/simSetup.js"
+import { expandCells, parseShard } from "../sweep/Cells.js"
 import { CONFIRM_SECONDS, estimateLine, estimateSweep, humanDuration } from "../sweep/estimate.js"
 import { type GoodputCellResult, goodputBlocks, goodputJson, goodputMarkdown } from "../sweep/goodputCells.js"
 import { sweepReport } from "../sweep/report.js"
 import { mergeRuns, readCells, runSweep } from "../sweep/run.js"
-import { expandCells, type GoodputCells, parseShard, parseSpec, type SweepSpec } from "../sweep/Spec.js"
+import { parseSpec } from "../sweep/Spec.js"
+import type { GoodputCells, SweepSpec } from "../sweep/SpecTypes.js"
 import { markdownTable, summaryRows } from "../sweep/Summary.js"
 import { fieldWins, verdictMarkdown, verdictRows } from "../sweep/Verdict.js"
 import { progressMode, startProgress } from "./progress.js"
@@ -78,7 +80,7 @@ const writeGoodputSummary = async (outDir: string, spec: SweepSpec, g: GoodputCe
   const blocks = goodputBlocks(results, g)
   const table = goodputMarkdown(blocks, g)
   const { renderGoodputReport } = await import("../goodput/report.js")
-  const { boardHtmlTable } = await import("../goodput/table.js")
+  const { boardHtmlTable } = await import("../goodput/tableHtml.js")
   writeFileSync(
     join(outDir, "report.html"),
     await renderGoodputReport({
@@ -156,7 +158,7 @@ export const runSweepCommand = async (specFile: string, o: SweepOptions): Promis
   // leaves nothing behind
   for (const t of new Set(cells.map((c) => `${c.limit ?? ""}\u0000${c.trace}`))) {
     const [limit, trace] = t.split("\u0000") as [string, string]
-    readTraceFile(trace, undefined, trace, limit === "" ? undefined : Number(limit))
+    readTraceFileNoting(trace, undefined, trace, limit === "" ? undefined : Number(limit))
   }
   const threads = workers === undefined ? availableParallelism() : Math.max(1, workers)
   const estimate = estimateSweep(cells, outDir, threads)

@@ -6,7 +6,7 @@
  * @since 0.6.0
  */
 import Table from "cli-table3"
-import type { EngineBoard } from "./run.js"
+import type { EngineBoard } from "./board.js"
 
 const signed = (r: number) => `${r >= 1 ? "+" : ""}${((r - 1) * 100).toFixed(1)}%`
 

@@ -67,6 +67,49 @@ export const readTraceFile = (
 }
 
 /**
+ * The rule for a trace whose rows are not in arrival order, the same on every path (a file read
+ * whole, or one `simulate` would stream: the stream refuses the row, and the command then reads
+ * the file whole): the requests are replayed sorted by arrival (stable: ties keep file order), and
+ * this notice says so, naming the first data row that goes back in time (1 = the first row after
+ * any header). `rows` are `parseTrace`'s (sorted, `requestId` the row index); `undefined` when the
+ * file was in order.
+ *
+ * @example
+ * ```ts
+ * import { unsortedNotice } from "./simSetup.js"
+ * const r = (id: number, t: number) => ({ requestId: `${id}`, arrivalSeconds: t, inputLength: 1, outputLength: 1 })
+ * unsortedNotice("t.csv", [r(0, 1), r(2, 1.5), r(1, 2)]) // => undefined
+ * unsortedNotice("t.csv", [r(1, 0.5), r(0, 1), r(2, 2)])
+ * // => "loadledger: t.csv is not in arrival order (data row 2 is earlier than the row before it): replaying it sorted by arrival"
+ * ```
+ *
+ * @category simulate
+ * @since 0.6.0
+ */
+export const unsortedNotice = (path: string, rows: ReadonlyArray<TraceRequest>): string | undefined => {
+  const byRow = rows
+    .map((r) => ({ row: Number(r.requestId), t: r.arrivalSeconds }))
+    .sort((a, b) => a.row - b.row)
+  for (let k = 1; k < byRow.length; k++)
+    if (byRow[k]!.t < byRow[k - 1]!.t)
+      return `loadledger: ${path} is not in arrival order (data row ${byRow[k]!.row + 1} is earlier than the row before it): replaying it sorted by arrival`
+  return undefined
+}
+
+/** {@link readTraceFile}, then the {@link unsortedNotice} on stderr when the file was out of order. */
+export const readTraceFileNoting = (
+  path: string,
+  format?: TraceFormat,
+  what = path,
+  limit?: number
+): ReadonlyArray<TraceRequest> => {
+  const rows = readTraceFile(path, format, what, limit)
+  const notice = unsortedNotice(path, rows)
+  if (notice !== undefined) process.stderr.write(`${notice}\n`)
+  return rows
+}
+
+/**
  * The tensor-parallel sizes `--tp` takes: one node's NVLink domain, where the step-time model
  * prices TP (the sizes `checkKvPool` of @loadledger/sim tries).
  */

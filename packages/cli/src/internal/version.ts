@@ -6,7 +6,7 @@
  */
 import { createRequire } from "node:module"
 
-const PACKAGES = ["cli", "schema", "sim", "policies", "step-time"] as const
+const PACKAGES = ["cli", "schema", "sim", "policies", "step-time", "live"] as const
 
 /** `loadledger 0.1.0` then one `@loadledger/<pkg> <version>` line per package (read from package.json). */
 export const versionText = (): string => {

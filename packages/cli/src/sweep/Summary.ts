@@ -5,8 +5,8 @@
  * @since 0.2.0
  */
 import { outcomeLabel, runOutcome } from "../commands/simulateTable.js"
+import { frontEndLabel } from "./Cells.js"
 import type { CellResult } from "./runCell.js"
-import { frontEndLabel } from "./Spec.js"
 
 /**
  * One cell's headline numbers: latencies in seconds (ITL in ms), shares 0..1, `status` as the

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import type { Cell } from "./Spec.js"
+import type { Cell } from "./SpecTypes.js"
 
 /**
  * Thread-seconds per replayed request of a fixed-rate cell: the README's 600-cell comparison

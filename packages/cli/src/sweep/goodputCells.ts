@@ -6,6 +6,8 @@
  * @since 0.5.0
  */
 import { estimateGoodput, type GoodputProbe } from "@loadledger/sim"
+import { type EngineBoard, type RankInput, rankBoard } from "../goodput/board.js"
+import { verdictText } from "../goodput/format.js"
 import {
   type GoodputJobResult,
   runGoodputJob,
@@ -13,9 +15,9 @@ import {
   traceRateOf,
   windowsOf
 } from "../goodput/jobs.js"
-import { type EngineBoard, type RankInput, rankBoard } from "../goodput/run.js"
-import { engineJson, verdictText } from "../goodput/table.js"
-import { type Cell, frontEndLabel, type GoodputCells } from "./Spec.js"
+import { engineJson } from "../goodput/table.js"
+import { frontEndLabel } from "./Cells.js"
+import type { Cell, GoodputCells } from "./SpecTypes.js"
 
 /**
  * A finished goodput cell as written to `<out>/cells/<id>.json`: the cell, its goodput on each

@@ -6,8 +6,9 @@
  * @since 0.2.0
  */
 import type { ReportGrid, ReportInput, ReportRun } from "../commands/report/model.js"
+import { frontEndLabel } from "./Cells.js"
 import type { CellResult } from "./runCell.js"
-import { frontEndLabel, type SweepSpec } from "./Spec.js"
+import type { SweepSpec } from "./SpecTypes.js"
 
 const metrics: ReadonlyArray<{
   readonly name: string

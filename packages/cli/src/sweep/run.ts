@@ -9,10 +9,11 @@ import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { isDeepStrictEqual } from "node:util"
 import { runJobs, workerEntry } from "../internal/pool.js"
+import { expandCells, inShard } from "./Cells.js"
 import { type GoodputCellResult, runGoodputCell } from "./goodputCells.js"
 import type { CellResult } from "./runCell.js"
 import { runCell } from "./runCell.js"
-import { type Cell, expandCells, inShard, type SweepSpec } from "./Spec.js"
+import type { Cell, SweepSpec } from "./SpecTypes.js"
 
 /**
  * How to run a sweep: `workers` threads (0 runs the cells in this thread), an optional shard, and a
@@ -153,7 +154,8 @@ export const runSweep = async (spec: SweepSpec, o: RunOptions): Promise<RunRepor
  * import { tmpdir } from "node:os"
  * import { join } from "node:path"
  * import { readCells, runSweep } from "./run.js"
- * import { expandCells, parseSpec } from "./Spec.js"
+ * import { expandCells } from "./Cells.js"
+ * import { parseSpec } from "./Spec.js"
  * const spec = parseSpec("traces: [{path: examples/traces/mooncake/conversation_trace.jsonl, rates: [1]}]\nlimit: 4\ndp: [2]\npolicies: [round-robin, total-tokens]\n", "demo.yaml")
  * const outDir = mkdtempSync(join(tmpdir(), "loadledger-sweep-"))
  * const cells = expandCells(spec)
@@ -193,7 +195,8 @@ export const readCells = <R extends AnyCellResult = CellResult>(
  * import { tmpdir } from "node:os"
  * import { join } from "node:path"
  * import { mergeRuns, readCells, runSweep } from "./run.js"
- * import { expandCells, parseSpec } from "./Spec.js"
+ * import { expandCells } from "./Cells.js"
+ * import { parseSpec } from "./Spec.js"
  * const spec = parseSpec("traces: [{path: examples/traces/mooncake/conversation_trace.jsonl, rates: [1]}]\nlimit: 4\ndp: [2]\npolicies: [round-robin, total-tokens]\n", "demo.yaml")
  * const dir = () => mkdtempSync(join(tmpdir(), "loadledger-sweep-"))
  * const [a, b, merged] = [dir(), dir(), dir()]

@@ -6,7 +6,7 @@
 import { findPolicy } from "@loadledger/policies"
 import { type PolicyResult, scaleTrace, simulate, type TraceRequest } from "@loadledger/sim"
 import { readTraceFile, simConfigFor } from "../internal/simSetup.js"
-import type { Cell } from "./Spec.js"
+import type { Cell } from "./SpecTypes.js"
 
 /**
  * A finished cell as written to `<out>/cells/<id>.json`: the cell, its result, and the wall time it

@@ -4,6 +4,6 @@
  * @since 0.2.0
  */
 import { type AnyCellResult, runAnyCell } from "./run.js"
-import type { Cell } from "./Spec.js"
+import type { Cell } from "./SpecTypes.js"
 
 export default (cell: Cell): AnyCellResult => runAnyCell(cell)

@@ -64,6 +64,8 @@ export interface ChartSpec {
   readonly id: string
   readonly title: string
   readonly how: string
+  /** A caution shown under "how to read this" where the measure is known to mislead (e.g. light load). */
+  readonly note?: string | undefined
   readonly height: number
   readonly option: Record<string, unknown>
   /** A second view the reader can switch to with a button (`label`; `back` switches back). */
@@ -200,3 +202,73 @@ export const cdfPoints = (
  * @since 0.2.0
  */
 export const sig = (x: number): number => (x === 0 || !Number.isFinite(x) ? x : Number(x.toPrecision(4)))
+
+/**
+ * The series palette of every chart: Okabe & Ito's colour-blind-safe set (Okabe, Ito 2008, "Color
+ * Universal Design"), blue and orange first, yellow (weak on white) last.
+ *
+ * @example
+ * ```ts
+ * import { PALETTE } from "./model.js"
+ * PALETTE.length // => 8
+ * ```
+ *
+ * @category report
+ * @since 0.6.0
+ */
+export const PALETTE: ReadonlyArray<string> = [
+  "#0072B2",
+  "#E69F00",
+  "#009E73",
+  "#CC79A7",
+  "#D55E00",
+  "#56B4E9",
+  "#000000",
+  "#F0E442"
+]
+
+/**
+ * Line dash patterns, one per series (ECharts `lineStyle.type`), so overlapping lines stay visible.
+ *
+ * @example
+ * ```ts
+ * import { DASHES } from "./model.js"
+ * new Set(DASHES.map((d) => JSON.stringify(d))).size // => 8
+ * ```
+ *
+ * @category report
+ * @since 0.6.0
+ */
+export const DASHES: ReadonlyArray<string | ReadonlyArray<number>> = [
+  "solid",
+  [8, 4],
+  [2, 3],
+  [10, 3, 2, 3],
+  [4, 2],
+  [14, 4],
+  [2, 6],
+  [6, 2, 2, 2, 2, 2]
+]
+
+/**
+ * Point markers (ECharts symbols), one per series.
+ *
+ * @example
+ * ```ts
+ * import { SYMBOLS } from "./model.js"
+ * SYMBOLS[0] // => "circle"
+ * ```
+ *
+ * @category report
+ * @since 0.6.0
+ */
+export const SYMBOLS: ReadonlyArray<string> = [
+  "circle",
+  "rect",
+  "triangle",
+  "diamond",
+  "emptyCircle",
+  "emptyRect",
+  "emptyTriangle",
+  "emptyDiamond"
+]

@@ -4,7 +4,7 @@
  *
  * @since 0.2.0
  */
-import type { ChartSpec } from "./model.js"
+import { type ChartSpec, PALETTE } from "./model.js"
 import { esc } from "./table.js"
 
 /**
@@ -35,9 +35,19 @@ const CLIENT = `
     var a = Math.abs(v);
     return a >= 1000 ? Math.round(v).toLocaleString("en") : a >= 1 ? String(+v.toPrecision(4)) : String(+v.toPrecision(3));
   };
+  var secondsTick = function (v) {
+    return v < 1 ? +(v * 1000).toPrecision(3) + " ms" : +v.toPrecision(3) + " s";
+  };
+  var PALETTE = ${JSON.stringify(PALETTE)};
   var charts = [];
   var prepare = function (spec, o) {
     o.animation = false;
+    o.color = o.color || PALETTE;
+    // log time axes: ticks in the units a reader uses (10 ms, 200 ms, 2 s), never 0.01235
+    [].concat(o.xAxis || [], o.yAxis || []).forEach(function (a) {
+      if (a.type === "log" && a.name && a.name.indexOf("seconds") === 0)
+        a.axisLabel = Object.assign({}, a.axisLabel, { formatter: secondsTick });
+    });
     if (o.tooltip) {
       o.tooltip.confine = true;
       o.tooltip.valueFormatter = fmt;
@@ -118,6 +128,7 @@ th:hover{background:#e6ebf0}th[aria-sort=ascending]::after{content:" ▲"}th[ari
 tbody tr:hover{background:#f9fbfd}
 section{margin:20px 0;padding-top:8px;border-top:1px solid #eee}
 .how{color:#555;font-size:13px;margin:0 0 6px;max-width:1100px}
+.note{color:#7a4a00;background:#fff6e0;border-left:3px solid #E69F00;font-size:13px;margin:0 0 6px;padding:4px 8px;max-width:1100px}
 .chart{width:100%;min-width:320px}
 button.alt{font-size:12px;margin:0 0 4px;padding:2px 8px;cursor:pointer}
 details{margin:12px 0;font-size:12px}pre{overflow-x:auto}
@@ -126,6 +137,7 @@ footer{color:#888;font-size:12px;margin-top:24px}
 
 const section = (c: ChartSpec): string =>
   `<section id="s-${esc(c.id)}"><h2>${esc(c.title)}</h2><p class="how"><b>How to read this:</b> ${esc(c.how)}</p>
+${c.note ? `<p class="note"><b>Caution:</b> ${esc(c.note)}</p>` : ""}
 ${c.alt ? `<button type="button" class="alt" id="${esc(c.id)}-alt" aria-pressed="false">${esc(c.alt.label)}</button>` : ""}
 <div class="chart" id="${esc(c.id)}" style="height:${c.height}px"></div></section>`
 

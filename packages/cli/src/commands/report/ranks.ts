@@ -213,7 +213,8 @@ export const imbalanceChart = (runs: ReadonlyArray<ReportRun>): ChartSpec | unde
   const label = (i: number) =>
     i === 0 ? `≤ ${le[0]}` : i >= le.length ? `> ${le[le.length - 1]}` : `${le[i - 1]} - ${le[i]}`
   const idx = Array.from({ length: range[1] - range[0] + 1 }, (_, k) => range[0] + k)
-  return barChart(
+  const light = runs.filter((r) => isLightLoad(r.result)).map(runLabel)
+  const chart = barChart(
     "imbalance",
     "Token imbalance per step (max / mean tokens over ranks)",
     "Each step, the busiest rank's tokens divided by the mean over ranks (1 = perfectly even; 2 = the busiest rank ran twice the mean, so the others waited). Bars are the share of steps in each of SGLang's buckets; only buckets that hold a step are shown. Mass to the left is better.",
@@ -226,4 +227,43 @@ export const imbalanceChart = (runs: ReadonlyArray<ReportRun>): ChartSpec | unde
     "% of steps",
     true
   )
+  return light.length === 0 ? chart : { ...chart, note: lightLoadNote(light) }
 }
+
+/**
+ * Whether a run was at light load: fewer than {@link LIGHT_DECODES_PER_RANK} requests decoding per
+ * rank per step on average (decode tokens over steps x ranks, the ranks counted by `requestsPerRank`). There max over mean is inflated: one
+ * rank with 2 requests against a mean of 0.5 reads 4x, though no rank is busy.
+ *
+ * @example
+ * ```ts
+ * import { isLightLoad } from "./ranks.js"
+ * const r = { tokens: { decode: 300 }, steps: 100, requestsPerRank: [1, 1, 1, 1] }
+ * isLightLoad(r as never) // => true
+ * isLightLoad({ ...r, tokens: { decode: 4000 } } as never) // => false
+ * ```
+ *
+ * @category report
+ * @since 0.6.0
+ */
+export const isLightLoad = (r: ReportRun["result"]): boolean => {
+  const ranks = r.requestsPerRank.length
+  return r.steps > 0 && ranks > 0 && r.tokens.decode / (r.steps * ranks) < LIGHT_DECODES_PER_RANK
+}
+
+/**
+ * Below this many requests decoding per rank per step (on average), a run counts as light load.
+ *
+ * @example
+ * ```ts
+ * import { LIGHT_DECODES_PER_RANK } from "./ranks.js"
+ * LIGHT_DECODES_PER_RANK // => 4
+ * ```
+ *
+ * @category report
+ * @since 0.6.0
+ */
+export const LIGHT_DECODES_PER_RANK = 4
+
+const lightLoadNote = (runs: ReadonlyArray<string>): string =>
+  `light load inflates max / mean: with fewer than ${LIGHT_DECODES_PER_RANK} requests decoding per rank per step on average (${runs.join(", ")}), one extra request on a rank moves the ratio by a whole step (2 requests against a mean of 0.5 reads 4x) though no rank is busy. Read the sync-wait and idle-rank shares, or run at a higher --rate-scale, before calling a policy unbalanced.`
