@@ -2,6 +2,9 @@
  * The state law "state survives a change of the worker set or a failed poll without losing what
  * is still in flight" (issue 35, item 5), on the router: the policy's charges for requests in
  * flight are carried into the view rebuilt when the usable ranks change, and released by `finish`.
+ * Reports of this fault: llm-d/llm-d#1950 (a counter dropped on an endpoint flap goes negative),
+ * ai-dynamo/dynamo#13513 review "preserve live reservations across a same-ID topology flap",
+ * vllm-project/router#197 (periodic health checks reset load counters of requests in flight).
  */
 import { findPolicy } from "@loadledger/policies"
 import * as Result from "effect/Result"
