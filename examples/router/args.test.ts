@@ -29,7 +29,9 @@ describe("the router's arguments (loadledger serve, the example's main.ts)", () 
     expect(error(["--worker", "http://h:1", "--worker", "http://h:1/"])).toBe(
       "--worker http://h:1 is given twice"
     )
-    expect(error([])).toBe("at least one --worker URL is required (or --workers-file / --workers-dns)")
+    expect(error([])).toBe(
+      "at least one --worker URL is required (or --workers-file / --workers-dns / --workers-from)"
+    )
     expect(error(["--workers-dns", "engines:0"])).toContain("--workers-dns must be NAME:PORT")
     expect(parseRouterArgs(["--workers-dns", "engines.default.svc:30000"])).toMatchObject({
       workers: [],

@@ -35,6 +35,40 @@ export interface PolicyView<S> {
   readonly localOf: ReadonlyArray<number>
   readonly state: S
   readonly generation: number
+  /**
+   * Requests still in flight when this view was built, charged again into `state` on the rank they
+   * hold (a pinned route): their `finish` releases them here. Absent: none carried.
+   */
+  readonly carried?: ReadonlySet<string> | undefined
+}
+
+/** A request in flight as a view rebuild sees it: its global rank and prompt length. */
+type InFlight = readonly [string, { readonly rank: number; readonly inputLength?: number | undefined }]
+
+/**
+ * Charge the requests in flight into a fresh policy state: each pinned to the local rank of its
+ * global rank (a request whose rank left the view, or that the policy would not place there, is
+ * not carried). The state law "a change of the worker set or a failed poll loses nothing in flight".
+ */
+const carry = <S>(
+  policy: Policy<S>,
+  state: S,
+  localOf: ReadonlyArray<number>,
+  inflight: Iterable<InFlight>,
+  now: number
+): { readonly state: S; readonly carried: ReadonlySet<string> } => {
+  const carried = new Set<string>()
+  let st = state
+  for (const [requestId, p] of inflight) {
+    const local = localOf[p.rank]
+    if (local === undefined || local < 0) continue
+    const r = policy.route(st, { requestId, inputLength: p.inputLength ?? 1, routedDpRank: local }, now)
+    if (r._tag === "Routed" && r.rank === local) {
+      st = r.state
+      carried.add(requestId)
+    }
+  }
+  return { state: st, carried }
 }
 
 /**
@@ -102,7 +136,8 @@ export const buildView = <S>(
   ranks: ReadonlyArray<RankStatus>,
   members: ReadonlyArray<number>,
   generation: number,
-  now: number
+  now: number,
+  inflight: Iterable<InFlight> = []
 ): PolicyView<S> => {
   const localOf: Array<number> = Array.from({ length: ranks.length }, () => -1)
   const rows: Array<RankLoad> = []
@@ -112,12 +147,9 @@ export const buildView = <S>(
     rows.push(viewRow(ranks[g]!.row, j))
   }
   const init = policy.init(members.length)
-  return {
-    members,
-    localOf,
-    state: rows.length > 0 ? policy.observe(init, rows, now) : init,
-    generation
-  }
+  const observed = rows.length > 0 ? policy.observe(init, rows, now) : init
+  const { state, carried } = carry(policy, observed, localOf, inflight, now)
+  return { members, localOf, state, generation, ...(carried.size > 0 ? { carried } : {}) }
 }
 
 /**
@@ -167,10 +199,11 @@ export const refreshView = <S>(
   policy: Policy<S>,
   view: PolicyView<S>,
   ranks: ReadonlyArray<RankStatus>,
-  now: number
+  now: number,
+  inflight: Iterable<InFlight> = []
 ): PolicyView<S> => {
   const members = usableRanks(ranks)
   return sameMembers(members, view.members)
     ? view
-    : buildView(policy, ranks, members, view.generation + 1, now)
+    : buildView(policy, ranks, members, view.generation + 1, now, inflight)
 }

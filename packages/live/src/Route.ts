@@ -81,7 +81,11 @@ const admit = <S>(
       ...state,
       view,
       cursor,
-      inflight: HashMap.set(state.inflight, request.requestId, { rank, generation: view.generation }),
+      inflight: HashMap.set(state.inflight, request.requestId, {
+        rank,
+        generation: view.generation,
+        inputLength: request.inputLength
+      }),
       inflightPerRank: bump(state.inflightPerRank, rank, 1),
       decisions: bump(state.decisions, rank, 1)
     },
@@ -157,7 +161,7 @@ export const route = <S>(
     })
   }
   const ranks = statuses(state, now)
-  const view = refreshView(state.policy, state.view, ranks, now)
+  const view = refreshView(state.policy, state.view, ranks, now, state.inflight)
   let fallbackReason: FallbackReason = "no-known-rank"
   if (view.members.length > 0) {
     let local: RouteRequest = request
@@ -249,7 +253,7 @@ export const finish = <S>(
   if (Option.isNone(found)) return { state, found: false }
   const { rank, generation } = found.value
   const view =
-    generation === state.view.generation
+    generation === state.view.generation || state.view.carried?.has(requestId) === true
       ? { ...state.view, state: state.policy.finish(state.view.state, [requestId], now) }
       : state.view
   return {

@@ -68,6 +68,8 @@ export interface RouterOptions {
 export interface Placement {
   readonly rank: number
   readonly generation: number
+  /** The request's prompt length, to charge it again when the view is rebuilt. */
+  readonly inputLength?: number | undefined
 }
 
 /**
@@ -233,7 +235,7 @@ export const applyPoll = <S>(
     : recordRows(state.heard, url, polled.success, now, mode)
   const next = { ...state, heard }
   const ranks = rankStatus(heard, now, state.status)
-  const view = refreshView(next.policy, next.view, ranks, now)
+  const view = refreshView(next.policy, next.view, ranks, now, state.inflight)
   if (view !== state.view || Result.isFailure(polled)) return { ...next, view }
   const rows: Array<RankLoad> = []
   for (const s of ranks)
@@ -275,7 +277,10 @@ export const ejectWorker = <S>(
   if (checkNow(now) !== undefined || Number.isNaN(holdSeconds)) return state
   const heard = eject(state.heard, url, now + holdSeconds, message)
   const next = { ...state, heard }
-  return { ...next, view: refreshView(next.policy, next.view, rankStatus(heard, now, state.status), now) }
+  return {
+    ...next,
+    view: refreshView(next.policy, next.view, rankStatus(heard, now, state.status), now, state.inflight)
+  }
 }
 
 /**

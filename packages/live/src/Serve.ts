@@ -7,6 +7,7 @@
  */
 import type { Policy } from "@loadledger/policies"
 import type { SharedBookings } from "./Bookings.js"
+import { watchWorkerEndpointSlices } from "./K8sWorkers.js"
 import { startLiveRouter } from "./LiveRouter.js"
 import type { LiveRouter } from "./LiveRouterConfig.js"
 import { type RouterProxy, startProxy } from "./Proxy.js"
@@ -173,6 +174,10 @@ export const startServe = async <S>(
         watchError("dns"),
         Math.max(1000, args.intervalMs * 4)
       )
+    )
+  if (args.workersK8s !== undefined)
+    watches.push(
+      watchWorkerEndpointSlices(args.workersK8s, (urls) => reconcile("k8s", urls), watchError("k8s"))
     )
   // every change of a rank's condition, one record each (the first poll's included)
   const seen = new Map<string, string>()

@@ -6,7 +6,16 @@
  */
 import { parseArgs } from "node:util"
 import { findPolicy, policyEntries } from "@loadledger/policies"
-import { booleanFlags, fileTokens, int, integerFlags, valueFlags, workerUrl } from "./internal/serveFlags.js"
+import {
+  booleanFlags,
+  fileTokens,
+  int,
+  integerFlags,
+  valueFlags,
+  workersFrom,
+  workerUrl
+} from "./internal/serveFlags.js"
+import type { K8sService } from "./K8sWorkers.js"
 import type { LoadField, SourceKind } from "./Types.js"
 
 /**
@@ -51,6 +60,8 @@ export interface ServeArgs {
   readonly workersFile: string | undefined
   /** `--workers-dns NAME:PORT`: workers at every address NAME resolves to (see `watchWorkerDns`). */
   readonly workersDns: { readonly name: string; readonly port: number } | undefined
+  /** `--workers-from k8s:NAMESPACE/SERVICE[:PORT]`: the Service's EndpointSlices (see `watchWorkerEndpointSlices`). */
+  readonly workersK8s: K8sService | undefined
 }
 
 /**
@@ -70,7 +81,7 @@ export const serveUsage = `usage: loadledger serve --worker URL [--worker URL ..
   [--interval-ms 250] [--timeout-ms 500] [--stale-ms 1000] [--require numRunningReqs,numWaitingReqs,numTotalTokens]
   [--replicas 1] [--replica-index 0] [--bookings redis://HOST:6379] [--bookings-group default]
   [--connect-timeout-ms 2000] [--first-byte-timeout-ms 300000] [--idle-timeout-ms 60000] [--decode-budget-ms 1000]
-  [--workers-file FILE] [--workers-dns NAME:PORT] [--eject-after 3] [--eject-ms 10000] [--drain-ms 30000] [--access-log] [--model glm-5.3 --gpu h200] [--max-running-requests N]
+  [--workers-file FILE] [--workers-dns NAME:PORT] [--workers-from k8s:NAMESPACE/SERVICE[:PORT]] [--eject-after 3] [--eject-ms 10000] [--drain-ms 30000] [--access-log] [--model glm-5.3 --gpu h200] [--max-running-requests N]
 FILE: JSON or YAML with the flags' names as keys (kebab-case or camelCase, "workers" a list); flags given win.`
 
 const kinds: ReadonlyArray<SourceKind> = [
@@ -190,8 +201,17 @@ export const parseServeArgs = (
   const s = (k: string) => values[k] as string
   const opt = (k: string) => values[k] as string | undefined
   const rawWorkers = values.worker as Array<string>
-  const workersFile = opt("workers-file")
-  const rawDns = opt("workers-dns")
+  let workersFile = opt("workers-file")
+  let rawDns = opt("workers-dns")
+  let workersK8s: K8sService | undefined
+  const from = opt("workers-from")
+  if (from !== undefined) {
+    const f = workersFrom(from)
+    if ("error" in f) return f
+    if ("k8s" in f) workersK8s = f.k8s
+    else if ("dns" in f) rawDns = f.dns
+    else workersFile = f.file
+  }
   let workersDns: ServeArgs["workersDns"]
   if (rawDns !== undefined) {
     const m = /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(rawDns)
@@ -200,8 +220,15 @@ export const parseServeArgs = (
       return { error: `--workers-dns must be NAME:PORT like engines.default.svc:30000, got "${rawDns}"` }
     workersDns = { name: m[1]!, port }
   }
-  if (rawWorkers.length === 0 && workersFile === undefined && workersDns === undefined)
-    return { error: "at least one --worker URL is required (or --workers-file / --workers-dns)" }
+  if (
+    rawWorkers.length === 0 &&
+    workersFile === undefined &&
+    workersDns === undefined &&
+    workersK8s === undefined
+  )
+    return {
+      error: "at least one --worker URL is required (or --workers-file / --workers-dns / --workers-from)"
+    }
   const workers: Array<string> = []
   for (const w of rawWorkers) {
     const u = workerUrl(w)
@@ -272,6 +299,7 @@ export const parseServeArgs = (
     bookingsGroup: s("bookings-group"),
     config: opt("config"),
     workersFile,
-    workersDns
+    workersDns,
+    workersK8s
   }
 }

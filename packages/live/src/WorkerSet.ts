@@ -147,5 +147,8 @@ export const compactWorkers = <S>(state: RouterState<S>, now: number): RouterSta
     cursor: k > 0 ? state.cursor % k : 0
   }
   const ranks = statuses(next, now)
-  return { ...next, view: buildView(state.policy, ranks, usableRanks(ranks), state.view.generation + 1, now) }
+  return {
+    ...next,
+    view: buildView(state.policy, ranks, usableRanks(ranks), state.view.generation + 1, now, inflight)
+  }
 }

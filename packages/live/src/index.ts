@@ -6,6 +6,7 @@
  */
 export * from "./Bookings.js"
 export * from "./Imbalance.js"
+export * from "./K8sWorkers.js"
 export * from "./LastHeard.js"
 export * from "./LiveRouter.js"
 export * from "./LiveRouterConfig.js"

@@ -33,6 +33,7 @@ export const valueFlags: Readonly<Record<string, string | undefined>> = {
   "bookings-group": "default",
   "workers-file": undefined,
   "workers-dns": undefined,
+  "workers-from": undefined,
   config: undefined
 }
 
@@ -119,4 +120,35 @@ export const fileTokens = (
     }
   }
   return out
+}
+
+/**
+ * `--workers-from SOURCE`: `k8s:NAMESPACE/SERVICE[:PORT]` (PORT a number or a port name),
+ * `dns:NAME:PORT` or `file:PATH`; or the message. @internal
+ */
+export const workersFrom = (
+  raw: string
+):
+  | {
+      readonly k8s: {
+        readonly namespace: string
+        readonly service: string
+        readonly port: number | string | undefined
+      }
+    }
+  | { readonly dns: string }
+  | { readonly file: string }
+  | { readonly error: string } => {
+  if (raw.startsWith("file:") && raw.length > 5) return { file: raw.slice(5) }
+  if (raw.startsWith("dns:")) return { dns: raw.slice(4) }
+  const m = /^k8s:([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9]*[a-z0-9])?)(:([a-z0-9-]+))?$/.exec(raw)
+  if (m === null)
+    return {
+      error: `--workers-from must be k8s:NAMESPACE/SERVICE[:PORT], dns:NAME:PORT or file:PATH, got "${raw}"`
+    }
+  const p = m[6]
+  const port = p === undefined ? undefined : /^\d+$/.test(p) ? Number(p) : p
+  if (typeof port === "number" && (port < 1 || port > 65535))
+    return { error: `--workers-from port must be from 1 to 65535, got ${port}` }
+  return { k8s: { namespace: m[1]!, service: m[3]!, port } }
 }
