@@ -76,9 +76,11 @@ export const parseWorkerList = (text: string): ReadonlyArray<string> | { readonl
  * const path = join(tmpdir(), `workers-${process.pid}.txt`)
  * writeFileSync(path, "http://10.0.0.5:8000\n")
  * const sets: Array<ReadonlyArray<string>> = []
- * const w = watchWorkerFile(path, (s) => sets.push(s), () => {})
- * await new Promise((r) => setTimeout(r, 50))
- * w.close()
+ * let w: { close(): void } | undefined
+ * await new Promise<void>((done) => {
+ *   w = watchWorkerFile(path, (s) => (sets.push(s), done()), () => {})
+ * })
+ * w?.close()
  * sets // => [["http://10.0.0.5:8000"]]
  * ```
  *
@@ -128,9 +130,11 @@ export const watchWorkerFile = (
  * ```ts
  * import { watchWorkerDns } from "@loadledger/live"
  * const sets: Array<ReadonlyArray<string>> = []
- * const w = watchWorkerDns("localhost", 30000, (s) => sets.push(s), () => {})
- * await new Promise((r) => setTimeout(r, 200))
- * w.close()
+ * let w: { close(): void } | undefined
+ * await new Promise<void>((done) => {
+ *   w = watchWorkerDns("localhost", 30000, (s) => (sets.push(s), done()), () => {})
+ * })
+ * w?.close()
  * sets[0]?.includes("http://127.0.0.1:30000") // => true
  * ```
  *
