@@ -174,7 +174,11 @@ interface Slot {
 }
 
 const less = (a: Slot, b: Slot): boolean =>
-  a.tokens !== b.tokens ? a.tokens < b.tokens : a.requests !== b.requests ? a.requests < b.requests : a.rank < b.rank
+  a.tokens !== b.tokens
+    ? a.tokens < b.tokens
+    : a.requests !== b.requests
+      ? a.requests < b.requests
+      : a.rank < b.rank
 
 /**
  * `DefaultADPRouter.route_requests`: the explicit pass, then the cap
@@ -191,7 +195,8 @@ const less = (a: Slot, b: Slot): boolean =>
  *   { rank: 1, numActiveRequests: 1, numActiveTokens: 100 }
  * ]
  * const reqs = [0, 1, 2, 3].map((id) => ({ id, inputLength: 50 }))
- * Trtllm.assignDefault(states, reqs, 10).assigned // => [[], [0, 1, 2, 3]]
+ * // the cap is max(ceil(8 / 2), 3) = 4: rank 1 takes three, then rank 0 the last
+ * Trtllm.assignDefault(states, reqs, 10).assigned // => [[3], [0, 1, 2]]
  * ```
  *
  * @category trtllm
@@ -206,16 +211,19 @@ export const assignDefault = (
   const assigned: Array<Array<number | string>> = states.map(() => [])
   const active = states.map((s) => s.numActiveRequests)
   const rest = assignExplicit(strictFirst(reqs), assigned, active, maxNumActiveRequests)
-  const expected = expectedNumActiveRequests(active, rest.length, 1, hardCap ? maxNumActiveRequests : undefined)
+  const expected = expectedNumActiveRequests(
+    active,
+    rest.length,
+    1,
+    hardCap ? maxNumActiveRequests : undefined
+  )
   const heap: Array<Slot> = []
   states.forEach((s, i) => {
     if (active[i]! < expected) heap.push({ tokens: s.numActiveTokens, requests: active[i]!, rank: i })
   })
   const unassigned: Array<number | string> = []
   const late: Array<Array<number | string>> = states.map(() => [])
-  const sorted = rest
-    .map((r, i) => ({ r, i }))
-    .sort((a, b) => b.r.inputLength - a.r.inputLength || a.i - b.i)
+  const sorted = rest.map((r, i) => ({ r, i })).sort((a, b) => b.r.inputLength - a.r.inputLength || a.i - b.i)
   for (const { r } of sorted) {
     let best = -1
     for (let k = 0; k < heap.length; k++) if (best < 0 || less(heap[k]!, heap[best]!)) best = k

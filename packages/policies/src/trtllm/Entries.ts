@@ -26,21 +26,25 @@ export const trtllmPolicyEntries: ReadonlyArray<PolicyEntry> = [
     name: "trtllm/default",
     engine: "any",
     reference: true,
-    description: "TensorRT-LLM DefaultADPRouter: min-heap on (active tokens, requests), per-rank fair-share cap (adp_router.py)",
+    description:
+      "TensorRT-LLM DefaultADPRouter: min-heap on (active tokens, requests), per-rank fair-share cap (adp_router.py)",
     make: (o) => erase(makeTrtllmPolicy("default", { maxNumActiveRequests: o.maxRunningRequests }))
   },
   {
     name: "trtllm/kv-cache-aware",
     engine: "any",
     reference: true,
-    description: "TensorRT-LLM KVCacheAwareADPRouter: uncached tokens + weighted normalised load, 2x fair-share cap",
+    description:
+      "TensorRT-LLM KVCacheAwareADPRouter: uncached tokens + weighted normalised load, 2x fair-share cap",
     make: (o) => erase(makeTrtllmPolicy("kv-cache-aware", { maxNumActiveRequests: o.maxRunningRequests }))
   },
   {
     name: "trtllm/conversation-affinity",
     engine: "any",
     reference: true,
-    description: "TensorRT-LLM ConversationAwareADPRouter: conversation (session) pinned to its first rank, round-robin",
-    make: (o) => erase(makeTrtllmPolicy("conversation-affinity", { maxNumActiveRequests: o.maxRunningRequests }))
+    description:
+      "TensorRT-LLM ConversationAwareADPRouter: conversation (session) pinned to its first rank, round-robin",
+    make: (o) =>
+      erase(makeTrtllmPolicy("conversation-affinity", { maxNumActiveRequests: o.maxRunningRequests }))
   }
 ]

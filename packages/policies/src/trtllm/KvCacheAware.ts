@@ -114,9 +114,16 @@ export const assignKvCacheAware = (
     .map((r, i) => ({ r, i }))
     .sort(
       (a, b) =>
-        fingerprintCompare(a.r.tokenIds ?? [], b.r.tokenIds ?? []) || b.r.inputLength - a.r.inputLength || a.i - b.i
+        fingerprintCompare(a.r.tokenIds ?? [], b.r.tokenIds ?? []) ||
+        b.r.inputLength - a.r.inputLength ||
+        a.i - b.i
     )
-  const expected = expectedNumActiveRequests(active, order.length, options.fairShareMultiplier, maxNumActiveRequests)
+  const expected = expectedNumActiveRequests(
+    active,
+    order.length,
+    options.fairShareMultiplier,
+    maxNumActiveRequests
+  )
   const eligible: Array<number> = []
   for (let i = 0; i < n; i++) if (active[i]! < expected) eligible.push(i)
   const unassigned: Array<number | string> = []

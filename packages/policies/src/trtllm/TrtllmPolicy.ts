@@ -67,11 +67,19 @@ const healthyStates = (l: PeerLedger): { states: Array<AdpRankState>; ranks: Arr
   for (let i = 0; i < l.dpSize; i++) if (l.status[i] === true) ranks.push(i)
   return {
     ranks,
-    states: ranks.map((r, k) => ({ rank: k, numActiveRequests: l.requests[r]!, numActiveTokens: l.tokens[r]! }))
+    states: ranks.map((r, k) => ({
+      rank: k,
+      numActiveRequests: l.requests[r]!,
+      numActiveTokens: l.tokens[r]!
+    }))
   }
 }
 
-const matchLength = (set: HashSet.HashSet<string>, hashes: ReadonlyArray<string>, inputLength: number): number => {
+const matchLength = (
+  set: HashSet.HashSet<string>,
+  hashes: ReadonlyArray<string>,
+  inputLength: number
+): number => {
   let k = 0
   while (k < hashes.length && HashSet.has(set, hashes[k]!)) k++
   return k === 0 ? 0 : Math.max(0, Math.min(inputLength - 1, Math.floor((k / hashes.length) * inputLength)))
@@ -112,11 +120,19 @@ export const makeTrtllmPolicy = (kind: Kind, o: TrtllmPolicyOptions): Policy<Pee
       const { states, ranks } = healthyStates(l)
       const pin = request.routedDpRank
       if (pin !== undefined && (!Number.isInteger(pin) || pin < 0 || pin >= l.dpSize))
-        return policyError("InvalidRoutedRank", `routedDpRank ${pin} is outside 0..${l.dpSize - 1}`, "routedDpRank")
+        return policyError(
+          "InvalidRoutedRank",
+          `routedDpRank ${pin} is outside 0..${l.dpSize - 1}`,
+          "routedDpRank"
+        )
       if (pin !== undefined && !ranks.includes(pin)) {
         // upstream honours the target rank whatever its health; it is not in the healthy view
         ranks.push(pin)
-        states.push({ rank: states.length, numActiveRequests: l.requests[pin]!, numActiveTokens: l.tokens[pin]! })
+        states.push({
+          rank: states.length,
+          numActiveRequests: l.requests[pin]!,
+          numActiveTokens: l.tokens[pin]!
+        })
       }
       const hashes = request.prefixHashes ?? []
       const req: AdpRequest = {
@@ -145,7 +161,13 @@ export const makeTrtllmPolicy = (kind: Kind, o: TrtllmPolicyOptions): Policy<Pee
         const stillPending = new Set(res.pendingWarmup.map((k) => ranks[k]!))
         next = { ...extra, warmup: extra.warmup.filter((r) => !ranks.includes(r) || stillPending.has(r)) }
       } else {
-        const res = assignConversationAware(states, [req], max, extra.conversations, o.conversationFairShareMultiplier)
+        const res = assignConversationAware(
+          states,
+          [req],
+          max,
+          extra.conversations,
+          o.conversationFairShareMultiplier
+        )
         out = res.assignment
         next = { ...extra, conversations: res.memory }
       }
@@ -157,7 +179,8 @@ export const makeTrtllmPolicy = (kind: Kind, o: TrtllmPolicyOptions): Policy<Pee
           "maxNumActiveRequests"
         )
       const rank = ranks[k]!
-      const charged = kind === "kv-cache-aware" ? Math.max(request.inputLength - matches[k]!, 0) : request.inputLength
+      const charged =
+        kind === "kv-cache-aware" ? Math.max(request.inputLength - matches[k]!, 0) : request.inputLength
       if (kind === "kv-cache-aware" && hashes.length > 0) {
         let set = extra.cached[rank]!
         for (const h of hashes) set = HashSet.add(set, h)
