@@ -11,7 +11,6 @@ import { engineFault, progress, type Run } from "./run.js"
 /** Request `r` arrives at `run.t`: rejected with the reason, or routed and queued. */
 export const arrive = (run: Run, r: Req): void => {
   const c = run.c
-  const n = c.dpSize
   const size = r.t.inputLength + r.outputTarget
   if (size > c.maxRequestTokens) {
     r.rejected =
@@ -21,6 +20,16 @@ export const arrive = (run: Run, r: Req): void => {
     progress(run, r)
     return
   }
+  if (run.held !== undefined) {
+    run.held.push(r)
+    return
+  }
+  place(run, r)
+}
+
+/** Route `r` now and queue it on the chosen rank, or reject it with the policy's reason. */
+const place = (run: Run, r: Req): void => {
+  const n = run.c.dpSize
   const rank = run.router.route(r, run.t)
   if (typeof rank !== "number") {
     r.rejected = `policy error (${rank.reason}): ${rank.message}`
@@ -36,6 +45,13 @@ export const arrive = (run: Run, r: Req): void => {
   target.routed++
   target.enqueue(r)
   run.engine.queued(run.groupOf[rank]!, rank)
+}
+
+/** An engine that routes per iteration (`EngineRun.fetch`): route the batch it takes from the held arrivals. */
+export const routeHeld = (run: Run): void => {
+  const held = run.held
+  if (held === undefined || held.length === 0 || run.engine.fetch === undefined) return
+  for (const r of run.engine.fetch(held, run.t)) place(run, r)
 }
 
 /** Every request that arrives at `run.t`, in trace order; each one's record is made now. */

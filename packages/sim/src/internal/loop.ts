@@ -25,7 +25,7 @@ import type { TraceTokenIds } from "../TokenIdsTypes.js"
 import type { TraceRequest } from "../Trace.js"
 import { Arrivals, isProblem, shapeOf, type TraceShape } from "./arrivals.js"
 import { endAtTimeLimit, endWithoutEvents } from "./ends.js"
-import { arriveAll, publish } from "./events.js"
+import { arriveAll, publish, routeHeld } from "./events.js"
 import { neverRoutes, withDefaultsForInvalid } from "./invalidRun.js"
 import type { Rank } from "./rank.js"
 import type { Req } from "./req.js"
@@ -79,6 +79,8 @@ export interface RawRun {
 
 /** Step 1: every idle group tries to start a step now. */
 const startIdleGroups = (run: Run): SimStatus | undefined => {
+  // an engine that routes per iteration assigns its held arrivals before an idle group steps
+  if (run.held !== undefined && run.held.length > 0 && run.groups.some((g) => !g.busy)) routeHeld(run)
   for (const g of run.groups) {
     if (g.busy) continue
     const s = startStep(run, g)
