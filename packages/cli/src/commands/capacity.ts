@@ -4,8 +4,10 @@
  *
  * @since 0.3.0
  */
+
 import { availableParallelism } from "node:os"
 import { findPolicy, policyEntries } from "@loadledger/policies"
+import type { EngineName } from "@loadledger/sim"
 import {
   type CapacityOptions,
   type CapacityProbe,
@@ -33,7 +35,7 @@ export interface CapacityCommandOptions {
   readonly dp: number
   readonly model: string
   readonly gpu: string
-  readonly engine?: "sglang" | "vllm" | undefined
+  readonly engine?: EngineName | undefined
   readonly frontEnds: number
   readonly seed: number
   readonly format?: TraceFormat | undefined

@@ -3,11 +3,14 @@
  *
  * @since 0.1.0
  */
+
 import { writeFileSync } from "node:fs"
 import type { PolicyEntry } from "@loadledger/policies"
+import type { EngineName } from "@loadledger/sim"
 import {
   type CoordinatorRows,
   describeTokenIds,
+  engineNames,
   isTraceError,
   type PolicyResult,
   scaleTrace,
@@ -46,7 +49,7 @@ export interface SimulateOptions {
   readonly gpu: string
   /** Tensor-parallel size per DP rank (default: the model preset's). */
   readonly tp?: number | undefined
-  readonly engine?: "sglang" | "vllm" | undefined
+  readonly engine?: EngineName | undefined
   readonly rateScale?: number | undefined
   readonly limit?: number | undefined
   readonly json?: boolean | undefined
@@ -73,7 +76,7 @@ export interface SimulateOptions {
 }
 
 /** The engine a policy is simulated on: `--engine` when given, else the policy's own (sglang for "any"). */
-const engineFor = (entry: PolicyEntry, forced: "sglang" | "vllm" | undefined): "sglang" | "vllm" =>
+const engineFor = (entry: PolicyEntry, forced: EngineName | undefined): EngineName =>
   forced ?? (entry.engine === "vllm" ? "vllm" : "sglang")
 
 /**
@@ -147,7 +150,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     stream: process.stderr,
     now: () => performance.now() / 1000
   })
-  const rows: Array<{ engine: "sglang" | "vllm"; result: PolicyResult }> = []
+  const rows: Array<{ engine: EngineName; result: PolicyResult }> = []
   let before = 0 // requests done (finished or rejected) by the policies already run
   entries.forEach((entry, k) => {
     const engine = engineFor(entry, o.engine)
@@ -203,7 +206,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
 
 /**
  * Registers `loadledger simulate --trace FILE --policies LIST [--dp 8] [--model glm-5.3] [--gpu h200]
- * [--engine sglang|vllm] [--rate-scale X] [--limit N] [--json] [--report out.html]`. `--policy LIST`
+ * [--engine sglang|vllm|trtllm] [--rate-scale X] [--limit N] [--json] [--report out.html]`. `--policy LIST`
  * (the name `capacity` takes) is `--policies` under another name; giving both is a usage error.
  *
  * @example
@@ -249,8 +252,7 @@ export const register = (program: Command): void => {
     )
     .addOption(
       new Option("--engine <engine>", "engine model for every policy (default: each policy's own)").choices([
-        "sglang",
-        "vllm"
+        ...engineNames
       ])
     )
     .option(

@@ -4,7 +4,9 @@
  *
  * @since 0.5.0
  */
+
 import { availableParallelism } from "node:os"
+import type { EngineName } from "@loadledger/sim"
 import {
   compareGoodput,
   estimateGoodput,
@@ -44,7 +46,7 @@ export const CURVE_SHARES: ReadonlyArray<number> = [0.7, 0.85, 1, 1.15, 1.3]
 export interface LeaderboardRow {
   readonly policy: string
   readonly kind: Subject["kind"]
-  readonly engine: "sglang" | "vllm"
+  readonly engine: EngineName
   readonly goodput: GoodputEstimate
   readonly shareOfBound: number
   readonly vsBest?: GoodputComparison | undefined
@@ -67,7 +69,7 @@ export interface LeaderboardRow {
  * @since 0.5.0
  */
 export interface EngineBoard {
-  readonly engine: "sglang" | "vllm"
+  readonly engine: EngineName
   readonly rows: ReadonlyArray<LeaderboardRow>
   readonly best: string
   readonly verdicts: ReadonlyArray<{
@@ -81,7 +83,7 @@ export interface EngineBoard {
 
 /** A subject on an engine, with its label. */
 interface Entry {
-  readonly engine: "sglang" | "vllm"
+  readonly engine: EngineName
   readonly subject: Subject
   readonly label: string
 }
@@ -124,7 +126,7 @@ const runAll = async (
  */
 export interface LeaderboardOptions {
   readonly setup: GoodputSetup
-  readonly policies: ReadonlyArray<{ readonly name: string; readonly engine: "sglang" | "vllm" }>
+  readonly policies: ReadonlyArray<{ readonly name: string; readonly engine: EngineName }>
   readonly traceRequestsPerSecond: number
   readonly confidence: number
   readonly curve: boolean
@@ -277,7 +279,7 @@ export const runLeaderboard = async (o: LeaderboardOptions): Promise<ReadonlyArr
       curves,
       "attainment curves"
     )
-  const curveOf = (i: number, engine: "sglang" | "vllm"): LeaderboardRow["curve"] =>
+  const curveOf = (i: number, engine: EngineName): LeaderboardRow["curve"] =>
     o.curve && curved.has(i)
       ? curveRates.get(engine)!.map((rps, j) => {
           const xs = Array.from(
@@ -360,7 +362,7 @@ export interface RankInput {
  * @since 0.5.0
  */
 export const rankBoard = (
-  engine: "sglang" | "vllm",
+  engine: EngineName,
   subjects: ReadonlyArray<RankInput>,
   confidence: number
 ): EngineBoard => {

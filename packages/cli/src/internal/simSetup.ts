@@ -5,7 +5,9 @@
  *
  * @since 0.2.0
  */
+
 import { readFileSync } from "node:fs"
+import type { EngineName } from "@loadledger/sim"
 import {
   type CoordinatorRows,
   checkKvPool,
@@ -156,7 +158,7 @@ export const simConfigFor = (o: {
   readonly model: string
   readonly gpu: string
   readonly dp: number
-  readonly engine: "sglang" | "vllm"
+  readonly engine: EngineName
   readonly frontEnds: number
   readonly seed: number
   /** Tensor-parallel size per DP rank (default: the model preset's); see {@link modelPreset}. */
