@@ -73,7 +73,7 @@ describe.skipIf(!built)("help, examples and names (built loadledger in a subproc
     expect(models.find((m: { name: string }) => m.name === "llama2-70b")).toEqual({
       name: "llama2-70b",
       tp: 1,
-      fitsOn: ["b200"]
+      fitsOn: ["b200", "gb200"]
     })
     expect(JSON.parse(run(["list", "gpus", "--json"]).stdout).map((g: { name: string }) => g.name)).toContain(
       "h200"

@@ -33,7 +33,7 @@ describe("loadledger simulate", () => {
     // each model with its preset TP and the GPUs it leaves a KV pool on
     for (const m of Object.keys(models)) expect(io.out).toMatch(new RegExp(`\\n  ${m} +TP ${models[m]!.tp} `))
     expect(io.out).toMatch(/\n {2}llama2-70b +TP 1 +b200\n/)
-    expect(io.out).toMatch(/\n {2}bloom-176b +TP 8 +a100-80gb, h100-80gb, h100-80gb-pcap, h200, b200\n/)
+    expect(io.out).toMatch(/\n {2}bloom-176b +TP 8 +a100-80gb, h100-80gb, h100-80gb-pcap, h200, b200, gb200\n/)
     for (const g of Object.keys(gpus)) expect(io.out).toContain(g)
     expect(io.out).toContain("--quiet")
     for (const flag of [
@@ -360,7 +360,7 @@ describe("loadledger simulate", () => {
       )
       await exitsWithLine(
         onGpu("glm-5.3", "h100-80gb"),
-        /no tensor-parallel size up to 8 leaves room\. glm-5\.3 fits at its preset tensor parallel 1 on --gpu h200, b200; or set the pool by hand with --kv-pool-tokens N$/m
+        /no tensor-parallel size up to 8 leaves room\. glm-5\.3 fits at its preset tensor parallel 1 on --gpu h200, b200, gb200; or set the pool by hand with --kv-pool-tokens N$/m
       )
       // --kv-pool-tokens sets the pool by hand: no fit check
       io.err = ""
@@ -399,8 +399,8 @@ describe("loadledger simulate", () => {
 
 describe("gpusFitting (internal: its docstring example is not run as a test)", () => {
   it("the GPU presets a model fits at its preset TP, in the presets' order", () => {
-    expect(gpusFitting("llama2-70b")).toEqual(["b200"])
-    expect(gpusFitting("glm-5.3")).toEqual(["h200", "b200"])
+    expect(gpusFitting("llama2-70b")).toEqual(["b200", "gb200"])
+    expect(gpusFitting("glm-5.3")).toEqual(["h200", "b200", "gb200"])
     expect(gpusFitting("gpt-9")).toEqual([])
   })
 })

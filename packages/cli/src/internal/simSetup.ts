@@ -124,8 +124,8 @@ export const gpuPreset = (name: string) => {
  * @example
  * ```ts
  * import { gpusFitting } from "./simSetup.js"
- * gpusFitting("llama2-70b") // => ["b200"]
- * gpusFitting("glm-5.3") // => ["h200", "b200"]
+ * gpusFitting("llama2-70b") // => ["b200", "gb200"]
+ * gpusFitting("glm-5.3") // => ["h200", "b200", "gb200"]
  * ```
  *
  * @category simulate
