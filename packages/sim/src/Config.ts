@@ -59,6 +59,7 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => {
     chunkedPrefillTokens: c.chunkedPrefillTokens ?? 8192,
     kvPoolTokens: c.kvPoolTokens ?? 280_000,
     sparseTopK: c.sparseTopK,
+    maxConcurrency: c.maxConcurrency,
     seed: c.seed ?? 0,
     maxSimulatedSeconds: c.maxSimulatedSeconds ?? Number.POSITIVE_INFINITY,
     loadSamples: c.loadSamples ?? 200,
@@ -148,6 +149,7 @@ export const checkConfig = (c: ResolvedSimConfig): ConfigProblem | undefined => 
     (typeof c.stepModel === "function" ? undefined : bad("stepModel", "a function", c.stepModel)) ??
     atLeast1 ??
     (c.sparseTopK === undefined ? undefined : integerAtLeast("sparseTopK", c.sparseTopK, 1)) ??
+    (c.maxConcurrency === undefined ? undefined : integerAtLeast("maxConcurrency", c.maxConcurrency, 1)) ??
     integerAtLeast("loadSamples", c.loadSamples, 0) ??
     (Number.isSafeInteger(c.seed) ? undefined : bad("seed", "a safe integer", c.seed)) ??
     (c.maxSimulatedSeconds > 0

@@ -29,6 +29,12 @@ import type { StepModel } from "./StepModel.js"
  * - `lockstep`: all ranks step together (DP attention + EP); false gives each rank its own steps.
  * - `kvPoolTokens`: KV pool per rank, in tokens (prefix-cache blocks count against it).
  * - `sparseTopK`: the model's sparse-attention cap on keys read per query (DSA), if any.
+ * - `maxConcurrency` (since 0.7.0): closed-loop load, as the serving benchmarks' `--max-concurrency`
+ *   (vLLM `benchmarks/serve.py`, SGLang `bench_serving.py`): at most this many requests are in
+ *   flight; a request whose trace arrival comes while that many are in flight is sent when one
+ *   finishes (or is rejected), and its arrival (TTFT, E2E) counts from then. With every arrival at
+ *   0, N clients each send their next request when the last one finishes. Default: none (the trace
+ *   replayed open loop).
  * - `chunkedPrefillTokens`: SGLang `--chunked-prefill-size` / vLLM `max_num_batched_tokens`.
  * - `frontEnds`: vLLM API-server processes (each its own policy state); SGLang always has one (the
  *   field is not read with the SGLang engine).
@@ -86,6 +92,8 @@ export interface SimConfig {
   readonly chunkedPrefillTokens?: number | undefined
   readonly kvPoolTokens?: number | undefined
   readonly sparseTopK?: number | undefined
+  /** @since 0.7.0 */
+  readonly maxConcurrency?: number | undefined
   readonly coordinatorIntervalSeconds?: number | undefined
   readonly vllmWaveProfile?: VllmWaveProfile | undefined
   readonly frontEnds?: number | undefined
@@ -118,9 +126,10 @@ export interface SimConfig {
  * @since 0.1.0
  */
 export type ResolvedSimConfig = Required<
-  Omit<SimConfig, "maxSimulatedSeconds" | "faults" | "sparseTopK" | "slo">
+  Omit<SimConfig, "maxSimulatedSeconds" | "faults" | "sparseTopK" | "slo" | "maxConcurrency">
 > & {
   readonly sparseTopK: number | undefined
+  readonly maxConcurrency: number | undefined
   readonly slo: Slo | undefined
   readonly maxSimulatedSeconds: number
   readonly faults: { readonly zeroTokenRanksReturnEarly: boolean }

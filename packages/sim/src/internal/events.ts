@@ -54,12 +54,24 @@ export const routeHeld = (run: Run): void => {
   for (const r of run.engine.fetch(held, run.t)) place(run, r)
 }
 
-/** Every request that arrives at `run.t`, in trace order; each one's record is made now. */
+/**
+ * Every request that arrives at `run.t`, in trace order; each one's record is made now. Closed loop
+ * (`maxConcurrency`): every request due by now, while fewer than the cap are in flight.
+ */
 export const arriveAll = (run: Run, arrivals: Arrivals): void => {
-  while (arrivals.peek()?.arrivalSeconds === run.t) {
+  const cap = run.c.maxConcurrency
+  for (;;) {
+    const at = arrivals.peek()?.arrivalSeconds
+    if (
+      at === undefined ||
+      (cap === undefined ? at !== run.t : at > run.t || arrivals.taken - run.done >= cap)
+    )
+      break
     const i = arrivals.taken
     run.next = i + 1
-    const t = arrivals.take()
+    const row = arrivals.take()
+    // closed loop: a request held back by the concurrency cap is sent now
+    const t = row.arrivalSeconds < run.t ? { ...row, arrivalSeconds: run.t } : row
     // every request draws its room, used or not, so request i's room is the i-th
     const room = run.nextRoom()
     const r = new Req(i, t, t.bootstrapRoom ?? room)

@@ -96,9 +96,16 @@ const nextStepEnd = (run: Run): number => {
   return tStep
 }
 
-/** The next arrival's time (infinite when every request has arrived). */
-const nextArrival = (arrivals: Arrivals): number =>
-  arrivals.peek()?.arrivalSeconds ?? Number.POSITIVE_INFINITY
+/**
+ * The next arrival's time (infinite when every request has arrived); closed loop
+ * (`maxConcurrency`): infinite while that many are in flight, else no earlier than now.
+ */
+const nextArrival = (run: Run, arrivals: Arrivals): number => {
+  const t = arrivals.peek()?.arrivalSeconds ?? Number.POSITIVE_INFINITY
+  const cap = run.c.maxConcurrency
+  if (cap === undefined) return t
+  return arrivals.taken - run.done >= cap ? Number.POSITIVE_INFINITY : Math.max(t, run.t)
+}
 
 /** Step 3, a step end: every group whose step ends now completes it, in group order. */
 const completeSteps = (run: Run): SimStatus | undefined => {
@@ -122,7 +129,7 @@ const runEvents = (run: Run, arrivals: Arrivals): SimStatus | typeof NEED_INPUT 
     const started = startIdleGroups(run)
     if (started) return started
     const tStep = nextStepEnd(run)
-    const tArr = nextArrival(arrivals)
+    const tArr = nextArrival(run, arrivals)
     // a streamed request the simulator cannot run, or a stream longer than its stated count
     if (arrivals.problem) return { _tag: "InvalidConfig", ...arrivals.problem }
     if (tStep === Number.POSITIVE_INFINITY && tArr === Number.POSITIVE_INFINITY)
