@@ -60,6 +60,8 @@ export interface SimulateOptions {
   readonly kvPoolTokens?: number | undefined
   readonly chunkedPrefill?: number | undefined
   readonly maxRunning?: number | undefined
+  /** Closed loop: at most this many requests in flight (`--max-concurrency`); default open loop. */
+  readonly maxConcurrency?: number | undefined
   /** vLLM `--prefill-schedule-interval`: prefills run every k group steps (saturation guard kept). */
   readonly prefillInterval?: number | undefined
   /** `false` (`--no-dummy-batches`): the forward veto; an empty-batch rank stalls the group. */
@@ -113,7 +115,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   // a preset pair with no room for a KV pool: what would fit, and the GPU presets it fits on
   const noFit = o.kvPoolTokens === undefined ? checkModelFit(o.model, o.gpu, o.tp) : undefined
   if (noFit !== undefined) return fail(noFit.message)
-  const base = simConfigFor({ ...o, engine: "sglang" }) // the engine is set per policy below
+  const base = { ...simConfigFor({ ...o, engine: "sglang" }), maxConcurrency: o.maxConcurrency } // the engine is set per policy below
   const sglang = entries.filter((e) => engineFor(e, o.engine) === "sglang")
   if (o.coordinatorRows !== undefined && o.coordinatorRows !== "extended" && sglang.length > 0)
     return fail(
@@ -277,6 +279,11 @@ export const register = (program: Command): void => {
       positiveInt("--chunked-prefill")
     )
     .option("--max-running <n>", "max running requests per rank (default: 64)", positiveInt("--max-running"))
+    .option(
+      "--max-concurrency <n>",
+      "closed loop: at most N requests in flight, each next one sent when one finishes (default: the trace's arrivals)",
+      positiveInt("--max-concurrency")
+    )
     .option(
       "--prefill-interval <k>",
       "admit prefills every k group steps, with vLLM's saturation guard (--prefill-schedule-interval) (default: 1)",
