@@ -154,7 +154,7 @@ const statOrUndefined = (p: string) => {
  * import { checkModelFit } from "./simulateArgs.js"
  * checkModelFit("bloom-176b", "a100-80gb") // => undefined
  * checkModelFit("llama2-70b", "a100-80gb")?.message.endsWith(
- *   "llama2-70b fits at its preset tensor parallel 1 on --gpu b200; or set the pool by hand with --kv-pool-tokens N"
+ *   "llama2-70b fits at its preset tensor parallel 1 on --gpu b200, gb200; or set the pool by hand with --kv-pool-tokens N"
  * ) // => true
  * ```
  *
@@ -191,7 +191,7 @@ export const checkModelFit = (model: string, gpu: string, tp?: number): ArgError
  * import { simulateHelpText } from "./simulateArgs.js"
  * simulateHelpText().includes("  round-robin") // => true
  * simulateHelpText().includes("GPUs (--gpu):") // => true
- * simulateHelpText().includes("  llama2-70b     TP 1  b200\n") // => true
+ * simulateHelpText().includes("  llama2-70b     TP 1  b200, gb200\n") // => true
  * ```
  *
  * @category simulate
