@@ -33,7 +33,9 @@ describe("loadledger simulate", () => {
     // each model with its preset TP and the GPUs it leaves a KV pool on
     for (const m of Object.keys(models)) expect(io.out).toMatch(new RegExp(`\\n  ${m} +TP ${models[m]!.tp} `))
     expect(io.out).toMatch(/\n {2}llama2-70b +TP 1 +b200, gb200\n/)
-    expect(io.out).toMatch(/\n {2}bloom-176b +TP 8 +a100-80gb, h100-80gb, h100-80gb-pcap, h200, b200, gb200\n/)
+    expect(io.out).toMatch(
+      /\n {2}bloom-176b +TP 8 +a100-80gb, h100-80gb, h100-80gb-pcap, h200, b200, gb200\n/
+    )
     for (const g of Object.keys(gpus)) expect(io.out).toContain(g)
     expect(io.out).toContain("--quiet")
     for (const flag of [
