@@ -52,7 +52,7 @@ describe.skipIf(!built)("help, examples and names (built loadledger in a subproc
 
   it("list policies|models|gpus|slo, as text and --json, with each policy's source and engine", () => {
     const policies = JSON.parse(run(["list", "policies", "--json"]).stdout)
-    expect(policies).toHaveLength(50)
+    expect(policies).toHaveLength(53)
     expect(policies.find((p: { name: string }) => p.name === "smg/prefix-hash")).toMatchObject({
       source: "smg",
       engine: "sglang",
@@ -73,7 +73,7 @@ describe.skipIf(!built)("help, examples and names (built loadledger in a subproc
     expect(models.find((m: { name: string }) => m.name === "llama2-70b")).toEqual({
       name: "llama2-70b",
       tp: 1,
-      fitsOn: ["b200"]
+      fitsOn: ["b200", "gb200"]
     })
     expect(JSON.parse(run(["list", "gpus", "--json"]).stdout).map((g: { name: string }) => g.name)).toContain(
       "h200"
@@ -95,7 +95,7 @@ describe.skipIf(!built)("help, examples and names (built loadledger in a subproc
     const cases: Array<[Array<string>, string]> = [
       [
         ["simulate", "--trace", t, "--policies", "totl-tokens"],
-        'unknown policy "totl-tokens" (did you mean "total-tokens"?); loadledger list policies names all 50'
+        'unknown policy "totl-tokens" (did you mean "total-tokens"?); loadledger list policies names all 53'
       ],
       [
         ["capacity", "--trace", t, "--policy", "round-robn"],

@@ -32,8 +32,10 @@ describe("loadledger simulate", () => {
       expect(io.out).toMatch(new RegExp(`\\n  ${quote(e.name)} +\\[${e.engine}\\]`))
     // each model with its preset TP and the GPUs it leaves a KV pool on
     for (const m of Object.keys(models)) expect(io.out).toMatch(new RegExp(`\\n  ${m} +TP ${models[m]!.tp} `))
-    expect(io.out).toMatch(/\n {2}llama2-70b +TP 1 +b200\n/)
-    expect(io.out).toMatch(/\n {2}bloom-176b +TP 8 +a100-80gb, h100-80gb, h100-80gb-pcap, h200, b200\n/)
+    expect(io.out).toMatch(/\n {2}llama2-70b +TP 1 +b200, gb200\n/)
+    expect(io.out).toMatch(
+      /\n {2}bloom-176b +TP 8 +a100-80gb, h100-80gb, h100-80gb-pcap, h200, b200, gb200\n/
+    )
     for (const g of Object.keys(gpus)) expect(io.out).toContain(g)
     expect(io.out).toContain("--quiet")
     for (const flag of [
@@ -297,7 +299,7 @@ describe("loadledger simulate", () => {
     it("unknown policy, listing the known ones", async () => {
       await exitsWithLine(
         ["--trace", mooncake, "--policies", "round-robin,fastest"],
-        /^loadledger: unknown policy "fastest"; loadledger list policies names all 50/
+        /^loadledger: unknown policy "fastest"; loadledger list policies names all 53/
       )
     })
     it("a policy named twice is rejected before the trace is read", async () => {
@@ -356,11 +358,11 @@ describe("loadledger simulate", () => {
       // llama2-70b's preset is TP 1: its 138 GB of BF16 weights overflow one a100-80gb
       await exitsWithLine(
         onGpu("llama2-70b", "a100-80gb"),
-        "llama2-70b does not fit on one a100-80gb at tensor parallel 1: its weights take 138.0 GB per GPU of the 70.4 GB it may use (88% of 80.0 GB), no room for a KV pool; at tensor parallel 2 each GPU would hold 8,695 tokens (--tp 2). llama2-70b fits at its preset tensor parallel 1 on --gpu b200; or set the pool by hand with --kv-pool-tokens N"
+        "llama2-70b does not fit on one a100-80gb at tensor parallel 1: its weights take 138.0 GB per GPU of the 70.4 GB it may use (88% of 80.0 GB), no room for a KV pool; at tensor parallel 2 each GPU would hold 8,695 tokens (--tp 2). llama2-70b fits at its preset tensor parallel 1 on --gpu b200, gb200; or set the pool by hand with --kv-pool-tokens N"
       )
       await exitsWithLine(
         onGpu("glm-5.3", "h100-80gb"),
-        /no tensor-parallel size up to 8 leaves room\. glm-5\.3 fits at its preset tensor parallel 1 on --gpu h200, b200; or set the pool by hand with --kv-pool-tokens N$/m
+        /no tensor-parallel size up to 8 leaves room\. glm-5\.3 fits at its preset tensor parallel 1 on --gpu h200, b200, gb200; or set the pool by hand with --kv-pool-tokens N$/m
       )
       // --kv-pool-tokens sets the pool by hand: no fit check
       io.err = ""
@@ -399,8 +401,8 @@ describe("loadledger simulate", () => {
 
 describe("gpusFitting (internal: its docstring example is not run as a test)", () => {
   it("the GPU presets a model fits at its preset TP, in the presets' order", () => {
-    expect(gpusFitting("llama2-70b")).toEqual(["b200"])
-    expect(gpusFitting("glm-5.3")).toEqual(["h200", "b200"])
+    expect(gpusFitting("llama2-70b")).toEqual(["b200", "gb200"])
+    expect(gpusFitting("glm-5.3")).toEqual(["h200", "b200", "gb200"])
     expect(gpusFitting("gpt-9")).toEqual([])
   })
 })

@@ -12,6 +12,7 @@ import { llmdPolicyEntries } from "./peers/llm-d/Entries.js"
 import { productionStackPolicyEntries } from "./peers/production-stack/Entries.js"
 import { smgPolicyEntries } from "./peers/smg/Entries.js"
 import { sglangPolicyEntries } from "./sglang/Entries.js"
+import { trtllmPolicyEntries } from "./trtllm/Entries.js"
 import { vllmPolicyEntries } from "./vllm/Entries.js"
 
 // Each policy module adds its entries here (one line each); every `make` checks its options first.
@@ -23,7 +24,8 @@ const entries: ReadonlyArray<PolicyEntry> = checkedEntries([
   ...productionStackPolicyEntries,
   ...llmdPolicyEntries,
   ...dynamoPolicyEntries,
-  ...aibrixPolicyEntries
+  ...aibrixPolicyEntries,
+  ...trtllmPolicyEntries
 ])
 
 /**

@@ -239,7 +239,7 @@ describe("every config field out of range: an InvalidConfig naming it, never a t
     ["maxSimulatedSeconds", 0],
     ["loadSamples", -1],
     ["stepModel", 3],
-    ["engine", "trtllm"],
+    ["engine", "tgi"],
     ["lockstep", "yes"],
     ["dummyBatches", 1]
   ]

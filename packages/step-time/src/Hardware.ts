@@ -36,7 +36,7 @@ export interface GpuSpec {
 
 /**
  * GPU presets, keyed by the names the splitwise profiles use (`a100-80gb`, `h100-80gb`,
- * `h100-80gb-pcap`) plus `h200` and `b200`.
+ * `h100-80gb-pcap`) plus `h200`, `b200` and `gb200`.
  *
  * Sources (vendor datasheets, SXM parts, dense tensor-core peaks):
  * - `a100-80gb`: NVIDIA A100 datasheet: HBM2e 2,039 GB/s, BF16 312 TFLOPS, NVLink 3 600 GB/s.
@@ -50,13 +50,17 @@ export interface GpuSpec {
  *   NVLink bridge 112.5 GB/s (a Vidur profile GPU).
  * - `b200`: NVIDIA HGX B200 datasheet: HBM3e 8 TB/s, 180 GB, BF16 2.25 PFLOPS, FP8 4.5 PFLOPS,
  *   NVLink 5 1.8 TB/s.
+ * - `gb200` (since 0.7.0): one Blackwell GPU of an NVIDIA GB200 NVL72 (datasheet figures for 72
+ *   GPUs divided by 72): HBM3e 576 TB/s and 13.4 TB -> 8 TB/s and 186 GB, FP16/BF16 360 PFLOPS and
+ *   FP8 720 PFLOPS with sparsity -> 2.5 / 5 PFLOPS dense, NVLink 5 1.8 TB/s per GPU. (NVFP4, 10
+ *   PFLOPS dense, is not modelled: the roofline has no FP4 peak.)
  *
  * NVLink figures are bidirectional in the datasheets; the presets store half (one direction).
  *
  * @example
  * ```ts
  * import { gpus } from "@loadledger/step-time"
- * Object.keys(gpus).sort().join(",") // => "a100-80gb,a40,b200,h100-80gb,h100-80gb-pcap,h200"
+ * Object.keys(gpus).sort().join(",") // => "a100-80gb,a40,b200,gb200,h100-80gb,h100-80gb-pcap,h200"
  * ```
  *
  * @category presets
@@ -110,5 +114,13 @@ export const gpus: Record<string, GpuSpec> = {
     peakFp8FlopsPerSecond: 4500e12,
     linkBandwidthBytesPerSecond: 900e9,
     hbmBytes: 180e9
+  },
+  gb200: {
+    name: "gb200",
+    hbmBandwidthBytesPerSecond: 8e12,
+    peakFlopsPerSecond: 2500e12,
+    peakFp8FlopsPerSecond: 5000e12,
+    linkBandwidthBytesPerSecond: 900e9,
+    hbmBytes: 186e9
   }
 }

@@ -47,6 +47,7 @@ describe("presets", () => {
       "a100-80gb",
       "a40",
       "b200",
+      "gb200",
       "h100-80gb",
       "h100-80gb-pcap",
       "h200"

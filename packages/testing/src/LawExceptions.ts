@@ -7,6 +7,7 @@ import type { RankLoad } from "@loadledger/policies"
 import { affinityBurst, fullIdle, idleFull, onlyOneFits, tieRounds } from "./internal/lawCases.js"
 import { peerFairnessExceptions } from "./LawExceptionsFairnessPeers.js"
 import { peerLawExceptions } from "./LawExceptionsPeers.js"
+import { trtllmLawExceptions } from "./LawExceptionsTrtllm.js"
 import type { LawException, PolicyScenario } from "./LawTypes.js"
 
 /**
@@ -177,7 +178,8 @@ export const lawExceptions: ReadonlyArray<LawException> = [
     ]
   },
   ...peerLawExceptions,
-  ...peerFairnessExceptions
+  ...peerFairnessExceptions,
+  ...trtllmLawExceptions
 ]
 
 function busy(dpRank: number, running: number): RankLoad {

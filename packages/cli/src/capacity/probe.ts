@@ -5,7 +5,9 @@
  *
  * @since 0.5.0
  */
+
 import { findPolicy } from "@loadledger/policies"
+import type { EngineName } from "@loadledger/sim"
 import {
   type CapacityProbe,
   capacityProbe,
@@ -33,7 +35,7 @@ export interface CapacitySetup {
   /** Tensor-parallel size per DP rank (default: the model preset's). */
   readonly tp?: number | undefined
   readonly dp: number
-  readonly engine: "sglang" | "vllm"
+  readonly engine: EngineName
   readonly frontEnds: number
   readonly seed: number
   readonly tolerance: number

@@ -5,7 +5,9 @@
  *
  * @since 0.5.0
  */
+
 import { writeFileSync } from "node:fs"
+import type { EngineName } from "@loadledger/sim"
 import {
   describeSlo,
   describeTokenIds,
@@ -47,7 +49,7 @@ export interface GoodputCommandOptions {
   readonly gpu: string
   /** Tensor-parallel size per DP rank (default: the model preset's). */
   readonly tp?: number | undefined
-  readonly engine?: "sglang" | "vllm" | undefined
+  readonly engine?: EngineName | undefined
   readonly frontEnds: number
   readonly seed: number
   readonly format?: TraceFormat | undefined

@@ -49,7 +49,7 @@ export const policySource = (e: {
  * const gpus = await listRows("gpus")
  * gpus.map((g) => g.name).includes("h200") // => true
  * const models = await listRows("models")
- * models.find((m) => m.name === "llama2-70b")?.fitsOn // => ["b200"]
+ * models.find((m) => m.name === "llama2-70b")?.fitsOn // => ["b200", "gb200"]
  * ```
  *
  * @category list

@@ -4,8 +4,10 @@
  * @since 0.1.0
  */
 import type { PolicyEntry } from "@loadledger/policies"
+import type { EngineName } from "@loadledger/sim"
 import {
   type CoordinatorRows,
+  engineNames,
   isTraceError,
   type PolicyResult,
   scaleTrace,
@@ -44,7 +46,7 @@ export interface SimulateOptions {
   readonly gpu: string
   /** Tensor-parallel size per DP rank (default: the model preset's). */
   readonly tp?: number | undefined
-  readonly engine?: "sglang" | "vllm" | undefined
+  readonly engine?: EngineName | undefined
   readonly rateScale?: number | undefined
   readonly limit?: number | undefined
   readonly json?: boolean | undefined
@@ -55,6 +57,8 @@ export interface SimulateOptions {
   readonly kvPoolTokens?: number | undefined
   readonly chunkedPrefill?: number | undefined
   readonly maxRunning?: number | undefined
+  /** Closed loop: at most this many requests in flight (`--max-concurrency`); default open loop. */
+  readonly maxConcurrency?: number | undefined
   /** vLLM `--prefill-schedule-interval`: prefills run every k group steps (saturation guard kept). */
   readonly prefillInterval?: number | undefined
   /** `false` (`--no-dummy-batches`): the forward veto; an empty-batch rank stalls the group. */
@@ -73,7 +77,7 @@ export interface SimulateOptions {
 }
 
 /** The engine a policy is simulated on: `--engine` when given, else the policy's own (sglang for "any"). */
-const engineFor = (entry: PolicyEntry, forced: "sglang" | "vllm" | undefined): "sglang" | "vllm" =>
+const engineFor = (entry: PolicyEntry, forced: EngineName | undefined): EngineName =>
   forced ?? (entry.engine === "vllm" ? "vllm" : "sglang")
 
 /**
@@ -113,7 +117,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   // a preset pair with no room for a KV pool: what would fit, and the GPU presets it fits on
   const noFit = o.kvPoolTokens === undefined ? checkModelFit(o.model, o.gpu, o.tp) : undefined
   if (noFit !== undefined) return fail(noFit.message)
-  const base = simConfigFor({ ...o, engine: "sglang" }) // the engine is set per policy below
+  const base = { ...simConfigFor({ ...o, engine: "sglang" }), maxConcurrency: o.maxConcurrency } // the engine is set per policy below
   const sglang = entries.filter((e) => engineFor(e, o.engine) === "sglang")
   if (o.coordinatorRows !== undefined && o.coordinatorRows !== "extended" && sglang.length > 0)
     return fail(
@@ -150,7 +154,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     stream: process.stderr,
     now: () => performance.now() / 1000
   })
-  const rows: Array<{ engine: "sglang" | "vllm"; result: PolicyResult }> = []
+  const rows: Array<{ engine: EngineName; result: PolicyResult }> = []
   let before = 0 // requests done (finished or rejected) by the policies already run
   entries.forEach((entry, k) => {
     const engine = engineFor(entry, o.engine)
@@ -171,7 +175,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
 
 /**
  * Registers `loadledger simulate --trace FILE --policies LIST [--dp 8] [--model glm-5.3] [--gpu h200]
- * [--engine sglang|vllm] [--rate-scale X] [--limit N] [--json] [--report out.html]`. `--policy LIST`
+ * [--engine sglang|vllm|trtllm] [--rate-scale X] [--limit N] [--json] [--report out.html]`. `--policy LIST`
  * (the name `capacity` takes) is `--policies` under another name; giving both is a usage error.
  *
  * @example
@@ -217,8 +221,7 @@ export const register = (program: Command): void => {
     )
     .addOption(
       new Option("--engine <engine>", "engine model for every policy (default: each policy's own)").choices([
-        "sglang",
-        "vllm"
+        ...engineNames
       ])
     )
     .option(
@@ -243,6 +246,11 @@ export const register = (program: Command): void => {
       positiveInt("--chunked-prefill")
     )
     .option("--max-running <n>", "max running requests per rank (default: 64)", positiveInt("--max-running"))
+    .option(
+      "--max-concurrency <n>",
+      "closed loop: at most N requests in flight, each next one sent when one finishes (default: the trace's arrivals)",
+      positiveInt("--max-concurrency")
+    )
     .option(
       "--prefill-interval <k>",
       "admit prefills every k group steps, with vLLM's saturation guard (--prefill-schedule-interval) (default: 1)",

@@ -58,9 +58,9 @@ export const isArgError = (x: unknown): x is ArgError =>
  * const dup = parsePolicyList("total-tokens,total-tokens")
  * isArgError(dup) && dup.message // => "--policies names \"total-tokens\" twice; give each policy once"
  * const typo = parsePolicyList("totl-tokens")
- * isArgError(typo) && typo.message // => 'unknown policy "totl-tokens" (did you mean "total-tokens"?); loadledger list policies names all 50'
+ * isArgError(typo) && typo.message // => 'unknown policy "totl-tokens" (did you mean "total-tokens"?); loadledger list policies names all 53'
  * const all = parsePolicyList("all")
- * !isArgError(all) && all.length // => 50
+ * !isArgError(all) && all.length // => 53
  * ```
  *
  * @category simulate
@@ -154,7 +154,7 @@ const statOrUndefined = (p: string) => {
  * import { checkModelFit } from "./simulateArgs.js"
  * checkModelFit("bloom-176b", "a100-80gb") // => undefined
  * checkModelFit("llama2-70b", "a100-80gb")?.message.endsWith(
- *   "llama2-70b fits at its preset tensor parallel 1 on --gpu b200; or set the pool by hand with --kv-pool-tokens N"
+ *   "llama2-70b fits at its preset tensor parallel 1 on --gpu b200, gb200; or set the pool by hand with --kv-pool-tokens N"
  * ) // => true
  * ```
  *
@@ -191,7 +191,7 @@ export const checkModelFit = (model: string, gpu: string, tp?: number): ArgError
  * import { simulateHelpText } from "./simulateArgs.js"
  * simulateHelpText().includes("  round-robin") // => true
  * simulateHelpText().includes("GPUs (--gpu):") // => true
- * simulateHelpText().includes("  llama2-70b     TP 1  b200\n") // => true
+ * simulateHelpText().includes("  llama2-70b     TP 1  b200, gb200\n") // => true
  * ```
  *
  * @category simulate

@@ -4,7 +4,9 @@
  *
  * @since 0.6.0
  */
+
 import { writeFileSync } from "node:fs"
+import type { EngineName } from "@loadledger/sim"
 import { describeTokenIds, type PolicyResult, type TraceRequest, traceTokenIds } from "@loadledger/sim"
 import { renderReport } from "./simulateReport.js"
 import { outcomeLabel, renderTable, runOutcome } from "./simulateTable.js"
@@ -42,7 +44,7 @@ export interface SimulateOutputOptions {
  */
 export const printSimulateResults = async (
   o: SimulateOutputOptions,
-  rows: ReadonlyArray<{ engine: "sglang" | "vllm"; result: PolicyResult }>,
+  rows: ReadonlyArray<{ engine: EngineName; result: PolicyResult }>,
   trace: ReadonlyArray<TraceRequest> | Iterable<TraceRequest>,
   requests: number,
   kvPoolTokens: number | undefined

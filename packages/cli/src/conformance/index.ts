@@ -10,6 +10,7 @@ import { peersProductionStack } from "./peersProductionStack.js"
 import { peersSmg } from "./peersSmg.js"
 import { sglangDpLb } from "./sglangDpLb.js"
 import { sglangV1Loads } from "./sglangV1Loads.js"
+import { trtllmAdp } from "./trtllmAdp.js"
 import type { CaseResult, VectorFormat } from "./types.js"
 import { vllmCoord } from "./vllmCoord.js"
 import { vllmLb } from "./vllmLb.js"
@@ -70,7 +71,8 @@ export const formats: ReadonlyArray<VectorFormat> = [
   peersProductionStack,
   peerDynamo,
   peerAibrix,
-  peerLlmD
+  peerLlmD,
+  trtllmAdp
 ]
 
 /**

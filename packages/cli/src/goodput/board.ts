@@ -4,6 +4,7 @@
  *
  * @since 0.6.0
  */
+import type { EngineName } from "@loadledger/sim"
 import {
   compareGoodput,
   type GoodputComparison,
@@ -24,7 +25,7 @@ import type { Subject } from "./jobs.js"
 export interface LeaderboardRow {
   readonly policy: string
   readonly kind: Subject["kind"]
-  readonly engine: "sglang" | "vllm"
+  readonly engine: EngineName
   readonly goodput: GoodputEstimate
   readonly shareOfBound: number
   readonly vsBest?: GoodputComparison | undefined
@@ -47,7 +48,7 @@ export interface LeaderboardRow {
  * @since 0.5.0
  */
 export interface EngineBoard {
-  readonly engine: "sglang" | "vllm"
+  readonly engine: EngineName
   readonly rows: ReadonlyArray<LeaderboardRow>
   readonly best: string
   readonly verdicts: ReadonlyArray<{
@@ -103,7 +104,7 @@ export interface RankInput {
  * @since 0.5.0
  */
 export const rankBoard = (
-  engine: "sglang" | "vllm",
+  engine: EngineName,
   subjects: ReadonlyArray<RankInput>,
   confidence: number
 ): EngineBoard => {

@@ -6,7 +6,9 @@
  *
  * @since 0.5.0
  */
+
 import { findPolicy } from "@loadledger/policies"
+import type { EngineName } from "@loadledger/sim"
 import {
   type CoordinatorRows,
   clairvoyantPolicy,
@@ -66,7 +68,7 @@ export type Subject =
  */
 export interface GoodputJob {
   readonly setup: GoodputSetup
-  readonly engine: "sglang" | "vllm"
+  readonly engine: EngineName
   readonly subject: Subject
   readonly window: number
   readonly mode:

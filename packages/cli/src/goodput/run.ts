@@ -4,7 +4,9 @@
  *
  * @since 0.5.0
  */
+
 import { availableParallelism } from "node:os"
+import type { EngineName } from "@loadledger/sim"
 import { estimateGoodput } from "@loadledger/sim"
 import { runJobs, workerEntry } from "../internal/pool.js"
 import { type EngineBoard, type LeaderboardRow, rankBoard } from "./board.js"
@@ -29,7 +31,7 @@ export const CURVE_SHARES: ReadonlyArray<number> = [0.7, 0.85, 1, 1.15, 1.3]
 
 /** A subject on an engine, with its label. */
 interface Entry {
-  readonly engine: "sglang" | "vllm"
+  readonly engine: EngineName
   readonly subject: Subject
   readonly label: string
 }
@@ -74,7 +76,7 @@ export interface LeaderboardOptions {
   readonly setup: GoodputSetup
   readonly policies: ReadonlyArray<{
     readonly name: string
-    readonly engine: "sglang" | "vllm"
+    readonly engine: EngineName
     /** A `--policy-config` policy: its configuration (the workers rebuild it from this). */
     readonly config?: unknown
   }>
@@ -234,7 +236,7 @@ export const runLeaderboard = async (o: LeaderboardOptions): Promise<ReadonlyArr
       curves,
       "attainment curves"
     )
-  const curveOf = (i: number, engine: "sglang" | "vllm"): LeaderboardRow["curve"] =>
+  const curveOf = (i: number, engine: EngineName): LeaderboardRow["curve"] =>
     o.curve && curved.has(i)
       ? curveRates.get(engine)!.map((rps, j) => {
           const xs = Array.from(

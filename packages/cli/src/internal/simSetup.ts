@@ -5,7 +5,9 @@
  *
  * @since 0.2.0
  */
+
 import { readFileSync } from "node:fs"
+import type { EngineName } from "@loadledger/sim"
 import {
   type CoordinatorRows,
   checkKvPool,
@@ -165,8 +167,8 @@ export const gpuPreset = (name: string) => {
  * @example
  * ```ts
  * import { gpusFitting } from "./simSetup.js"
- * gpusFitting("llama2-70b") // => ["b200"]
- * gpusFitting("glm-5.3") // => ["h200", "b200"]
+ * gpusFitting("llama2-70b") // => ["b200", "gb200"]
+ * gpusFitting("glm-5.3") // => ["h200", "b200", "gb200"]
  * ```
  *
  * @category simulate
@@ -199,7 +201,7 @@ export const simConfigFor = (o: {
   readonly model: string
   readonly gpu: string
   readonly dp: number
-  readonly engine: "sglang" | "vllm"
+  readonly engine: EngineName
   readonly frontEnds: number
   readonly seed: number
   /** Tensor-parallel size per DP rank (default: the model preset's); see {@link modelPreset}. */

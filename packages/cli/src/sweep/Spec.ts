@@ -7,8 +7,10 @@
  *
  * @since 0.2.0
  */
+
 import { dirname, isAbsolute, resolve } from "node:path"
 import { findPolicy, policyEntries } from "@loadledger/policies"
+import type { EngineName } from "@loadledger/sim"
 import { parseSlo } from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time/core"
 import { parse as parseYaml } from "yaml"
@@ -170,7 +172,7 @@ export const parseSpec = (text: string, specFile: string): SweepSpec => {
           throw new SpecError(`${p}.${k}`, "unknown key (known: engine, clients, coordinatorRows)")
       if (o.engine !== "sglang" && o.engine !== "vllm")
         throw new SpecError(`${p}.engine`, `must be "sglang" or "vllm", got ${JSON.stringify(o.engine)}`)
-      const engine = o.engine as "sglang" | "vllm"
+      const engine = o.engine as EngineName
       const clients = o.clients === undefined ? 1 : posInt(o.clients, `${p}.clients`)
       const rows = o.coordinatorRows
       if (rows === undefined || rows === "extended") return { engine, clients }

@@ -4,7 +4,7 @@
  *
  * @since 0.6.0
  */
-import type { CoordinatorRows, Slo } from "@loadledger/sim"
+import type { CoordinatorRows, EngineName, Slo } from "@loadledger/sim"
 
 /**
  * One cell of a sweep: everything `simulate` needs, as plain data (it crosses worker threads and is
@@ -23,7 +23,7 @@ export interface Cell {
   readonly rate: number
   readonly limit?: number | undefined
   readonly dp: number
-  readonly engine: "sglang" | "vllm"
+  readonly engine: EngineName
   readonly frontEnds: number
   readonly coordinatorRows?: Exclude<CoordinatorRows, "extended"> | undefined
   readonly policy: string
@@ -89,7 +89,7 @@ export interface SweepSpec {
   }>
   readonly dp: ReadonlyArray<number>
   readonly frontEnds: ReadonlyArray<{
-    readonly engine: "sglang" | "vllm"
+    readonly engine: EngineName
     readonly clients: number
     readonly coordinatorRows?: Exclude<CoordinatorRows, "extended"> | undefined
   }>

@@ -11,6 +11,7 @@
  */
 import type { RankLoad } from "@loadledger/policies"
 import type { Rank, RankRules } from "../internal/rank.js"
+import type { Req } from "../internal/req.js"
 import type { PublishRecord } from "../Result.js"
 
 /**
@@ -87,6 +88,8 @@ export interface EngineConfig {
   readonly dummyBatches: boolean
   readonly kvPoolTokens: number
   readonly recordPublishes: boolean
+  /** The per-rank running cap (`--max-running-requests`, vLLM `--max-num-seqs`, TensorRT-LLM max batch size). */
+  readonly maxRunningRequests: number
 }
 
 /**
@@ -107,10 +110,14 @@ export interface EngineConfig {
  * - `fault`: a fault from the start (a coordinator that could not be made), `publishLog`: the
  *   publishes when `recordPublishes`.
  *
- * A TensorRT-LLM run (issue 31) fits the same points: it assigns the requests queued since the
- * last iteration at once from the allgathered rows at `stepStarted`'s predecessor, and its
- * context-wait balance strategy is `throttlePrefills` with its `timeout_iters` counted by
- * `stepStarted` / `idle`.
+ * - `fetch(held, now)` (optional): an engine that routes once per iteration (TensorRT-LLM: the
+ *   executor fetches new requests, allgathers its ranks' states and assigns the batch) holds the
+ *   arrivals in `held` (arrival order); before an idle group steps the loop calls `fetch`, which
+ *   removes from `held` the requests to route now and returns them in the order the router places
+ *   them (each one `route`d over the state its predecessors updated). Without it a request is routed
+ *   on arrival.
+ *
+ * TensorRT-LLM's context-wait balance strategy is `throttlePrefills`, its counters kept by the run.
  *
  * @category engines
  * @since 0.6.0
@@ -127,6 +134,7 @@ export interface EngineRun {
   publish(now: number): EngineFault | undefined
   readonly fault: EngineFault | undefined
   readonly publishLog: ReadonlyArray<PublishRecord> | undefined
+  readonly fetch?: ((held: Array<Req>, now: number) => ReadonlyArray<Req>) | undefined
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { EngineModel } from "./Engine.js"
 import { sglangEngine } from "./sglang/index.js"
+import { trtllmEngine } from "./trtllm/index.js"
 import { vllmEngine } from "./vllm/index.js"
 
 /**
@@ -12,13 +13,13 @@ import { vllmEngine } from "./vllm/index.js"
  * @example
  * ```ts
  * import { engines } from "./index.js"
- * engines.map((e) => e.label) // => ["SGLang", "vLLM"]
+ * engines.map((e) => e.label) // => ["SGLang", "vLLM", "TensorRT-LLM"]
  * ```
  *
  * @category engines
  * @since 0.6.0
  */
-export const engines = [sglangEngine, vllmEngine] as const satisfies ReadonlyArray<EngineModel>
+export const engines = [sglangEngine, vllmEngine, trtllmEngine] as const satisfies ReadonlyArray<EngineModel>
 
 /**
  * A registered engine's name: the values `SimConfig.engine` takes.
@@ -36,7 +37,7 @@ export type EngineName = (typeof engines)[number]["name"]
  * @example
  * ```ts
  * import { engineNames } from "@loadledger/sim"
- * engineNames // => ["sglang", "vllm"]
+ * engineNames // => ["sglang", "vllm", "trtllm"]
  * ```
  *
  * @category engines

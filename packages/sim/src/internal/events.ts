@@ -11,7 +11,6 @@ import { engineFault, progress, type Run } from "./run.js"
 /** Request `r` arrives at `run.t`: rejected with the reason, or routed and queued. */
 export const arrive = (run: Run, r: Req): void => {
   const c = run.c
-  const n = c.dpSize
   const size = r.t.inputLength + r.outputTarget
   if (size > c.maxRequestTokens) {
     r.rejected =
@@ -21,6 +20,16 @@ export const arrive = (run: Run, r: Req): void => {
     progress(run, r)
     return
   }
+  if (run.held !== undefined) {
+    run.held.push(r)
+    return
+  }
+  place(run, r)
+}
+
+/** Route `r` now and queue it on the chosen rank, or reject it with the policy's reason. */
+const place = (run: Run, r: Req): void => {
+  const n = run.c.dpSize
   const rank = run.router.route(r, run.t)
   if (typeof rank !== "number") {
     r.rejected = `policy error (${rank.reason}): ${rank.message}`
@@ -38,12 +47,31 @@ export const arrive = (run: Run, r: Req): void => {
   run.engine.queued(run.groupOf[rank]!, rank)
 }
 
-/** Every request that arrives at `run.t`, in trace order; each one's record is made now. */
+/** An engine that routes per iteration (`EngineRun.fetch`): route the batch it takes from the held arrivals. */
+export const routeHeld = (run: Run): void => {
+  const held = run.held
+  if (held === undefined || held.length === 0 || run.engine.fetch === undefined) return
+  for (const r of run.engine.fetch(held, run.t)) place(run, r)
+}
+
+/**
+ * Every request that arrives at `run.t`, in trace order; each one's record is made now. Closed loop
+ * (`maxConcurrency`): every request due by now, while fewer than the cap are in flight.
+ */
 export const arriveAll = (run: Run, arrivals: Arrivals): void => {
-  while (arrivals.peek()?.arrivalSeconds === run.t) {
+  const cap = run.c.maxConcurrency
+  for (;;) {
+    const at = arrivals.peek()?.arrivalSeconds
+    if (
+      at === undefined ||
+      (cap === undefined ? at !== run.t : at > run.t || arrivals.taken - run.done >= cap)
+    )
+      break
     const i = arrivals.taken
     run.next = i + 1
-    const t = arrivals.take()
+    const row = arrivals.take()
+    // closed loop: a request held back by the concurrency cap is sent now
+    const t = row.arrivalSeconds < run.t ? { ...row, arrivalSeconds: run.t } : row
     // every request draws its room, used or not, so request i's room is the i-th
     const room = run.nextRoom()
     const r = new Req(i, t, t.bootstrapRoom ?? room)

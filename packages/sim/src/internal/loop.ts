@@ -25,7 +25,7 @@ import type { TraceTokenIds } from "../TokenIdsTypes.js"
 import type { TraceRequest } from "../Trace.js"
 import { Arrivals, isProblem, shapeOf, type TraceShape } from "./arrivals.js"
 import { endAtTimeLimit, endWithoutEvents } from "./ends.js"
-import { arriveAll, publish } from "./events.js"
+import { arriveAll, publish, routeHeld } from "./events.js"
 import { neverRoutes, withDefaultsForInvalid } from "./invalidRun.js"
 import type { Rank } from "./rank.js"
 import type { Req } from "./req.js"
@@ -79,6 +79,8 @@ export interface RawRun {
 
 /** Step 1: every idle group tries to start a step now. */
 const startIdleGroups = (run: Run): SimStatus | undefined => {
+  // an engine that routes per iteration assigns its held arrivals before an idle group steps
+  if (run.held !== undefined && run.held.length > 0 && run.groups.some((g) => !g.busy)) routeHeld(run)
   for (const g of run.groups) {
     if (g.busy) continue
     const s = startStep(run, g)
@@ -94,9 +96,16 @@ const nextStepEnd = (run: Run): number => {
   return tStep
 }
 
-/** The next arrival's time (infinite when every request has arrived). */
-const nextArrival = (arrivals: Arrivals): number =>
-  arrivals.peek()?.arrivalSeconds ?? Number.POSITIVE_INFINITY
+/**
+ * The next arrival's time (infinite when every request has arrived); closed loop
+ * (`maxConcurrency`): infinite while that many are in flight, else no earlier than now.
+ */
+const nextArrival = (run: Run, arrivals: Arrivals): number => {
+  const t = arrivals.peek()?.arrivalSeconds ?? Number.POSITIVE_INFINITY
+  const cap = run.c.maxConcurrency
+  if (cap === undefined) return t
+  return arrivals.taken - run.done >= cap ? Number.POSITIVE_INFINITY : Math.max(t, run.t)
+}
 
 /** Step 3, a step end: every group whose step ends now completes it, in group order. */
 const completeSteps = (run: Run): SimStatus | undefined => {
@@ -120,7 +129,7 @@ const runEvents = (run: Run, arrivals: Arrivals): SimStatus | typeof NEED_INPUT 
     const started = startIdleGroups(run)
     if (started) return started
     const tStep = nextStepEnd(run)
-    const tArr = nextArrival(arrivals)
+    const tArr = nextArrival(run, arrivals)
     // a streamed request the simulator cannot run, or a stream longer than its stated count
     if (arrivals.problem) return { _tag: "InvalidConfig", ...arrivals.problem }
     if (tStep === Number.POSITIVE_INFINITY && tArr === Number.POSITIVE_INFINITY)

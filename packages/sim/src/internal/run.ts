@@ -65,6 +65,8 @@ export interface Run {
   readonly router: Router
   /** The engine's side of the run: its group protocol and load path (`engines/<name>/`). */
   readonly engine: EngineRun
+  /** Arrivals not routed yet, in arrival order, when the engine routes per iteration (`EngineRun.fetch`). */
+  readonly held: Array<Req> | undefined
   readonly itl: CountedSamples
   readonly hooks: Hooks
   /** Per-request SLO judgement (with `c.slo`). */
@@ -155,6 +157,7 @@ export const newRun = (
     groupOf: ranks.map((_, i) => (c.lockstep ? 0 : i)),
     router,
     engine,
+    held: engine.fetch === undefined ? undefined : [],
     itl: new CountedSamples(),
     hooks: {
       onFinish: (r: Req, now: number) => {

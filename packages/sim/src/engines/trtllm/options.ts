@@ -1,0 +1,48 @@
+/**
+ * The TensorRT-LLM engine's own `SimConfig` fields (`EngineOption`): its attention-DP balance
+ * strategy, `AttentionDpConfig` `enable_balance`, `timeout_iters`, `batching_wait_iters`
+ * (NVIDIA/TensorRT-LLM `tensorrt_llm/llmapi/llm_args.py`; defaults 50 and 10 as upstream's).
+ */
+import { bad, integerAtLeast, shown } from "../../internal/configChecks.js"
+import type { EngineOption } from "../Engine.js"
+
+/**
+ * TensorRT-LLM's options, in the order `checkConfig` checks them: `attentionDpEnableBalance`
+ * (default false; refused on another engine), `attentionDpTimeoutIters` (default 50) and
+ * `attentionDpBatchingWaitIters` (default 10), integers >= 0.
+ *
+ * @example
+ * ```ts
+ * import { trtllmOptions } from "./options.js"
+ * trtllmOptions.map((o) => [o.field, o.defaultValue])
+ * // => [["attentionDpEnableBalance", false], ["attentionDpTimeoutIters", 50], ["attentionDpBatchingWaitIters", 10]]
+ * ```
+ *
+ * @category engines
+ * @since 0.7.0
+ */
+export const trtllmOptions: ReadonlyArray<EngineOption> = [
+  {
+    field: "attentionDpEnableBalance",
+    defaultValue: false,
+    check: (v) => (typeof v === "boolean" ? undefined : bad("attentionDpEnableBalance", "a boolean", v)),
+    elsewhere: {
+      rule: "refused",
+      value: false,
+      message: (v, e) =>
+        `attentionDpEnableBalance ${shown(v)} needs the TensorRT-LLM engine (${e.label} has no ADP balance strategy), got engine ${e.name}`
+    }
+  },
+  {
+    field: "attentionDpTimeoutIters",
+    defaultValue: 50,
+    check: (v) => integerAtLeast("attentionDpTimeoutIters", v, 0),
+    elsewhere: { rule: "kept" }
+  },
+  {
+    field: "attentionDpBatchingWaitIters",
+    defaultValue: 10,
+    check: (v) => integerAtLeast("attentionDpBatchingWaitIters", v, 0),
+    elsewhere: { rule: "kept" }
+  }
+]
