@@ -21,6 +21,7 @@ export * from "./RequestChecks.js"
 export * as DpBudget from "./sglang/DpBudget.js"
 export * as DpController from "./sglang/DpController.js"
 export * from "./sglang/SglangPolicies.js"
+export * from "./vllm/PrefixAffinity.js"
 /**
  * The vLLM front-end client's types at the top level (`VllmLb.*` holds its functions): options,
  * one engine's `[waiting, running, kvCacheUsage]` row, a routed result, and the client state.
