@@ -72,7 +72,10 @@ export const vllmPolicyEntries: ReadonlyArray<PolicyEntry> = [
     engine: "vllm",
     reference: false,
     description:
-      "vllm-kv-pressure with the fixed scan start of before #47420 (v0.23.0's tie-break; the score is the current one)",
-    make: (o) => erase(makeVllmFixedStart({ clientCount: o.clientCount, clientIndex: o.clientIndex }))
+      "vllm-kv-pressure with the fixed scan start of before #47420 (v0.23.0's tie-break; the score is the current one); a known load wins a tie against an unknown one",
+    make: (o) =>
+      erase(
+        makeVllmFixedStart({ clientCount: o.clientCount, clientIndex: o.clientIndex, unknownLosesTies: true })
+      )
   }
 ]

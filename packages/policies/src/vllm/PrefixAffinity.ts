@@ -9,7 +9,7 @@
 import type { Policy, RouteRequest, RouteResult } from "../Policy.js"
 import { type AffinityLru, emptyLru, lruGet, lruSet, lruSize } from "./internal/affinityLru.js"
 import type { VllmClientOptions } from "./VllmLb.js"
-import { makeVllmLb, type VllmLbPolicyState } from "./VllmLbPolicy.js"
+import { makeVllmLb, type VllmLbPolicyOptions, type VllmLbPolicyState } from "./VllmLbPolicy.js"
 
 /**
  * Upstream's cap on remembered prefixes per front end, `PREFIX_AFFINITY_LRU_SIZE = 16 * 1024`
@@ -124,7 +124,10 @@ export const makeVllmPrefixAffinity = (
   return {
     name: "vllm-prefix-affinity",
     init: (dpSize) => ({ lb: inner.init(dpSize), affinity: emptyLru(capacity) }),
-    observe: (s, loads, now) => ({ lb: inner.observe(s.lb, loads, now), affinity: s.affinity }),
+    observe: (s, loads, now) => {
+      const lb = inner.observe(s.lb, loads, now)
+      return lb === s.lb ? s : { lb, affinity: s.affinity }
+    },
     route: (s, request, now): RouteResult<VllmPrefixAffinityState> => {
       const first = inner.route(s.lb, request, now)
       if (first._tag === "PolicyError") return first.state === undefined ? first : { ...first, state: s }
@@ -170,8 +173,14 @@ export const makeVllmPrefixAffinity = (
       }
       return { _tag: "Routed", rank: routed.rank, state: { lb: routed.state, affinity }, explanation }
     },
-    finish: (s, ids, now) => ({ lb: inner.finish(s.lb, ids, now), affinity: s.affinity }),
-    setStatus: (s, status) => ({ lb: inner.setStatus(s.lb, status), affinity: s.affinity })
+    finish: (s, ids, now) => {
+      const lb = inner.finish(s.lb, ids, now)
+      return lb === s.lb ? s : { lb, affinity: s.affinity }
+    },
+    setStatus: (s, status) => {
+      const lb = inner.setStatus(s.lb, status)
+      return lb === s.lb ? s : { lb, affinity: s.affinity }
+    }
   }
 }
 
@@ -198,7 +207,7 @@ export const makeVllmPrefixAffinity = (
  * @category vllm
  * @since 0.7.0
  */
-export const makeVllmFixedStart = (options: VllmClientOptions = {}): Policy<VllmLbPolicyState> => {
+export const makeVllmFixedStart = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPolicyState> => {
   const inner = makeVllmLb(options)
   return {
     ...inner,
