@@ -95,7 +95,7 @@ describe.skipIf(!built)("help, examples and names (built loadledger in a subproc
     const cases: Array<[Array<string>, string]> = [
       [
         ["simulate", "--trace", t, "--policies", "totl-tokens"],
-        'unknown policy "totl-tokens" (did you mean "total-tokens"?); loadledger list policies names all 50'
+        'unknown policy "totl-tokens" (did you mean "total-tokens"?); loadledger list policies names all 52'
       ],
       [
         ["capacity", "--trace", t, "--policy", "round-robn"],
