@@ -45,6 +45,10 @@ export interface PolicyOptions {
 /**
  * A named policy the CLI, the simulator and the live router can pick by name.
  * `reference` is true for policies that reproduce upstream exactly; false for loadledger's own.
+ * `proposed` (since 0.7.0) is set on an entry that reproduces an upstream change not merged when
+ * it was read: the pull request, as `owner/repo#number` (e.g. `"vllm-project/vllm#52464"`), so a
+ * user can ask whether a proposal would help their trace before it lands. Absent on merged
+ * behaviour and on loadledger's own policies. `loadledger list policies` shows it.
  *
  * @category registry
  * @since 0.1.0
@@ -54,5 +58,7 @@ export interface PolicyEntry {
   readonly engine: "sglang" | "vllm" | "any"
   readonly reference: boolean
   readonly description: string
+  /** @since 0.7.0 */
+  readonly proposed?: string | undefined
   readonly make: (options: PolicyOptions) => Policy<unknown>
 }

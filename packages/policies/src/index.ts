@@ -8,6 +8,7 @@ export * from "./Options.js"
 export * from "./own/index.js"
 export * from "./Policy.js"
 export * from "./PolicyEntry.js"
+export * from "./PolicyOps.js"
 export * as Aibrix from "./peers/aibrix/index.js"
 export * from "./peers/Draws.js"
 export * as Dynamo from "./peers/dynamo/index.js"
@@ -22,6 +23,7 @@ export * as DpBudget from "./sglang/DpBudget.js"
 export * as DpController from "./sglang/DpController.js"
 export * from "./sglang/SglangPolicies.js"
 export * as Trtllm from "./trtllm/index.js"
+export * from "./vllm/PrefixAffinity.js"
 /**
  * The vLLM front-end client's types at the top level (`VllmLb.*` holds its functions): options,
  * one engine's `[waiting, running, kvCacheUsage]` row, a routed result, and the client state.

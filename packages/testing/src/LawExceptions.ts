@@ -34,6 +34,14 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       ["total-tokens", "ties go to the lowest index (SGLang upstream)"],
       ["vllm-kv-pressure", "ties go to the rotating start index, 0 for one front end (vLLM upstream)"],
       ["vllm-kv-pressure-kv-guard", "ties go to the rotating start index (vLLM upstream)"],
+      [
+        "vllm-prefix-affinity",
+        "ties go to the rotating start index when no prefix is remembered (vLLM #52464)"
+      ],
+      [
+        "vllm-kv-pressure-fixed-start",
+        "ties go to the fixed start index, 0 for one front end (vLLM before #47420)"
+      ],
       ["ledger-balanced", "ties go to the lowest index from the replica's start offset"],
       ["ledger-balanced-requests", "ties go to the lowest index from the replica's start offset"],
       ["cache-affinity", "ties on (load, processed) go to the lowest index"],
@@ -144,6 +152,12 @@ export const lawExceptions: ReadonlyArray<LawException> = [
         "the guard reads usage thresholds, not free tokens (vLLM upstream)",
         fullIdle()
       ],
+      ["vllm-prefix-affinity", "vllm-kv-pressure's score, no free-KV check (vLLM #52464)", fullIdle()],
+      [
+        "vllm-kv-pressure-fixed-start",
+        "vllm-kv-pressure's score, no free-KV check (vLLM before #47420)",
+        fullIdle()
+      ],
       ["smg/round-robin", "the counter reads no load (SMG upstream)", fullIdle()],
       ["smg/random", "a uniform draw reads no load (SMG upstream)", idleFull()],
       ["smg/power-of-two", "the other ranks are never drawn (SMG upstream)", onlyOneFits(0)],
@@ -175,6 +189,29 @@ export const lawExceptions: ReadonlyArray<LawException> = [
     counterexample: [
       scenario([idle(0), idle(1)]),
       { rank: 0, donor: 0, hidden: { kind: "unknown" }, heavier: true }
+    ]
+  },
+  {
+    policy: "vllm-prefix-affinity",
+    law: "unknownNeverAttractive",
+    reason: "vllm-kv-pressure's rule: ties go to the rotating start index, whatever is known (vLLM #52464)",
+    counterexample: [
+      scenario([idle(0), idle(1)]),
+      { rank: 0, donor: 0, hidden: { kind: "unknown" }, heavier: true }
+    ]
+  },
+  {
+    policy: "vllm-kv-pressure-fixed-start",
+    law: "noSystematicTieWinner",
+    reason: "the bias #47420 removed: every tie goes to the fixed start index (vLLM before #47420)",
+    counterexample: [
+      {
+        dpSize: 2,
+        load: { dpRank: 0, numRunningReqs: 0, numWaitingReqs: 1, numTotalTokens: 0, kvCacheUsage: 0 },
+        rounds: 2,
+        perRound: 1,
+        inputLength: 1
+      }
     ]
   },
   ...peerLawExceptions,

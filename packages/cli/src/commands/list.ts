@@ -63,7 +63,9 @@ export const listRows = async (kind: Kind): Promise<ReadonlyArray<Record<string,
       source: policySource(e),
       engine: e.engine,
       reference: e.reference,
-      description: e.description.replace(/\s+/g, " ").trim()
+      description: e.description.replace(/\s+/g, " ").trim(),
+      // an unmerged upstream change: the pull request (absent, the key is left out)
+      ...(e.proposed === undefined ? {} : { proposed: e.proposed })
     }))
   }
   if (kind === "slo") {
@@ -101,7 +103,7 @@ const listText = (kind: Kind, rows: ReadonlyArray<Record<string, unknown>>): str
   const name = (r: Record<string, unknown>) => String(r.name).padEnd(width)
   const line = (r: Record<string, unknown>): string => {
     if (kind === "policies")
-      return `${name(r)}  ${String(r.source).padEnd(16)} ${String(r.engine).padEnd(6)}  ${firstSentence(String(r.description))}`
+      return `${name(r)}  ${String(r.source).padEnd(16)} ${String(r.engine).padEnd(6)}  ${r.proposed === undefined ? "" : `[proposed ${String(r.proposed)}] `}${firstSentence(String(r.description))}`
     if (kind === "models")
       return `${name(r)}  TP ${String(r.tp).padEnd(2)}  fits on ${(r.fitsOn as Array<string>).join(", ") || "no GPU preset"}`
     if (kind === "gpus")

@@ -8,6 +8,7 @@ import { peerDynamo } from "./peerDynamo.js"
 import { peerLlmD } from "./peerLlmD.js"
 import { peersProductionStack } from "./peersProductionStack.js"
 import { peersSmg } from "./peersSmg.js"
+import { policyOps } from "./policyOps.js"
 import { sglangDpLb } from "./sglangDpLb.js"
 import { sglangV1Loads } from "./sglangV1Loads.js"
 import { trtllmAdp } from "./trtllmAdp.js"
@@ -72,7 +73,8 @@ export const formats: ReadonlyArray<VectorFormat> = [
   peerDynamo,
   peerAibrix,
   peerLlmD,
-  trtllmAdp
+  trtllmAdp,
+  policyOps
 ]
 
 /**

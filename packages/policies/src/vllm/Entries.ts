@@ -5,6 +5,7 @@
  */
 import { erasePolicy as erase } from "../internal/erasePolicy.js"
 import type { PolicyEntry } from "../PolicyEntry.js"
+import { makeVllmFixedStart, makeVllmPrefixAffinity } from "./PrefixAffinity.js"
 import { makeVllmLb } from "./VllmLbPolicy.js"
 
 /**
@@ -52,6 +53,29 @@ export const vllmPolicyEntries: ReadonlyArray<PolicyEntry> = [
           kvSaturationGuard: true,
           unknownLosesTies: true
         })
+      )
+  },
+  {
+    name: "vllm-prefix-affinity",
+    engine: "vllm",
+    reference: true,
+    proposed: "vllm-project/vllm#52464",
+    description:
+      "vllm-kv-pressure, and a tie goes to the engine that last served the prompt's first KV block (LRU of 16k per front end; block size 256 as in issue #52463)",
+    make: (o) =>
+      erase(
+        makeVllmPrefixAffinity({ clientCount: o.clientCount, clientIndex: o.clientIndex, blockSize: 256 })
+      )
+  },
+  {
+    name: "vllm-kv-pressure-fixed-start",
+    engine: "vllm",
+    reference: false,
+    description:
+      "vllm-kv-pressure with the fixed scan start of before #47420 (v0.23.0's tie-break; the score is the current one); a known load wins a tie against an unknown one",
+    make: (o) =>
+      erase(
+        makeVllmFixedStart({ clientCount: o.clientCount, clientIndex: o.clientIndex, unknownLosesTies: true })
       )
   }
 ]
