@@ -29,10 +29,6 @@ const known: ReadonlyArray<{ readonly files: ReadonlyArray<string>; readonly why
     why: "own policies, being rewritten as terms (one charge ledger replaces both)"
   },
   {
-    files: ["sim/src/engines/vllm/VllmCoordinator.ts", "sim/src/engines/vllm/internal/coordMachine.ts"],
-    why: "vLLM coordinator (coordMachine imports the coordinator types back): a type move still to do"
-  },
-  {
     files: ["policies/src/own/PolicyConfig.ts", "policies/src/own/internal/buildConfig.ts"],
     why: "own-policy configs (buildConfig imports the config's types back): a type move still to do"
   },
