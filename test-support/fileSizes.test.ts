@@ -41,7 +41,6 @@ const PENDING_SPLIT: Readonly<Record<string, string>> = {
   "policies/src/sglang/SglangPolicies.ts": "shape helper",
   "policies/src/vllm/VllmLb.ts": "shape helper",
   "policies/src/vllm/VllmLbPolicy.ts": "shape helper",
-  "sim/src/internal/stats.ts": "shape helper",
   "live/src/testing/FakeEngine.ts": "shape helper"
 }
 
