@@ -21,10 +21,6 @@ const repoRoot = fileURLToPath(new URL("..", import.meta.url))
  */
 const known: ReadonlyArray<{ readonly files: ReadonlyArray<string>; readonly why: string }> = [
   {
-    files: ["sim/src/engines/vllm/VllmCoordinator.ts", "sim/src/engines/vllm/internal/coordMachine.ts"],
-    why: "vLLM coordinator (coordMachine imports the coordinator types back): a type move still to do"
-  },
-  {
     files: [
       "step-time/src/Calibration.ts",
       "step-time/src/internal/layout.ts",

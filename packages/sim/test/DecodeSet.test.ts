@@ -6,8 +6,8 @@
  */
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
+import { CountedSamples } from "../src/internal/countedSamples.js"
 import { type Decoder, DecodeSet } from "../src/internal/decodeSet.js"
-import { CountedSamples } from "../src/internal/stats.js"
 
 interface Member extends Decoder {
   readonly id: number

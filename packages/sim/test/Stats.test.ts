@@ -1,12 +1,7 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import {
-  CountedSamples,
-  LatencySamples,
-  quantile,
-  Samples,
-  SKETCH_RELATIVE_ACCURACY
-} from "../src/internal/stats.js"
+import { CountedSamples } from "../src/internal/countedSamples.js"
+import { LatencySamples, quantile, Samples, SKETCH_RELATIVE_ACCURACY } from "../src/internal/stats.js"
 
 /** The reference: the expanded sample, sorted; the mean sums value x count over distinct values ascending. */
 const reference = (pushes: ReadonlyArray<readonly [number, number]>) => {

@@ -14,10 +14,11 @@
  * key and move to the capped count, largest key first, when `done` lifts them to the cap. (A
  * per-step loop over the running requests was 75% of `Rank.form` on the DSA default model.)
  */
+
+import type { CountedSamples } from "./countedSamples.js"
 import { EpochHeap } from "./epochHeap.js"
 import { GapMax } from "./gapMax.js"
 import { emptyList, removeAt } from "./lists.js"
-import type { CountedSamples } from "./stats.js"
 
 /** What the set tracks of a request: the lazily advanced fields and their stamps. */
 export interface Decoder {

@@ -6,11 +6,11 @@
  * decodes in running order.
  */
 
+import type { CountedSamples } from "./countedSamples.js"
 import { removeAt } from "./lists.js"
 import { BLOCK_TOKENS } from "./prefixCache.js"
 import type { Hooks, Rank } from "./rank.js"
 import type { Req } from "./req.js"
-import type { CountedSamples } from "./stats.js"
 
 /** `r` finished at `now`: it leaves the running list and frees its KV and prefix blocks. */
 const finish = (rank: Rank, r: Req, now: number, hooks: Hooks): void => {

@@ -12,13 +12,14 @@ import type { SimStatus, StepRecord } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
 import type { RankWork } from "../StepModel.js"
 import type { TraceRequest } from "../Trace.js"
+import { CountedSamples } from "./countedSamples.js"
 import { pooledRules } from "./pooled.js"
 import { type Hooks, Rank, type RankParams } from "./rank.js"
 import type { Req } from "./req.js"
 import { roomStream } from "./rng.js"
 import { Router } from "./router.js"
 import { SloCount } from "./sloCount.js"
-import { CountedSamples, LatencySamples } from "./stats.js"
+import { LatencySamples } from "./stats.js"
 
 /** A step model's input row, reused across steps (the step model reads it and keeps nothing). */
 export type MutableWork = { -readonly [K in keyof RankWork]: RankWork[K] }

@@ -5,7 +5,7 @@
  * @internal
  */
 import { type PolicyError, policyError, type VllmEngineRow } from "@loadledger/policies"
-import { vllmCoordNextPublishMs } from "../VllmCoordinator.js"
+import { vllmCoordNextPublishMs } from "../VllmCoordPublish.js"
 import type { VllmCoordMessage, VllmCoordOutput, VllmCoordState } from "../VllmCoordTypes.js"
 import { vllmCoordFirstReq, vllmCoordStartWave, vllmCoordWaveComplete } from "../VllmCoordWave.js"
 

@@ -15,7 +15,8 @@
  */
 import type { PolicyError } from "@loadledger/policies"
 import { emptyList } from "../../../internal/lists.js"
-import { vllmCoordInit, vllmCoordNextPublishMs } from "../VllmCoordinator.js"
+import { vllmCoordInit } from "../VllmCoordinator.js"
+import { vllmCoordNextPublishMs } from "../VllmCoordPublish.js"
 import type { VllmCoordMessage, VllmCoordOutput } from "../VllmCoordTypes.js"
 import { apply, publishDue, type Work, work } from "./coordMachine.js"
 
