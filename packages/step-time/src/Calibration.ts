@@ -50,6 +50,11 @@ export interface StepSample extends SampleBase {
   readonly kind?: "step" | undefined
   readonly model: ModelSpec
   readonly ranks: ReadonlyArray<RankBatch>
+  /**
+   * Whether the measured stack replayed decode steps from a CUDA graph (default true). Only the
+   * shape-aware model ({@link fitShape}) reads it: an eager decode pays the launch floor.
+   */
+  readonly cudaGraph?: boolean | undefined
 }
 
 /**
