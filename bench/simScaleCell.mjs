@@ -11,6 +11,10 @@
  *        memory-per-request figure; `traceHeapMB` is the heap in use (after a GC, with
  *        --expose-gc) before the run: the parsed and scaled trace the caller holds; with REPEAT > 1
  *        `runHeapPeakMB` is the largest live heap (after a GC) seen at every 10th progress call.
+ *   node bench/simScaleCell.mjs stream TRACE RATE DP REPEAT
+ *     -> one JSON line: the same run on the trace repeated REPEAT times, but generated on the fly
+ *        (a re-iterable with `count` and `lastArrivalSeconds`: `simulate` reads it once, one
+ *        arrival at a time, and no copy is ever held); the requests are those `run` builds.
  * Group: glm-5.3 on h200, SGLang, total-tokens (the issue's profiling cell).
  */
 import { readFileSync } from "node:fs"
@@ -48,7 +52,49 @@ const repeat = (trace, k) => {
   return out
 }
 
-if (mode === "capacity") {
+/**
+ * `scaleTrace(repeat(trace, k), { rateScale })` as a stream: the same requests (the same
+ * arithmetic), made as they are read, none held.
+ */
+const repeatStream = (trace, k, rateScale) => {
+  const first = trace[0].arrivalSeconds
+  const span = trace.at(-1).arrivalSeconds - first
+  const shift = span + span / trace.length
+  const at = (r, c) => (k <= 1 ? r.arrivalSeconds : r.arrivalSeconds + c * shift) / rateScale
+  return {
+    count: trace.length * k,
+    lastArrivalSeconds: at(trace.at(-1), k - 1),
+    *[Symbol.iterator]() {
+      for (let c = 0; c < k; c++)
+        for (const r of trace) yield { ...r, requestId: `${r.requestId}#${c}`, arrivalSeconds: at(r, c) }
+    }
+  }
+}
+
+if (mode === "stream") {
+  const [rate, dp, k] = rest
+  const trace = repeatStream(parsed, Number(k), Number(rate))
+  const cpu0 = process.cpuUsage()
+  const t0 = performance.now()
+  const r = simulate(configFor(Number(dp)), trace, entry)
+  const wallSeconds = (performance.now() - t0) / 1000
+  const cpu = process.cpuUsage(cpu0)
+  process.stdout.write(
+    `${JSON.stringify({
+      wallSeconds,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      simulatedSeconds: r.simulatedSeconds,
+      steps: r.steps,
+      requests: trace.count,
+      finished: r.requests.finished,
+      status: r.status._tag,
+      maxRssMB: process.resourceUsage().maxRSS / 1024,
+      traceHeapMB: 0,
+      runHeapPeakMB: 0,
+      e2eP99: r.e2eSeconds.p99
+    })}\n`
+  )
+} else if (mode === "capacity") {
   const cap = findCapacity(configFor(Number(rest[0])), parsed, entry, { precision: 0.02 })
   if (cap._tag !== "Capacity") throw new Error(cap.message)
   process.stdout.write(`${JSON.stringify({ rate: cap.rate })}\n`)

@@ -1,58 +1,17 @@
-// Start-up of the built CLI (issue #28 item 3): whole-process wall time of `loadledger --version`,
-// `--help` and a one-policy replay of the first 1,000 Mooncake requests, each the median of RUNS
-// runs after one warm-up. Targets: 150 ms, 150 ms, 300 ms. Run `pnpm build` first.
-//
-// Beside the wall time: the child's CPU time (user + system, from /proc/self/stat's cutime and
-// cstime, 10 ms ticks; Linux only, "-" elsewhere) and, first, the same figures for `node -e 0`:
-// on a shared machine the wall time of a bare node start moves with the load, and what the CLI
-// adds is the difference.
-import { spawnSync } from "node:child_process"
-import { readFileSync } from "node:fs"
-import { performance } from "node:perf_hooks"
+// Start-up of the built CLI (`pnpm bench:start`): the cases and targets are in
+// `bench/startupCases.ts` (also printed by `pnpm bench:sim`). Run `pnpm build` first.
+import { loadavg } from "node:os"
+import { measureStartup } from "./startupCases.js"
 
-const RUNS = 7
-const bin = new URL("../packages/cli/dist/bin.js", import.meta.url).pathname
-const trace = new URL("../examples/traces/mooncake/conversation_trace.jsonl", import.meta.url).pathname
-const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>, number | undefined]> = [
-  ["node -e 0 (reference, no target)", ["-e", "0"], undefined],
-  ["--version", [bin, "--version"], 150],
-  ["--help", [bin, "--help"], 150],
-  [
-    "simulate 1 policy x 1,000 requests",
-    [bin, "simulate", "--trace", trace, "--policies", "total-tokens", "--limit", "1000"],
-    300
-  ]
-]
-const median = (xs: Array<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)] ?? Number.NaN
-}
-/** CPU milliseconds of this process's waited-for children so far, or NaN off Linux. */
-const childCpuMs = (): number => {
-  try {
-    const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ")
-    return (Number(fields[13]) + Number(fields[14])) * 10
-  } catch {
-    return Number.NaN
-  }
-}
-for (const [label, args, target] of cases) {
-  const walls: Array<number> = []
-  const cpus: Array<number> = []
-  for (let i = 0; i <= RUNS; i++) {
-    const c0 = childCpuMs()
-    const t0 = performance.now()
-    const r = spawnSync("node", args, { stdio: "ignore" })
-    if (r.status !== 0) throw new Error(`${label}: exit ${r.status}`)
-    if (i > 0) {
-      walls.push(performance.now() - t0)
-      cpus.push(childCpuMs() - c0)
-    }
-  }
-  const m = median(walls)
-  const cpu = median(cpus)
-  const verdict = target === undefined ? "" : ` (target ${target} ms: ${m <= target ? "met" : "missed"})`
+console.log(
+  `load average: ${loadavg()
+    .map((v) => v.toFixed(1))
+    .join(" ")}`
+)
+for (const r of measureStartup()) {
+  const verdict =
+    r.targetMs === undefined ? "" : ` (target ${r.targetMs} ms: ${r.wallMs <= r.targetMs ? "met" : "missed"})`
   console.log(
-    `${label.padEnd(38)} median ${m.toFixed(0).padStart(5)} ms wall, ${Number.isNaN(cpu) ? "    -" : cpu.toFixed(0).padStart(5)} ms CPU${verdict}`
+    `${r.label.padEnd(38)} median ${r.wallMs.toFixed(0).padStart(5)} ms wall, ${Number.isNaN(r.cpuMs) ? "    -" : r.cpuMs.toFixed(0).padStart(5)} ms CPU${verdict}`
   )
 }

@@ -159,7 +159,7 @@ const startRouterProcess = async (
       "--idle-timeout-ms",
       String(o.idleTimeoutMs)
     ],
-    ...["--decode-budget-ms", String(o.decodeBudgetMs), "--eject-ms", String(o.ejectMs)]
+    ...["--decode-budget-ms", String(o.decodeBudgetMs), "--eject-ms", String(o.ejectMs), "--drain-ms", "2000"]
   ]
   const child: ChildProcess = spawn(
     process.execPath,
@@ -175,7 +175,8 @@ const startRouterProcess = async (
     const t = setTimeout(() => reject(new Error(`router did not start in 60 s: ${err}`)), 60_000)
     child.stdout!.on("data", (c) => {
       out += String(c)
-      const m = /router on (http:\/\/\S+)/.exec(out)
+      // the JSON log line `{"msg":"listening","url":...}`
+      const m = /"msg":"listening","url":"(http:\/\/[^"]+)"/.exec(out)
       if (m !== null) {
         clearTimeout(t)
         resolve(m[1]!)

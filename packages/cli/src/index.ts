@@ -8,7 +8,8 @@
  * @since 0.1.0
  */
 import { Command, CommanderError } from "commander"
-import { closest, distance } from "fastest-levenshtein"
+import { examplesHelp } from "./internal/examples.js"
+import { didYouMean as guessName } from "./internal/names.js"
 import { versionText } from "./internal/version.js"
 
 /** One command of the table: its name, its root-help line, and how to load its `register`. */
@@ -58,12 +59,67 @@ const COMMANDS: ReadonlyArray<CommandEntry> = [
     load: () => import("./commands/goodput.js")
   },
   {
+    name: "serve",
+    description: "run the live router: a load-aware reverse proxy for OpenAI-style completions",
+    load: () => import("./commands/serve.js")
+  },
+  {
+    name: "compare",
+    description:
+      "compare two or more policies on a trace by goodput under a latency SLO: every pair's paired verdict",
+    load: () => import("./commands/compare.js")
+  },
+  {
     name: "sweep",
     description:
       "run a grid of simulations (traces x rates x DP sizes x front ends x policies) from a YAML/JSON spec",
     load: () => import("./commands/sweep.js")
+  },
+  {
+    name: "list",
+    description: "list the registered policies, model presets, GPU presets or SLO presets (--json)",
+    load: () => import("./commands/list.js")
+  },
+  {
+    name: "completion",
+    description: "print a shell completion script (bash, zsh or fish) for every command and flag",
+    load: () => import("./commands/completion.js")
   }
 ]
+
+/**
+ * Every command's name, in the root help's order (what completion and the help-examples test walk).
+ *
+ * @example
+ * ```ts
+ * import { commandNames } from "@loadledger/cli"
+ * commandNames().includes("compare") // => true
+ * ```
+ *
+ * @category cli
+ * @since 0.6.0
+ */
+export const commandNames = (): ReadonlyArray<string> => COMMANDS.map((c) => c.name)
+
+/**
+ * A program with every command registered with all its options (each command module loaded): what
+ * `loadledger completion` generates its scripts from.
+ *
+ * @example
+ * ```ts
+ * import { fullProgram } from "@loadledger/cli"
+ * const p = await fullProgram()
+ * p.commands.find((c) => c.name() === "simulate")!.options.some((o) => o.long === "--trace") // => true
+ * ```
+ *
+ * @category cli
+ * @since 0.6.0
+ */
+export const fullProgram = async (): Promise<Command> => {
+  const p = root()
+  for (const c of COMMANDS) (await c.load()).register(p)
+  return p
+}
 
 /**
  * The closest of `candidates` to `name` when it is near enough to be a likely typo (edit distance
@@ -79,17 +135,17 @@ const COMMANDS: ReadonlyArray<CommandEntry> = [
  * @category cli
  * @since 0.4.0
  */
-export const didYouMean = (name: string, candidates: ReadonlyArray<string>): string | undefined => {
-  if (candidates.length === 0) return undefined
-  const best = closest(name, [...candidates])
-  return distance(name, best) <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined
-}
+export const didYouMean = (name: string, candidates: ReadonlyArray<string>): string | undefined =>
+  guessName(name, candidates)
 
 const root = (): Command =>
   new Command("loadledger")
     .description("Model and check how LLM serving engines spread requests over data-parallel ranks.")
     .version(versionText(), "-V, --version", "print the versions of loadledger and its packages")
     .exitOverride()
+
+/** The root program: the table's commands by name and the root examples. */
+const withExamples = (p: Command): Command => p.addHelpText("after", examplesHelp(""))
 
 /**
  * Build the `loadledger` program (commander) with every subcommand named (each command's options
@@ -99,14 +155,14 @@ const root = (): Command =>
  * ```ts
  * import { program } from "@loadledger/cli"
  * program().name() // => "loadledger"
- * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "capacity", "goodput", "sweep"]
+ * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "capacity", "goodput", "serve", "compare", "sweep", "list", "completion"]
  * ```
  *
  * @category cli
  * @since 0.1.0
  */
 export const program = (): Command => {
-  const p = root()
+  const p = withExamples(root())
   for (const c of COMMANDS) p.command(c.name).description(c.description)
   return p
 }
@@ -144,6 +200,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     }
     let p: Command
     if (entry === undefined) p = program()
+    // completion is generated from every command's definition: all of them are registered
+    else if (entry.name === "completion") p = await fullProgram()
     else {
       p = root()
       ;(await entry.load()).register(p)

@@ -65,10 +65,7 @@ describe("loadledger capacity", () => {
       [["--at", "0.7,90"], "--at must be comma-separated shares in (0, 1]"],
       [["--model", "gpt-9"], 'unknown model "gpt-9"'],
       // no room for a KV pool: what would fit (was "no room for a KV pool" alone)
-      [
-        ["--model", "llama2-70b", "--gpu", "h100-80gb"],
-        "llama2-70b fits at its preset tensor parallel 1 on b200"
-      ],
+      [["--model", "llama2-70b", "--gpu", "h100-80gb"], "llama2-70b fits at tensor parallel 1 on b200"],
       [["--precision", "0"], "--precision"],
       [["--tolerance", "5"], "--tolerance must be below 1"],
       [["--front-ends", "4"], "--front-ends counts vLLM API servers"],

@@ -139,7 +139,7 @@ describe("loadledger goodput", () => {
     const preset = await runCaptured("goodput", "--trace", mooncake, "--slo", "mlperf-deepseek-r2")
     expect(preset.code).toBe(1)
     expect(preset.err).toMatch(
-      /unknown SLO preset "mlperf-deepseek-r2" \(known: mlperf-llama2-70b, .*mlperf-deepseek-r1,/
+      /unknown SLO preset "mlperf-deepseek-r2" \(did you mean "mlperf-deepseek-r1"\?\); known: mlperf-llama2-70b, .*mlperf-deepseek-r1,/
     )
     // an unwritable report is refused before the replays (it failed after the whole run: every
     // policy on the whole trace, minutes, well past this test's time-out)

@@ -54,7 +54,7 @@ describe("sweep spec", () => {
         "/x/s.yaml"
       )
     } catch (e) {
-      expect((e as Error).message).toContain("llama2-70b fits at its preset tensor parallel 1 on b200")
+      expect((e as Error).message).toContain("llama2-70b fits at tensor parallel 1 on b200")
     }
     expect(bad("traces: [a.jsonl]\nrates: [-1]\npolicies: [total-tokens]")).toBe("rates[0]")
     expect(bad("traces: [a.jsonl]\npolicies: [total-tokens]")).toBe("traces[0].rates")
@@ -253,6 +253,7 @@ describe("loadledger sweep", () => {
     expect(one.rows).toHaveLength(6)
     expect(two).toEqual(one)
     io.out = ""
+    io.err = ""
     expect(await main(["node", "loadledger", "sweep", file, "--jobs", "2", "--workers", "2"])).toBe(1)
     expect(io.err).toBe(
       "loadledger: --jobs and --workers both set how many cells run at a time: give one (--jobs)\n"

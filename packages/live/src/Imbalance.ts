@@ -3,7 +3,7 @@
  *
  * @since 0.3.0
  */
-import type { RankStatus } from "./RankStatus.js"
+import type { RankStatus } from "./Types.js"
 
 /**
  * The token imbalance ratio the router sees: max over mean of `numTotalTokens` across the known

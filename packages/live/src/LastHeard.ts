@@ -8,25 +8,9 @@
  * @since 0.2.0
  */
 import type { RankLoad } from "@loadledger/schema"
-import { checkWorkers } from "./internal/checks.js"
-import type { RouterError } from "./Route.js"
 
-/**
- * One physical worker (one base URL) and how many DP ranks it serves. A worker with `dpSize` N
- * becomes N virtual workers `url@0 … url@N-1` in the ledger, all filled from one fetch.
- *
- * `url`: a non-empty string (for `startLiveRouter`, an http(s) base URL), the worker's identity:
- * no two workers of one router may have the same `url` once trailing slashes are dropped.
- * `dpSize`: an integer from 1 to 1024. Anything else is refused up front with a `RouterError`
- * `InvalidInput` naming the field (`workers[1].dpSize`), never rounded or read as a default.
- *
- * @category models
- * @since 0.1.0
- */
-export interface WorkerSpec {
-  readonly url: string
-  readonly dpSize: number
-}
+import { checkWorkers } from "./internal/checks.js"
+import type { RouterError, WorkerSpec } from "./Types.js"
 
 /**
  * Why a poll of a worker failed. `unreachable` (connection refused/reset), `timeout` (no complete
@@ -99,6 +83,7 @@ export interface LastHeard {
  * @example
  * ```ts
  * import { rankId } from "@loadledger/live"
+
  * rankId("http://127.0.0.1:30000", 3) // => "http://127.0.0.1:30000@3"
  * ```
  *
@@ -120,6 +105,7 @@ export const rankId = (url: string, dpRank: number): string => `${url}@${dpRank}
  * @example
  * ```ts
  * import { makeLastHeard } from "@loadledger/live"
+
  * const l = makeLastHeard([{ url: "http://127.0.0.1:30000", dpSize: 2 }])
  * l.ranks.map((r) => r.id) // => ["http://127.0.0.1:30000@0", "http://127.0.0.1:30000@1"]
  * l.error // => undefined
@@ -164,6 +150,7 @@ const heardNothing = (workers: ReadonlyArray<WorkerSpec>): LastHeard => ({
  * @example
  * ```ts
  * import { makeLastHeard, recordRows } from "@loadledger/live"
+
  * let l = makeLastHeard([{ url: "u", dpSize: 2 }])
  * l = recordRows(l, "u", [{ dpRank: 1, timestamp: 7, numRunningReqs: 2 }], 10)
  * l = recordRows(l, "u", [{ dpRank: 1, timestamp: 7, numRunningReqs: 2 }], 11)
@@ -215,6 +202,7 @@ export const recordRows = (
  * @example
  * ```ts
  * import { makeLastHeard, recordFailure } from "@loadledger/live"
+
  * const l = recordFailure(makeLastHeard([{ url: "u", dpSize: 1 }]), "u", { _tag: "PollFailure", kind: "decode", message: "bad" }, 3)
  * l.workers[0]?.decodeFailures // => 1
  * l.workers[0]?.fetchFailures // => 0
@@ -251,6 +239,7 @@ export const recordFailure = (
  * @example
  * ```ts
  * import { eject, makeLastHeard } from "@loadledger/live"
+
  * const l = eject(makeLastHeard([{ url: "u", dpSize: 1 }]), "u", 15, "3 consecutive upstream failures")
  * l.workers[0]?.ejected // => { untilSeconds: 15, message: "3 consecutive upstream failures" }
  * ```

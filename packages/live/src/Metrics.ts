@@ -4,9 +4,11 @@
  * @since 0.1.0
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client"
+
 import { observedImbalance } from "./Imbalance.js"
-import type { RankStatus } from "./RankStatus.js"
+
 import type { FallbackReason } from "./Route.js"
+import type { RankStatus } from "./Types.js"
 
 /**
  * The router's metrics. Series (all prefixed `loadledger_router_`):
@@ -27,6 +29,7 @@ import type { FallbackReason } from "./Route.js"
  * @example
  * ```ts
  * import { makeRouterMetrics } from "@loadledger/live"
+
  * const m = makeRouterMetrics(() => ({ ranks: [], inflightPerRank: [] }))
  * m.decision("http://127.0.0.1:30000@0", "policy")
  * m.decision("http://127.0.0.1:30000@1", "fallback", "no-known-rank")
@@ -56,6 +59,7 @@ export interface RouterMetrics {
  * @example
  * ```ts
  * import { makeRouterMetrics } from "@loadledger/live"
+
  * const m = makeRouterMetrics(() => ({ ranks: [], inflightPerRank: [] }))
  * m.retry("connect-timeout")
  * const text = await m.registry.metrics()

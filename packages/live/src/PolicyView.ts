@@ -4,8 +4,9 @@
  * @since 0.2.0
  */
 import type { Policy } from "@loadledger/policies"
+
 import type { RankLoad } from "@loadledger/schema"
-import type { RankStatus } from "./RankStatus.js"
+import type { RankStatus } from "./Types.js"
 
 /**
  * A policy's state over the usable ranks. `members[j]` is the router's global rank index of the
@@ -42,6 +43,7 @@ export interface PolicyView<S> {
  * @example
  * ```ts
  * import { usableRanks } from "@loadledger/live"
+
  * const row = { dpRank: 0 }
  * usableRanks([
  *   { index: 0, id: "u@0", workerUrl: "u", dpRank: 0, condition: "known", row },
@@ -65,6 +67,7 @@ export const usableRanks = (ranks: ReadonlyArray<RankStatus>): ReadonlyArray<num
  * @example
  * ```ts
  * import { viewRow } from "@loadledger/live"
+
  * viewRow({ dpRank: 5, worker: "u", workerDpRank: 1, numRunningReqs: 2 }, 0)
  * // => { dpRank: 0, worker: "u", workerDpRank: 1, numRunningReqs: 2 }
  * ```
@@ -81,7 +84,9 @@ export const viewRow = (row: RankLoad, local: number): RankLoad => ({ ...row, dp
  * @example
  * ```ts
  * import { buildView } from "@loadledger/live"
+
  * import { totalRequests } from "@loadledger/policies"
+
  * const row = (i: number) => ({ dpRank: i, numRunningReqs: i, numWaitingReqs: 0, numTotalTokens: 0, timestamp: 1 })
  * const ranks = [0, 1, 2].map((i) => ({ index: i, id: `u@${i}`, workerUrl: "u", dpRank: i, condition: "known" as const, row: row(i) }))
  * const v = buildView(totalRequests, ranks, [0, 2], 1, 1)
@@ -121,6 +126,7 @@ export const buildView = <S>(
  * @example
  * ```ts
  * import { sameMembers } from "@loadledger/live"
+
  * sameMembers([0, 2], [0, 2]) // => true
  * sameMembers([0, 2], [0, 1]) // => false
  * ```
@@ -141,7 +147,9 @@ export const sameMembers = (a: ReadonlyArray<number>, b: ReadonlyArray<number>):
  * @example
  * ```ts
  * import { buildView, refreshView } from "@loadledger/live"
+
  * import { totalRequests } from "@loadledger/policies"
+
  * const row = (i: number) => ({ dpRank: i, numRunningReqs: i, numWaitingReqs: 0, numTotalTokens: 0, timestamp: 1 })
  * const rank = (i: number, condition: "known" | "unknown") => ({ index: i, id: `u@${i}`, workerUrl: "u", dpRank: i, condition, row: row(i) })
  * const v = buildView(totalRequests, [rank(0, "known"), rank(1, "known")], [0, 1], 1, 1)

@@ -1,25 +1,19 @@
 /**
- * A reverse proxy for OpenAI-style completions in front of a `LiveRouter` (node:http).
- *
- * Over 300 lines: one concept (the proxy); the forward / retry / stream-end paths share one request's state and read best in one place.
+ * A reverse proxy for OpenAI-style completions in front of a `LiveRouter` (node:http): the server,
+ * its health, readiness and drain; one request's trip upstream is `internal/forward.ts`.
  *
  * @since 0.2.0
  */
 import { randomUUID } from "node:crypto"
 import { once } from "node:events"
-import {
-  Agent,
-  type ClientRequest,
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type ServerResponse
-} from "node:http"
+import { Agent, createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import { stringifyJsonSafe } from "@loadledger/schema"
 import { checkProxyOptions } from "./internal/checks.js"
-import type { LiveRouter } from "./LiveRouter.js"
-import type { RouterError } from "./Route.js"
+import { type ForwardContext, forward } from "./internal/forward.js"
+import { json, ROUTED } from "./internal/proxyHttp.js"
+import type { LiveRouter } from "./LiveRouterConfig.js"
+import { estimatePromptTokens } from "./PromptTokens.js"
+import type { ProxyEvent } from "./ProxyEvent.js"
 
 /**
  * Proxy options. Upstream timeouts (ms): `connectTimeoutMs` (TCP connect, default 2 000; a request
@@ -29,7 +23,8 @@ import type { RouterError } from "./Route.js"
  * `ejectAfterFailures` consecutive failed requests on one worker (an answer >= 500, a timeout, a
  * connection lost mid-request; default 3) the worker is ejected for `ejectForMs` (default 10 000),
  * even if its load endpoint still answers. `maxBodyBytes`: largest request body (default 32 MiB).
- * `port` 0 (default) picks a free port.
+ * `port` 0 (default) picks a free port. `log`: called with each `ProxyEvent` (failures, retries,
+ * ejections, drain); `accessLog` (default false) adds one `request` event per request.
  *
  * **Checked up front**, each absent or as follows: `router` a `LiveRouter` that `startLiveRouter`
  * did not refuse; `port` an integer from 0 to 65535; `host` a non-empty string; the three timeouts
@@ -50,10 +45,14 @@ export interface ProxyOptions {
   readonly ejectAfterFailures?: number | undefined
   readonly ejectForMs?: number | undefined
   readonly maxBodyBytes?: number | undefined
+  readonly log?: ((event: ProxyEvent) => void) | undefined
+  readonly accessLog?: boolean | undefined
 }
 
 /**
- * A running proxy: its URL and port, and `close` (drops open connections).
+ * A running proxy: its URL and port; `inflight` (requests being served now); `drain(ms)` (graceful:
+ * see `startProxy`; resolves with the number of requests cut when `ms` ran out, 0 when all ended);
+ * `close` (drops open connections at once).
  *
  * @category models
  * @since 0.2.0
@@ -61,73 +60,9 @@ export interface ProxyOptions {
 export interface RouterProxy {
   readonly url: string
   readonly port: number
+  readonly inflight: () => number
+  readonly drain: (timeoutMs: number) => Promise<number>
   readonly close: () => Promise<void>
-}
-
-/**
- * Approximate prompt tokens of an OpenAI-style body: 1 token per 4 characters of `prompt` or of
- * the messages' text, at least 1.
- *
- * @example
- * ```ts
- * import { estimatePromptTokens } from "@loadledger/live"
- * estimatePromptTokens({ prompt: "hello world!" }) // => 3
- * estimatePromptTokens({ messages: [{ role: "user", content: "hi" }] }) // => 1
- * ```
- *
- * @category getters
- * @since 0.2.0
- */
-export const estimatePromptTokens = (body: unknown): number => {
-  const b = body as { prompt?: unknown; messages?: unknown }
-  const text =
-    typeof b?.prompt === "string"
-      ? b.prompt
-      : Array.isArray(b?.messages)
-        ? b.messages
-            .map((m: { content?: unknown }) => (typeof m?.content === "string" ? m.content : ""))
-            .join("")
-        : ""
-  return Math.max(1, Math.ceil(text.length / 4))
-}
-
-const ROUTED = new Set(["/v1/completions", "/v1/chat/completions"])
-// RFC 9110 section 7.6.1: connection-specific headers are not forwarded by a proxy.
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
-  "content-length"
-])
-
-const json = (res: ServerResponse, status: number, body: unknown) => {
-  if (res.headersSent) return void res.destroy()
-  res.writeHead(status, { "content-type": "application/json" }).end(stringifyJsonSafe(body))
-}
-
-class UpstreamTimeout extends Error {
-  constructor(
-    readonly phase: "connect" | "first-byte" | "idle-stream",
-    ms: number
-  ) {
-    super(`upstream ${phase} timeout after ${ms} ms`)
-  }
-}
-
-/** The HTTP status of each router refusal: the client's mistakes are 4xx, the fleet's 503. */
-const routerErrorStatus: Record<RouterError["reason"], number> = {
-  InvalidInput: 400,
-  InvalidRoutedRank: 400,
-  DuplicateRequestId: 409,
-  NoAvailableRanks: 503,
-  PolicyError: 503
 }
 
 /**
@@ -146,8 +81,14 @@ const routerErrorStatus: Record<RouterError["reason"], number> = {
  *   opened, any failure is answered (502, or 504 on a timeout) and never resent.
  * - Answers 503 when the router has no healthy rank (or its policy fails), 409 for an
  *   `X-Request-Id` already in flight (a client error: retrying it the same way fails again), 400
- *   for a request the router refuses as input or a body that is not JSON, 413 above `maxBodyBytes`. `GET /metrics`: the router's Prometheus metrics; `GET /router/ranks`: rank
- *   statuses, in-flight and decision counts as JSON.
+ *   for a request the router refuses as input or a body that is not JSON, 413 above `maxBodyBytes`.
+ * - `GET /metrics`: the router's Prometheus metrics; `GET /router/ranks`: rank statuses, in-flight
+ *   and decision counts as JSON; `GET /healthz`: 200 while the process serves (liveness);
+ *   `GET /readyz`: 200 once every source was polled once and some rank is not unhealthy, 503
+ *   (with the reason) before, while no rank can take a request, and while draining (readiness).
+ * - **Graceful shutdown**: `drain(ms)` stops accepting connections, answers new requests on open
+ *   ones 503 (`connection: close`), waits up to `ms` for the requests in flight (streams included)
+ *   to end, then cuts what is left and closes; it resolves with how many it cut. `close` cuts at once.
  *
  * **When to use**: in front of SGLang or vLLM workers, or as the model for your own gateway.
  *
@@ -178,149 +119,66 @@ const routerErrorStatus: Record<RouterError["reason"], number> = {
 export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> => {
   const refused = checkProxyOptions(options)
   if (refused !== undefined) return Promise.reject(refused)
-  const { router } = options
+  const { router, log } = options
   // free sockets are dropped before the engines' keep-alive timeout (uvicorn: 5 s) can close them
-  const agent = new Agent({ keepAlive: true, maxSockets: 512, timeout: 2_000 })
-  const connectMs = options.connectTimeoutMs ?? 2_000
-  const firstByteMs = options.firstByteTimeoutMs ?? 300_000
-  const idleMs = options.idleStreamTimeoutMs ?? 60_000
+  // noDelay: a request or answer in two segments is not held back by Nagle's algorithm waiting
+  // for the peer's delayed ACK (up to 40 ms on Linux)
+  const agent = new Agent({ keepAlive: true, maxSockets: 512, timeout: 2_000, noDelay: true })
   const maxBody = options.maxBodyBytes ?? 32 * 1024 * 1024
   const ejectAfter = options.ejectAfterFailures ?? 3
   const ejectForMs = options.ejectForMs ?? 10_000
   const failuresInARow = new Map<string, number>()
-  const outcome = (workerUrl: string, failed: boolean) => {
-    if (!failed) return void failuresInARow.delete(workerUrl)
-    const n = (failuresInARow.get(workerUrl) || 0) + 1
-    if (n < ejectAfter) return void failuresInARow.set(workerUrl, n)
-    failuresInARow.delete(workerUrl)
-    router.eject(workerUrl, ejectForMs, `${n} consecutive failed requests`)
+  const ctx: ForwardContext = {
+    router,
+    agent,
+    connectMs: options.connectTimeoutMs ?? 2_000,
+    firstByteMs: options.firstByteTimeoutMs ?? 300_000,
+    idleMs: options.idleStreamTimeoutMs ?? 60_000,
+    log,
+    outcome: (workerUrl, failed) => {
+      if (!failed) return void failuresInARow.delete(workerUrl)
+      const n = (failuresInARow.get(workerUrl) || 0) + 1
+      if (n < ejectAfter) return void failuresInARow.set(workerUrl, n)
+      failuresInARow.delete(workerUrl)
+      router.eject(workerUrl, ejectForMs, `${n} consecutive failed requests`)
+      log?.({ event: "ejected", worker: workerUrl, failures: n })
+    }
+  }
+  const accessLog = options.accessLog === true && log !== undefined
+  let polledOnce = false
+  void router.ready.then(() => {
+    polledOnce = true
+  })
+  let draining = false
+  let active = 0
+  let idle: (() => void) | undefined
+
+  const readiness = (): { ready: boolean; reason?: string } => {
+    if (draining) return { ready: false, reason: "draining" }
+    if (!polledOnce) return { ready: false, reason: "first polls not done" }
+    const ranks = router.ranks()
+    if (ranks.length === 0) return { ready: false, reason: "no workers" }
+    return ranks.some((r) => r.condition !== "unhealthy")
+      ? { ready: true }
+      : { ready: false, reason: "every rank is unhealthy" }
   }
 
-  const forward = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    path: string,
-    body: Buffer,
-    requestId: string,
-    inputLength: number,
-    attempt: number
-  ): void => {
-    const decision = router.route({ requestId, inputLength })
-    if (decision._tag === "RouterError") {
-      json(res, routerErrorStatus[decision.reason], {
-        error: { type: "router", reason: decision.reason, message: decision.message }
-      })
-      return
-    }
-    let done = false
-    const end = (how: "finish" | "abort") => {
-      if (done) return
-      done = true
-      if (how === "finish") router.finish(requestId)
-      else router.abort(requestId)
-    }
-    const headers: Record<string, string | Array<string>> = {}
-    for (const [k, v] of Object.entries(req.headers))
-      if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v
-    headers["x-request-id"] = requestId
-    headers["x-data-parallel-rank"] = String(decision.dpRank)
-    headers["content-length"] = String(body.length)
-    // under the worker's URL, base path kept: `http://h/base` takes `/base/v1/completions`, as its
-    // load endpoint is polled at `/base/...` (`new URL(path, base)` dropped the base path)
-    const upstream: ClientRequest = httpRequest(new URL(`${decision.workerUrl.replace(/\/+$/, "")}${path}`), {
-      method: "POST",
-      headers,
-      agent
-    })
-    let connected = false
-    let timer: NodeJS.Timeout | undefined
-    const arm = (phase: UpstreamTimeout["phase"], ms: number) => {
-      if (timer !== undefined) clearTimeout(timer)
-      timer = setTimeout(() => upstream.destroy(new UpstreamTimeout(phase, ms)), ms)
-    }
-    const disarm = () => {
-      if (timer !== undefined) clearTimeout(timer)
-      timer = undefined
-    }
-    upstream.on("socket", (socket: Socket) => {
-      if (!socket.connecting) {
-        connected = true
-        arm("first-byte", firstByteMs)
-        return
-      }
-      arm("connect", connectMs)
-      socket.once("connect", () => {
-        connected = true
-        arm("first-byte", firstByteMs)
-      })
-    })
-    upstream.on("response", (up) => {
-      const outHeaders: Record<string, string | Array<string>> = { "x-loadledger-rank": decision.rankId }
-      for (const [k, v] of Object.entries(up.headers))
-        if (v !== undefined && !HOP_BY_HOP.has(k)) outHeaders[k] = v
-      const status = up.statusCode ?? 502
-      outcome(decision.workerUrl, status >= 500)
-      res.writeHead(status, outHeaders)
-      arm("idle-stream", idleMs)
-      up.on("data", () => arm("idle-stream", idleMs))
-      up.pipe(res)
-      up.on("end", () => {
-        disarm()
-        end("finish")
-      })
-      const fail = () => {
-        if (!done && !res.destroyed) outcome(decision.workerUrl, true)
-        disarm()
-        end("abort")
-        res.destroy()
-      }
-      up.on("error", fail)
-      up.on("aborted", fail)
-    })
-    upstream.on("error", (err: NodeJS.ErrnoException) => {
-      disarm()
-      end("abort")
-      if (res.headersSent || res.destroyed) return void res.destroy()
-      if (!connected) {
-        // not a byte of this request reached the engine: safe to place it elsewhere, once
-        router.markUnreachable(decision.workerUrl, `proxy connect: ${err.code ?? err.message}`)
-        if (attempt === 0) {
-          router.retried(err instanceof UpstreamTimeout ? "connect-timeout" : (err.code ?? "connect-error"))
-          return forward(req, res, path, body, requestId, inputLength, 1)
-        }
-      }
-      if (connected) outcome(decision.workerUrl, true)
-      json(res, err instanceof UpstreamTimeout ? 504 : 502, {
-        error: { type: "upstream", rank: decision.rankId, message: err.message }
-      })
-    })
+  const routed = (req: IncomingMessage, res: ServerResponse, path: string) => {
+    const started = accessLog ? performance.now() : 0
+    active++
     res.on("close", () => {
-      if (!done) {
-        disarm()
-        end("abort")
-        upstream.destroy()
-      }
+      active--
+      if (accessLog)
+        log!({
+          event: "request",
+          requestId: String(res.getHeader("x-request-id") ?? ""),
+          path,
+          status: res.headersSent ? res.statusCode : 0,
+          rank: res.getHeader("x-loadledger-rank") as string | undefined,
+          ms: performance.now() - started
+        })
+      if (active === 0 && idle !== undefined) idle()
     })
-    upstream.end(body)
-  }
-
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? "/").split("?")[0] ?? "/"
-    if (req.method === "GET" && path === "/metrics") {
-      router.metrics().then(
-        (text) => res.writeHead(200, { "content-type": router.metricsContentType }).end(text),
-        (e) => json(res, 500, { error: String(e) })
-      )
-      return
-    }
-    if (req.method === "GET" && path === "/router/ranks") {
-      json(res, 200, { ranks: router.ranks(), inflight: router.inflight(), decisions: router.decisions() })
-      return
-    }
-    if (req.method !== "POST" || !ROUTED.has(path)) {
-      json(res, 404, { error: { message: `no route for ${req.method} ${req.url}` } })
-      return
-    }
     const chunks: Array<Buffer> = []
     let size = 0
     let tooLarge = false
@@ -331,7 +189,7 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
     })
     req.on("end", () => {
       if (tooLarge) return json(res, 413, { error: { message: `request body above ${maxBody} bytes` } })
-      const body = Buffer.concat(chunks)
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
       let parsed: unknown
       try {
         parsed = JSON.parse(body.toString("utf8"))
@@ -341,14 +199,55 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
       }
       const given = req.headers["x-request-id"]
       const requestId = typeof given === "string" && given.length > 0 ? given : randomUUID()
+      if (accessLog) res.setHeader("x-request-id", requestId)
       // forwarded with its query string (matched on the path alone)
-      const q = (req.url ?? "").indexOf("?")
-      const target = q >= 0 ? `${path}${(req.url ?? "").slice(q)}` : path
-      forward(req, res, target, body, requestId, estimatePromptTokens(parsed), 0)
+      const url = req.url ?? ""
+      const q = url.indexOf("?")
+      const target = q >= 0 ? `${path}${url.slice(q)}` : path
+      forward(ctx, { req, res, path: target, body, requestId, inputLength: estimatePromptTokens(parsed) }, 0)
     })
   }
 
-  const server = createServer(handler)
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? "/"
+    const q = url.indexOf("?")
+    const path = q >= 0 ? url.slice(0, q) : url
+    if (req.method === "POST" && ROUTED.has(path)) {
+      if (draining) {
+        req.resume()
+        return json(
+          res,
+          503,
+          { error: { type: "router", reason: "Draining", message: "the router is shutting down" } },
+          { connection: "close" }
+        )
+      }
+      return routed(req, res, path)
+    }
+    if (req.method === "GET") {
+      if (path === "/healthz") return json(res, 200, { status: "ok" })
+      if (path === "/readyz") {
+        const r = readiness()
+        return json(res, r.ready ? 200 : 503, r)
+      }
+      if (path === "/metrics") {
+        router.metrics().then(
+          (text) => res.writeHead(200, { "content-type": router.metricsContentType }).end(text),
+          (e) => json(res, 500, { error: String(e) })
+        )
+        return
+      }
+      if (path === "/router/ranks")
+        return json(res, 200, {
+          ranks: router.ranks(),
+          inflight: router.inflight(),
+          decisions: router.decisions()
+        })
+    }
+    json(res, 404, { error: { message: `no route for ${req.method} ${req.url}` } })
+  }
+
+  const server = createServer({ noDelay: true }, handler)
   const sockets = new Set<Socket>()
   server.on("connection", (s) => {
     sockets.add(s)
@@ -364,15 +263,36 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
   })
   const addr = server.address()
   const port = addr !== null && typeof addr === "object" ? addr.port : 0
+  const closed = once(server, "close")
+  const close = async () => {
+    draining = true
+    server.close()
+    for (const s of sockets) s.destroy()
+    agent.destroy()
+    await closed
+  }
   return {
-    url: `http://${host}:${port}`,
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     port,
-    close: async () => {
-      const closed = once(server, "close")
+    inflight: () => active,
+    drain: async (timeoutMs) => {
+      draining = true
+      log?.({ event: "draining", inflight: active })
       server.close()
-      for (const s of sockets) s.destroy()
-      agent.destroy()
-      await closed
-    }
+      server.closeIdleConnections()
+      if (active > 0)
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, timeoutMs)
+          idle = () => {
+            clearTimeout(t)
+            resolve()
+          }
+        })
+      const left = active
+      await close()
+      log?.({ event: "drained", left })
+      return left
+    },
+    close
   }
 }

@@ -5,105 +5,13 @@
  * @since 0.1.0
  */
 import type { RankLoad, RankUnknownReason } from "@loadledger/schema"
+
 import { checkStatusOptions } from "./internal/checks.js"
+
 import { absent, corruptCount, loadCounts } from "./internal/rowFields.js"
+
 import type { LastHeard, PollFailure, RankEntry, WorkerEntry } from "./LastHeard.js"
-
-/**
- * A load field a policy can require from a rank's row.
- *
- * @category models
- * @since 0.1.0
- */
-export type LoadField = "numRunningReqs" | "numWaitingReqs" | "numTotalTokens" | "kvCacheUsage"
-
-/**
- * Why a rank's load is not usable. Unhealthy (the worker did not answer its last poll): `unreachable`
- * (connection refused or reset), `poll-timeout` (no complete answer within the poll timeout),
- * `http-status` (non-2xx), `ejected` (taken out for a while by a passive health check, see `eject`). Unknown (the worker answers, its numbers cannot be used): `never-reported`,
- * `not-in-payload` (the last payload had no row for the rank), `stale` (older than the staleness
- * bound, or a frozen publisher timestamp), `decode-failed` (the body did not decode),
- * `rejected-row` (the decoder marked the row `unknown`: duplicate rank, negative count, invalid
- * number; or a row given to `applyPoll` carries a count that is negative, NaN, infinite or not a
- * number), `missing-field` (the row carries no load count at all, or, under an explicit
- * `requiredFields`, lacks one of those), `invalid-options` (`rankStatus` was given options it
- * refuses, see there: no rank can be judged with them).
- *
- * @category models
- * @since 0.1.0
- */
-export type UnknownReason =
-  | "never-reported"
-  | "not-in-payload"
-  | "stale"
-  | "unreachable"
-  | "poll-timeout"
-  | "http-status"
-  | "ejected"
-  | "decode-failed"
-  | "rejected-row"
-  | "missing-field"
-  | "invalid-options"
-
-/**
- * How to judge ranks.
- *
- * - `staleAfterSeconds`: data older than this is unknown; a finite number of seconds > 0.
- * - `requiredFields` (optional): an array of `LoadField`s; when given, a row missing any of them is `unknown(missing-field)`,
- *   for every worker. When absent (the default), the **partial-row rule** applies: a row is known
- *   when it carries at least one load count (`numRunningReqs`, `numWaitingReqs`,
- *   `numTotalTokens`), and its other fields pass through absent, never 0 (each policy takes an
- *   absent count as its docstring says: the own and vLLM policies as the busiest value reported);
- *   a row with no count at all gives the policy nothing and is `unknown(missing-field)`.
- * - `publishedFieldsByWorker` (optional): a `Map`: per worker URL, the fields its source publishes for every
- *   rank (`makeRouter` fills it from each source's `kind`, see `sourcePublishedFields`; a worker
- *   not in it publishes the three counts). They only name what a row lacks (`RankStatus.missing`);
- *   they never make a rank unknown.
- * - `ageClock`: `"publisher-change"` (also when absent) ages a rank from the last time its publisher's `timestamp`
- *   changed (a frozen publisher goes stale once a row received more than `staleAfterSeconds` after
- *   that change still carries it; a rank not heard at all for twice the bound is stale too),
- *   `"receipt"` from the last time a row arrived.
- *
- * @category models
- * @since 0.1.0
- */
-export interface StatusOptions {
-  readonly staleAfterSeconds: number
-  readonly requiredFields?: ReadonlyArray<LoadField> | undefined
-  readonly publishedFieldsByWorker?: ReadonlyMap<string, ReadonlyArray<LoadField>> | undefined
-  readonly ageClock: "publisher-change" | "receipt"
-}
-
-/**
- * One rank as the router sees it at `now`.
- *
- * - `condition`: `"known"` (fresh, decoded, at least one load count, or every field of an explicit
- *   `requiredFields`), `"unknown"` (the worker answers but this rank's numbers cannot be used;
- *   `reason` says why) or `"unhealthy"` (the worker did not answer its last poll).
- * - `missing`: on a known rank, the fields its source publishes that this row lacks (a **partial**
- *   row: it is in the policy's view with what it reported, the missing fields absent); absent when
- *   the row is complete. On an `unknown(missing-field)` rank, the fields that made it unknown (the
- *   absent required fields, or with no `requiredFields` the absent published fields).
- * - `row`: the contract row for the rank, indexed for the router: `dpRank` is the router's global
- *   rank index, `worker` the worker URL, `workerDpRank` the engine's own rank. A known rank's row
- *   carries the decoded load fields as they came (absent stays absent); any other rank's row
- *   carries `unknown: { reason, message }` and no load fields.
- * - `ageSeconds`: age of the last row (see `ageClock`), absent for a rank that never reported.
- *
- * @category models
- * @since 0.2.0
- */
-export interface RankStatus {
-  readonly index: number
-  readonly id: string
-  readonly workerUrl: string
-  readonly dpRank: number
-  readonly condition: "known" | "unknown" | "unhealthy"
-  readonly reason?: UnknownReason | undefined
-  readonly missing?: ReadonlyArray<LoadField> | undefined
-  readonly ageSeconds?: number | undefined
-  readonly row: RankLoad
-}
+import type { LoadField, RankStatus, StatusOptions, UnknownReason } from "./Types.js"
 
 /**
  * The contract reason (@loadledger/schema's `RankUnknownReason`) for a router reason: unhealthy
@@ -114,6 +22,7 @@ export interface RankStatus {
  * @example
  * ```ts
  * import { contractReason } from "@loadledger/live"
+
  * contractReason("poll-timeout") // => "unreachable"
  * contractReason("missing-field") // => "not-reported"
  * ```
@@ -154,6 +63,7 @@ export const contractReason = (reason: Exclude<UnknownReason, "rejected-row">): 
  * @example
  * ```ts
  * import { makeLastHeard, rankStatus, recordRows } from "@loadledger/live"
+
  * let l = makeLastHeard([{ url: "u", dpSize: 3 }])
  * const rows = [{ dpRank: 0, numRunningReqs: 1, numWaitingReqs: 0 }, { dpRank: 1, numRunningReqs: 5 }]
  * l = recordRows(l, "u", rows, 5)

@@ -16,8 +16,8 @@ import {
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import { type PolicyView, refreshView } from "./PolicyView.js"
-import type { RankStatus } from "./RankStatus.js"
 import { type RouterState, statuses } from "./Router.js"
+import type { RankStatus, RouterError } from "./Types.js"
 
 /**
  * Why the fallback decided instead of the policy: `no-known-rank` (no rank's numbers are usable,
@@ -49,31 +49,6 @@ export interface Decision {
   readonly fallbackReason?: FallbackReason | undefined
   readonly explanation: Explanation
   readonly ranks: ReadonlyArray<RankStatus>
-}
-
-/**
- * Why the router could not place a request: a request that is not valid (`InvalidInput`, e.g. an
- * `inputLength` that is no token count, `field` naming it), or a router built from a value its
- * constructor refused (also `InvalidInput`, `field` the path to that value from the constructor's
- * arguments: `workers[1].dpSize`, `options.clientCount`, `sources[0].kind`; see `makeRouter`,
- * `startLiveRouter`); no healthy rank at all; a request id
- * already in flight; a `routedDpRank` that is not usable; or the policy's own error (kept in the
- * message).
- *
- * @category errors
- * @since 0.1.0
- */
-export interface RouterError {
-  readonly _tag: "RouterError"
-  readonly reason:
-    | "InvalidInput"
-    | "NoAvailableRanks"
-    | "DuplicateRequestId"
-    | "InvalidRoutedRank"
-    | "PolicyError"
-  readonly message: string
-  readonly field?: string | undefined
-  readonly ranks?: ReadonlyArray<RankStatus> | undefined
 }
 
 const bump = (xs: ReadonlyArray<number>, i: number, by: number): ReadonlyArray<number> => {

@@ -19,13 +19,12 @@ import {
   makeLastHeard,
   type PollFailure,
   recordFailure,
-  recordRows,
-  type WorkerSpec
+  recordRows
 } from "./LastHeard.js"
 import { type PolicyView, refreshView, viewRow } from "./PolicyView.js"
-import { type LoadField, type RankStatus, rankStatus, type StatusOptions } from "./RankStatus.js"
-import type { RouterError } from "./Route.js"
-import { type SourceKind, sourcePublishedFields } from "./Source.js"
+import { rankStatus } from "./RankStatus.js"
+import { sourcePublishedFields } from "./Source.js"
+import type { LoadField, RankStatus, RouterError, SourceKind, StatusOptions, WorkerSpec } from "./Types.js"
 
 /**
  * How the router judges ranks. `staleAfterSeconds`: the staleness bound. `requiredFields`

@@ -4,22 +4,7 @@
  * @since 0.1.0
  */
 import type { LedgerKind } from "@loadledger/schema"
-import type { WorkerSpec } from "./LastHeard.js"
-import type { LoadField } from "./RankStatus.js"
-
-/**
- * The load endpoints the live router polls:
- * - `sglang-v1-loads`: SGLang `GET /v1/loads` (every era of the envelope; per-rank `loads[]` mapped
- *   by `dp_rank`), sgl-project/sglang `python/sglang/srt/entrypoints/http_server.py` (PR #16976 on).
- * - `sglang-get-load`: SGLang's deprecated `GET /get_load` list.
- * - `sglang-metrics`: SGLang `GET /metrics` (`sglang:*` gauges per `dp_rank` label).
- * - `vllm-metrics`: vLLM `GET /metrics` (`vllm:num_requests_*`, `vllm:kv_cache_usage_perc`, per
- *   `engine` label).
- *
- * @category models
- * @since 0.1.0
- */
-export type SourceKind = "sglang-v1-loads" | "sglang-get-load" | "sglang-metrics" | "vllm-metrics"
+import type { LoadField, SourceKind, WorkerSpec } from "./Types.js"
 
 /**
  * One physical worker to poll. `url` is the base URL (`http://127.0.0.1:30000`), `dpSize` its DP

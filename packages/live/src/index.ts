@@ -4,16 +4,26 @@
  *
  * @since 0.1.0
  */
+export * from "./Bookings.js"
 export * from "./Imbalance.js"
 export * from "./LastHeard.js"
 export * from "./LiveRouter.js"
+export * from "./LiveRouterConfig.js"
 export * from "./Metrics.js"
 export * from "./PolicyView.js"
+export * from "./PromptTokens.js"
 export * from "./Proxy.js"
+export * from "./ProxyEvent.js"
 export * from "./RankStatus.js"
+export * from "./RedisBookings.js"
 export * from "./Route.js"
 export * from "./Router.js"
+export * from "./Serve.js"
+export * from "./ServeArgs.js"
 export * from "./Source.js"
+export * from "./Types.js"
+export * from "./WorkerSet.js"
+export * from "./WorkerWatch.js"
 
 /**
  * The package version.

@@ -7,7 +7,7 @@
  */
 import { kindOf } from "./internal/kindOf.js"
 import { type PolicyError, policyError } from "./Policy.js"
-import type { PolicyOptions } from "./Registry.js"
+import type { PolicyOptions } from "./PolicyEntry.js"
 
 /** A number as it is, anything else by its kind (`string`, `null`, ...). */
 const shown = (x: unknown): string => (typeof x === "number" ? String(x) : kindOf(x))

@@ -4,6 +4,8 @@ import {
   makeLedgerBalanced,
   makeScored,
   makeUncachedTokens,
+  ownPolicyConfigs,
+  policyFromConfig,
   type ScoredState,
   type Scorer,
   Scorers
@@ -165,39 +167,28 @@ describe("makeScored: no systematic tie winner", () => {
   })
 })
 
-describe("makeScored expresses the own policies decision for decision (random sequences)", () => {
+describe("the registered configurations decide as their makers (random sequences)", () => {
   const gate = Scorers.kvPressureGate()
-  it("ledger-balanced = tokens (1) with tie-breaker requests and the KV-pressure gate", () => {
-    for (const o of [{}, { clientCount: 3, clientIndex: 2 }, { staleAfterSeconds: 0.5 }]) {
+  const configured = (name: string, o: { clientCount?: number; clientIndex?: number } = {}) => {
+    const p = policyFromConfig(ownPolicyConfigs[name], o)
+    if ("_tag" in p) throw new Error(p.message)
+    return p
+  }
+  it("ledger-balanced's configuration = makeLedgerBalanced = tokens (1), the gate, ties by requests", () => {
+    for (const o of [{}, { clientCount: 3, clientIndex: 2 }]) {
       const lb = makeLedgerBalanced(o)
-      const sc = makeScored({
-        ...o,
-        scorers: [
-          { scorer: Scorers.tokens, weight: 1 },
-          { scorer: gate, weight: 0 }
-        ],
-        tieBreakers: [Scorers.requests]
-      })
+      const sc = configured("ledger-balanced", o)
       fc.assert(
         fc.property(opCaseArb, (c) => {
-          const a = replay(lb, c)
-          const b = replay(sc, c)
-          expect(b.decisions).toEqual(a.decisions)
-          expect(sc.view(b.state, b.now)).toEqual(lb.view(a.state, a.now))
+          expect(replay(sc, c).decisions).toEqual(replay(lb, c).decisions)
         }),
-        { numRuns: 150, seed: 16 }
+        { numRuns: 100, seed: 16 }
       )
     }
   })
-  it("ledger-balanced-requests = requests (1) with tie-breaker tokens and the gate", () => {
+  it("ledger-balanced-requests' configuration = makeLedgerBalanced({ metric: requests })", () => {
     const lb = makeLedgerBalanced({ metric: "requests" })
-    const sc = makeScored({
-      scorers: [
-        { scorer: Scorers.requests, weight: 1 },
-        { scorer: gate, weight: 0 }
-      ],
-      tieBreakers: [Scorers.tokens]
-    })
+    const sc = configured("ledger-balanced-requests")
     fc.assert(
       fc.property(opCaseArb, (c) => {
         expect(replay(sc, c).decisions).toEqual(replay(lb, c).decisions)
@@ -205,25 +196,18 @@ describe("makeScored expresses the own policies decision for decision (random se
       { numRuns: 100, seed: 17 }
     )
   })
-  it("uncached-tokens = loadTokens + uncachedPromptTokens, both unnormalised, weight 1", () => {
+  it("uncached-tokens' configuration = makeUncachedTokens, the same winning scores", () => {
     for (const o of [{}, { clientCount: 2, clientIndex: 1 }]) {
       const ut = makeUncachedTokens(o)
-      const sc = makeScored({
-        ...o,
-        scorers: [
-          { scorer: Scorers.loadTokens, weight: 1, normalise: "none" },
-          { scorer: Scorers.uncachedPromptTokens, weight: 1, normalise: "none" }
-        ]
-      })
+      const sc = configured("uncached-tokens", o)
       fc.assert(
         fc.property(opCaseArb, (c) => {
           const a = replay(ut, c)
           const b = replay(sc, c)
           expect(b.decisions).toEqual(a.decisions)
-          // and the winning score is the same number of tokens
           expect(b.scores).toEqual(a.scores)
         }),
-        { numRuns: 150, seed: 18 }
+        { numRuns: 100, seed: 18 }
       )
     }
   })

@@ -207,7 +207,8 @@ describe("own policies: an unknown rank is at least as busy as the busiest known
       { requestId: "a", inputLength: 1 },
       5
     )
-    expect(!isPolicyError(r) && [r.rank, r.explanation.details?.["kvGuarded"]]).toEqual([1, [0, 2]])
+    // excluded by the KV-pressure gate (the term `kvPressureGate`)
+    expect(!isPolicyError(r) && [r.rank, r.explanation.details?.["excluded"]]).toEqual([1, [0, 2]])
   })
   it("cache-affinity: an unreported KV usage is the highest reported; unknown loads as ledger-balanced", () => {
     const s = cacheAffinity.observe(cacheAffinity.init(4), rows, 5)

@@ -7,16 +7,11 @@
 import { decodeMulti } from "@msgpack/msgpack"
 import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "./DecodeError.js"
-import { parseJson } from "./internal/json.js"
-import { loadStatItem, rowsOfJson } from "./internal/ledgerJson.js"
+import { fromText } from "./internal/ledgerFromText.js"
+import { loadStatItem } from "./internal/ledgerJson.js"
 import { audit } from "./internal/ledgerRows.js"
-import { rowsOfExposition, rowsOfLogger, rowsOfRankSummary } from "./internal/ledgerText.js"
 import { msgpackLimits } from "./internal/msgpack.js"
-import { completeLines, notExposition, nothingExposed, onlyLineCut } from "./internal/prometheus.js"
-import { parseLastScrape } from "./internal/scrapes.js"
 import type { LedgerNotice } from "./LedgerNotice.js"
-
-import { runtimeOfExposition } from "./Metrics.js"
 import type { RankLoad, RankUnknownReason } from "./RankLoad.js"
 
 /**
@@ -87,102 +82,6 @@ export const ledgerKinds = [
 export interface LedgerReport {
   readonly rows: ReadonlyArray<RankLoad>
   readonly notices: ReadonlyArray<LedgerNotice>
-}
-
-const fromText = (
-  input: string,
-  kind: LedgerKind,
-  notices: Array<LedgerNotice>
-): Result.Result<Array<RankLoad>, DecodeError> => {
-  // a UTF-8 byte order mark (a file saved by some editors) is no part of any format
-  const text = input.startsWith("\uFEFF") ? input.slice(1) : input
-  const t = text.trimStart()
-  const exposition = kind === "vllm-metrics" || kind === "sglang-metrics"
-  if (!exposition && (kind !== "auto" || t.startsWith("{") || t.startsWith("["))) {
-    return Result.flatMap(parseJson(text), (doc) => rowsOfJson(doc, kind, notices))
-  }
-  if (exposition) {
-    const bad = notExposition(text, kind)
-    if (bad !== undefined) return Result.fail(bad)
-  } else if (!text.includes("Avg prompt throughput:")) {
-    // detected text with lines that end in a carriage return alone (logger lines may hold a
-    // progress bar's): an exposition or summary lines once split, an error naming the line endings
-    const split = text.replace(/\r(?!\n)/g, "\n")
-    if (
-      split !== text &&
-      (looksLikeExposition(split, 1_000_000) || rowsOfRankSummary(split, []) !== undefined)
-    )
-      return Result.fail(notExposition(text, "load")!)
-  }
-  // line-oriented text: a last line with no newline after it may be cut off, and is not read
-  const { body, cutLine } = withoutCutLine(text, notices)
-  if (cutLine !== undefined && body.trim() === "") {
-    // the one line there was had no newline after it: not read, and nothing else to read
-    const loadLike =
-      exposition ||
-      text.includes("Avg prompt throughput:") ||
-      rowsOfRankSummary(text, []) !== undefined ||
-      looksLikeExposition(text, 2)
-    if (loadLike) return Result.fail(onlyLineCut(cutLine))
-  }
-  if (exposition)
-    return Result.flatMap(parseLastScrape(body, notices), (e) => {
-      const none = nothingExposed(e, kind)
-      return none === undefined ? rowsOfExposition(e, kind, notices) : Result.fail(none)
-    })
-  if (body.includes("Avg prompt throughput:")) return rowsOfLogger(body, notices)
-  const summary = rowsOfRankSummary(body, notices)
-  if (summary !== undefined) return Result.succeed(summary)
-  const scrape = parseLastScrape(body, notices)
-  if (Result.isFailure(scrape) && !looksLikeExposition(body, scrape.failure.line))
-    return Result.fail(
-      decodeError(
-        "UnknownFormat",
-        `not a load payload: neither JSON, msgpack, vLLM logger lines, rank summary lines nor a Prometheus exposition (as an exposition, line ${scrape.failure.line ?? 1}: ${scrape.failure.message})`,
-        { line: scrape.failure.line ?? 1 }
-      )
-    )
-  return Result.flatMap(scrape, (e) => {
-    const rt = runtimeOfExposition(e)
-    if (rt === undefined && e.samples.length === 0 && !looksLikeExposition(text, text.length + 1))
-      return Result.fail(
-        decodeError(
-          "UnknownFormat",
-          "not a load payload: neither JSON, msgpack, vLLM logger lines, rank summary lines nor a Prometheus exposition",
-          { line: 1 }
-        )
-      )
-    if (rt === undefined)
-      return Result.fail(
-        decodeError("UnknownFormat", "no vLLM or SGLang load metric in the text", { line: 1 })
-      )
-    return rowsOfExposition(e, rt === "vllm" ? "vllm-metrics" : "sglang-metrics", notices)
-  })
-}
-
-/** `text` up to its last complete line (see `completeLines`), with a `CutLine` notice when cut. */
-const withoutCutLine = (
-  text: string,
-  notices: Array<LedgerNotice>
-): { readonly body: string; readonly cutLine: number | undefined } => {
-  const { complete, cutLine } = completeLines(text)
-  if (cutLine !== undefined)
-    notices.push({
-      _tag: "CutLine",
-      line: cutLine,
-      message: `line ${cutLine} does not end with a newline, so it may be cut off: it was not read`
-    })
-  return { body: complete, cutLine }
-}
-
-/**
- * Auto-detection's last guess is a Prometheus exposition; a text whose lines before the first
- * bad one hold no `# HELP` / `# TYPE` comment and no `name{labels} value` sample was never one, so
- * its error says "not a load payload" rather than quoting the exposition parser.
- */
-const looksLikeExposition = (text: string, badLine: number | undefined): boolean => {
-  const lines = text.split("\n", Math.max(0, (badLine ?? 1) - 1))
-  return lines.some((l) => /^#\s*(HELP|TYPE)\s/.test(l) || /^[A-Za-z_:][\w:]*(\{[^}]*\})?\s+\S/.test(l))
 }
 
 const fromMsgpack = (bytes: Uint8Array): Result.Result<Array<RankLoad>, DecodeError> => {

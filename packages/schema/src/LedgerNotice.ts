@@ -28,6 +28,10 @@ import type { RankUnknownReason } from "./RankLoad.js"
  *   transit or a paste cut short: `12.0` cut to `1` still parses). That line, `line`, was not read:
  *   what only it carried stays absent (a partial row), never a wrong number. The exposition format
  *   requires every line, the last one included, to end with a line feed.
+ * - `Underflow`: a modelled sample's value is a non-zero decimal too small for a float64
+ *   (`1e-400`): read as 0, as the reference parser reads it, and named here.
+ * - `AfterEof`: an OpenMetrics page's `# EOF` line ends it; the non-blank lines after it (from
+ *   `line`) were not read.
  * - `UnknownRank`: a rank's numbers are unusable (negative, NaN, ±Inf, above 2^53, reported twice):
  *   its row is `unknown` with the same reason.
  *
@@ -81,6 +85,13 @@ export type LedgerNotice =
       readonly line?: number | undefined
       readonly message: string
     }
+  | {
+      readonly _tag: "Underflow"
+      readonly series: string
+      readonly line: number
+      readonly message: string
+    }
+  | { readonly _tag: "AfterEof"; readonly line: number; readonly lines: number; readonly message: string }
   | {
       readonly _tag: "UnknownRank"
       readonly dpRank: number

@@ -20,10 +20,9 @@
  * @since 0.1.0
  */
 import * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
 import type { DecodeError } from "./DecodeError.js"
 import { groupExposition } from "./internal/metricGroup.js"
-import { sglangNames, vllmNames } from "./internal/metricNames.js"
+import { parseFor, sglangNames, vllmNames } from "./internal/metricNames.js"
 import {
   completeLines,
   type Exposition,
@@ -32,115 +31,16 @@ import {
   onlyLineCut,
   parseExposition
 } from "./internal/prometheus.js"
+import type { DecodedMetrics, SglangRankMetrics, VllmEngineMetrics } from "./MetricsRecords.js"
 import type { EngineCounts } from "./Vllm.js"
 
 // The vLLM and SGLang decoder pairs below look alike by shape only: their shared logic is
 // `groupExposition`; what differs (names, labels, fields, documented examples) is each runtime's own.
 
-const Opt = Schema.optionalKey(Schema.Finite)
-
-/**
- * One vLLM engine's load gauges from `/metrics` (each absent when not reported).
- * `kvCacheUsagePerc` / `gpuCacheUsagePerc` are 0..1 fractions despite the name.
- *
- * **When to use**: reading vLLM `/metrics` per engine; see `toEngineCounts`.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { VllmEngineMetrics } from "@loadledger/schema"
- * Schema.is(VllmEngineMetrics)({ engine: 0, numRequestsRunning: 8 }) // => true
- * ```
- *
- * @category Metrics
- * @since 0.1.0
- */
-export const VllmEngineMetrics = Schema.Struct({
-  engine: Schema.Int,
-  numRequestsRunning: Opt,
-  numRequestsWaiting: Opt,
-  numRequestsSwapped: Opt,
-  kvCacheUsagePerc: Opt,
-  gpuCacheUsagePerc: Opt,
-  cpuCacheUsagePerc: Opt
-})
-/** @category Metrics @since 0.1.0 */
-export type VllmEngineMetrics = typeof VllmEngineMetrics.Type
-
-/**
- * One SGLang DP rank's gauges from `/metrics` or `/v1/loads?format=prometheus` (each absent when
- * not reported): a partial `LoadSnapshot`.
- *
- * **When to use**: reading SGLang `/metrics` per DP rank.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { SglangRankMetrics } from "@loadledger/schema"
- * Schema.is(SglangRankMetrics)({ dpRank: 3, genThroughput: 141.75 }) // => true
- * ```
- *
- * @category Metrics
- * @since 0.1.0
- */
-export const SglangRankMetrics = Schema.Struct({
-  dpRank: Schema.Int,
-  numRunningReqs: Opt,
-  numQueueReqs: Opt,
-  numWaitingReqs: Opt,
-  numWaitingUncachedTokens: Opt,
-  numUsedTokens: Opt,
-  numTotalTokens: Opt,
-  numActiveTokens: Opt,
-  tokenUsage: Opt,
-  genThroughput: Opt,
-  cacheHitRate: Opt,
-  utilization: Opt,
-  maxTotalNumTokens: Opt,
-  maxRunningRequests: Opt,
-  maxPrefillTokens: Opt,
-  contextLen: Opt,
-  numPreallocReadyTokens: Opt,
-  numRetractedReqs: Opt,
-  numPausedReqs: Opt,
-  numGrammarQueueReqs: Opt,
-  numPrefillBootstrapQueueReqs: Opt,
-  numPrefillInflightQueueReqs: Opt,
-  numDecodePreallocQueueReqs: Opt,
-  numDecodeTransferQueueReqs: Opt,
-  kvAvailableTokens: Opt,
-  kvEvictableTokens: Opt
-})
-/** @category Metrics @since 0.1.0 */
-export type SglangRankMetrics = typeof SglangRankMetrics.Type
-
-/**
- * Decoded metrics: records in ascending engine / rank order, and the load metrics that were
- * declared but had no sample (reported, so a caller can tell "declared, no samples" from "not
- * exported").
- *
- * **When to use**: telling "declared, no samples" from "not exported".
- *
- * @category Metrics
- * @since 0.1.0
- */
-export interface DecodedMetrics<R> {
-  readonly records: ReadonlyArray<R>
-  readonly declaredWithoutSamples: ReadonlyArray<string>
-  /** Series in the text that no field models (counters, histograms, other gauges), by family. */
-  readonly unmodelledSeries: ReadonlyArray<UnmodelledSeries>
-  /**
-   * The 1-based line left out because no newline follows it (the text was cut off there, and a cut
-   * sample can still parse to a wrong number: `12.0` cut to `1`); absent when the text ends with
-   * a newline or a blank line. When it is the only line there is nothing to read: a `SyntaxError`.
-   */
-  readonly cutLine?: number | undefined
-}
-
 /** Parse the complete lines of `text`, read them with `of`, and name the line left out. */
 const ofCompleteLines = <R>(
   text: string,
-  as: string,
+  as: "vllm-metrics" | "sglang-metrics",
   of: (e: Exposition) => Result.Result<DecodedMetrics<R>, DecodeError>
 ): Result.Result<DecodedMetrics<R>, DecodeError> => {
   const bad = notExposition(text, as)
@@ -148,20 +48,11 @@ const ofCompleteLines = <R>(
   const { complete, cutLine } = completeLines(text)
   // the only line was cut: nothing to read, which is no empty page
   if (cutLine !== undefined && complete.trim() === "") return Result.fail(onlyLineCut(cutLine))
-  const r = Result.flatMap(parseExposition(complete), (e) => {
+  const r = Result.flatMap(parseExposition(complete, parseFor(as)), (e) => {
     const none = nothingExposed(e, as)
     return none === undefined ? of(e) : Result.fail(none)
   })
   return cutLine === undefined ? r : Result.map(r, (d) => ({ ...d, cutLine }))
-}
-
-/** A series present in the text that no record field models: kept here, by family name. */
-export interface UnmodelledSeries {
-  readonly name: string
-  readonly type?: string | undefined
-  readonly samples: number
-  /** 1-based line of its first sample. */
-  readonly line: number
 }
 
 /**
@@ -274,7 +165,7 @@ export const sglangOfExposition = (
 export const detectMetricsRuntime = (
   text: string
 ): Result.Result<"vllm" | "sglang" | undefined, DecodeError> =>
-  Result.map(parseExposition(text), runtimeOfExposition)
+  Result.map(parseExposition(text, { keep: () => false }), runtimeOfExposition)
 
 /**
  * The runtime of an already parsed exposition, by its metric names (not exported from the
@@ -292,7 +183,7 @@ export const detectMetricsRuntime = (
  * @since 0.1.0
  */
 export const runtimeOfExposition = (e: Exposition): "vllm" | "sglang" | undefined => {
-  const names = [...e.samples.map((s) => s.name), ...e.declared.keys()]
+  const names = [...e.samples.map((s) => s.name), ...e.others.keys(), ...e.declared.keys()]
   if (names.some((n) => n.startsWith("vllm:"))) return "vllm"
   if (names.some((n) => n.startsWith("sglang:") || n.startsWith("sglang_"))) return "sglang"
   return undefined

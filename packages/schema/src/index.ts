@@ -16,16 +16,8 @@ export * from "./LoadEntry.js"
 export * from "./LoadSnapshot.js"
 export * from "./LoadSnapshotSections.js"
 export * from "./LoadStat.js"
-export {
-  type DecodedMetrics,
-  decodeSglangMetrics,
-  decodeVllmMetrics,
-  detectMetricsRuntime,
-  SglangRankMetrics,
-  toEngineCounts,
-  type UnmodelledSeries,
-  VllmEngineMetrics
-} from "./Metrics.js"
+export { decodeSglangMetrics, decodeVllmMetrics, detectMetricsRuntime, toEngineCounts } from "./Metrics.js"
+export * from "./MetricsRecords.js"
 export * from "./MlpSync.js"
 export * from "./RankLoad.js"
 export * from "./V1Loads.js"

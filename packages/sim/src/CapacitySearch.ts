@@ -6,7 +6,8 @@
  *
  * @since 0.5.0
  */
-import type { Capacity, CapacityError, CapacityOptions, CapacityProbe } from "./Capacity.js"
+
+import type { Capacity, CapacityError, CapacityOptions, CapacityProbe } from "./CapacityTypes.js"
 import type { PolicyResult } from "./Result.js"
 import type { TraceRequest } from "./Trace.js"
 

@@ -4,10 +4,13 @@
  * @since 0.1.0
  */
 
+import type { ConfigProblem, EngineModel, EngineOption } from "./engines/Engine.js"
+import { type EngineName, engines, findEngine } from "./engines/index.js"
+import type { CoordinatorRows } from "./engines/vllm/options.js"
+import type { VllmWaveProfile } from "./engines/vllm/VllmWaveTypes.js"
+import { bad, integerAtLeast } from "./internal/configChecks.js"
 import { checkSlo, type Slo } from "./Slo.js"
 import type { StepModel } from "./StepModel.js"
-import type { VllmWaveProfile } from "./vllm/VllmWaveTypes.js"
-import { vllmWaveSnapshotProfile } from "./vllm/VllmWaveTypes.js"
 
 /**
  * Everything a simulation run depends on besides the trace and the policy.
@@ -69,7 +72,7 @@ import { vllmWaveSnapshotProfile } from "./vllm/VllmWaveTypes.js"
 export interface SimConfig {
   readonly dpSize: number
   readonly stepModel: StepModel
-  readonly engine?: "sglang" | "vllm" | undefined
+  readonly engine?: EngineName | undefined
   readonly lockstep?: boolean | undefined
   readonly expertParallel?: boolean | undefined
   readonly maxRunningRequests?: number | undefined
@@ -94,34 +97,6 @@ export interface SimConfig {
   readonly slo?: Slo | undefined
   readonly sloStopEarly?: boolean | undefined
 }
-
-/**
- * What the vLLM DP coordinator's publish hands each front end per rank (the rows a vLLM front end's
- * policy `observe`s), by the fields of `RankLoad` it fills:
- *
- * - `"extended"` (the default): vLLM's row `numWaitingReqs`, `numRunningReqs`, `kvCacheUsage`, plus
- *   two fields vLLM does not publish and the simulator carries from the same stats message, as stale
- *   as the row: `numTotalTokens` (the rank's KV tokens in use plus its waiting requests' uncached
- *   prompt tokens) and `timestamp` (when the rank's stats were taken; the publish time for a rank that
- *   never reported). Token-reading policies can run behind vLLM front ends with it.
- * - `"vllm"`: exactly the row of the coordinator at the reference snapshot, vllm
- *   `v1/engine/coordinator.py` @00080ee1 (after vllm PR #49204, which added KV usage):
- *   `[waiting, running, kv_cache_usage]` as `numWaitingReqs`, `numRunningReqs`, `kvCacheUsage`, and
- *   `dpRank`. `numTotalTokens` and `timestamp` are absent (not 0): the message carries neither, and
- *   a front end knows only when it received the publish (`observe`'s `now`).
- * - `"vllm-counts"`: the row of vLLM releases before PR #49204, `[waiting, running]` (vllm
- *   `v1/engine/coordinator.py` `EngineState.request_counts`, e.g. @de4c1fcb): `numWaitingReqs`,
- *   `numRunningReqs` and `dpRank`; `kvCacheUsage` absent too.
- *
- * A row is never `unknown`: every rank's row is in every load publish (a rank that never reported
- * is the coordinator's initial zero row). The publish log (`recordPublishes`) records the same
- * fields. SGLang's rows (the scheduler's load snapshot) always carry every field: `checkConfig`
- * refuses a setting other than `"extended"` on the SGLang engine.
- *
- * @category config
- * @since 0.4.0
- */
-export type CoordinatorRows = "extended" | "vllm" | "vllm-counts"
 
 /**
  * `SimConfig` with every default filled in.
@@ -159,34 +134,53 @@ export type ResolvedSimConfig = Required<
  * @category config
  * @since 0.1.0
  */
-export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
-  dpSize: c.dpSize,
-  stepModel: c.stepModel,
-  engine: c.engine ?? "sglang",
-  lockstep: c.lockstep ?? true,
-  expertParallel: c.expertParallel ?? true,
-  maxRunningRequests: c.maxRunningRequests ?? 64,
-  chunkedPrefillTokens: c.chunkedPrefillTokens ?? 8192,
-  kvPoolTokens: c.kvPoolTokens ?? 280_000,
-  sparseTopK: c.sparseTopK,
-  coordinatorIntervalSeconds: c.coordinatorIntervalSeconds ?? 0.1,
-  vllmWaveProfile: c.vllmWaveProfile ?? vllmWaveSnapshotProfile,
-  frontEnds: c.engine === "vllm" ? (c.frontEnds ?? 1) : 1,
-  seed: c.seed ?? 0,
-  maxSimulatedSeconds: c.maxSimulatedSeconds ?? Number.POSITIVE_INFINITY,
-  loadSamples: c.loadSamples ?? 200,
-  maxRequestTokens: c.maxRequestTokens ?? c.kvPoolTokens ?? 280_000,
-  dummyBatches: c.dummyBatches ?? true,
-  prefillIntervalSteps: c.prefillIntervalSteps ?? 1,
-  stallSteps: c.stallSteps ?? 16,
-  faults: { zeroTokenRanksReturnEarly: c.faults?.zeroTokenRanksReturnEarly ?? false },
-  recordSteps: c.recordSteps ?? false,
-  recordRequests: c.recordRequests ?? false,
-  recordPublishes: c.recordPublishes ?? false,
-  coordinatorRows: c.coordinatorRows ?? "extended",
-  slo: c.slo,
-  sloStopEarly: c.sloStopEarly ?? false
-})
+export const resolveConfig = (c: SimConfig): ResolvedSimConfig => {
+  const engine = c.engine ?? engines[0].name
+  const common = {
+    dpSize: c.dpSize,
+    stepModel: c.stepModel,
+    engine,
+    lockstep: c.lockstep ?? true,
+    expertParallel: c.expertParallel ?? true,
+    maxRunningRequests: c.maxRunningRequests ?? 64,
+    chunkedPrefillTokens: c.chunkedPrefillTokens ?? 8192,
+    kvPoolTokens: c.kvPoolTokens ?? 280_000,
+    sparseTopK: c.sparseTopK,
+    seed: c.seed ?? 0,
+    maxSimulatedSeconds: c.maxSimulatedSeconds ?? Number.POSITIVE_INFINITY,
+    loadSamples: c.loadSamples ?? 200,
+    maxRequestTokens: c.maxRequestTokens ?? c.kvPoolTokens ?? 280_000,
+    dummyBatches: c.dummyBatches ?? true,
+    stallSteps: c.stallSteps ?? 16,
+    faults: { zeroTokenRanksReturnEarly: c.faults?.zeroTokenRanksReturnEarly ?? false },
+    recordSteps: c.recordSteps ?? false,
+    recordRequests: c.recordRequests ?? false,
+    recordPublishes: c.recordPublishes ?? false,
+    slo: c.slo,
+    sloStopEarly: c.sloStopEarly ?? false
+  }
+  // every engine's own options, defaulted; forced on an engine that does not declare them
+  const own: Record<string, unknown> = {}
+  const given = c as unknown as Readonly<Record<string, unknown>>
+  const current = findEngine(engine)
+  for (const o of engineOptions(current)) {
+    const declared = current?.options.includes(o) === true
+    own[o.field] =
+      !declared && o.elsewhere.rule === "forced" ? o.elsewhere.value : (given[o.field] ?? o.defaultValue)
+  }
+  return { ...common, ...own } as ResolvedSimConfig
+}
+
+/**
+ * Every registered engine's options, one per field: `engine`'s own declaration of a field, else the
+ * first engine's that declares it (registry order).
+ */
+const engineOptions = (engine: EngineModel | undefined): ReadonlyArray<EngineOption> => {
+  const byField = new Map<string, EngineOption>()
+  for (const e of engines)
+    for (const o of e.options) if (!byField.has(o.field) || e === engine) byField.set(o.field, o)
+  return [...byField.values()]
+}
 
 /**
  * Check every field of a resolved config: `dpSize` must be an integer from 1 to 4,096 (a DP group
@@ -225,68 +219,65 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => ({
  * @since 0.2.0
  */
 export const checkConfig = (c: ResolvedSimConfig): ConfigProblem | undefined => {
-  const bad = (field: string, rule: string, v: unknown): ConfigProblem => ({
-    field,
-    message: `${field} must be ${rule}, got ${shown(v)}`
-  })
-  const integerAtLeast = (field: keyof ResolvedSimConfig, least: number): ConfigProblem | undefined => {
-    const v = c[field]
-    return typeof v === "number" && Number.isSafeInteger(v) && v >= least
-      ? undefined
-      : bad(field, `an integer >= ${least}`, v)
-  }
   const boolean = (field: keyof ResolvedSimConfig): ConfigProblem | undefined =>
     typeof c[field] === "boolean" ? undefined : bad(field, "true or false", c[field])
   const atLeast1 = (
-    [
-      "maxRunningRequests",
-      "chunkedPrefillTokens",
-      "kvPoolTokens",
-      "maxRequestTokens",
-      "prefillIntervalSteps",
-      "stallSteps",
-      "frontEnds"
-    ] as const
+    ["maxRunningRequests", "chunkedPrefillTokens", "kvPoolTokens", "maxRequestTokens", "stallSteps"] as const
   )
-    .map((f) => integerAtLeast(f, 1))
+    .map((f) => integerAtLeast(f, c[f], 1))
     .find((p) => p !== undefined)
+  const engine = findEngine(c.engine)
   return (
     (Number.isSafeInteger(c.dpSize) && c.dpSize >= 1 && c.dpSize <= MAX_DP_SIZE
       ? undefined
       : bad("dpSize", `an integer from 1 to ${MAX_DP_SIZE}`, c.dpSize)) ??
-    (c.engine === "sglang" || c.engine === "vllm"
-      ? undefined
-      : bad("engine", '"sglang" or "vllm"', c.engine)) ??
+    (engine !== undefined ? undefined : bad("engine", engineRule, c.engine)) ??
     (typeof c.stepModel === "function" ? undefined : bad("stepModel", "a function", c.stepModel)) ??
     atLeast1 ??
-    (c.sparseTopK === undefined ? undefined : integerAtLeast("sparseTopK", 1)) ??
-    integerAtLeast("loadSamples", 0) ??
+    (c.sparseTopK === undefined ? undefined : integerAtLeast("sparseTopK", c.sparseTopK, 1)) ??
+    integerAtLeast("loadSamples", c.loadSamples, 0) ??
     (Number.isSafeInteger(c.seed) ? undefined : bad("seed", "a safe integer", c.seed)) ??
-    (Number.isFinite(c.coordinatorIntervalSeconds) && c.coordinatorIntervalSeconds > 0
-      ? undefined
-      : bad("coordinatorIntervalSeconds", "a finite number > 0", c.coordinatorIntervalSeconds)) ??
     (c.maxSimulatedSeconds > 0
       ? undefined
       : bad("maxSimulatedSeconds", "a number > 0", c.maxSimulatedSeconds)) ??
     boolean("lockstep") ??
     boolean("expertParallel") ??
     boolean("dummyBatches") ??
-    checkWaveProfile(c.vllmWaveProfile) ??
     (typeof c.faults === "object" &&
     c.faults !== null &&
     typeof c.faults.zeroTokenRanksReturnEarly === "boolean"
       ? undefined
       : bad("faults", "{ zeroTokenRanksReturnEarly?: boolean }", c.faults)) ??
-    checkCoordinatorRows(c.coordinatorRows, c.engine) ??
-    (c.prefillIntervalSteps !== 1 && c.engine !== "vllm"
-      ? {
-          field: "prefillIntervalSteps",
-          message: `prefillIntervalSteps ${c.prefillIntervalSteps} needs the vLLM engine (SGLang has no prefill schedule interval), got engine ${c.engine}`
-        }
-      : undefined) ??
+    checkEngineOptions(c, engine!) ??
     boolean("sloStopEarly") ??
     checkSloField(c.slo)
   )
+}
+
+/** `"sglang" or "vllm"` (every registered name, quoted). */
+const engineRule = engines
+  .map((e) => JSON.stringify(e.name))
+  .join(", ")
+  .replace(/, ([^,]*)$/, " or $1")
+
+/**
+ * The engines' own options: each value follows its rule (whatever the engine, as every field
+ * does), then an option `engine` does not declare keeps the value its declaring engine requires
+ * elsewhere (`EngineOption.elsewhere`).
+ */
+const checkEngineOptions = (c: ResolvedSimConfig, engine: EngineModel): ConfigProblem | undefined => {
+  const values = c as unknown as Readonly<Record<string, unknown>>
+  const options = engineOptions(engine)
+  for (const o of options) {
+    const p = o.check(values[o.field])
+    if (p !== undefined) return p
+  }
+  for (const o of options) {
+    const v = values[o.field]
+    if (o.elsewhere.rule === "refused" && !engine.options.includes(o) && v !== o.elsewhere.value)
+      return { field: o.field, message: o.elsewhere.message(v, engine) }
+  }
+  return undefined
 }
 
 const checkSloField = (slo: Slo | undefined): ConfigProblem | undefined => {
@@ -296,37 +287,6 @@ const checkSloField = (slo: Slo | undefined): ConfigProblem | undefined => {
     ? undefined
     : { field: e.field === "slo" ? "slo" : `slo.${e.field}`, message: e.message }
 }
-
-/**
- * A config field `checkConfig` refuses, and why.
- *
- * @category config
- * @since 0.4.0
- */
-export interface ConfigProblem {
-  readonly field: string
-  readonly message: string
-}
-
-const shown = (v: unknown): string =>
-  typeof v === "number" || typeof v === "boolean" || v === undefined || v === null
-    ? String(v)
-    : typeof v === "function"
-      ? "a function"
-      : (JSON.stringify(v) ?? String(v))
-
-/** A vLLM wave profile: `syncInterval` an integer >= 1 (0 or NaN ran until out of memory). */
-const checkWaveProfile = (w: VllmWaveProfile): ConfigProblem | undefined =>
-  typeof w === "object" &&
-  w !== null &&
-  Number.isSafeInteger(w.syncInterval) &&
-  w.syncInterval >= 1 &&
-  typeof w.syncFirstStep === "boolean"
-    ? undefined
-    : {
-        field: "vllmWaveProfile",
-        message: `vllmWaveProfile must be { name, syncInterval: an integer >= 1, syncFirstStep: boolean }, got ${shown(w)}`
-      }
 
 /**
  * The largest `dpSize` `checkConfig` accepts (a DP group of today is at most a few hundred ranks).
@@ -343,21 +303,3 @@ const checkWaveProfile = (w: VllmWaveProfile): ConfigProblem | undefined =>
  * @since 0.5.0
  */
 export const MAX_DP_SIZE = 4096
-
-const coordinatorRowsValues: ReadonlyArray<string> = ["extended", "vllm", "vllm-counts"]
-
-const checkCoordinatorRows = (
-  rows: CoordinatorRows,
-  engine: "sglang" | "vllm"
-): { readonly field: string; readonly message: string } | undefined =>
-  !coordinatorRowsValues.includes(rows)
-    ? {
-        field: "coordinatorRows",
-        message: `coordinatorRows must be one of ${coordinatorRowsValues.join(", ")}, got ${JSON.stringify(rows)}`
-      }
-    : rows !== "extended" && engine !== "vllm"
-      ? {
-          field: "coordinatorRows",
-          message: `coordinatorRows "${rows}" needs the vLLM engine (SGLang's rows carry every field), got engine ${engine}`
-        }
-      : undefined

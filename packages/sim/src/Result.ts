@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import type { SloAttainment } from "./Slo.js"
-import type { TraceTokenIds } from "./TokenIds.js"
+import type { TraceTokenIds } from "./TokenIdsTypes.js"
 
 /**
  * How the run ended. `Completed`: every request finished or was rejected. `Deadlock`: a lockstep

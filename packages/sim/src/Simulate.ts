@@ -3,33 +3,14 @@
  *
  * @since 0.1.0
  */
-import type { Policy, PolicyOptions } from "@loadledger/policies"
 import type { SimConfig } from "./Config.js"
-import { resolveConfig } from "./Config.js"
-import { runLoop } from "./internal/loop.js"
-import { POOLED_CHUNK_TOKENS, type PooledConfig } from "./internal/pooled.js"
-import type { PolicyResult, RequestOutcome } from "./Result.js"
-import { IMBALANCE_BUCKETS } from "./Result.js"
-import { traceTokenIds } from "./TokenIds.js"
+import { NEED_INPUT, openLoop, runLoop } from "./internal/loop.js"
+import { configOf, resultOf } from "./internal/resultOf.js"
+import { TraceBuffer } from "./internal/traceBuffer.js"
+import type { PolicyResult } from "./Result.js"
+import type { SimPolicy } from "./SimPolicy.js"
 import type { TraceRequest } from "./Trace.js"
-
-/**
- * What `simulate` needs of a policy: its name and a factory (a `PolicyEntry` from
- * `@loadledger/policies` fits). The factory is called once per front end with
- * `{ clientCount, clientIndex, seed }`.
- *
- * @category models
- * @since 0.1.0
- */
-export interface SimPolicy {
-  readonly name: string
-  readonly make: (options: PolicyOptions) => Policy<unknown>
-  /**
-   * The engine whose router the policy is (a registry entry's `engine`): `simulate` runs it when the
-   * config names no `engine` (`"any"` or absent: SGLang). Since 0.4.0.
-   */
-  readonly engine?: "sglang" | "vllm" | "any" | undefined
-}
+import type { TraceShape, TraceStream } from "./TraceStream.js"
 
 /**
  * Options that do not change the result: `onProgress(done, total)` is called as requests
@@ -42,8 +23,6 @@ export interface SimulateOptions {
   readonly onProgress?: ((done: number, total: number) => void) | undefined
 }
 
-const CDF_POINTS = 101
-
 /**
  * Replay `trace` through `policy` on a DP group and summarise what happened. Deterministic: the
  * same config (seed included), trace and policy give the same result; no clock is read.
@@ -55,6 +34,15 @@ const CDF_POINTS = 101
  * trace's own, or ids synthesised from its block hashes or its request id (`tokenIdsOf`), so
  * token-keyed policies (`smg/prefix-hash`) route traces without prompt tokens too; the result's
  * `tokenIds` says which (`traceTokenIds`).
+ *
+ * **The trace** is an array or, since 0.6.0, any iterable of requests in arrival order, read one
+ * arrival at a time: a `TraceStream` (`streamTraceFile`) or any iterable with `count` and
+ * `lastArrivalSeconds` is read once, during the run; another iterable is read twice (first to check
+ * it and find those two figures, which the run needs before it starts), so it must start a new pass
+ * at each `[Symbol.iterator]()` (a generator object cannot: an `InvalidConfig` naming `trace`).
+ * Without `recordRequests` nothing of a streamed request outlives it; the result is the array
+ * path's to the last digit. A stream that breaks the count it states, or holds a request the
+ * simulator cannot run, ends the run there with an `InvalidConfig`.
  *
  * **The step rule.** A group (all ranks under `lockstep`, else each rank alone) is idle until a
  * rank holds a request. A step of the group, at time `t`:
@@ -100,119 +88,83 @@ const CDF_POINTS = 101
  */
 export const simulate = (
   config: SimConfig,
-  trace: ReadonlyArray<TraceRequest>,
+  trace: ReadonlyArray<TraceRequest> | Iterable<TraceRequest> | TraceStream,
   policy: SimPolicy,
   options: SimulateOptions = {}
 ): PolicyResult => {
-  // a config that is not an object resolves to one without a dpSize: an InvalidConfig naming it
-  const given: SimConfig = typeof config === "object" && config !== null ? config : ({} as SimConfig)
-  const resolved = resolveConfig(
-    given.engine === undefined && policy?.engine === "vllm" ? { ...given, engine: "vllm" } : given
-  )
-  // the balance bound's pooled rank (`balanceBoundConfig`) caps each request's chunk
-  const pooled = (given as PooledConfig)[POOLED_CHUNK_TOKENS]
-  const c = pooled === undefined ? resolved : { ...resolved, pooledChunkTokens: pooled }
-  const run = runLoop(c, trace, policy?.make, options.onProgress)
-  const ran = run.trace
-  const { finished, rejected, stalled } = run
-  const lastFinish = run.lastFinishSeconds
-  const lastScheduled = run.lastScheduledSeconds
-  const st = run.status
-  const firstArrival = ran[0]?.arrivalSeconds ?? 0
-  const sum = (f: (r: (typeof run.ranks)[number]) => number) => run.ranks.reduce((a, r) => a + f(r), 0)
-  const output = sum((r) => r.outputTokens)
-  const admitted = sum((r) => r.admittedPromptTokens)
-  const itlQuantile = run.itl.quantiles()
-  const qs = Array.from({ length: CDF_POINTS }, (_, i) => i / (CDF_POINTS - 1))
-  const kept = run.kept
-  const outcomes: Array<RequestOutcome> | undefined = kept
-    ? ran.map((t, i) => {
-        const r = kept[i]
-        // a request that never arrived (a time limit) has no record: nothing happened to it
-        return r === undefined
-          ? {
-              requestId: t.requestId,
-              rank: undefined,
-              arrivalSeconds: t.arrivalSeconds,
-              firstScheduledSeconds: undefined,
-              firstTokenSeconds: undefined,
-              finishSeconds: undefined,
-              outputTokens: 0,
-              cachedTokens: 0,
-              retractions: 0,
-              rejected: undefined
-            }
-          : {
-              requestId: r.t.requestId,
-              rank: r.rank >= 0 ? r.rank : undefined,
-              arrivalSeconds: r.t.arrivalSeconds,
-              firstScheduledSeconds: Number.isNaN(r.firstScheduledSeconds)
-                ? undefined
-                : r.firstScheduledSeconds,
-              firstTokenSeconds: Number.isNaN(r.firstTokenSeconds) ? undefined : r.firstTokenSeconds,
-              finishSeconds: Number.isNaN(r.finishSeconds) ? undefined : r.finishSeconds,
-              outputTokens: r.generated,
-              cachedTokens: r.cachedTokens,
-              retractions: r.retractions,
-              rejected: r.rejected
-            }
-      })
-    : undefined
-  return {
-    policy: String(policy?.name),
-    status: run.status,
-    requests: { total: ran.length, finished, unfinished: ran.length - finished, rejected, stalled },
-    ttftSeconds: run.ttft.percentiles,
-    itlSeconds: run.itl.percentiles(),
-    e2eSeconds: run.e2e.percentiles,
-    outputTokensPerSecond: lastFinish > firstArrival ? output / (lastFinish - firstArrival) : 0,
-    imbalanceHistogram: { le: IMBALANCE_BUCKETS, counts: run.imbalanceCounts },
-    syncWaitShare: run.rankSeconds > 0 ? run.syncWaitSeconds / run.rankSeconds : 0,
-    forwardStallSeconds: run.forwardStallSeconds,
-    idleRankStepShare: run.rankSteps > 0 ? run.idleRankSteps / run.rankSteps : 0,
-    prefixCacheHitRate: admitted > 0 ? sum((r) => r.cachedPromptTokens) / admitted : 0,
-    retractions: sum((r) => r.retractions),
-    requestsPerRank: run.ranks.map((r) => r.routed),
-    steps: run.steps,
-    simulatedSeconds: run.endSeconds,
-    firstArrivalSeconds: firstArrival,
-    lastArrivalSeconds: ran.at(-1)?.arrivalSeconds ?? 0,
-    lastScheduledSeconds: Number.isNaN(lastScheduled) ? undefined : lastScheduled,
-    tokens: {
-      prefillComputed: sum((r) => r.prefillComputed),
-      prefillCached: sum((r) => r.cachedPromptTokens),
-      decode: sum((r) => r.decodeTokens),
-      outputFromPrefill: sum((r) => r.prefillEmitted),
-      output
-    },
-    latencyCdf: {
-      quantiles: qs,
-      // no finished request, no latency: an empty curve, never a curve of zeros
-      ttftSeconds: cdfOf(qs, run.ttft.quantile),
-      e2eSeconds: cdfOf(qs, run.e2e.quantile),
-      itlSeconds: cdfOf(qs, itlQuantile)
-    },
-    loadSamples: { seconds: run.sampleSeconds, perRank: run.samplePerRank },
-    tokensPerRank: {
-      prefillComputed: run.ranks.map((r) => r.prefillComputed),
-      prefillCached: run.ranks.map((r) => r.cachedPromptTokens),
-      decode: run.ranks.map((r) => r.decodeTokens)
-    },
-    tokenIds: traceTokenIds(ran),
-    slo: run.slo?.result(st._tag === "SloMissed"),
-    outcomes,
-    stepLog: run.stepLog,
-    publishLog: run.publishLog
-  }
+  const run = runLoop(configOf(config, policy), trace, policy?.make, options.onProgress)
+  return resultOf(run, policy)
 }
 
-/** The quantile curve at `qs`, or `[]` when a quantile is unknown (nothing was measured). */
-const cdfOf = (qs: ReadonlyArray<number>, at: (q: number) => number | undefined): ReadonlyArray<number> => {
-  const out: Array<number> = []
-  for (const q of qs) {
-    const v = at(q)
-    if (v === undefined) return []
-    out.push(v)
+/**
+ * `simulate` over an async trace (a network stream, a pipe, stdin: a source that is read once, in
+ * order): the same result as `simulate` on the same requests as an array, to the last digit. The
+ * trace states its `count` and `lastArrivalSeconds` (the run needs them before it starts; a trace
+ * without them is an `InvalidConfig` naming `trace`) and must be in arrival order (a stream cannot
+ * be sorted: a request earlier than the one before it ends the run with an `InvalidConfig` naming
+ * it). Requests are read 4,096 at a time, between the simulator's rounds, and none is kept past
+ * its finish (unless `recordRequests`).
+ *
+ * **When to use**: for a trace that arrives asynchronously; a file is simpler as `streamTraceFile`.
+ *
+ * @example
+ * ```ts
+ * import { simulate, simulateAsync } from "@loadledger/sim"
+ * import type { Policy } from "@loadledger/policies"
+ * const rr: Policy<number> = {
+ *   name: "rr", init: () => 0, observe: (s) => s, finish: (s) => s, setStatus: (s) => s,
+ *   route: (s, _r) => ({ _tag: "Routed", rank: s % 2, state: s + 1, explanation: {} })
+ * }
+ * const policy = { name: "rr", make: () => rr as Policy<unknown> }
+ * const config = { dpSize: 2, stepModel: () => ({ stepSeconds: 0.01, tokenImbalanceRatio: 1, ranks: [{ syncWaitSeconds: 0 }, { syncWaitSeconds: 0 }] }) }
+ * const requests = [0, 0.005, 0.5].map((t, i) => ({ requestId: String(i), arrivalSeconds: t, inputLength: 100, outputLength: 3 }))
+ * async function* arriving() { for (const r of requests) yield r }
+ * const trace = { [Symbol.asyncIterator]: arriving, count: 3, lastArrivalSeconds: 0.5 }
+ * const result = await simulateAsync(config, trace, policy)
+ * result.requests.finished // => 3
+ * JSON.stringify(result) === JSON.stringify(simulate(config, requests, policy)) // => true
+ * ```
+ *
+ * @category simulation
+ * @since 0.6.0
+ */
+export const simulateAsync = async (
+  config: SimConfig,
+  trace: AsyncIterable<TraceRequest> & TraceShape,
+  policy: SimPolicy,
+  options: SimulateOptions = {}
+): Promise<PolicyResult> => {
+  const c = configOf(config, policy)
+  const shaped =
+    typeof trace === "object" &&
+    trace !== null &&
+    typeof trace[Symbol.asyncIterator] === "function" &&
+    Number.isSafeInteger(trace.count) &&
+    trace.count >= 0 &&
+    typeof trace.lastArrivalSeconds === "number"
+  if (!shaped) {
+    // no request is read: the result of an empty run, with an InvalidConfig naming the trace
+    const empty = resultOf(runLoop(c, [], policy?.make), policy)
+    return empty.status._tag === "InvalidConfig"
+      ? empty
+      : {
+          ...empty,
+          status: {
+            _tag: "InvalidConfig",
+            field: "trace",
+            message:
+              "trace must be an async iterable of requests with count and lastArrivalSeconds (the run needs them before it starts)"
+          }
+        }
   }
-  return out
+  const buffer = new TraceBuffer(trace[Symbol.asyncIterator](), trace.count, trace.lastArrivalSeconds)
+  const loop = openLoop(c, buffer, policy?.make, options.onProgress)
+  let status = loop.resume()
+  while (status === NEED_INPUT) {
+    await buffer.fill()
+    status = loop.resume()
+  }
+  // a run that stopped early reads the rest of its trace (the token ids' tally, the stated count)
+  for (loop.arrivals.drain(); loop.arrivals.blocked(); loop.arrivals.drain()) await buffer.fill()
+  return resultOf(loop.end(status), policy)
 }

@@ -90,6 +90,15 @@ describe("tokenIdsOf", () => {
     // recomputed from those keys by a separate Python transcription of the finaliser over the Weyl sequence
     expect(first(req(0, 0, 10, 1))).toEqual([1372079364, 3141574670, 615703972])
     expect(first(req(0, 0, 10, 1, { hashIds: [0] }))).toEqual([1234750925, 4013148185, 3002761323])
+    // a request id outside ASCII: keyed by its UTF-8 bytes (pinned when the key was taken from
+    // TextEncoder's bytes; the addon now takes the string)
+    expect(first({ ...req(0, 0, 300, 1), requestId: "é中😀" })).toEqual([863836080, 2219567997, 4113702107])
+    // a block key seen before (the key cache) gives the same ids
+    const twice = () => tokenIdsOf(req(7, 0, 700, 1, { hashIds: [46, 47] })).tokenIds.slice(254, 256)
+    expect([twice(), twice()]).toEqual([
+      [3933185152, 332615477],
+      [3933185152, 332615477]
+    ])
     // tokens past the hashed blocks come from the request's own key
     const a = tokenIdsOf(req(0, 0, 100, 1, { hashIds: [] })).tokenIds
     expect(a).toEqual(tokenIdsOf(req(0, 0, 100, 1)).tokenIds)

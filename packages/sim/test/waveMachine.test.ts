@@ -13,7 +13,7 @@ import {
   vllmWaveStep
 } from "@loadledger/sim"
 import { describe, expect } from "vitest"
-import { newOut, stepWave, thaw } from "../src/internal/waveMachine.js"
+import { newOut, stepWave, thaw } from "../src/engines/vllm/internal/waveMachine.js"
 
 const arbHistory = fc.integer({ min: 1, max: 5 }).chain((n) =>
   fc.record({

@@ -4,54 +4,9 @@
  *
  * @since 0.3.0
  */
-import type { Policy, RankLoad } from "@loadledger/policies"
+import type { Policy } from "@loadledger/policies"
 import { affinityBurstCounts, t0, tieRoundCounts } from "./internal/fairness.js"
-
-/**
- * One case of the tie law: `rounds` times, every rank publishes the same `load` (stamped one second
- * after the previous round, so every earlier route is included), then `perRound` equal requests of
- * `inputLength` tokens are routed 1 ms apart.
- *
- * @category models
- * @since 0.3.0
- */
-export interface TieRounds {
-  readonly dpSize: number
-  readonly load: RankLoad
-  readonly rounds: number
-  readonly perRound: number
-  readonly inputLength: number
-}
-
-/**
- * One case of the affinity law: `streams` (at least `dpSize`) concurrent requests arrive at an idle
- * group (every rank reports 0 running, 0 waiting and the same `numTotalTokens`), 0.1 ms apart;
- * stream `i` belongs to group `i mod groups` and carries that group's prefix hashes (`prefixBlocks`
- * blocks, as RL rollouts sharing one prompt do).
- *
- * @category models
- * @since 0.3.0
- */
-export interface AffinityBurst {
-  readonly dpSize: number
-  readonly streams: number
-  readonly groups: number
-  readonly prefixBlocks: number
-  readonly numTotalTokens: number
-  readonly inputLength: number
-}
-
-/**
- * One case of the KV law: each rank reports `kvAvailableTokens` free tokens (of
- * `maxTotalNumTokens`), counts and usage consistent with it; one request of `inputLength` tokens.
- *
- * @category models
- * @since 0.3.0
- */
-export interface KvCase {
-  readonly loads: ReadonlyArray<RankLoad>
-  readonly inputLength: number
-}
+import type { AffinityBurst, KvCase, TieRounds } from "./LawTypes.js"
 
 /**
  * The three laws' predicates for `policy` (`true` where the law holds):

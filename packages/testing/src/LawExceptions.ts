@@ -7,23 +7,7 @@ import type { RankLoad } from "@loadledger/policies"
 import { affinityBurst, fullIdle, idleFull, onlyOneFits, tieRounds } from "./internal/lawCases.js"
 import { peerFairnessExceptions } from "./LawExceptionsFairnessPeers.js"
 import { peerLawExceptions } from "./LawExceptionsPeers.js"
-import type { LawInput, LawName, PolicyScenario } from "./PolicyLaws.js"
-
-/**
- * A registered policy that breaks `law` on purpose: a one-line `reason` (upstream fidelity, or a
- * documented choice) and a `counterexample` (the law's input) at which the law fails.
- *
- * @category laws
- * @since 0.2.0
- */
-export type LawException = {
-  readonly [K in LawName]: {
-    readonly policy: string
-    readonly law: K
-    readonly reason: string
-    readonly counterexample: LawInput[K]
-  }
-}[LawName]
+import type { LawException, PolicyScenario } from "./LawTypes.js"
 
 /**
  * Every exception to the registry laws (see `registryLawCases`).

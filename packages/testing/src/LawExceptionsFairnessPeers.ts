@@ -4,9 +4,9 @@
  *
  * @since 0.2.0
  */
-import type { AffinityBurst, KvCase, TieRounds } from "./FairnessLaws.js"
+
 import { affinityBurst, fullIdle, idleFull, saturatedFits, tieRounds } from "./internal/lawCases.js"
-import type { LawException } from "./LawExceptions.js"
+import type { AffinityBurst, KvCase, LawException, TieRounds } from "./LawTypes.js"
 
 const systems: Readonly<Record<string, string>> = { "llm-d": "llm-d", dynamo: "Dynamo", aibrix: "AIBrix" }
 const upstream = (policy: string) => `${systems[policy.split("/")[0]!] ?? policy} upstream`

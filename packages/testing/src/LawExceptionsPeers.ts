@@ -3,13 +3,10 @@
  * aibrix/*): upstream behaviour reproduced on purpose, each with a counterexample the registry
  * runner checks. Joined into `lawExceptions` (LawExceptions.ts).
  *
- * Over 300 lines: one table (one entry per policy and law, most of it counterexample data).
- *
  * @since 0.2.0
  */
-import type { RankLoad } from "@loadledger/policies"
-import type { LawException } from "./LawExceptions.js"
-import type { PolicyScenario } from "./PolicyLaws.js"
+import { idleScenario, peerScenario } from "./internal/lawCases.js"
+import type { LawException } from "./LawTypes.js"
 
 // Why each peer policy's choice does not follow a relabelling of the ranks.
 const TIES_LOWEST = "ties go to the first worker in list order (upstream)"
@@ -255,54 +252,3 @@ export const peerLawExceptions: ReadonlyArray<LawException> = [
     })
   )
 ]
-
-function row(dpRank: number): RankLoad {
-  return {
-    dpRank,
-    timestamp: 1,
-    numRunningReqs: 2,
-    numWaitingReqs: 1,
-    numTotalTokens: 100,
-    kvCacheUsage: 0.5
-  }
-}
-
-/** `n` equal healthy ranks observed at 1 s, then `k` requests 0.1 ms apart (session s1, blocks 1, 2 when `shared`). */
-function peerScenario(n: number, k: number, shared: boolean): PolicyScenario {
-  return {
-    dpSize: n,
-    status: Array.from({ length: n }, () => true),
-    loads: Array.from({ length: n }, (_, r) => row(r)),
-    requests: Array.from({ length: k }, (_, i) => ({
-      requestId: `q${i}`,
-      inputLength: 100,
-      ...(shared ? { sessionId: "s1", prefixHashes: ["1", "2"] } : {})
-    })),
-    startSeconds: 1,
-    gapsSeconds: [0, ...Array.from({ length: k }, () => 0.0001)]
-  }
-}
-
-/** Idle ranks with health `status` observed at 1 s (rank `full` also reporting KV 0 and 0 waiting uncached tokens), one request at `start + gap`. */
-function idleScenario(
-  status: ReadonlyArray<boolean>,
-  full: number | undefined,
-  startSeconds: number,
-  gapSeconds: number
-): PolicyScenario {
-  return {
-    dpSize: status.length,
-    status,
-    loads: status.map((_, dpRank) => ({
-      dpRank,
-      timestamp: 1,
-      numRunningReqs: 0,
-      numWaitingReqs: 0,
-      numTotalTokens: 0,
-      ...(dpRank === full ? { kvCacheUsage: 0, numWaitingUncachedTokens: 0 } : {})
-    })),
-    requests: [{ requestId: "q0", inputLength: 1 }],
-    startSeconds,
-    gapsSeconds: [gapSeconds]
-  }
-}

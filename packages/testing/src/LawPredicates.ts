@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from "node:util"
 import type { Policy, RankLoad } from "@loadledger/policies"
 import { fairnessLawPredicates } from "./FairnessLaws.js"
 import { firstDecision, loadFields, run } from "./internal/scenario.js"
-import type { LoadField, PolicyLawPredicates, PolicyScenario } from "./PolicyLaws.js"
+import type { LoadField, PolicyLawPredicates, PolicyScenario } from "./LawTypes.js"
 
 /** `row` without `fields` (absent, not undefined-valued). */
 const without = (row: RankLoad, fields: ReadonlyArray<LoadField>): RankLoad => {

@@ -5,9 +5,10 @@
  */
 import type { PolicyEntry, RankLoad, RouteRequest } from "@loadledger/policies"
 import fc from "fast-check"
-import { type LawException, lawExceptions } from "./LawExceptions.js"
+import { lawExceptions } from "./LawExceptions.js"
 import { policyLawPredicates } from "./LawPredicates.js"
-import { type LawName, lawNames, type PolicyArbitraries, policyLaws } from "./PolicyLaws.js"
+import type { LawException, LawName, PolicyArbitraries } from "./LawTypes.js"
+import { lawNames, policyLaws } from "./PolicyLaws.js"
 
 /**
  * One check of {@link registryLawCases}: `policy` must satisfy `law` (`expect: "holds"`, checked by

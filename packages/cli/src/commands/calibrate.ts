@@ -21,6 +21,7 @@ import {
 import Table from "cli-table3"
 import type { Command } from "commander"
 import * as Result from "effect/Result"
+import { examplesHelp } from "../internal/examples.js"
 import { loadProfile } from "./calibrateLoad.js"
 import { breakdownTable, lomoDetail, lomoTable } from "./calibrateTables.js"
 import { resolveGpu } from "./stepTime.js"
@@ -92,7 +93,7 @@ export const register = (program: Command): void => {
     .requiredOption("--profile <csv...>", "splitwise step profiles and/or Vidur mlp/attention/network CSVs")
     .option(
       "--model <name|file>",
-      "splitwise: keep only this model's rows (preset or JSON spec; default every model, by preset); Vidur: names rows the file name does not"
+      "splitwise: keep only this model's rows (preset or JSON spec); Vidur: names rows the file name does not (default: every model, by preset)"
     )
     .option("--gpu <name>", "only rows of this hardware (Vidur files: the GPU they were measured on)")
     .option("--tp <n>", "only rows with this tensor-parallel degree")
@@ -106,6 +107,7 @@ export const register = (program: Command): void => {
     .option("--thin", "thin every profile to a geometric grid (thinSamples) before fitting")
     .option("--folds <k>", "cross-validation folds", "5")
     .option("--json", "print JSON")
+    .addHelpText("after", examplesHelp("calibrate"))
     .action((opts: Opts) => {
       const tp = opts.tp === undefined ? undefined : positiveInt("--tp", opts.tp)
       const folds = positiveInt("--folds", opts.folds)

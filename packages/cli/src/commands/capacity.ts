@@ -5,11 +5,20 @@
  * @since 0.3.0
  */
 import { availableParallelism } from "node:os"
-import { findPolicy } from "@loadledger/policies"
-import { type CapacityOptions, type CapacityProbe, findCapacity, type TraceFormat } from "@loadledger/sim"
+import { findPolicy, policyEntries } from "@loadledger/policies"
+import {
+  type CapacityOptions,
+  type CapacityProbe,
+  engineNames,
+  findCapacity,
+  type TraceFormat
+} from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import { searchOnThreads } from "../capacity/search.js"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
+import { examplesHelp } from "../internal/examples.js"
+import { unknownName } from "../internal/names.js"
+import { addPolicyFlags } from "../internal/policyFlags.js"
 import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 
 /**
@@ -66,7 +75,7 @@ const parseShares = (text: string): ReadonlyArray<number> => {
  * import { runCapacity } from "./capacity.js"
  * const o = { trace: "examples/traces/mooncake/conversation_trace.jsonl", policy: "total-tokens", dp: 2, model: "glm-5.3", gpu: "h200", frontEnds: 1, seed: 0, start: 1, precision: 0.01, tolerance: 0.02, at: "0.7,0.9" }
  * await runCapacity({ ...o, policy: "no-such-policy" }).catch((e: Error) => e.message)
- * // => 'unknown policy "no-such-policy" (see loadledger simulate --help)'
+ * // => 'unknown policy "no-such-policy"; loadledger list policies names all 50'
  * await runCapacity({ ...o, at: "70" }).catch((e: Error) => e.message)
  * // => '--at must be comma-separated shares in (0, 1], got "70"'
  * ```
@@ -76,7 +85,15 @@ const parseShares = (text: string): ReadonlyArray<number> => {
  */
 export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
   const entry = findPolicy(o.policy)
-  if (entry === undefined) return fail(`unknown policy "${o.policy}" (see loadledger simulate --help)`)
+  if (entry === undefined)
+    return fail(
+      unknownName(
+        "policy",
+        o.policy,
+        policyEntries().map((e) => e.name),
+        "policies"
+      )
+    )
   const shares = parseShares(o.at)
   const engine = o.engine ?? (entry.engine === "vllm" ? "vllm" : "sglang")
   if (engine === "sglang" && o.frontEnds > 1)
@@ -177,14 +194,14 @@ const GOODPUT_HINT =
  * const program = new Command()
  * register(program)
  * program.commands[0]!.name() // => "capacity"
- * program.commands[0]!.options.slice(0, 3).map((o) => o.long) // => ["--trace", "--policy", "--dp"]
+ * program.commands[0]!.options.slice(0, 3).map((o) => o.long) // => ["--trace", "--policy", "--policies"]
  * ```
  *
  * @since 0.3.0
  */
 export const register = (program: Command): void => {
-  program
-    .command("capacity")
+  const cmd = program.command("capacity")
+  cmd
     .description(
       "find the largest arrival rate a simulated DP group keeps up with on a trace, and the rates at shares of it"
     )
@@ -196,12 +213,17 @@ export const register = (program: Command): void => {
       "--trace <file>",
       "trace file: Mooncake JSONL, Azure CSV (2023 or 2024), BurstGPT CSV, or generic CSV/JSONL"
     )
-    .option("--policy <name>", "routing policy (see loadledger simulate --help)", "total-tokens")
+  addPolicyFlags(cmd, {
+    main: "policy",
+    description: "routing policy (loadledger list policies)",
+    fallback: "total-tokens"
+  })
+  cmd
     .option("--dp <n>", "data-parallel ranks", rankCount("--dp"), 8)
     .option("--model <name>", "step-time model preset", "glm-5.3")
     .option("--gpu <name>", "GPU preset", "h200")
     .addOption(
-      new Option("--engine <engine>", "engine model (default: the policy's own)").choices(["sglang", "vllm"])
+      new Option("--engine <engine>", "engine model (default: the policy's own)").choices([...engineNames])
     )
     .option(
       "--front-ends <n>",
@@ -233,6 +255,7 @@ export const register = (program: Command): void => {
     )
     .option("--json", "print the result as JSON")
     .option("--quiet", "with --json, no probe lines on stderr")
+    .addHelpText("after", examplesHelp("capacity"))
     .action(async (opts: CapacityCommandOptions) => {
       await runCapacity(opts)
     })

@@ -5,6 +5,7 @@
  */
 import type { Command } from "commander"
 import { runVectors } from "../conformance/index.js"
+import { examplesHelp } from "../internal/examples.js"
 import { readText } from "../internal/readInput.js"
 
 /**
@@ -29,6 +30,7 @@ export const register = (program: Command): void => {
     .command("conformance")
     .description("replay upstream golden vectors (SGLang / vLLM reference files) against loadledger")
     .argument("<files...>", "vector files (JSON)")
+    .addHelpText("after", examplesHelp("conformance"))
     .action((files: ReadonlyArray<string>) => {
       let passed = 0
       let failed = 0

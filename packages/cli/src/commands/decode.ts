@@ -13,6 +13,7 @@ import {
   stringifyJsonSafe
 } from "@loadledger/schema"
 import { type Command, Option } from "commander"
+import { examplesHelp } from "../internal/examples.js"
 import { readInput } from "../internal/readInput.js"
 
 /**
@@ -59,6 +60,7 @@ export const register = (program: Command): void => {
     .argument("[file]", "payload file, or - for stdin", "-")
     .addOption(new Option("--kind <kind>", "payload format").choices(ledgerKinds).default("auto"))
     .option("--json", 'print {"rows": [...], "notices": [...]} (notices are also printed on stderr)')
+    .addHelpText("after", examplesHelp("decode"))
     .action((file: string, opts: { kind: LedgerKind; json?: boolean }) => {
       const bytes = readInput(file)
       const isText = opts.kind !== "load-stat" && isProbablyText(bytes)

@@ -6,35 +6,26 @@
  * @since 0.5.0
  */
 import { writeFileSync } from "node:fs"
-import { policyEntries } from "@loadledger/policies"
 import {
   describeSlo,
   describeTokenIds,
   meanArrivalRate,
-  parseSlo,
-  SLO_PRESETS,
   type TraceFormat,
   traceTokenIds
 } from "@loadledger/sim"
-import { type Command, Option } from "commander"
+import type { Command } from "commander"
 import type { GoodputSetup } from "../goodput/jobs.js"
+import { pairsTable } from "../goodput/pairs.js"
 import { type EngineBoard, runLeaderboard } from "../goodput/run.js"
 import { boardHtmlTable, boardJson, boardTable, curveChart, HOW_TO_READ } from "../goodput/table.js"
-import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
-import { readTraceFile, traceFormatOption } from "../internal/simSetup.js"
+import { fail } from "../internal/args.js"
+import { examplesHelp } from "../internal/examples.js"
+import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
+import { gpuPreset, modelPreset, readTraceFile } from "../internal/simSetup.js"
+import { readSloFlag } from "../internal/sloFlag.js"
+import { addGoodputFlags, methodText, SLO_HELP } from "./goodputFlags.js"
 import { progressMode, startProgress } from "./progress.js"
-import { checkOutputPath, isArgError, parsePolicyList } from "./simulateArgs.js"
-
-/**
- * The SLO `goodput` judges by when none is given.
- *
- * @example
- * ```ts
- * import { DEFAULT_SLO } from "./goodput.js"
- * DEFAULT_SLO // => "mlperf-deepseek-r1"
- * ```
- */
-export const DEFAULT_SLO = "mlperf-deepseek-r1"
+import { checkModelFit, checkOutputPath, isArgError, parsePolicyList } from "./simulateArgs.js"
 
 /**
  * Options of `loadledger goodput`, as parsed.
@@ -49,6 +40,8 @@ export interface GoodputCommandOptions {
   readonly dp: number
   readonly model: string
   readonly gpu: string
+  /** Tensor-parallel size per DP rank (default: the model preset's). */
+  readonly tp?: number | undefined
   readonly engine?: "sglang" | "vllm" | undefined
   readonly frontEnds: number
   readonly seed: number
@@ -66,10 +59,11 @@ export interface GoodputCommandOptions {
   readonly json?: boolean | undefined
   readonly quiet?: boolean | undefined
   readonly progress?: boolean | undefined
+  /** `compare`: at least two policies, and every pair's paired verdict after the board. */
+  readonly pairs?: boolean | undefined
 }
 
-const METHOD = (windows: number, confidence: number, precision: number, warm: boolean) =>
-  `${windows} disjoint windows of consecutive requests, each replayed from an idle group; per window the largest rate multiplier passing the SLO, bracketed ${warm ? "in 5% steps from the engine's first policy's goodput on that window" : "by doubling or halving"}, then bisection to ${precision * 100}%; goodput = mean over windows with a Student t ${Math.round(confidence * 100)}% interval; paired comparisons: t interval of the per-window log ratios (each interval on its own, not adjusted for the number of comparisons)`
+const METHOD = methodText
 
 /**
  * Run `goodput` with parsed options: check them, read the trace, run the leaderboard (worker
@@ -91,13 +85,19 @@ const METHOD = (windows: number, confidence: number, precision: number, warm: bo
  * @since 0.5.0
  */
 export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
-  const slo = parseSlo(o.slo)
-  if (slo._tag === "SloError") return fail(`--slo: ${slo.message}`)
+  // every check before any work: a typo in a name must not cost a replay, nor wait for a worker
+  const slo = { slo: readSloFlag(o.slo, "--slo") }
+  modelPreset(o.model, o.tp)
+  gpuPreset(o.gpu)
+  const noFit = checkModelFit(o.model, o.gpu, o.tp)
+  if (noFit !== undefined) return fail(noFit.message)
   if (!(o.confidence > 0 && o.confidence < 1))
     return fail(`--confidence must be in (0, 1), e.g. 0.95, got ${o.confidence}`)
   if (!(o.windows >= 2)) return fail(`--windows must be an integer >= 2, got ${o.windows}`)
-  const entries = o.policies === undefined ? policyEntries() : parsePolicyList(o.policies)
+  const entries = parsePolicyList(o.policies ?? DEFAULT_POLICIES)
   if (isArgError(entries)) return fail(entries.message)
+  if (o.pairs === true && entries.length < 2)
+    return fail("compare needs two or more policies, e.g. --policies round-robin,total-tokens")
   if (o.frontEnds > 1 && o.engine !== "vllm")
     return fail("--front-ends counts vLLM API servers; add --engine vllm to run every policy behind them")
   // a report that cannot be written is refused before the replays, not after them
@@ -119,6 +119,7 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
     windows: o.windows,
     model: o.model,
     gpu: o.gpu,
+    tp: o.tp,
     dp: o.dp,
     frontEnds: o.frontEnds,
     seed: o.seed,
@@ -209,7 +210,7 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
     )
   }
   if (o.json === true) {
-    process.stdout.write(`${JSON.stringify(boardJson(boards, head))}\n`)
+    process.stdout.write(`${JSON.stringify(boardJson(boards, { ...head, tp: o.tp }))}\n`)
     return
   }
   const color = process.stdout.isTTY === true
@@ -219,7 +220,14 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
     `method: ${METHOD(o.windows, o.confidence, o.precision, o.warmStart !== false)}`,
     `engines: ${engineNote}`,
     describeTokenIds(tokenIds),
-    ...boards.flatMap((b) => ["", `${b.engine} engine: best ${b.best}`, boardTable(b, color)]),
+    ...boards.flatMap((b) => [
+      "",
+      `${b.engine} engine: best ${b.best}`,
+      boardTable(b, color),
+      ...(o.pairs === true
+        ? ["", `${b.engine} engine, every pair (paired over the same windows):`, pairsTable(b, color)]
+        : [])
+    ]),
     "",
     HOW_TO_READ,
     `${policies.length} policies x ${o.windows} windows in ${seconds.toFixed(1)} s${o.report ? `; report: ${o.report}` : ""}`
@@ -238,14 +246,14 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
  * const program = new Command()
  * register(program)
  * program.commands[0]!.name() // => "goodput"
- * program.commands[0]!.options.slice(0, 3).map((o) => o.long) // => ["--trace", "--policies", "--slo"]
+ * program.commands[0]!.options.slice(0, 3).map((o) => o.long) // => ["--policies", "--policy", "--trace"]
  * ```
  *
  * @since 0.5.0
  */
 export const register = (program: Command): void => {
-  program
-    .command("goodput")
+  const cmd = program.command("goodput")
+  cmd
     .description(
       "rank routing policies by goodput under a latency SLO, with confidence intervals, paired verdicts and a ceiling"
     )
@@ -257,54 +265,15 @@ soon as more requests missed than the target allows). The estimate is the mean o
 t interval; each policy is compared with the best on the same windows (paired), and called better
 or worse only when the interval excludes zero. The balance bound (an idealised group no placement
 can beat) is the ceiling; the clairvoyant policy (knows output lengths) a reference.
-SLO presets (MLPerf Inference's p99 bounds, DistServe's joint 90%; each cites its source):
-${Object.keys(SLO_PRESETS).join(", ")};
-or ttft=2s,tpot=100ms[,attain=0.9][,itl=…][,criterion=joint|p99].
-vLLM's benchmark --goodput ttft:2000 tpot:100 is --slo ttft=2000ms,tpot=100ms (joint).`
+${SLO_HELP}`
     )
-    .requiredOption(
-      "--trace <file>",
-      "trace file: Mooncake JSONL, Azure CSV (2023 or 2024), BurstGPT CSV, or generic CSV/JSONL"
-    )
-    .option("--policies <names>", "comma-separated policies (default: every registered policy)")
-    .option("--slo <slo>", "SLO preset or ttft=…,tpot=…[,attain=…][,criterion=joint|p99]", DEFAULT_SLO)
-    .option("--dp <n>", "data-parallel ranks", rankCount("--dp"), 8)
-    .option("--model <name>", "step-time model preset", "glm-5.3")
-    .option("--gpu <name>", "GPU preset", "h200")
-    .addOption(
-      new Option(
-        "--engine <engine>",
-        "run every policy on this engine (default: each on its own, ranked per engine)"
-      ).choices(["sglang", "vllm"])
-    )
-    .option("--front-ends <n>", "vLLM API servers (with --engine vllm)", positiveInt("--front-ends"), 1)
-    .option("--seed <n>", "seed", nonNegativeInt("--seed"), 0)
-    .addOption(traceFormatOption())
-    .option("--limit <n>", "use only the first N requests", positiveInt("--limit"))
-    .option("--windows <n>", "replications: disjoint windows of the trace", positiveInt("--windows"), 10)
-    .option("--precision <x>", "bisection stops within 1 + x", positiveNumber("--precision"), 0.01)
-    .option("--confidence <x>", "confidence of every interval", positiveNumber("--confidence"), 0.95)
-    .option("--start <x>", "first rate multiplier probed on each window", positiveNumber("--start"), 1)
-    .option(
-      "--jobs <n>",
-      "worker threads (default: one per core; 1 runs in this thread)",
-      positiveInt("--jobs")
-    )
-    .option(
-      "--curve-policies <n>",
-      "attainment curves for the N best policies of each engine and the references ('all': every policy)",
-      (v: string) => (v === "all" ? Number.POSITIVE_INFINITY : positiveInt("--curve-policies")(v)),
-      5
-    )
-    .option("--no-curves", "skip the attainment curves")
-    .option(
-      "--no-warm-start",
-      "search every policy from --start by doubling (default: from the engine's first policy's goodput on the same window, in 5% steps)"
-    )
-    .option("--report <file>", "write an HTML report with the attainment curves")
-    .option("--json", "print the leaderboard as JSON")
-    .option("--quiet", "no progress on stderr")
-    .option("--progress", "progress on a non-terminal stderr too")
+  addPolicyFlags(cmd, {
+    main: "policies",
+    description: "comma-separated policies, or all (default: the demo's five references)",
+    fallback: DEFAULT_POLICIES
+  })
+  addGoodputFlags(cmd)
+    .addHelpText("after", examplesHelp("goodput"))
     .action(async (opts: GoodputCommandOptions) => {
       await runGoodput(opts)
     })

@@ -8,14 +8,18 @@ import type { PolicyEntry } from "@loadledger/policies"
 import {
   type CoordinatorRows,
   describeTokenIds,
+  isTraceError,
   type PolicyResult,
   scaleTrace,
   simulate,
+  streamTraceFile,
   type TraceFormat,
   traceTokenIds
 } from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
+import { examplesHelp } from "../internal/examples.js"
+import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
 import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 import { progressMode, startProgress } from "./progress.js"
 import {
@@ -40,6 +44,8 @@ export interface SimulateOptions {
   readonly dp: number
   readonly model: string
   readonly gpu: string
+  /** Tensor-parallel size per DP rank (default: the model preset's). */
+  readonly tp?: number | undefined
   readonly engine?: "sglang" | "vllm" | undefined
   readonly rateScale?: number | undefined
   readonly limit?: number | undefined
@@ -87,7 +93,7 @@ const engineFor = (entry: PolicyEntry, forced: "sglang" | "vllm" | undefined): "
  * import { runSimulate } from "./simulate.js"
  * const o = { trace: "examples/traces/mooncake/conversation_trace.jsonl", dp: 2, model: "glm-5.3", gpu: "h200", seed: 0, frontEnds: 1 }
  * await runSimulate({ ...o, policies: "no-such-policy" }).catch((e: Error) => e.message.slice(0, 40))
- * // => 'unknown policy "no-such-policy"; known: '
+ * // => 'unknown policy "no-such-policy"; loadled'
  * await runSimulate({ ...o, policies: "round-robin", model: "gpt-9" }).catch((e: Error) => e.message.slice(0, 30))
  * // => 'unknown model "gpt-9"; known: '
  * await runSimulate({ ...o, policies: "round-robin", model: "llama2-70b", gpu: "h200" }).catch((e: Error) => e.message.slice(0, 57))
@@ -102,7 +108,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   const entries = parsePolicyList(o.policies)
   if (isArgError(entries)) return fail(entries.message)
   // a preset pair with no room for a KV pool: what would fit, and the GPU presets it fits on
-  const noFit = o.kvPoolTokens === undefined ? checkModelFit(o.model, o.gpu) : undefined
+  const noFit = o.kvPoolTokens === undefined ? checkModelFit(o.model, o.gpu, o.tp) : undefined
   if (noFit !== undefined) return fail(noFit.message)
   const base = simConfigFor({ ...o, engine: "sglang" }) // the engine is set per policy below
   const sglang = entries.filter((e) => engineFor(e, o.engine) === "sglang")
@@ -114,10 +120,24 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     const bad = checkOutputPath("--report", o.report)
     if (bad) return fail(bad.message)
   }
-  const parsed = readTraceFile(o.trace, o.format, `--trace ${o.trace}`, o.limit)
-  const trace = scaleTrace(parsed, { rateScale: o.rateScale, limit: o.limit })
+  // one policy, one pass: a file in arrival order is streamed (only the requests in flight are
+  // held; the same result). Several policies, a --limit (the whole read holds only `limit` rows, and
+  // a stream would check the file in one pass and replay it in another), or a file to sort (or with
+  // an error: its message comes from the whole read), read it whole
+  const streamed =
+    entries.length === 1 && o.limit === undefined
+      ? streamTraceFile(o.trace, o.format, { limit: o.limit, rateScale: o.rateScale })
+      : undefined
+  const trace =
+    streamed !== undefined && !isTraceError(streamed) && streamed.count > 0
+      ? streamed
+      : scaleTrace(readTraceFile(o.trace, o.format, `--trace ${o.trace}`, o.limit), {
+          rateScale: o.rateScale,
+          limit: o.limit
+        })
+  const requests = Array.isArray(trace) ? trace.length : (trace as { count: number }).count
   const progress = await startProgress({
-    total: trace.length * entries.length,
+    total: requests * entries.length,
     unit: "requests",
     mode: progressMode({
       quiet: o.quiet === true,
@@ -142,13 +162,15 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   progress.stop()
 
   const table = renderTable(rows, process.stdout.isTTY === true)
-  const header = `${trace.length} requests from ${o.trace}${o.rateScale && o.rateScale !== 1 ? ` at ${o.rateScale}x rate` : ""}; ${o.model} on ${o.gpu}, DP ${o.dp}`
+  const header = `${requests} requests from ${o.trace}${o.rateScale && o.rateScale !== 1 ? ` at ${o.rateScale}x rate` : ""}; ${o.model} on ${o.gpu}, DP ${o.dp}`
   // whether the policies routed on the trace's token ids or on ids synthesised for it
-  const tokenIds = traceTokenIds(trace)
+  const tokenIds =
+    (Array.isArray(trace) ? undefined : rows[0]?.result.tokenIds) ??
+    traceTokenIds(Array.isArray(trace) ? trace : [...trace])
   if (o.json) {
     const out = {
       trace: o.trace,
-      requests: trace.length,
+      requests,
       model: o.model,
       gpu: o.gpu,
       dp: o.dp,
@@ -193,7 +215,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
  * const simulate = program.commands[0]!
  * simulate.name() // => "simulate"
  * simulate.options.slice(0, 6).map((o) => o.long)
- * // => ["--trace", "--policies", "--dp", "--model", "--gpu", "--engine"]
+ * // => ["--trace", "--policies", "--policy", "--dp", "--model", "--gpu"]
  * ```
  *
  * @since 0.1.0
@@ -210,13 +232,21 @@ export const register = (program: Command): void => {
       "--trace <file>",
       "trace file: Mooncake JSONL, Azure CSV (2023 or 2024), BurstGPT CSV, or generic CSV/JSONL"
     )
-    .requiredOption(
-      "--policies <list>",
-      "comma-separated policy names, each once (listed below; --policy works too)"
-    )
+  addPolicyFlags(simulate, {
+    main: "policies",
+    description:
+      "comma-separated policy names, each once, or all (listed below; default: the demo's five references)",
+    fallback: DEFAULT_POLICIES
+  })
+  simulate
     .option("--dp <n>", "data-parallel ranks", rankCount("--dp"), 8)
     .option("--model <name>", "step-time model preset (listed below)", "glm-5.3")
     .option("--gpu <name>", "GPU preset (listed below)", "h200")
+    .option(
+      "--tp <n>",
+      "tensor-parallel GPUs per DP rank: 1, 2, 4 or 8 (default: the model preset's)",
+      positiveInt("--tp")
+    )
     .addOption(
       new Option("--engine <engine>", "engine model for every policy (default: each policy's own)").choices([
         "sglang",
@@ -241,13 +271,13 @@ export const register = (program: Command): void => {
     )
     .option(
       "--chunked-prefill <n>",
-      "prefill token budget per step (default 8192)",
+      "prefill token budget per step (default: 8192)",
       positiveInt("--chunked-prefill")
     )
-    .option("--max-running <n>", "max running requests per rank (default 64)", positiveInt("--max-running"))
+    .option("--max-running <n>", "max running requests per rank (default: 64)", positiveInt("--max-running"))
     .option(
       "--prefill-interval <k>",
-      "admit prefills every k group steps, with vLLM's saturation guard (--prefill-schedule-interval; default 1)",
+      "admit prefills every k group steps, with vLLM's saturation guard (--prefill-schedule-interval) (default: 1)",
       positiveInt("--prefill-interval")
     )
     .option(
@@ -261,31 +291,20 @@ export const register = (program: Command): void => {
     )
     .option(
       "--stall-steps <n>",
-      "no-progress bound: empty-batch step attempts before the run stops naming the rank (default 16)",
+      "no-progress bound: empty-batch step attempts before the run stops naming the rank (default: 16)",
       positiveInt("--stall-steps")
     )
     .addOption(
       new Option(
         "--coordinator-rows <rows>",
-        "what vLLM front ends are handed per rank: vLLM's [waiting, running, kv] plus tokens and time (extended, the default), exactly vLLM's row (vllm), or [waiting, running] (vllm-counts)"
+        "what vLLM front ends are handed per rank: vLLM's [waiting, running, kv] plus tokens and time (extended), exactly vLLM's row (vllm), or [waiting, running] (vllm-counts) (default: extended)"
       ).choices(["extended", "vllm", "vllm-counts"])
     )
     .option("--quiet", "no progress on stderr")
     .option("--progress", "progress on a non-terminal stderr too (a line every 2 s; a terminal gets a bar)")
     .addHelpText("after", () => simulateHelpText())
+    .addHelpText("after", examplesHelp("simulate"))
     .action(async (opts: SimulateOptions) => {
       await runSimulate(opts)
     })
-  // `--policy`, the name `capacity` takes, is `--policies` under another name (hidden from the help,
-  // which names it there): its value lands in `policies` as it is parsed, so the required-option
-  // check sees it; both at once is a usage error, whichever comes first
-  const both = () => simulate.error("error: --policy is --policies under another name: give one of them")
-  simulate.addOption(new Option("--policy <list>", "alias of --policies").hideHelp())
-  simulate.on("option:policy", (list: string) => {
-    if (simulate.getOptionValue("policies") !== undefined) both()
-    simulate.setOptionValueWithSource("policies", list, "cli")
-  })
-  simulate.on("option:policies", () => {
-    if (simulate.getOptionValue("policy") !== undefined) both()
-  })
 }

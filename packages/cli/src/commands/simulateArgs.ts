@@ -9,6 +9,7 @@ import { dirname, resolve } from "node:path"
 import { findPolicy, type PolicyEntry, policyEntries } from "@loadledger/policies"
 import { checkKvPool } from "@loadledger/sim"
 import { gpus, models } from "@loadledger/step-time/core"
+import { unknownName } from "../internal/names.js"
 import { gpusFitting } from "../internal/simSetup.js"
 
 /**
@@ -41,7 +42,8 @@ export const isArgError = (x: unknown): x is ArgError =>
   typeof x === "object" && x !== null && (x as { _tag?: unknown })._tag === "ArgError"
 
 /**
- * Split a comma-separated `--policies` value and resolve each name in the policies registry.
+ * Split a comma-separated `--policies` value and resolve each name in the policies registry
+ * (`all`: every registered policy; the commands' default is the demo's five reference policies).
  *
  * **When to use**: before reading the trace, so a typo or a repeated name costs no simulation.
  * Errors (an {@link ArgError} for `--policies`): an empty list, an unknown name (the message lists
@@ -55,12 +57,17 @@ export const isArgError = (x: unknown): x is ArgError =>
  * !isArgError(ok) && ok.map((e) => e.name) // => ["round-robin", "total-tokens"]
  * const dup = parsePolicyList("total-tokens,total-tokens")
  * isArgError(dup) && dup.message // => "--policies names \"total-tokens\" twice; give each policy once"
+ * const typo = parsePolicyList("totl-tokens")
+ * isArgError(typo) && typo.message // => 'unknown policy "totl-tokens" (did you mean "total-tokens"?); loadledger list policies names all 50'
+ * const all = parsePolicyList("all")
+ * !isArgError(all) && all.length // => 50
  * ```
  *
  * @category simulate
  * @since 0.2.0
  */
 export const parsePolicyList = (list: string): ReadonlyArray<PolicyEntry> | ArgError => {
+  if (list.trim() === "all") return policyEntries()
   const names = list
     .split(",")
     .map((s) => s.trim())
@@ -75,11 +82,12 @@ export const parsePolicyList = (list: string): ReadonlyArray<PolicyEntry> | ArgE
     if (entry === undefined)
       return argError(
         "--policies",
-        `unknown policy "${n}"; known: ${
-          policyEntries()
-            .map((e) => e.name)
-            .join(", ") || "(none registered)"
-        }`
+        unknownName(
+          "policy",
+          n,
+          policyEntries().map((e) => e.name),
+          "policies"
+        )
       )
     entries.push(entry)
   }
@@ -153,18 +161,23 @@ const statOrUndefined = (p: string) => {
  * @category simulate
  * @since 0.4.0
  */
-export const checkModelFit = (model: string, gpu: string): ArgError | undefined => {
-  const m = models[model]
+export const checkModelFit = (model: string, gpu: string, tp?: number): ArgError | undefined => {
+  const preset = models[model]
   const g = gpus[gpu]
-  if (m === undefined || g === undefined) return undefined
+  if (preset === undefined || g === undefined) return undefined
+  const m = tp === undefined ? preset : { ...preset, tp }
   const noPool = checkKvPool(m, g)
   if (noPool === undefined) return undefined
-  const fits = gpusFitting(model)
+  const fits = gpusFitting(model, tp)
+  const at = tp === undefined ? `its preset tensor parallel ${m.tp}` : `tensor parallel ${tp}`
   const where =
     fits.length === 0
-      ? `${model} fits on no GPU preset at its preset tensor parallel ${m.tp}`
-      : `${model} fits at its preset tensor parallel ${m.tp} on --gpu ${fits.join(", ")}`
-  return argError("--gpu", `${noPool.message}. ${where}; or set the pool by hand with --kv-pool-tokens N`)
+      ? `${model} fits on no GPU preset at ${at}`
+      : `${model} fits at ${at} on --gpu ${fits.join(", ")}`
+  return argError(
+    "--gpu",
+    `${noPool.message}${noPool.fitsAt === undefined ? "" : ` (--tp ${noPool.fitsAt.tp})`}. ${where}; or set the pool by hand with --kv-pool-tokens N`
+  )
 }
 
 /**

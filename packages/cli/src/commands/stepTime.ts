@@ -19,6 +19,7 @@ import {
 import Table from "cli-table3"
 import type { Command } from "commander"
 import * as Result from "effect/Result"
+import { examplesHelp } from "../internal/examples.js"
 
 /** Read an argument that is either inline JSON or the path of a JSON file. */
 const readJsonArg = (what: string, arg: string): unknown => {
@@ -128,6 +129,7 @@ export const register = (program: Command): void => {
     .requiredOption("--ranks <json|file>", "per-rank batches: [[L, ...], {decode, extend}, ...]")
     .option("--params <json|file>", "efficiency overrides (JSON object, e.g. calibrate's params)")
     .option("--json", "print JSON")
+    .addHelpText("after", examplesHelp("step-time"))
     .action((opts: { model: string; gpu: string; ranks: string; params?: string; json?: boolean }) => {
       const model = resolveModel(opts.model)
       const gpu = resolveGpu(opts.gpu)

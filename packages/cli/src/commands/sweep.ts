@@ -4,11 +4,15 @@
  * @since 0.1.0
  */
 import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { policyEntries } from "@loadledger/policies"
 import { describeSlo } from "@loadledger/sim"
 import type { Command } from "commander"
 import { fail, nonNegativeInt, positiveInt } from "../internal/args.js"
+import { examplesHelp } from "../internal/examples.js"
+import { readTraceFile } from "../internal/simSetup.js"
+import { CONFIRM_SECONDS, estimateLine, estimateSweep, humanDuration } from "../sweep/estimate.js"
 import { type GoodputCellResult, goodputBlocks, goodputJson, goodputMarkdown } from "../sweep/goodputCells.js"
 import { sweepReport } from "../sweep/report.js"
 import { mergeRuns, readCells, runSweep } from "../sweep/run.js"
@@ -35,6 +39,10 @@ export interface SweepOptions {
   /** Progress lines on a non-terminal stderr (a terminal always gets the bar unless `quiet`). */
   readonly progress?: boolean | undefined
   readonly json?: boolean | undefined
+  /** Print the cell count and the estimate, run nothing, write nothing. */
+  readonly dryRun?: boolean | undefined
+  /** Start a sweep above `CONFIRM_SECONDS` on a terminal without asking. */
+  readonly yes?: boolean | undefined
 }
 
 const readSpec = (file: string): SweepSpec => {
@@ -143,10 +151,26 @@ export const runSweepCommand = async (specFile: string, o: SweepOptions): Promis
   const spec = readSpec(specFile)
   const shard = o.shard === undefined ? undefined : parseShard(o.shard)
   const outDir = o.out ?? join("sweep-results", spec.name)
+  const cells = expandCells(spec).filter((_, k) => shard === undefined || k % shard.count === shard.index - 1)
+  // every trace is read and checked before the output folder is made: a missing or bad trace
+  // leaves nothing behind
+  for (const t of new Set(cells.map((c) => `${c.limit ?? ""}\u0000${c.trace}`))) {
+    const [limit, trace] = t.split("\u0000") as [string, string]
+    readTraceFile(trace, undefined, trace, limit === "" ? undefined : Number(limit))
+  }
+  const threads = workers === undefined ? availableParallelism() : Math.max(1, workers)
+  const estimate = estimateSweep(cells, outDir, threads)
+  process.stderr.write(`sweep ${spec.name}: ${estimateLine(estimate, threads)}\n`)
+  if (o.dryRun === true) return
+  if (estimate.seconds > CONFIRM_SECONDS && o.yes !== true) {
+    if (process.stdin.isTTY === true && process.stderr.isTTY === true)
+      return fail(
+        `this sweep would take about ${humanDuration(estimate.seconds)}: add --yes to start it (or --dry-run to size it, a spec with limit: N to shorten it)`
+      )
+    process.stderr.write("not a terminal: starting without --yes\n")
+  }
   writableDir(outDir)
-  const total = expandCells(spec).filter(
-    (_, k) => shard === undefined || k % shard.count === shard.index - 1
-  ).length
+  const total = cells.length
   const started = performance.now()
   const bar = await startProgress({
     total,
@@ -202,6 +226,7 @@ export const register = (program: Command): void => {
     .description(
       "run a grid of simulations (traces x rates x DP sizes x front ends x policies) from a YAML/JSON spec"
     )
+    .addHelpText("after", examplesHelp("sweep"))
   sweep
     .command("run <spec>", { isDefault: true })
     .description("run the cells of SPEC not yet in the output folder (resumable), on worker threads")
@@ -220,6 +245,12 @@ export const register = (program: Command): void => {
     .option("--quiet", "no progress on stderr")
     .option("--progress", "progress on a non-terminal stderr too (a line every 2 s; a terminal gets a bar)")
     .option("--json", "print the summary rows as JSON")
+    .option("--dry-run", "print the cell count and the time estimate; run and write nothing")
+    .option(
+      "--yes",
+      `start without asking when the estimate is above ${CONFIRM_SECONDS / 60} min on a terminal (off a terminal a sweep starts anyway, and says so)`
+    )
+    .addHelpText("after", examplesHelp("sweep"))
     .action(async (spec: string, opts: SweepOptions) => {
       await runSweepCommand(spec, opts)
     })

@@ -38,6 +38,8 @@ export interface GoodputSetup {
   readonly windows: number
   readonly model: string
   readonly gpu: string
+  /** Tensor-parallel size per DP rank (default: the model preset's). */
+  readonly tp?: number | undefined
   readonly dp: number
   readonly frontEnds: number
   /** vLLM front ends only: the rows they are handed (the simulator's default when absent). */

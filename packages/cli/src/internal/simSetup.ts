@@ -16,8 +16,9 @@ import {
   type TraceFormat,
   type TraceRequest
 } from "@loadledger/sim"
-import { gpus, models } from "@loadledger/step-time/core"
+import { gpus, type ModelSpec, models, withTp } from "@loadledger/step-time/core"
 import { Option } from "commander"
+import { unknownName } from "./names.js"
 
 // every TraceFormat once, in the help's order (the compiler checks the list both ways)
 const traceFormats = Object.keys({
@@ -66,6 +67,55 @@ export const readTraceFile = (
 }
 
 /**
+ * The tensor-parallel sizes `--tp` takes: one node's NVLink domain, where the step-time model
+ * prices TP (the sizes `checkKvPool` of @loadledger/sim tries).
+ */
+export const TP_SIZES: ReadonlyArray<number> = [1, 2, 4, 8]
+
+/**
+ * A model preset by name, at tensor parallel `tp` when given (else the preset's own); throws a
+ * one-line `Error` for an unknown name (with a did-you-mean) or a TP size the model cannot be split
+ * into: one of {@link TP_SIZES} that divides its attention heads and divides, or is a multiple of,
+ * its KV heads (the rule SGLang and vLLM apply to `--tp`).
+ *
+ * @example
+ * ```ts
+ * import { modelPreset } from "./simSetup.js"
+ * modelPreset("llama2-70b", 2).tp // => 2
+ * (() => { try { modelPreset("llama2-70", undefined) } catch (e) { return (e as Error).message } })()
+ * // => 'unknown model "llama2-70" (did you mean "llama2-70b"?); known: glm-5.3-dense, deepseek-v3, llama2-70b, bloom-176b, glm-5.3, glm-5.3-dsa'
+ * (() => { try { modelPreset("llama2-70b", 3) } catch (e) { return (e as Error).message } })()
+ * // => "--tp 3: the step-time model prices tensor parallel 1, 2, 4 or 8 (one node's NVLink domain)"
+ * ```
+ *
+ * @category simulate
+ * @since 0.6.0
+ */
+export const modelPreset = (name: string, tp: number | undefined): ModelSpec => {
+  const m = models[name]
+  if (m === undefined) throw new Error(unknownName("model", name, Object.keys(models), "models"))
+  if (tp === undefined) return m
+  if (!TP_SIZES.includes(tp))
+    throw new Error(
+      `--tp ${tp}: the step-time model prices tensor parallel 1, 2, 4 or 8 (one node's NVLink domain)`
+    )
+  const a = m.attention
+  const kvHeads = a.kind === "mla" ? undefined : (a.kvHeads ?? a.numHeads)
+  if (a.numHeads % tp !== 0 || (kvHeads !== undefined && kvHeads % tp !== 0 && tp % kvHeads !== 0))
+    throw new Error(
+      `--tp ${tp}: ${name} has ${a.numHeads} attention heads${kvHeads === undefined ? "" : ` and ${kvHeads} KV heads`}, which tensor parallel ${tp} cannot split`
+    )
+  return withTp(m, tp)
+}
+
+/** A GPU preset by name; throws a one-line `Error` with a did-you-mean for an unknown one. */
+export const gpuPreset = (name: string) => {
+  const g = gpus[name]
+  if (g === undefined) throw new Error(unknownName("GPU", name, Object.keys(gpus), "gpus"))
+  return g
+}
+
+/**
  * The GPU presets on which a model preset, at its own tensor-parallel size, leaves room for a KV
  * pool (`checkKvPool` of @loadledger/sim), in the presets' order; `[]` for an unknown model.
  *
@@ -79,9 +129,11 @@ export const readTraceFile = (
  * @category simulate
  * @since 0.4.0
  */
-export const gpusFitting = (model: string): ReadonlyArray<string> => {
+export const gpusFitting = (model: string, tp?: number): ReadonlyArray<string> => {
   const m = models[model]
-  return m === undefined ? [] : Object.keys(gpus).filter((g) => checkKvPool(m, gpus[g]!) === undefined)
+  if (m === undefined) return []
+  const at = tp === undefined ? m : withTp(m, tp)
+  return Object.keys(gpus).filter((g) => checkKvPool(at, gpus[g]!) === undefined)
 }
 
 /**
@@ -89,13 +141,14 @@ export const gpusFitting = (model: string): ReadonlyArray<string> => {
  * weights take, the smallest tensor-parallel size with room) and the GPU presets it fits on at its
  * preset TP; `undefined` when it fits or a name is unknown. Used by `capacity` and `sweep`.
  */
-export const noKvPoolMessage = (model: string, gpu: string): string | undefined => {
-  const m = models[model]
+export const noKvPoolMessage = (model: string, gpu: string, tp?: number): string | undefined => {
+  const preset = models[model]
+  const m = preset === undefined || tp === undefined ? preset : withTp(preset, tp)
   const g = gpus[gpu]
   const no = m === undefined || g === undefined ? undefined : checkKvPool(m, g)
   if (m === undefined || no === undefined) return undefined
-  const fits = gpusFitting(model)
-  return `${no.message}; ${model} fits at its preset tensor parallel ${m.tp} on ${fits.length === 0 ? "no GPU preset" : fits.join(", ")}`
+  const fits = gpusFitting(model, tp)
+  return `${no.message}; ${model} fits at tensor parallel ${m.tp} on ${fits.length === 0 ? "no GPU preset" : fits.join(", ")}`
 }
 
 /** The simulator config for a model/GPU preset pair; throws on unknown names or no room for a KV pool. */
@@ -106,6 +159,8 @@ export const simConfigFor = (o: {
   readonly engine: "sglang" | "vllm"
   readonly frontEnds: number
   readonly seed: number
+  /** Tensor-parallel size per DP rank (default: the model preset's); see {@link modelPreset}. */
+  readonly tp?: number | undefined
   readonly kvPoolTokens?: number | undefined
   readonly chunkedPrefill?: number | undefined
   readonly maxRunning?: number | undefined
@@ -115,16 +170,14 @@ export const simConfigFor = (o: {
   readonly stallSteps?: number | undefined
   readonly coordinatorRows?: CoordinatorRows | undefined
 }): SimConfig => {
-  const model = models[o.model]
-  if (model === undefined)
-    throw new Error(`unknown model "${o.model}"; known: ${Object.keys(models).join(", ")}`)
-  const gpu = gpus[o.gpu]
-  if (gpu === undefined) throw new Error(`unknown GPU "${o.gpu}"; known: ${Object.keys(gpus).join(", ")}`)
+  const model = modelPreset(o.model, o.tp)
+  const gpu = gpuPreset(o.gpu)
   const derived = modelSimConfig(model, gpu)
   const kvPoolTokens = o.kvPoolTokens ?? derived.kvPoolTokens
   if (!(kvPoolTokens > 0))
     throw new Error(
-      noKvPoolMessage(o.model, o.gpu) ?? `${o.model} does not fit on one ${o.gpu}: no room for a KV pool`
+      noKvPoolMessage(o.model, o.gpu, o.tp) ??
+        `${o.model} does not fit on one ${o.gpu}: no room for a KV pool`
     )
   return {
     ...derived,

@@ -9,9 +9,7 @@
  * @internal
  */
 import { checkClientOptions } from "@loadledger/policies"
-import type { LoadField } from "../RankStatus.js"
-import type { RouterError } from "../Route.js"
-import type { SourceKind } from "../Source.js"
+import type { LoadField, RouterError, SourceKind } from "../Types.js"
 
 /** The most DP ranks one worker may have (the example router's `--dp` bound). @internal */
 export const maxDpSize = 1024

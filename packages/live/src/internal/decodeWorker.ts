@@ -3,7 +3,7 @@
  * message with @loadledger/schema's `decodeLedger` and posts the rows (or the failure) back.
  */
 import { parentPort } from "node:worker_threads"
-import { decodeLedger, type LedgerKind } from "@loadledger/schema"
+import { decodeLedger, formatDecodeError, type LedgerKind } from "@loadledger/schema"
 import * as Result from "effect/Result"
 
 interface Job {
@@ -22,7 +22,7 @@ if (port !== null) {
       port.postMessage(
         Result.isSuccess(r)
           ? { id: job.id, ok: true, rows: r.success, ms }
-          : { id: job.id, ok: false, tag: r.failure._tag, message: r.failure.message, ms }
+          : { id: job.id, ok: false, tag: r.failure._tag, message: formatDecodeError(r.failure), ms }
       )
     } catch (e) {
       port.postMessage({

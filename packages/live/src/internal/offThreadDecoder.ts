@@ -10,7 +10,7 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
-import { decodeLedger, type LedgerKind, type RankLoad } from "@loadledger/schema"
+import { decodeLedger, formatDecodeError, type LedgerKind, type RankLoad } from "@loadledger/schema"
 import * as Result from "effect/Result"
 
 export interface DecodeFailure {
@@ -70,7 +70,7 @@ const inThread = (body: string | Uint8Array, kind: LedgerKind): Outcome => {
     const r = decodeLedger(body, kind)
     return Result.isSuccess(r)
       ? Result.succeed(r.success)
-      : Result.fail({ _tag: r.failure._tag, message: r.failure.message })
+      : Result.fail({ _tag: r.failure._tag, message: formatDecodeError(r.failure) })
   } catch (e) {
     return Result.fail({ _tag: "DecoderThrew", message: e instanceof Error ? e.message : String(e) })
   }

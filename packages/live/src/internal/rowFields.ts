@@ -3,7 +3,7 @@
  * carries a load count at all, and whether a count it carries is corrupt.
  */
 import type { RankLoad } from "@loadledger/schema"
-import type { LoadField } from "../RankStatus.js"
+import type { LoadField } from "../Types.js"
 
 /**
  * The load counts: a row that carries none of them gives a policy nothing to compare ranks by, so

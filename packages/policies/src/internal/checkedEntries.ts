@@ -11,7 +11,7 @@
  */
 import { checkPolicyOptions } from "../Options.js"
 import { type Policy, type PolicyError, policyError } from "../Policy.js"
-import type { PolicyEntry } from "../Registry.js"
+import type { PolicyEntry } from "../PolicyEntry.js"
 import { shownValue } from "./kindOf.js"
 import { isRankCount } from "./ranksOf.js"
 

@@ -4,6 +4,16 @@
  * Over 300 lines: one policy (its options, state, observe, route and explanation) whose affinity and
  * load gates read one another's state; the prefix index and ledger it uses live in `internal/`.
  *
+ * Not a configuration of weighted terms (issue 29 left it whole, `ownPolicyConfigs` says
+ * `{ kind: "cache-affinity" }`): it decides by rules, not by a sum. A request goes to its
+ * session's engine or a worker holding its prefix unless a load gate (the imbalance gate on
+ * engine-reported counts, KV overload, the affinity load bound) vetoes it, else to the least loaded
+ * by (load, processed, index); sessions migrate once their engine passes a KV high-water mark, to
+ * engines below a low-water one (hysteresis), and a draining engine takes none. A veto, a session
+ * table and hysteresis are state and thresholds, not per-rank costs: written as terms they would be
+ * `+Infinity` gates whose thresholds depend on the previous decision, which the scorer's one
+ * read-only view cannot express without the policy's own state.
+ *
  * @since 0.1.0
  */
 import { packed } from "../internal/packed.js"

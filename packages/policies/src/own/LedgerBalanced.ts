@@ -1,33 +1,12 @@
 /**
  * `makeLedgerBalanced`: least (tokens, requests) or (requests, tokens) over the in-flight ledger:
- * speculative charges survive snapshot overwrites until a snapshot covers them, ties rotate.
+ * speculative charges survive snapshot overwrites until a snapshot covers them, ties rotate. A
+ * configuration of `makeScored` (the terms `tokens` / `requests` and the KV-pressure gate).
  *
  * @since 0.1.0
  */
-import { clientsOf } from "../internal/clients.js"
-import { type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
-import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
-import { kvFeasible } from "./internal/FreeKv.js"
-import {
-  chargeLedger,
-  chargeOf,
-  emptyLedger,
-  finishLedger,
-  type LedgerState,
-  ledgerHolds,
-  observeLedger,
-  setLedgerStatus
-} from "./internal/InflightCharges.js"
-import {
-  freshMax,
-  isDated,
-  isStaleRow,
-  ledgerView,
-  maxKnownKv,
-  unknownBase,
-  unknownLevel
-} from "./internal/LoadView.js"
-import type { RankView } from "./RankView.js"
+import { makeScored, type ScoredPolicy, type ScoredState } from "./Scored.js"
+import { kvPressureGate, requests, tokens } from "./Scorers.js"
 
 /**
  * Options of {@link makeLedgerBalanced}. Every field is optional.
@@ -60,17 +39,13 @@ export interface LedgerBalancedOptions {
 }
 
 /**
- * The state of a `ledger-balanced` policy: the in-flight ledger (newest snapshot per rank,
- * outstanding charges, health) and `cursor`, the rotating start of the tie-breaking scan (advanced
- * by one on every scored route, as vLLM's `eng_start_index`). Treat it as opaque and immutable.
+ * The state of a `ledger-balanced` policy: `makeScored`'s (the in-flight ledger and the rotating
+ * tie cursor). Treat it as opaque and immutable.
  *
  * @category own policies
  * @since 0.1.0
  */
-export interface LedgerBalancedState {
-  readonly ledger: LedgerState
-  readonly cursor: number
-}
+export type LedgerBalancedState = ScoredState
 
 /**
  * A `ledger-balanced` policy plus `view`, the per-rank belief it routes on at `now`.
@@ -78,30 +53,7 @@ export interface LedgerBalancedState {
  * @category own policies
  * @since 0.1.0
  */
-export interface LedgerBalancedPolicy extends Policy<LedgerBalancedState> {
-  readonly view: (state: LedgerBalancedState, now: number) => ReadonlyArray<RankView>
-}
-
-const ascending = (x: number, y: number): number => x - y
-
-/** Whether rank `r` at `(a, b)` beats `than` at `(thanA, thanB)`: lower, or a full tie on a better-known load. */
-const better = (
-  state: LedgerState,
-  now: number,
-  staleAfterSeconds: number,
-  r: number,
-  a: number,
-  b: number,
-  than: number,
-  thanA: number,
-  thanB: number
-): boolean =>
-  than < 0 ||
-  a < thanA ||
-  (a === thanA &&
-    (b < thanB ||
-      (b === thanB &&
-        unknownLevel(state, r, now, staleAfterSeconds) < unknownLevel(state, than, now, staleAfterSeconds))))
+export type LedgerBalancedPolicy = ScoredPolicy
 
 /**
  * Build loadledger's in-flight-charging ledger policy (`ledger-balanced`).
@@ -118,7 +70,7 @@ const better = (
  * `kvCacheUsage >= kvFull` and waiting work is never chosen while a healthy rank has
  * `kvCacheUsage < kvRoom`. KV feasibility: while some healthy rank's free KV (`kvAvailableTokens` +
  * `kvEvictableTokens`, else capacity minus `numUsedTokens`, minus tokens charged since) holds the
- * prompt, a rank whose free KV does not (or is unknown) is never chosen (`details.kvGuarded`).
+ * prompt, a rank whose free KV does not (or is unknown) is never chosen (`details.kvInfeasible`).
  *
  * **Unknown, absent, stale, unhealthy** (the ledger contract's rows). Needs `numRunningReqs`,
  * `numWaitingReqs` and `numTotalTokens`. A row that is `unknown` or lacks one of them makes the rank
@@ -129,6 +81,11 @@ const better = (
  * did not report `kvCacheUsage` is guarded as if at the highest reported usage. A row without
  * `timestamp` is observed at `now`. Stale: at least the busiest fresh base. Unhealthy: never chosen
  * (`AllRanksUnavailable` when none is healthy).
+ *
+ * **As terms**: `makeScored` with `tokens` (weight 1; `requests` with `metric: "requests"`), the
+ * `kvPressureGate` (weight 0) and the other count as tie-breaker (`ownPolicyConfigs["ledger-balanced"]`).
+ * Its explanation is `makeScored`'s (`details.costs`, `unknown`, `excluded` by the gate,
+ * `kvInfeasible`).
  *
  * **When to use**: in place of SGLang TOTAL_TOKENS / TOTAL_REQUESTS or vLLM's DP balancer, when
  * snapshots arrive late or are overwritten mid-burst. Upstream for comparison: SGLang
@@ -163,168 +120,20 @@ const better = (
  * @since 0.1.0
  */
 export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerBalancedPolicy => {
-  const metric = options.metric ?? "tokens"
-  const { clientCount, clientIndex, error: optionsError } = clientsOf(options)
-  const chargeScale = options.chargeScale ?? clientCount
-  const staleAfterSeconds = options.staleAfterSeconds ?? 1
-  const margin = options.inclusionMarginSeconds ?? 0
-  const kvFull = options.kvFull ?? 0.99
-  const kvRoom = options.kvRoom ?? 0.9
-  const view = (s: LedgerBalancedState, now: number) => ledgerView(s.ledger, now, staleAfterSeconds)
-  const withLedger = (s: LedgerBalancedState, ledger: LedgerState): LedgerBalancedState =>
-    ledger === s.ledger ? s : { ledger, cursor: s.cursor }
-
-  const route = (
-    outer: LedgerBalancedState,
-    request: RouteRequest,
-    now: number
-  ): RouteResult<LedgerBalancedState> => {
-    if (optionsError !== undefined) return optionsError
-    const state = outer.ledger
-    const n = state.dpSize
-    const bad =
-      checkRequest(n, request, now, state.healthy) ??
-      checkNotInFlight(request, ledgerHolds(state, request.requestId))
-    if (bad !== undefined) return bad
-    const charge = chargeOf(request, now, chargeScale)
-    if (request.routedDpRank !== undefined) {
-      const r = request.routedDpRank
-      return {
-        _tag: "Routed",
-        rank: r,
-        state: { ledger: chargeLedger(state, r, charge), cursor: outer.cursor },
-        explanation: { tieBreak: "pinned by routedDpRank" }
-      }
-    }
-    const fm = freshMax(state, now, staleAfterSeconds)
-    const {
-      healthy,
-      snapshots,
-      snapTimestamp,
-      rowTimestamp,
-      snapRequests,
-      snapTokens,
-      snapWaiting,
-      snapKv,
-      chargedRequests,
-      chargedTokens
-    } = state
-    const byTokens = metric === "tokens"
-    let room = false
-    for (let r = 0; r < n; r++) if (healthy[r] && snapKv[r]! < kvRoom) room = true
-    // a rank whose KV usage is unknown is guarded as if it had the highest reported usage
-    const kvUnknownAs = room ? maxKnownKv(state) : undefined
-    const fits = kvFeasible(state, request.inputLength)
-    const scores = new Array<number>(n)
-    const stale: Array<number> = []
-    const unknown: Array<number> = []
-    const guarded: Array<number> = []
-    // the replica's offset plus the rotating cursor: repeated tied snapshots do not keep picking
-    // the same ranks (the bias vLLM removed with its rotating eng_start_index)
-    const start = (Math.floor((n * clientIndex) / clientCount) + outer.cursor) % n
-    // the least loaded usable rank, and among the ranks whose newest counts are fresh (`dated`): a
-    // stale or unknown rank is chosen only while no dated one is usable (its floors tie it at
-    // best, and it may be hung or gone: unknown is never attractive)
-    let best = -1
-    let bestA = 0
-    let bestB = 0
-    let dated = -1
-    let datedA = 0
-    let datedB = 0
-    for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
-      let q = snapRequests[r]!
-      let t = snapTokens[r]!
-      let w = snapWaiting[r]!
-      if (!(now - snapTimestamp[r]! <= staleAfterSeconds)) {
-        if (Number.isNaN(snapTimestamp[r]!)) {
-          // unknown or never published: what it reported, the busiest known values for the rest
-          unknown.push(r)
-          // a partial row (counts, no tokens: vLLM's) whose counts are old is stale too
-          if (isStaleRow(state, r, now, staleAfterSeconds)) stale.push(r)
-          const base = unknownBase(snapshots[r], fm, now, staleAfterSeconds)
-          q = base[0]
-          t = base[1]
-          w = base[2]
-        } else {
-          // stale: never idle, at least the busiest fresh rank's base
-          stale.push(r)
-          if (fm.requests >= 0) {
-            q = Math.max(q, fm.requests)
-            t = Math.max(t, fm.tokens)
-          }
-        }
-      }
-      q += chargedRequests[r]!
-      t += chargedTokens[r]!
-      const a = byTokens ? t : q
-      const b = byTokens ? q : t
-      scores[r] = a
-      if (!healthy[r]) continue
-      if (fits !== undefined && !fits[r]) {
-        guarded.push(r)
-        continue
-      }
-      const kv = Number.isNaN(snapKv[r]!) ? kvUnknownAs : snapKv[r]!
-      if (room && kv !== undefined && kv >= kvFull && w + chargedRequests[r]! > 0) {
-        guarded.push(r)
-        continue
-      }
-      // unknown is never attractive: on a full tie a known rank beats an unknown one
-      if (better(state, now, staleAfterSeconds, r, a, b, best, bestA, bestB)) {
-        best = r
-        bestA = a
-        bestB = b
-      }
-      if (
-        isDated(state, r, now, staleAfterSeconds) &&
-        better(state, now, staleAfterSeconds, r, a, b, dated, datedA, datedB)
-      ) {
-        dated = r
-        datedA = a
-        datedB = b
-      }
-    }
-    if (dated >= 0) best = dated
-    if (best < 0)
-      return policyError(
-        "AllRanksUnavailable",
-        `Cannot route request: all ${n} DP ranks are unavailable.`,
-        "status"
-      )
-    if (start !== 0) {
-      stale.sort(ascending)
-      unknown.sort(ascending)
-      guarded.sort(ascending)
-    }
-    const staleAgesSeconds: Array<number> = []
-    for (let i = 0; i < stale.length; i++) staleAgesSeconds.push(now - rowTimestamp[stale[i]!]!)
-    return {
-      _tag: "Routed",
-      rank: best,
-      state: { ledger: chargeLedger(state, best, charge), cursor: (outer.cursor + 1) % n },
-      explanation: {
-        scores,
-        tieBreak: `lowest (${metric === "tokens" ? "tokens, requests" : "requests, tokens"}), then known before unknown, then index from ${start}`,
-        stale,
-        details: {
-          unknown,
-          kvGuarded: guarded,
-          staleAgesSeconds
-        }
-      }
-    }
-  }
-
-  return {
+  const byTokens = options.metric !== "requests"
+  return makeScored({
     name: "ledger-balanced",
-    init: (dpSize) => ({ ledger: emptyLedger(dpSize), cursor: 0 }),
-    observe: (s, loads, now) =>
-      Number.isFinite(now) ? withLedger(s, observeLedger(s.ledger, loads, margin, now)) : s,
-    route,
-    finish: (s, requestIds) => withLedger(s, finishLedger(s.ledger, requestIds)),
-    setStatus: (s, status) => withLedger(s, setLedgerStatus(s.ledger, status)),
-    view
-  }
+    scorers: [
+      { scorer: byTokens ? tokens : requests, weight: 1 },
+      { scorer: kvPressureGate({ kvFull: options.kvFull, kvRoom: options.kvRoom }), weight: 0 }
+    ],
+    tieBreakers: [byTokens ? requests : tokens],
+    clientCount: options.clientCount,
+    clientIndex: options.clientIndex,
+    chargeScale: options.chargeScale,
+    staleAfterSeconds: options.staleAfterSeconds,
+    inclusionMarginSeconds: options.inclusionMarginSeconds
+  })
 }
 
 /**

@@ -4,6 +4,7 @@
  *
  * @since 0.4.0
  */
+import { doubles, packed } from "../internal/packed.js"
 import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
@@ -135,8 +136,9 @@ const costKeys = (names: ReadonlyArray<string>): Array<string> => {
  * (`inputLength`, or a bad option, named `clientCount`, `clientIndex`, `scorers[i].weight` ...; a
  * bad option fails every route, first), `InvalidRoutedRank`,
  * `AllRanksUnavailable`. `explanation.scores` holds each rank's weighted sum (`+Infinity` where not
- * usable); `details.costs` each scorer's raw cost per rank (NaN for unhealthy ranks), with `stale`,
- * `unknown`, `excluded` (by a gate) and `kvInfeasible`.
+ * usable); `details.candidates` the healthy ranks in scan order and `details.costs` each scorer's raw cost
+ * per candidate in that order (as `makePowerOfChoices`), with `stale`, `unknown`, `excluded` (by a
+ * gate) and `kvInfeasible`.
  *
  * @example
  * ```ts
@@ -224,7 +226,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     let allowed: Array<boolean> | undefined
     let kvInfeasible = noRanks
     if (fits !== undefined) {
-      allowed = new Array<boolean>(ranks.length)
+      allowed = packed(ranks.length, false)
       for (let i = 0; i < ranks.length; i++) {
         allowed[i] = fits[ranks[i]!] === true
         if (!allowed[i]) kvInfeasible = listed(kvInfeasible, ranks[i]!)
@@ -239,16 +241,11 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
       )
     // the explanation, per rank (lists allocated only when not empty)
     const inf = Number.POSITIVE_INFINITY
-    const scores = new Array<number>(n)
+    const scores = doubles(n)
     for (let r = 0; r < n; r++) scores[r] = inf
+    // each scorer's raw costs as the scorer wrote them: per candidate, in `ranks` order
     const costs: Record<string, Array<number>> = {}
-    for (let k = 0; k < keys.length; k++) {
-      const c = new Array<number>(n)
-      for (let r = 0; r < n; r++) c[r] = Number.NaN
-      const pc = picked.costs[k]!
-      for (let i = 0; i < ranks.length; i++) c[ranks[i]!] = pc[i]!
-      costs[keys[k]!] = c
-    }
+    for (let k = 0; k < keys.length; k++) costs[keys[k]!] = picked.costs[k]!
     for (let i = 0; i < ranks.length; i++) scores[ranks[i]!] = picked.sums[i]!
     let stale = noRanks
     let unknown = noRanks
@@ -266,7 +263,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
       scores,
       tieBreak: `${tieText}${start}`,
       stale,
-      details: { costs, unknown, excluded: picked.excluded, kvInfeasible }
+      details: { candidates: ranks, costs, unknown, excluded: picked.excluded, kvInfeasible }
     })
   }
 

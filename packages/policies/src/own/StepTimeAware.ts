@@ -3,36 +3,24 @@
  * time, prefill chunks included, grows least, and among such places where its own first token
  * comes soonest.
  *
- * Over 300 lines: one policy, whose `route` reads each per-rank field once in one pass; about a
- * third of the file is the docstring that explains the rule.
+ * Its cost terms are named functions with their units (`internal/stepTerms.ts`; their weights
+ * are the options `stepTimeTerms` names), its route `internal/stepRoute.ts`, its state machine
+ * `internal/stepState.ts`. Over 300 lines (312): the options, the state's types and the docstring
+ * that explains the rule, half of it measured evidence for each term; no code beyond the wiring.
  *
  * @since 0.4.0
  */
-import { clientsOf } from "../internal/clients.js"
-import { isCount, malformedRow } from "../internal/counts.js"
-import { doubles, packed } from "../internal/packed.js"
-import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteResult } from "../Policy.js"
-import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
-import { emptyTrie, fnv1a, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
-import { emptyLedger, type LedgerState, observeLedger, setLedgerStatus } from "./internal/InflightCharges.js"
-import {
-  displacesBest,
-  type FreshMax,
-  freshMax,
-  isDated,
-  ledgerView,
-  unknownBase
-} from "./internal/LoadView.js"
-import { poolOf, type RankDemand, rankDemand } from "./internal/RankDemand.js"
-import {
-  emptyMatchScratch,
-  emptyRankPrefixes,
-  matchRankPrefixes,
-  type RankPrefixes,
-  recordRankPrefixes
-} from "./internal/RankPrefixes.js"
+import type { Policy } from "../Policy.js"
+import type { HashTrie } from "./internal/HashTrie.js"
+import { type LedgerState, setLedgerStatus } from "./internal/InflightCharges.js"
+import type { FreshMax } from "./internal/LoadView.js"
+import { ledgerView } from "./internal/LoadView.js"
+import type { RankDemand } from "./internal/RankDemand.js"
+import type { RankPrefixes } from "./internal/RankPrefixes.js"
+import { route } from "./internal/stepRoute.js"
+import { finish, init, observe, stepSettings } from "./internal/stepState.js"
 import type { RankView } from "./RankView.js"
-import { glm53H200StepCost, prefillSeconds, type StepCostModel } from "./StepCost.js"
+import type { StepCostModel } from "./StepCost.js"
 
 /**
  * Options of {@link makeStepTimeAware}. Every field is optional.
@@ -84,27 +72,6 @@ export interface StepTimeAwareOptions {
   readonly staleAfterSeconds?: number | undefined
   readonly inclusionMarginSeconds?: number | undefined
 }
-
-/** Per-rank fields of `StepTimeAwareState.ranks`, `FIELDS` numbers per rank. */
-const HORIZON = 0 // when this front end's prefills on the rank end (seconds, absolute)
-const PENDING_REQUESTS = 1 // requests routed since the rank's snapshot
-const PENDING_TOKENS = 2 // their prompt tokens still to prefill
-const PENDING_SINCE = 3 // routing time of the newest of them
-const INFLIGHT = 4 // requests routed and not finished (tracked with decodeWeight > 0 and several front ends)
-const INFLIGHT_TOKENS = 5 // their prompt tokens
-const SENT = 6 // prompt tokens sent to the rank so far (the prefix index's clock)
-const FIELDS = 7
-/** `inflight` values: `tokens * RANK_SPAN + rank`. */
-const RANK_SPAN = 1 << 20
-/** Per-rank score terms of `explanation.details.terms`, `TERMS` numbers per rank. */
-const TERM_WAIT = 0 // max(horizon - now, queue): the wait before this prompt's prefill starts
-const TERM_OWN = 1 // this prompt's own uncached prefill
-const TERM_DECODE = 2 // decodeWeight x the rank's decode step cost after admission
-const TERM_SLOT = 3 // slotWaitSeconds x requests beyond the running-request cap
-const TERM_HOME = 4 // minus homeWeight x own prefill on the request's home rank
-const TERMS = 5
-/** `explanation.details.termNames`: the names of a rank's `TERMS` terms, in their order. */
-const termNames: ReadonlyArray<string> = Object.freeze(["wait", "own", "decode", "slot", "home"])
 
 /**
  * The state of a `step-time-aware` policy. Opaque and immutable: `ledger` holds the newest
@@ -178,31 +145,6 @@ export interface PricedDemand {
  */
 export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
   readonly view: (state: StepTimeAwareState, now: number) => ReadonlyArray<RankView>
-}
-
-/**
- * `demand` with the queue of each rank whose row counts waiting requests but no tokens (vLLM's
- * coordinator publishes `[waiting, running, KV usage]`) taken as its waiting requests x `meanPrompt`
- * uncached tokens (the mean of the requests this front end routed), where that is more.
- */
-const withWaitingEstimate = (
-  demand: RankDemand,
-  rows: ReadonlyArray<RankLoad | undefined>,
-  meanPrompt: number
-): RankDemand => {
-  if (!(meanPrompt > 0)) return demand
-  let queued: Array<number> | undefined
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r]
-    if (row === undefined || row.unknown !== undefined || malformedRow(row)) continue
-    if (isCount(row.numTotalTokens) || isCount(row.numWaitingUncachedTokens) || !isCount(row.numWaitingReqs))
-      continue
-    const estimate = row.numWaitingReqs * meanPrompt
-    if (estimate <= demand.queued[r]!) continue
-    queued ??= demand.queued.slice()
-    queued[r] = estimate
-  }
-  return queued === undefined ? demand : { ...demand, queued }
 }
 
 /**
@@ -356,431 +298,17 @@ const withWaitingEstimate = (
  * @since 0.4.0
  */
 export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeAwarePolicy => {
-  const cost = options.cost ?? glm53H200StepCost
-  const { clientCount, clientIndex, error: optionsError } = clientsOf(options)
-  const weight = options.decodeWeight
-  const decodeWeight =
-    weight !== undefined && Number.isFinite(weight) && weight >= 0 ? weight : clientCount === 1 ? 8 : 0
-  const cap = options.maxRunningRequests
-  const homeOption = options.homeWeight
-  const homeWeight =
-    homeOption !== undefined && Number.isFinite(homeOption) && homeOption >= 0
-      ? homeOption
-      : clientCount > 1
-        ? 0.3
-        : 0
-  const slotCap = cap !== undefined && Number.isFinite(cap) && cap >= 1 ? cap : undefined
-  const perSlot = options.slotWaitSeconds
-  const slotWait = perSlot !== undefined && Number.isFinite(perSlot) && perSlot >= 0 ? perSlot : 0.3
-  const fixedPool = options.kvPoolTokens
-  const cacheTokens = options.cacheTokens
-  const staleAfter = options.staleAfterSeconds ?? 1
-  const margin = options.inclusionMarginSeconds ?? 0
-  const maxBlocks = options.maxIndexedBlocks ?? 65_536
-  const dReq = cost.decodeSecondsPerRequest
-  const dCtx = cost.decodeSecondsPerContextToken
-  // one front end reads a fresh snapshot at every step: snapshot + routes since need no floor
-  const trackInflight = decodeWeight > 0 && clientCount > 1
-  const sharedQuantum = options.sharedQueueQuantumSeconds ?? 1
-
-  // working memory of the prefix match, written and read within one `route` call, never returned
-  const matchScratch = emptyMatchScratch()
-
-  /** The request's home rank: the hash of its first block held by at most one rank, mod `n`. */
-  const homeOf = (hashes: ReadonlyArray<string>, matched: ArrayLike<number>, n: number): number => {
-    // the second-largest match: the leading blocks two or more ranks hold
-    let first = 0
-    let second = 0
-    for (let r = 0; r < n; r++) {
-      const m = matched[r]!
-      if (m > first) {
-        second = first
-        first = m
-      } else if (m > second) second = m
-    }
-    return fnv1a(hashes[Math.min(hashes.length - 1, second)]!) % n
-  }
-
-  const price = (ledger: LedgerState, demand: RankDemand): PricedDemand => {
-    const fallback = demand.maxPool > 0 ? demand.maxPool : 262_144
-    let oldestTimestamp = Number.POSITIVE_INFINITY
-    let maxQueued = 0
-    let maxContext = 0
-    for (let r = 0; r < ledger.dpSize; r++) {
-      // dated by its newest row with request counts: a partial row (vLLM's, no tokens) too
-      const at = ledger.rowTimestamp[r]!
-      if (Number.isNaN(at)) continue
-      if (at < oldestTimestamp) oldestTimestamp = at
-      if (demand.queued[r]! > maxQueued) maxQueued = demand.queued[r]!
-      if (demand.context[r]! > maxContext) maxContext = demand.context[r]!
-    }
-    const slotCaps = ledger.snapshots.map((row) => {
-      const c =
-        slotCap ?? (row === undefined || row.unknown !== undefined ? undefined : row.maxRunningRequests)
-      return c !== undefined && Number.isFinite(c) && c >= 1 ? c : Number.POSITIVE_INFINITY
-    })
-    return {
-      queuedSeconds: demand.queued.map((q) => prefillSeconds(cost, q, 0)),
-      cacheTokens: demand.pool.map((pool) => cacheTokens ?? (Number.isNaN(pool) ? fallback : pool)),
-      oldestTimestamp,
-      maxQueued,
-      maxContext,
-      // at the oldest snapshot's time every published rank is fresh
-      freshMax: freshMax(ledger, oldestTimestamp, staleAfter),
-      slotCaps,
-      anyCap: slotCaps.some((c) => c !== Number.POSITIVE_INFINITY),
-      anyUndated: ledger.rowTimestamp.some((t) => Number.isNaN(t))
-    }
-  }
-
-  const init = (dpSize: number): StepTimeAwareState => {
-    const ledger = emptyLedger(dpSize)
-    const ranks = packed(ledger.dpSize * FIELDS, 0)
-    for (let r = 0; r < ledger.dpSize; r++) ranks[r * FIELDS + PENDING_SINCE] = Number.NEGATIVE_INFINITY
-    const demand = rankDemand(ledger.snapshots, packed(ledger.dpSize, fixedPool ?? Number.NaN))
-    return {
-      ledger,
-      demand,
-      priced: price(ledger, demand),
-      cursor: 0,
-      routes: 0,
-      routedUncached: 0,
-      waitingUnpriced: false,
-      ranks,
-      inflight: emptyTrie(1_000_000),
-      prefixes: emptyRankPrefixes(maxBlocks)
-    }
-  }
-
-  const observe = (
-    s: StepTimeAwareState,
-    loads: ReadonlyArray<RankLoad>,
-    now: number
-  ): StepTimeAwareState => {
-    if (!Number.isFinite(now)) return s
-    const ledger = observeLedger(s.ledger, loads, margin, now)
-    if (ledger === s.ledger) return s
-    const ranks = s.ranks.slice()
-    const pools = s.demand.pool.slice()
-    for (let r = 0; r < ledger.dpSize; r++) {
-      if (ledger.snapshots[r] === s.ledger.snapshots[r]) continue
-      // a snapshot stamped after the newest pending route includes every pending route
-      // (a partial row too: vLLM's coordinator publishes counts, no tokens, and they include them)
-      if (ledger.rowTimestamp[r]! - margin >= ranks[r * FIELDS + PENDING_SINCE]!) {
-        ranks[r * FIELDS + PENDING_REQUESTS] = 0
-        ranks[r * FIELDS + PENDING_TOKENS] = 0
-      }
-      const row = ledger.snapshots[r]
-      const pool = fixedPool ?? (row === undefined || row.unknown !== undefined ? undefined : poolOf(row))
-      if (pool !== undefined) pools[r] = pool
-    }
-    const counted = rankDemand(ledger.snapshots, pools)
-    const demand = withWaitingEstimate(
-      counted,
-      ledger.snapshots,
-      s.routes > 0 ? s.routedUncached / s.routes : 0
-    )
-    return {
-      ...s,
-      // nothing routed yet: waiting requests without tokens are priced at route time
-      waitingUnpriced: s.routes === 0 && withWaitingEstimate(counted, ledger.snapshots, 1) !== counted,
-      ledger,
-      demand,
-      priced: price(ledger, demand),
-      ranks
-    }
-  }
-
-  const finish = (s: StepTimeAwareState, ids: ReadonlyArray<string>): StepTimeAwareState => {
-    if (!trackInflight) return s
-    let inflight = s.inflight
-    let ranks: Array<number> | undefined
-    for (const id of ids) {
-      const x = getTrie(inflight, id)
-      if (x === undefined) continue
-      const r = x % RANK_SPAN
-      ranks ??= s.ranks.slice()
-      ranks[r * FIELDS + INFLIGHT] = Math.max(0, ranks[r * FIELDS + INFLIGHT]! - 1)
-      ranks[r * FIELDS + INFLIGHT_TOKENS] = Math.max(
-        0,
-        ranks[r * FIELDS + INFLIGHT_TOKENS]! - (x - r) / RANK_SPAN
-      )
-      inflight = setTrie(inflight, id, undefined)
-    }
-    return ranks === undefined ? s : { ...s, ranks, inflight }
-  }
-
-  /** The routed state and result: `rank` charged with `request` after a queue of `queue` seconds. */
-  const commit = (
-    s: StepTimeAwareState,
-    request: RouteRequest,
-    now: number,
-    rank: number,
-    cursor: number,
-    queue: number,
-    cached: number,
-    scores: Array<number>,
-    matched: Array<number>,
-    terms: Array<number> | undefined
-  ): RouteResult<StepTimeAwareState> => {
-    const input = request.inputLength
-    const ranks = s.ranks.slice()
-    const o = rank * FIELDS
-    // this prompt's prefill starts after the rank's queue as scored, or after this front end's
-    // earlier prompts, whichever ends later
-    ranks[o + HORIZON] =
-      Math.max(now + queue, ranks[o + HORIZON]!) + prefillSeconds(cost, input - cached, cached)
-    ranks[o + PENDING_REQUESTS]! += 1
-    ranks[o + PENDING_TOKENS]! += input - cached
-    ranks[o + PENDING_SINCE] = now
-    const sent = ranks[o + SENT]! + input
-    ranks[o + SENT] = sent
-    let inflight = s.inflight
-    if (trackInflight && getTrie(inflight, request.requestId) === undefined) {
-      ranks[o + INFLIGHT]! += 1
-      ranks[o + INFLIGHT_TOKENS]! += input
-      inflight = setTrie(inflight, request.requestId, input * RANK_SPAN + rank)
-    }
-    return {
-      _tag: "Routed",
-      rank,
-      state: {
-        ledger: s.ledger,
-        demand: s.demand,
-        priced: s.priced,
-        cursor,
-        routes: s.routes + 1,
-        routedUncached: s.routedUncached + input - cached,
-        waitingUnpriced: s.waitingUnpriced,
-        ranks,
-        inflight,
-        prefixes: recordRankPrefixes(s.prefixes, request.prefixHashes, rank, sent)
-      },
-      explanation: {
-        scores,
-        tieBreak:
-          "least predicted prefill wait + own prefill (+ decode, + slot wait, - home credit) in seconds, then rotating index",
-        details:
-          terms === undefined ? { matchedBlocks: matched } : { matchedBlocks: matched, terms, termNames }
-      }
-    }
-  }
-
-  const route = (
-    s: StepTimeAwareState,
-    request: RouteRequest,
-    now: number
-  ): RouteResult<StepTimeAwareState> => {
-    if (optionsError !== undefined) return optionsError
-    const { ledger } = s
-    let { demand, priced } = s
-    const n = ledger.dpSize
-    const bad =
-      checkRequest(n, request, now, ledger.healthy) ??
-      checkNotInFlight(request, trackInflight && getTrie(s.inflight, request.requestId) !== undefined)
-    if (bad !== undefined) return bad
-    const input = request.inputLength
-    const hashes = request.prefixHashes
-    const blockTokens = hashes !== undefined && hashes.length > 0 ? input / hashes.length : 0
-    const sr = s.ranks
-    // exact-length arrays of doubles, one allocation each (`packed(n, 0)` grows by steps and
-    // reallocates when a score is written: built, route+finish 694 -> 665 ns at 8 ranks, 4.3 ->
-    // 3.6 us at 64, 58 -> 23 us at 1,024, interleaved in one process on the shared machine)
-    const matched = doubles(n)
-    const scores = doubles(n)
-    if (request.routedDpRank !== undefined) {
-      const r = request.routedDpRank
-      return commit(s, request, now, r, s.cursor, 0, 0, scores, matched, undefined)
-    }
-
-    if (s.waitingUnpriced) {
-      // rows that count waiting requests but no tokens came before anything was routed: price
-      // them now, at the mean prompt routed since (this one for the first), not as an empty queue
-      demand = withWaitingEstimate(
-        demand,
-        ledger.snapshots,
-        s.routes > 0 ? s.routedUncached / s.routes : input
-      )
-      priced = price(ledger, demand)
-    }
-    // the busiest fresh queue and context (what a stale or unknown rank is never below): while
-    // every rank that published is fresh, the maxima priced with the snapshot
-    const allFresh = now - priced.oldestTimestamp <= staleAfter
-    let maxQueued = priced.maxQueued
-    let maxContext = priced.maxContext
-    if (!allFresh) {
-      maxQueued = 0
-      maxContext = 0
-      for (let r = 0; r < n; r++) {
-        if (!isDated(ledger, r, now, staleAfter)) continue
-        if (demand.queued[r]! > maxQueued) maxQueued = demand.queued[r]!
-        if (demand.context[r]! > maxContext) maxContext = demand.context[r]!
-      }
-    }
-    const keep = priced.cacheTokens
-    matchRankPrefixes(
-      s.prefixes,
-      hashes,
-      (rank, stamp) => clientCount * (sr[rank * FIELDS + SENT]! - stamp) <= keep[rank]!,
-      matched,
-      matchScratch
-    )
-    const fm =
-      decodeWeight > 0 || priced.anyCap
-        ? allFresh
-          ? priced.freshMax
-          : freshMax(ledger, now, staleAfter)
-        : undefined
-    // a stale or unknown rank is never less busy than the busiest fresh one, the prefill this front
-    // end sent there since included: its wait and request count are at least theirs
-    let floorWait = 0
-    let floorRequests = 0
-    // and while a fresh healthy rank exists, a stale or unknown one is not chosen at all: its
-    // floors make it at most tied by load, and a prefix or a term it scores lower on (its context,
-    // its decode) must not outweigh that it may be hung or gone (unknown is never attractive)
-    let freshHealthy = false
-    if (!allFresh || priced.anyUndated)
-      for (let r = 0; r < n; r++) {
-        if (!isDated(ledger, r, now, staleAfter)) continue
-        if (ledger.healthy[r]) freshHealthy = true
-        const o = r * FIELDS
-        const queue =
-          clientCount === 1
-            ? priced.queuedSeconds[r]!
-            : sharedQuantum > 0
-              ? Math.floor(priced.queuedSeconds[r]! / sharedQuantum) * sharedQuantum
-              : 0
-        floorWait = Math.max(floorWait, sr[o + HORIZON]! - now, queue)
-        if (fm !== undefined)
-          floorRequests = Math.max(
-            floorRequests,
-            (Number.isNaN(ledger.snapTimestamp[r]!)
-              ? unknownBase(ledger.snapshots[r], fm, now, staleAfter)[0]
-              : ledger.snapRequests[r]!) +
-              clientCount * sr[o + PENDING_REQUESTS]!
-          )
-      }
-    const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
-    // each rank's score terms (explanation only; the score is summed as before). A packed array of
-    // doubles: built, route+finish at 8 ranks +7-11% over no terms; a Float64Array +60-70%, a
-    // lazy getter that re-scores on access +60-70% (interleaved in one process, 2026-12-02)
-    const terms = doubles(n * TERMS)
-    const whole = prefillSeconds(cost, input, 0)
-    const home = homeWeight > 0 && hashes !== undefined && hashes.length > 0 ? homeOf(hashes, matched, n) : -1
-    // this prompt's own prefill after `ownCached` cached tokens (ranks holding the same prefix
-    // share it: priced once per distinct prefix length, not once per rank)
-    let ownCached = 0
-    let own = whole
-    // the first least score in scan order among the healthy ranks whose known free KV, minus what
-    // was routed there since (clientCount times), holds the prompt (`best`), and while none does
-    // among all healthy ranks (`alt`)
-    let best = -1
-    let bestScore = 0
-    let bestQueue = 0
-    let bestCached = 0
-    let alt = -1
-    let altScore = 0
-    let altQueue = 0
-    let altCached = 0
-    for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
-      const o = r * FIELDS
-      // fresh: its newest row with request counts is recent (a partial one too: vLLM's rows)
-      const f = isDated(ledger, r, now, staleAfter)
-      // one front end: its fresh snapshot's queue plus nothing pending from others; several: a
-      // fresh rank's queue is left out (every front end reads the same stale snapshot, and a
-      // term read from it sends them all to the same rank), a stale or unknown one keeps it
-      let queue = 0
-      if (clientCount === 1 && f) queue = priced.queuedSeconds[r]!
-      else if (clientCount === 1 || !f) {
-        const q = f ? demand.queued[r]! : Math.max(demand.queued[r]!, maxQueued)
-        queue = prefillSeconds(cost, q + (clientCount - 1) * sr[o + PENDING_TOKENS]!, 0)
-      } else if (sharedQuantum > 0) {
-        queue = Math.floor(priced.queuedSeconds[r]! / sharedQuantum) * sharedQuantum
-      }
-      const wait = Math.max(sr[o + HORIZON]! - now, queue, f ? 0 : floorWait)
-      // an engine computes at least the prompt's last token, however much of it is cached
-      const cached = matched[r] === 0 ? 0 : Math.max(0, Math.min(input - 1, matched[r]! * blockTokens))
-      if (cached !== ownCached) {
-        ownCached = cached
-        own = prefillSeconds(cost, input - cached, cached)
-      }
-      let score = wait + own
-      const t = r * TERMS
-      terms[t + TERM_WAIT] = wait
-      terms[t + TERM_OWN] = own
-      if (r === home && f && ledger.snapshots[r]?.unknown === undefined) {
-        const credit = homeWeight * own
-        score -= credit
-        terms[t + TERM_HOME] = -credit
-      }
-      if (fm !== undefined) {
-        const held =
-          (Number.isNaN(ledger.snapTimestamp[r]!)
-            ? unknownBase(ledger.snapshots[r], fm, now, staleAfter)[0]
-            : f || fm.requests < 0
-              ? ledger.snapRequests[r]!
-              : Math.max(ledger.snapRequests[r]!, fm.requests)) +
-          clientCount * sr[o + PENDING_REQUESTS]!
-        const requests = f ? held : Math.max(held, floorRequests)
-        if (decodeWeight > 0) {
-          const decoding = trackInflight ? Math.max(requests, clientCount * sr[o + INFLIGHT]!) : requests
-          const context =
-            (f ? demand.context[r]! : Math.max(demand.context[r]!, maxContext)) +
-            clientCount * sr[o + PENDING_TOKENS]!
-          const decode = decodeWeight * ((decoding + 1) * dReq + (context + input) * dCtx)
-          score += decode
-          terms[t + TERM_DECODE] = decode
-        }
-        // with this request, the rank holds `requests + 1`: each beyond the cap waits for a slot
-        const rankCap = priced.slotCaps[r]!
-        if (requests >= rankCap) {
-          const slot = slotWait * (requests + 1 - rankCap)
-          score += slot
-          terms[t + TERM_SLOT] = slot
-        }
-      }
-      scores[r] = score
-      const healthy = ledger.healthy[r]
-      if (!healthy || (!f && freshHealthy)) continue
-      // unknown is never attractive: on a tie a known rank beats one whose load is unknown
-      if (healthy === true && demand.freeKv[r]! - clientCount * sr[o + PENDING_TOKENS]! >= input) {
-        if (displacesBest(ledger, r, score, best, bestScore, now, staleAfter)) {
-          best = r
-          bestScore = score
-          bestQueue = queue
-          bestCached = cached
-        }
-      } else if (best < 0 && displacesBest(ledger, r, score, alt, altScore, now, staleAfter)) {
-        alt = r
-        altScore = score
-        altQueue = queue
-        altCached = cached
-      }
-    }
-    if (best < 0) {
-      best = alt
-      bestQueue = altQueue
-      bestCached = altCached
-    }
-    if (best < 0)
-      return policyError(
-        "AllRanksUnavailable",
-        `Cannot route request: all ${n} DP ranks are unavailable.`,
-        "status"
-      )
-    return commit(s, request, now, best, (s.cursor + 1) % n, bestQueue, bestCached, scores, matched, terms)
-  }
-
+  const st = stepSettings(options)
   return {
     name: "step-time-aware",
-    init,
-    observe,
-    route,
-    finish: (s, ids) => finish(s, ids),
+    init: (dpSize) => init(st, dpSize),
+    observe: (s, loads, now) => observe(st, s, loads, now),
+    route: (s, request, now) => route(st, s, request, now),
+    finish: (s, ids) => finish(st, s, ids),
     setStatus: (s, status) => {
       const ledger = setLedgerStatus(s.ledger, status)
       return ledger === s.ledger ? s : { ...s, ledger }
     },
-    view: (s, now) => ledgerView(s.ledger, now, staleAfter)
+    view: (s, now) => ledgerView(s.ledger, now, st.staleAfter)
   }
 }

@@ -1,27 +1,12 @@
 /**
  * The `uncached-tokens` policy: cost a request by the tokens each rank would still have to prefill
- * (ledger waiting-uncached tokens plus a bounded router-side index of the prefixes each rank was sent).
+ * (ledger waiting-uncached tokens plus a bounded router-side index of the prefixes each rank was
+ * sent). A configuration of `makeScored` (the terms `loadTokens` and `uncachedPromptTokens`).
  *
  * @since 0.2.0
  */
-import { clientsOf } from "../internal/clients.js"
-import { type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
-import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
-import { kvFeasible } from "./internal/FreeKv.js"
-import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
-import {
-  chargeLedger,
-  chargeOf,
-  emptyLedger,
-  finishLedger,
-  type LedgerState,
-  ledgerHolds,
-  observeLedger,
-  setLedgerStatus
-} from "./internal/InflightCharges.js"
-import { baseOf, displacesBest, freshMax, isDated, ledgerView } from "./internal/LoadView.js"
-import { emptyPrefixIndex, matchedBlocks, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
-import type { RankView } from "./RankView.js"
+import { makeScored, type ScoredPolicy, type ScoredState } from "./Scored.js"
+import { loadTokens, uncachedPromptTokens } from "./Scorers.js"
 
 /**
  * Options of {@link makeUncachedTokens}. Every field is optional.
@@ -44,21 +29,13 @@ export interface UncachedTokensOptions {
 }
 
 /**
- * The state of an `uncached-tokens` policy: the in-flight ledger, the rotating tie cursor and the
- * prefix index (block hash -> ranks it was sent to). Opaque and immutable.
+ * The state of an `uncached-tokens` policy: `makeScored`'s (the in-flight ledger, the rotating tie
+ * cursor, the prefix index and this front end's requests in flight). Opaque and immutable.
  *
  * @category own policies
  * @since 0.3.0
  */
-export interface UncachedTokensState {
-  readonly ledger: LedgerState
-  readonly cursor: number
-  readonly index: PrefixIndex
-  /** Prompt tokens this front end has in flight per rank (routed, not finished). */
-  readonly inflightTokens: ReadonlyArray<number>
-  /** requestId -> [rank, tokens] of the requests in flight. */
-  readonly inflight: HashTrie<readonly [number, number]>
-}
+export type UncachedTokensState = ScoredState
 
 /**
  * An `uncached-tokens` policy plus `view`, the per-rank belief it routes on at `now`.
@@ -66,9 +43,7 @@ export interface UncachedTokensState {
  * @category own policies
  * @since 0.3.0
  */
-export interface UncachedTokensPolicy extends Policy<UncachedTokensState> {
-  readonly view: (state: UncachedTokensState, now: number) => ReadonlyArray<RankView>
-}
+export type UncachedTokensPolicy = ScoredPolicy
 
 /**
  * Build loadledger's uncached-token policy (`uncached-tokens`).
@@ -94,6 +69,9 @@ export interface UncachedTokensPolicy extends Policy<UncachedTokensState> {
  * Ties break from a rotating cursor. The prefix index covers 31 ranks; above that the cost is the
  * whole prompt for every rank (plain token balancing).
  *
+ * **As terms**: `makeScored` with `loadTokens` and `uncachedPromptTokens`, both raw (`"none"`)
+ * and weight 1 (`ownPolicyConfigs["uncached-tokens"]`); the explanation is `makeScored`'s.
+ *
  * Errors: `InvalidInput` naming `clientCount` / `clientIndex` when `checkClientOptions` refuses
  * them (every route, first), `NoRanks`, `InvalidInput` (`inputLength`), `InvalidRoutedRank`,
  * `AllRanksUnavailable`.
@@ -115,132 +93,16 @@ export interface UncachedTokensPolicy extends Policy<UncachedTokensState> {
  * @category own policies
  * @since 0.3.0
  */
-export const makeUncachedTokens = (options: UncachedTokensOptions = {}): UncachedTokensPolicy => {
-  const { clientCount, clientIndex, error: optionsError } = clientsOf(options)
-  const staleAfter = options.staleAfterSeconds ?? 1
-  const margin = options.inclusionMarginSeconds ?? 0
-  const maxBlocks = options.maxIndexedBlocks ?? 65_536
-  const addInflight = (s: UncachedTokensState, request: RouteRequest, rank: number) => {
-    const inflightTokens = s.inflightTokens.slice()
-    inflightTokens[rank] = inflightTokens[rank]! + request.inputLength
-    return {
-      inflightTokens,
-      inflight: setTrie(s.inflight, request.requestId, [rank, request.inputLength] as const)
-    }
-  }
-  const finish = (s: UncachedTokensState, ids: ReadonlyArray<string>): UncachedTokensState => {
-    const ledger = finishLedger(s.ledger, ids)
-    let { inflight, inflightTokens } = s
-    for (const id of ids) {
-      const x = getTrie(inflight, id)
-      if (x === undefined) continue
-      if (inflightTokens === s.inflightTokens) inflightTokens = s.inflightTokens.slice()
-      ;(inflightTokens as Array<number>)[x[0]] = Math.max(0, inflightTokens[x[0]]! - x[1])
-      inflight = setTrie(inflight, id, undefined)
-    }
-    return ledger === s.ledger && inflight === s.inflight ? s : { ...s, ledger, inflight, inflightTokens }
-  }
-  const withLedger = (s: UncachedTokensState, ledger: LedgerState): UncachedTokensState =>
-    ledger === s.ledger ? s : { ...s, ledger }
-
-  const route = (
-    s: UncachedTokensState,
-    request: RouteRequest,
-    now: number
-  ): RouteResult<UncachedTokensState> => {
-    if (optionsError !== undefined) return optionsError
-    const state = s.ledger
-    const n = state.dpSize
-    const bad =
-      checkRequest(n, request, now, state.healthy) ??
-      checkNotInFlight(request, ledgerHolds(state, request.requestId))
-    if (bad !== undefined) return bad
-    const charge = chargeOf(request, now, clientCount)
-    const commit = (
-      rank: number,
-      cursor: number,
-      scores?: ReadonlyArray<number>
-    ): RouteResult<UncachedTokensState> => ({
-      _tag: "Routed",
-      rank,
-      state: {
-        ledger: chargeLedger(state, rank, charge),
-        cursor,
-        index: recordBlocks(s.index, request.prefixHashes, rank),
-        ...addInflight(s, request, rank)
-      },
-      explanation: {
-        scores,
-        tieBreak: "lowest load + uncached prompt tokens, then known before unknown, then rotating index"
-      }
-    })
-    if (request.routedDpRank !== undefined) {
-      const r = request.routedDpRank
-      return commit(r, s.cursor)
-    }
-    const fm = freshMax(state, now, staleAfter)
-    const fits = kvFeasible(state, request.inputLength)
-    const matched = new Array<number>(n)
-    matchedBlocks(s.index, request.prefixHashes, matched)
-    const blocks = request.prefixHashes?.length ?? 0
-    const blockTokens = blocks > 0 ? request.inputLength / blocks : 0
-    let maxUncached = 0
-    // while a fresh healthy rank can take the prompt, a stale or unknown one is not chosen (a
-    // prefix it holds must not outweigh that it may be hung or gone: never attractive)
-    let freshUsable = false
-    for (let r = 0; r < n; r++) {
-      const u = state.snapshots[r]?.numWaitingUncachedTokens
-      if (u !== undefined && u > maxUncached) maxUncached = u
-      if (state.healthy[r] && (fits === undefined || fits[r]) && isDated(state, r, now, staleAfter))
-        freshUsable = true
-    }
-    const scores = new Array<number>(n)
-    const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
-    let best = -1
-    let bestScore = 0
-    for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) {
-      const row = state.snapshots[r]
-      const waitingUncached =
-        row === undefined || row.unknown !== undefined
-          ? maxUncached
-          : (row.numWaitingUncachedTokens ?? maxUncached)
-      const cost = Math.max(0, request.inputLength - matched[r]! * blockTokens)
-      const load = baseOf(state, r, now, staleAfter, fm)[1] + state.chargedTokens[r]! + waitingUncached
-      const score = Math.max(load, clientCount * s.inflightTokens[r]!) + cost
-      scores[r] = score
-      if (!state.healthy[r] || (fits !== undefined && !fits[r])) continue
-      if (freshUsable && !isDated(state, r, now, staleAfter)) continue
-      if (displacesBest(state, r, score, best, bestScore, now, staleAfter)) {
-        best = r
-        bestScore = score
-      }
-    }
-    if (best < 0)
-      return policyError(
-        "AllRanksUnavailable",
-        `Cannot route request: all ${n} DP ranks are unavailable.`,
-        "status"
-      )
-    return commit(best, (s.cursor + 1) % n, scores)
-  }
-
-  return {
+export const makeUncachedTokens = (options: UncachedTokensOptions = {}): UncachedTokensPolicy =>
+  makeScored({
     name: "uncached-tokens",
-    init: (dpSize) => {
-      const ledger = emptyLedger(dpSize)
-      return {
-        ledger,
-        cursor: 0,
-        index: emptyPrefixIndex(maxBlocks),
-        inflightTokens: new Array<number>(ledger.dpSize).fill(0),
-        inflight: emptyTrie(1_000_000)
-      }
-    },
-    observe: (s, loads, now) =>
-      Number.isFinite(now) ? withLedger(s, observeLedger(s.ledger, loads, margin, now)) : s,
-    route,
-    finish,
-    setStatus: (s, status) => withLedger(s, setLedgerStatus(s.ledger, status)),
-    view: (s, now) => ledgerView(s.ledger, now, staleAfter)
-  }
-}
+    scorers: [
+      { scorer: loadTokens, weight: 1, normalise: "none" },
+      { scorer: uncachedPromptTokens, weight: 1, normalise: "none" }
+    ],
+    clientCount: options.clientCount,
+    clientIndex: options.clientIndex,
+    maxIndexedBlocks: options.maxIndexedBlocks,
+    staleAfterSeconds: options.staleAfterSeconds,
+    inclusionMarginSeconds: options.inclusionMarginSeconds
+  })

@@ -7,9 +7,6 @@
 
 import { clientsOf } from "../internal/clients.js"
 import {
-  checkInputLength,
-  checkNow,
-  checkRequestFields,
   type Explanation,
   type Policy,
   type PolicyError,
@@ -18,6 +15,7 @@ import {
   type RouteResult
 } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
+import { checkInputLength, checkNow, checkRequestFields } from "../RequestChecks.js"
 import { checkNotInFlight } from "./internal/checkRequest.js"
 import { freeKvTokensFromUsage, kvFeasible } from "./internal/FreeKv.js"
 import {
@@ -25,6 +23,7 @@ import {
   chargeOf,
   emptyLedger,
   finishLedger,
+  type LedgerHolder,
   type LedgerState,
   ledgerHolds,
   observeLedger,
@@ -54,14 +53,27 @@ export interface KvAdmissionOptions {
 
 /**
  * The state of a {@link withKvAdmission} policy: the inner policy's state and the in-flight ledger
- * (newest row per rank, prompts routed since, true health). Opaque and immutable.
+ * (newest row per rank, prompts routed since, true health); `ledger` is `undefined` when the inner
+ * policy's own ledger is read instead (an inner `withStaleness` with the same `clientCount` and
+ * margin: one ledger, the requests tracked once). Opaque and immutable.
  *
  * @category own policies
  * @since 0.4.0
  */
 export interface KvAdmissionState<S> {
   readonly inner: S
-  readonly ledger: LedgerState
+  readonly ledger: LedgerState | undefined
+}
+
+/**
+ * A {@link withKvAdmission} policy, and where the in-flight ledger it reads is (`inflightLedger`,
+ * for a wrapper around it).
+ *
+ * @category own policies
+ * @since 0.6.0
+ */
+export interface KvAdmissionPolicy<S> extends Policy<KvAdmissionState<S>> {
+  readonly inflightLedger: LedgerHolder<KvAdmissionState<S>>
 }
 
 /**
@@ -80,6 +92,10 @@ export interface KvAdmissionState<S> {
  * pinned (`routedDpRank`) to the feasible rank with the most free KV, so the inner policy's own
  * bookkeeping follows the request (`details.kvAdmission.overridden`). When no rank can hold it
  * (or no rank reports free KV), the inner policy decides alone. A pinned request is left as it is.
+ *
+ * **One ledger**: around a policy that keeps the in-flight ledger itself (`withStaleness`, with the
+ * same `clientCount` and margin) it reads that one (its charges are the same requests, charged
+ * alike) instead of tracking every request a second time.
  *
  * **When to use**: around a policy that reads no free KV (vLLM's balancer, SGLang's methods, most
  * peer routers), so long prompts stop queueing behind a full KV pool while another rank has room.
@@ -112,10 +128,14 @@ export interface KvAdmissionState<S> {
 export const withKvAdmission = <S>(
   policy: Policy<S>,
   options: KvAdmissionOptions = {}
-): Policy<KvAdmissionState<S>> => {
+): KvAdmissionPolicy<S> => {
   const { clientCount: scale, error: optionsError } = clientsOf({ clientCount: options.clientCount })
   const margin = options.inclusionMarginSeconds ?? 0
   const usage = { poolTokens: options.poolTokens }
+  const held = (policy as { readonly inflightLedger?: LedgerHolder<S> }).inflightLedger
+  // the inner policy's ledger, when it charges the same requests alike
+  const shared = held !== undefined && held.scale === scale && held.margin === margin ? held : undefined
+  const ledgerOf = (s: KvAdmissionState<S>): LedgerState => s.ledger ?? shared!.of(s.inner)
 
   const charged = (
     s: KvAdmissionState<S>,
@@ -125,13 +145,13 @@ export const withKvAdmission = <S>(
     now: number
   ): KvAdmissionState<S> => ({
     inner,
-    ledger: chargeLedger(s.ledger, rank, chargeOf(request, now, scale))
+    ledger: s.ledger === undefined ? undefined : chargeLedger(s.ledger, rank, chargeOf(request, now, scale))
   })
   // results are built field by field: a policy's result may be a class instance with getters
   const failed = (s: KvAdmissionState<S>, out: PolicyError, restore: boolean): PolicyError => {
     const e = policyError(out.reason, out.message, out.field)
     if (out.state === undefined) return e
-    const inner = restore ? policy.setStatus(out.state as S, s.ledger.healthy) : (out.state as S)
+    const inner = restore ? policy.setStatus(out.state as S, ledgerOf(s).healthy) : (out.state as S)
     return { ...e, state: { ...s, inner } }
   }
   const routed = (
@@ -152,21 +172,22 @@ export const withKvAdmission = <S>(
     now: number
   ): RouteResult<KvAdmissionState<S>> => {
     if (optionsError !== undefined) return optionsError
+    const ledger = ledgerOf(s)
     const bad =
       checkInputLength(request.inputLength) ??
       checkNow(now) ??
       checkRequestFields(request) ??
-      checkNotInFlight(request, ledgerHolds(s.ledger, request.requestId))
+      checkNotInFlight(request, ledgerHolds(ledger, request.requestId))
     if (bad !== undefined) return bad
     const fits =
-      request.routedDpRank === undefined ? kvFeasible(s.ledger, request.inputLength, usage) : undefined
+      request.routedDpRank === undefined ? kvFeasible(ledger, request.inputLength, usage) : undefined
     if (fits === undefined) {
       const out = policy.route(s.inner, request, now)
       return out._tag === "Routed"
         ? routed(out.rank, charged(s, out.state, out.rank, request, now), out.explanation, undefined)
         : failed(s, out, false)
     }
-    const healthy = s.ledger.healthy
+    const healthy = ledger.healthy
     const out = policy.route(policy.setStatus(s.inner, fits), request, now)
     if (out._tag !== "Routed") return failed(s, out, true)
     const feasible: Array<number> = []
@@ -185,8 +206,7 @@ export const withKvAdmission = <S>(
     let best = feasible[0]!
     let bestFree = Number.NEGATIVE_INFINITY
     for (const r of feasible) {
-      const free =
-        freeKvTokensFromUsage(s.ledger.snapshots[r], usage.poolTokens)! - s.ledger.chargedTokens[r]!
+      const free = freeKvTokensFromUsage(ledger.snapshots[r], usage.poolTokens)! - ledger.chargedTokens[r]!
       if (free > bestFree) {
         best = r
         bestFree = free
@@ -203,22 +223,29 @@ export const withKvAdmission = <S>(
 
   return {
     name: options.name ?? `${policy.name}+kv-admission`,
-    init: (dpSize) => ({ inner: policy.init(dpSize), ledger: emptyLedger(dpSize) }),
+    inflightLedger: { of: ledgerOf, scale, margin },
+    init: (dpSize) => ({
+      inner: policy.init(dpSize),
+      ledger: shared === undefined ? emptyLedger(dpSize) : undefined
+    }),
     observe: (s, loads, now) =>
       Number.isFinite(now)
-        ? { inner: policy.observe(s.inner, loads, now), ledger: observeLedger(s.ledger, loads, margin, now) }
+        ? {
+            inner: policy.observe(s.inner, loads, now),
+            ledger: s.ledger === undefined ? undefined : observeLedger(s.ledger, loads, margin, now)
+          }
         : s,
     route,
     finish: (s, requestIds, now) => ({
       inner: policy.finish(s.inner, requestIds, now),
-      ledger: finishLedger(s.ledger, requestIds)
+      ledger: s.ledger === undefined ? undefined : finishLedger(s.ledger, requestIds)
     }),
     setStatus: (s, status) =>
-      checkStatus(status, s.ledger.dpSize) !== undefined
+      checkStatus(status, ledgerOf(s).dpSize) !== undefined
         ? s
         : {
             inner: policy.setStatus(s.inner, status),
-            ledger: setLedgerStatus(s.ledger, status)
+            ledger: s.ledger === undefined ? undefined : setLedgerStatus(s.ledger, status)
           }
   }
 }

@@ -6,17 +6,9 @@
  */
 
 import { clientsOf } from "../internal/clients.js"
-import {
-  checkInputLength,
-  checkNow,
-  checkRequestFields,
-  type Policy,
-  policyError,
-  type RankLoad,
-  type RouteRequest,
-  type RouteResult
-} from "../Policy.js"
+import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteResult } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
+import { checkInputLength, checkNow, checkRequestFields } from "../RequestChecks.js"
 import { checkNotInFlight } from "./internal/checkRequest.js"
 import { addInflight, emptyInflight, finishInflight, type Inflight } from "./internal/Inflight.js"
 import {
@@ -25,6 +17,7 @@ import {
   classifyLoad,
   emptyLedger,
   finishLedger,
+  type LedgerHolder,
   type LedgerState,
   ledgerHolds,
   observeLedger,
@@ -64,6 +57,17 @@ export interface StalenessState<S> {
   readonly inner: S
   readonly ledger: LedgerState
   readonly inflight: Inflight
+}
+
+/**
+ * A {@link withStaleness} policy, and where its in-flight ledger is (`inflightLedger`: a wrapper
+ * around it, `withKvAdmission`, reads the charges there instead of tracking the requests again).
+ *
+ * @category own policies
+ * @since 0.6.0
+ */
+export interface StalenessPolicy<S> extends Policy<StalenessState<S>> {
+  readonly inflightLedger: LedgerHolder<StalenessState<S>>
 }
 
 /**
@@ -159,10 +163,7 @@ const adjustedRow = (
  * @category own policies
  * @since 0.4.0
  */
-export const withStaleness = <S>(
-  policy: Policy<S>,
-  options: StalenessOptions = {}
-): Policy<StalenessState<S>> => {
+export const withStaleness = <S>(policy: Policy<S>, options: StalenessOptions = {}): StalenessPolicy<S> => {
   const { clientCount: scale, error: optionsError } = clientsOf({ clientCount: options.clientCount })
   const margin = options.inclusionMarginSeconds ?? 0
   const floorOn = options.inflightFloor ?? true
@@ -228,6 +229,7 @@ export const withStaleness = <S>(
 
   return {
     name: options.name ?? `${policy.name}+staleness`,
+    inflightLedger: { of: (s) => s.ledger, scale, margin },
     init: (dpSize) => {
       const ledger = emptyLedger(dpSize)
       return { inner: policy.init(dpSize), ledger, inflight: emptyInflight(ledger.dpSize) }

@@ -1,13 +1,15 @@
 /**
- * loadledger's own policies: `ledger-balanced` and `cache-affinity`.
+ * loadledger's own policies: each a configuration of named terms (`ownPolicyConfigs`, `policyFromConfig`).
  *
  * @since 0.1.0
  */
 
 export * from "./BootstrapRooms.js"
 export * from "./CacheAffinity.js"
+export * from "./Configs.js"
 export * from "./Entries.js"
 export * from "./LedgerBalanced.js"
+export * from "./PolicyConfig.js"
 export * from "./PowerOfChoices.js"
 export * from "./RankView.js"
 export * from "./Scored.js"
@@ -20,6 +22,7 @@ export * as Scorers from "./Scorers.js"
 export * from "./ScoreView.js"
 export * from "./StepCost.js"
 export * from "./StepTimeAware.js"
+export * from "./Terms.js"
 export * from "./UncachedTokens.js"
 export * from "./WithKvAdmission.js"
 export * from "./WithStaleness.js"

@@ -15,15 +15,9 @@
 import { floorModRoom } from "../internal/floorModRoom.js"
 import { ranksOf } from "../internal/ranksOf.js"
 import { storeSnapshots } from "../internal/snapshotStore.js"
-import {
-  checkInputLength,
-  checkRequestFields,
-  type PolicyError,
-  policyError,
-  type RankLoad,
-  type RouteRequest
-} from "../Policy.js"
+import { type PolicyError, policyError, type RankLoad, type RouteRequest } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
+import { checkInputLength, checkRequestFields } from "../RequestChecks.js"
 import * as DpBudget from "./DpBudget.js"
 
 /**

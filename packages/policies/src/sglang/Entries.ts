@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { erasePolicy as erase } from "../internal/erasePolicy.js"
-import type { PolicyEntry } from "../Registry.js"
+import type { PolicyEntry } from "../PolicyEntry.js"
 import { followBootstrapRoom, roundRobin, totalRequests, totalTokens } from "./SglangPolicies.js"
 
 /**

@@ -14,11 +14,7 @@
 import { floorModRoom } from "../internal/floorModRoom.js"
 import { storeSnapshots } from "../internal/snapshotStore.js"
 import {
-  checkInputLength,
-  checkNow,
-  checkRequestFields,
   type Explanation,
-  isTokenCount,
   type Policy,
   policyError,
   type RankLoad,
@@ -26,6 +22,7 @@ import {
   type RouteResult
 } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
+import { checkInputLength, checkNow, checkRequestFields, isTokenCount } from "../RequestChecks.js"
 import type { LoadBalanceMethod } from "./DpBudget.js"
 import * as DpBudget from "./DpBudget.js"
 import * as DpController from "./DpController.js"

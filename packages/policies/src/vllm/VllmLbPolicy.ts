@@ -10,17 +10,9 @@ import * as HashMap from "effect/HashMap"
 import { isCount } from "../internal/counts.js"
 import { packed } from "../internal/packed.js"
 import { checkClientOptions } from "../Options.js"
-import {
-  checkInputLength,
-  checkNow,
-  checkRequestFields,
-  type Explanation,
-  type Policy,
-  type PolicyError,
-  type RankLoad,
-  type RouteResult
-} from "../Policy.js"
+import type { Explanation, Policy, PolicyError, RankLoad, RouteResult } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
+import { checkInputLength, checkNow, checkRequestFields } from "../RequestChecks.js"
 import { kvGuard, skipping, snapshotAges } from "./internal/beyondUpstream.js"
 import { busiestKnown, busiestKv, withKv } from "./internal/unknownRows.js"
 import type { VllmClientOptions, VllmEngineRow, VllmLbState } from "./VllmLb.js"

@@ -6,13 +6,8 @@
 import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "../DecodeError.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
-import {
-  type DecodedMetrics,
-  type SglangRankMetrics,
-  sglangOfExposition,
-  type VllmEngineMetrics,
-  vllmOfExposition
-} from "../Metrics.js"
+import { sglangOfExposition, vllmOfExposition } from "../Metrics.js"
+import type { DecodedMetrics, SglangRankMetrics, VllmEngineMetrics } from "../MetricsRecords.js"
 import type { RankLoad } from "../RankLoad.js"
 import { latestPerEngine, readLoggerLines } from "../VllmLogger.js"
 import { type Field, type Mutable, pickNumbers, prefer } from "./ledgerRows.js"
@@ -85,6 +80,22 @@ const metricNotices = (
   label: string,
   notices: Array<LedgerNotice>
 ): void => {
+  for (const n of e.notes)
+    notices.push(
+      n.kind === "underflow"
+        ? {
+            _tag: "Underflow",
+            series: n.name,
+            line: n.line,
+            message: `${n.name} (line ${n.line}): ${n.text} is below the smallest float64 and was read as 0`
+          }
+        : {
+            _tag: "AfterEof",
+            line: n.line,
+            lines: n.lines,
+            message: `${n.lines} line(s) from line ${n.line} follow the page's # EOF: not read`
+          }
+    )
   for (const n of m.declaredWithoutSamples)
     notices.push({
       _tag: "DeclaredWithoutSamples",
@@ -118,13 +129,13 @@ export const rowsOfExposition = (
   const vllm = kind === "vllm-metrics"
   const names = vllm ? vllmNames : sglangNames
   const label = vllm ? "engine" : "dp_rank"
-  if (e.samples.length > 0 && !e.samples.some((s) => names.has(s.name))) {
-    const seen = [...new Set(e.samples.map((s) => s.name))]
+  if ((e.samples.length > 0 || e.others.size > 0) && !e.samples.some((s) => names.has(s.name))) {
+    const seen = [...new Set([...e.samples.map((s) => s.name), ...e.others.keys()])]
     return Result.fail(
       decodeError(
         "UnknownSeries",
         `no ${vllm ? "vLLM" : "SGLang"} load series in the text; series not modelled: ${seen.slice(0, 12).join(", ")}${seen.length > 12 ? `, ... (${seen.length} in all)` : ""}`,
-        { line: e.samples[0]!.line }
+        { line: Math.min(e.samples[0]?.line ?? Infinity, e.others.values().next().value?.line ?? Infinity) }
       )
     )
   }

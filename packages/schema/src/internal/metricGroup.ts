@@ -4,7 +4,7 @@
  */
 import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "../DecodeError.js"
-import type { DecodedMetrics } from "../Metrics.js"
+import type { DecodedMetrics } from "../MetricsRecords.js"
 import { familyOf, isRuntimeSeries } from "./metricNames.js"
 import { numberProblem } from "./numbers.js"
 import type { Exposition, Sample } from "./prometheus.js"
@@ -47,20 +47,19 @@ export const groupExposition = (
     string,
     { name: string; type?: string | undefined; samples: number; line: number }
   >()
+  const unmodelledSample = (name: string, line: number, samples: number, ranks: Iterable<string>) => {
+    const fam = familyOf(name, expo.declared)
+    const u = unmodelled.get(fam) ?? { name: fam, type: expo.declared.get(fam)?.type, samples: 0, line }
+    u.samples += samples
+    if (line < u.line) u.line = line
+    unmodelled.set(fam, u)
+    if (isRuntimeSeries(name)) for (const v of ranks) if (/^\d{1,9}$/.test(v)) record(Number(v))
+  }
   for (const s of expo.samples) {
     const field = names.get(s.name)
     if (field === undefined) {
-      const fam = familyOf(s.name, expo.declared)
-      const u = unmodelled.get(fam) ?? {
-        name: fam,
-        type: expo.declared.get(fam)?.type,
-        samples: 0,
-        line: s.line
-      }
-      u.samples++
-      unmodelled.set(fam, u)
       const v = s.labels[label]
-      if (isRuntimeSeries(s.name) && v !== undefined && /^\d{1,9}$/.test(v)) record(Number(v))
+      unmodelledSample(s.name, s.line, 1, v === undefined ? [] : [v])
       continue
     }
     const problem = numberProblem(s.value)
@@ -88,10 +87,17 @@ export const groupExposition = (
     firstLine.set(k, s.line)
     record(rank)[field] = s.value
   }
+  // samples the parse did not keep (not modelled): counted by name, their rank labels collected
+  for (const o of expo.others.values()) unmodelledSample(o.name, o.line, o.samples, o.ranks.get(label) ?? [])
   const sampled = new Set(expo.samples.map((s) => familyOf(s.name, expo.declared)))
+  for (const name of expo.others.keys()) sampled.add(familyOf(name, expo.declared))
   const declaredWithoutSamples = [...expo.declared.keys()]
     .filter((n) => names.has(n) && !sampled.has(n))
     .sort()
   const records = [...byRank.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => ({ ...v }))
-  return Result.succeed({ records, declaredWithoutSamples, unmodelledSeries: [...unmodelled.values()] })
+  return Result.succeed({
+    records,
+    declaredWithoutSamples,
+    unmodelledSeries: [...unmodelled.values()].sort((a, b) => a.line - b.line)
+  })
 }

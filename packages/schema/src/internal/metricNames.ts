@@ -10,6 +10,7 @@
  * `vllm:kv_cache_usage_perc`) and V0 `vllm/engine/metrics.py` (`vllm:gpu_cache_usage_perc`,
  * `vllm:cpu_cache_usage_perc`, `vllm:num_requests_swapped`).
  */
+import type { ParseOptions } from "./expfmtTypes.js"
 import { v1LoadsGauges } from "./v1LoadsKeys.js"
 import { snake } from "./wire.js"
 
@@ -49,7 +50,7 @@ export const sglangNames: ReadonlyMap<string, string> = new Map([
   ...v1LoadsGauges.map((field) => [`sglang_${snake(field)}`, field] as const)
 ])
 
-const SUFFIXES = ["_bucket", "_sum", "_count", "_total", "_created", "_info"]
+const SUFFIXES = ["_bucket", "_sum", "_count", "_total", "_created", "_info", "_gcount", "_gsum"]
 
 /** The family a sample belongs to: its declared name, or the name without a histogram/counter suffix. */
 export const familyOf = (name: string, declared: ReadonlyMap<string, unknown>): string => {
@@ -66,3 +67,19 @@ export const familyOf = (name: string, declared: ReadonlyMap<string, unknown>): 
 /** Whether a metric name belongs to an engine runtime (its per-rank label identifies a rank). */
 export const isRuntimeSeries = (name: string): boolean =>
   name.startsWith("vllm:") || name.startsWith("sglang:") || name.startsWith("sglang_")
+
+const forVllm: ParseOptions = { keep: (n) => vllmNames.has(n), rankLabels: ["engine"], ambiguous: true }
+const forSglang: ParseOptions = { keep: (n) => sglangNames.has(n), rankLabels: ["dp_rank"], ambiguous: true }
+const forEither: ParseOptions = {
+  keep: (n) => vllmNames.has(n) || sglangNames.has(n),
+  rankLabels: ["engine", "dp_rank"],
+  ambiguous: true
+}
+
+/**
+ * How the decoders parse a page of `kind` (`undefined`: either runtime, detected after): only
+ * the modelled series are materialised, the rest counted with their rank labels, and a modelled
+ * series seen twice is an `AmbiguousSeries` error.
+ */
+export const parseFor = (kind: "vllm-metrics" | "sglang-metrics" | undefined): ParseOptions =>
+  kind === "vllm-metrics" ? forVllm : kind === "sglang-metrics" ? forSglang : forEither

@@ -191,4 +191,29 @@ export class DecodeSet<R extends Decoder> {
     }
     return finished
   }
+
+  /**
+   * The members' decode step ended at `now` (`decodeStep`), and the members that reached their
+   * output target leave the set, in running (admission) order, `runSeq`: the rank only frees their
+   * KV and reports them finished. Returns them (the array is reused by the next call).
+   */
+  decodeAndRetire(
+    this: DecodeSet<R & { readonly runSeq: number }>,
+    now: number,
+    itl: CountedSamples
+  ): Array<R> {
+    const finishing = this.decodeStep(now, itl)
+    // an insertion sort by `runSeq`, in place (a few finish per step)
+    for (let i = 1; i < finishing.length; i++) {
+      const r = finishing[i]!
+      let j = i - 1
+      while (j >= 0 && finishing[j]!.runSeq > r.runSeq) {
+        finishing[j + 1] = finishing[j]!
+        j--
+      }
+      finishing[j + 1] = r
+    }
+    for (const r of finishing) this.leave(r)
+    return finishing
+  }
 }

@@ -1,11 +1,12 @@
 /**
  * The two events besides a step's end (see `loop.ts`): a request arrives (checked against the
  * KV pool and request limit, routed by its front end's policy, queued on the chosen rank), and
- * the vLLM coordinator publishes on its own cadence.
+ * the engine publishes on its own cadence (vLLM's coordinator).
  */
 import type { SimStatus } from "../Result.js"
+import type { Arrivals } from "./arrivals.js"
 import { Req } from "./req.js"
-import { clientSync, coordinatorError, progress, type Run } from "./run.js"
+import { engineFault, progress, type Run } from "./run.js"
 
 /** Request `r` arrives at `run.t`: rejected with the reason, or routed and queued. */
 export const arrive = (run: Run, r: Req): void => {
@@ -34,16 +35,15 @@ export const arrive = (run: Run, r: Req): void => {
   const target = run.ranks[rank]!
   target.routed++
   target.enqueue(r)
-  const g = run.groups[run.groupOf[rank]!]!
-  if (g.wave) g.pendingEvents.push({ ev: "client_request", rank })
+  run.engine.queued(run.groupOf[rank]!, rank)
 }
 
 /** Every request that arrives at `run.t`, in trace order; each one's record is made now. */
-export const arriveAll = (run: Run): void => {
-  const trace = run.trace
-  while (run.next < trace.length && trace[run.next]!.arrivalSeconds === run.t) {
-    const i = run.next++
-    const t = trace[i]!
+export const arriveAll = (run: Run, arrivals: Arrivals): void => {
+  while (arrivals.peek()?.arrivalSeconds === run.t) {
+    const i = arrivals.taken
+    run.next = i + 1
+    const t = arrivals.take()
     // every request draws its room, used or not, so request i's room is the i-th
     const room = run.nextRoom()
     const r = new Req(i, t, t.bootstrapRoom ?? room)
@@ -52,8 +52,5 @@ export const arriveAll = (run: Run): void => {
   }
 }
 
-/** The vLLM coordinator's publish due at `run.t`; the status to end with if it rejected a message. */
-export const publish = (run: Run): SimStatus | undefined => {
-  if (run.router.publish()) clientSync(run)
-  return coordinatorError(run)
-}
+/** The engine's publish due at `run.t` (vLLM's coordinator); the status to end with on a fault. */
+export const publish = (run: Run): SimStatus | undefined => engineFault(run, run.engine.publish(run.t))

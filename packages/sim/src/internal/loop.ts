@@ -7,32 +7,47 @@
  *    (`stepStart.ts`): its ranks form their batches, the forward may be vetoed, the step model
  *    charges the step and the group is busy until `t + stepSeconds`.
  * 2. `nextEventTime`: the next instant is the earliest of a busy group's step end, the next
- *    arrival and the vLLM coordinator's next publish. With no step and no arrival left the run
+ *    arrival and the engine's next publish (vLLM's coordinator). With no step and no arrival left the run
  *    ends (`endWithoutEvents`: a vetoed forward that can never run is NoProgress); past
  *    `maxSimulatedSeconds` it ends (`endAtTimeLimit`).
  * 3. the clock moves to that instant and one kind of event happens, in this order of precedence
  *    at equal times: the steps that end then complete, in group order (`stepEnd.ts`); else the
- *    coordinator publishes; else every request arriving then arrives, in trace order
+ *    engine publishes; else every request arriving then arrives, in trace order
  *    (`events.ts`).
  * A status other than Completed from any step ends the run with that status.
  */
-import { isTokenCount, isTokenId, type Policy, type PolicyOptions, policyError } from "@loadledger/policies"
+import type { Policy, PolicyOptions } from "@loadledger/policies"
 import type { ResolvedSimConfig } from "../Config.js"
-import { checkConfig, resolveConfig } from "../Config.js"
+import { checkConfig } from "../Config.js"
 import type { PublishRecord, SimStatus, StepRecord } from "../Result.js"
+import { MAX_SYNTHETIC_TOKEN_IDS, traceTokenIds } from "../TokenIds.js"
+import type { TraceTokenIds } from "../TokenIdsTypes.js"
 import type { TraceRequest } from "../Trace.js"
+import { Arrivals, isProblem, shapeOf, type TraceShape } from "./arrivals.js"
+import { endAtTimeLimit, endWithoutEvents } from "./ends.js"
 import { arriveAll, publish } from "./events.js"
+import { neverRoutes, withDefaultsForInvalid } from "./invalidRun.js"
 import type { Rank } from "./rank.js"
 import type { Req } from "./req.js"
-import { coordinatorError, laterOf, newRun, noProgress, type Run } from "./run.js"
+import { engineFault, laterOf, newRun, type Run } from "./run.js"
 import type { CountedSamples, LatencySummary } from "./stats.js"
 import { completeStep } from "./stepEnd.js"
 import { startStep } from "./stepStart.js"
+import { tokenIdsTally } from "./tokenTally.js"
 
 export interface RawRun {
   readonly status: SimStatus
-  /** The trace the run was built from: none of one that cannot run (an InvalidConfig naming it). */
-  readonly trace: ReadonlyArray<TraceRequest>
+  /** The trace's request count, first and last arrival (0 for a trace that cannot run). */
+  readonly count: number
+  readonly firstArrivalSeconds: number
+  readonly lastArrivalSeconds: number
+  /** Where the requests' token ids come from (`traceTokenIds`). */
+  readonly tokenIds: TraceTokenIds
+  /**
+   * The requests by trace index when they are at hand: an array trace, or a streamed one with
+   * `recordRequests` (none of a trace that cannot run).
+   */
+  readonly rows: ReadonlyArray<TraceRequest> | undefined
   /** Every request's record by trace index (`recordRequests`; undefined: it never arrived). */
   readonly kept: ReadonlyArray<Req | undefined> | undefined
   readonly ranks: ReadonlyArray<Rank>
@@ -80,48 +95,8 @@ const nextStepEnd = (run: Run): number => {
 }
 
 /** The next arrival's time (infinite when every request has arrived). */
-const nextArrival = (run: Run): number =>
-  run.next < run.trace.length ? run.trace[run.next]!.arrivalSeconds : Number.POSITIVE_INFINITY
-
-/**
- * No step in flight and no arrival left: the run is over. Coordinator publishes (heartbeats
- * included) matter only while something is left to happen. A vetoed forward with no event left
- * to fill its empty ranks never runs: NoProgress, naming them.
- */
-const endWithoutEvents = (run: Run): SimStatus | undefined => {
-  for (const g of run.groups)
-    if (!Number.isNaN(g.vetoSince) && g.ranks.some((r) => r.hasWork)) {
-      const empty = g.ranks.filter((r) => !r.formed || r.batchTokens === 0)
-      const waiting = g.ranks.filter((r) => r.hasWork && !empty.includes(r)).map((r) => r.id)
-      const status = noProgress(
-        run,
-        g.ranks.filter((r) => r.hasWork).map((r) => r.id),
-        empty.map((r) => ({ rank: r.id, cause: r.hasWork ? r.blockedReason() : "no request to run" })),
-        ` (without dummy batches the forward of ranks ${waiting.join(",")} waits for the empty ranks, and no request is left to arrive)`
-      )
-      run.forwardStallSeconds += run.t - g.vetoSince
-      g.vetoSince = Number.NaN
-      return status
-    }
-  return undefined
-}
-
-/**
- * The next event is past `maxSimulatedSeconds`. Only a limit that leaves requests unfinished is
- * a TimeLimit (trailing wave dummy steps or coordinator publishes after the last request are
- * not); a vetoed forward's wait counts up to the end.
- */
-const endAtTimeLimit = (run: Run): SimStatus | undefined => {
-  const c = run.c
-  let status: SimStatus | undefined
-  if (run.next < run.trace.length || run.ranks.some((r) => r.hasWork)) {
-    status = { _tag: "TimeLimit", atSeconds: c.maxSimulatedSeconds }
-    run.t = c.maxSimulatedSeconds
-  }
-  for (const g of run.groups)
-    if (!Number.isNaN(g.vetoSince)) run.forwardStallSeconds += Math.max(0, run.t - g.vetoSince)
-  return status
-}
+const nextArrival = (arrivals: Arrivals): number =>
+  arrivals.peek()?.arrivalSeconds ?? Number.POSITIVE_INFINITY
 
 /** Step 3, a step end: every group whose step ends now completes it, in group order. */
 const completeSteps = (run: Run): SimStatus | undefined => {
@@ -135,17 +110,24 @@ const completeSteps = (run: Run): SimStatus | undefined => {
 }
 
 /** Steps 1-3 until the run ends; its status (Completed when every event has happened). */
-const runEvents = (run: Run): SimStatus => {
+/** `runEvents` stopped where the next arrival is not read yet (an async trace's buffer is empty). */
+export const NEED_INPUT = "NeedInput" as const
+
+const runEvents = (run: Run, arrivals: Arrivals): SimStatus | typeof NEED_INPUT => {
   for (;;) {
+    // at the top of a round only, so a resumed run goes on exactly where it stopped
+    if (arrivals.blocked()) return NEED_INPUT
     const started = startIdleGroups(run)
     if (started) return started
     const tStep = nextStepEnd(run)
-    const tArr = nextArrival(run)
+    const tArr = nextArrival(arrivals)
+    // a streamed request the simulator cannot run, or a stream longer than its stated count
+    if (arrivals.problem) return { _tag: "InvalidConfig", ...arrivals.problem }
     if (tStep === Number.POSITIVE_INFINITY && tArr === Number.POSITIVE_INFINITY)
       return endWithoutEvents(run) ?? { _tag: "Completed" }
-    const tPub = run.router.nextPublish
+    const tPub = run.engine.nextPublishSeconds
     const tNext = Math.min(tStep, tArr, tPub)
-    if (tNext > run.c.maxSimulatedSeconds) return endAtTimeLimit(run) ?? { _tag: "Completed" }
+    if (tNext > run.c.maxSimulatedSeconds) return endAtTimeLimit(run, arrivals) ?? { _tag: "Completed" }
     run.t = tNext
     if (tStep === tNext) {
       const s = completeSteps(run)
@@ -159,102 +141,106 @@ const runEvents = (run: Run): SimStatus => {
     } else if (tPub === tNext) {
       const s = publish(run)
       if (s) return s
-    } else arriveAll(run)
+    } else arriveAll(run, arrivals)
   }
 }
 
-/**
- * `c` with each field `checkConfig` refuses replaced by its default (`dpSize` 1, a constant step
- * model), so an `InvalidConfig` result is built from a run that never started, not from a throw.
- */
-const withDefaultsForInvalid = (c: ResolvedSimConfig): ResolvedSimConfig => {
-  const defaults = resolveConfig({
-    dpSize: 1,
-    stepModel: () => ({ stepSeconds: 0, tokenImbalanceRatio: 1, ranks: [] })
-  })
-  let safe = c
-  // every default passes the check: one pass per bad field (bounded all the same)
-  for (let i = 0, p = checkConfig(safe); p !== undefined && i < 64; i++, p = checkConfig(safe))
-    safe = { ...safe, [p.field]: defaults[p.field as keyof ResolvedSimConfig] }
-  return safe
-}
+/** What `newRun` reads of a streamed trace: its length and last arrival (it holds no request). */
+const shapeOnly = (shape: TraceShape): ReadonlyArray<TraceRequest> =>
+  ({
+    length: shape.count,
+    [shape.count - 1]: { arrivalSeconds: shape.lastArrivalSeconds }
+  }) as unknown as ReadonlyArray<TraceRequest>
 
-/** Trace row `i`'s field `f` breaks `rule`. */
-const badField = (i: number, f: string, rule: string, v: unknown) => ({
-  field: `trace[${i}].${f}`,
-  message: `trace[${i}].${f} must be ${rule}, got ${String(v)}`
-})
+const NO_TRACE: TraceShape = { count: 0, lastArrivalSeconds: 0 }
 
 /**
- * The first request of `trace` the simulator cannot run, named by its index and field: an arrival
- * that is not a finite number >= 0 (NaN spun forever, Infinity held every other request back), a
- * prompt that is not an integer >= 1 (0 ended in a contradictory NoProgress), an output that is not
- * an integer >= 0, a `requestId` that is not a string, `tokenIds` that are not an array of at most
- * `inputLength` token ids (`isTokenId`). `parseTrace` gives only valid requests; this guards traces
- * built by hand.
+ * A run that may wait for its input: `resume` runs events until the run ends (its status) or the
+ * next arrival is not read yet (`NEED_INPUT`: read more, then resume); `end` summarises it.
  */
-const checkTrace = (
-  trace: ReadonlyArray<TraceRequest>
-): { readonly field: string; readonly message: string } | undefined => {
-  if (!Array.isArray(trace)) return { field: "trace", message: "trace must be an array of requests" }
-  for (let i = 0; i < trace.length; i++) {
-    const r = trace[i] as TraceRequest | undefined
-    // the field's name is built only for a bad request (one string per request was a tenth of a
-    // large replay's allocation)
-    if (typeof r !== "object" || r === null)
-      return { field: `trace[${i}]`, message: `trace[${i}] must be a request object` }
-    if (typeof r.requestId !== "string") return badField(i, "requestId", "a string", r.requestId)
-    if (!(Number.isFinite(r.arrivalSeconds) && r.arrivalSeconds >= 0))
-      return badField(i, "arrivalSeconds", "a finite number >= 0", r.arrivalSeconds)
-    if (!(isTokenCount(r.inputLength) && r.inputLength >= 1))
-      return badField(i, "inputLength", "an integer >= 1", r.inputLength)
-    if (!isTokenCount(r.outputLength)) return badField(i, "outputLength", "an integer >= 0", r.outputLength)
-    const ids = r.tokenIds
-    if (ids !== undefined && !(Array.isArray(ids) && ids.length <= r.inputLength && ids.every(isTokenId)))
-      return {
-        field: `trace[${i}].tokenIds`,
-        message: `trace[${i}].tokenIds must be absent or at most inputLength token ids (integers 0..4294967295)`
-      }
-  }
-  return undefined
+export interface Loop {
+  readonly arrivals: Arrivals
+  readonly resume: () => SimStatus | typeof NEED_INPUT
+  readonly end: (status: SimStatus) => RawRun
 }
 
-/** A policy that is never asked to route: what a run that does not start is built with. */
-const neverRoutes: Policy<null> = {
-  name: "none",
-  init: () => null,
-  observe: (s) => s,
-  route: () => policyError("NoRanks", "the run did not start"),
-  finish: (s) => s,
-  setStatus: (s) => s
-}
-
+/** `openLoop` run to its end at once (a trace read synchronously never waits). */
 export const runLoop = (
   c: ResolvedSimConfig,
-  trace: ReadonlyArray<TraceRequest>,
+  trace: Iterable<TraceRequest>,
   make: (o: PolicyOptions) => Policy<unknown>,
   onProgress?: (done: number, total: number) => void
 ): RawRun => {
+  const loop = openLoop(c, trace, make, onProgress)
+  const s = loop.resume()
+  return loop.end(s === NEED_INPUT ? { _tag: "Completed" } : s)
+}
+
+export const openLoop = (
+  c: ResolvedSimConfig,
+  trace: Iterable<TraceRequest>,
+  make: (o: PolicyOptions) => Policy<unknown>,
+  onProgress?: (done: number, total: number) => void
+): Loop => {
   // a policy without `make` (e.g. a made policy where its registry entry belongs) names `policy`
-  const invalid =
+  const badConfig =
     typeof make === "function"
-      ? (checkConfig(c) ?? checkTrace(trace))
+      ? checkConfig(c)
       : {
           field: "policy",
           message: "policy must be { name, make(options) }, e.g. a registry entry from findPolicy(name)"
         }
+  const isArray = Array.isArray(trace)
+  // a bad config: an array trace is not checked (its requests are counted), a stream not read
+  const found = badConfig ? NO_TRACE : shapeOf(trace)
+  const invalid = badConfig ?? (isProblem(found) ? found : undefined)
   // a trace that cannot run is not built into requests either
-  const ran = invalid?.field.startsWith("trace") ? [] : trace
+  const shape = isProblem(found)
+    ? NO_TRACE
+    : badConfig && isArray
+      ? { count: trace.length, lastArrivalSeconds: trace.at(-1)?.arrivalSeconds ?? 0 }
+      : found
+  const ran: ReadonlyArray<TraceRequest> = isArray ? (isProblem(found) ? [] : trace) : shapeOnly(shape)
+  const arrivals = new Arrivals(
+    isArray ? ran : invalid ? [] : trace,
+    !isArray,
+    invalid ? NO_TRACE : shape,
+    !isArray && c.recordRequests === true ? [] : undefined
+  )
   const run = newRun(
     invalid ? withDefaultsForInvalid(c) : c,
     ran,
     typeof make === "function" ? make : () => neverRoutes as Policy<unknown>,
     onProgress
   )
-  const status: SimStatus = invalid
+  const first: SimStatus | undefined = invalid
     ? { _tag: "InvalidConfig", ...invalid }
-    : (coordinatorError(run) ?? runEvents(run))
-  onProgress?.(run.done, run.trace.length)
+    : engineFault(run, run.engine.fault)
+  return {
+    arrivals,
+    resume: () => first ?? runEvents(run, arrivals),
+    end: (s) => endLoop(run, arrivals, s, shape, isArray, invalid !== undefined, ran)
+  }
+}
+
+const endLoop = (
+  run: Run,
+  arrivals: Arrivals,
+  s: SimStatus,
+  shape: TraceShape,
+  isArray: boolean,
+  invalid: boolean,
+  ran: ReadonlyArray<TraceRequest>
+): RawRun => {
+  const onProgress = run.onProgress
+  let status = s
+  // a stream left unread (a run that stopped early) is read to its end: its token ids' tally
+  if (!isArray && !invalid) {
+    arrivals.drain()
+    if (arrivals.problem && status._tag !== "InvalidConfig")
+      status = { _tag: "InvalidConfig", ...arrivals.problem }
+  }
+  onProgress?.(run.done, shape.count)
   for (const r of run.ranks) r.settle()
   // what is still on the ranks: unfinished (stalled when its rank is stuck), maybe scheduled
   const stuck = new Set(
@@ -273,7 +259,17 @@ export const runLoop = (
     })
   return {
     status,
-    trace: ran,
+    count: shape.count,
+    firstArrivalSeconds: isArray
+      ? (ran[0]?.arrivalSeconds ?? 0)
+      : Number.isNaN(arrivals.firstArrivalSeconds)
+        ? 0
+        : arrivals.firstArrivalSeconds,
+    lastArrivalSeconds: shape.count > 0 ? shape.lastArrivalSeconds : 0,
+    tokenIds: isArray
+      ? traceTokenIds(ran)
+      : tokenIdsTally(arrivals.fromTrace, arrivals.blockHashes, shape.count, MAX_SYNTHETIC_TOKEN_IDS),
+    rows: isArray ? ran : arrivals.rows,
     kept: run.kept,
     ranks: run.ranks,
     itl: run.itl,
@@ -296,6 +292,6 @@ export const runLoop = (
     sampleSeconds: run.sampleSeconds,
     samplePerRank: run.samplePerRank,
     stepLog: run.stepLog,
-    publishLog: run.router.publishLog
+    publishLog: run.engine.publishLog
   }
 }

@@ -6,25 +6,27 @@
  */
 import { type Policy, type PolicyOptions, stepCostFrom } from "@loadledger/policies"
 import type { ResolvedSimConfig } from "../Config.js"
+import type { EngineFault, EngineRun } from "../engines/Engine.js"
+import { findEngine } from "../engines/index.js"
 import type { SimStatus, StepRecord } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
 import type { RankWork } from "../StepModel.js"
 import type { TraceRequest } from "../Trace.js"
-import { vllmWaveInit } from "../vllm/VllmWave.js"
-import type { VllmWaveEvent } from "../vllm/VllmWaveTypes.js"
-import { type Hooks, Rank } from "./rank.js"
+import { pooledRules } from "./pooled.js"
+import { type Hooks, Rank, type RankParams } from "./rank.js"
 import type { Req } from "./req.js"
 import { roomStream } from "./rng.js"
 import { Router } from "./router.js"
 import { SloCount } from "./sloCount.js"
 import { CountedSamples, LatencySamples } from "./stats.js"
-import { newOut, thaw, type WaveOut, type WaveWork } from "./waveMachine.js"
 
 /** A step model's input row, reused across steps (the step model reads it and keeps nothing). */
 export type MutableWork = { -readonly [K in keyof RankWork]: RankWork[K] }
 
 /** Ranks that step together: all of them under `lockstep`, else each rank alone. */
 export interface Group {
+  /** The group's index in `Run.groups` (how the engine names it). */
+  readonly index: number
   readonly ranks: ReadonlyArray<Rank>
   /** One work row per rank of the group, reused every step. */
   readonly works: ReadonlyArray<MutableWork>
@@ -32,18 +34,6 @@ export interface Group {
   startSeconds: number
   stepSeconds: number
   endSeconds: number
-  /** The vLLM wave model's working copy (vLLM lockstep groups of more than one rank). */
-  readonly wave: WaveWork | undefined
-  /** What the wave model's last step did (reused). */
-  readonly waveOut: WaveOut
-  /** Per rank: ran real tokens in the step / holds requests after it (the wave model's inputs, reused). */
-  readonly executed: Array<boolean>
-  readonly unfinished: Array<boolean>
-  /** Wave events since the step in flight started, and those of the step in flight. */
-  pendingEvents: Array<VllmWaveEvent>
-  stepEvents: Array<VllmWaveEvent>
-  /** Steps since the group last went idle (the prefill cadence counter of non-wave groups). */
-  cadenceStep: number
   /** When the current forward veto began (NaN: not vetoed). */
   vetoSince: number
 }
@@ -73,6 +63,8 @@ export interface Run {
   /** The group of each rank. */
   readonly groupOf: ReadonlyArray<number>
   readonly router: Router
+  /** The engine's side of the run: its group protocol and load path (`engines/<name>/`). */
+  readonly engine: EngineRun
   readonly itl: CountedSamples
   readonly hooks: Hooks
   /** Per-request SLO judgement (with `c.slo`). */
@@ -99,12 +91,6 @@ export interface Run {
   rankSteps: number
 }
 
-/** A fresh wave model for a lockstep group of `n` ranks, as a working copy. */
-const waveWork = (n: number, profile: ResolvedSimConfig["vllmWaveProfile"]): WaveWork => {
-  const s = vllmWaveInit(n, profile)
-  return thaw(s.profile, s.ranks, s.coord, s.client)
-}
-
 const newWork = (): MutableWork => ({
   attentionPairs: 0,
   tokens: 0,
@@ -124,22 +110,19 @@ export const newRun = (
   onProgress: ((done: number, total: number) => void) | undefined
 ): Run => {
   const n = c.dpSize
-  const ranks = Array.from({ length: n }, (_, i) => new Rank(i, c))
-  const groups: Array<Group> = (c.lockstep ? [ranks] : ranks.map((r) => [r])).map((rs) => ({
+  // a config that names no registered engine is refused before it gets here
+  const model = findEngine(c.engine)!
+  // the balance bound's pooled rank (`Bound.ts`) fills its batches its own way
+  const rules = (c as RankParams).pooledChunkTokens === undefined ? model.rank : pooledRules(model.rank)
+  const ranks = Array.from({ length: n }, (_, i) => new Rank(i, c, rules))
+  const groups: Array<Group> = (c.lockstep ? [ranks] : ranks.map((r) => [r])).map((rs, index) => ({
+    index,
     ranks: rs,
     works: rs.map(newWork),
     busy: false,
     startSeconds: 0,
     stepSeconds: 0,
     endSeconds: 0,
-    wave:
-      c.engine === "vllm" && c.lockstep && rs.length > 1 ? waveWork(rs.length, c.vllmWaveProfile) : undefined,
-    waveOut: newOut(),
-    executed: rs.map(() => false),
-    unfinished: rs.map(() => false),
-    pendingEvents: [],
-    stepEvents: [],
-    cadenceStep: 0,
     vetoSince: Number.NaN
   }))
   // the engines' running-request cap and step cost, as a router's operator configures them (the
@@ -150,17 +133,11 @@ export const newRun = (
   )
   const router = new Router(
     (o) => make({ ...o, maxRunningRequests: c.maxRunningRequests, stepCost }),
-    c.engine,
     n,
     c.frontEnds,
-    c.seed,
-    c.coordinatorIntervalSeconds,
-    // vLLM coordinates waves for MoE (lockstep) DP
-    groups.some((g) => g.wave !== undefined),
-    c.kvPoolTokens,
-    c.recordPublishes,
-    c.coordinatorRows
+    c.seed
   )
+  const engine = model.start({ config: c, groups: groups.map((g) => g.ranks), observe: router.observe })
   const span = trace.length > 0 ? trace[trace.length - 1]!.arrivalSeconds : 0
   const run: Run = {
     c,
@@ -177,6 +154,7 @@ export const newRun = (
     groups,
     groupOf: ranks.map((_, i) => (c.lockstep ? 0 : i)),
     router,
+    engine,
     itl: new CountedSamples(),
     hooks: {
       onFinish: (r: Req, now: number) => {
@@ -228,23 +206,9 @@ export const progress = (run: Run, r: Req): void => {
   if (run.onProgress && run.done % run.progressEvery === 0) run.onProgress(run.done, run.trace.length)
 }
 
-const clientSyncEvent: VllmWaveEvent = { ev: "client_sync" }
-
-/** The front ends got a coordinator publish: the wave model's client takes on its wave view. */
-export const clientSync = (run: Run): void => {
-  for (const g of run.groups) if (g.wave) g.pendingEvents.push(clientSyncEvent)
-}
-
-/** The status to end with when the vLLM coordinator rejected a message (a simulator bug). */
-export const coordinatorError = (run: Run): SimStatus | undefined =>
-  run.router.error === undefined
-    ? undefined
-    : {
-        _tag: "NoProgress",
-        atSeconds: run.t,
-        ranks: [],
-        message: `vLLM coordinator rejected a message at t=${run.t}s: ${run.router.error.message}`
-      }
+/** The status to end with when the engine reports a fault (a bad protocol message: a simulator bug). */
+export const engineFault = (run: Run, f: EngineFault | undefined): SimStatus | undefined =>
+  f === undefined ? undefined : { _tag: "NoProgress", atSeconds: run.t, ranks: f.ranks, message: f.message }
 
 /** NoProgress: `held` ranks hold requests that cannot run; `causes` names each empty rank and why. */
 export const noProgress = (

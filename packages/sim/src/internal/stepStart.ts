@@ -5,11 +5,9 @@
  */
 import type { SimStatus } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
-import { emptyList } from "./lists.js"
+import { formBatch } from "./rankBatch.js"
+import { blockedReason } from "./rankBlocked.js"
 import { type Group, noProgress, type Run } from "./run.js"
-
-/** The group's step counter for the prefill cadence (vLLM's `step_counter`, reset per wave). */
-const cadenceCounter = (g: Group): number => (g.wave ? g.wave.ranks[0]!.step : g.cadenceStep)
 
 /** Whether any rank of the group holds a request. */
 const holdsWork = (g: Group): boolean => {
@@ -39,7 +37,7 @@ const formBatches = (
       const r = g.ranks[i]!
       const w = ws[i]!
       // a batch formed for a vetoed forward is kept (its KV is allocated) until the step runs
-      const tokens = veto && r.formed && r.batchTokens > 0 ? r.batchTokens : r.form(run.t, throttle)
+      const tokens = veto && r.formed && r.batchTokens > 0 ? r.batchTokens : formBatch(r, run.t, throttle)
       total += tokens
       w.attentionPairs = r.attentionPairs
       w.tokens = tokens
@@ -60,7 +58,7 @@ const formBatches = (
         run,
         // without dummy batches every rank holding requests waits for the stuck ones
         (veto ? g.ranks.filter((r) => r.hasWork) : stuck).map((r) => r.id),
-        stuck.map((r) => ({ rank: r.id, cause: r.blockedReason() })),
+        stuck.map((r) => ({ rank: r.id, cause: blockedReason(r) })),
         ` (an empty batch in ${c.stallSteps} consecutive step attempts${veto ? ", and without dummy batches no rank's forward runs" : ""})`
       )
     }
@@ -115,12 +113,7 @@ const chargeStep = (run: Run, g: Group, total: number): SimStatus | undefined =>
     run.imbalanceCounts[b]!++
   }
   g.busy = true
-  g.cadenceStep++
-  // the two event lists swap (the wave model reads a step's list and keeps none of it)
-  const spent = g.stepEvents
-  emptyList(spent)
-  g.stepEvents = g.pendingEvents
-  g.pendingEvents = spent
+  run.engine.stepStarted(g.index)
   g.startSeconds = t
   g.stepSeconds = cost.stepSeconds
   g.endSeconds = t + cost.stepSeconds
@@ -128,8 +121,9 @@ const chargeStep = (run: Run, g: Group, total: number): SimStatus | undefined =>
 }
 
 /**
- * Try to start a step of an idle group at `run.t`: a group with no request waits (a running vLLM
- * wave with dummy batches keeps stepping until a finish-sync step finds every rank done); else
+ * Try to start a step of an idle group at `run.t`: a group with no request waits (unless its engine
+ * keeps it stepping: a running vLLM wave with dummy batches, until a finish-sync step finds every
+ * rank done); else
  * the ranks form their batches, and the step starts unless the forward is vetoed (without dummy
  * batches a lockstep group runs only when every rank has tokens: the formed batches then wait
  * for the next event) or the run ends (stuck ranks, a fault, a bad step model).
@@ -137,12 +131,12 @@ const chargeStep = (run: Run, g: Group, total: number): SimStatus | undefined =>
 export const startStep = (run: Run, g: Group): SimStatus | undefined => {
   const c = run.c
   const work = holdsWork(g)
-  if (!work && !(c.dummyBatches && g.wave?.ranks.some((r) => r.running))) {
-    g.cadenceStep = 0
+  if (!work && !(c.dummyBatches && run.engine.keepsStepping(g.index))) {
+    run.engine.idle(g.index)
     return undefined
   }
   const veto = !c.dummyBatches && c.lockstep && g.ranks.length > 1
-  const throttle = c.prefillIntervalSteps > 1 && cadenceCounter(g) % c.prefillIntervalSteps !== 0
+  const throttle = run.engine.throttlePrefills(g.index)
   const total = formBatches(run, g, veto, throttle, work)
   if (typeof total !== "number") return total
   if (veto && g.works.some((w) => w.tokens === 0)) {

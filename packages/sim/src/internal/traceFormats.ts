@@ -8,7 +8,7 @@
 import { isTokenCount, isTokenId } from "@loadledger/policies"
 import { parse } from "csv-parse/sync"
 import { Heap } from "heap-js"
-import type { TraceError, TraceRequest } from "../Trace.js"
+import type { TraceError, TraceRequest } from "../TraceRecord.js"
 
 export const traceError = (message: string, line?: number, field?: string): TraceError => ({
   _tag: "TraceError",
@@ -28,7 +28,7 @@ const secondsFromText = (s: string | undefined): number | undefined => {
 }
 
 /** A request as a reader makes it; `Kept` numbers it (`requestId`: its row index in the file). */
-type Row = Omit<TraceRequest, "requestId">
+export type Row = Omit<TraceRequest, "requestId">
 
 /** (arrival, row index): later first, so a max-heap's top is the latest row kept. */
 type Numbered = { readonly request: TraceRequest; readonly index: number }
@@ -46,7 +46,8 @@ export class Kept {
   private rowsRead = 0
   constructor(private readonly limit: number = Number.POSITIVE_INFINITY) {}
 
-  add(row: Row): void {
+  /** Row `row`, read from line `line` of the file (the streaming reader checks its order). */
+  add(row: Row, _line: number): void {
     const index = this.rowsRead++
     const n: Numbered = { request: { requestId: String(index), ...row }, index }
     if (this.limit === Number.POSITIVE_INFINITY) {
@@ -120,16 +121,19 @@ export const readJsonl = (text: string, generic: boolean, keep: Kept): TraceErro
     const tokenIds = generic ? o["token_ids"] : undefined
     const badIds = checkTokenIds(line, tokenIds, o["input_length"] as number)
     if (badIds) return badIds
-    keep.add({
-      arrivalSeconds: generic ? t : t / 1000,
-      inputLength: o["input_length"] as number,
-      outputLength: o["output_length"] as number,
-      hashIds: h as ReadonlyArray<number> | undefined,
-      dpRank: dpRank as number | undefined,
-      bootstrapRoom: room === undefined ? undefined : String(room),
-      sessionId: session === undefined ? undefined : String(session),
-      ...(tokenIds === undefined ? {} : { tokenIds: tokenIds as ReadonlyArray<number> })
-    })
+    keep.add(
+      {
+        arrivalSeconds: generic ? t : t / 1000,
+        inputLength: o["input_length"] as number,
+        outputLength: o["output_length"] as number,
+        hashIds: h as ReadonlyArray<number> | undefined,
+        dpRank: dpRank as number | undefined,
+        bootstrapRoom: room === undefined ? undefined : String(room),
+        sessionId: session === undefined ? undefined : String(session),
+        ...(tokenIds === undefined ? {} : { tokenIds: tokenIds as ReadonlyArray<number> })
+      },
+      line
+    )
   }
   return undefined
 }
@@ -205,7 +209,7 @@ export const readAzure = (text: string, keep: Kept): TraceError | undefined =>
     const output = intFromText(row["GeneratedTokens"] ?? "")
     const bad = checkLengths(line, input, output, "ContextTokens", "GeneratedTokens")
     if (bad) return bad
-    keep.add({ arrivalSeconds: t, inputLength: input!, outputLength: output! })
+    keep.add({ arrivalSeconds: t, inputLength: input!, outputLength: output! }, line)
     return undefined
   })
 
@@ -230,12 +234,15 @@ export const readBurstGpt = (text: string, keep: Kept): TraceError | undefined =
     const bad = checkLengths(line, input, output, "Request tokens", "Response tokens")
     if (bad) return bad
     const session = row["SessionID"]?.trim()
-    keep.add({
-      arrivalSeconds: t,
-      inputLength: input!,
-      outputLength: output!,
-      ...(session ? { sessionId: session } : {})
-    })
+    keep.add(
+      {
+        arrivalSeconds: t,
+        inputLength: input!,
+        outputLength: output!,
+        ...(session ? { sessionId: session } : {})
+      },
+      line
+    )
     return undefined
   })
 
@@ -264,15 +271,18 @@ export const readGenericCsv = (text: string, keep: Kept): TraceError | undefined
       : undefined
     const badIds = checkTokenIds(line, tokenIds, input!)
     if (badIds) return badIds
-    keep.add({
-      arrivalSeconds: t,
-      inputLength: input!,
-      outputLength: output!,
-      hashIds,
-      dpRank,
-      bootstrapRoom: room ? room : undefined,
-      sessionId: session ? session : undefined,
-      ...(tokenIds === undefined ? {} : { tokenIds })
-    })
+    keep.add(
+      {
+        arrivalSeconds: t,
+        inputLength: input!,
+        outputLength: output!,
+        hashIds,
+        dpRank,
+        bootstrapRoom: room ? room : undefined,
+        sessionId: session ? session : undefined,
+        ...(tokenIds === undefined ? {} : { tokenIds })
+      },
+      line
+    )
     return undefined
   })

@@ -5,7 +5,7 @@
  */
 import type { Policy, RankLoad, RouteRequest } from "@loadledger/policies"
 import fc from "fast-check"
-import type { AffinityBurst, KvCase, TieRounds } from "../FairnessLaws.js"
+import type { AffinityBurst, KvCase, TieRounds } from "../LawTypes.js"
 
 /** The time of the first snapshot of every fairness case. @internal */
 export const t0 = 10

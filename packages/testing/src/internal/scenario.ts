@@ -5,7 +5,7 @@
  */
 import type { Policy, RankLoad, RouteRequest, RouteResult } from "@loadledger/policies"
 import fc from "fast-check"
-import type { LoadField, PolicyArbitraries, PolicyScenario } from "../PolicyLaws.js"
+import type { LoadField, PolicyArbitraries, PolicyScenario } from "../LawTypes.js"
 
 /** The load fields the unknown law can hide. @internal */
 export const loadFields: ReadonlyArray<LoadField> = [

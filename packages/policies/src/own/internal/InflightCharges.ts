@@ -181,9 +181,6 @@ export const classifyLoad = (l: RankLoad, dpSize: number): "invalid" | "unknown"
   return kv === undefined || (Number.isFinite(kv) && kv >= 0 && kv <= 1) ? "known" : "invalid"
 }
 
-/** True when a snapshot row is usable as a known load (see {@link classifyLoad}). @internal */
-export const validLoad = (l: RankLoad, dpSize: number): boolean => classifyLoad(l, dpSize) === "known"
-
 /**
  * Fold snapshots in. A row older than the one held is ignored (never an overwrite with older data);
  * a row is applied when its timestamp is equal or newer. Charges routed strictly before
@@ -406,4 +403,16 @@ export const chargeLedgerMany = (state: LedgerState, items: ReadonlyArray<Held>)
     owner = setTrie(owner, charge.requestId, rank)
   }
   return withCharges(state, charges, chargedRequests, chargedTokens, owner, live)
+}
+
+/**
+ * What a policy that keeps an in-flight ledger says about it, so a wrapper around it reads that
+ * ledger instead of keeping a second copy of the same charges (`withKvAdmission` around
+ * `withStaleness`): where it is in the state, and the charge scale and inclusion margin it keeps
+ * it with (a wrapper shares it only when its own are the same). @internal
+ */
+export interface LedgerHolder<S> {
+  readonly of: (state: S) => LedgerState
+  readonly scale: number
+  readonly margin: number
 }

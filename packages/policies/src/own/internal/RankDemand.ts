@@ -96,3 +96,29 @@ export const rankDemand = (
   }
   return { queued, context, freeKv, pool: pools, maxPool }
 }
+
+/**
+ * `demand` with the queue of each rank whose row counts waiting requests but no tokens (vLLM's
+ * coordinator publishes `[waiting, running, KV usage]`) taken as its waiting requests x `meanPrompt`
+ * uncached tokens (the mean of the requests this front end routed), where that is more.
+ * @internal
+ */
+export const withWaitingEstimate = (
+  demand: RankDemand,
+  rows: ReadonlyArray<RankLoad | undefined>,
+  meanPrompt: number
+): RankDemand => {
+  if (!(meanPrompt > 0)) return demand
+  let queued: Array<number> | undefined
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]
+    if (row === undefined || row.unknown !== undefined || malformedRow(row)) continue
+    if (isCount(row.numTotalTokens) || isCount(row.numWaitingUncachedTokens) || !isCount(row.numWaitingReqs))
+      continue
+    const estimate = row.numWaitingReqs * meanPrompt
+    if (estimate <= demand.queued[r]!) continue
+    queued ??= demand.queued.slice()
+    queued[r] = estimate
+  }
+  return queued === undefined ? demand : { ...demand, queued }
+}

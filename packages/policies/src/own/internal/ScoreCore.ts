@@ -9,6 +9,7 @@
  * @internal
  */
 import { clientsOf } from "../../internal/clients.js"
+import { doubles } from "../../internal/packed.js"
 import { type PolicyError, policyError, type RouteRequest } from "../../Policy.js"
 import type { ScoredOptions } from "../Scored.js"
 import type { Normalisation, Scorer, ScoreView, WeightedScorer } from "../ScoreView.js"
@@ -38,7 +39,10 @@ export const maxWaitingUncached = (ledger: LedgerState): number => {
 /** A {@link ScoreView} over the in-flight ledger (and a lazy ledger's log, when given). @internal */
 export class LedgerScoreView implements ScoreView {
   readonly dpSize: number
-  private cache: ViewCache | undefined
+  // the two maxima over every rank, each computed on first use (or given: power of d keeps them)
+  private kvDone = false
+  private maxKv: number | undefined = undefined
+  private maxUncached = -1
   private matched: Array<number> | undefined
   constructor(
     private readonly ledger: LedgerState,
@@ -53,11 +57,11 @@ export class LedgerScoreView implements ScoreView {
     cache: ViewCache | undefined
   ) {
     this.dpSize = ledger.dpSize
-    this.cache = cache
-  }
-  private cached(): ViewCache {
-    this.cache ??= { maxKv: maxKnownKv(this.ledger), maxUncached: maxWaitingUncached(this.ledger) }
-    return this.cache
+    if (cache !== undefined) {
+      this.kvDone = true
+      this.maxKv = cache.maxKv
+      this.maxUncached = cache.maxUncached
+    }
   }
   chargedRequests(r: number): number {
     return this.lazy === undefined ? this.ledger.chargedRequests[r]! : lazyChargedRequests(this.lazy, r)
@@ -111,7 +115,11 @@ export class LedgerScoreView implements ScoreView {
     return Number.isNaN(kv) ? undefined : kv
   }
   maxKvCacheUsage(): number | undefined {
-    return this.cached().maxKv
+    if (!this.kvDone) {
+      this.maxKv = maxKnownKv(this.ledger)
+      this.kvDone = true
+    }
+    return this.maxKv
   }
   freeKvTokens(r: number): number | undefined {
     const free = freeKvTokens(this.ledger.snapshots[r])
@@ -119,7 +127,8 @@ export class LedgerScoreView implements ScoreView {
   }
   waitingUncachedTokens(r: number): number {
     const row = this.ledger.snapshots[r]
-    const max = this.cached().maxUncached
+    if (this.maxUncached < 0) this.maxUncached = maxWaitingUncached(this.ledger)
+    const max = this.maxUncached
     return row === undefined || row.unknown !== undefined ? max : (row.numWaitingUncachedTokens ?? max)
   }
   uncachedPromptTokens(r: number): number {
@@ -237,11 +246,12 @@ export const pickBest = (
   const { terms, tieBreakers } = scoring
   const inf = Number.POSITIVE_INFINITY
   const costs: Array<Array<number>> = []
-  const sums = new Array<number>(m)
+  // packed arrays of doubles (`new Array(m)` is holey and changes its storage when written)
+  const sums = doubles(m)
   for (let i = 0; i < m; i++) sums[i] = allowed === undefined || allowed[i] === true ? 0 : inf
   let excluded = noRanks
   for (let k = 0; k < terms.length; k++) {
-    const out = new Array<number>(m)
+    const out = doubles(m)
     terms[k]!.scorer.costs(view, ranks, out)
     costs.push(out)
     for (let i = 0; i < m; i++)
@@ -252,7 +262,7 @@ export const pickBest = (
       }
   }
   for (let k = 0; k < tieBreakers.length; k++) {
-    const out = new Array<number>(m)
+    const out = doubles(m)
     tieBreakers[k]!.costs(view, ranks, out)
     costs.push(out)
   }

@@ -6,14 +6,8 @@
  *
  * @internal
  */
-import {
-  checkInputLength,
-  checkNow,
-  checkRequestFields,
-  type PolicyError,
-  policyError,
-  type RouteRequest
-} from "../../Policy.js"
+import { type PolicyError, policyError, type RouteRequest } from "../../Policy.js"
+import { checkInputLength, checkNow, checkRequestFields } from "../../RequestChecks.js"
 
 /**
  * `NoRanks` for `dpSize` 0, then `checkInputLength`'s `InvalidInput`, `checkNow`'s,

@@ -9,8 +9,9 @@ import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import { ranksOf } from "../../internal/ranksOf.js"
 import type { Explanation, Policy, PolicyError, RouteRequest, RouteResult } from "../../Policy.js"
-import { checkInputLength, checkNow, checkRequestFields, policyError } from "../../Policy.js"
+import { policyError } from "../../Policy.js"
 import { checkStatus } from "../../RankStatus.js"
+import { checkInputLength, checkNow, checkRequestFields } from "../../RequestChecks.js"
 import { type RngState, rngFromSeed, withDraws } from "../Draws.js"
 
 export interface Charge {

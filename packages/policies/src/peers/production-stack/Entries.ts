@@ -4,7 +4,7 @@
  * @since 0.2.0
  */
 import { erasePolicy as erase } from "../../internal/erasePolicy.js"
-import type { PolicyEntry } from "../../Registry.js"
+import type { PolicyEntry } from "../../PolicyEntry.js"
 import { makePsPolicy, type PsPolicyName } from "./Policies.js"
 
 const entry = (name: PsPolicyName, description: string): PolicyEntry => ({

@@ -8,15 +8,9 @@
  */
 
 import { ranksOf } from "../../internal/ranksOf.js"
-import {
-  checkInputLength,
-  checkNow,
-  checkRequestFields,
-  policyError,
-  type RouteRequest,
-  type RouteResult
-} from "../../Policy.js"
+import { policyError, type RouteRequest, type RouteResult } from "../../Policy.js"
 import { checkStatus } from "../../RankStatus.js"
+import { checkInputLength, checkNow, checkRequestFields } from "../../RequestChecks.js"
 import { blocksAsChunks } from "../internal/blocks.js"
 import { type Charges, charge, noCharges, release } from "../internal/charges.js"
 import { drawBelow } from "../internal/rng.js"

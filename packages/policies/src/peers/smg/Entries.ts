@@ -4,8 +4,9 @@
  * @since 0.2.0
  */
 import { erasePolicy as erase } from "../../internal/erasePolicy.js"
-import type { PolicyEntry } from "../../Registry.js"
-import { makeSmgPolicy, type SmgPolicyName } from "./Policies.js"
+import type { PolicyEntry } from "../../PolicyEntry.js"
+import { makeSmgPolicy } from "./Policies.js"
+import type { SmgPolicyName } from "./PolicyTypes.js"
 
 const entry = (name: SmgPolicyName, description: string): PolicyEntry => ({
   name: `smg/${name}`,

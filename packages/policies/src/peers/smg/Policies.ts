@@ -8,75 +8,17 @@
 
 import type { RankLoad } from "@loadledger/schema"
 import { ranksOf } from "../../internal/ranksOf.js"
-import {
-  checkInputLength,
-  checkNow,
-  checkRequestFields,
-  type Explanation,
-  policyError,
-  type RouteRequest,
-  type RouteResult
-} from "../../Policy.js"
+import { type Explanation, policyError, type RouteRequest, type RouteResult } from "../../Policy.js"
 import { checkStatus } from "../../RankStatus.js"
-import { type Charges, charge, noCharges, release } from "../internal/charges.js"
+import { checkInputLength, checkNow, checkRequestFields } from "../../RequestChecks.js"
+import { charge, noCharges, release } from "../internal/charges.js"
 import type { PeerPolicy } from "../PeerPolicy.js"
-import type { SmgCacheAwareConfig } from "./CacheAware.js"
 import { smgDpMinTokenSelect } from "./DpMinToken.js"
 import { healthyIndices } from "./internal/common.js"
 import { asReport, busiestKnown, withBusiest } from "./internal/reports.js"
 import { specs } from "./internal/specs.js"
-import type { SmgLeastLoadConfig } from "./LeastLoad.js"
-import type { SmgPrefixHashConfig } from "./PrefixHash.js"
-import type { SmgLoadReport, SmgWorker } from "./Types.js"
-
-/**
- * The SMG policies the registry offers (`smg/<name>`).
- *
- * @category smg
- * @since 0.2.0
- */
-export type SmgPolicyName =
-  | "round-robin"
-  | "random"
-  | "power-of-two"
-  | "least-load"
-  | "cache-aware"
-  | "prefix-hash"
-  | "consistent-hashing"
-  | "dp-min-token"
-
-/**
- * Options of {@link makeSmgPolicy}: `seed` (uint32) for the draws of `random`, `power-of-two`
- * and `consistent-hashing`'s fallback; `blockTokens` (512, Mooncake) turns `prefix-hash`'s
- * `prefixTokenCount` into blocks; the per-policy tunables of the cores.
- *
- * @category smg
- * @since 0.2.0
- */
-export interface SmgPolicyOptions {
-  readonly seed?: number | undefined
-  readonly blockTokens?: number | undefined
-  readonly leastLoad?: SmgLeastLoadConfig | undefined
-  readonly cacheAware?: SmgCacheAwareConfig | undefined
-  readonly prefixHash?: SmgPrefixHashConfig | undefined
-}
-
-/**
- * State of an SMG policy reducer: the workers (rank `i` is `rank-i`, `load` = requests routed here
- * and not yet finished, `healthy` from `setStatus`), which rank each in-flight request was charged
- * to, the draw seed and the core's own state.
- *
- * @category smg
- * @since 0.2.0
- */
-export interface SmgPolicyState {
-  readonly workers: ReadonlyArray<SmgWorker>
-  readonly charges: Charges
-  readonly seed: number
-  readonly core: unknown
-  /** `dp-min-token` only: round-robin cursor for the engine's own choice when no rank has a load. */
-  readonly fallbackCursor: number
-}
+import type { SmgPolicyName, SmgPolicyOptions, SmgPolicyState } from "./PolicyTypes.js"
+import type { SmgLoadReport } from "./Types.js"
 
 const urlOf = (rank: number) => `rank-${rank}`
 
@@ -193,6 +135,20 @@ export const makeSmgPolicy = (
     const bad = checkInputLength(req.inputLength) ?? checkNow(now) ?? checkRequestFields(req)
     if (bad !== undefined) return bad
     if (name === "dp-min-token") return routeDp(s, req)
+    // a pinned rank is honoured or refused, never replaced by the tree's choice (issue 35)
+    if (name === "cache-aware" && req.routedDpRank !== undefined) {
+      const r = req.routedDpRank
+      if (!Number.isInteger(r) || r < 0 || r >= s.workers.length || s.workers[r]?.healthy !== true)
+        return policyError(
+          "InvalidRoutedRank",
+          `cache-aware: routedDpRank ${r} is not a healthy rank`,
+          "routedDpRank"
+        )
+      return routed(s, r, req, s.core, s.seed, false, {
+        tieBreak: "routedDpRank: the pinned rank",
+        details: { pinned: r }
+      })
+    }
     const { out, seed, scores } = spec.select(s, req)
     if (out._tag === "PolicyError") return out
     if (out.index === undefined) {

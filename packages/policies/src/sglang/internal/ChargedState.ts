@@ -23,7 +23,8 @@
  *
  * @internal
  */
-import { type Explanation, isTokenCount, type RankLoad, type Routed } from "../../Policy.js"
+import type { Explanation, RankLoad, Routed } from "../../Policy.js"
+import { isTokenCount } from "../../RequestChecks.js"
 import type * as DpBudget from "../DpBudget.js"
 import { excludedRanks } from "../DpBudget.js"
 import type { DpControllerState } from "../DpController.js"
