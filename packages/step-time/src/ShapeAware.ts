@@ -8,16 +8,25 @@
  * @since 0.6.0
  */
 import type { RankAggregate } from "./Batch.js"
+import type { CalibrationSample } from "./Calibration.js"
 import type { GpuSpec } from "./Hardware.js"
 import {
+  evalShape,
   isInverse,
   type ShapeParameterName,
+  shapeBlockRow,
   shapeParameterNames,
   stepSeconds
 } from "./internal/shapeTheta.js"
 import type { ModelSpec } from "./Model.js"
 import type { ParameterPrior } from "./Priors.js"
 
+/**
+ * The name of one {@link ShapeParameters} field (`"memoryEfficiency"`, ..., `"perChunkOverheadSeconds"`).
+ *
+ * @category models
+ * @since 0.6.0
+ */
 export type { ShapeParameterName } from "./internal/shapeTheta.js"
 
 /**
@@ -92,7 +101,20 @@ export const defaultShapeParameters: ShapeParameters = Object.fromEntries(
   shapeParameterNames.map((n) => [n, defaultShapePriors[n].centre])
 ) as ShapeParameters
 
-/** theta (1 / efficiency for efficiencies) from parameters, and back. */
+/**
+ * The fit's parameter vector theta of {@link ShapeParameters}: the fields in declaration order,
+ * efficiencies as 1 / efficiency (so every term of the model is linear in theta).
+ *
+ * @example
+ * ```ts
+ * import { defaultShapeParameters, shapeTheta } from "@loadledger/step-time"
+ * shapeTheta(defaultShapeParameters)[0] // => 1 / 0.75
+ * shapeTheta(defaultShapeParameters).length // => 14
+ * ```
+ *
+ * @category calibration
+ * @since 0.6.0
+ */
 export const shapeTheta = (p: ShapeParameters): Array<number> =>
   shapeParameterNames.map((n, i) => (isInverse(i) ? 1 / p[n] : p[n]))
 
@@ -142,11 +164,14 @@ export interface ShapeStepConfig {
  * @example
  * ```ts
  * import { defaultShapeParameters, gpus, models, shapeStepSeconds, withTp } from "@loadledger/step-time"
- * const config = { model: withTp(models["llama2-70b"]!, 8), gpu: gpus["a100-80gb"]!, params: defaultShapeParameters }
+ * // a slow eager loop: 400 us of kernel issue per layer, 80 layers = 32 ms > the GPU's ~23 ms
+ * const params = { ...defaultShapeParameters, launchSecondsPerLayer: 400e-6 }
+ * const config = { model: withTp(models["llama2-70b"]!, 8), gpu: gpus["a100-80gb"]!, params }
  * const decode = [{ attentionPairs: 8 * 600, tokens: 8, numDecodes: 8, extendTokens: 0 }]
  * const graph = shapeStepSeconds(config, decode)
  * const eager = shapeStepSeconds({ ...config, cudaGraph: false }, decode)
- * graph < eager // => true
+ * graph < 0.025 // => true
+ * eager - graph > 0.008 // => true
  * ```
  *
  * @category step time
@@ -160,3 +185,24 @@ export const shapeStepSeconds = (config: ShapeStepConfig, ranks: ReadonlyArray<R
     shapeTheta(config.params),
     config.cudaGraph === false || ranks.some((r) => r.extendTokens > 0)
   )
+
+/**
+ * The shape-aware model's seconds for one calibration row (a step, a Vidur layer or attention
+ * row, or a collective) under `params`: what {@link fitShape} fits to `measuredSeconds`. A step
+ * row with `cudaGraph: false` runs its decode eagerly (pays the per-layer launch floor).
+ *
+ * **When to use**: to generate rows from known parameters (a synthetic calibration, as the tests
+ * do) or to score a fitted stack on rows of your own without the warnings of {@link predictShape}.
+ *
+ * @example
+ * ```ts
+ * import { defaultShapeParameters, gpus, models, shapeSampleSeconds } from "@loadledger/step-time"
+ * const row = { kind: "all-reduce" as const, gpu: gpus["a100-80gb"]!, gpus: 2, bytes: 0, measuredSeconds: 1 }
+ * shapeSampleSeconds(defaultShapeParameters, row) // => 5e-6
+ * ```
+ *
+ * @category calibration
+ * @since 0.7.0
+ */
+export const shapeSampleSeconds = (params: ShapeParameters, sample: CalibrationSample): number =>
+  evalShape(shapeBlockRow(sample), shapeTheta(params))

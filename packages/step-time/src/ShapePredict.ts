@@ -7,9 +7,15 @@
  */
 import type { CalibrationSample } from "./Calibration.js"
 import { stackOf } from "./internal/layout.js"
-import { evalShape, SG, shapeFeatures, shapeParameterNames } from "./internal/shapeTheta.js"
+import {
+  evalShape,
+  SG,
+  shapeBlockRow,
+  shapeFeatures,
+  shapeParameterNames
+} from "./internal/shapeTheta.js"
 import { defaultShapeParameters, type ShapeParameters, shapeFromTheta, shapeTheta } from "./ShapeAware.js"
-import { type ShapeFitResult, type ShapeGpuFit, shapeBlockRow } from "./ShapeFit.js"
+import type { ShapeFitResult, ShapeGpuFit } from "./ShapeFit.js"
 
 /**
  * A {@link predictShape} result: the modelled seconds, the parameters used, and one line per

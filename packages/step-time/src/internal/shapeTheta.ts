@@ -53,6 +53,10 @@ export const shapeRow = (s: CalibrationSample, eagerDecode: boolean): ShapeRow =
   return { s, aggs, y: s.measuredSeconds, eager: anyExtend || eagerDecode }
 }
 
+/** A row of a fit: its prepared quantities; a step row with `cudaGraph: false` runs its decode eagerly. */
+export const shapeBlockRow = (s: CalibrationSample): ShapeRow =>
+  shapeRow(s, (s.kind === undefined || s.kind === "step") && s.cudaGraph === false)
+
 const peakFor = (gpu: GpuSpec, bytes: number) =>
   bytes <= 1 ? (gpu.peakFp8FlopsPerSecond ?? 2 * gpu.peakFlopsPerSecond) : gpu.peakFlopsPerSecond
 
