@@ -101,6 +101,9 @@ const rooflinePredictor = (
 const shapePredictor = (
   train: ReadonlyArray<CalibrationSample>
 ): Result.Result<Predictor, CalibrationError> => {
+  // a fold that holds out the only GPU trains on nothing: predict from the priors, with the warning
+  if (train.length === 0)
+    return Result.succeed((s) => predictShape({ kind: "shape", gpus: {}, intervals: "covariance" }, s))
   const r = fitShape(train)
   return Result.isFailure(r) ? Result.fail(r.failure) : Result.succeed((s) => predictShape(r.success, s))
 }

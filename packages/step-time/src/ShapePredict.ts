@@ -7,13 +7,7 @@
  */
 import type { CalibrationSample } from "./Calibration.js"
 import { stackOf } from "./internal/layout.js"
-import {
-  evalShape,
-  SG,
-  shapeBlockRow,
-  shapeFeatures,
-  shapeParameterNames
-} from "./internal/shapeTheta.js"
+import { evalShape, SG, shapeBlockRow, shapeFeatures, shapeParameterNames } from "./internal/shapeTheta.js"
 import { defaultShapeParameters, type ShapeParameters, shapeFromTheta, shapeTheta } from "./ShapeAware.js"
 import type { ShapeFitResult, ShapeGpuFit } from "./ShapeFit.js"
 
