@@ -99,6 +99,22 @@ describe("the registered scenarios", () => {
   })
 })
 
+describe("sglang-deepseek-large-ep", () => {
+  it("published figures of the LMSYS blog beside the model's; the model's throughput is below them (no TBO)", async () => {
+    const s = scenarios().find((x) => x.name === "sglang-deepseek-large-ep")!
+    const rows = await s.run()
+    expect(rows.map((r) => [r.metric.split(",")[0], r.published])).toEqual([
+      ["decode output throughput per node (8 GPUs)", 22_300],
+      ["prefill input throughput per node (8 GPUs)", 52_300],
+      ["decode ITL", 100]
+    ])
+    // throughput and ITL come from the same decode step: 8 GPUs x 256 requests per step
+    expect(rows[0]!.modelled * (rows[2]!.modelled / 1000)).toBeCloseTo(8 * 256, 6)
+    expect(rows[0]!.modelled).toBeLessThan(22_300)
+    expect(s.assumptions.length).toBeGreaterThanOrEqual(5)
+  })
+})
+
 describe.skipIf(!built)("reproduce (built loadledger in a subprocess)", () => {
   it("--list --json agrees with the registry; an unknown name exits 1 with one line", () => {
     const r = run(["reproduce", "--list", "--json"])

@@ -6,8 +6,9 @@
  * @since 0.7.0
  */
 import type { ReproduceScenario } from "./Scenario.js"
+import { sglangLargeEp } from "./sglangLargeEp.js"
 
-const SCENARIOS: ReadonlyArray<ReproduceScenario> = []
+const SCENARIOS: ReadonlyArray<ReproduceScenario> = [sglangLargeEp]
 
 /**
  * Every registered scenario, in `reproduce --list` order.
