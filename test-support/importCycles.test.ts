@@ -43,23 +43,6 @@ const known: ReadonlyArray<{ readonly files: ReadonlyArray<string>; readonly why
       "policies/src/own/internal/stepState.ts"
     ],
     why: "step-time-aware split (its internals import the state type back): a type move still to do"
-  },
-  {
-    files: [
-      "step-time/src/Calibration.ts",
-      "step-time/src/internal/layout.ts",
-      "step-time/src/internal/summary.ts",
-      "step-time/src/internal/theta.ts"
-    ],
-    why: "step-time, under other work (the internals import Calibration's types back)"
-  },
-  {
-    files: ["step-time/src/ErrorBreakdown.ts", "step-time/src/internal/breakdown.ts"],
-    why: "step-time, under other work (breakdown imports ErrorBreakdown's types back)"
-  },
-  {
-    files: ["step-time/src/VidurFiles.ts", "step-time/src/internal/vidurCsv.ts"],
-    why: "step-time, under other work (vidurCsv imports vidurGpus back)"
   }
 ]
 

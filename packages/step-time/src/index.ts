@@ -30,6 +30,7 @@ export * from "./Splitwise.js"
 export * from "./StepTime.js"
 export * from "./Vidur.js"
 export * from "./VidurFiles.js"
+export * from "./VidurGpus.js"
 
 /**
  * The package version.
