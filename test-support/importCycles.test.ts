@@ -13,35 +13,6 @@ import { describeCycle, type ImportCycle, importCycles, importGraph } from "./im
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
 
-/**
- * Circles known when the check came in, each in files another change was rewriting at the time
- * (issue 29's parallel work): listed so the check guards everything else now. Each entry is the
- * circle's exact file set; the second test fails once an entry no longer occurs, so the list only
- * shrinks. Remove an entry with the change that breaks its circle; never add one.
- */
-const known: ReadonlyArray<{ readonly files: ReadonlyArray<string>; readonly why: string }> = [
-  {
-    files: [
-      "step-time/src/Calibration.ts",
-      "step-time/src/internal/layout.ts",
-      "step-time/src/internal/summary.ts",
-      "step-time/src/internal/theta.ts"
-    ],
-    why: "step-time, under other work (the internals import Calibration's types back)"
-  },
-  {
-    files: ["step-time/src/ErrorBreakdown.ts", "step-time/src/internal/breakdown.ts"],
-    why: "step-time, under other work (breakdown imports ErrorBreakdown's types back)"
-  },
-  {
-    files: ["step-time/src/VidurFiles.ts", "step-time/src/internal/vidurCsv.ts"],
-    why: "step-time, under other work (vidurCsv imports vidurGpus back)"
-  }
-]
-
-const key = (files: ReadonlyArray<string>): string => [...files].sort().join(" ")
-const knownKeys = new Set(known.map((k) => key(k.files)))
-
 describe("import circles", () => {
   const cycles: ReadonlyArray<ImportCycle> = importCycles(importGraph(repoRoot))
 
@@ -75,17 +46,7 @@ describe("import circles", () => {
     expect(graph.get("live/src/Route.ts")).toContain("policies/src/index.ts")
   })
 
-  it("has no circle across files but the known ones", () => {
-    const unexpected = cycles.filter((c) => !knownKeys.has(key(c.files)))
-    expect(
-      unexpected.map(describeCycle),
-      "import circles (move the shared types into a leaf module)"
-    ).toEqual([])
-  })
-
-  it("lists as known only circles that still exist", () => {
-    const present = new Set(cycles.map((c) => key(c.files)))
-    const gone = known.filter((k) => !present.has(key(k.files))).map((k) => k.files.join(" <-> "))
-    expect(gone, "these circles are gone (or changed): remove them from `known`").toEqual([])
+  it("has no circle across files", () => {
+    expect(cycles.map(describeCycle), "import circles (move the shared types into a leaf module)").toEqual([])
   })
 })

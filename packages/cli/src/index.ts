@@ -81,6 +81,12 @@ const COMMANDS: ReadonlyArray<CommandEntry> = [
     load: () => import("./commands/list.js")
   },
   {
+    name: "reproduce",
+    description:
+      "replay a published end-to-end result (--list names them) and print published beside modelled, as ratios",
+    load: () => import("./commands/reproduce.js")
+  },
+  {
     name: "completion",
     description: "print a shell completion script (bash, zsh or fish) for every command and flag",
     load: () => import("./commands/completion.js")
@@ -155,7 +161,7 @@ const withExamples = (p: Command): Command => p.addHelpText("after", examplesHel
  * ```ts
  * import { program } from "@loadledger/cli"
  * program().name() // => "loadledger"
- * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "capacity", "goodput", "serve", "compare", "sweep", "list", "completion"]
+ * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "capacity", "goodput", "serve", "compare", "sweep", "list", "reproduce", "completion"]
  * ```
  *
  * @category cli

@@ -16,6 +16,7 @@ const COMMANDS = [
   "compare",
   "sweep",
   "list",
+  "reproduce",
   "completion"
 ]
 

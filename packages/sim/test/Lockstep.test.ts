@@ -69,6 +69,23 @@ describe("prefill cadence (prefillIntervalSteps, vLLM prefill_schedule_interval)
     expect(run({ engine: "sglang", prefillIntervalSteps: 1 }, trace).status._tag).toBe("Completed")
   })
 
+  it("the SGLang engine refuses every other vLLM-only option set away from its default", () => {
+    for (const [field, value] of [
+      ["coordinatorIntervalSeconds", 0.5],
+      ["vllmWaveProfile", { name: "every-step", syncInterval: 1, syncFirstStep: true }],
+      ["coordinatorRows", "vllm"]
+    ] as const) {
+      const r = run({ engine: "sglang", [field]: value } as Partial<SimConfig>, trace)
+      expect(r.status).toEqual({
+        _tag: "InvalidConfig",
+        field,
+        message: expect.stringMatching(/needs the vLLM engine \(SGLang.*\), got engine sglang$/)
+      })
+      expect(r.steps).toBe(0)
+    }
+    expect(run({ engine: "sglang", coordinatorIntervalSeconds: 0.1 }, trace).status._tag).toBe("Completed")
+  })
+
   it("vLLM, k = 4: prefills wait for step 4 (t = 0.04) while A decodes; B's token at 0.05", () => {
     const r = runVllm({ prefillIntervalSteps: 4, recordSteps: true }, trace)
     expect(r.status._tag).toBe("Completed")

@@ -30,6 +30,9 @@ const required = [
  * - `gpus`: the specs the `hardware` column names (default: the {@link gpus} presets).
  * - `source`: the stack that measured the rows (default `splitwise`): rows of one source share
  *   their overheads in {@link fit}, so name your own stack's measurements differently.
+ * - `cudaGraph`: whether the stack replayed decode steps from a CUDA graph (default false: in
+ *   splitwise's profiles Llama-2-70B's decode on A100 takes 44-45 ms at TP 4 and at TP 8 although
+ *   the weights read per GPU halve, a launch-bound step; only {@link fitShape} reads it).
  *
  * @category calibration
  * @since 0.2.0
@@ -41,6 +44,7 @@ export interface SplitwiseOptions {
   readonly tp?: number | undefined
   readonly gpus?: Record<string, GpuSpec> | undefined
   readonly source?: string | undefined
+  readonly cudaGraph?: boolean | undefined
 }
 
 /**
@@ -151,6 +155,7 @@ export const splitwiseSamples = (
       phase: "decode",
       batchSize: batch,
       source,
+      cudaGraph: options.cudaGraph ?? false,
       configuration: `${configuration} decode`,
       ranks: [{ decode: new Array<number>(batch).fill(context), extend: [] }],
       measuredSeconds: num("token_time") / 1000

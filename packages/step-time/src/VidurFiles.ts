@@ -10,26 +10,6 @@ import type { GpuSpec } from "./Hardware.js"
 import { err, number, read, resolveGpu } from "./internal/vidurCsv.js"
 
 /**
- * Vidur's GPU names mapped to the {@link gpus} presets: `a100` (A100 80 GB), `h100`, `a40`;
- * network devices `a100_dgx` (8 x A100 SXM, NVSwitch) to `a100-80gb`.
- *
- * @example
- * ```ts
- * import { vidurGpus } from "@loadledger/step-time"
- * vidurGpus["a100"] // => "a100-80gb"
- * ```
- *
- * @category calibration
- * @since 0.2.0
- */
-export const vidurGpus: Record<string, string> = {
-  a100: "a100-80gb",
-  h100: "h100-80gb",
-  a40: "a40",
-  a100_dgx: "a100-80gb"
-}
-
-/**
  * Options of the Vidur readers: `gpu` (a {@link GpuSpec} or preset name), `statistic` (which of
  * Vidur's `min/max/mean/median/std` columns to read; default `median`, what Vidur's own predictor
  * fits), `model` (name to give the rows, e.g. the preset the model is known by; default from the

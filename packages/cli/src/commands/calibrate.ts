@@ -23,6 +23,7 @@ import type { Command } from "commander"
 import * as Result from "effect/Result"
 import { examplesHelp } from "../internal/examples.js"
 import { loadProfile } from "./calibrateLoad.js"
+import { shapeReport, shapeText } from "./calibrateShape.js"
 import { breakdownTable, lomoDetail, lomoTable } from "./calibrateTables.js"
 import { resolveGpu } from "./stepTime.js"
 
@@ -38,6 +39,8 @@ interface Opts {
   readonly priors: boolean
   readonly folds: string
   readonly json?: boolean
+  readonly shape?: boolean
+  readonly bootstrap?: string
 }
 
 const positiveInt = (flag: string, v: string): number => {
@@ -107,6 +110,14 @@ export const register = (program: Command): void => {
     .option("--thin", "thin every profile to a geometric grid (thinSamples) before fitting")
     .option("--folds <k>", "cross-validation folds", "5")
     .option("--json", "print JSON")
+    .option(
+      "--shape",
+      "the shape-aware fit: each parameter's 95% interval and identification, and the held-out report by (model, phase, GPU)"
+    )
+    .option(
+      "--bootstrap <n>",
+      "with --shape: intervals from n seeded bootstrap refits (default: the fit's covariance)"
+    )
     .addHelpText("after", examplesHelp("calibrate"))
     .action((opts: Opts) => {
       const tp = opts.tp === undefined ? undefined : positiveInt("--tp", opts.tp)
@@ -119,6 +130,16 @@ export const register = (program: Command): void => {
       const fitOptions = opts.priors ? {} : { priors: "none" as const }
       const loaded = opts.profile.flatMap((f) => loadProfile(f, { model: opts.model, gpu: opts.gpu, tp }))
       const profile = opts.thin ? thinSamples(loaded) : loaded
+      if (opts.shape === true) {
+        const report = shapeReport(
+          profile,
+          opts.bootstrap === undefined ? undefined : positiveInt("--bootstrap", opts.bootstrap)
+        )
+        process.stdout.write(
+          opts.json === true ? `${JSON.stringify(report, null, 2)}\n` : `${shapeText(report)}\n`
+        )
+        return
+      }
       const evaluate =
         opts.evaluate === undefined
           ? undefined

@@ -146,6 +146,16 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<HelpExample>>> = {
     { note: "model presets and the GPUs each fits on, as JSON", run: "loadledger list models --json" },
     { note: "the SLO presets goodput and compare take (--slo NAME)", run: "loadledger list slo" }
   ],
+  reproduce: [
+    {
+      note: "the published end-to-end results it replays, with their sources",
+      run: "loadledger reproduce --list"
+    },
+    {
+      note: "the same as JSON, with each scenario's open assumptions",
+      run: "loadledger reproduce --list --json"
+    }
+  ],
   completion: [
     { note: "bash, for this shell", run: "source <(loadledger completion bash)" },
     {

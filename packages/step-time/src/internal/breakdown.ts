@@ -1,7 +1,7 @@
 /** The error cells and breakdowns behind `ErrorBreakdown.ts`, shared with leave-one-model-out (`Evaluation.ts`). */
 import type { CalibrationParameters, CalibrationSample } from "../Calibration.js"
 import { predict, sampleModel } from "../Calibration.js"
-import type { ErrorBreakdown, ErrorCell } from "../ErrorBreakdown.js"
+import type { ErrorBreakdown, ErrorCell } from "../ErrorBreakdownTypes.js"
 import { unspecifiedStack } from "./layout.js"
 import { mean, median } from "./summary.js"
 

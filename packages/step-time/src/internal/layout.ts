@@ -6,7 +6,7 @@
  * (`vidur`) only GPU kernel time, so overheads are fitted per stack and efficiencies per GPU.
  * Collectives depend on GPU parameters only.
  */
-import type { CalibrationSample } from "../Calibration.js"
+import type { CalibrationSample } from "../CalibrationTypes.js"
 import type { Efficiencies } from "../Efficiencies.js"
 import { type Priors, priorCentres } from "../Priors.js"
 import {

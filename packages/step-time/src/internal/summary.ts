@@ -1,5 +1,5 @@
 /** Error summaries shared by the calibration modules. */
-import type { CalibrationSample, MapeReport } from "../Calibration.js"
+import type { CalibrationSample, MapeReport } from "../CalibrationTypes.js"
 
 export const median = (xs: ReadonlyArray<number>): number => {
   if (xs.length === 0) return 0

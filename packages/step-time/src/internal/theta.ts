@@ -6,7 +6,7 @@
  * `layout.ts`).
  */
 import { aggregate, type RankAggregate } from "../Batch.js"
-import type { CalibrationSample } from "../Calibration.js"
+import type { CalibrationSample } from "../CalibrationTypes.js"
 import { defaultEfficiencies, type Efficiencies } from "../Efficiencies.js"
 import { stepTimeFromAggregates } from "../StepTime.js"
 

@@ -3,7 +3,7 @@ import { parse } from "csv-parse/sync"
 import * as Result from "effect/Result"
 import type { CalibrationError } from "../Calibration.js"
 import { type GpuSpec, gpus as gpuPresets } from "../Hardware.js"
-import { vidurGpus } from "../VidurFiles.js"
+import { vidurGpus } from "../VidurGpus.js"
 
 type Rec = Record<string, string>
 export const err = (field: string, message: string, row?: number): CalibrationError => ({

@@ -72,13 +72,25 @@ export const vllmOptions: ReadonlyArray<EngineOption> = [
       typeof v === "number" && Number.isFinite(v) && v > 0
         ? undefined
         : bad("coordinatorIntervalSeconds", "a finite number > 0", v),
-    elsewhere: { rule: "kept" }
+    // SGLang's ranks publish their own loads (no DP coordinator): a set interval would be ignored
+    elsewhere: {
+      rule: "refused",
+      value: 0.1,
+      message: (v, e) =>
+        `coordinatorIntervalSeconds ${shown(v)} needs the vLLM engine (${e.label} has no DP coordinator), got engine ${e.name}`
+    }
   },
   {
     field: "vllmWaveProfile",
     defaultValue: vllmWaveSnapshotProfile,
     check: checkWaveProfile,
-    elsewhere: { rule: "kept" }
+    // SGLang runs no waves: a profile other than the default would be ignored
+    elsewhere: {
+      rule: "refused",
+      value: vllmWaveSnapshotProfile,
+      message: (v, e) =>
+        `vllmWaveProfile ${shown((v as VllmWaveProfile).name)} needs the vLLM engine (${e.label} runs no DP waves), got engine ${e.name}`
+    }
   },
   {
     // SGLang always has one front end (the field is not read there)

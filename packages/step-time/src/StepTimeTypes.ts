@@ -1,0 +1,92 @@
+/**
+ * The step-time model's input and result types ({@link stepTime}, {@link stepTimeFromAggregates}):
+ * a leaf module below `StepTime.ts` and its core (`internal/stepCore.ts`); `StepTime.ts`
+ * re-exports every one.
+ *
+ * @since 0.7.0
+ */
+import type { Efficiencies } from "./Efficiencies.js"
+import type { GpuSpec } from "./Hardware.js"
+import type { ModelSpec } from "./Model.js"
+
+/**
+ * What {@link stepTime} runs on: a model, a GPU, and optional overrides of
+ * {@link defaultEfficiencies} (for example the output of {@link fit}).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StepTimeConfig {
+  readonly model: ModelSpec
+  readonly gpu: GpuSpec
+  readonly params?: Partial<Efficiencies> | undefined
+}
+
+/**
+ * One rank's share of a step. Per step (summed over layers) unless the name says `PerLayer`.
+ *
+ * - `attentionPairs`, `imbalancePairs` (max over ranks - own): per layer, pairs.
+ * - `kvBytesRead`: KV-cache bytes read over all layers (`kvReadPairs x bytes/token/layer x layers`).
+ * - `tokens`: queries this step; `imbalanceTokens`: max - own.
+ * - `localSeconds`: this rank's local attention time over all layers.
+ * - `syncWaitSeconds`: time spent waiting at the per-layer collectives for the slowest rank
+ *   (sum over layers of max local - own local).
+ * - `idle`: the rank had no request and ran a 0-token idle batch.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RankStepTime {
+  readonly dpRank: number
+  readonly attentionPairs: number
+  readonly kvReadPairs: number
+  readonly kvBytesRead: number
+  readonly tokens: number
+  readonly numRequests: number
+  readonly localSeconds: number
+  readonly localSecondsPerLayer: number
+  readonly syncWaitSeconds: number
+  readonly imbalancePairs: number
+  readonly imbalancePairsPerStep: number
+  readonly imbalanceTokens: number
+  readonly idle: boolean
+}
+
+/**
+ * The modelled step, in seconds.
+ *
+ * `stepSeconds = layers x (max local + collectives) + MLP + LM head + fixed + per-request
+ * (+ eager)`.
+ * `moeSeconds`: MLP over all layers (MoE and leading dense layers), from the global token count
+ * `moeTokens` (idle ranks add 0 tokens). `commSeconds`: collectives over all layers.
+ * `tokenImbalanceRatio` / `pairsImbalanceRatio`: max over mean (1.0 balanced, the number of
+ * ranks when one rank has all the work; 1.0 when no rank has work). `cudaGraph` is false when the
+ * step ran eagerly.
+ *
+ * @example
+ * ```ts
+ * import { gpus, models, stepTime } from "@loadledger/step-time"
+ * const r = stepTime({ model: models["glm-5.3"]!, gpu: gpus["h200"]! }, [{ decode: [100], extend: [] }, { decode: [], extend: [] }])
+ * r.tokenImbalanceRatio // => 2
+ * r.idleRanks // => 1
+ * r.cudaGraph // => true
+ * r.moeTokens // => 1
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StepTimeResult {
+  readonly stepSeconds: number
+  readonly moeSeconds: number
+  readonly commSeconds: number
+  readonly attentionSeconds: number
+  readonly lmHeadSeconds: number
+  readonly overheadSeconds: number
+  readonly moeTokens: number
+  readonly tokenImbalanceRatio: number
+  readonly pairsImbalanceRatio: number
+  readonly cudaGraph: boolean
+  readonly idleRanks: number
+  readonly ranks: ReadonlyArray<RankStepTime>
+}
