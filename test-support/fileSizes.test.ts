@@ -34,7 +34,6 @@ const PENDING_SPLIT: Readonly<Record<string, string>> = {
   "policies/src/vllm/VllmLb.ts": "not yet split",
   "policies/src/vllm/VllmLbPolicy.ts": "not yet split",
   "live/src/testing/FakeEngine.ts": "not yet split",
-  "sim/src/internal/loop.ts": "grew past 300 in a parallel change (TensorRT-LLM batch fetch)"
 }
 
 const tsFiles = (dir: string): Array<string> =>
