@@ -33,7 +33,6 @@ const PENDING_SPLIT: Readonly<Record<string, string>> = {
   "policies/src/sglang/SglangPolicies.ts": "not yet split",
   "policies/src/vllm/VllmLb.ts": "not yet split",
   "policies/src/vllm/VllmLbPolicy.ts": "not yet split",
-  "live/src/testing/FakeEngine.ts": "not yet split",
 }
 
 const tsFiles = (dir: string): Array<string> =>
