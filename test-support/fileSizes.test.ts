@@ -31,7 +31,6 @@ const PENDING_SPLIT: Readonly<Record<string, string>> = {
   "policies/src/sglang/DpController.ts": "not yet split",
   "policies/src/sglang/internal/ChargedState.ts": "not yet split",
   "policies/src/sglang/SglangPolicies.ts": "not yet split",
-  "policies/src/vllm/VllmLbPolicy.ts": "not yet split",
 }
 
 const tsFiles = (dir: string): Array<string> =>

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { VllmEngineRow } from "../VllmLb.js"
+import type { VllmEngineRow } from "../VllmLbTypes.js"
 
 /**
  * The ranks the KV-saturation guard skips: those at `kvCacheUsage >= saturatedAt` with waiting
