@@ -27,7 +27,7 @@ const ALLOWED_OVER_LIMIT: Readonly<Record<string, string>> = {
  * second test fails once an entry is no longer over the limit, so the list only shrinks.
  */
 const PENDING_SPLIT: Readonly<Record<string, string>> = {
-  "policies/src/sglang/internal/ChargedState.ts": "not yet split",
+  "policies/src/sglang/internal/ChargedState.ts": "not yet split"
 }
 
 const tsFiles = (dir: string): Array<string> =>
