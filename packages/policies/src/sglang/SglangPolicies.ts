@@ -12,7 +12,7 @@ import type { Policy, RankLoad } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
 import type { LoadBalanceMethod } from "./DpBudget.js"
 import * as DpController from "./DpController.js"
-import * as Charged from "./internal/ChargedState.js"
+import * as Charged from "./internal/charged.js"
 import {
   routeFollowBootstrapRoom,
   routeRoundRobin,

@@ -10,7 +10,7 @@ import { checkInputLength, checkNow, checkRequestFields, isTokenCount } from "..
 import type { LoadBalanceMethod } from "../DpBudget.js"
 import * as DpBudget from "../DpBudget.js"
 import * as DpController from "../DpController.js"
-import * as Charged from "./ChargedState.js"
+import * as Charged from "./charged.js"
 import { budgetExplanation, RoomRouted, routedTieBreak, tieBreaks } from "./Explanations.js"
 import { pickOf } from "./RankTournament.js"
 
