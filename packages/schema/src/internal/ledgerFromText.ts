@@ -49,6 +49,7 @@ export type TextKind =
   | "vllm-metrics"
   | "sglang-metrics"
   | "sglang-log"
+  | "trtllm-iteration-stats"
 
 export const fromText = (
   input: string,
