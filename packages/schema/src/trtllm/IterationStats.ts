@@ -221,8 +221,8 @@ export const decodeTrtllmIterationStats = (
 
 /**
  * Whether a parsed JSON value has the shape of a `trtllm-serve` `/metrics` body: a list whose
- * first entry (or a lone object that) carries `numActiveRequests`, `iterLatencyMS` or
- * `kvCacheStats`, keys no SGLang `/get_load` entry has. An empty list is not claimed.
+ * first entry (or a lone object that) carries `numActiveRequests`, `numQueuedRequests`,
+ * `iterLatencyMS` or `kvCacheStats`, keys no SGLang `/get_load` entry has. An empty list is not claimed.
  *
  * **When to use**: `decodeLedger`'s `auto` detection; a caller sniffing a body.
  *
@@ -238,5 +238,8 @@ export const decodeTrtllmIterationStats = (
  */
 export const looksLikeTrtllmIterationStats = (doc: unknown): boolean => {
   const first = Array.isArray(doc) ? doc[0] : doc
-  return isObj(first) && ("numActiveRequests" in first || "iterLatencyMS" in first || "kvCacheStats" in first)
+  return (
+    isObj(first) &&
+    ["numActiveRequests", "numQueuedRequests", "iterLatencyMS", "kvCacheStats"].some((k) => k in first)
+  )
 }
