@@ -16,9 +16,9 @@
  */
 import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "../DecodeError.js"
+import { iterationStatsKeys, sectionKeys } from "../internal/trtllmIterationStatsKeys.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
 import type { RankLoad } from "../RankLoad.js"
-import { iterationStatsKeys, sectionKeys } from "./iterationStatsKeys.js"
 
 type Row = { -readonly [K in keyof RankLoad]: RankLoad[K] }
 
