@@ -22,7 +22,8 @@ const sourceKinds: Record<SourceKind, true> = {
   "sglang-v1-loads": true,
   "sglang-get-load": true,
   "sglang-metrics": true,
-  "vllm-metrics": true
+  "vllm-metrics": true,
+  "trtllm-iteration-stats": true
 }
 const loadFields: Record<LoadField, true> = {
   numRunningReqs: true,
