@@ -148,3 +148,45 @@ describe("TensorRT-LLM iteration stats (trtllm-serve GET /metrics)", () => {
     )
   })
 })
+
+describe("TensorRT-LLM Prometheus page (trtllm-serve GET /prometheus/metrics)", () => {
+  it("decodes the page to the same row as the iteration stats it was set from", () => {
+    const page = report(fixture("prometheus_metrics_page.prom"))
+    const stats = report(fixture("iteration_stats_pytorch_adp.json"))
+    const { numPausedReqs: _paused, kvCacheUsage, ...rest } = stats.rows[0]!
+    expect(page.rows).toHaveLength(1)
+    expect(page.rows[0]).toEqual({ ...rest, kvCacheUsage: 0.7066666666666667 })
+    expect(page.rows[0]!.kvCacheUsage).toBeCloseTo(kvCacheUsage!, 12)
+    expect(page.rows[0]).not.toHaveProperty("numPausedReqs")
+    expect(page.notices.map((n) => n._tag).sort()).toEqual([
+      "DeclaredWithoutSamples",
+      "DefaultedIdentity",
+      "UnknownSeries",
+      "UnknownSeries"
+    ])
+    expect(page.notices).toContainEqual(
+      expect.objectContaining({ _tag: "UnknownSeries", series: "trtllm_time_to_first_token_seconds" })
+    )
+  })
+  it("errors name the line: two models on one page, no modelled gauge, bad syntax", () => {
+    const bad = (text: string, kind: "auto" | "trtllm-metrics" = "trtllm-metrics") => {
+      const r = decodeLedger(text, kind)
+      return r._tag === "Failure" ? r.failure : undefined
+    }
+    expect(
+      bad(
+        'trtllm_num_requests_running{model_name="a"} 1\ntrtllm_num_requests_running{model_name="b"} 2\n',
+        "auto"
+      )
+    ).toMatchObject({ _tag: "AmbiguousSeries", line: 2 })
+    expect(bad("trtllm_request_success_total 3\n")).toMatchObject({ _tag: "UnknownSeries" })
+    expect(bad("trtllm_num_requests_running{ 1\n")).toMatchObject({ _tag: "SyntaxError", line: 1 })
+    expect(bad("trtllm_num_requests_running 1")).toMatchObject({ _tag: "SyntaxError", line: 1 })
+  })
+  it("a negative gauge makes the rank unknown; vLLM pages are still vLLM under auto", () => {
+    expect(report("trtllm_num_requests_waiting -1\n").rows[0]?.unknown?.reason).toBe("negative-count")
+    expect(report('vllm:num_requests_running{engine="0"} 2\n').rows).toEqual([
+      { dpRank: 0, numRunningReqs: 2 }
+    ])
+  })
+})
