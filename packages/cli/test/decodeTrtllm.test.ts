@@ -57,4 +57,17 @@ describe("loadledger decode: TensorRT-LLM trtllm-serve iteration stats", () => {
     expect(b.code).toBe(1)
     expect(b.err).toBe(`loadledger decode: ${bad}: $[0].kvCacheStats.usedNumBlocks: Expected number\n`)
   })
+  it("auto-detects the /prometheus/metrics page", async () => {
+    const r = await run("decode", trtllm("prometheus_metrics_page.prom"))
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.out)).toEqual([
+      expect.objectContaining({
+        dpRank: 0,
+        numRunningReqs: 251,
+        numWaitingReqs: 34,
+        kvAvailableTokens: 84_480
+      })
+    ])
+    expect(r.err).toContain("notice: DeclaredWithoutSamples: trtllm_num_paused_requests")
+  })
 })

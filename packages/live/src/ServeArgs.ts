@@ -77,7 +77,7 @@ export interface ServeArgs {
  * @since 0.4.0
  */
 export const serveUsage = `usage: loadledger serve --worker URL [--worker URL ...] [--config FILE] [--dp N]
-  [--source sglang-v1-loads|sglang-get-load|sglang-metrics|vllm-metrics|trtllm-iteration-stats] [--policy NAME] [--port 8000] [--host 127.0.0.1]
+  [--source sglang-v1-loads|sglang-get-load|sglang-metrics|vllm-metrics|trtllm-iteration-stats|trtllm-metrics] [--policy NAME] [--port 8000] [--host 127.0.0.1]
   [--interval-ms 250] [--timeout-ms 500] [--stale-ms 1000] [--require numRunningReqs,numWaitingReqs,numTotalTokens]
   [--replicas 1] [--replica-index 0] [--bookings redis://HOST:6379] [--bookings-group default]
   [--connect-timeout-ms 2000] [--first-byte-timeout-ms 300000] [--idle-timeout-ms 60000] [--decode-budget-ms 1000]
@@ -89,7 +89,8 @@ const kinds: ReadonlyArray<SourceKind> = [
   "sglang-get-load",
   "sglang-metrics",
   "vllm-metrics",
-  "trtllm-iteration-stats"
+  "trtllm-iteration-stats",
+  "trtllm-metrics"
 ]
 const fields: ReadonlyArray<LoadField> = [
   "numRunningReqs",

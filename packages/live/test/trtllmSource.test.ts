@@ -18,14 +18,23 @@ const fixture = readFileSync(
   "utf8"
 )
 
-const routerOn = async (body: string) => {
+const page = readFileSync(
+  new URL("../../schema/test/fixtures/trtllm/prometheus_metrics_page.prom", import.meta.url),
+  "utf8"
+)
+
+const routerOn = async (
+  body: string,
+  kind: "trtllm-iteration-stats" | "trtllm-metrics" = "trtllm-iteration-stats"
+) => {
   const e = await startFakeEngine({
     dpSize: 1,
+    loadPaths: ["/metrics", "/prometheus/metrics"],
     loads: { _tag: "body", body, contentType: "application/json" }
   })
   cleanups.push(() => e.close())
   const r = startLiveRouter({
-    sources: [{ url: e.url, dpSize: 1, kind: "trtllm-iteration-stats", intervalMs: 1000, timeoutMs: 1000 }],
+    sources: [{ url: e.url, dpSize: 1, kind, intervalMs: 1000, timeoutMs: 1000 }],
     policy: totalRequests,
     staleAfterSeconds: 5,
     decodeBudgetMs: 20_000
@@ -66,4 +75,24 @@ it("a bad iteration-stats body is decode-failed with the field's path", async ()
   expect(s.row.unknown?.message).toMatch(
     /^decode-failed: InvalidField: \$\[0\]\.numActiveRequests: Expected number/
   )
+})
+
+it("a trtllm-serve worker's Prometheus page is its rank 0 too", async () => {
+  const r = await routerOn(page, "trtllm-metrics")
+  const s = r.ranks()[0]!
+  expect(s.condition).toBe("known")
+  expect(s.row).toMatchObject({
+    dpRank: 0,
+    numRunningReqs: 251,
+    numWaitingReqs: 34,
+    maxTotalNumTokens: 288_000
+  })
+  const u = {
+    url: "http://h:8000",
+    dpSize: 1,
+    kind: "trtllm-metrics",
+    intervalMs: 100,
+    timeoutMs: 50
+  } as const
+  expect(sourceUrl(u)).toBe("http://h:8000/prometheus/metrics")
 })

@@ -23,7 +23,8 @@ const sourceKinds: Record<SourceKind, true> = {
   "sglang-get-load": true,
   "sglang-metrics": true,
   "vllm-metrics": true,
-  "trtllm-iteration-stats": true
+  "trtllm-iteration-stats": true,
+  "trtllm-metrics": true
 }
 const loadFields: Record<LoadField, true> = {
   numRunningReqs: true,
