@@ -181,6 +181,8 @@ export interface PublishRecord {
  * - `latencyCdf.itlSeconds` (since 0.2.0): the ITL quantiles at `latencyCdf.quantiles`, as for
  *   TTFT and E2E (absent in results written before it was added). Each curve is empty (`[]`) when
  *   nothing was measured (no request finished; no request produced a second token), never zeros.
+ * - `latencyCdf.quantiles` (since 0.6.0 also p99.1..p99.9): every percentile 0..1 in steps of
+ *   0.01, then 0.991..0.999, then 1, so a tail view has measured points between p99 and the maximum.
  *
  * @category models
  * @since 0.1.0
