@@ -138,11 +138,6 @@ export const lawExceptions: ReadonlyArray<LawException> = [
         "waiting + running with a KV penalty on waiting only, no free-KV check (vLLM upstream)",
         fullIdle()
       ],
-      [
-        "vllm-kv-pressure-kv-guard",
-        "the guard reads usage thresholds, not free tokens (vLLM upstream)",
-        fullIdle()
-      ],
       ["smg/round-robin", "the counter reads no load (SMG upstream)", fullIdle()],
       ["smg/random", "a uniform draw reads no load (SMG upstream)", idleFull()],
       ["smg/power-of-two", "the other ranks are never drawn (SMG upstream)", onlyOneFits(0)],
