@@ -7,6 +7,9 @@ import { fc, test } from "@fast-check/vitest"
 import { describe, expect } from "vitest"
 import { makeScored, Scorers } from "../src/index.js"
 
+const costsOf = (details: Readonly<Record<string, unknown>> | undefined): ReadonlyArray<number> | undefined =>
+  (details?.["costs"] as Record<string, ReadonlyArray<number>> | undefined)?.["numWaitingUncachedTokens"]
+
 const p = makeScored({ scorers: [{ scorer: Scorers.waitingUncachedTokens, weight: 1, normalise: "none" }] })
 
 describe("a counted queue without token counts (issue 30 4a)", () => {
@@ -23,9 +26,7 @@ describe("a counted queue without token counts (issue 30 4a)", () => {
       const r = p.route(p.observe(p.init(waiting.length), rows, 1), { requestId: "a", inputLength }, 1)
       expect(r._tag).toBe("Routed")
       if (r._tag !== "Routed") return
-      const costs = (r.explanation.details?.["costs"] as Record<string, ReadonlyArray<number>>)[
-        "numWaitingUncachedTokens"
-      ]
+      const costs = costsOf(r.explanation.details)
       expect(costs).toEqual(waiting.map((w) => w * inputLength))
       const least = Math.min(...waiting)
       expect(waiting[r.rank]).toBe(least)
@@ -42,9 +43,7 @@ describe("a counted queue without token counts (issue 30 4a)", () => {
       )
       const r = p.route(p.observe(p.init(waiting.length), rows, 1), { requestId: "a", inputLength: 100 }, 1)
       if (r._tag !== "Routed") throw new Error(r.message)
-      const costs = (r.explanation.details?.["costs"] as Record<string, ReadonlyArray<number>>)[
-        "numWaitingUncachedTokens"
-      ]!
+      const costs = costsOf(r.explanation.details)!
       expect(costs[0]).toBe(reported)
       for (let i = 1; i < waiting.length; i++) expect(costs[i]).toBe(Math.max(reported, waiting[i]! * 100))
     }
