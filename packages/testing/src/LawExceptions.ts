@@ -147,11 +147,6 @@ export const lawExceptions: ReadonlyArray<LawException> = [
         "waiting + running with a KV penalty on waiting only, no free-KV check (vLLM upstream)",
         fullIdle()
       ],
-      [
-        "vllm-kv-pressure-kv-guard",
-        "the guard reads usage thresholds, not free tokens (vLLM upstream)",
-        fullIdle()
-      ],
       ["vllm-prefix-affinity", "vllm-kv-pressure's score, no free-KV check (vLLM #52464)", fullIdle()],
       [
         "vllm-kv-pressure-fixed-start",

@@ -10,6 +10,7 @@
  */
 import { checkClientOptions } from "@loadledger/policies"
 import type { LoadField, RouterError, SourceKind } from "../Types.js"
+import { workerKey } from "./workerKey.js"
 
 /** The most DP ranks one worker may have (the example router's `--dp` bound). @internal */
 export const maxDpSize = 1024
@@ -131,7 +132,7 @@ export const checkWorkers = (workers: unknown, name: "workers" | "sources"): Che
       )
     const bad = name === "sources" ? sourceFields(w, `${at}.`) : workerFields(w, `${at}.`)
     if (bad !== undefined) return bad
-    const url = (w.url as string).replace(/\/+$/, "")
+    const url = workerKey(w.url as string)
     const first = seen.get(url)
     if (first !== undefined)
       return invalid(`${at}.url`, `a URL no other entry has (${name}[${first}] has it)`, w.url)

@@ -44,7 +44,7 @@ export const vllmPolicyEntries: ReadonlyArray<PolicyEntry> = [
     engine: "vllm",
     reference: false,
     description:
-      "vllm-kv-pressure plus a guard: no rank with kv >= 0.99 and waiting requests while some rank has kv < 0.9",
+      "vllm-kv-pressure plus a guard: no rank with kv >= 0.99 and waiting requests while some rank has kv < 0.9, nor one whose free KV cannot hold the prompt while another can",
     make: (o) =>
       erase(
         makeVllmLb({
