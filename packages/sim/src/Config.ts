@@ -8,6 +8,7 @@ import type { ConfigProblem, EngineModel, EngineOption } from "./engines/Engine.
 import { type EngineName, engines, findEngine } from "./engines/index.js"
 import type { CoordinatorRows } from "./engines/vllm/options.js"
 import type { VllmWaveProfile } from "./engines/vllm/VllmWaveTypes.js"
+import { checkRankFaults, type RankFault } from "./faults/RankFaults.js"
 import { bad, integerAtLeast } from "./internal/configChecks.js"
 import { checkSlo, type Slo } from "./Slo.js"
 import type { StepModel } from "./StepModel.js"
@@ -65,6 +66,8 @@ import type { StepModel } from "./StepModel.js"
  *   `slo` ({@link SloAttainment}: exact counts, not quantiles). `sloStopEarly`: end the run as soon
  *   as more requests have missed the SLO than its target allows (a hopeless goodput probe; the
  *   status is then `SloMissed` and the attainment an upper bound). Default false.
+ * - `rankFaults` (since 0.6.0): per-rank speed faults (a slow GPU, a per-step CPU overhead), see
+ *   {@link RankFault} and `applyRankFaults`. Default none.
  *
  * @category config
  * @since 0.1.0
@@ -96,6 +99,7 @@ export interface SimConfig {
   readonly coordinatorRows?: CoordinatorRows | undefined
   readonly slo?: Slo | undefined
   readonly sloStopEarly?: boolean | undefined
+  readonly rankFaults?: ReadonlyArray<RankFault> | undefined
 }
 
 /**
@@ -157,7 +161,8 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => {
     recordRequests: c.recordRequests ?? false,
     recordPublishes: c.recordPublishes ?? false,
     slo: c.slo,
-    sloStopEarly: c.sloStopEarly ?? false
+    sloStopEarly: c.sloStopEarly ?? false,
+    rankFaults: c.rankFaults ?? []
   }
   // every engine's own options, defaulted; forced on an engine that does not declare them
   const own: Record<string, unknown> = {}
@@ -250,7 +255,8 @@ export const checkConfig = (c: ResolvedSimConfig): ConfigProblem | undefined => 
       : bad("faults", "{ zeroTokenRanksReturnEarly?: boolean }", c.faults)) ??
     checkEngineOptions(c, engine!) ??
     boolean("sloStopEarly") ??
-    checkSloField(c.slo)
+    checkSloField(c.slo) ??
+    checkRankFaults(c.rankFaults, c.dpSize)
   )
 }
 

@@ -16,7 +16,12 @@ const logStep = (run: Run, g: Group): void => {
     ranks: g.works.map((w, i) => ({
       rank: g.ranks[i]!.id,
       tokens: w.tokens,
-      dummyTokens: w.tokens === 0 ? 1 : 0
+      dummyTokens: w.tokens === 0 ? 1 : 0,
+      numDecodes: w.numDecodes,
+      numRunningReqs: w.numRequests,
+      numWaitingReqs: g.ranks[i]!.waiting.length,
+      attentionPairs: w.attentionPairs,
+      syncWaitSeconds: g.waits?.[i] ?? 0
     }))
   })
 }
