@@ -36,7 +36,7 @@ describe("a hardware-slow rank (rankFaults speed)", () => {
     expect(slow.syncWaitShare).toBeCloseTo(0.25, 12)
     expect(slow.stepLog![3]!.ranks.map((r) => r.syncWaitSeconds)).toEqual([0.01, 0])
     // tail ITL: every gap of both ranks' requests doubles, the healthy rank's included
-    expect(slow.itlSeconds.mean).toBeCloseTo(2 * healthy.itlSeconds.mean, 12)
+    expect(slow.itlSeconds.mean).toBeCloseTo(2 * healthy.itlSeconds.mean!, 12)
     expect(slow.itlSeconds.p99).toBeCloseTo(0.02, 12)
     // no idle rank: the slow rank holds work like the others
     expect(slow.idleRankStepShare).toBe(healthy.idleRankStepShare)

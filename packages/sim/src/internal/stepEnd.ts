@@ -21,6 +21,9 @@ const logStep = (run: Run, g: Group): void => {
       numRunningReqs: w.numRequests,
       numWaitingReqs: g.ranks[i]!.waiting.length,
       attentionPairs: w.attentionPairs,
+      numUsedTokens: g.ranks[i]!.kvOwned,
+      cachedPromptTokens: g.ranks[i]!.cachedPromptTokens,
+      admittedPromptTokens: g.ranks[i]!.admittedPromptTokens,
       syncWaitSeconds: g.waits?.[i] ?? 0
     }))
   })
