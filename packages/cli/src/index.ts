@@ -47,6 +47,11 @@ const COMMANDS: ReadonlyArray<CommandEntry> = [
     load: () => import("./commands/simulate.js")
   },
   {
+    name: "diagnose",
+    description: "which kind of slow is each rank (hardware, load, ok) from a /v1/loads time series",
+    load: () => import("./commands/diagnose.js")
+  },
+  {
     name: "capacity",
     description:
       "find the largest arrival rate a simulated DP group keeps up with on a trace, and the rates at shares of it",

@@ -9,6 +9,7 @@ import {
   type CoordinatorRows,
   describeTokenIds,
   isTraceError,
+  loadReportsOf,
   type PolicyResult,
   scaleTrace,
   simulate,
@@ -18,6 +19,8 @@ import {
 } from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
+import { v1LoadsLines } from "../diagnose/emitLoads.js"
+import { addFaultFlags, type FaultFlagOptions, faultConfig } from "../diagnose/faultFlags.js"
 import { examplesHelp } from "../internal/examples.js"
 import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
 import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
@@ -39,7 +42,7 @@ import { outcomeLabel, renderTable, runOutcome, simulateExitCode } from "./simul
  * @category simulate
  * @since 0.1.0
  */
-export interface SimulateOptions {
+export interface SimulateOptions extends FaultFlagOptions {
   readonly trace: string
   readonly policies: string
   readonly dp: number
@@ -116,7 +119,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   // a preset pair with no room for a KV pool: what would fit, and the GPU presets it fits on
   const noFit = o.kvPoolTokens === undefined ? checkModelFit(o.model, o.gpu, o.tp) : undefined
   if (noFit !== undefined) return fail(noFit.message)
-  const base = simConfigFor({ ...o, engine: "sglang" }) // the engine is set per policy below
+  const base = { ...simConfigFor({ ...o, engine: "sglang" }), ...faultConfig(o) } // the engine is set per policy below
   const sglang = entries.filter((e) => engineFor(e, o.engine) === "sglang")
   if (o.coordinatorRows !== undefined && o.coordinatorRows !== "extended" && sglang.length > 0)
     return fail(
@@ -203,6 +206,8 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     writeFileSync(o.report, html)
     if (!o.json) process.stdout.write(`report written to ${o.report}\n`)
   }
+  if (o.emitLoads !== undefined)
+    writeFileSync(o.emitLoads, rows.map(({ result: r }) => v1LoadsLines(loadReportsOf(r.stepLog ?? [], o.dp, 1), r.policy)).join(""))
   // 0 every request finished, 2 requests rejected or unfinished, 3 a run stalled (simulateExitCode)
   process.exitCode = simulateExitCode(rows.map((r) => r.result))
 }
@@ -310,6 +315,8 @@ export const register = (program: Command): void => {
       "--policy-config <file>",
       "also run the own policy this JSON configuration describes (PolicyConfig)"
     )
+  addFaultFlags(simulate)
+  simulate
     .option("--quiet", "no progress on stderr")
     .option("--progress", "progress on a non-terminal stderr too (a line every 2 s; a terminal gets a bar)")
     .addHelpText("after", () => simulateHelpText())
