@@ -25,6 +25,7 @@
 export interface DiagnoseRow {
   readonly dpRank: number
   readonly numRunningReqs: number
+  readonly numWaitingReqs?: number | undefined
   readonly numUsedTokens: number
   readonly utilization: number
   readonly cacheHitRate: number
@@ -70,8 +71,8 @@ export const DEFAULT_THRESHOLDS: DiagnoseThresholds = {
 /**
  * A rank's verdict and its evidence (medians over the reports where every rank was busy):
  * `utilizationRatio` (its forward time over the group's mean), `residual` (what load does not
- * explain), `requestSkew` / `lengthSkew` (requests and tokens per request over the group's, less
- * 1), `cacheHitRateGap` (the group's mean hit rate less its own).
+ * explain), `requestSkew` (requests held, running + waiting, over the group's, less 1),
+ * `lengthSkew` (KV tokens per running request over the group's, less 1), `cacheHitRateGap` (the group's mean hit rate less its own).
  *
  * @category diagnose
  * @since 0.6.0
@@ -159,13 +160,15 @@ export const diagnose = (
 ): Diagnosis => {
   const busy = reports.filter((r) => r.length > 1 && r.every((l) => l.numRunningReqs > 0 && l.utilization > 0))
   const dp = Math.max(0, ...reports.map((r) => r.length))
-  type Point = { report: number; rank: number; v: number; res: number; x: [number, number, number]; len: number; gap: number }
+  type Point = { report: number; rank: number; v: number; res: number; held: number; x: [number, number, number]; len: number; gap: number }
   const points: Array<Point> = []
   const waits: Array<number> = []
   const imbalance: Array<number> = []
   busy.forEach((r, report) => {
     const mu = mean(r.map((l) => l.utilization))
     const mn = mean(r.map((l) => l.numRunningReqs))
+    const held = (l: DiagnoseRow) => l.numRunningReqs + (l.numWaitingReqs ?? 0)
+    const mh = mean(r.map(held))
     const mk = mean(r.map((l) => l.numUsedTokens))
     const mp = mean(r.map((l) => l.prefillTokens))
     const mc = mean(r.map((l) => l.cacheHitRate))
@@ -177,6 +180,7 @@ export const diagnose = (
         report,
         rank: l.dpRank,
         res: 0,
+        held: rel(held(l), mh),
         v: rel(l.utilization, mu),
         x: [rel(l.numRunningReqs, mn), rel(l.numUsedTokens, mk), rel(l.prefillTokens, mp)],
         len: rel(l.numUsedTokens / l.numRunningReqs, perReq),
@@ -204,7 +208,7 @@ export const diagnose = (
     const evidence = {
       utilizationRatio: 1 + median(mine.map((p) => p.v)),
       residual,
-      requestSkew: median(mine.map((p) => p.x[0])),
+      requestSkew: median(mine.map((p) => p.held)),
       lengthSkew: median(mine.map((p) => p.len)),
       cacheHitRateGap: median(mine.map((p) => p.gap))
     }

@@ -64,6 +64,7 @@ export const parseLoadsLines = (text: string): ReadonlyArray<ReadonlyArray<Diagn
       rows.push({
         dpRank,
         numRunningReqs: l.numRunningReqs,
+        numWaitingReqs: l.numWaitingReqs ?? 0,
         numUsedTokens: l.numUsedTokens ?? 0,
         utilization: l.utilization,
         cacheHitRate: l.cacheHitRate ?? 0,
