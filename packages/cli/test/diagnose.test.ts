@@ -49,7 +49,7 @@ describe("--emit-loads then diagnose", () => {
       const d = decodeV1Loads(JSON.parse(line))
       expect(d._tag).toBe("Success")
       if (d._tag === "Success") {
-        expect(d.era).toBe("shm-v2")
+        expect(d.success.era).toBe("shm-v2")
         expect(d.success.response.loads.map((l) => l.dpRank)).toEqual([0, 1, 2, 3])
         expect(d.success.response.loads.every((l) => l.genThroughput !== undefined)).toBe(true)
       }
