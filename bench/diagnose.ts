@@ -7,7 +7,6 @@
  * simulator seeds). Cache skew is not benchmarked (the Azure trace has no prefixes).
  */
 import { readFileSync } from "node:fs"
-import { gpus, models } from "@loadledger/step-time"
 import {
   isTraceError,
   loadReportsOf,
@@ -18,9 +17,10 @@ import {
   simulate,
   type TraceRequest
 } from "@loadledger/sim"
+import { gpus, models } from "@loadledger/step-time"
 import { type DiagnoseThresholds, diagnose } from "../packages/cli/src/diagnose/diagnose.js"
-import { parseLoadsLines } from "../packages/cli/src/diagnose/readLoads.js"
 import { v1LoadsLines } from "../packages/cli/src/diagnose/emitLoads.js"
+import { parseLoadsLines } from "../packages/cli/src/diagnose/readLoads.js"
 
 const DP = 8
 const TRAIN = [1, 2]
@@ -38,19 +38,39 @@ interface Scenario {
 }
 const scenarios = (k: number): ReadonlyArray<Scenario> => [
   { label: "none", kind: "ok" },
-  ...[0.5, 0.6, 0.7, 0.8, 0.9].map((s) => ({ label: `speed ${s}`, kind: "hardware" as const, faults: [{ dpRank: k, speed: s }] })),
+  ...[0.5, 0.6, 0.7, 0.8, 0.9].map((s) => ({
+    label: `speed ${s}`,
+    kind: "hardware" as const,
+    faults: [{ dpRank: k, speed: s }]
+  })),
   { label: "overhead 3ms", kind: "hardware", faults: [{ dpRank: k, overheadSeconds: 0.003 }] },
-  ...[0.1, 0.25].map((p) => ({ label: `count ${p}`, kind: "load" as const, skew: { by: "count" as const, p } })),
-  ...[0.5, 0.9].map((p) => ({ label: `length ${p}`, kind: "load" as const, skew: { by: "length" as const, p } }))
+  ...[0.1, 0.25].map((p) => ({
+    label: `count ${p}`,
+    kind: "load" as const,
+    skew: { by: "count" as const, p }
+  })),
+  ...[0.5, 0.9].map((p) => ({
+    label: `length ${p}`,
+    kind: "load" as const,
+    skew: { by: "length" as const, p }
+  }))
 ]
 
 const rng = (seed: number) => {
   let s = seed * 2654435761
-  return () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32)
+  return () => {
+    s = (s * 1103515245 + 12345) >>> 0
+    return s / 2 ** 32
+  }
 }
 
 /** Pin every request to a rank: round-robin, except what the skew sends to rank k. */
-const pinned = (trace: ReadonlyArray<TraceRequest>, k: number, sc: Scenario, seed: number): Array<TraceRequest> => {
+const pinned = (
+  trace: ReadonlyArray<TraceRequest>,
+  k: number,
+  sc: Scenario,
+  seed: number
+): Array<TraceRequest> => {
   const r = rng(seed + 17)
   const sizes = trace.map((q) => q.inputLength + q.outputLength).sort((a, b) => a - b)
   const long = sizes[Math.floor(sizes.length * 0.7)]!
@@ -85,7 +105,9 @@ interface Case {
 const cases: Array<Case> = []
 const started = performance.now()
 for (const t of TRACES) {
-  const trace = parseTrace(readFileSync(new URL(`../${t.file}`, import.meta.url), "utf8"), undefined, { limit: t.limit })
+  const trace = parseTrace(readFileSync(new URL(`../${t.file}`, import.meta.url), "utf8"), undefined, {
+    limit: t.limit
+  })
   if (isTraceError(trace)) throw new Error(trace.message)
   for (const seed of [...TRAIN, ...TEST]) {
     const k = seed % DP
@@ -130,17 +152,32 @@ let best: { th: DiagnoseThresholds; score: number } | undefined
 for (const hardwareResidual of [0.01, 0.02, 0.03, 0.05, 0.08, 0.12])
   for (const loadSkew of [0.05, 0.1, 0.15, 0.2, 0.3]) {
     const th = { hardwareResidual, loadSkew, cacheGap: 0.15, structuralWait: 0.15 }
-    const r = matrixOf(cases.filter((c) => TRAIN.includes(c.seed)), th)
+    const r = matrixOf(
+      cases.filter((c) => TRAIN.includes(c.seed)),
+      th
+    )
     const score = r.accuracy - r.hwAsLoad
     if (best === undefined || score > best.score) best = { th, score }
   }
-const test = matrixOf(cases.filter((c) => TEST.includes(c.seed)), best!.th)
-console.log(`diagnose benchmark: ${cases.length} runs simulated in ${simSeconds.toFixed(0)} s (DP ${DP}, ${TRACES.map((t) => `${t.name} x${t.limit}`).join(", ")})`)
+const test = matrixOf(
+  cases.filter((c) => TEST.includes(c.seed)),
+  best!.th
+)
+console.log(
+  `diagnose benchmark: ${cases.length} runs simulated in ${simSeconds.toFixed(0)} s (DP ${DP}, ${TRACES.map((t) => `${t.name} x${t.limit}`).join(", ")})`
+)
 console.log(`thresholds chosen on train seeds ${TRAIN.join(",")}: ${JSON.stringify(best!.th)}`)
-console.log(`confusion matrix on test seeds ${TEST.join(",")} (rows: injected, columns: diagnosed; every rank of every run)`)
+console.log(
+  `confusion matrix on test seeds ${TEST.join(",")} (rows: injected, columns: diagnosed; every rank of every run)`
+)
 console.log(`${"".padEnd(10)}${KINDS.map((k) => k.padStart(10)).join("")}`)
-for (const t of KINDS) console.log(`${t.padEnd(10)}${KINDS.map((d) => String(test.m.get(`${t}>${d}`) ?? 0).padStart(10)).join("")}`)
-console.log(`accuracy ${(100 * test.accuracy).toFixed(1)}%; hardware-slow ranks (speed <= 0.8) called load-slow: ${test.hwAsLoad}`)
+for (const t of KINDS)
+  console.log(
+    `${t.padEnd(10)}${KINDS.map((d) => String(test.m.get(`${t}>${d}`) ?? 0).padStart(10)).join("")}`
+  )
+console.log(
+  `accuracy ${(100 * test.accuracy).toFixed(1)}%; hardware-slow ranks (speed <= 0.8) called load-slow: ${test.hwAsLoad}`
+)
 // the faulted ranks alone, by scenario
 let faultedRight = 0
 let faultedAll = 0
@@ -154,4 +191,6 @@ for (const label of scenarios(0).map((s) => s.label)) {
   faultedRight += hits
   faultedAll += cs.length
 }
-console.log(`faulted (or, for "none", the would-be faulted) rank alone: ${faultedRight}/${faultedAll} = ${((100 * faultedRight) / faultedAll).toFixed(1)}%`)
+console.log(
+  `faulted (or, for "none", the would-be faulted) rank alone: ${faultedRight}/${faultedAll} = ${((100 * faultedRight) / faultedAll).toFixed(1)}%`
+)

@@ -12,7 +12,20 @@ const dir = mkdtempSync(join(tmpdir(), "loadledger-diagnose-"))
 const azure = new URL("../../../fixtures/traces/azure2023/AzureLLMInferenceTrace_conv.csv", import.meta.url)
   .pathname
 const sim = (...args: Array<string>) =>
-  runCaptured("simulate", "--trace", azure, "--limit", "600", "--policies", "round-robin", "--dp", "4", "--json", "--quiet", ...args)
+  runCaptured(
+    "simulate",
+    "--trace",
+    azure,
+    "--limit",
+    "600",
+    "--policies",
+    "round-robin",
+    "--dp",
+    "4",
+    "--json",
+    "--quiet",
+    ...args
+  )
 
 describe("simulate's fault flags", () => {
   it("--slow-rank 1:0.5 raises the sync wait and the tail ITL over the healthy run", async () => {
@@ -29,7 +42,12 @@ describe("simulate's fault flags", () => {
   })
 
   it("parses windows and durations, and refuses bad values naming the flag", () => {
-    expect(parseSlowRank("3:0.7@600-1200")).toEqual({ dpRank: 3, speed: 0.7, fromSeconds: 600, toSeconds: 1200 })
+    expect(parseSlowRank("3:0.7@600-1200")).toEqual({
+      dpRank: 3,
+      speed: 0.7,
+      fromSeconds: 600,
+      toSeconds: 1200
+    })
     expect(() => parseSlowRank("3:0.7@1200-600")).toThrow(/--slow-rank must be/)
     expect(() => parseSlowRank("x:0.7")).toThrow(/--slow-rank must be/)
     expect(parseRankOverhead("2:1.5ms")).toEqual({ dpRank: 2, overheadSeconds: 0.0015 })
@@ -101,7 +119,9 @@ describe("diagnose on hand-made reports", () => {
     expect(d.ranks.slice(1).map((r) => r.kind)).toEqual(["ok", "ok", "ok"])
   })
   it("longer requests: load (length)", () => {
-    const long = reports.map((r) => r.map((l, i) => (i === 1 ? { ...l, numUsedTokens: l.numUsedTokens * 2 } : l)))
+    const long = reports.map((r) =>
+      r.map((l, i) => (i === 1 ? { ...l, numUsedTokens: l.numUsedTokens * 2 } : l))
+    )
     expect(diagnose(long).ranks[1]!.skew).toBe("length")
   })
 })

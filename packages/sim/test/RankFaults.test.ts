@@ -1,6 +1,6 @@
 // Per-rank speed faults (issue 33, item 1): where each kind lands in the result, on a two-rank
 // lockstep group with a fixed 10 ms step, one request per rank, so every figure is exact.
-import { type Policy } from "@loadledger/policies"
+import type { Policy } from "@loadledger/policies"
 import { describe, expect, it } from "vitest"
 import type { SimConfig } from "../src/index.js"
 import { applyRankFaults, checkConfig, resolveConfig, simulate } from "../src/index.js"
@@ -71,9 +71,9 @@ describe("rankFaults are checked with the field named", () => {
   ])("%j -> %s", (rankFaults, field) => {
     const c = resolveConfig({ dpSize: 2, stepModel, rankFaults: rankFaults as never })
     expect(checkConfig(c)?.field).toBe(field)
-    expect(simulate({ dpSize: 2, stepModel, rankFaults: rankFaults as never }, trace, follow).status._tag).toBe(
-      "InvalidConfig"
-    )
+    expect(
+      simulate({ dpSize: 2, stepModel, rankFaults: rankFaults as never }, trace, follow).status._tag
+    ).toBe("InvalidConfig")
   })
 })
 

@@ -10,6 +10,7 @@ import type { Command } from "commander"
 import { type Diagnosis, diagnose } from "../diagnose/diagnose.js"
 import { parseLoadsLines } from "../diagnose/readLoads.js"
 import { fail } from "../internal/args.js"
+import { examplesHelp } from "../internal/examples.js"
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`
 
@@ -63,6 +64,7 @@ export const register = (program: Command): void => {
     .description("which kind of slow is each rank (hardware, load, ok) from a /v1/loads time series")
     .argument("<file>", "JSON lines of /v1/loads responses (e.g. from simulate --emit-loads)")
     .option("--json", "print { ranks: [{ dpRank, kind, skew?, evidence }], group } as JSON")
+    .addHelpText("after", examplesHelp("diagnose"))
     .action((file: string, opts: { json?: boolean }) => {
       let text: string
       try {

@@ -18,9 +18,9 @@ import {
   traceTokenIds
 } from "@loadledger/sim"
 import { type Command, Option } from "commander"
-import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { v1LoadsLines } from "../diagnose/emitLoads.js"
 import { addFaultFlags, type FaultFlagOptions, faultConfig } from "../diagnose/faultFlags.js"
+import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
 import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
 import { readTraceFile, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
@@ -207,7 +207,10 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     if (!o.json) process.stdout.write(`report written to ${o.report}\n`)
   }
   if (o.emitLoads !== undefined)
-    writeFileSync(o.emitLoads, rows.map(({ result: r }) => v1LoadsLines(loadReportsOf(r.stepLog ?? [], o.dp, 1), r.policy)).join(""))
+    writeFileSync(
+      o.emitLoads,
+      rows.map(({ result: r }) => v1LoadsLines(loadReportsOf(r.stepLog ?? [], o.dp, 1), r.policy)).join("")
+    )
   // 0 every request finished, 2 requests rejected or unfinished, 3 a run stalled (simulateExitCode)
   process.exitCode = simulateExitCode(rows.map((r) => r.result))
 }

@@ -158,9 +158,20 @@ export const diagnose = (
   reports: ReadonlyArray<ReadonlyArray<DiagnoseRow>>,
   t: DiagnoseThresholds = DEFAULT_THRESHOLDS
 ): Diagnosis => {
-  const busy = reports.filter((r) => r.length > 1 && r.every((l) => l.numRunningReqs > 0 && l.utilization > 0))
+  const busy = reports.filter(
+    (r) => r.length > 1 && r.every((l) => l.numRunningReqs > 0 && l.utilization > 0)
+  )
   const dp = Math.max(0, ...reports.map((r) => r.length))
-  type Point = { report: number; rank: number; v: number; res: number; held: number; x: [number, number, number]; len: number; gap: number }
+  type Point = {
+    report: number
+    rank: number
+    v: number
+    res: number
+    held: number
+    x: [number, number, number]
+    len: number
+    gap: number
+  }
   const points: Array<Point> = []
   const waits: Array<number> = []
   const imbalance: Array<number> = []

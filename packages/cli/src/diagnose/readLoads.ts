@@ -44,7 +44,11 @@ export const parseLoadsLines = (text: string): ReadonlyArray<ReadonlyArray<Diagn
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i]!.trim()
     if (text === "") continue
-    const err = (message: string): LoadsLineError => ({ _tag: "LoadsLineError", line: i + 1, message: `line ${i + 1}: ${message}` })
+    const err = (message: string): LoadsLineError => ({
+      _tag: "LoadsLineError",
+      line: i + 1,
+      message: `line ${i + 1}: ${message}`
+    })
     let raw: unknown
     try {
       raw = JSON.parse(text)

@@ -52,7 +52,8 @@ export interface RankFault {
  * @since 0.6.0
  */
 export const checkRankFaults = (faults: unknown, dpSize: number): ConfigProblem | undefined => {
-  if (!Array.isArray(faults)) return bad("rankFaults", "an array of { dpRank, speed?, overheadSeconds? }", faults)
+  if (!Array.isArray(faults))
+    return bad("rankFaults", "an array of { dpRank, speed?, overheadSeconds? }", faults)
   for (let i = 0; i < faults.length; i++) {
     const f = faults[i] as Record<string, unknown> | null
     const at = `rankFaults[${i}]`
@@ -71,7 +72,10 @@ export const checkRankFaults = (faults: unknown, dpSize: number): ConfigProblem 
       return bad(`${at}.fromSeconds`, "a number >= 0", fromSeconds)
     const from = (fromSeconds as number | undefined) ?? 0
     if (toSeconds !== undefined && !(typeof toSeconds === "number" && toSeconds > from))
-      return { field: `${at}.toSeconds`, message: `${at}.toSeconds must be a number > ${from}, got ${shown(toSeconds)}` }
+      return {
+        field: `${at}.toSeconds`,
+        message: `${at}.toSeconds must be a number > ${from}, got ${shown(toSeconds)}`
+      }
   }
   return undefined
 }
@@ -104,11 +108,10 @@ export const applyRankFaults = (
   faults: ReadonlyArray<RankFault>,
   atSeconds: number
 ): StepCost => {
-  let active: Array<RankFault> | undefined
-  for (const f of faults)
-    if (atSeconds >= (f.fromSeconds ?? 0) && atSeconds < (f.toSeconds ?? Number.POSITIVE_INFINITY))
-      (active ??= []).push(f)
-  if (active === undefined) return cost
+  const active = faults.filter(
+    (f) => atSeconds >= (f.fromSeconds ?? 0) && atSeconds < (f.toSeconds ?? Number.POSITIVE_INFINITY)
+  )
+  if (active.length === 0) return cost
   const n = rankIds.length
   const waits = waitsOf(cost, n)
   const busy = new Array<number>(n)
