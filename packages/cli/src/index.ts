@@ -160,7 +160,7 @@ const withExamples = (p: Command): Command => p.addHelpText("after", examplesHel
  * ```ts
  * import { program } from "@loadledger/cli"
  * program().name() // => "loadledger"
- * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "capacity", "goodput", "serve", "compare", "sweep", "list", "completion"]
+ * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "diagnose", "capacity", "goodput", "serve", "compare", "sweep", "list", "completion"]
  * ```
  *
  * @category cli

@@ -23,8 +23,9 @@ const snapshot = Schema.decodeUnknownSync(LoadSnapshotV2)
  * import { v1LoadsBody } from "./emitLoads.js"
  * const report = { timestampSeconds: 1, loads: [{ dpRank: 0, timestamp: 1, numRunningReqs: 2, numWaitingReqs: 0, numUsedTokens: 900, cacheHitRate: 0, genThroughput: 80, utilization: 0.5, prefillTokens: 100 }] }
  * const body = v1LoadsBody(report, [100], "round-robin")
- * body.timestamp // => "1970-01-01T00:00:01.000Z"
- * (body.loads as Array<Record<string, unknown>>)[0]!.gen_throughput // => 80
+ * String(body.timestamp) // => "1970-01-01T00:00:01.000Z"
+ * const rows = body.loads as Array<Record<string, unknown>>
+ * rows[0]!.gen_throughput // => 80
  * ```
  *
  * @category diagnose

@@ -32,8 +32,8 @@ const RANK = /^(\d+):/
  * import { parseSlowRank } from "./faultFlags.js"
  * parseSlowRank("3:0.7") // => { dpRank: 3, speed: 0.7 }
  * parseSlowRank("3:0.7@600-1200") // => { dpRank: 3, speed: 0.7, fromSeconds: 600, toSeconds: 1200 }
- * (() => { try { return parseSlowRank("3:1.7") } catch (e) { return (e as Error).message } })()
- * // => '--slow-rank must be RANK:SPEED[@FROM-TO] with 0 < SPEED <= 1 and FROM < TO (seconds), got "3:1.7"'
+ * const bad = (() => { try { return parseSlowRank("3:1.7") } catch (e) { return (e as Error).message } })()
+ * bad // => '--slow-rank must be RANK:SPEED[@FROM-TO] with 0 < SPEED <= 1 and FROM < TO (seconds), got "3:1.7"'
  * ```
  *
  * @category simulate

@@ -30,8 +30,8 @@ export interface LoadsLineError {
  * const line = (t: number, p: number) => JSON.stringify({ loads: [{ timestamp: t, dp_rank: 0, num_running_reqs: 3, num_used_tokens: 90, utilization: 0.5, gen_throughput: 40, cache_hit_rate: 0, total_prefill_uncached_tokens: p }] })
  * const r = parseLoadsLines(`${line(1, 100)}\n${line(2, 160)}\n`)
  * Array.isArray(r) && r.map((rows) => rows[0]!.prefillTokens) // => [100, 60]
- * const bad = parseLoadsLines('{"loads":[{"dp_rank":0}]}')
- * !Array.isArray(bad) && bad.message // => "line 1: loads[0] has no num_running_reqs"
+ * const bad = parseLoadsLines('{"loads":[{"dp_rank":0}]}') as { message?: string }
+ * bad.message // => "line 1: loads[0] has no num_running_reqs"
  * ```
  *
  * @category diagnose
