@@ -113,7 +113,7 @@ for (const t of TRACES) {
     const k = seed % DP
     for (const sc of scenarios(k)) {
       const r = simulate(
-        { ...base, dpSize: DP, seed, recordSteps: true, ...(sc.faults ? { rankFaults: sc.faults } : {}) },
+        { ...base, dpSize: DP, seed, recordSteps: "loads", ...(sc.faults ? { rankFaults: sc.faults } : {}) },
         pinned(trace, k, sc, seed),
         follow
       )

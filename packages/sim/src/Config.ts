@@ -58,7 +58,8 @@ import type { StepModel } from "./StepModel.js"
  *   many consecutive step attempts ends the run with `NoProgress` naming it and the cause
  *   (default 16).
  * - `faults.zeroTokenRanksReturnEarly`: ranks with no tokens skip the dummy forward (vllm PR #51984).
- * - `recordSteps` / `recordRequests` / `recordPublishes`: keep a per-step log / per-request
+ * - `recordSteps` / `recordRequests` / `recordPublishes`: keep a per-step log (`"loads"`: with each
+ *   rank's load and sync wait, since 0.6.0) / per-request
  *   outcomes / the vLLM coordinator's publishes in the result.
  * - `coordinatorRows` (vLLM engine only): which fields the vLLM front ends' rows carry, see
  *   {@link CoordinatorRows} (default `"extended"`).
@@ -93,7 +94,7 @@ export interface SimConfig {
   readonly prefillIntervalSteps?: number | undefined
   readonly stallSteps?: number | undefined
   readonly faults?: { readonly zeroTokenRanksReturnEarly?: boolean | undefined } | undefined
-  readonly recordSteps?: boolean | undefined
+  readonly recordSteps?: boolean | "loads" | undefined
   readonly recordRequests?: boolean | undefined
   readonly recordPublishes?: boolean | undefined
   readonly coordinatorRows?: CoordinatorRows | undefined

@@ -18,7 +18,7 @@ const follow = asSimPolicy<null>({
 // one request per rank, 100 input tokens and 21 output tokens: 1 prefill step + 20 decode steps
 const trace = [req(0, 0, 100, 21, { dpRank: 0 }), req(1, 0, 100, 21, { dpRank: 1 })]
 const run = (config: Partial<SimConfig>) =>
-  simulate({ dpSize: 2, stepModel: fixedStep(0.01), recordSteps: true, ...config }, trace, follow)
+  simulate({ dpSize: 2, stepModel: fixedStep(0.01), recordSteps: "loads", ...config }, trace, follow)
 
 describe("a hardware-slow rank (rankFaults speed)", () => {
   const healthy = run({})

@@ -121,7 +121,7 @@ export const addFaultFlags = (c: Command): Command =>
  * ```ts
  * import { faultConfig } from "./faultFlags.js"
  * faultConfig({ slowRank: [{ dpRank: 3, speed: 0.7 }], emitLoads: "loads.jsonl" })
- * // => { rankFaults: [{ dpRank: 3, speed: 0.7 }], recordSteps: true }
+ * // => { rankFaults: [{ dpRank: 3, speed: 0.7 }], recordSteps: "loads" }
  * faultConfig({}) // => {}
  * ```
  *
@@ -130,10 +130,10 @@ export const addFaultFlags = (c: Command): Command =>
  */
 export const faultConfig = (
   o: FaultFlagOptions
-): { readonly rankFaults?: ReadonlyArray<RankFault>; readonly recordSteps?: boolean } => {
+): { readonly rankFaults?: ReadonlyArray<RankFault>; readonly recordSteps?: "loads" } => {
   const rankFaults = [...(o.slowRank ?? []), ...(o.rankOverhead ?? [])]
   return {
     ...(rankFaults.length > 0 ? { rankFaults } : {}),
-    ...(o.emitLoads !== undefined ? { recordSteps: true } : {})
+    ...(o.emitLoads !== undefined ? { recordSteps: "loads" as const } : {})
   }
 }

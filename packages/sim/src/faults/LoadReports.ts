@@ -39,7 +39,7 @@ interface Acc {
 const fresh = (): Acc => ({ decoded: 0, prefilled: 0, busy: 0, running: 0, waiting: 0, used: 0, hit: 0 })
 
 /**
- * Aggregate a step log (`simulate` with `recordSteps: true`) into one report per `intervalSeconds`
+ * Aggregate a step log (`simulate` with `recordSteps: "loads"`) into one report per `intervalSeconds`
  * (> 0) for `dpSize` ranks; intervals with no step are skipped (an idle engine publishes an idle
  * row, which says nothing about speed). Pure.
  *

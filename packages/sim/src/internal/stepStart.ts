@@ -106,7 +106,7 @@ const chargeStep = (run: Run, g: Group, total: number): SimStatus | undefined =>
   run.rankSteps += g.ranks.length
   run.rankSeconds += cost.stepSeconds * g.ranks.length
   const waits = cost.syncWaitSeconds
-  if (run.stepLog !== undefined) g.waits = waits ?? cost.ranks.map((r) => r.syncWaitSeconds)
+  if (run.c.recordSteps === "loads") g.waits = waits ?? cost.ranks.map((r) => r.syncWaitSeconds)
   for (let i = 0; i < ws.length; i++) {
     if (ws[i]!.tokens === 0) run.idleRankSteps++
     run.syncWaitSeconds += (waits === undefined ? cost.ranks[i]?.syncWaitSeconds : waits[i]) ?? 0
