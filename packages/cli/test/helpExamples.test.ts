@@ -11,6 +11,7 @@ const COMMANDS = [
   "step-time",
   "calibrate",
   "simulate",
+  "diagnose",
   "capacity",
   "goodput",
   "compare",
