@@ -4,8 +4,8 @@ import {
   findPolicy,
   makeVllmPowerOfTwo,
   type PolicyOpsCase,
-  replayPolicyOps,
   type RouteRequest,
+  replayPolicyOps,
   vllmP2cPair
 } from "../src/index.js"
 

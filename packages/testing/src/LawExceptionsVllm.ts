@@ -62,7 +62,8 @@ export const vllmLawExceptions: ReadonlyArray<LawException> = [
   {
     policy: P2C,
     law: "burstSpread",
-    reason: "above 4 engines only two drawn engines are compared: a burst can pile on a pair while others idle (vLLM #43279)",
+    reason:
+      "above 4 engines only two drawn engines are compared: a burst can pile on a pair while others idle (vLLM #43279)",
     counterexample: [peerScenario(8, 8, false)]
   },
   {

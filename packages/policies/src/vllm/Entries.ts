@@ -86,6 +86,7 @@ export const vllmPolicyEntries: ReadonlyArray<PolicyEntry> = [
     proposed: "vllm-project/vllm#43279",
     description:
       "vllm-kv-pressure up to 4 engines; above, the lower score of two distinct engines drawn uniformly, the first drawn on a tie (seeded draws)",
-    make: (o) => erase(makeVllmPowerOfTwo({ clientCount: o.clientCount, clientIndex: o.clientIndex, seed: o.seed }))
+    make: (o) =>
+      erase(makeVllmPowerOfTwo({ clientCount: o.clientCount, clientIndex: o.clientIndex, seed: o.seed }))
   }
 ]

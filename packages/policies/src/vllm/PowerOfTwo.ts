@@ -5,8 +5,9 @@
  *
  * @since 0.7.0
  */
-import { type DrawSource, drawAt, type RngState, rngFromSeed, withDraws } from "../peers/Draws.js"
+
 import type { Policy, RouteResult } from "../Policy.js"
+import { type DrawSource, drawAt, type RngState, rngFromSeed, withDraws } from "../peers/Draws.js"
 import type { VllmClientOptions } from "./VllmLb.js"
 import { makeVllmLb, type VllmLbPolicyState } from "./VllmLbPolicy.js"
 
@@ -153,7 +154,12 @@ export const makeVllmPowerOfTwo = (options: VllmPowerOfTwoOptions = {}): Policy<
       const h: Array<number> = []
       for (let r = 0; r < healthy.length; r++) if (healthy[r] === true) h.push(r)
       const scores = first.explanation?.scores
-      if (request.routedDpRank !== undefined || healthy.length <= fullScanMax || h.length < 2 || scores === undefined)
+      if (
+        request.routedDpRank !== undefined ||
+        healthy.length <= fullScanMax ||
+        h.length < 2 ||
+        scores === undefined
+      )
         return { ...first, state: with2(s, first.state) }
       const { pair, rng } = two(s, h.length)
       const a = h[pair[0]]!
