@@ -8,6 +8,7 @@ import { affinityBurst, fullIdle, idleFull, onlyOneFits, tieRounds } from "./int
 import { peerFairnessExceptions } from "./LawExceptionsFairnessPeers.js"
 import { peerLawExceptions } from "./LawExceptionsPeers.js"
 import { trtllmLawExceptions } from "./LawExceptionsTrtllm.js"
+import { vllmLawExceptions } from "./LawExceptionsVllm.js"
 import type { LawException, PolicyScenario } from "./LawTypes.js"
 
 /**
@@ -211,7 +212,8 @@ export const lawExceptions: ReadonlyArray<LawException> = [
   },
   ...peerLawExceptions,
   ...peerFairnessExceptions,
-  ...trtllmLawExceptions
+  ...trtllmLawExceptions,
+  ...vllmLawExceptions
 ]
 
 function busy(dpRank: number, running: number): RankLoad {
