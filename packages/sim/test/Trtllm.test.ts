@@ -94,7 +94,12 @@ describe("the TensorRT-LLM engine", () => {
         attentionDpEnableBalance: true,
         attentionDpTimeoutIters: 3
       },
-      [pinned("a", 0, 10, 100, 0), pinned("b", 0, 10, 100, 1), pinned("c", 0.9, 60, 4, 0), pinned("d", 0.9, 60, 4, 0)],
+      [
+        pinned("a", 0, 10, 100, 0),
+        pinned("b", 0, 10, 100, 1),
+        pinned("c", 0.9, 60, 4, 0),
+        pinned("d", 0.9, 60, 4, 0)
+      ],
       findPolicy("trtllm/default")!
     )
     const first = (id: string) => r.outcomes?.find((o) => o.requestId === id)?.firstScheduledSeconds

@@ -124,7 +124,10 @@ export const stepBalance = (
     count++
     sol += s.stepSeconds * ratio
   }
-  return { balanceRatio: count === 0 ? Number.NaN : sum / count, solFactor: sol === 0 ? Number.NaN : elapsed / sol }
+  return {
+    balanceRatio: count === 0 ? Number.NaN : sum / count,
+    solFactor: sol === 0 ? Number.NaN : elapsed / sol
+  }
 }
 
 type Strategy = "baseline" | "context wait" | "full strategy"
@@ -207,7 +210,11 @@ export const adpBalanceRows = async (size: AdpBalanceSize): Promise<ReadonlyArra
   const baseTps = base.result.outputTokensPerSecond
   const rows: Array<ReproduceRow> = []
   for (const r of runs) {
-    rows.push({ metric: `balance ratio, ${r.strategy}`, published: PUBLISHED[r.strategy].balance, modelled: r.balanceRatio })
+    rows.push({
+      metric: `balance ratio, ${r.strategy}`,
+      published: PUBLISHED[r.strategy].balance,
+      modelled: r.balanceRatio
+    })
   }
   for (const r of runs) {
     rows.push({
@@ -249,7 +256,8 @@ export const adpBalanceRows = async (size: AdpBalanceSize): Promise<ReadonlyArra
  */
 export const trtllmAdpBalance: ReproduceScenario = {
   name: "trtllm-adp-balance",
-  title: "TensorRT-LLM ADP balance strategy: DeepSeek-V3 on 8 GB200, attention DP 8 + EP 8, closed loop 5,120",
+  title:
+    "TensorRT-LLM ADP balance strategy: DeepSeek-V3 on 8 GB200, attention DP 8 + EP 8, closed loop 5,120",
   source: {
     citation: "NVIDIA TensorRT LLM team, ADP Balance Strategy (tech blog 10), NVIDIA/TensorRT-LLM @011cfc2c",
     url: "https://github.com/NVIDIA/TensorRT-LLM/blob/main/docs/source/blogs/tech_blog/blog10_ADP_Balance_Strategy.md"
