@@ -3,9 +3,10 @@
  * router in flight is over it; it is never chosen while another usable rank is under it, and when
  * every usable rank is over, the answer is the `RouterError` `Overloaded`.
  *
- * The faults this guards against: smg-project/smg #2146 (no default policy stops choosing a worker
- * past its load bound), vllm-project/router #215 and #200 (load counts that leak or go unread
- * keep sending to a saturated worker). @internal
+ * The faults this guards against: ai-dynamo/dynamo #9688 (round-robin, random, least-loaded still
+ * chose over-threshold workers; all over must be an overload refusal, not "no instances found"),
+ * smg-project/smg #2220 (no absolute per-worker overload veto; all vetoed sheds with a 503) and
+ * #2518 (re-check the bound at dispatch). @internal
  */
 import type { RankStatus, RouterError } from "../Types.js"
 
