@@ -16,6 +16,7 @@ import {
   ejectWorker,
   finish,
   makeRouter,
+  parseServeArgs,
   type RouterOptions,
   type RouterState,
   route,
@@ -118,6 +119,14 @@ describe("a rank over overloadBound is never chosen while another is under it", 
     expect(makeRouter(findPolicy("round-robin")!.make({}), [], { staleAfterSeconds: 1, overloadBound: 0 }).error?.field).toBe(
       "options.overloadBound"
     )
+  })
+})
+
+it("`serve --overload-bound N` sets the bound, and refuses one that is no integer >= 1", () => {
+  const a = parseServeArgs(["--worker", "http://127.0.0.1:9001", "--overload-bound", "64"])
+  expect(typeof a === "object" && "workers" in a && a.overloadBound).toBe(64)
+  expect(parseServeArgs(["--worker", "http://127.0.0.1:9001", "--overload-bound", "0"])).toMatchObject({
+    error: expect.stringContaining("--overload-bound")
   })
 })
 
