@@ -171,7 +171,9 @@ export const route = <S>(
   let fallbackReason: FallbackReason = "no-known-rank"
   const bound = state.overloadBound
   const usable = new Set(
-    view.members.length > 0 ? view.members : ranks.flatMap((s) => (s.condition === "unhealthy" ? [] : [s.index]))
+    view.members.length > 0
+      ? view.members
+      : ranks.flatMap((s) => (s.condition === "unhealthy" ? [] : [s.index]))
   )
   if (bound !== undefined && usable.size > 0) {
     const pinned = request.routedDpRank

@@ -24,7 +24,9 @@ import {
 } from "../src/index.js"
 
 const urls = ["http://a:1", "http://b:1", "http://c:1"]
-const idle = [{ dpRank: 0, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0, kvCacheUsage: 0 }]
+const idle = [
+  { dpRank: 0, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0, kvCacheUsage: 0 }
+]
 
 const polled = (name: string, options: Partial<RouterOptions> = {}): RouterState<unknown> => {
   let s = makeRouter(
@@ -67,13 +69,17 @@ const names = policyEntries().map((e) => e.name)
 describe("in-flight counts are released on abort", () => {
   it("holds for the router over every registered policy", () => {
     expect(names.length).toBeGreaterThanOrEqual(40)
-    for (const name of names) fc.assert(releaseOnAbortLaw({ make: harness(name), dpSize: 3 }), { numRuns: 15, seed: 7 })
+    for (const name of names)
+      fc.assert(releaseOnAbortLaw({ make: harness(name), dpSize: 3 }), { numRuns: 15, seed: 7 })
   })
 
   it("fails on a router whose abort releases nothing, with a shrunk counterexample", () => {
-    const out = fc.check(releaseOnAbortLaw({ make: harness("total-requests", {}, "abort-leaks"), dpSize: 3 }), {
-      seed: 7
-    })
+    const out = fc.check(
+      releaseOnAbortLaw({ make: harness("total-requests", {}, "abort-leaks"), dpSize: 3 }),
+      {
+        seed: 7
+      }
+    )
     expect(out.failed).toBe(true)
     // the smallest trace: one request, then every request still in flight is aborted
     expect(JSON.stringify(out.counterexample)).toBe('[[{"op":"route"}]]')
@@ -90,7 +96,9 @@ describe("a rank over overloadBound is never chosen while another is under it", 
   })
 
   it("fails on the router without the bound (the policy places a 7th request anyway)", () => {
-    const out = fc.check(overloadBoundLaw({ make: harness("total-requests"), dpSize: 3, bound: 2 }), { seed: 11 })
+    const out = fc.check(overloadBoundLaw({ make: harness("total-requests"), dpSize: 3, bound: 2 }), {
+      seed: 11
+    })
     expect(out.failed).toBe(true)
     // six routes fill every rank to the bound; the seventh is placed instead of refused
     expect(out.counterexample?.[0].filter((o) => o.op === "route").length).toBe(7)
@@ -113,12 +121,16 @@ describe("a rank over overloadBound is never chosen while another is under it", 
     ])
     s = finish(s, "b", 3).state
     const pinned = route(s, { requestId: "e", inputLength: 8, routedDpRank: 0 }, 3)
-    expect(pinned._tag === "RouterError" && [pinned.reason, pinned.field]).toEqual(["Overloaded", "routedDpRank"])
+    expect(pinned._tag === "RouterError" && [pinned.reason, pinned.field]).toEqual([
+      "Overloaded",
+      "routedDpRank"
+    ])
     const next = route(s, { requestId: "f", inputLength: 8 }, 3)
     expect(next._tag === "Routed" && next.decision.rank).toBe(placed[1])
-    expect(makeRouter(findPolicy("round-robin")!.make({}), [], { staleAfterSeconds: 1, overloadBound: 0 }).error?.field).toBe(
-      "options.overloadBound"
-    )
+    expect(
+      makeRouter(findPolicy("round-robin")!.make({}), [], { staleAfterSeconds: 1, overloadBound: 0 }).error
+        ?.field
+    ).toBe("options.overloadBound")
   })
 })
 
@@ -131,33 +143,40 @@ it("`serve --overload-bound N` sets the bound, and refuses one that is no intege
 })
 
 /** Worker a of the router as a mark harness (an ejection held far longer than the trace). */
-const markHarness =
-  (broken?: "ejection-outlasts-reports") =>
-  () => {
-    let s = makeRouter(findPolicy("total-requests")!.make({}), [{ url: urls[0]!, dpSize: 1 }, { url: urls[1]!, dpSize: 1 }], {
+const markHarness = (broken?: "ejection-outlasts-reports") => () => {
+  let s = makeRouter(
+    findPolicy("total-requests")!.make({}),
+    [
+      { url: urls[0]!, dpSize: 1 },
+      { url: urls[1]!, dpSize: 1 }
+    ],
+    {
       staleAfterSeconds: 1e6
-    }) as RouterState<unknown>
-    s = applyPoll(s, urls[1]!, Result.succeed(idle), 0)
-    let markedAt: number | undefined
-    return {
-      mark: (now: number) => {
-        markedAt = now
-        s = ejectWorker(s, urls[0]!, 1e6, "3 consecutive failed requests", now)
-      },
-      report: (healthy: boolean, now: number) => {
-        s = applyPoll(
-          s,
-          urls[0]!,
-          healthy ? Result.succeed(idle) : Result.fail({ _tag: "PollFailure", kind: "http-status", message: "503" }),
-          now
-        )
-        // the fault as reported: the ejection keeps its hold whatever the polls say
-        if (broken !== undefined && markedAt !== undefined)
-          s = ejectWorker(s, urls[0]!, 1e6 - (now - markedAt), "still held", now)
-      },
-      usable: (now: number) => statuses(s, now)[0]!.condition === "known"
     }
+  ) as RouterState<unknown>
+  s = applyPoll(s, urls[1]!, Result.succeed(idle), 0)
+  let markedAt: number | undefined
+  return {
+    mark: (now: number) => {
+      markedAt = now
+      s = ejectWorker(s, urls[0]!, 1e6, "3 consecutive failed requests", now)
+    },
+    report: (healthy: boolean, now: number) => {
+      s = applyPoll(
+        s,
+        urls[0]!,
+        healthy
+          ? Result.succeed(idle)
+          : Result.fail({ _tag: "PollFailure", kind: "http-status", message: "503" }),
+        now
+      )
+      // the fault as reported: the ejection keeps its hold whatever the polls say
+      if (broken !== undefined && markedAt !== undefined)
+        s = ejectWorker(s, urls[0]!, 1e6 - (now - markedAt), "still held", now)
+    },
+    usable: (now: number) => statuses(s, now)[0]!.condition === "known"
   }
+}
 
 describe("an ejection is cleared by the first healthy poll after it", () => {
   it("holds for the router", () => {

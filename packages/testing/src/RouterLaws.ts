@@ -27,7 +27,9 @@ export interface RouterHarness {
   readonly route: (
     id: string,
     now: number
-  ) => { readonly _tag: "Placed"; readonly rank: number } | { readonly _tag: "Rejected"; readonly reason: string }
+  ) =>
+    | { readonly _tag: "Placed"; readonly rank: number }
+    | { readonly _tag: "Rejected"; readonly reason: string }
   readonly release: (id: string, how: "finish" | "abort", now: number) => void
   readonly inflight: () => ReadonlyArray<number>
 }
@@ -39,8 +41,14 @@ type Op =
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.constant({ op: "route" as const }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constantFrom("finish" as const, "abort" as const), pick: fc.nat(99) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constantFrom("abort-again" as const, "abort-unknown" as const) }) }
+  {
+    weight: 2,
+    arbitrary: fc.record({ op: fc.constantFrom("finish" as const, "abort" as const), pick: fc.nat(99) })
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constantFrom("abort-again" as const, "abort-unknown" as const) })
+  }
 )
 
 const countsOf = (truth: ReadonlyMap<string, number>, dpSize: number): Array<number> => {
@@ -132,7 +140,9 @@ export const releaseOnAbortLaw = (options: {
   readonly make: () => RouterHarness
   readonly dpSize: number
 }): fc.IProperty<[ReadonlyArray<Op>]> =>
-  fc.property(fc.array(opArb, { maxLength: 50 }), (ops) => drive(options.make, options.dpSize, ops, () => true))
+  fc.property(fc.array(opArb, { maxLength: 50 }), (ops) =>
+    drive(options.make, options.dpSize, ops, () => true)
+  )
 
 /**
  * The overload-bound law: with a bound of `bound` requests in flight per rank, a placement is on
