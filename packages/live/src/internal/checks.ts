@@ -145,7 +145,7 @@ export const checkWorkers = (workers: unknown, name: "workers" | "sources"): Che
  * How ranks are judged (`RouterOptions`, `StatusOptions`), read from `o` with field names prefixed
  * by `prefix`: `staleAfterSeconds` a finite number > 0, `requiredFields` absent or an array of
  * `LoadField`s, `ageClock` absent or `"publisher-change"` / `"receipt"`, then for a router
- * (`clients`) `clientCount` / `clientIndex` by the policies' one rule (`checkClientOptions`). @internal
+ * (`clients`) `overloadBound` absent or an integer >= 1, `clientCount` / `clientIndex` by the policies' one rule (`checkClientOptions`). @internal
  */
 const judgingFields = (o: Fields, prefix: string, clients: boolean): Check => {
   const stale = o.staleAfterSeconds
@@ -167,6 +167,14 @@ const judgingFields = (o: Fields, prefix: string, clients: boolean): Check => {
     '"publisher-change" or "receipt"'
   )
   if (clock !== undefined || !clients) return clock
+  const bound = optional(
+    o,
+    prefix,
+    "overloadBound",
+    (x) => Number.isSafeInteger(x) && (x as number) >= 1,
+    "an integer >= 1"
+  )
+  if (bound !== undefined) return bound
   const bad = checkClientOptions(o.clientCount as number | undefined, o.clientIndex as number | undefined)
   return bad === undefined
     ? undefined
