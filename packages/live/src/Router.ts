@@ -37,7 +37,11 @@ import type { LoadField, RankStatus, RouterError, SourceKind, StatusOptions, Wor
  * `ageClock`: see `StatusOptions`. `clientCount` / `clientIndex`: how many router replicas share
  * these engines and which one this is (vLLM's front-end `client_count` / `client_index`); they
  * shape the in-flight fallback (see `route`). Pass the same numbers to the policy (the registry's
- * `make({ clientCount, clientIndex })`).
+ * `make({ clientCount, clientIndex })`). `overloadBound` (optional, an integer >= 1): a rank
+ * holding that many requests of this router in flight is over it and never chosen while another
+ * usable rank is under it (the policy's choice is then replaced, `fallbackReason:
+ * "overload-bound"`); when all are over, `route` answers the `RouterError` `Overloaded` (HTTP
+ * 503 from the proxy).
  *
  * **Checked up front** (`makeRouter`, `startLiveRouter`): `staleAfterSeconds` a finite number of
  * seconds above 0; `requiredFields` absent or an array of `LoadField`s; `ageClock` absent,
@@ -57,6 +61,7 @@ export interface RouterOptions {
   readonly ageClock?: StatusOptions["ageClock"] | undefined
   readonly clientCount?: number | undefined
   readonly clientIndex?: number | undefined
+  readonly overloadBound?: number | undefined
 }
 
 /**
@@ -92,6 +97,7 @@ export interface RouterState<S> {
   readonly decisions: ReadonlyArray<number>
   readonly cursor: number
   readonly clientCount: number
+  readonly overloadBound?: number | undefined
   readonly error?: RouterError | undefined
 }
 
@@ -161,7 +167,8 @@ export const makeRouter = <S>(
     decisions: Array.from({ length: n }, () => 0),
     // vLLM's front ends start their scan at floor(N * client_index / client_count)
     cursor: n > 0 ? Math.floor((n * clientIndex) / clientCount) % n : 0,
-    clientCount
+    clientCount,
+    overloadBound: options.overloadBound
   }
 }
 
@@ -246,7 +253,8 @@ export const applyPoll = <S>(
 
 /**
  * Eject worker `url` for `holdSeconds` from `now` (see `eject`): its ranks leave the view at once
- * and stay out until the hold ends, even while its polls succeed. A `now` that is not a finite
+ * and stay out until the hold ends or the first successful poll received after `now`, whichever
+ * comes first (a finite hold; `Infinity` is for good). A `now` that is not a finite
  * number, or a `holdSeconds` that is `NaN`, is ignored like `applyPoll`'s bad `now`: `state` itself
  * comes back (`holdSeconds: Infinity` ejects for good).
  *
@@ -260,7 +268,8 @@ export const applyPoll = <S>(
  * r = applyPoll(r, "b", Result.succeed([{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), 0)
  * r = ejectWorker(r, "a", 2, "3 consecutive upstream failures", 1)
  * r.view.members // => [1]
- * r = applyPoll(r, "a", Result.succeed([{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), 3.5)
+ * // the first healthy report after the ejection clears it
+ * r = applyPoll(r, "a", Result.succeed([{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), 1.5)
  * r.view.members // => [0, 1]
  * ```
  *
@@ -275,7 +284,7 @@ export const ejectWorker = <S>(
   now: number
 ): RouterState<S> => {
   if (checkNow(now) !== undefined || Number.isNaN(holdSeconds)) return state
-  const heard = eject(state.heard, url, now + holdSeconds, message)
+  const heard = eject(state.heard, url, now + holdSeconds, message, now)
   const next = { ...state, heard }
   return {
     ...next,

@@ -51,6 +51,8 @@ export interface ServeArgs {
   readonly model: string | undefined
   readonly gpu: string | undefined
   readonly maxRunningRequests: number | undefined
+  /** `--overload-bound N`: requests in flight per rank past which it is skipped (`RouterOptions`). */
+  readonly overloadBound: number | undefined
   readonly drainMs: number
   readonly accessLog: boolean
   readonly bookings: string | undefined
@@ -81,7 +83,7 @@ export const serveUsage = `usage: loadledger serve --worker URL [--worker URL ..
   [--interval-ms 250] [--timeout-ms 500] [--stale-ms 1000] [--require numRunningReqs,numWaitingReqs,numTotalTokens]
   [--replicas 1] [--replica-index 0] [--bookings redis://HOST:6379] [--bookings-group default]
   [--connect-timeout-ms 2000] [--first-byte-timeout-ms 300000] [--idle-timeout-ms 60000] [--decode-budget-ms 1000]
-  [--workers-file FILE] [--workers-dns NAME:PORT] [--workers-from k8s:NAMESPACE/SERVICE[:PORT]] [--eject-after 3] [--eject-ms 10000] [--drain-ms 30000] [--access-log] [--model glm-5.3 --gpu h200] [--max-running-requests N]
+  [--workers-file FILE] [--workers-dns NAME:PORT] [--workers-from k8s:NAMESPACE/SERVICE[:PORT]] [--eject-after 3] [--eject-ms 10000] [--drain-ms 30000] [--access-log] [--model glm-5.3 --gpu h200] [--max-running-requests N] [--overload-bound N]
 FILE: JSON or YAML with the flags' names as keys (kebab-case or camelCase, "workers" a list); flags given win.`
 
 const kinds: ReadonlyArray<SourceKind> = [
@@ -268,6 +270,9 @@ export const parseServeArgs = (
   const rawCap = opt("max-running-requests")
   const cap = rawCap === undefined ? undefined : int("max-running-requests", rawCap, 1)
   if (typeof cap === "string") return { error: cap }
+  const rawBound = opt("overload-bound")
+  const overloadBound = rawBound === undefined ? undefined : int("overload-bound", rawBound, 1)
+  if (typeof overloadBound === "string") return { error: overloadBound }
   const bookings = opt("bookings")
   if (bookings !== undefined && !/^(redis|rediss|valkey|valkeys):\/\/[^/\s]/.test(bookings))
     return {
@@ -295,6 +300,7 @@ export const parseServeArgs = (
     model,
     gpu,
     maxRunningRequests: cap,
+    overloadBound,
     drainMs: n["drain-ms"]!,
     accessLog: values["access-log"] === true,
     bookings,

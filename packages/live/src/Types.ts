@@ -158,8 +158,9 @@ export type SourceKind =
  * constructor refused (also `InvalidInput`, `field` the path to that value from the constructor's
  * arguments: `workers[1].dpSize`, `options.clientCount`, `sources[0].kind`; see `makeRouter`,
  * `startLiveRouter`); no healthy rank at all; a request id
- * already in flight; a `routedDpRank` that is not usable; or the policy's own error (kept in the
- * message).
+ * already in flight; a `routedDpRank` that is not usable; the policy's own error (kept in the
+ * message); or `Overloaded`: every usable rank (or the pinned one) holds `overloadBound` requests
+ * in flight (see `RouterOptions`), an explicit refusal (HTTP 503 from the proxy), never a guess.
  *
  * @category errors
  * @since 0.1.0
@@ -172,6 +173,7 @@ export interface RouterError {
     | "DuplicateRequestId"
     | "InvalidRoutedRank"
     | "PolicyError"
+    | "Overloaded"
   readonly message: string
   readonly field?: string | undefined
   readonly ranks?: ReadonlyArray<RankStatus> | undefined

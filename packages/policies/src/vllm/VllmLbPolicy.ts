@@ -13,7 +13,14 @@ import { checkClientOptions } from "../Options.js"
 import type { Explanation, Policy, PolicyError, RankLoad, RouteResult } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
 import { checkInputLength, checkNow, checkRequestFields } from "../RequestChecks.js"
-import { kvGuard, skipping, snapshotAges } from "./internal/beyondUpstream.js"
+import {
+  kvGuard,
+  kvTooSmall,
+  observeFreeKv,
+  skipping,
+  snapshotAges,
+  unionRanks
+} from "./internal/beyondUpstream.js"
 import { busiestKnown, busiestKv, withKv } from "./internal/unknownRows.js"
 import type { VllmClientOptions, VllmEngineRow, VllmLbState } from "./VllmLb.js"
 import * as VllmLb from "./VllmLb.js"
@@ -25,7 +32,10 @@ import * as VllmLb from "./VllmLb.js"
  *   routing time is listed in `explanation.stale`; when every observed rank is stale the
  *   explanation says `coordinatorFrozen: true`. Routing itself is unchanged.
  * - `kvSaturationGuard`: never choose a rank with `kvCacheUsage >= saturatedAt` (0.99) and waiting
- *   requests while some healthy rank has `kvCacheUsage < roomBelow` (0.9).
+ *   requests while some healthy rank has `kvCacheUsage < roomBelow` (0.9); and, when rows carry
+ *   the KV capacity (`kvAvailableTokens`, or `tokenCapacity` / `maxTotalNumTokens` with used tokens
+ *   or `kvCacheUsage`), never a rank whose free KV tokens are fewer than the prompt's `inputLength`
+ *   while some healthy rank's are not (a size check, not a usage threshold; issue 30).
  * - `unknownLosesTies`: on a tie for the least score, a rank whose load is better known wins (its
  *   counts known before unknown ones, then its KV usage known before missing), then the scan order:
  *   unknown is never attractive. Upstream always has every field, so it never meets the case; off,
@@ -69,6 +79,8 @@ export interface VllmLbPolicyState {
   readonly unknownRows?: ReadonlyArray<RankLoad> | undefined
   readonly rejectedRanks: ReadonlyArray<number>
   readonly initError?: PolicyError | undefined
+  /** With the KV guard: each rank's last known free KV tokens (absent while no row carried a capacity). */
+  readonly freeKvTokens?: ReadonlyArray<number | undefined> | undefined
 }
 
 /** How much of rank `r`'s load is unknown: 2 when its counts are, plus 1 when its KV usage is. */
@@ -254,7 +266,9 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       const unknownRows = unknown === undefined ? undefined : busiestKnown(rows, unknown)
       const kvMissing: Array<number> = []
       for (let i = 0; i < rows.length; i++) if (rows[i]![2] === undefined) kvMissing.push(i)
+      const freeKv = guardOn ? observeFreeKv(state.freeKvTokens, loads, n) : undefined
       return {
+        ...(freeKv === undefined ? {} : { freeKvTokens: freeKv }),
         lb: withEngines(state.lb, rows),
         snapshotAt: at,
         healthy: state.healthy,
@@ -280,7 +294,12 @@ export const makeVllmLb = (options: VllmLbPolicyOptions = {}): Policy<VllmLbPoli
       const scored = filled === undefined ? lb : { ...lb, lbEngines: withKv(lb.lbEngines, missing, filled) }
       // the guard reads the scored rows: a missing gauge counts as the busiest known KV usage, so
       // a rank without one never slips past the guard that holds back a known saturated rank
-      const guarded = guardOn ? kvGuard(scored.lbEngines, state.healthy, saturatedAt, roomBelow) : undefined
+      const guarded = guardOn
+        ? unionRanks(
+            kvGuard(scored.lbEngines, state.healthy, saturatedAt, roomBelow),
+            kvTooSmall(state.freeKvTokens, state.healthy, request.inputLength)
+          )
+        : undefined
       if (guarded !== undefined) skip = skipping(state.healthy, guarded)
       let routed = VllmLb.route(scored, request.requestId, request.routedDpRank, skip)
       if (knownFirst && !("_tag" in routed)) {
