@@ -79,7 +79,7 @@ export interface ServeArgs {
  * @since 0.4.0
  */
 export const serveUsage = `usage: loadledger serve --worker URL [--worker URL ...] [--config FILE] [--dp N]
-  [--source sglang-v1-loads|sglang-get-load|sglang-metrics|vllm-metrics] [--policy NAME] [--port 8000] [--host 127.0.0.1]
+  [--source sglang-v1-loads|sglang-get-load|sglang-metrics|vllm-metrics|trtllm-iteration-stats|trtllm-metrics] [--policy NAME] [--port 8000] [--host 127.0.0.1]
   [--interval-ms 250] [--timeout-ms 500] [--stale-ms 1000] [--require numRunningReqs,numWaitingReqs,numTotalTokens]
   [--replicas 1] [--replica-index 0] [--bookings redis://HOST:6379] [--bookings-group default]
   [--connect-timeout-ms 2000] [--first-byte-timeout-ms 300000] [--idle-timeout-ms 60000] [--decode-budget-ms 1000]
@@ -90,7 +90,9 @@ const kinds: ReadonlyArray<SourceKind> = [
   "sglang-v1-loads",
   "sglang-get-load",
   "sglang-metrics",
-  "vllm-metrics"
+  "vllm-metrics",
+  "trtllm-iteration-stats",
+  "trtllm-metrics"
 ]
 const fields: ReadonlyArray<LoadField> = [
   "numRunningReqs",

@@ -134,11 +134,23 @@ export interface RankStatus {
  * - `sglang-metrics`: SGLang `GET /metrics` (`sglang:*` gauges per `dp_rank` label).
  * - `vllm-metrics`: vLLM `GET /metrics` (`vllm:num_requests_*`, `vllm:kv_cache_usage_perc`, per
  *   `engine` label).
+ * - `trtllm-iteration-stats`: TensorRT-LLM `trtllm-serve` `GET /metrics` (the JSON list of
+ *   iteration stats queued since the last read; the latest is the worker's one row, rank 0: give
+ *   such a worker `dpSize` 1). The queue is drained by every reader, so an empty list (no iteration
+ *   since the last poll, or another reader took it) has no rows and the rank is not reported.
+ * - `trtllm-metrics`: TensorRT-LLM `GET /prometheus/metrics` (`trtllm_*` gauges set from the
+ *   latest iteration, kept between reads; one row, rank 0): the steadier source of the two.
  *
  * @category models
  * @since 0.1.0
  */
-export type SourceKind = "sglang-v1-loads" | "sglang-get-load" | "sglang-metrics" | "vllm-metrics"
+export type SourceKind =
+  | "sglang-v1-loads"
+  | "sglang-get-load"
+  | "sglang-metrics"
+  | "vllm-metrics"
+  | "trtllm-iteration-stats"
+  | "trtllm-metrics"
 
 /**
  * Why the router could not place a request: a request that is not valid (`InvalidInput`, e.g. an

@@ -23,7 +23,9 @@ const sourceKinds: Record<SourceKind, true> = {
   "sglang-v1-loads": true,
   "sglang-get-load": true,
   "sglang-metrics": true,
-  "vllm-metrics": true
+  "vllm-metrics": true,
+  "trtllm-iteration-stats": true,
+  "trtllm-metrics": true
 }
 const loadFields: Record<LoadField, true> = {
   numRunningReqs: true,
