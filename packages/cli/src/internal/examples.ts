@@ -122,7 +122,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<HelpExample>>> = {
     },
     {
       note: "every registered policy, a hand-written SLO, as JSON",
-      run: `loadledger goodput --trace ${mooncake} --policies all --slo ttft=2s,tpot=100ms --json`,
+      run: `loadledger goodput --trace ${azure} --policies all --slo ttft=2s,tpot=100ms --json`,
       fast: `${quickGoodput} --dp 2`
     }
   ],
@@ -134,7 +134,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<HelpExample>>> = {
     },
     {
       note: "the five reference policies, every pair, as JSON",
-      run: `loadledger compare --trace ${mooncake} --slo ttft=2s,tpot=100ms --json`,
+      run: `loadledger compare --trace ${azure} --slo ttft=2s,tpot=100ms --json`,
       fast: `${quickGoodput} --dp 2`
     }
   ],
