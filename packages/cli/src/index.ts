@@ -47,6 +47,11 @@ const COMMANDS: ReadonlyArray<CommandEntry> = [
     load: () => import("./commands/simulate.js")
   },
   {
+    name: "diagnose",
+    description: "which kind of slow is each rank (hardware, load, ok) from a /v1/loads time series",
+    load: () => import("./commands/diagnose.js")
+  },
+  {
     name: "capacity",
     description:
       "find the largest arrival rate a simulated DP group keeps up with on a trace, and the rates at shares of it",
@@ -161,7 +166,7 @@ const withExamples = (p: Command): Command => p.addHelpText("after", examplesHel
  * ```ts
  * import { program } from "@loadledger/cli"
  * program().name() // => "loadledger"
- * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "capacity", "goodput", "serve", "compare", "sweep", "list", "reproduce", "completion"]
+ * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "diagnose", "capacity", "goodput", "serve", "compare", "sweep", "list", "reproduce", "completion"]
  * ```
  *
  * @category cli

@@ -59,8 +59,14 @@ export interface WorkerEntry {
   readonly decodeFailures: number
   readonly lastSuccessSeconds?: number | undefined
   readonly failure?: (PollFailure & { readonly atSeconds: number }) | undefined
-  /** Set by `eject`: the worker is unhealthy until then, whatever its polls say. */
-  readonly ejected?: { readonly untilSeconds: number; readonly message: string } | undefined
+  /**
+   * Set by `eject`: the worker is unhealthy until `untilSeconds`, or until the first successful
+   * poll received after `sinceSeconds` (whichever comes first; a hold of `Infinity` only ends
+   * with `addWorker`).
+   */
+  readonly ejected?:
+    | { readonly untilSeconds: number; readonly message: string; readonly sinceSeconds?: number | undefined }
+    | undefined
 }
 
 /**
@@ -175,7 +181,15 @@ export const recordRows = (
   return {
     ...ledger,
     workers: ledger.workers.map((w) =>
-      w.url === url ? { ...w, polls: w.polls + 1, lastSuccessSeconds: now, failure: undefined } : w
+      w.url === url
+        ? {
+            ...w,
+            polls: w.polls + 1,
+            lastSuccessSeconds: now,
+            failure: undefined,
+            ejected: clearedBy(w.ejected, now)
+          }
+        : w
     ),
     ranks: ledger.ranks.map((e) => {
       if (e.workerUrl !== url) return e
@@ -194,6 +208,19 @@ export const recordRows = (
     })
   }
 }
+
+/**
+ * A finite ejection ends with the first good poll received after it began (the state law "a mark
+ * is cleared by the first evidence that clears it": sgl-project/sglang #31206, a breaker left
+ * half-open, "permanent fake-dead" worker, after its worker recovered). A removal (`Infinity`) stays.
+ */
+const clearedBy = (ejected: WorkerEntry["ejected"], now: number): WorkerEntry["ejected"] =>
+  ejected === undefined ||
+  ejected.untilSeconds === Number.POSITIVE_INFINITY ||
+  ejected.sinceSeconds === undefined ||
+  now <= ejected.sinceSeconds
+    ? ejected
+    : undefined
 
 /**
  * Record a failed poll of `url`. The worker's ranks keep their last rows (for inspection) but are
@@ -232,22 +259,35 @@ export const recordFailure = (
 })
 
 /**
- * Eject worker `url` until `untilSeconds` (router clock): its ranks are unhealthy until then even
- * while its polls succeed. For passive health checks: a proxy that sees an engine fail requests
- * whose load endpoint still answers (e.g. consecutive 5xx) takes it out for a while.
+ * Eject worker `url` until `untilSeconds` (router clock): its ranks are unhealthy until then, or,
+ * when `sinceSeconds` (the ejection's time) is given and the hold is finite, until the first
+ * successful poll received after `sinceSeconds`: a healthy report is the evidence that clears the
+ * mark, so the worker is back within one poll interval (a half-open breaker's probe). For passive
+ * health checks: a proxy that sees an engine fail requests (e.g. consecutive 5xx) takes it out;
+ * it is ejected again if it keeps failing.
  *
  * @example
  * ```ts
- * import { eject, makeLastHeard } from "@loadledger/live"
+ * import { eject, makeLastHeard, recordRows } from "@loadledger/live"
 
  * const l = eject(makeLastHeard([{ url: "u", dpSize: 1 }]), "u", 15, "3 consecutive upstream failures")
- * l.workers[0]?.ejected // => { untilSeconds: 15, message: "3 consecutive upstream failures" }
+ * l.workers[0]?.ejected // => { untilSeconds: 15, message: "3 consecutive upstream failures", sinceSeconds: undefined }
+ * const m = eject(makeLastHeard([{ url: "u", dpSize: 1 }]), "u", 15, "5xx", 5)
+ * recordRows(m, "u", [{ dpRank: 0, numRunningReqs: 0 }], 6).workers[0]?.ejected // => undefined
  * ```
  *
  * @category combinators
  * @since 0.2.0
  */
-export const eject = (heard: LastHeard, url: string, untilSeconds: number, message: string): LastHeard => ({
+export const eject = (
+  heard: LastHeard,
+  url: string,
+  untilSeconds: number,
+  message: string,
+  sinceSeconds?: number
+): LastHeard => ({
   ...heard,
-  workers: heard.workers.map((w) => (w.url === url ? { ...w, ejected: { untilSeconds, message } } : w))
+  workers: heard.workers.map((w) =>
+    w.url === url ? { ...w, ejected: { untilSeconds, message, sinceSeconds } } : w
+  )
 })

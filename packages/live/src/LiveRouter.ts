@@ -19,6 +19,8 @@ import { checkLiveRouterConfig, checkWorkers } from "./internal/checks.js"
 import { makeOffThreadDecoder } from "./internal/offThreadDecoder.js"
 import { decodeHere, failure, pollOnce } from "./internal/poll.js"
 import { refusedRouter } from "./internal/refusedRouter.js"
+import { safeClock } from "./internal/safeClock.js"
+import { workerKey } from "./internal/workerKey.js"
 import type { PollFailure } from "./LastHeard.js"
 import type { LiveRouter, LiveRouterConfig } from "./LiveRouterConfig.js"
 import { makeRouterMetrics } from "./Metrics.js"
@@ -73,7 +75,8 @@ import { addWorker, compactWorkers, removeWorker } from "./WorkerSet.js"
 export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
   const error = checkLiveRouterConfig(config)
   if (error !== undefined) return refusedRouter(error)
-  const clock = config.clock ?? (() => performance.now() / 1000)
+  // a throwing or non-finite injected clock falls back to its last good reading (safeClock.ts)
+  const clock = safeClock(config.clock)
   const maxBytes = config.maxPollBytes ?? 4 * 1024 * 1024
   const budgetMs = config.decodeBudgetMs ?? 1000
   const decoder = makeOffThreadDecoder(budgetMs)
@@ -185,7 +188,7 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
   const running = new Map<string, SourceSpec>()
   const loops = new Set<Promise<void>>()
   const run = (src: SourceSpec) => {
-    running.set(src.url, src)
+    running.set(workerKey(src.url), src)
     const p = loop(src).finally(() => loops.delete(p))
     loops.add(p)
   }
@@ -231,7 +234,7 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
           message: bad.message.replace("sources[0]", "source")
         }
       if (closed) return undefined
-      const old = running.get(src.url)
+      const old = running.get(workerKey(src.url))
       if (old !== undefined && !removed.has(old)) return undefined
       const next = addWorker(state, src, clock())
       if ("_tag" in next) return next
@@ -240,10 +243,10 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
       return undefined
     },
     removeSource: (url) => {
-      const src = running.get(url)
+      const src = running.get(workerKey(url))
       if (src === undefined || removed.has(src)) return false
       removed.add(src)
-      running.delete(url)
+      running.delete(workerKey(url))
       state = removeWorker(state, url, clock())
       compact()
       return true

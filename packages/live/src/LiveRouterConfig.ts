@@ -46,7 +46,9 @@ import type { RankStatus, RouterError } from "./Types.js"
  * answers, at most `intervalMs + timeoutMs` after it recovers (a timeout timer that fires late
  * because this process was stalled grants one grace of min(100, `timeoutMs`) ms first). A publisher whose timestamp freezes
  * leaves the view `staleAfterSeconds` after its last change. A proxy's refused connection
- * (`markUnreachable`) excludes the worker at once.
+ * (`markUnreachable`) excludes the worker at once. With `overloadBound`, a rank holding that many
+ * requests in flight is skipped while another is under it, and `route` answers `Overloaded` (the
+ * proxy: HTTP 503 with `reason: "Overloaded"`) when every usable rank is over it.
  *
  * @category models
  * @since 0.1.0
@@ -75,7 +77,7 @@ export interface LiveRouterConfig<S> extends RouterOptions {
  * `/v1/loads` worker it is partial, known with `missing: ["numTotalTokens"]`, unless an explicit
  * `requiredFields` asks for tokens); `markUnreachable` records a
  * failed proxy connection so the worker is excluded until its next good poll; `eject` takes a worker
- * out for `holdMs` whatever its polls say (a passive health check); `addSource` starts polling a
+ * out for `holdMs` or until its first healthy poll after the ejection (a passive health check); `addSource` starts polling a
  * new worker (its ranks after the others', unknown until its first poll; a bad source is the
  * `RouterError` naming `source.<field>`, a URL already polled is left as it is) and `removeSource`
  * stops one (nothing new is placed on it; its requests in flight stay counted until they end,

@@ -21,8 +21,9 @@ import type { ProxyEvent } from "./ProxyEvent.js"
  * default 300 000: a non-streamed completion only answers when it is done), `idleStreamTimeoutMs`
  * (longest pause between two body chunks, default 60 000). Passive health check: after
  * `ejectAfterFailures` consecutive failed requests on one worker (an answer >= 500, a timeout, a
- * connection lost mid-request; default 3) the worker is ejected for `ejectForMs` (default 10 000),
- * even if its load endpoint still answers. `maxBodyBytes`: largest request body (default 32 MiB).
+ * connection lost mid-request; a 4xx never counts: sgl-project/sglang #25811; default 3) the worker
+ * is ejected for `ejectForMs` (default 10 000) or until its first healthy poll after that, if
+ * sooner (a mark ends with the first evidence that clears it: sgl-project/sglang #31206). `maxBodyBytes`: largest request body (default 32 MiB).
  * `port` 0 (default) picks a free port. `log`: called with each `ProxyEvent` (failures, retries,
  * ejections, drain); `accessLog` (default false) adds one `request` event per request.
  *

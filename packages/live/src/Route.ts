@@ -15,6 +15,7 @@ import {
 } from "@loadledger/policies"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
+import { leastUnderBound, overloaded } from "./internal/overload.js"
 import { type PolicyView, refreshView } from "./PolicyView.js"
 import { type RouterState, statuses } from "./Router.js"
 import type { RankStatus, RouterError } from "./Types.js"
@@ -23,12 +24,13 @@ import type { RankStatus, RouterError } from "./Types.js"
  * Why the fallback decided instead of the policy: `no-known-rank` (no rank's numbers are usable,
  * e.g. before the first poll answers, or every engine serves stale, rejected or undecodable loads,
  * while some engine is still healthy) or `policy-refused` (the policy returned `AllRanksUnavailable`
- * or `NoRanks` over a non-empty view).
+ * or `NoRanks` over a non-empty view) or `overload-bound` (the policy chose a rank over
+ * `overloadBound` while another was under it: the fewest in-flight under the bound is taken).
  *
  * @category models
  * @since 0.2.0
  */
-export type FallbackReason = "no-known-rank" | "policy-refused"
+export type FallbackReason = "no-known-rank" | "policy-refused" | "overload-bound"
 
 /**
  * A placement: the global rank index, the virtual worker (`url@dpRank`), who decided (`"policy"`,
@@ -129,6 +131,10 @@ const admit = <S>(
  * fallback here does the same; give the policy the same `clientCount` / `clientIndex` (registry
  * `make`) so its own charges are scaled too.
  *
+ * 4. With `overloadBound` set, a rank holding that many requests in flight is never chosen while
+ *    a usable rank (in the view, else healthy) is under it, and when none is (or the pinned rank is
+ *    over) the answer is the `RouterError` `Overloaded`.
+ *
  * The request is then in flight on that rank until `finish` (or `abort`).
  *
  * @example
@@ -163,6 +169,19 @@ export const route = <S>(
   const ranks = statuses(state, now)
   const view = refreshView(state.policy, state.view, ranks, now, state.inflight)
   let fallbackReason: FallbackReason = "no-known-rank"
+  const bound = state.overloadBound
+  const usable = new Set(
+    view.members.length > 0
+      ? view.members
+      : ranks.flatMap((s) => (s.condition === "unhealthy" ? [] : [s.index]))
+  )
+  if (bound !== undefined && usable.size > 0) {
+    const pinned = request.routedDpRank
+    if (pinned !== undefined && usable.has(pinned) && state.inflightPerRank[pinned]! >= bound)
+      return overloaded(bound, ranks, pinned)
+    if (leastUnderBound(state.inflightPerRank, usable, bound, state.cursor, ranks.length) < 0)
+      return overloaded(bound, ranks)
+  }
   if (view.members.length > 0) {
     let local: RouteRequest = request
     if (request.routedDpRank !== undefined) {
@@ -189,6 +208,12 @@ export const route = <S>(
         ...routed.explanation,
         details: { ...routed.explanation.details, view: view.members }
       }
+      if (bound !== undefined && state.inflightPerRank[rank]! >= bound) {
+        // the policy's choice is over the bound while another rank is under it: not charged to it
+        const under = leastUnderBound(state.inflightPerRank, usable, bound, state.cursor, ranks.length)
+        const why = { ...explanation, details: { ...explanation.details, overBound: rank } }
+        return admit(state, view, request, under, state.cursor, ranks, "fallback", why, "overload-bound")
+      }
       return admit(
         state,
         { ...view, state: routed.state },
@@ -209,6 +234,7 @@ export const route = <S>(
   for (let k = 0; k < n; k++) {
     const i = (state.cursor + k) % n
     if (ranks[i]!.condition === "unhealthy") continue
+    if (bound !== undefined && state.inflightPerRank[i]! >= bound) continue
     if (rank < 0 || state.inflightPerRank[i]! < state.inflightPerRank[rank]!) rank = i
   }
   if (rank < 0)

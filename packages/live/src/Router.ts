@@ -94,7 +94,8 @@ export const makeRouter = <S>(
     decisions: Array.from({ length: n }, () => 0),
     // vLLM's front ends start their scan at floor(N * client_index / client_count)
     cursor: n > 0 ? Math.floor((n * clientIndex) / clientCount) % n : 0,
-    clientCount
+    clientCount,
+    overloadBound: options.overloadBound
   }
 }
 
@@ -179,7 +180,8 @@ export const applyPoll = <S>(
 
 /**
  * Eject worker `url` for `holdSeconds` from `now` (see `eject`): its ranks leave the view at once
- * and stay out until the hold ends, even while its polls succeed. A `now` that is not a finite
+ * and stay out until the hold ends or the first successful poll received after `now`, whichever
+ * comes first (a finite hold; `Infinity` is for good). A `now` that is not a finite
  * number, or a `holdSeconds` that is `NaN`, is ignored like `applyPoll`'s bad `now`: `state` itself
  * comes back (`holdSeconds: Infinity` ejects for good).
  *
@@ -193,7 +195,8 @@ export const applyPoll = <S>(
  * r = applyPoll(r, "b", Result.succeed([{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), 0)
  * r = ejectWorker(r, "a", 2, "3 consecutive upstream failures", 1)
  * r.view.members // => [1]
- * r = applyPoll(r, "a", Result.succeed([{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), 3.5)
+ * // the first healthy report after the ejection clears it
+ * r = applyPoll(r, "a", Result.succeed([{ dpRank: 0, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }]), 1.5)
  * r.view.members // => [0, 1]
  * ```
  *
@@ -208,7 +211,7 @@ export const ejectWorker = <S>(
   now: number
 ): RouterState<S> => {
   if (checkNow(now) !== undefined || Number.isNaN(holdSeconds)) return state
-  const heard = eject(state.heard, url, now + holdSeconds, message)
+  const heard = eject(state.heard, url, now + holdSeconds, message, now)
   const next = { ...state, heard }
   return {
     ...next,

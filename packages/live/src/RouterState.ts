@@ -23,7 +23,11 @@ import type { LoadField, RouterError, StatusOptions } from "./Types.js"
  * `ageClock`: see `StatusOptions`. `clientCount` / `clientIndex`: how many router replicas share
  * these engines and which one this is (vLLM's front-end `client_count` / `client_index`); they
  * shape the in-flight fallback (see `route`). Pass the same numbers to the policy (the registry's
- * `make({ clientCount, clientIndex })`).
+ * `make({ clientCount, clientIndex })`). `overloadBound` (optional, an integer >= 1): a rank
+ * holding that many requests of this router in flight is over it and never chosen while another
+ * usable rank is under it (the policy's choice is then replaced, `fallbackReason:
+ * "overload-bound"`); when all are over, `route` answers the `RouterError` `Overloaded` (HTTP
+ * 503 from the proxy).
  *
  * **Checked up front** (`makeRouter`, `startLiveRouter`): `staleAfterSeconds` a finite number of
  * seconds above 0; `requiredFields` absent or an array of `LoadField`s; `ageClock` absent,
@@ -43,6 +47,7 @@ export interface RouterOptions {
   readonly ageClock?: StatusOptions["ageClock"] | undefined
   readonly clientCount?: number | undefined
   readonly clientIndex?: number | undefined
+  readonly overloadBound?: number | undefined
 }
 
 /**
@@ -78,5 +83,6 @@ export interface RouterState<S> {
   readonly decisions: ReadonlyArray<number>
   readonly cursor: number
   readonly clientCount: number
+  readonly overloadBound?: number | undefined
   readonly error?: RouterError | undefined
 }

@@ -104,6 +104,7 @@ export const startServe = async <S>(
     requiredFields: args.requiredFields,
     clientCount: args.replicas,
     clientIndex: args.replicaIndex,
+    overloadBound: args.overloadBound,
     decodeBudgetMs: args.decodeBudgetMs,
     processMetrics: true,
     bookings: options.bookings,

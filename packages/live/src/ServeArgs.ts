@@ -44,6 +44,8 @@ export interface ServeArgs {
   readonly model: string | undefined
   readonly gpu: string | undefined
   readonly maxRunningRequests: number | undefined
+  /** `--overload-bound N`: requests in flight per rank past which it is skipped (`RouterOptions`). */
+  readonly overloadBound: number | undefined
   readonly drainMs: number
   readonly accessLog: boolean
   readonly bookings: string | undefined
@@ -70,18 +72,20 @@ export interface ServeArgs {
  * @since 0.4.0
  */
 export const serveUsage = `usage: loadledger serve --worker URL [--worker URL ...] [--config FILE] [--dp N]
-  [--source sglang-v1-loads|sglang-get-load|sglang-metrics|vllm-metrics] [--policy NAME] [--port 8000] [--host 127.0.0.1]
+  [--source sglang-v1-loads|sglang-get-load|sglang-metrics|vllm-metrics|trtllm-iteration-stats|trtllm-metrics] [--policy NAME] [--port 8000] [--host 127.0.0.1]
   [--interval-ms 250] [--timeout-ms 500] [--stale-ms 1000] [--require numRunningReqs,numWaitingReqs,numTotalTokens]
   [--replicas 1] [--replica-index 0] [--bookings redis://HOST:6379] [--bookings-group default]
   [--connect-timeout-ms 2000] [--first-byte-timeout-ms 300000] [--idle-timeout-ms 60000] [--decode-budget-ms 1000]
-  [--workers-file FILE] [--workers-dns NAME:PORT] [--workers-from k8s:NAMESPACE/SERVICE[:PORT]] [--eject-after 3] [--eject-ms 10000] [--drain-ms 30000] [--access-log] [--model glm-5.3 --gpu h200] [--max-running-requests N]
+  [--workers-file FILE] [--workers-dns NAME:PORT] [--workers-from k8s:NAMESPACE/SERVICE[:PORT]] [--eject-after 3] [--eject-ms 10000] [--drain-ms 30000] [--access-log] [--model glm-5.3 --gpu h200] [--max-running-requests N] [--overload-bound N]
 FILE: JSON or YAML with the flags' names as keys (kebab-case or camelCase, "workers" a list); flags given win.`
 
 const kinds: ReadonlyArray<SourceKind> = [
   "sglang-v1-loads",
   "sglang-get-load",
   "sglang-metrics",
-  "vllm-metrics"
+  "vllm-metrics",
+  "trtllm-iteration-stats",
+  "trtllm-metrics"
 ]
 const fields: ReadonlyArray<LoadField> = [
   "numRunningReqs",
@@ -226,6 +230,9 @@ export const parseServeArgs = (
   const rawCap = opt("max-running-requests")
   const cap = rawCap === undefined ? undefined : int("max-running-requests", rawCap, 1)
   if (typeof cap === "string") return { error: cap }
+  const rawBound = opt("overload-bound")
+  const overloadBound = rawBound === undefined ? undefined : int("overload-bound", rawBound, 1)
+  if (typeof overloadBound === "string") return { error: overloadBound }
   const bookings = opt("bookings")
   if (bookings !== undefined && !/^(redis|rediss|valkey|valkeys):\/\/[^/\s]/.test(bookings))
     return {
@@ -253,6 +260,7 @@ export const parseServeArgs = (
     model,
     gpu,
     maxRunningRequests: cap,
+    overloadBound,
     drainMs: n["drain-ms"]!,
     accessLog: values["access-log"] === true,
     bookings,

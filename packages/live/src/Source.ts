@@ -37,7 +37,9 @@ const endpoint: Record<
   "sglang-v1-loads": { path: "/v1/loads", decode: "v1-loads", published: countsAndTokens },
   "sglang-get-load": { path: "/get_load", decode: "get-load", published: countsAndTokens },
   "sglang-metrics": { path: "/metrics", decode: "sglang-metrics", published: counts },
-  "vllm-metrics": { path: "/metrics", decode: "vllm-metrics", published: counts }
+  "vllm-metrics": { path: "/metrics", decode: "vllm-metrics", published: counts },
+  "trtllm-iteration-stats": { path: "/metrics", decode: "trtllm-iteration-stats", published: counts },
+  "trtllm-metrics": { path: "/prometheus/metrics", decode: "trtllm-metrics", published: counts }
 }
 
 /**
@@ -89,6 +91,13 @@ export const sourceDecodeKind = (s: SourceSpec): LedgerKind => endpoint[s.kind].
  *   `vllm:num_requests_waiting`, the counts vLLM's own DP balancer reads); vLLM publishes no token
  *   totals (vllm-project/vllm `vllm/v1/metrics/loggers.py`). `kvCacheUsage` is decoded when sent
  *   but not listed (V0 servers name it `vllm:gpu_cache_usage_perc`).
+ * - `trtllm-iteration-stats`: `numRunningReqs`, `numWaitingReqs` (`numActiveRequests`,
+ *   `numQueuedRequests` of the latest iteration; NVIDIA/TensorRT-LLM
+ *   `cpp/tensorrt_llm/executor/jsonSerialization.cpp` @ 086f6921cf23611d51fdb5b06b0acc4ae97aceb8);
+ *   KV tokens and usage are decoded when `kvCacheStats` is sent, but not listed.
+ * - `trtllm-metrics`: `numRunningReqs`, `numWaitingReqs` (`trtllm_num_requests_running`,
+ *   `trtllm_num_requests_waiting`: `tensorrt_llm/metrics/collector.py` @
+ *   050f80def8df236e326949c8bd9dee10fd896a83).
  *
  * **When to use**: to see which fields the router expects of a source (what a partial row's
  * `missing` is measured against). To make a rank unknown unless its row holds certain fields, pass

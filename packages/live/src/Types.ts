@@ -134,11 +134,23 @@ export interface RankStatus {
  * - `sglang-metrics`: SGLang `GET /metrics` (`sglang:*` gauges per `dp_rank` label).
  * - `vllm-metrics`: vLLM `GET /metrics` (`vllm:num_requests_*`, `vllm:kv_cache_usage_perc`, per
  *   `engine` label).
+ * - `trtllm-iteration-stats`: TensorRT-LLM `trtllm-serve` `GET /metrics` (the JSON list of
+ *   iteration stats queued since the last read; the latest is the worker's one row, rank 0: give
+ *   such a worker `dpSize` 1). The queue is drained by every reader, so an empty list (no iteration
+ *   since the last poll, or another reader took it) has no rows and the rank is not reported.
+ * - `trtllm-metrics`: TensorRT-LLM `GET /prometheus/metrics` (`trtllm_*` gauges set from the
+ *   latest iteration, kept between reads; one row, rank 0): the steadier source of the two.
  *
  * @category models
  * @since 0.1.0
  */
-export type SourceKind = "sglang-v1-loads" | "sglang-get-load" | "sglang-metrics" | "vllm-metrics"
+export type SourceKind =
+  | "sglang-v1-loads"
+  | "sglang-get-load"
+  | "sglang-metrics"
+  | "vllm-metrics"
+  | "trtllm-iteration-stats"
+  | "trtllm-metrics"
 
 /**
  * Why the router could not place a request: a request that is not valid (`InvalidInput`, e.g. an
@@ -146,8 +158,9 @@ export type SourceKind = "sglang-v1-loads" | "sglang-get-load" | "sglang-metrics
  * constructor refused (also `InvalidInput`, `field` the path to that value from the constructor's
  * arguments: `workers[1].dpSize`, `options.clientCount`, `sources[0].kind`; see `makeRouter`,
  * `startLiveRouter`); no healthy rank at all; a request id
- * already in flight; a `routedDpRank` that is not usable; or the policy's own error (kept in the
- * message).
+ * already in flight; a `routedDpRank` that is not usable; the policy's own error (kept in the
+ * message); or `Overloaded`: every usable rank (or the pinned one) holds `overloadBound` requests
+ * in flight (see `RouterOptions`), an explicit refusal (HTTP 503 from the proxy), never a guess.
  *
  * @category errors
  * @since 0.1.0
@@ -160,6 +173,7 @@ export interface RouterError {
     | "DuplicateRequestId"
     | "InvalidRoutedRank"
     | "PolicyError"
+    | "Overloaded"
   readonly message: string
   readonly field?: string | undefined
   readonly ranks?: ReadonlyArray<RankStatus> | undefined

@@ -10,6 +10,7 @@
  */
 import * as HashMap from "effect/HashMap"
 import { checkWorkers } from "./internal/checks.js"
+import { workerKey } from "./internal/workerKey.js"
 import { rankId } from "./LastHeard.js"
 import { buildView, usableRanks } from "./PolicyView.js"
 import { ejectWorker, type RouterState, statuses } from "./Router.js"
@@ -49,7 +50,9 @@ export const addWorker = <S>(
       message: bad.message.replace("workers[0]", "worker")
     }
   const url = worker.url
-  const existing = state.heard.workers.find((w) => w.url.replace(/\/+$/, "") === url.replace(/\/+$/, ""))
+  // one worker per workerKey: host case and trailing slashes do not make a second one (RFC 4343)
+  const key = workerKey(url)
+  const existing = state.heard.workers.find((w) => workerKey(w.url) === key)
   if (existing !== undefined)
     return existing.ejected?.untilSeconds === Number.POSITIVE_INFINITY
       ? ejectWorker(state, existing.url, 0, "re-added", now)
@@ -94,10 +97,13 @@ export const addWorker = <S>(
  * @category combinators
  * @since 0.4.0
  */
-export const removeWorker = <S>(state: RouterState<S>, url: string, now: number): RouterState<S> =>
-  state.heard.workers.some((w) => w.url === url)
-    ? ejectWorker(state, url, Number.POSITIVE_INFINITY, "removed from the worker set", now)
+export const removeWorker = <S>(state: RouterState<S>, url: string, now: number): RouterState<S> => {
+  const key = workerKey(url)
+  const existing = state.heard.workers.find((w) => workerKey(w.url) === key)
+  return existing !== undefined
+    ? ejectWorker(state, existing.url, Number.POSITIVE_INFINITY, "removed from the worker set", now)
     : state
+}
 
 /**
  * Drop every removed worker (ejected for good) that has nothing in flight: its ranks leave the

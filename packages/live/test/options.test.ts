@@ -248,7 +248,7 @@ describe("the other entry points that take workers or options", () => {
     })
     const expected = refusal(
       "sources[0].kind",
-      'sources[0].kind must be one of sglang-v1-loads, sglang-get-load, sglang-metrics, vllm-metrics, got "nope"'
+      'sources[0].kind must be one of sglang-v1-loads, sglang-get-load, sglang-metrics, vllm-metrics, trtllm-iteration-stats, trtllm-metrics, got "nope"'
     )
     expect(r.error).toEqual(expected)
     expect(r.route(req)).toEqual(expected)

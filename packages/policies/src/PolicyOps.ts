@@ -8,6 +8,7 @@
  */
 import type { Policy, RankLoad, RouteRequest } from "./Policy.js"
 import type { PolicyEntry, PolicyOptions } from "./PolicyEntry.js"
+import { makeVllmPowerOfTwo } from "./vllm/PowerOfTwo.js"
 import { makeVllmFixedStart, makeVllmPrefixAffinity } from "./vllm/PrefixAffinity.js"
 
 /**
@@ -48,7 +49,8 @@ export interface PolicyOpsCase {
 // factories whose options go beyond PolicyOptions (vectors port upstream tests with their sizes)
 const factories: Readonly<Record<string, (o: Record<string, unknown>) => Policy<unknown>>> = {
   "vllm-prefix-affinity": (o) => makeVllmPrefixAffinity(o) as Policy<unknown>,
-  "vllm-kv-pressure-fixed-start": (o) => makeVllmFixedStart(o) as Policy<unknown>
+  "vllm-kv-pressure-fixed-start": (o) => makeVllmFixedStart(o) as Policy<unknown>,
+  "vllm-power-of-two": (o) => makeVllmPowerOfTwo(o) as Policy<unknown>
 }
 
 /**

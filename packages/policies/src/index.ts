@@ -23,6 +23,7 @@ export * as DpBudget from "./sglang/DpBudget.js"
 export * as DpController from "./sglang/DpController.js"
 export * from "./sglang/SglangPolicies.js"
 export * as Trtllm from "./trtllm/index.js"
+export * from "./vllm/PowerOfTwo.js"
 export * from "./vllm/PrefixAffinity.js"
 /**
  * The vLLM front-end client's types at the top level (`VllmLb.*` holds its functions): options,

@@ -10,6 +10,13 @@
  *
  * `RECORD=1 pnpm exec vitest run packages/policies/test/own-recorded.test.ts` rewrites the file:
  * only for a behaviour change that is meant, said in its changeset.
+ *
+ * Re-recorded for issue 30 item 4 (a): the three `uncached-tokens * vllm-4fe` cells changed, and
+ * only they. vLLM's partial rows carry waiting requests but no token counts, and the
+ * `waitingUncachedTokens` term priced every such queue as 0 (no rank reports the field); it now
+ * prices it as waiting requests x the prompt's tokens (`ScoreView`), so `uncached-tokens` steers
+ * away from ranks with a counted queue. Every other cell (full SGLang rows report the field; the
+ * other own policies do not read the term) is unchanged.
  */
 import { createHash } from "node:crypto"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"

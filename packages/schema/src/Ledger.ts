@@ -49,14 +49,15 @@ export type LedgerKind = (typeof ledgerKinds)[number]
 
 /**
  * Every {@link LedgerKind}, `auto` first: SGLang `/v1/loads`, legacy `/get_load`, `LoadStat`
- * (JSON or msgpack), vLLM and SGLang Prometheus `/metrics`, SGLang scheduler log lines.
+ * (JSON or msgpack), vLLM and SGLang Prometheus `/metrics`, SGLang scheduler log lines, TensorRT-LLM
+ * `trtllm-serve` iteration stats (its `/metrics` JSON list) and Prometheus page (`/prometheus/metrics`).
  *
  * **When to use**: to offer the kinds (a CLI's `--kind` choices) or to run something over each.
  *
  * @example
  * ```ts
  * import { ledgerKinds } from "@loadledger/schema"
- * ledgerKinds // => ["auto", "v1-loads", "get-load", "load-stat", "vllm-metrics", "sglang-metrics", "sglang-log"]
+ * ledgerKinds // => ["auto", "v1-loads", "get-load", "load-stat", "vllm-metrics", "sglang-metrics", "sglang-log", "trtllm-iteration-stats", "trtllm-metrics"]
  * ```
  *
  * @category Ledger
@@ -69,7 +70,9 @@ export const ledgerKinds = [
   "load-stat",
   "vllm-metrics",
   "sglang-metrics",
-  "sglang-log"
+  "sglang-log",
+  "trtllm-iteration-stats",
+  "trtllm-metrics"
 ] as const
 
 /**
@@ -164,7 +167,11 @@ export const decodeLedgerReport = (
  * per-rank load gauge, e.g. `sglang:num_retracted_reqs`, `sglang:num_paused_reqs`, PD queues;
  * counters and histograms keep their `engine` / `dp_rank` ranks as rows and are named in notices),
  * `sglang-log` (SGLang scheduler `Decode batch` / `Prefill batch` lines, any prefix: each DP
- * rank's fields from its latest line that carried them; see `decodeSglangSchedulerLog`).
+ * rank's fields from its latest line that carried them; see `decodeSglangSchedulerLog`),
+ * `trtllm-iteration-stats` (TensorRT-LLM `trtllm-serve` `GET /metrics`: a JSON list of
+ * per-iteration stats, the latest read as rank 0; see `decodeTrtllmIterationStats`),
+ * `trtllm-metrics` (its `/prometheus/metrics` page, `trtllm_*` gauges, rank 0; see
+ * `decodeTrtllmMetrics`).
  * `auto` (default) detects the format: bytes starting with a msgpack array -> `load-stat` (other
  * bytes are read as UTF-8 text); SGLang scheduler log lines (before JSON: a line starting `[` is
  * a log prefix, never "invalid JSON"); JSON by shape; vLLM V0/V1 logger lines (latest line per engine);

@@ -135,6 +135,7 @@ export const balanceBoundConfig = (config: SimConfig): SimConfig => {
     frontEnds: 1,
     prefillIntervalSteps: 1,
     coordinatorRows: "extended",
+    rankFaults: [], // the bound of the group's nominal hardware: a slow rank's fault is not pooled
     stepModel: boundStepModel(r.stepModel, dp, r.sparseTopK),
     [POOLED_CHUNK_TOKENS]: r.chunkedPrefillTokens
   }

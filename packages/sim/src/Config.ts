@@ -7,6 +7,7 @@
 import type { ResolvedSimConfig, SimConfig } from "./ConfigTypes.js"
 import type { ConfigProblem, EngineModel, EngineOption } from "./engines/Engine.js"
 import { engines, findEngine } from "./engines/index.js"
+import { checkRankFaults } from "./faults/RankFaults.js"
 import { bad, integerAtLeast } from "./internal/configChecks.js"
 import { checkSlo, type Slo } from "./Slo.js"
 
@@ -71,7 +72,8 @@ export const resolveConfig = (c: SimConfig): ResolvedSimConfig => {
     recordRequests: c.recordRequests ?? false,
     recordPublishes: c.recordPublishes ?? false,
     slo: c.slo,
-    sloStopEarly: c.sloStopEarly ?? false
+    sloStopEarly: c.sloStopEarly ?? false,
+    rankFaults: c.rankFaults ?? []
   }
   // every engine's own options, defaulted; forced on an engine that does not declare them
   const own: Record<string, unknown> = {}
@@ -165,7 +167,8 @@ export const checkConfig = (c: ResolvedSimConfig): ConfigProblem | undefined => 
       : bad("faults", "{ zeroTokenRanksReturnEarly?: boolean }", c.faults)) ??
     checkEngineOptions(c, engine!) ??
     boolean("sloStopEarly") ??
-    checkSloField(c.slo)
+    checkSloField(c.slo) ??
+    checkRankFaults(c.rankFaults, c.dpSize)
   )
 }
 

@@ -8,6 +8,7 @@
 import type { EngineName } from "./engines/index.js"
 import type { CoordinatorRows } from "./engines/vllm/options.js"
 import type { VllmWaveProfile } from "./engines/vllm/VllmWaveTypes.js"
+import type { RankFault } from "./faults/RankFaults.js"
 import type { Slo } from "./Slo.js"
 import type { StepModel } from "./StepModel.js"
 
@@ -62,7 +63,8 @@ import type { StepModel } from "./StepModel.js"
  *   many consecutive step attempts ends the run with `NoProgress` naming it and the cause
  *   (default 16).
  * - `faults.zeroTokenRanksReturnEarly`: ranks with no tokens skip the dummy forward (vllm PR #51984).
- * - `recordSteps` / `recordRequests` / `recordPublishes`: keep a per-step log / per-request
+ * - `recordSteps` / `recordRequests` / `recordPublishes`: keep a per-step log (`"loads"`: with each
+ *   rank's load and sync wait, since 0.6.0) / per-request
  *   outcomes / the vLLM coordinator's publishes in the result.
  * - `coordinatorRows` (vLLM engine only): which fields the vLLM front ends' rows carry, see
  *   {@link CoordinatorRows} (default `"extended"`).
@@ -78,6 +80,8 @@ import type { StepModel } from "./StepModel.js"
  *   `slo` ({@link SloAttainment}: exact counts, not quantiles). `sloStopEarly`: end the run as soon
  *   as more requests have missed the SLO than its target allows (a hopeless goodput probe; the
  *   status is then `SloMissed` and the attainment an upper bound). Default false.
+ * - `rankFaults` (since 0.6.0): per-rank speed faults (a slow GPU, a per-step CPU overhead), see
+ *   {@link RankFault} and `applyRankFaults`. Default none.
  *
  * @category config
  * @since 0.1.0
@@ -105,7 +109,7 @@ export interface SimConfig {
   readonly prefillIntervalSteps?: number | undefined
   readonly stallSteps?: number | undefined
   readonly faults?: { readonly zeroTokenRanksReturnEarly?: boolean | undefined } | undefined
-  readonly recordSteps?: boolean | undefined
+  readonly recordSteps?: boolean | "loads" | undefined
   readonly recordRequests?: boolean | undefined
   readonly recordPublishes?: boolean | undefined
   readonly coordinatorRows?: CoordinatorRows | undefined
@@ -117,6 +121,7 @@ export interface SimConfig {
   readonly attentionDpBatchingWaitIters?: number | undefined
   readonly slo?: Slo | undefined
   readonly sloStopEarly?: boolean | undefined
+  readonly rankFaults?: ReadonlyArray<RankFault> | undefined
 }
 
 /**

@@ -103,7 +103,10 @@ export interface RequestOutcome {
 /**
  * One lockstep step (kept when `recordSteps` is set): start, duration, and per rank the real
  * tokens run and whether it ran a dummy batch (`dummyTokens` is the forward size a dummy batch
- * runs: 1 token, as vLLM's `execute_dummy_batch`).
+ * runs: 1 token, as vLLM's `execute_dummy_batch`). Since 0.6.0, with `recordSteps: "loads"`, each rank also carries its batch's
+ * `numDecodes`, `numRunningReqs`, `numWaitingReqs` (at the step's end), `attentionPairs`,
+ * `numUsedTokens` (KV tokens it holds), its running totals `cachedPromptTokens` /
+ * `admittedPromptTokens`, and its `syncWaitSeconds` in the step (what `loadReportsOf` turns into `/v1/loads` reports).
  *
  * @category models
  * @since 0.1.0
@@ -115,6 +118,14 @@ export interface StepRecord {
     readonly rank: number
     readonly tokens: number
     readonly dummyTokens: number
+    readonly numDecodes?: number | undefined
+    readonly numRunningReqs?: number | undefined
+    readonly numWaitingReqs?: number | undefined
+    readonly attentionPairs?: number | undefined
+    readonly numUsedTokens?: number | undefined
+    readonly cachedPromptTokens?: number | undefined
+    readonly admittedPromptTokens?: number | undefined
+    readonly syncWaitSeconds?: number | undefined
   }>
 }
 
@@ -181,6 +192,8 @@ export interface PublishRecord {
  * - `latencyCdf.itlSeconds` (since 0.2.0): the ITL quantiles at `latencyCdf.quantiles`, as for
  *   TTFT and E2E (absent in results written before it was added). Each curve is empty (`[]`) when
  *   nothing was measured (no request finished; no request produced a second token), never zeros.
+ * - `latencyCdf.quantiles` (since 0.6.0 also p99.1..p99.9): every percentile 0..1 in steps of
+ *   0.01, then 0.991..0.999, then 1, so a tail view has measured points between p99 and the maximum.
  *
  * @category models
  * @since 0.1.0

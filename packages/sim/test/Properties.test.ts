@@ -157,6 +157,10 @@ describe("conservation and lockstep invariants", () => {
       expect(itl[50]).toBe(r.itlSeconds.p50)
       expect(itl[90]).toBe(r.itlSeconds.p90)
       expect(itl[99]).toBe(r.itlSeconds.p99)
+      // the tail points p99.1..p99.9 sit between p99 and the maximum, in order
+      const qs = r.latencyCdf.quantiles
+      expect(qs.slice(99)).toEqual([0.99, 0.991, 0.992, 0.993, 0.994, 0.995, 0.996, 0.997, 0.998, 0.999, 1])
+      for (let i = 1; i < qs.length; i++) expect(qs[i]!).toBeGreaterThan(qs[i - 1]!)
       // lockstep: each step includes every rank, each running real tokens or a dummy batch; steps never overlap
       if (sc.lockstep) {
         for (const s of log) {

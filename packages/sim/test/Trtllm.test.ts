@@ -75,6 +75,37 @@ describe("the TensorRT-LLM engine", () => {
     expect(firstScheduled(true)).toBe(1.5)
   })
 
+  it("the balance hold has no saturation guard: a context left waiting by a prefill step is held too", () => {
+    // rank 0 runs a (decoding) and is pinned c and d (60 tokens each) at 0.9, rank 1 only b: the
+    // contexts are held at 1.0 and 1.25 and run at 1.5 (timeout 3), where the 50-token budget
+    // admits c (a 49-token chunk) and leaves d waiting; d is held again until 2.25 (vLLM's
+    // saturation guard, which a throttled step skips after such a step, would admit it at 1.75)
+    const pinned = (requestId: string, at: number, input: number, output: number, dpRank: number) => ({
+      ...req(requestId, at, input, output),
+      dpRank
+    })
+    const r = simulate(
+      {
+        dpSize: 2,
+        stepModel: fixedStep(0.25),
+        engine: "trtllm",
+        recordRequests: true,
+        chunkedPrefillTokens: 50,
+        attentionDpEnableBalance: true,
+        attentionDpTimeoutIters: 3
+      },
+      [
+        pinned("a", 0, 10, 100, 0),
+        pinned("b", 0, 10, 100, 1),
+        pinned("c", 0.9, 60, 4, 0),
+        pinned("d", 0.9, 60, 4, 0)
+      ],
+      findPolicy("trtllm/default")!
+    )
+    const first = (id: string) => r.outcomes?.find((o) => o.requestId === id)?.firstScheduledSeconds
+    expect([first("c"), first("d")]).toEqual([1.5, 2.25])
+  })
+
   it("its options are checked, and refused on another engine", () => {
     const stepModel = fixedStep(0.1)
     expect(

@@ -8,6 +8,7 @@ import { affinityBurst, fullIdle, idleFull, onlyOneFits, tieRounds } from "./int
 import { peerFairnessExceptions } from "./LawExceptionsFairnessPeers.js"
 import { peerLawExceptions } from "./LawExceptionsPeers.js"
 import { trtllmLawExceptions } from "./LawExceptionsTrtllm.js"
+import { vllmLawExceptions } from "./LawExceptionsVllm.js"
 import type { LawException, PolicyScenario } from "./LawTypes.js"
 
 /**
@@ -147,11 +148,6 @@ export const lawExceptions: ReadonlyArray<LawException> = [
         "waiting + running with a KV penalty on waiting only, no free-KV check (vLLM upstream)",
         fullIdle()
       ],
-      [
-        "vllm-kv-pressure-kv-guard",
-        "the guard reads usage thresholds, not free tokens (vLLM upstream)",
-        fullIdle()
-      ],
       ["vllm-prefix-affinity", "vllm-kv-pressure's score, no free-KV check (vLLM #52464)", fullIdle()],
       [
         "vllm-kv-pressure-fixed-start",
@@ -216,7 +212,8 @@ export const lawExceptions: ReadonlyArray<LawException> = [
   },
   ...peerLawExceptions,
   ...peerFairnessExceptions,
-  ...trtllmLawExceptions
+  ...trtllmLawExceptions,
+  ...vllmLawExceptions
 ]
 
 function busy(dpRank: number, running: number): RankLoad {

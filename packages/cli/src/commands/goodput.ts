@@ -233,7 +233,9 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
     describeTokenIds(tokenIds),
     ...boards.flatMap((b) => [
       "",
-      `${b.engine} engine: best ${b.best}`,
+      b.rows.every((r) => r.goodput.requestsPerSecond === 0)
+        ? `${b.engine} engine: the SLO is met at no rate on any window, not even by the balance bound (the ceiling), so no policy can be ranked: loosen it (loadledger simulate --trace ${o.trace} shows each policy's TTFT and TPOT; --slo ttft=...,tpot=...)`
+        : `${b.engine} engine: best ${b.best}`,
       boardTable(b, color),
       ...(o.pairs === true
         ? ["", `${b.engine} engine, every pair (paired over the same windows):`, pairsTable(b, color)]
@@ -274,7 +276,7 @@ export const register = (program: Command): void => {
 disjoint windows; on each, every policy's goodput is found by bisection (a hopeless probe stops as
 soon as more requests missed than the target allows). The estimate is the mean over windows with a
 t interval; each policy is compared with the best on the same windows (paired), and called better
-or worse only when the interval excludes zero. The balance bound (an idealised group no placement
+or worse only when the interval excludes no difference (0%). The balance bound (an idealised group no placement
 can beat) is the ceiling; the clairvoyant policy (knows output lengths) a reference.
 ${SLO_HELP}`
     )

@@ -16,6 +16,7 @@ import {
   type TraceFormat
 } from "@loadledger/sim"
 import { type Command, Option } from "commander"
+import { addFaultFlags, type FaultFlagOptions, faultConfig } from "../diagnose/faultFlags.js"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
 import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
@@ -38,7 +39,7 @@ import { simulateExitCode } from "./simulateTable.js"
  * @category simulate
  * @since 0.1.0
  */
-export interface SimulateOptions {
+export interface SimulateOptions extends FaultFlagOptions {
   readonly trace: string
   readonly policies: string
   readonly dp: number
@@ -117,7 +118,11 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   // a preset pair with no room for a KV pool: what would fit, and the GPU presets it fits on
   const noFit = o.kvPoolTokens === undefined ? checkModelFit(o.model, o.gpu, o.tp) : undefined
   if (noFit !== undefined) return fail(noFit.message)
-  const base = { ...simConfigFor({ ...o, engine: "sglang" }), maxConcurrency: o.maxConcurrency } // the engine is set per policy below
+  const base = {
+    ...simConfigFor({ ...o, engine: "sglang" }),
+    maxConcurrency: o.maxConcurrency,
+    ...faultConfig(o)
+  } // the engine is set per policy below
   const sglang = entries.filter((e) => engineFor(e, o.engine) === "sglang")
   if (o.coordinatorRows !== undefined && o.coordinatorRows !== "extended" && sglang.length > 0)
     return fail(
@@ -280,6 +285,8 @@ export const register = (program: Command): void => {
       "--policy-config <file>",
       "also run the own policy this JSON configuration describes (PolicyConfig)"
     )
+  addFaultFlags(simulate)
+  simulate
     .option("--quiet", "no progress on stderr")
     .option("--progress", "progress on a non-terminal stderr too (a line every 2 s; a terminal gets a bar)")
     .addHelpText("after", () => simulateHelpText())

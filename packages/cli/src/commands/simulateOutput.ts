@@ -1,13 +1,20 @@
 /**
  * What `simulate` prints and writes once its runs are done: the table (or JSON) on stdout, each
- * stopped run's message on stderr, and the HTML report.
+ * stopped run's message on stderr, the HTML report and the emitted load reports.
  *
  * @since 0.6.0
  */
 
 import { writeFileSync } from "node:fs"
 import type { EngineName } from "@loadledger/sim"
-import { describeTokenIds, type PolicyResult, type TraceRequest, traceTokenIds } from "@loadledger/sim"
+import {
+  describeTokenIds,
+  loadReportsOf,
+  type PolicyResult,
+  type TraceRequest,
+  traceTokenIds
+} from "@loadledger/sim"
+import { v1LoadsLines } from "../diagnose/emitLoads.js"
 import { renderReport } from "./simulateReport.js"
 import { outcomeLabel, renderTable, runOutcome } from "./simulateTable.js"
 
@@ -26,12 +33,15 @@ export interface SimulateOutputOptions {
   readonly seed: number
   readonly json?: boolean | undefined
   readonly report?: string | undefined
+  /** `--emit-loads FILE`: the SGLang `/v1/loads` reports each run's ranks would have published. */
+  readonly emitLoads?: string | undefined
 }
 
 /**
  * Print `simulate`'s results (the table, or JSON with each row's `keptUp` / `outcome`), the message
  * of every run that stopped, and write `--report`; `trace` is the replayed trace (an array, or the
- * stream `simulate` replayed), `requests` its size, `kvPoolTokens` the pool each rank had.
+ * stream `simulate` replayed), `requests` its size, `kvPoolTokens` the pool each rank had; with
+ * `emitLoads`, one `/v1/loads` response per simulated second per run (`loadReportsOf`).
  *
  * @example
  * ```ts
@@ -85,4 +95,9 @@ export const printSimulateResults = async (
     writeFileSync(o.report, html)
     if (!o.json) process.stdout.write(`report written to ${o.report}\n`)
   }
+  if (o.emitLoads !== undefined)
+    writeFileSync(
+      o.emitLoads,
+      rows.map(({ result: r }) => v1LoadsLines(loadReportsOf(r.stepLog ?? [], o.dp, 1), r.policy)).join("")
+    )
 }

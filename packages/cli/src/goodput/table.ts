@@ -76,7 +76,7 @@ export const HOW_TO_READ = `How to read it: goodput is the largest arrival rate 
 found by bisection on each window of the trace and averaged over the windows, with a Student t
 interval. "vs best" compares each policy with the best on the same windows (the geometric mean of
 the per-window ratios, with a paired t interval): "better"/"worse" only when the interval excludes
-0, else "no significant difference". Share of bound = goodput / the balance bound's (an idealised
+no difference (0%, a ratio of 1), else "no significant difference". Share of bound = goodput / the balance bound's (an idealised
 group where each step costs the least any placement could give it: the headroom routing could at
 most win back). The clairvoyant reference knows every request's output length.`
 

@@ -91,6 +91,17 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<HelpExample>>> = {
       fast: "--limit 100"
     }
   ],
+  diagnose: [
+    {
+      note: "a group of 4 with rank 2 at 70% speed, its /v1/loads reports written to loads.jsonl",
+      run: `loadledger simulate --trace ${azure} --limit 600 --policy round-robin --dp 4 --slow-rank 2:0.7 --emit-loads loads.jsonl --quiet`
+    },
+    { note: "which kind of slow is each rank (rank 2: hardware)", run: "loadledger diagnose loads.jsonl" },
+    {
+      note: "the same as JSON: { ranks: [{ dpRank, kind, evidence }], group }",
+      run: "loadledger diagnose loads.jsonl --json"
+    }
+  ],
   capacity: [
     {
       note: "the largest rate a DP-8 group keeps up with, and 70% / 90% of it",
@@ -111,7 +122,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<HelpExample>>> = {
     },
     {
       note: "every registered policy, a hand-written SLO, as JSON",
-      run: `loadledger goodput --trace ${mooncake} --policies all --slo ttft=2s,tpot=100ms --json`,
+      run: `loadledger goodput --trace ${azure} --policies all --slo ttft=2s,tpot=100ms --json`,
       fast: `${quickGoodput} --dp 2`
     }
   ],
@@ -123,7 +134,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<HelpExample>>> = {
     },
     {
       note: "the five reference policies, every pair, as JSON",
-      run: `loadledger compare --trace ${mooncake} --slo ttft=2s,tpot=100ms --json`,
+      run: `loadledger compare --trace ${azure} --slo ttft=2s,tpot=100ms --json`,
       fast: `${quickGoodput} --dp 2`
     }
   ],

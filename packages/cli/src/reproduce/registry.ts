@@ -7,8 +7,9 @@
  */
 import type { ReproduceScenario } from "./Scenario.js"
 import { sglangLargeEp } from "./sglangLargeEp.js"
+import { trtllmAdpBalance } from "./trtllmAdpBalance.js"
 
-const SCENARIOS: ReadonlyArray<ReproduceScenario> = [sglangLargeEp]
+const SCENARIOS: ReadonlyArray<ReproduceScenario> = [sglangLargeEp, trtllmAdpBalance]
 
 /**
  * Every registered scenario, in `reproduce --list` order.

@@ -10,6 +10,7 @@
  */
 import { checkClientOptions } from "@loadledger/policies"
 import type { LoadField, RouterError, SourceKind } from "../Types.js"
+import { workerKey } from "./workerKey.js"
 
 /** The most DP ranks one worker may have (the example router's `--dp` bound). @internal */
 export const maxDpSize = 1024
@@ -22,7 +23,9 @@ const sourceKinds: Record<SourceKind, true> = {
   "sglang-v1-loads": true,
   "sglang-get-load": true,
   "sglang-metrics": true,
-  "vllm-metrics": true
+  "vllm-metrics": true,
+  "trtllm-iteration-stats": true,
+  "trtllm-metrics": true
 }
 const loadFields: Record<LoadField, true> = {
   numRunningReqs: true,
@@ -131,7 +134,7 @@ export const checkWorkers = (workers: unknown, name: "workers" | "sources"): Che
       )
     const bad = name === "sources" ? sourceFields(w, `${at}.`) : workerFields(w, `${at}.`)
     if (bad !== undefined) return bad
-    const url = (w.url as string).replace(/\/+$/, "")
+    const url = workerKey(w.url as string)
     const first = seen.get(url)
     if (first !== undefined)
       return invalid(`${at}.url`, `a URL no other entry has (${name}[${first}] has it)`, w.url)
@@ -144,7 +147,7 @@ export const checkWorkers = (workers: unknown, name: "workers" | "sources"): Che
  * How ranks are judged (`RouterOptions`, `StatusOptions`), read from `o` with field names prefixed
  * by `prefix`: `staleAfterSeconds` a finite number > 0, `requiredFields` absent or an array of
  * `LoadField`s, `ageClock` absent or `"publisher-change"` / `"receipt"`, then for a router
- * (`clients`) `clientCount` / `clientIndex` by the policies' one rule (`checkClientOptions`). @internal
+ * (`clients`) `overloadBound` absent or an integer >= 1, `clientCount` / `clientIndex` by the policies' one rule (`checkClientOptions`). @internal
  */
 const judgingFields = (o: Fields, prefix: string, clients: boolean): Check => {
   const stale = o.staleAfterSeconds
@@ -166,6 +169,14 @@ const judgingFields = (o: Fields, prefix: string, clients: boolean): Check => {
     '"publisher-change" or "receipt"'
   )
   if (clock !== undefined || !clients) return clock
+  const bound = optional(
+    o,
+    prefix,
+    "overloadBound",
+    (x) => Number.isSafeInteger(x) && (x as number) >= 1,
+    "an integer >= 1"
+  )
+  if (bound !== undefined) return bound
   const bad = checkClientOptions(o.clientCount as number | undefined, o.clientIndex as number | undefined)
   return bad === undefined
     ? undefined

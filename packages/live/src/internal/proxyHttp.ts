@@ -48,5 +48,6 @@ export const routerErrorStatus: Record<RouterError["reason"], number> = {
   InvalidRoutedRank: 400,
   DuplicateRequestId: 409,
   NoAvailableRanks: 503,
-  PolicyError: 503
+  PolicyError: 503,
+  Overloaded: 503
 }

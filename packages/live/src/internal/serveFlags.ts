@@ -28,6 +28,7 @@ export const valueFlags: Readonly<Record<string, string | undefined>> = {
   model: undefined,
   gpu: undefined,
   "max-running-requests": undefined,
+  "overload-bound": undefined,
   "drain-ms": "30000",
   bookings: undefined,
   "bookings-group": "default",

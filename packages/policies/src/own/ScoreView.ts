@@ -21,7 +21,8 @@ import type { RouteRequest } from "../Policy.js"
  * - `freeKvTokens(r)`: free KV tokens after the charges (`kvAvailableTokens` + `kvEvictableTokens`,
  *   else capacity minus `numUsedTokens`), `undefined` when the row says neither.
  * - `waitingUncachedTokens(r)`: `numWaitingUncachedTokens`; a rank that did not report it takes the
- *   highest reported (0 when no rank reports it).
+ *   highest reported or its waiting requests (reported, not charged) x the request's `inputLength`,
+ *   whichever is more: a counted queue is never priced as none (0 only when nothing waits).
  * - `uncachedPromptTokens(r)`: the request's prompt tokens rank `r` would have to prefill: the prompt
  *   minus the leading `prefixHashes` blocks the router already sent it (router-side prefix index,
  *   31 ranks at most; without an index, or above 31 ranks, the whole prompt).

@@ -148,7 +148,8 @@ export const kvCacheUsage: Scorer = {
 
 /**
  * `numWaitingUncachedTokens`: prompt tokens queued and not in the rank's cache (SGLang reports it);
- * a rank that did not report it takes the highest reported.
+ * a rank that did not report it takes the highest reported or its waiting requests x the request's
+ * prompt tokens, whichever is more (see `ScoreView`).
  *
  * @example
  * ```ts

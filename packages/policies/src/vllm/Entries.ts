@@ -5,6 +5,7 @@
  */
 import { erasePolicy as erase } from "../internal/erasePolicy.js"
 import type { PolicyEntry } from "../PolicyEntry.js"
+import { makeVllmPowerOfTwo } from "./PowerOfTwo.js"
 import { makeVllmFixedStart, makeVllmPrefixAffinity } from "./PrefixAffinity.js"
 import { makeVllmLb } from "./VllmLbPolicy.js"
 
@@ -44,7 +45,7 @@ export const vllmPolicyEntries: ReadonlyArray<PolicyEntry> = [
     engine: "vllm",
     reference: false,
     description:
-      "vllm-kv-pressure plus a guard: no rank with kv >= 0.99 and waiting requests while some rank has kv < 0.9",
+      "vllm-kv-pressure plus a guard: no rank with kv >= 0.99 and waiting requests while some rank has kv < 0.9, nor one whose free KV cannot hold the prompt while another can",
     make: (o) =>
       erase(
         makeVllmLb({
@@ -77,5 +78,15 @@ export const vllmPolicyEntries: ReadonlyArray<PolicyEntry> = [
       erase(
         makeVllmFixedStart({ clientCount: o.clientCount, clientIndex: o.clientIndex, unknownLosesTies: true })
       )
+  },
+  {
+    name: "vllm-power-of-two",
+    engine: "vllm",
+    reference: true,
+    proposed: "vllm-project/vllm#43279",
+    description:
+      "vllm-kv-pressure up to 4 engines; above, the lower score of two distinct engines drawn uniformly, the first drawn on a tie (seeded draws)",
+    make: (o) =>
+      erase(makeVllmPowerOfTwo({ clientCount: o.clientCount, clientIndex: o.clientIndex, seed: o.seed }))
   }
 ]

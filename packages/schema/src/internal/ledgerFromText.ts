@@ -7,6 +7,7 @@ import { type DecodeError, decodeError } from "../DecodeError.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
 import { runtimeOfExposition } from "../Metrics.js"
 import type { RankLoad, RanklessLoad } from "../RankLoad.js"
+import { decodeTrtllmMetrics, looksLikeTrtllmMetrics } from "../trtllm/Prometheus.js"
 import { parseJson } from "./json.js"
 import { rowsOfJson } from "./ledgerJson.js"
 import { rowsOfSchedulerLog } from "./ledgerSchedulerLog.js"
@@ -49,6 +50,8 @@ export type TextKind =
   | "vllm-metrics"
   | "sglang-metrics"
   | "sglang-log"
+  | "trtllm-iteration-stats"
+  | "trtllm-metrics"
 
 export const fromText = (
   input: string,
@@ -65,6 +68,18 @@ export const fromText = (
     const { body, cutLine } = withoutCutLine(text, notices)
     if (cutLine !== undefined && body.trim() === "") return Result.fail(onlyLineCut(cutLine))
     return rowsOfSchedulerLog(body, notices)
+  }
+  // a TensorRT-LLM page (`trtllm_*` names, none of vLLM's or SGLang's) has its own decoder
+  if (
+    kind === "trtllm-metrics" ||
+    (kind === "auto" &&
+      !looksLikeJson(t) &&
+      looksLikeTrtllmMetrics(text) &&
+      !/^(?:#\s*(?:HELP|TYPE)\s+)?(?:vllm:|sglang)/m.test(text))
+  ) {
+    const { body, cutLine } = withoutCutLine(text, notices)
+    if (cutLine !== undefined && body.trim() === "") return Result.fail(onlyLineCut(cutLine))
+    return decodeTrtllmMetrics(body, notices)
   }
   if (!exposition && (kind !== "auto" || looksLikeJson(t))) {
     return Result.flatMap(parseJson(text), (doc) => rowsOfJson(doc, kind, notices))

@@ -12,6 +12,7 @@ import type { LedgerNotice } from "../LedgerNotice.js"
 import type { LoadEntry } from "../LoadEntry.js"
 import { type LoadStat, loadStatFromTagged } from "../LoadStat.js"
 import type { RankLoad } from "../RankLoad.js"
+import { decodeTrtllmIterationStats, looksLikeTrtllmIterationStats } from "../trtllm/IterationStats.js"
 import { decodeV1Loads, type V1Loads } from "../V1Loads.js"
 import {
   type Field,
@@ -244,15 +245,18 @@ export const rowsOfJson = (
       ? kind
       : isObj(doc) && "loads" in doc
         ? "v1-loads"
-        : Array.isArray(doc) && (doc[0] === "LoadStat" || Array.isArray(doc[0]))
-          ? "load-stat"
-          : Array.isArray(doc)
-            ? "get-load"
-            : undefined
+        : looksLikeTrtllmIterationStats(doc)
+          ? "trtllm-iteration-stats"
+          : Array.isArray(doc) && (doc[0] === "LoadStat" || Array.isArray(doc[0]))
+            ? "load-stat"
+            : Array.isArray(doc)
+              ? "get-load"
+              : undefined
   if (k === "v1-loads") {
     if (!isObj(doc)) return decodeV1Loads(doc) as never
     return fromV1Loads(doc, notices)
   }
+  if (k === "trtllm-iteration-stats") return decodeTrtllmIterationStats(doc, notices)
   if (k === "get-load") return Array.isArray(doc) ? fromGetLoad(doc, notices) : (decodeGetLoad(doc) as never)
   if (k === "load-stat") {
     const many = Array.isArray(doc) && Array.isArray(doc[0])
@@ -268,7 +272,7 @@ export const rowsOfJson = (
   return Result.fail(
     decodeError(
       "UnknownFormat",
-      `JSON is not a /v1/loads, /get_load or LoadStat payload${k ? ` (${k})` : ""}`,
+      `JSON is not a /v1/loads, /get_load, LoadStat or TensorRT-LLM iteration stats payload${k ? ` (${k})` : ""}`,
       { path: "$" }
     )
   )

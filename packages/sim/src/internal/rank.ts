@@ -42,6 +42,12 @@ export interface RankRules {
   readonly fill: (rank: Rank, budget: number, now: number) => void
   /** The request to retract, given the running list's tail (its newest admission). */
   readonly retractVictim: (tail: Req) => Req
+  /**
+   * Whether a throttled step still prefills when the rank's last prefilling step left requests
+   * waiting (vLLM's saturation guard, the default). TensorRT-LLM's ADP balance hold has no such
+   * guard (`_balance_adp_requests` holds every context request): false.
+   */
+  readonly prefillBacklogGuard?: boolean | undefined
 }
 
 export class Rank {

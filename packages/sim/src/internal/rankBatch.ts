@@ -145,7 +145,8 @@ export const addDecodes = (rank: Rank): number => {
  * admissions and chunks in progress) and runs only its decodes, unless the last step that
  * admitted prefills left requests waiting (`prefillCapacityBound`, the saturation guard) or no
  * running request can decode (the step would otherwise be empty) — `Scheduler.schedule`'s
- * `defer_prefills`, vllm `v1/core/sched/scheduler.py`.
+ * `defer_prefills`, vllm `v1/core/sched/scheduler.py`. An engine whose rank rules set
+ * `prefillBacklogGuard: false` (TensorRT-LLM's balance hold) defers without the saturation guard.
  */
 export const formBatch = (rank: Rank, now: number, throttlePrefills = false): number => {
   emptyList(rank.extend)
@@ -161,7 +162,8 @@ export const formBatch = (rank: Rank, now: number, throttlePrefills = false): nu
     rank.formed = true
     return 0
   }
-  const defer = throttlePrefills && !rank.prefillCapacityBound && rank.decoding.count > 0
+  const guarded = rank.rules.prefillBacklogGuard !== false && rank.prefillCapacityBound
+  const defer = throttlePrefills && !guarded && rank.decoding.count > 0
   if (defer) addDecodes(rank)
   else rank.rules.fill(rank, rank.p.chunkedPrefillTokens, now)
   if (!defer) rank.prefillCapacityBound = rank.waiting.length > 0

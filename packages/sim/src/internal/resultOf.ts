@@ -11,7 +11,15 @@ import type { SimPolicy } from "../SimPolicy.js"
 import type { RawRun } from "./loop.js"
 import { POOLED_CHUNK_TOKENS, type PooledConfig } from "./pooled.js"
 
-const CDF_POINTS = 101
+/**
+ * The quantiles of `latencyCdf`: every percentile 0..100, then p99.1..p99.9, so a tail view
+ * (p90-p99.9) has measured points between p99 and the maximum instead of a straight line.
+ */
+const CDF_QUANTILES: ReadonlyArray<number> = [
+  ...Array.from({ length: 100 }, (_, i) => i / 100),
+  ...Array.from({ length: 9 }, (_, i) => (991 + i) / 1000),
+  1
+]
 
 /** The config a run uses: `config` resolved, on the policy's engine when it names none. */
 export const configOf = (config: SimConfig, policy: SimPolicy) => {
@@ -37,7 +45,7 @@ export const resultOf = (run: RawRun, policy: SimPolicy): PolicyResult => {
   const output = sum((r) => r.outputTokens)
   const admitted = sum((r) => r.admittedPromptTokens)
   const itlQuantile = run.itl.quantiles()
-  const qs = Array.from({ length: CDF_POINTS }, (_, i) => i / (CDF_POINTS - 1))
+  const qs = CDF_QUANTILES
   const kept = run.kept
   const outcomes: Array<RequestOutcome> | undefined = kept
     ? ran.map((t, i) => {

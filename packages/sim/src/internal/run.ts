@@ -31,6 +31,10 @@ export interface Group {
   readonly ranks: ReadonlyArray<Rank>
   /** One work row per rank of the group, reused every step. */
   readonly works: ReadonlyArray<MutableWork>
+  /** The global rank of each of `ranks` (what `rankFaults` name). */
+  readonly ids: ReadonlyArray<number>
+  /** The current step's sync wait per rank (read by the step log). */
+  waits: ReadonlyArray<number> | undefined
   busy: boolean
   startSeconds: number
   stepSeconds: number
@@ -122,6 +126,8 @@ export const newRun = (
     index,
     ranks: rs,
     works: rs.map(newWork),
+    ids: rs.map((r) => r.id),
+    waits: undefined,
     busy: false,
     startSeconds: 0,
     stepSeconds: 0,

@@ -10,14 +10,28 @@ import { engineFault, type Group, type Run } from "./run.js"
 
 /** Log a completed step (`recordSteps`): only completed steps, a step cut off by the limit ran no tokens. */
 const logStep = (run: Run, g: Group): void => {
-  run.stepLog?.push({
+  if (run.stepLog === undefined) return
+  const loads = run.c.recordSteps === "loads"
+  run.stepLog.push({
     startSeconds: g.startSeconds,
     stepSeconds: g.stepSeconds,
-    ranks: g.works.map((w, i) => ({
-      rank: g.ranks[i]!.id,
-      tokens: w.tokens,
-      dummyTokens: w.tokens === 0 ? 1 : 0
-    }))
+    ranks: g.works.map((w, i) => {
+      const r = g.ranks[i]!
+      const row = { rank: r.id, tokens: w.tokens, dummyTokens: w.tokens === 0 ? 1 : 0 }
+      return loads
+        ? {
+            ...row,
+            numDecodes: w.numDecodes,
+            numRunningReqs: w.numRequests,
+            numWaitingReqs: r.waiting.length,
+            attentionPairs: w.attentionPairs,
+            numUsedTokens: r.kvOwned,
+            cachedPromptTokens: r.cachedPromptTokens,
+            admittedPromptTokens: r.admittedPromptTokens,
+            syncWaitSeconds: g.waits?.[i] ?? 0
+          }
+        : row
+    })
   })
 }
 

@@ -3,6 +3,7 @@
  * batch (re-formed at once when no rank formed a token, up to `stallSteps` attempts), the forward
  * veto without dummy batches, the expert-parallel early-return fault, and the step model's charge.
  */
+import { applyRankFaults } from "../faults/RankFaults.js"
 import type { SimStatus } from "../Result.js"
 import { IMBALANCE_BUCKETS } from "../Result.js"
 import { formBatch } from "./rankBatch.js"
@@ -91,7 +92,9 @@ const expertDeadlock = (run: Run, g: Group): SimStatus | undefined => {
 const chargeStep = (run: Run, g: Group, total: number): SimStatus | undefined => {
   const ws = g.works
   const t = run.t
-  const cost = run.c.stepModel(ws)
+  const base = run.c.stepModel(ws)
+  const faults = run.c.rankFaults
+  const cost = faults.length === 0 ? base : applyRankFaults(base, g.ids, faults, t)
   if (!(cost.stepSeconds > 0) || !Number.isFinite(cost.stepSeconds))
     return {
       _tag: "NoProgress",
@@ -103,6 +106,7 @@ const chargeStep = (run: Run, g: Group, total: number): SimStatus | undefined =>
   run.rankSteps += g.ranks.length
   run.rankSeconds += cost.stepSeconds * g.ranks.length
   const waits = cost.syncWaitSeconds
+  if (run.c.recordSteps === "loads") g.waits = waits ?? cost.ranks.map((r) => r.syncWaitSeconds)
   for (let i = 0; i < ws.length; i++) {
     if (ws[i]!.tokens === 0) run.idleRankSteps++
     run.syncWaitSeconds += (waits === undefined ? cost.ranks[i]?.syncWaitSeconds : waits[i]) ?? 0

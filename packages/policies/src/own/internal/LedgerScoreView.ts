@@ -123,7 +123,12 @@ export class LedgerScoreView implements ScoreView {
     const row = this.ledger.snapshots[r]
     if (this.maxUncached < 0) this.maxUncached = maxWaitingUncached(this.ledger)
     const max = this.maxUncached
-    return row === undefined || row.unknown !== undefined ? max : (row.numWaitingUncachedTokens ?? max)
+    if (row === undefined || row.unknown !== undefined) return max
+    if (row.numWaitingUncachedTokens !== undefined) return row.numWaitingUncachedTokens
+    // no token count: its waiting requests x this prompt's tokens (a count-based estimate), never
+    // a silent 0 for a queue the row does count (vLLM's rows carry requests only)
+    const waiting = this.waiting(r) - this.chargedRequests(r)
+    return Math.max(max, waiting > 0 ? waiting * this.request.inputLength : 0)
   }
   uncachedPromptTokens(r: number): number {
     const { inputLength, prefixHashes } = this.request

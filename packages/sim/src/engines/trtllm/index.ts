@@ -124,7 +124,9 @@ export const trtllmEngine: EngineModel<"trtllm"> = {
       const n = addDecodes(rank)
       addPrefills(rank, budget - n, now)
     },
-    retractVictim: (tail) => tail
+    retractVictim: (tail) => tail,
+    // the balance hold is global and unconditional (no vLLM-style saturation guard)
+    prefillBacklogGuard: false
   },
   start
 }

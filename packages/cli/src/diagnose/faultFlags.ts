@@ -1,0 +1,139 @@
+/**
+ * The fault flags of `loadledger simulate` (issue 33): `--slow-rank R:SPEED[@FROM-TO]`,
+ * `--rank-overhead R:DURATION` (repeatable, each adds a `RankFault`) and `--emit-loads FILE`.
+ *
+ * @since 0.6.0
+ */
+import type { RankFault } from "@loadledger/sim"
+import type { Command } from "commander"
+import { fail } from "../internal/args.js"
+
+/**
+ * The options these flags add, as parsed.
+ *
+ * @category simulate
+ * @since 0.6.0
+ */
+export interface FaultFlagOptions {
+  readonly slowRank?: ReadonlyArray<RankFault> | undefined
+  readonly rankOverhead?: ReadonlyArray<RankFault> | undefined
+  readonly emitLoads?: string | undefined
+}
+
+const RANK = /^(\d+):/
+
+/**
+ * Parse one `--slow-rank` value: `R:SPEED` (rank R's compute and HBM at SPEED of nominal, 0 <
+ * SPEED <= 1) or `R:SPEED@FROM-TO` (only for the steps starting in that window of simulated
+ * seconds). Throws an `Error` naming the flag on a bad value.
+ *
+ * @example
+ * ```ts
+ * import { parseSlowRank } from "./faultFlags.js"
+ * parseSlowRank("3:0.7") // => { dpRank: 3, speed: 0.7 }
+ * parseSlowRank("3:0.7@600-1200") // => { dpRank: 3, speed: 0.7, fromSeconds: 600, toSeconds: 1200 }
+ * const bad = (() => { try { return parseSlowRank("3:1.7") } catch (e) { return (e as Error).message } })()
+ * bad // => '--slow-rank must be RANK:SPEED[@FROM-TO] with 0 < SPEED <= 1 and FROM < TO (seconds), got "3:1.7"'
+ * ```
+ *
+ * @category simulate
+ * @since 0.6.0
+ */
+export const parseSlowRank = (v: string): RankFault => {
+  const m = /^(\d+):([0-9.]+)(?:@([0-9.]+)-([0-9.]+))?$/.exec(v.trim())
+  const speed = Number(m?.[2])
+  const from = m?.[3] === undefined ? undefined : Number(m[3])
+  const to = m?.[4] === undefined ? undefined : Number(m[4])
+  if (m === null || !(speed > 0 && speed <= 1) || (from !== undefined && !(to! > from)))
+    return fail(
+      `--slow-rank must be RANK:SPEED[@FROM-TO] with 0 < SPEED <= 1 and FROM < TO (seconds), got "${v}"`
+    )
+  return { dpRank: Number(m[1]), speed, ...(from === undefined ? {} : { fromSeconds: from, toSeconds: to }) }
+}
+
+/**
+ * Parse one `--rank-overhead` value: `R:DURATION`, the CPU time added to each step of rank R, in
+ * `ms`, `us` or `s` (a bare number is seconds). Throws an `Error` naming the flag on a bad value.
+ *
+ * @example
+ * ```ts
+ * import { parseRankOverhead } from "./faultFlags.js"
+ * parseRankOverhead("3:2ms") // => { dpRank: 3, overheadSeconds: 0.002 }
+ * parseRankOverhead("0:500us").overheadSeconds // => 0.0005
+ * ```
+ *
+ * @category simulate
+ * @since 0.6.0
+ */
+export const parseRankOverhead = (v: string): RankFault => {
+  const rank = RANK.exec(v.trim())
+  const m = /^([0-9.]+)(ms|us|s)?$/.exec(v.trim().slice(rank?.[0].length ?? 0))
+  const n = Number(m?.[1])
+  if (rank === null || m === null || !Number.isFinite(n))
+    return fail(`--rank-overhead must be RANK:DURATION (e.g. 3:2ms; ms, us or s), got "${v}"`)
+  const unit = m[2] === "ms" ? 1e-3 : m[2] === "us" ? 1e-6 : 1
+  return { dpRank: Number(rank[1]), overheadSeconds: n * unit }
+}
+
+const collect =
+  (parse: (v: string) => RankFault) =>
+  (v: string, previous: ReadonlyArray<RankFault> | undefined): ReadonlyArray<RankFault> => [
+    ...(previous ?? []),
+    parse(v)
+  ]
+
+/**
+ * Add `--slow-rank`, `--rank-overhead` and `--emit-loads` to a command.
+ *
+ * @example
+ * ```ts
+ * import { Command } from "commander"
+ * import { addFaultFlags } from "./faultFlags.js"
+ * const c = addFaultFlags(new Command("simulate")).exitOverride()
+ * c.parse(["--slow-rank", "3:0.7", "--slow-rank", "5:0.9", "--rank-overhead", "1:2ms"], { from: "user" })
+ * c.opts().slowRank.length // => 2
+ * ```
+ *
+ * @category simulate
+ * @since 0.6.0
+ */
+export const addFaultFlags = (c: Command): Command =>
+  c
+    .option(
+      "--slow-rank <rank:speed[@from-to]>",
+      "a hardware-slow rank: its compute and HBM at SPEED of nominal, throughout or over FROM-TO simulated seconds (repeatable)",
+      collect(parseSlowRank)
+    )
+    .option(
+      "--rank-overhead <rank:duration>",
+      "a per-step CPU overhead on one rank, e.g. 3:2ms (repeatable)",
+      collect(parseRankOverhead)
+    )
+    .option(
+      "--emit-loads <file>",
+      "write the per-rank load reports the engine would have published (SGLang /v1/loads JSON lines, one per second)"
+    )
+
+/**
+ * The simulator fields these flags set: the faults, and the step log `--emit-loads` reads.
+ *
+ * @example
+ * ```ts
+ * import { faultConfig } from "./faultFlags.js"
+ * faultConfig({ slowRank: [{ dpRank: 3, speed: 0.7 }], emitLoads: "loads.jsonl" })
+ * // => { rankFaults: [{ dpRank: 3, speed: 0.7 }], recordSteps: "loads" }
+ * faultConfig({}) // => {}
+ * ```
+ *
+ * @category simulate
+ * @since 0.6.0
+ */
+export const faultConfig = (
+  o: FaultFlagOptions
+): { readonly rankFaults?: ReadonlyArray<RankFault>; readonly recordSteps?: "loads" } => {
+  const rankFaults = [...(o.slowRank ?? []), ...(o.rankOverhead ?? [])]
+  return {
+    ...(rankFaults.length > 0 ? { rankFaults } : {}),
+    ...(o.emitLoads !== undefined ? { recordSteps: "loads" as const } : {})
+  }
+}

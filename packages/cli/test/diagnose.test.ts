@@ -1,0 +1,127 @@
+// Issue 33: `simulate --slow-rank / --rank-overhead / --emit-loads` and `diagnose FILE [--json]`.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { decodeV1Loads } from "@loadledger/schema"
+import { describe, expect, it } from "vitest"
+import { diagnose } from "../src/diagnose/diagnose.js"
+import { parseRankOverhead, parseSlowRank } from "../src/diagnose/faultFlags.js"
+import { runCaptured } from "./runCli.js"
+
+const dir = mkdtempSync(join(tmpdir(), "loadledger-diagnose-"))
+const azure = new URL("../../../fixtures/traces/azure2023/AzureLLMInferenceTrace_conv.csv", import.meta.url)
+  .pathname
+const sim = (...args: Array<string>) =>
+  runCaptured(
+    "simulate",
+    "--trace",
+    azure,
+    "--limit",
+    "600",
+    "--policies",
+    "round-robin",
+    "--dp",
+    "4",
+    "--json",
+    "--quiet",
+    ...args
+  )
+
+describe("simulate's fault flags", () => {
+  it("--slow-rank 1:0.5 raises the sync wait and the tail ITL over the healthy run", async () => {
+    const healthy = JSON.parse((await sim()).out).results[0]
+    const slow = JSON.parse((await sim("--slow-rank", "1:0.5")).out).results[0]
+    expect(healthy.status._tag).toBe("Completed")
+    expect(slow.syncWaitShare).toBeGreaterThan(healthy.syncWaitShare + 0.2)
+    expect(slow.itlSeconds.p99).toBeGreaterThan(1.5 * healthy.itlSeconds.p99)
+  })
+
+  it("a fault outside the group is a one-line error naming the field", async () => {
+    const r = await sim("--slow-rank", "9:0.5")
+    expect(r.err).toContain("rankFaults[0].dpRank must be an integer from 0 to 3, got 9")
+  })
+
+  it("parses windows and durations, and refuses bad values naming the flag", () => {
+    expect(parseSlowRank("3:0.7@600-1200")).toEqual({
+      dpRank: 3,
+      speed: 0.7,
+      fromSeconds: 600,
+      toSeconds: 1200
+    })
+    expect(() => parseSlowRank("3:0.7@1200-600")).toThrow(/--slow-rank must be/)
+    expect(() => parseSlowRank("x:0.7")).toThrow(/--slow-rank must be/)
+    expect(parseRankOverhead("2:1.5ms")).toEqual({ dpRank: 2, overheadSeconds: 0.0015 })
+    expect(parseRankOverhead("2:0.01")).toEqual({ dpRank: 2, overheadSeconds: 0.01 })
+    expect(() => parseRankOverhead("2:fast")).toThrow(/--rank-overhead must be/)
+  })
+})
+
+describe("--emit-loads then diagnose", () => {
+  const file = join(dir, "loads.jsonl")
+
+  it("writes /v1/loads lines that decode back, one row per rank", async () => {
+    await sim("--slow-rank", "2:0.7", "--emit-loads", file)
+    const lines = readFileSync(file, "utf8").trim().split("\n")
+    expect(lines.length).toBeGreaterThan(20)
+    for (const line of lines.slice(0, 5)) {
+      const d = decodeV1Loads(JSON.parse(line))
+      expect(d._tag).toBe("Success")
+      if (d._tag === "Success") {
+        expect(d.success.era).toBe("shm-v2")
+        expect(d.success.response.loads.map((l) => l.dpRank)).toEqual([0, 1, 2, 3])
+        expect(d.success.response.loads.every((l) => l.genThroughput !== undefined)).toBe(true)
+      }
+    }
+  })
+
+  it("diagnose --json names rank 2 hardware and the others ok", async () => {
+    const r = await runCaptured("diagnose", file, "--json")
+    expect(r.code).toBe(0)
+    const d = JSON.parse(r.out)
+    expect(d.ranks.map((x: { kind: string }) => x.kind)).toEqual(["ok", "ok", "hardware", "ok"])
+    // at speed 0.7 its forward time is about 1/0.7 of the typical rank's
+    expect(d.ranks[2].evidence.residual).toBeGreaterThan(0.3)
+    expect(d.ranks[2].evidence.residual).toBeLessThan(0.5)
+    expect(d.group.structuralLikely).toBe(false)
+  })
+
+  it("diagnose prints one line per rank, and names a bad line", async () => {
+    const r = await runCaptured("diagnose", file)
+    expect(r.out).toMatch(/^rank 2: hardware /m)
+    expect(r.out).toMatch(/^group: structural slowness not indicated/m)
+    const bad = join(dir, "bad.jsonl")
+    writeFileSync(bad, '{"loads":[{"dp_rank":0,"utilization":0.5}]}\n')
+    expect((await runCaptured("diagnose", bad)).err).toContain("line 1: loads[0] has no num_running_reqs")
+  })
+})
+
+describe("diagnose on hand-made reports", () => {
+  const row = (dpRank: number, n: number, perReq: number, u: number) => ({
+    dpRank,
+    numRunningReqs: n,
+    numUsedTokens: n * perReq,
+    utilization: u,
+    cacheHitRate: 0,
+    prefillTokens: 0
+  })
+  // forward time = 0.2 + 0.02 per request: rank 0 holds twice the requests, and is slow only for that
+  const reports = [10, 12, 14, 11, 9].map((n) =>
+    [0, 1, 2, 3].map((r) => {
+      const k = r === 0 ? 2 * n : n + ((r + n) % 3) - 1
+      return row(r, k, 1000, 0.2 + 0.02 * k)
+    })
+  )
+  it("more requests explained by load is load (count), not hardware", () => {
+    const d = diagnose(reports)
+    expect(d.ranks[0]!.kind).toBe("load")
+    expect(d.ranks[0]!.skew).toBe("count")
+    expect(d.ranks[0]!.evidence.residual).toBeCloseTo(0, 2)
+    expect(d.ranks.slice(1).map((r) => r.kind)).toEqual(["ok", "ok", "ok"])
+  })
+  it("longer requests: load (length)", () => {
+    const long = reports.map((r) =>
+      r.map((l, i) => (i === 1 ? { ...l, numUsedTokens: l.numUsedTokens * 2 } : l))
+    )
+    expect(diagnose(long).ranks[1]!.skew).toBe("length")
+  })
+})
