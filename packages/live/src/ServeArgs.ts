@@ -6,15 +6,8 @@
  */
 import { parseArgs } from "node:util"
 import { findPolicy, policyEntries } from "@loadledger/policies"
-import {
-  booleanFlags,
-  fileTokens,
-  int,
-  integerFlags,
-  valueFlags,
-  workersFrom,
-  workerUrl
-} from "./internal/serveFlags.js"
+import { booleanFlags, fileTokens, int, integerFlags, valueFlags } from "./internal/serveFlags.js"
+import { serveWorkers } from "./internal/serveWorkers.js"
 import type { K8sService } from "./K8sWorkers.js"
 import type { LoadField, SourceKind } from "./Types.js"
 
@@ -204,42 +197,9 @@ export const parseServeArgs = (
   if (values.help === true) return "help"
   const s = (k: string) => values[k] as string
   const opt = (k: string) => values[k] as string | undefined
-  const rawWorkers = values.worker as Array<string>
-  let workersFile = opt("workers-file")
-  let rawDns = opt("workers-dns")
-  let workersK8s: K8sService | undefined
-  const from = opt("workers-from")
-  if (from !== undefined) {
-    const f = workersFrom(from)
-    if ("error" in f) return f
-    if ("k8s" in f) workersK8s = f.k8s
-    else if ("dns" in f) rawDns = f.dns
-    else workersFile = f.file
-  }
-  let workersDns: ServeArgs["workersDns"]
-  if (rawDns !== undefined) {
-    const m = /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(rawDns)
-    const port = m === null ? Number.NaN : Number(m[2])
-    if (m === null || port < 1 || port > 65535)
-      return { error: `--workers-dns must be NAME:PORT like engines.default.svc:30000, got "${rawDns}"` }
-    workersDns = { name: m[1]!, port }
-  }
-  if (
-    rawWorkers.length === 0 &&
-    workersFile === undefined &&
-    workersDns === undefined &&
-    workersK8s === undefined
-  )
-    return {
-      error: "at least one --worker URL is required (or --workers-file / --workers-dns / --workers-from)"
-    }
-  const workers: Array<string> = []
-  for (const w of rawWorkers) {
-    const u = workerUrl(w)
-    if (typeof u !== "string") return u
-    if (workers.includes(u)) return { error: `--worker ${u} is given twice` }
-    workers.push(u)
-  }
+  const w = serveWorkers(values.worker as Array<string>, opt)
+  if ("error" in w) return w
+  const { workers, workersFile, workersDns, workersK8s } = w
   if (!kinds.includes(s("source") as SourceKind))
     return { error: `--source must be one of ${kinds.join(", ")}, got "${s("source")}"` }
   if (findPolicy(s("policy")) === undefined)

@@ -6,44 +6,26 @@
  * file-index version 54513096567 named in `fixtures/reference/sglang/README.md`; the vectors in
  * `dp_lb_cases.json` are the normative behaviour).
  *
- * Over 300 lines: one concept (upstream's `DPBudget`: its eight functions over one value, each
- * with a runnable example); half of the lines are those docstrings.
- *
  * @since 0.1.0
  */
 import type { RankLoad } from "../Policy.js"
+import { argminRequests, argminTokens } from "./DpBudgetPick.js"
+import type { Dispatched, DpBudget, LoadBalanceMethod } from "./DpBudgetTypes.js"
 
 /**
- * SGLang's `--load-balance-method` values the DataParallelController understands.
+ * How a rank is picked (`excludedRanks`, `argminRequests`, `argminTokens`), defined in
+ * `DpBudgetPick.ts` and re-exported here, so they stay `DpBudget.argminRequests` and so on.
  *
- * @category models
  * @since 0.1.0
  */
-export type LoadBalanceMethod = "ROUND_ROBIN" | "FOLLOW_BOOTSTRAP_ROOM" | "TOTAL_REQUESTS" | "TOTAL_TOKENS"
-
+export { argminRequests, argminTokens, excludedRanks } from "./DpBudgetPick.js"
 /**
- * The budget: per-rank `totalRequests` (running + waiting, plus speculative +1 per dispatch),
- * `totalTokens` (`numTotalTokens`, plus the estimated prompt tokens per dispatch) and the
- * `lastTimestamp` (seconds, publisher's clock) of the snapshot last applied.
+ * The budget's types, defined in the leaf module `DpBudgetTypes.ts` and re-exported here, so they
+ * stay `DpBudget.DpBudget`, `DpBudget.LoadBalanceMethod` and `DpBudget.Dispatched`.
  *
- * `requestsUnknown` and `tokensUnknown` are loadledger extensions (absent upstream, absent here until
- * needed; upstream always has every field): `true` for a rank whose last applied row did not carry a
- * usable request count (`unknown` row, `numRunningReqs` / `numWaitingReqs` absent or not a
- * non-negative safe integer) or token count (`numTotalTokens` absent or invalid, e.g. a `-1`
- * parse-error sentinel). Such a rank is never chosen while a rank with known counts exists (see
- * {@link argminRequests}); while any rank's tokens are unknown, `TOTAL_TOKENS` compares request
- * counts only (fault case S08). So no rank is ever chosen because its load is unknown.
- *
- * @category models
  * @since 0.1.0
  */
-export interface DpBudget {
-  readonly totalRequests: ReadonlyArray<number>
-  readonly totalTokens: ReadonlyArray<number>
-  readonly lastTimestamp: ReadonlyArray<number>
-  readonly requestsUnknown?: ReadonlyArray<boolean> | undefined
-  readonly tokensUnknown?: ReadonlyArray<boolean> | undefined
-}
+export type { Dispatched, DpBudget, LoadBalanceMethod } from "./DpBudgetTypes.js"
 
 /**
  * A fresh budget for `dpSize` ranks: every count 0 and every `lastTimestamp` 0.0, as upstream.
@@ -198,125 +180,6 @@ const withFlags = (
     requestsUnknown,
     tokensUnknown
   }
-}
-
-/**
- * Which ranks a pick must pass over while another rank is usable (loadledger extension): ranks whose
- * requests are unknown, and under `TOTAL_TOKENS` also ranks whose tokens are unknown. `undefined`
- * when none (every SGLang snapshot carries every field, so upstream never gets here).
- *
- * **When to use**: to see which ranks the budget will not pick while a known rank exists.
- *
- * @example
- * ```ts
- * import { DpBudget } from "@loadledger/policies"
- * const b = { ...DpBudget.empty(2), tokensUnknown: [false, true] }
- * DpBudget.excludedRanks(b, "TOTAL_TOKENS") // => [false, true]
- * DpBudget.excludedRanks(b, "TOTAL_REQUESTS") // => undefined
- * ```
- *
- * @category getters
- * @since 0.2.0
- */
-export const excludedRanks = (
-  budget: DpBudget,
-  method: LoadBalanceMethod
-): ReadonlyArray<boolean> | undefined => {
-  const req = budget.requestsUnknown
-  const tok = method === "TOTAL_TOKENS" ? budget.tokensUnknown : undefined
-  if (tok === undefined) return req
-  if (req === undefined) return tok
-  return req.map((u, r) => u || tok[r] === true)
-}
-
-/** True when rank `b` beats rank `a` (a < b) on exclusion alone; `undefined` when that does not decide. */
-const byExclusion = (
-  excluded: ReadonlyArray<boolean> | undefined,
-  a: number,
-  b: number
-): boolean | undefined => {
-  if (excluded === undefined) return undefined
-  const ea = excluded[a] === true
-  const eb = excluded[b] === true
-  return ea === eb ? undefined : ea
-}
-
-/**
- * The rank `TOTAL_REQUESTS` picks: the lowest index with the minimal `totalRequests`. Ranks whose
- * requests are unknown (`requestsUnknown`) are passed over while any other rank exists
- * (loadledger extension; exact upstream otherwise).
- *
- * **When to use**: to see which rank `TOTAL_REQUESTS` would pick without charging it.
- *
- * @example
- * ```ts
- * import { DpBudget } from "@loadledger/policies"
- * DpBudget.argminRequests({ totalRequests: [3, 1, 1], totalTokens: [0, 0, 0], lastTimestamp: [0, 0, 0] }) // => 1
- * ```
- *
- * @category getters
- * @since 0.1.0
- */
-export const argminRequests = (budget: DpBudget): number => argminRequestsOver(budget, budget.requestsUnknown)
-
-const argminRequestsOver = (budget: DpBudget, excluded: ReadonlyArray<boolean> | undefined): number => {
-  const req = budget.totalRequests
-  let best = 0
-  let bestReq = req[0]!
-  for (let i = 1; i < req.length; i++) {
-    const v = req[i]!
-    if (byExclusion(excluded, best, i) ?? v < bestReq) {
-      bestReq = v
-      best = i
-    }
-  }
-  return best
-}
-
-/**
- * The rank `TOTAL_TOKENS` picks: the lowest index with the lexicographically minimal
- * `(totalTokens, totalRequests)`; while any rank's tokens are unknown, the minimal `totalRequests`.
- * Either way ranks whose requests or tokens are unknown are passed over while another rank exists.
- *
- * **When to use**: to see which rank `TOTAL_TOKENS` would pick without charging it.
- *
- * @example
- * ```ts
- * import { DpBudget } from "@loadledger/policies"
- * DpBudget.argminTokens({ totalRequests: [3, 2, 1], totalTokens: [5, 5, 9], lastTimestamp: [0, 0, 0] }) // => 1
- * ```
- *
- * @category getters
- * @since 0.1.0
- */
-export const argminTokens = (budget: DpBudget): number => {
-  const excluded = excludedRanks(budget, "TOTAL_TOKENS")
-  if (budget.tokensUnknown !== undefined) return argminRequestsOver(budget, excluded)
-  const tok = budget.totalTokens
-  const req = budget.totalRequests
-  let best = 0
-  let bestTok = tok[0]!
-  let bestReq = req[0]!
-  for (let i = 1; i < tok.length; i++) {
-    const t = tok[i]!
-    if (byExclusion(excluded, best, i) ?? (t < bestTok || (t === bestTok && req[i]! < bestReq))) {
-      bestTok = t
-      bestReq = req[i]!
-      best = i
-    }
-  }
-  return best
-}
-
-/**
- * The result of {@link dispatch}: the rank (absent for a method without a budget) and the budget.
- *
- * @category models
- * @since 0.1.0
- */
-export interface Dispatched {
-  readonly rank: number | undefined
-  readonly budget: DpBudget
 }
 
 /**

@@ -6,19 +6,44 @@
  * version 54513096567) and the SHM reader of `load_snapshot.py` @ 025177e4, as specified in
  * `fixtures/reference/sglang/README.md` section 1.
  *
- * Over 300 lines: one concept (upstream's controller: its refresh interval and nine functions over one
- * state, each with a runnable example); half of the lines are those docstrings.
+ * @since 0.1.0
+ */
+import { ranksOf } from "../internal/ranksOf.js"
+import type { RouteRequest } from "../Policy.js"
+import { checkStatus } from "../RankStatus.js"
+import * as DpBudget from "./DpBudget.js"
+import { schedule } from "./DpControllerSchedule.js"
+import { readAll } from "./DpControllerStore.js"
+import type { BatchOutcome, DpControllerState, Refreshed, RequestOutcome } from "./DpControllerTypes.js"
+import { next } from "./internal/controllerNext.js"
+
+/**
+ * `schedule`, defined in `DpControllerSchedule.ts` and re-exported here, so it stays
+ * `DpController.schedule`.
  *
  * @since 0.1.0
  */
-
-import { floorModRoom } from "../internal/floorModRoom.js"
-import { ranksOf } from "../internal/ranksOf.js"
-import { storeSnapshots } from "../internal/snapshotStore.js"
-import { type PolicyError, policyError, type RankLoad, type RouteRequest } from "../Policy.js"
-import { checkStatus } from "../RankStatus.js"
-import { checkInputLength, checkRequestFields } from "../RequestChecks.js"
-import * as DpBudget from "./DpBudget.js"
+export { schedule } from "./DpControllerSchedule.js"
+/**
+ * The snapshot store's `publish` / `readAll`, defined in `DpControllerStore.ts` and re-exported
+ * here, so they stay `DpController.publish` and `DpController.readAll`.
+ *
+ * @since 0.1.0
+ */
+export { publish, readAll } from "./DpControllerStore.js"
+/**
+ * The controller's types, defined in the leaf module `DpControllerTypes.ts` and re-exported here, so
+ * they stay `DpController.DpControllerState`, `DpController.Scheduled` and so on.
+ *
+ * @since 0.1.0
+ */
+export type {
+  BatchOutcome,
+  DpControllerState,
+  Refreshed,
+  RequestOutcome,
+  Scheduled
+} from "./DpControllerTypes.js"
 
 /**
  * Seconds between two budget refreshes (upstream's 20 ms throttle).
@@ -33,24 +58,6 @@ import * as DpBudget from "./DpBudget.js"
  * @since 0.1.0
  */
 export const refreshIntervalSeconds = 0.02
-
-/**
- * The controller's state: the method, the {@link DpBudget.DpBudget}, the round-robin counter, the
- * time of the last refresh (seconds, starts at 0.0), per-rank health (`true` = healthy) and the
- * snapshot store `shm` (index = dp rank; `undefined` for a rank that never published).
- *
- * @category models
- * @since 0.1.0
- */
-export interface DpControllerState {
-  readonly method: DpBudget.LoadBalanceMethod
-  readonly dpSize: number
-  readonly budget: DpBudget.DpBudget
-  readonly roundRobinCounter: number
-  readonly lastRefreshTimeSeconds: number
-  readonly status: ReadonlyArray<boolean>
-  readonly shm: ReadonlyArray<RankLoad | undefined>
-}
 
 /**
  * Fresh controller state. `initialShm: "writer_init"` pre-fills every slot with the writer's initial
@@ -90,90 +97,6 @@ export const init = (
         : undefined
     )
   }
-}
-
-/**
- * A copy of `s` with some fields replaced, as an explicit literal: object spread is an order of
- * magnitude slower on Node 20 in this hot path (measured with `pnpm bench`).
- */
-const next = (
-  s: DpControllerState,
-  budget: DpBudget.DpBudget,
-  roundRobinCounter: number,
-  lastRefreshTimeSeconds: number,
-  status: ReadonlyArray<boolean>,
-  shm: ReadonlyArray<RankLoad | undefined>
-): DpControllerState => ({
-  method: s.method,
-  dpSize: s.dpSize,
-  budget,
-  roundRobinCounter,
-  lastRefreshTimeSeconds,
-  status,
-  shm
-})
-
-/**
- * Publish snapshots into the store (`shm[s.dpRank] = s`); the budget is not touched. Snapshots for
- * ranks outside `[0, dpSize)` are ignored. With `now` (seconds; the policies' `observe` passes it),
- * a snapshot without a `timestamp` is stored stamped `now`: it counts as observed at `now`, so the
- * budget applies it once, not at every refresh (loadledger extension: SGLang's snapshots always
- * carry a timestamp).
- *
- * **When to use**: what a scheduler's SHM write does; the policies' `observe`.
- *
- * @example
- * ```ts
- * import { DpController } from "@loadledger/policies"
- * const s = DpController.publish(DpController.init("TOTAL_REQUESTS", 2), [
- *   { dpRank: 1, timestamp: 3, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 9 }
- * ])
- * DpController.readAll(s).map((l) => l.dpRank) // => [1]
- * // the budget is unchanged until a refresh
- * s.budget.totalRequests // => [0, 0]
- * ```
- *
- * @category combinators
- * @since 0.1.0
- */
-export const publish = (
-  state: DpControllerState,
-  snapshots: ReadonlyArray<RankLoad>,
-  now?: number
-): DpControllerState => {
-  const shm = storeSnapshots(state.shm, snapshots, now)
-  return shm === state.shm
-    ? state
-    : next(state, state.budget, state.roundRobinCounter, state.lastRefreshTimeSeconds, state.status, shm)
-}
-
-/**
- * What the reader sees: the published snapshots in ascending `dpRank` (unpublished ranks absent).
- *
- * **When to use**: to see the store as the controller's refresh reads it.
- *
- * @example
- * ```ts
- * import { DpController } from "@loadledger/policies"
- * const s = DpController.publish(DpController.init("TOTAL_REQUESTS", 3), [{ dpRank: 2, numRunningReqs: 1 }], 0)
- * DpController.readAll(s).map((r) => r.dpRank) // => [2]
- * ```
- *
- * @category getters
- * @since 0.1.0
- */
-export const readAll = (state: DpControllerState): ReadonlyArray<RankLoad> =>
-  state.shm.filter((s): s is RankLoad => s !== undefined)
-
-/**
- * The outcome of a refresh attempt.
- *
- * @category models
- * @since 0.1.0
- */
-export interface Refreshed {
-  readonly refreshed: boolean
-  readonly state: DpControllerState
 }
 
 /**
@@ -260,132 +183,12 @@ export const setStatus = (
 export const refreshesOnDispatch = (method: DpBudget.LoadBalanceMethod): boolean =>
   method === "TOTAL_REQUESTS" || method === "TOTAL_TOKENS"
 
-/**
- * A scheduled request: the rank and the state after it.
- *
- * @category models
- * @since 0.1.0
- */
-export interface Scheduled {
-  readonly rank: number
-  readonly state: DpControllerState
-}
-
-/**
- * Choose the rank for one request, without refreshing (upstream `DataParallelController` dispatch).
- *
- * **When to use**: to route with no refresh (the inner step of a batch); prefer `dispatchRequest` for one request.
- *
- * - `routedDpRank` set: returned as is (no counter, budget or status change); outside `[0, dpSize)`
- *   is a `PolicyError` `InvalidRoutedRank` (upstream `ValueError "DP rank r is not active."`).
- * - `ROUND_ROBIN`: the next healthy slot after the counter; `AllRanksUnavailable` (upstream
- *   `RuntimeError`) when none is healthy, the counter then back where it started.
- * - `FOLLOW_BOOTSTRAP_ROOM`: `bootstrapRoom` floor-modulo `dpSize` with BigInt (rooms reach 2^64 and
- *   may be negative); `MissingBootstrapRoom` (upstream `AssertionError`) when absent.
- * - `TOTAL_REQUESTS` / `TOTAL_TOKENS`: {@link DpBudget.dispatch} with 0 / `inputLength` tokens.
- *
- * Every method first checks `inputLength` ({@link checkInputLength}: a `PolicyError` `InvalidInput`
- * when it is not a token count, pinned requests included), then the other fields' types
- * ({@link checkRequestFields}), loadledger additions: upstream's tokenized requests always carry a
- * whole number of tokens and typed fields.
- *
- * Status is ignored by every method except `ROUND_ROBIN`, as upstream.
- *
- * @example
- * ```ts
- * import { DpController } from "@loadledger/policies"
- * const s = DpController.init("FOLLOW_BOOTSTRAP_ROOM", 4)
- * const r = DpController.schedule(s, { requestId: "a", inputLength: 1, bootstrapRoom: "-1" })
- * "rank" in r && r.rank // => 3
- * ```
- *
- * @category combinators
- * @since 0.1.0
- */
-export const schedule = (state: DpControllerState, req: RouteRequest): Scheduled | PolicyError => {
-  const bad = checkInputLength(req.inputLength) ?? checkRequestFields(req)
-  if (bad !== undefined) return bad
-  const n = state.dpSize
-  if (req.routedDpRank !== undefined) {
-    const r = req.routedDpRank
-    if (!Number.isInteger(r) || r < 0 || r >= n)
-      return policyError("InvalidRoutedRank", `DP rank ${r} is not active.`, "routedDpRank")
-    return { rank: r, state }
-  }
-  switch (state.method) {
-    case "ROUND_ROBIN": {
-      let counter = state.roundRobinCounter
-      for (let i = 0; i < n; i++) {
-        const slot = counter % n
-        counter = (counter + 1) % n
-        if (state.status[slot] === true)
-          return {
-            rank: slot,
-            state: next(state, state.budget, counter, state.lastRefreshTimeSeconds, state.status, state.shm)
-          }
-      }
-      return policyError(
-        "AllRanksUnavailable",
-        `Cannot route request: all ${n} active DP workers are unavailable.`,
-        "status"
-      )
-    }
-    case "FOLLOW_BOOTSTRAP_ROOM": {
-      if (req.bootstrapRoom === undefined)
-        return policyError(
-          "MissingBootstrapRoom",
-          "req.bootstrap_room should not be None. Do not send requests directly to prefill or decode instances; send to the router instead.",
-          "bootstrapRoom"
-        )
-      if (!(Number.isInteger(n) && n > 0)) return policyError("NoRanks", `dpSize is ${n}`, "dpSize")
-      const rank = floorModRoom(req.bootstrapRoom, n)
-      if (rank === undefined)
-        return policyError(
-          "InvalidInput",
-          `bootstrapRoom is not an integer: ${req.bootstrapRoom}`,
-          "bootstrapRoom"
-        )
-      return { rank, state }
-    }
-    default: {
-      const tokens = state.method === "TOTAL_TOKENS" ? req.inputLength : 0
-      const d = DpBudget.dispatch(state.budget, state.method, tokens)
-      if (d.rank === undefined) return policyError("NoRanks", "dpSize is 0", "dpSize")
-      return {
-        rank: d.rank,
-        state: next(
-          state,
-          d.budget,
-          state.roundRobinCounter,
-          state.lastRefreshTimeSeconds,
-          state.status,
-          state.shm
-        )
-      }
-    }
-  }
-}
-
 /** The refresh a dispatch does first (`TOTAL_*` only; `refreshed` is `undefined` for the others). */
 const refreshOnDispatch = (
   state: DpControllerState,
   nowSeconds: number
 ): { readonly refreshed: boolean | undefined; readonly state: DpControllerState } =>
   refreshesOnDispatch(state.method) ? refresh(state, nowSeconds) : { refreshed: undefined, state }
-
-/**
- * The outcome of {@link dispatchRequest}: `refreshed` is absent for methods that do not refresh;
- * `state` includes the refresh even when scheduling failed (upstream consumes the window anyway).
- *
- * @category models
- * @since 0.1.0
- */
-export interface RequestOutcome {
-  readonly refreshed: boolean | undefined
-  readonly rank: number | undefined
-  readonly error?: PolicyError | undefined
-  readonly state: DpControllerState
-}
 
 /**
  * One tokenized request: refresh (for `TOTAL_*`) **before** routing, then {@link schedule}. Routed
@@ -417,19 +220,6 @@ export const dispatchRequest = (
   return "_tag" in out
     ? { refreshed, rank: undefined, error: out, state: s }
     : { refreshed, rank: out.rank, state: out.state }
-}
-
-/**
- * The outcome of {@link dispatchBatch}: the ranks dispatched before any error.
- *
- * @category models
- * @since 0.1.0
- */
-export interface BatchOutcome {
-  readonly refreshed: boolean | undefined
-  readonly ranks: ReadonlyArray<number>
-  readonly error?: PolicyError | undefined
-  readonly state: DpControllerState
 }
 
 /**

@@ -4,65 +4,29 @@
  * publication) and `finish`. Imported as the namespace `VllmLb` (`VllmLb.route(state, id)`), like
  * `DpBudget` and `DpController`; the policy built on it is `makeVllmLb` (`VllmLbPolicy.ts`).
  *
- * Over 300 lines: one concept (one front end's state and its five functions, each with a runnable
- * example); nearly half of the lines are docstrings and the upstream citations.
- *
  * @since 0.1.0
  */
 import * as HashMap from "effect/HashMap"
-import * as Option from "effect/Option"
 import { packed } from "../internal/packed.js"
 import { checkClientOptions } from "../Options.js"
 import { type PolicyError, policyError } from "../Policy.js"
+import type { VllmClientOptions, VllmEngineRow, VllmLbRouted, VllmLbState } from "./VllmLbTypes.js"
 
 /**
- * One engine's row in the vLLM front end's load table: `[waiting, running, kvCacheUsage]`.
- * `kvCacheUsage` is a 0..1 fraction; `undefined` means the source did not report it, and then no
- * KV penalty is added (the upstream coordinator always reports it; loadledger's adapters may not).
+ * The front end's types, defined in the leaf module `VllmLbTypes.ts` and re-exported here (and at
+ * the package's top level).
  *
- * @category vllm
  * @since 0.1.0
  */
-export type VllmEngineRow = readonly [waiting: number, running: number, kvCacheUsage: number | undefined]
+export type { VllmClientOptions, VllmEngineRow, VllmLbRouted, VllmLbState } from "./VllmLbTypes.js"
 
 /**
- * The state of one vLLM data-parallel load-balancing front end (`DPLBAsyncMPClient`), immutable.
+ * `coord` (a coordinator publication) and `finish` (finished requests), defined in
+ * `VllmLbUpdates.ts` and re-exported here, so they stay `VllmLb.coord` and `VllmLb.finish`.
  *
- * - `lbEngines[i]`: the coordinator's last row for engine `i`, plus this front end's local
- *   `waiting += clientCount` bumps since then.
- * - `inflight[i]`: requests this front end sent to engine `i` that have not finished.
- * - `reqsInFlight`: request id to engine index (a persistent hash map, so routing stays O(N)).
- * - `engStartIndex`: where the next scan starts; starts at `floor(N * clientIndex / clientCount)`.
- * - `currentWave` / `enginesRunning`: the wave view the coordinator last published.
- *
- * Reproduces `vllm/v1/engine/core_client.py` (`DPLBAsyncMPClient`, `DPAsyncMPClient`) at
- * vllm-project/vllm commit `00080ee13c7a451fce071ccb8d0e94d395acf5a7`.
- *
- * @category vllm
  * @since 0.1.0
  */
-export interface VllmLbState {
-  readonly numEngines: number
-  readonly clientCount: number
-  readonly clientIndex: number
-  readonly lbEngines: ReadonlyArray<VllmEngineRow>
-  readonly inflight: ReadonlyArray<number>
-  readonly reqsInFlight: HashMap.HashMap<string, number>
-  readonly engStartIndex: number
-  readonly currentWave: number
-  readonly enginesRunning: boolean
-}
-
-/**
- * Which front end this is: `clientCount` API-server processes (C), this one's `clientIndex` (0..C-1).
- *
- * @category vllm
- * @since 0.1.0
- */
-export interface VllmClientOptions {
-  readonly clientCount?: number | undefined
-  readonly clientIndex?: number | undefined
-}
+export { coord, finish } from "./VllmLbUpdates.js"
 
 /** `n` rows `[0, 0, 0]` in a packed array (see `packed`). */
 const zeroRows = (n: number): Array<VllmEngineRow> => {
@@ -139,23 +103,6 @@ export const score = (row: VllmEngineRow, inflight: number, clientCount: number)
   let total = Math.max(clientCount * inflight, waiting + row[1])
   if (waiting !== 0 && kv !== undefined) total = total + waiting * 6.0 * Math.max(0.0, kv - 0.5)
   return total
-}
-
-/**
- * What one `route` decided: the chosen engine, the start index the scan used, the per-engine
- * scores (indexed by engine; `null` for an explicit-rank request), the wave stamped on the request,
- * whether a FIRST_REQ went to the coordinator, and the next state.
- *
- * @category vllm
- * @since 0.1.0
- */
-export interface VllmLbRouted {
-  readonly chosen: number
-  readonly startIndexUsed: number
-  readonly scores: ReadonlyArray<number> | null
-  readonly requestWave: number
-  readonly firstReq: boolean
-  readonly state: VllmLbState
 }
 
 /**
@@ -256,104 +203,4 @@ export const route = (
       enginesRunning: state.enginesRunning || firstReq
     }
   }
-}
-
-/**
- * Apply one coordinator message `(counts, wave, running)`: take the wave and running flag, and
- * when `counts` is not `null` replace the whole load table (local bumps are lost, in-flight counts
- * are kept).
- *
- * **When to use**: whenever the coordinator publishes (see `vllmCoordinatorTimeline` in `@loadledger/sim` for when that happens).
- *
- * Errors: `InvalidInput` (field `counts`) when `counts` does not have exactly N rows.
- *
- * Reproduces the stats-update task of `DPAsyncMPClient` (vllm `core_client.py`, commit `00080ee1`).
- *
- * @example
- * ```ts
- * import { VllmLb } from "@loadledger/policies"
- * const s0 = VllmLb.init(2)
- * if (!("_tag" in s0)) {
- *   const s1 = VllmLb.coord(s0, [[1, 2, 0.3], [0, 0, 0.0]], 3, true)
- *   !("_tag" in s1) && s1.currentWave // => 3
- * }
- * ```
- *
- * @category vllm
- * @since 0.1.0
- */
-export const coord = (
-  state: VllmLbState,
-  counts: ReadonlyArray<VllmEngineRow> | null,
-  wave: number,
-  running: boolean
-): VllmLbState | PolicyError => {
-  if (counts !== null && counts.length !== state.numEngines)
-    return policyError(
-      "InvalidInput",
-      `counts has ${counts.length} rows, expected ${state.numEngines}`,
-      "counts"
-    )
-  return {
-    ...state,
-    currentWave: wave,
-    enginesRunning: running,
-    lbEngines: counts === null ? state.lbEngines : counts.map((r): VllmEngineRow => [r[0], r[1], r[2]])
-  }
-}
-
-/**
- * Handle finished (or aborted) request ids: each known id is removed from `reqsInFlight` and its
- * engine's in-flight count decremented; unknown ids are ignored. `decremented` lists the engines
- * decremented, in input order.
- *
- * **When to use**: on every batch of finished or aborted requests, so in-flight counts never drift (fault case S06).
- *
- * Reproduces `DPLBAsyncMPClient.process_engine_outputs` (vllm `core_client.py`, commit `00080ee1`).
- *
- * @example
- * ```ts
- * import { VllmLb } from "@loadledger/policies"
- * const s0 = VllmLb.init(2)
- * if (!("_tag" in s0)) {
- *   const r = VllmLb.route(s0, "a", 1)
- *   if (!("_tag" in r)) VllmLb.finish(r.state, ["a", "unknown-id"]).decremented // => [1]
- * }
- * ```
- *
- * @category vllm
- * @since 0.1.0
- */
-export const finish = (
-  state: VllmLbState,
-  requestIds: ReadonlyArray<string>
-): { readonly state: VllmLbState; readonly decremented: ReadonlyArray<number> } => {
-  const decremented: Array<number> = []
-  if (requestIds.length === 0 || HashMap.size(state.reqsInFlight) === 0) return { state, decremented }
-  let reqs = state.reqsInFlight
-  let inflight: Array<number> | undefined
-  for (const id of requestIds) {
-    const e = Option.getOrUndefined(HashMap.get(reqs, id))
-    if (e === undefined) continue
-    reqs = HashMap.remove(reqs, id)
-    inflight ??= state.inflight.slice()
-    inflight[e] = inflight[e]! - 1
-    decremented.push(e)
-  }
-  return inflight === undefined
-    ? { state, decremented }
-    : {
-        state: {
-          numEngines: state.numEngines,
-          clientCount: state.clientCount,
-          clientIndex: state.clientIndex,
-          lbEngines: state.lbEngines,
-          inflight,
-          reqsInFlight: reqs,
-          engStartIndex: state.engStartIndex,
-          currentWave: state.currentWave,
-          enginesRunning: state.enginesRunning
-        },
-        decremented
-      }
 }

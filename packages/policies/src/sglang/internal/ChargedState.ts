@@ -17,19 +17,18 @@
  * about 0.4 to 5 us instead of 40 to 140 ns: tests, examples and `pnpm loadledger` from source pay
  * that, users of the build do not.
  *
- * Over 300 lines: one concept (the persistent state and its one shared cache), whose invariants
- * (which state the cache is at, when it moves, when a fold resets it) hold across every function
- * here; split, no file could be checked against them alone.
+ * Its routes are in `chargedRoutes.ts`, the ways into it in `chargedLift.ts`, which keep the
+ * invariants stated here (which state the cache is at, when it moves, when a fold resets it);
+ * `charged.ts` puts the three in one namespace.
  *
  * @internal
  */
 import type { Explanation, RankLoad, Routed } from "../../Policy.js"
-import { isTokenCount } from "../../RequestChecks.js"
 import type * as DpBudget from "../DpBudget.js"
 import { excludedRanks } from "../DpBudget.js"
 import type { DpControllerState } from "../DpController.js"
 import { budgetExplanation } from "./Explanations.js"
-import { chargeTotals, pickOf, type RankTournament, treeOf } from "./RankTournament.js"
+import { type RankTournament, treeOf } from "./RankTournament.js"
 
 /**
  * The per-rank totals of one state (`at`): mutable, shared by the states of one base, and valid
@@ -43,7 +42,7 @@ export interface Totals extends RankTournament {
 }
 
 /** Fresh totals for `budget` and `method` (copies of its arrays, a new tournament). */
-const totalsFor = (method: DpControllerState["method"], budget: DpBudget.DpBudget): Totals => {
+export const totalsFor = (method: DpControllerState["method"], budget: DpBudget.DpBudget): Totals => {
   const requests = budget.totalRequests.slice()
   const tokens = budget.totalTokens.slice()
   const byTokens = method === "TOTAL_TOKENS" && budget.tokensUnknown === undefined
@@ -69,7 +68,7 @@ const totalsFor = (method: DpControllerState["method"], budget: DpBudget.DpBudge
  */
 const budgets = new WeakMap<ChargedState, DpBudget.DpBudget>()
 
-const budgetOf = (
+export const budgetOf = (
   base: DpBudget.DpBudget,
   requests: Array<number>,
   tokens: Array<number>
@@ -229,10 +228,10 @@ const budgetOfState = (s: ChargedState, memo: boolean): DpBudget.DpBudget => {
 }
 
 /** The explanations of the routes that folded (a route result with no charge). */
-const foldExplanations = new WeakMap<ChargedState, Explanation>()
+export const foldExplanations = new WeakMap<ChargedState, Explanation>()
 
 /** Route results whose route refreshed the budget first (one in each 20 ms window at most). */
-const refreshedRoutes = new WeakSet<ChargedState>()
+export const refreshedRoutes = new WeakSet<ChargedState>()
 
 /** `s` as a plain `DpControllerState` (fresh object, the budget computed if needed). */
 const plainOf = (s: ChargedState): DpControllerState => ({
@@ -246,7 +245,7 @@ const plainOf = (s: ChargedState): DpControllerState => ({
 })
 
 /** Copies of the totals of `t` without one charge of `rank` (`+1` request, `+tokens` tokens). */
-const uncharged = (t: Totals, rank: number, tokens: number): [Array<number>, Array<number>] => {
+export const uncharged = (t: Totals, rank: number, tokens: number): [Array<number>, Array<number>] => {
   const requests = t.requests.slice()
   const tok = t.tokens.slice()
   requests[rank]! -= 1
@@ -255,7 +254,7 @@ const uncharged = (t: Totals, rank: number, tokens: number): [Array<number>, Arr
 }
 
 /** Per-rank totals of `s` from its base and charges (fresh arrays). */
-const rebuild = (s: ChargedState): [Array<number>, Array<number>] => {
+export const rebuild = (s: ChargedState): [Array<number>, Array<number>] => {
   const requests = s.frame.baseBudget.totalRequests.slice()
   const tokens = s.frame.baseBudget.totalTokens.slice()
   for (let c: ChargedState | undefined = s; c !== undefined && c.charges > 0; c = c.previous) {
@@ -296,300 +295,4 @@ export class RoutedState extends ChargedState implements Routed<DpControllerStat
     const before = this.previous!
     return budgetExplanation(before.method, budgetOfState(before, false), refreshedRoutes.has(this))
   }
-}
-
-/**
- * Whether `s` is a `ChargedState` (a `RoutedState` included; a spread or clone of one is not).
- *
- * @internal
- */
-export const isCharged = (s: DpControllerState): s is ChargedState => s instanceof ChargedState
-
-/**
- * The frame of `s` when `s` is a `ChargedState` (a plain `DpControllerState` has none): the check
- * of the routes' fast path, cheaper than {@link isCharged}.
- *
- * @internal
- */
-export const frameOf = (s: DpControllerState): Frame | undefined => (s as { readonly frame?: Frame }).frame
-
-/**
- * A base state: `s` with budget `budget` (default `s.budget`), no charges, a fresh totals cache.
- *
- * @internal
- */
-export const chargedOf = (
-  s: DpControllerState,
-  budget: DpBudget.DpBudget = s.budget,
-  lastRefreshTimeSeconds = s.lastRefreshTimeSeconds
-): ChargedState => {
-  const t = totalsFor(s.method, budget)
-  const out = new ChargedState(
-    new Frame(s, lastRefreshTimeSeconds, s.status, s.shm, budget, t),
-    0,
-    0,
-    0,
-    undefined
-  )
-  t.at = out
-  return out
-}
-
-const isArrayOf = (x: unknown, n: number): boolean => Array.isArray(x) && x.length === n
-
-/**
- * The first field of `s` that makes it no `DpControllerState` a policy can convert, as a message;
- * `undefined` for a well-formed one. A spread or `structuredClone` of a policy state is such a
- * case: it keeps the own fields but not the controller fields read through the prototype.
- *
- * @internal
- */
-export const stateProblem = (s: DpControllerState): string | undefined => {
-  const n = s.dpSize
-  if (!(Number.isInteger(n) && n >= 0)) return `state.dpSize must be a rank count, got ${n}`
-  const b = s.budget as Partial<DpBudget.DpBudget> | undefined
-  if (typeof b !== "object" || b === null)
-    return "state.budget is missing (a spread or clone of a policy state?)"
-  for (const k of ["totalRequests", "totalTokens", "lastTimestamp"] as const)
-    if (!isArrayOf(b[k], n)) return `state.budget.${k} must have dpSize (${n}) entries`
-  if (!isArrayOf(s.status, n)) return `state.status must have dpSize (${n}) entries`
-  if (!isArrayOf(s.shm, n)) return `state.shm must have dpSize (${n}) entries`
-  if (typeof s.lastRefreshTimeSeconds !== "number") return "state.lastRefreshTimeSeconds must be a number"
-  return undefined
-}
-
-/**
- * `s` unless it is a plain `DpControllerState`, which is converted (O(ranks)); check it with
- * {@link stateProblem} first.
- *
- * @internal
- */
-export const lift = (s: DpControllerState): ChargedState => (isCharged(s) ? s : chargedOf(s))
-
-/**
- * `s` with another status and snapshot store (same budget); the totals cache follows it.
- *
- * @internal
- */
-export const withStore = (
-  s: ChargedState,
-  status: ReadonlyArray<boolean>,
-  shm: ReadonlyArray<RankLoad | undefined>
-): ChargedState => {
-  const f = s.frame
-  const t = f.totals
-  const out = new ChargedState(
-    new Frame(f, f.lastRefreshTimeSeconds, status, shm, f.baseBudget, t),
-    s.charges,
-    s.chargedRank,
-    s.chargedTokens,
-    s.previous
-  )
-  if (t.at === s) t.at = out
-  return out
-}
-
-/**
- * The per-rank totals of `s` (see {@link pickOf}), to charge through {@link routeFrom}: the
- * shared cache, moved to `s` first when it is at another state of the base. Both states' charges
- * are walked back to where their histories meet (at the base at the latest): the cache's own are
- * taken back and those of `s` applied, O(charges walked x log ranks). Routing twice from one state
- * (a retry) takes back one charge. Mutated only by `routeFrom`.
- *
- * @internal
- */
-export const totalsOf = (s: ChargedState): Totals => {
-  const t = s.frame.totals
-  let a = t.at
-  if (a === s) return t
-  if (a === undefined) {
-    // a fold moved the cache to a later base: start again from this base
-    const [requests, tokens] = rebuild(s)
-    t.requests = requests
-    t.tokens = tokens
-    t.tree = treeOf(requests, tokens, t.byTokens, t.excluded)
-    t.at = s
-    return t
-  }
-  const redo: Array<ChargedState> = []
-  let b: ChargedState = s
-  while (a.charges > b.charges) {
-    chargeTotals(t, a.chargedRank, a.chargedTokens, -1)
-    a = a.previous!
-  }
-  while (b.charges > a.charges) {
-    redo.push(b)
-    b = b.previous!
-  }
-  while (!sameBudget(a, b)) {
-    chargeTotals(t, a.chargedRank, a.chargedTokens, -1)
-    redo.push(b)
-    a = a.previous!
-    b = b.previous!
-  }
-  for (const c of redo) chargeTotals(t, c.chargedRank, c.chargedTokens)
-  t.at = s
-  return t
-}
-
-/**
- * Whether two states of one base (one totals cache) have the same budget: the same object, both
- * at the base, or the same charge on the same previous state (a copy made by `observe` or
- * `setStatus`).
- */
-const sameBudget = (a: ChargedState, b: ChargedState): boolean =>
-  a === b ||
-  (a.charges === b.charges &&
-    (a.charges === 0 ||
-      (a.previous === b.previous && a.chargedRank === b.chargedRank && a.chargedTokens === b.chargedTokens)))
-
-/**
- * Route to `rank` from `s`: the state after charging `rank` `+1` request and `+tokens` tokens,
- * which is also the route's `Routed` result; `refreshed` says whether the route refreshed the
- * budget to make `s`. `t` is {@link totalsOf} `s`, updated in place; the cache moves to the new state.
- *
- * @internal
- */
-export const routeFrom = (
-  s: ChargedState,
-  t: Totals,
-  rank: number,
-  tokens: number,
-  refreshed: boolean
-): RoutedState => {
-  chargeTotals(t, rank, tokens)
-  const f = s.frame
-  const charges = s.charges + 1
-  if (charges > f.maxCharges) return fold(s, t, rank, tokens, refreshed)
-  const out = new RoutedState(f, charges, rank, tokens, s)
-  t.at = out
-  if (refreshed) refreshedRoutes.add(out)
-  return out
-}
-
-/** The route from `s` (charged in `t` already) that folds every charge into a new base. */
-const fold = (s: ChargedState, t: Totals, rank: number, tokens: number, refreshed: boolean): RoutedState => {
-  const f = s.frame
-  const budget = budgetOf(f.baseBudget, t.requests.slice(), t.tokens.slice())
-  const moved: Totals = {
-    requests: t.requests,
-    tokens: t.tokens,
-    tree: t.tree,
-    byTokens: t.byTokens,
-    excluded: t.excluded,
-    at: undefined
-  }
-  t.at = undefined // the states of the old base rebuild their totals on use
-  // the explanation as data now: a lazy one would keep `s`, and through it every earlier base, alive
-  const before = budgetOf(f.baseBudget, ...uncharged(moved, rank, tokens))
-  const out = new RoutedState(
-    new Frame(f, f.lastRefreshTimeSeconds, f.status, f.shm, budget, moved),
-    0,
-    rank,
-    tokens,
-    undefined
-  )
-  moved.at = out
-  foldExplanations.set(out, budgetExplanation(f.method, before, refreshed))
-  return out
-}
-
-/**
- * The totals cache of `state` when a route from it can take the fast path: `state` is a
- * `ChargedState` the cache is at, `now` is finite and inside the refresh window, the request names
- * no rank, there are 1 to 16 ranks (no tournament) and the charge does not fold. `undefined`
- * otherwise: the caller then takes the general path (lift, refresh, rebuild, fold, tournament,
- * errors), which gives the same result.
- */
-const fastTotals = (
-  state: DpControllerState,
-  routedDpRank: number | undefined,
-  now: number,
-  refreshIntervalSeconds: number
-): Totals | undefined => {
-  const f = frameOf(state)
-  if (f === undefined || routedDpRank !== undefined || !Number.isFinite(now)) return undefined
-  if (!(now - f.lastRefreshTimeSeconds < refreshIntervalSeconds)) return undefined
-  // a clone of a state has a `frame` without the (non-enumerable) cache: not the fast path either
-  const t = f.totals as Totals | undefined
-  if (t === undefined || t.at !== state) return undefined
-  return t.requests.length === 0 ||
-    t.tree !== undefined ||
-    t.excluded !== undefined ||
-    (state as ChargedState).charges >= f.maxCharges
-    ? undefined
-    : t
-}
-
-/** The route from the state `t` is at to `rank` (charged in `t` already); the cache moves along. */
-const advance = (t: Totals, rank: number, tokens: number): RoutedState => {
-  const s = t.at!
-  const out = new RoutedState(s.frame, s.charges + 1, rank, tokens, s)
-  t.at = out
-  return out
-}
-
-/**
- * TOTAL_REQUESTS on its fast path (see {@link fastTotals}), in small functions V8 inlines into the
- * caller (the scan is written out here, not called, for that): the lowest index among the minimal
- * `totalRequests`, charged `+1`. `undefined` off the fast path.
- *
- * @internal
- */
-export const routeRequestsFast = (
-  state: DpControllerState,
-  routedDpRank: number | undefined,
-  now: number,
-  refreshIntervalSeconds: number
-): RoutedState | undefined => {
-  const t = fastTotals(state, routedDpRank, now, refreshIntervalSeconds)
-  if (t === undefined) return undefined
-  const req = t.requests
-  const n = req.length
-  let best = 0
-  let bestReq = req[0]!
-  for (let i = 1; i < n; i++) {
-    const v = req[i]!
-    if (v < bestReq) {
-      bestReq = v
-      best = i
-    }
-  }
-  req[best] = bestReq + 1
-  return advance(t, best, 0)
-}
-
-/**
- * TOTAL_TOKENS on its fast path (see {@link fastTotals}; also every rank's tokens known and
- * `tokens` a count): the lowest index among the lexicographically minimal
- * `(totalTokens, totalRequests)`, charged `+1` request and `+tokens`. `undefined` off the fast path.
- *
- * @internal
- */
-export const routeTokensFast = (
-  state: DpControllerState,
-  routedDpRank: number | undefined,
-  tokens: number,
-  now: number,
-  refreshIntervalSeconds: number
-): RoutedState | undefined => {
-  const t = fastTotals(state, routedDpRank, now, refreshIntervalSeconds)
-  if (t === undefined || !t.byTokens || !isTokenCount(tokens)) return undefined
-  const req = t.requests
-  const tok = t.tokens
-  const n = tok.length
-  let best = 0
-  let bestTok = tok[0]!
-  let bestReq = req[0]!
-  for (let i = 1; i < n; i++) {
-    const x = tok[i]!
-    if (x < bestTok || (x === bestTok && req[i]! < bestReq)) {
-      bestTok = x
-      bestReq = req[i]!
-      best = i
-    }
-  }
-  req[best] = bestReq + 1
-  tok[best] = bestTok + tokens
-  return advance(t, best, tokens)
 }

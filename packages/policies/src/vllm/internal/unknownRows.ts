@@ -7,7 +7,7 @@
  */
 import { isCount, malformedRow } from "../../internal/counts.js"
 import type { RankLoad } from "../../Policy.js"
-import type { VllmEngineRow } from "../VllmLb.js"
+import type { VllmEngineRow } from "../VllmLbTypes.js"
 
 /**
  * Give every rank with a row in `unknown` what it reported and, for each field it did not, the
