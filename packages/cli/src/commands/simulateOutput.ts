@@ -14,7 +14,6 @@ import {
   type TraceRequest,
   traceTokenIds
 } from "@loadledger/sim"
-import { v1LoadsLines } from "../diagnose/emitLoads.js"
 import { renderReport } from "./simulateReport.js"
 import { outcomeLabel, renderTable, runOutcome } from "./simulateTable.js"
 
@@ -95,9 +94,12 @@ export const printSimulateResults = async (
     writeFileSync(o.report, html)
     if (!o.json) process.stdout.write(`report written to ${o.report}\n`)
   }
-  if (o.emitLoads !== undefined)
+  if (o.emitLoads !== undefined) {
+    // loaded only for --emit-loads: the encoder pulls in effect's Schema, which a replay needs not
+    const { v1LoadsLines } = await import("../diagnose/emitLoads.js")
     writeFileSync(
       o.emitLoads,
       rows.map(({ result: r }) => v1LoadsLines(loadReportsOf(r.stepLog ?? [], o.dp, 1), r.policy)).join("")
     )
+  }
 }

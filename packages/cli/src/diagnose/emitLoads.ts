@@ -8,7 +8,7 @@
  */
 import { LoadSnapshotV2, toDict } from "@loadledger/schema"
 import type { LoadReport } from "@loadledger/sim"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 const snapshot = Schema.decodeUnknownSync(LoadSnapshotV2)
 
