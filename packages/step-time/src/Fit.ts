@@ -19,6 +19,7 @@ import {
   stacksOf
 } from "./internal/layout.js"
 import { nnls } from "./internal/nnls.js"
+import { checkSamples } from "./internal/sampleChecks.js"
 import { fromTheta, NG, toTheta } from "./internal/theta.js"
 import { defaultPriors, type Priors, priorCentres } from "./Priors.js"
 
@@ -128,16 +129,8 @@ export const fit = (
   samples: ReadonlyArray<CalibrationSample>,
   options?: FitOptions
 ): Result.Result<FitResult, CalibrationError> => {
-  if (samples.length === 0)
-    return Result.fail({ _tag: "CalibrationError", field: "samples", message: "no samples" })
-  const bad = samples.findIndex((s) => !(s.measuredSeconds > 0) || !Number.isFinite(s.measuredSeconds))
-  if (bad >= 0)
-    return Result.fail({
-      _tag: "CalibrationError",
-      field: "measuredSeconds",
-      row: bad,
-      message: "measured step time must be a positive number of seconds"
-    })
+  const invalid = checkSamples(samples)
+  if (invalid !== undefined) return Result.fail(invalid)
   const priors = options?.priors ?? defaultPriors
   const layout = layoutOf(samples)
   const n = layout.size

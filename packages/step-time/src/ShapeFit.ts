@@ -10,6 +10,7 @@ import type { CalibrationError, CalibrationSample } from "./Calibration.js"
 import { stackOf } from "./internal/layout.js"
 import { mapFit } from "./internal/mapFit.js"
 import { mulberry32 } from "./internal/rng.js"
+import { checkSamples } from "./internal/sampleChecks.js"
 import { identify, type ParameterEstimate } from "./internal/shapeIdent.js"
 import {
   evalShape,
@@ -266,16 +267,8 @@ export const fitShape = (
   samples: ReadonlyArray<CalibrationSample>,
   options?: ShapeFitOptions
 ): Result.Result<ShapeFitResult, CalibrationError> => {
-  if (samples.length === 0)
-    return Result.fail({ _tag: "CalibrationError", field: "samples", message: "no samples" })
-  const bad = samples.findIndex((s) => !(s.measuredSeconds > 0) || !Number.isFinite(s.measuredSeconds))
-  if (bad >= 0)
-    return Result.fail({
-      _tag: "CalibrationError",
-      field: "measuredSeconds",
-      row: bad,
-      message: "measured step time must be a positive number of seconds"
-    })
+  const invalid = checkSamples(samples)
+  if (invalid !== undefined) return Result.fail(invalid)
   const byGpu = new Map<string, Array<CalibrationSample>>()
   for (const s of samples) byGpu.set(s.gpu.name, [...(byGpu.get(s.gpu.name) ?? []), s])
   const gpus: Record<string, ShapeGpuFit> = {}
