@@ -1,13 +1,17 @@
 /**
  * Shared bookings through Redis or Valkey (ioredis): each replica keeps its in-flight bookings in
  * a hash, announces every placement and release on one channel, and proves it is alive with a key
- * that expires; a replica that joins or reconnects reads the others' hashes.
+ * that expires; a replica that joins or reconnects reads the others' hashes, writes its own and
+ * says so (`s`), and the others read its hash again: whichever of two replicas reconnects first,
+ * each ends holding the other's bookings. A replica alive in the store but never heard (its
+ * announcement missed) is read at the next heartbeat.
  *
  * @since 0.4.0
  */
 import { hostname } from "node:os"
 import type { Redis } from "ioredis"
 import type { Booking, BookingHandlers, SharedBookings } from "./Bookings.js"
+import { booking, type Event, isEvent } from "./internal/bookingWire.js"
 
 /**
  * Options: `url` (`redis://host:6379`, `valkey://` is read as `redis://`), `group` (the key prefix
@@ -24,33 +28,6 @@ export interface RedisBookingsOptions {
   readonly replica?: string | undefined
   readonly heartbeatMs?: number | undefined
   readonly ttlMs?: number | undefined
-}
-
-type Event =
-  | { readonly r: string; readonly o: "p"; readonly i: string; readonly k: string; readonly n: number }
-  | { readonly r: string; readonly o: "r"; readonly i: string }
-  | { readonly r: string; readonly o: "g" }
-
-const isEvent = (x: unknown): x is Event => {
-  const e = x as Record<string, unknown>
-  if (typeof e !== "object" || e === null || typeof e.r !== "string") return false
-  if (e.o === "g") return true
-  if (typeof e.i !== "string") return false
-  return (
-    e.o === "r" ||
-    (e.o === "p" && typeof e.k === "string" && Number.isSafeInteger(e.n) && (e.n as number) >= 0)
-  )
-}
-
-const booking = (replica: string, requestId: string, value: string): Booking | undefined => {
-  try {
-    const [rankId, inputLength] = JSON.parse(value) as [unknown, unknown]
-    return typeof rankId === "string" && Number.isSafeInteger(inputLength) && (inputLength as number) >= 0
-      ? { replica, requestId, rankId, inputLength: inputLength as number }
-      : undefined
-  } catch {
-    return undefined
-  }
 }
 
 /**
@@ -93,10 +70,16 @@ export const makeRedisBookings = (options: RedisBookingsOptions): SharedBookings
   let timer: NodeJS.Timeout | undefined
   let closed = false
   const heard = new Set<string>()
+  // replicas whose hash is being read again, with their events meanwhile; a later read wins
+  const refreshing = new Map<string, { readonly read: number; readonly pending: Array<Event> }>()
+  let reads = 0
   const noop = () => {}
 
   const apply = (e: Event) => {
     if (e.r === replica || handlers === undefined) return
+    if (e.o === "s") return void refresh(e.r)
+    const reading = refreshing.get(e.r)
+    if (reading !== undefined) return void reading.pending.push(e)
     if (e.o === "g") {
       heard.delete(e.r)
       return handlers.gone(e.r)
@@ -115,6 +98,29 @@ export const makeRedisBookings = (options: RedisBookingsOptions): SharedBookings
     } while (cursor !== "0")
     return out
   }
+  /** Replace what this replica holds of `r` with `r`'s hash now, then apply `r`'s events meanwhile. */
+  const refresh = async (r: string) => {
+    const c = cmd
+    if (c === undefined || r === replica || !connected) return
+    const mine = { read: ++reads, pending: [] as Array<Event> }
+    refreshing.set(r, mine)
+    try {
+      const all = await c.hgetall(hashOf(r))
+      if (refreshing.get(r) !== mine) return
+      refreshing.delete(r)
+      if (!connected || handlers === undefined) return
+      handlers.gone(r)
+      heard.add(r)
+      for (const [id, v] of Object.entries(all)) {
+        const b = booking(r, id, v)
+        if (b !== undefined) handlers.placed(b)
+      }
+      for (const e of mine.pending) apply(e)
+    } catch {
+      // the connection went: the next resync reads every hash
+      if (refreshing.get(r) === mine) refreshing.delete(r)
+    }
+  }
   const beat = async (c: Redis) => {
     await c.pipeline().set(aliveOf(replica), "1", "PX", ttlMs).pexpire(hashOf(replica), ttlMs).exec()
     const alive = new Set(await aliveReplicas(c))
@@ -123,15 +129,17 @@ export const makeRedisBookings = (options: RedisBookingsOptions): SharedBookings
         heard.delete(r)
         handlers?.gone(r)
       }
+    for (const r of alive) if (r !== replica && !heard.has(r) && !refreshing.has(r)) void refresh(r)
   }
   const lost = (message: string) => {
     if (!connected) return
     connected = false
     buffer = undefined
+    refreshing.clear()
     handlers?.connection(false, [], message)
   }
   /** Both connections are up: write our bookings, read the others', then apply what came meanwhile. */
-  const resync = async () => {
+  const resyncOnce = async () => {
     const c = cmd
     if (c === undefined || sub?.status !== "ready" || c.status !== "ready" || closed) return
     buffer = []
@@ -139,7 +147,11 @@ export const makeRedisBookings = (options: RedisBookingsOptions): SharedBookings
       const mine = own()
       const p = c.pipeline().del(hashOf(replica))
       for (const b of mine) p.hset(hashOf(replica), b.requestId, JSON.stringify([b.rankId, b.inputLength]))
-      await p.set(aliveOf(replica), "1", "PX", ttlMs).pexpire(hashOf(replica), ttlMs).exec()
+      await p
+        .set(aliveOf(replica), "1", "PX", ttlMs)
+        .pexpire(hashOf(replica), ttlMs)
+        .publish(channel, JSON.stringify({ r: replica, o: "s" }))
+        .exec()
       const snapshot: Array<Booking> = []
       heard.clear()
       for (const r of await aliveReplicas(c)) {
@@ -153,6 +165,7 @@ export const makeRedisBookings = (options: RedisBookingsOptions): SharedBookings
       }
       const pending = buffer ?? []
       buffer = undefined
+      refreshing.clear()
       connected = true
       handlers?.connection(true, snapshot)
       for (const e of pending) apply(e)
@@ -160,6 +173,28 @@ export const makeRedisBookings = (options: RedisBookingsOptions): SharedBookings
       buffer = undefined
       lost(`resync failed: ${e instanceof Error ? e.message : String(e)}`)
     }
+  }
+
+  // one resync at a time (both connections' `ready` call it): a call during one makes it run once
+  // more, and waits for that
+  let running: Promise<void> | undefined
+  let again = false
+  const resync = (): Promise<void> => {
+    if (running !== undefined) {
+      again = true
+      return running
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false
+          await resyncOnce()
+        } while (again)
+      } finally {
+        running = undefined
+      }
+    })()
+    return running
   }
 
   return {
@@ -170,6 +205,7 @@ export const makeRedisBookings = (options: RedisBookingsOptions): SharedBookings
       const { Redis } = await import("ioredis")
       const make = () =>
         new Redis(url, {
+          connectionName: `loadledger:${replica}`,
           lazyConnect: true,
           enableOfflineQueue: false,
           maxRetriesPerRequest: 1,

@@ -24,9 +24,9 @@ const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!()
 })
-const until = async (cond: () => boolean, ms: number, what: string) => {
+const until = async (cond: () => boolean | Promise<boolean>, ms: number, what: string) => {
   const end = Date.now() + ms
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`)
     await sleep(10)
   }
@@ -158,6 +158,57 @@ describe.skipIf(binary === undefined)("shared bookings through a real store", ()
     await until(() => a.inflight().reduce((x, y) => x + y, 0) === 5, 8000, "a holds its 1 and b's 4 again")
     await until(() => b.inflight().reduce((x, y) => x + y, 0) === 5, 8000, "b holds its 4 and a's 1")
     expect(await a.metrics()).toContain("loadledger_router_bookings_connected 1")
+  })
+
+  it("a replica cut from the store alone rewrites its hash on return, and the others drop what it released meanwhile", async () => {
+    const es = await engines()
+    const s = await server()
+    const opts = (id: string) => ({ url: s.url, group: "cut", replica: id, heartbeatMs: 100, ttlMs: 5000 })
+    const a = replica(es, "vllm-kv-pressure", makeRedisBookings(opts("a")))
+    const b = replica(es, "vllm-kv-pressure", makeRedisBookings(opts("b")))
+    await Promise.all([a.ready, b.ready])
+    for (let i = 0; i < 4; i++) b.route({ requestId: `b${i}`, inputLength: 64 })
+    await until(() => a.inflight().reduce((x, y) => x + y, 0) === 4, 2000, "a holds b's 4")
+    // only b's two connections go (a stays connected and keeps b's 4)
+    const { Redis } = await import("ioredis")
+    const admin = new Redis(s.url)
+    cleanups.push(async () => void admin.disconnect())
+    const list = String(await admin.client("LIST"))
+    const ids = [...list.matchAll(/id=(\d+) .*name=loadledger:b /g)].map((m) => m[1]!)
+    expect(ids).toHaveLength(2)
+    for (const id of ids) await admin.client("KILL", "ID", id)
+    await until(async () => (await b.metrics()).includes("bookings_connected 0"), 2000, "b lost the store")
+    // b finishes two while cut: nobody hears those releases
+    b.finish("b0")
+    b.finish("b1")
+    await until(async () => (await b.metrics()).includes("bookings_connected 1"), 5000, "b back")
+    await until(() => a.inflight().reduce((x, y) => x + y, 0) === 2, 3000, "a holds b's 2 left")
+  })
+
+  it("a replica alive in the store but never announced is read at the next heartbeat, and dropped when its key expires", async () => {
+    const es = await engines()
+    const s = await server()
+    const a = replica(
+      es,
+      "vllm-kv-pressure",
+      makeRedisBookings({ url: s.url, group: "quiet", replica: "a", heartbeatMs: 100, ttlMs: 5000 })
+    )
+    await a.ready
+    const { Redis } = await import("ioredis")
+    const raw = new Redis(s.url)
+    cleanups.push(async () => void raw.disconnect())
+    // a replica "c" as another version might leave it: hash and alive key, no event on the channel
+    await raw.hset(
+      "loadledger:quiet:bookings:c",
+      "c0",
+      JSON.stringify([a.ranks()[1]!.id, 64]),
+      "c1",
+      JSON.stringify([a.ranks()[1]!.id, 64])
+    )
+    await raw.set("loadledger:quiet:alive:c", "1", "PX", 5000)
+    await until(() => a.inflight()[1] === 2, 2000, "a reads c's 2 at a heartbeat")
+    await raw.del("loadledger:quiet:alive:c")
+    await until(() => a.inflight()[1] === 0, 2000, "c gone with its key")
   })
 
   it("a replica that stops takes its bookings with it", async () => {
