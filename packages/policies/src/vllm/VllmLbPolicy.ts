@@ -14,8 +14,6 @@ import { emptyLb, type LbSettings, observeLb, routeLb, withLb } from "./internal
 import * as VllmLb from "./VllmLb.js"
 import type { VllmLbPolicyOptions, VllmLbPolicyState } from "./VllmLbPolicyTypes.js"
 
-export type { VllmLbPolicyOptions, VllmLbPolicyState } from "./VllmLbPolicyTypes.js"
-
 /**
  * vLLM's data-parallel load balancer (`DPLBAsyncMPClient`) as a loadledger `Policy`.
  *
