@@ -35,3 +35,4 @@ export type { VllmClientOptions, VllmEngineRow, VllmLbRouted, VllmLbState } from
 export * as VllmLb from "./vllm/VllmLb.js"
 export * from "./vllm/VllmLbAliases.js"
 export * from "./vllm/VllmLbPolicy.js"
+export * from "./vllm/VllmLbPolicyTypes.js"

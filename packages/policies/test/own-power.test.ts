@@ -106,9 +106,9 @@ describe("LazyLedger: the in-flight charges with a batched log", () => {
           expect(f.charges.map((c) => c.live)).toEqual(e.charges.map((c) => c.live))
           for (let k = 0; k < 12; k++) {
             const id = `q${k}`
-            expect(getTrie(f.owner, id)).toBe(getTrie(e.owner, id))
-            expect(getTrie(f.live, id)?.map((h) => [h.rank, h.charge])).toEqual(
-              getTrie(e.live, id)?.map((h) => [h.rank, h.charge])
+            expect(getTrie(f.byId, id)?.rank).toBe(getTrie(e.byId, id)?.rank)
+            expect(getTrie(f.byId, id)?.live.map((h) => [h.rank, h.charge])).toEqual(
+              getTrie(e.byId, id)?.live.map((h) => [h.rank, h.charge])
             )
           }
         }),

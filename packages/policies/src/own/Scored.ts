@@ -131,8 +131,14 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     scoredSettings(options)
   const scoring: Scoring | PolicyError = clientError ?? scoringOf(options.scorers, options.tieBreakers)
   const keys = "_tag" in scoring ? [] : costKeys(scorerNames(scoring))
+  // the explanation's `costs` is cloned from one object with its keys (one hidden class: writing
+  // the keys one by one into `{}` was the costliest line of a route, built, CPU profile)
+  const costsShape: Record<string, Array<number>> = {}
+  for (const k of keys) costsShape[k] = noRanks
   const tieText =
     "_tag" in scoring ? "" : `lowest weighted sum (${scorerNames(scoring).join(", ")}), then index from `
+  // one tie-break text per scan start, made once
+  const tieTexts: Array<string | undefined> = []
   const withLedger = (s: ScoredState, ledger: LedgerState): ScoredState =>
     ledger === s.ledger ? s : { ledger, cursor: s.cursor, index: s.index, inflight: s.inflight }
 
@@ -207,7 +213,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     const scores = doubles(n)
     for (let r = 0; r < n; r++) scores[r] = inf
     // each scorer's raw costs as the scorer wrote them: per candidate, in `ranks` order
-    const costs: Record<string, Array<number>> = {}
+    const costs = { ...costsShape }
     for (let k = 0; k < keys.length; k++) costs[keys[k]!] = picked.costs[k]!
     for (let i = 0; i < ranks.length; i++) scores[ranks[i]!] = picked.sums[i]!
     let stale = noRanks
@@ -224,7 +230,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     if (picked.excluded.length > 1) picked.excluded.sort(ascending)
     return commit(s, request, ranks[picked.best]!, (s.cursor + 1) % n, now, {
       scores,
-      tieBreak: `${tieText}${start}`,
+      tieBreak: (tieTexts[start] ??= `${tieText}${start}`),
       stale,
       details: { candidates: ranks, costs, unknown, excluded: picked.excluded, kvInfeasible }
     })

@@ -9,7 +9,8 @@
 import type { Policy, RouteResult } from "../Policy.js"
 import { type DrawSource, drawAt, type RngState, rngFromSeed, withDraws } from "../peers/Draws.js"
 import type { VllmClientOptions } from "./VllmLb.js"
-import { makeVllmLb, type VllmLbPolicyState } from "./VllmLbPolicy.js"
+import { makeVllmLb } from "./VllmLbPolicy.js"
+import type { VllmLbPolicyState } from "./VllmLbPolicyTypes.js"
 
 /**
  * Upstream's engine count up to which the full scan is kept,

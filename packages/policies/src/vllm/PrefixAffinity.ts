@@ -9,7 +9,8 @@
 import type { Policy, RouteRequest, RouteResult } from "../Policy.js"
 import { type AffinityLru, emptyLru, lruGet, lruSet, lruSize } from "./internal/affinityLru.js"
 import type { VllmClientOptions } from "./VllmLb.js"
-import { makeVllmLb, type VllmLbPolicyOptions, type VllmLbPolicyState } from "./VllmLbPolicy.js"
+import { makeVllmLb } from "./VllmLbPolicy.js"
+import type { VllmLbPolicyOptions, VllmLbPolicyState } from "./VllmLbPolicyTypes.js"
 
 /**
  * Upstream's cap on remembered prefixes per front end, `PREFIX_AFFINITY_LRU_SIZE = 16 * 1024`

@@ -6,31 +6,24 @@
  */
 
 import { getTrie, type HashTrie, setTrie } from "./HashTrie.js"
-import type { Charge, ChargeList, ChargeNode, Held } from "./LedgerState.js"
+import type { Charge, ChargeList, ChargeNode, IdEntry } from "./LedgerState.js"
 
 export const isExact = (c: Charge): boolean =>
   Number.isSafeInteger(c.requests) && c.requests >= 0 && Number.isSafeInteger(c.tokens) && c.tokens >= 0
 
-export const isLive = (live: HashTrie<ReadonlyArray<Held>>, node: ChargeNode): boolean => {
-  const xs = getTrie(live, node.held.charge.requestId)
+export const isLive = (byId: HashTrie<IdEntry>, node: ChargeNode): boolean => {
+  const xs = getTrie(byId, node.held.charge.requestId)?.live
   if (xs === undefined) return false
   for (let i = 0; i < xs.length; i++) if (xs[i] === node.held) return true
   return false
 }
 
-/** Remove `node` from the live map (it is known to be live). */
-export const unlive = (
-  live: HashTrie<ReadonlyArray<Held>>,
-  node: ChargeNode
-): HashTrie<ReadonlyArray<Held>> => {
+/** Remove `node` from its request's live charges (it is known to be live); the entry stays while held. */
+export const unlive = (byId: HashTrie<IdEntry>, node: ChargeNode): HashTrie<IdEntry> => {
   const id = node.held.charge.requestId
-  const xs = getTrie(live, id)!
-  if (xs.length === 1) return setTrie(live, id, undefined)
-  return setTrie(
-    live,
-    id,
-    xs.filter((x) => x !== node.held)
-  )
+  const e = getTrie(byId, id)!
+  const live = e.live.length === 1 ? [] : e.live.filter((x) => x !== node.held)
+  return setTrie(byId, id, live.length === 0 && e.rank === undefined ? undefined : { rank: e.rank, live })
 }
 
 /** Rebuild a list from nodes given newest first (fresh nodes, same charges). */
@@ -55,12 +48,9 @@ export const recount = (nodes: ReadonlyArray<ChargeNode>): readonly [number, num
 }
 
 /** The live nodes of a list, newest first. */
-export const liveNodes = (
-  live: HashTrie<ReadonlyArray<Held>>,
-  head: ChargeNode | undefined
-): Array<ChargeNode> => {
+export const liveNodes = (byId: HashTrie<IdEntry>, head: ChargeNode | undefined): Array<ChargeNode> => {
   const out: Array<ChargeNode> = []
-  for (let x = head; x !== undefined; x = x.next) if (isLive(live, x)) out.push(x)
+  for (let x = head; x !== undefined; x = x.next) if (isLive(byId, x)) out.push(x)
   return out
 }
 
@@ -75,7 +65,7 @@ export interface ChargeEdit {
   charges: Array<ChargeList>
   chargedRequests: Array<number>
   chargedTokens: Array<number>
-  live: HashTrie<ReadonlyArray<Held>>
+  byId: HashTrie<IdEntry>
 }
 
 /**
@@ -94,23 +84,23 @@ export const dropIncluded = (e: ChargeEdit, r: number, timestamp: number, margin
   let x = list.head
   // walk newest first; in an ordered list, the first charge to drop means every older one drops too
   for (; x !== undefined; x = x.next) {
-    const live = isLive(e.live, x)
+    const live = isLive(e.byId, x)
     if (!(x.held.charge.routedAtSeconds + margin < timestamp)) {
       if (live) kept.push(x)
       continue
     }
     if (live) {
       removed = true
-      e.live = unlive(e.live, x)
+      e.byId = unlive(e.byId, x)
       q -= x.held.charge.requests
       t -= x.held.charge.tokens
       if (!isExact(x.held.charge)) inexact--
     }
     if (list.ordered) {
       for (let y = x.next; y !== undefined; y = y.next) {
-        if (!isLive(e.live, y)) continue
+        if (!isLive(e.byId, y)) continue
         removed = true
-        e.live = unlive(e.live, y)
+        e.byId = unlive(e.byId, y)
         q -= y.held.charge.requests
         t -= y.held.charge.tokens
         if (!isExact(y.held.charge)) inexact--

@@ -20,9 +20,24 @@ import {
   relink
 } from "./ChargeLists.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
-import { type Charge, type ChargeList, type Held, type LedgerState, noCharges } from "./LedgerState.js"
+import {
+  type Charge,
+  type ChargeList,
+  type Held,
+  type IdEntry,
+  type LedgerState,
+  noCharges
+} from "./LedgerState.js"
 
-export type { Charge, ChargeList, ChargeNode, Held, LedgerHolder, LedgerState } from "./LedgerState.js"
+export type {
+  Charge,
+  ChargeList,
+  ChargeNode,
+  Held,
+  IdEntry,
+  LedgerHolder,
+  LedgerState
+} from "./LedgerState.js"
 export { classifyLoad, observeLedger } from "./observeLedger.js"
 
 /**
@@ -39,7 +54,7 @@ export const chargeOf = (request: RouteRequest, now: number, scale: number): Cha
 })
 
 /** A fresh ledger for `dpSize` ranks: nothing published, nothing charged, all healthy. @internal */
-export const emptyLedger = (dpSize: number, maxTrackedRequests = 1_000_000): LedgerState => {
+export const emptyLedger = (dpSize: number): LedgerState => {
   const n = Number.isInteger(dpSize) && dpSize > 0 ? dpSize : 0
   return {
     dpSize: n,
@@ -54,8 +69,7 @@ export const emptyLedger = (dpSize: number, maxTrackedRequests = 1_000_000): Led
     chargedRequests: packed<number>(n, 0),
     chargedTokens: packed<number>(n, 0),
     healthy: packed<boolean>(n, true),
-    owner: emptyTrie(maxTrackedRequests),
-    live: emptyTrie(Number.POSITIVE_INFINITY)
+    byId: emptyTrie(Number.POSITIVE_INFINITY)
   }
 }
 
@@ -64,8 +78,7 @@ const withCharges = (
   charges: ReadonlyArray<ChargeList>,
   chargedRequests: ReadonlyArray<number>,
   chargedTokens: ReadonlyArray<number>,
-  owner: HashTrie<number>,
-  live: HashTrie<ReadonlyArray<Held>>
+  byId: HashTrie<IdEntry>
 ): LedgerState => ({
   dpSize: s.dpSize,
   snapshots: s.snapshots,
@@ -79,8 +92,7 @@ const withCharges = (
   chargedRequests,
   chargedTokens,
   healthy: s.healthy,
-  owner,
-  live
+  byId
 })
 
 /**
@@ -92,7 +104,7 @@ export const chargeLedger = (state: LedgerState, rank: number, charge: Charge): 
 
 /**
  * Drop the charges of finished or aborted requests (unknown ids are ignored). Each id is looked up
- * in the owner map, so the cost does not grow with the requests in flight. A request id reused
+ * once in `byId`, so the cost does not grow with the requests in flight. A request id reused
  * while still charged keeps only its latest rank in the map; an older charge under the same id then
  * leaves at the next snapshot that includes it.
  *
@@ -100,25 +112,24 @@ export const chargeLedger = (state: LedgerState, rank: number, charge: Charge): 
  */
 export const finishLedger = (state: LedgerState, requestIds: ReadonlyArray<string>): LedgerState => {
   let edit: ChargeEdit | undefined
-  let owner = state.owner
+  let byId = state.byId
   for (const id of requestIds) {
-    const r = getTrie(owner, id)
+    const e = getTrie(byId, id)
+    const r = e?.rank
     if (r === undefined) continue
-    owner = setTrie(owner, id, undefined)
-    const live = edit?.live ?? state.live
-    const xs = getTrie(live, id)
-    if (xs === undefined) continue
+    const xs = e!.live
     let onRank = 0
-    for (const x of xs) if (x.rank === r) onRank++
+    for (let i = 0; i < xs.length; i++) if (xs[i]!.rank === r) onRank++
+    // no longer held; the charges it has on other ranks (an id reused while charged) stay live
+    const rest = onRank === xs.length ? undefined : onRank === 0 ? xs : xs.filter((x) => x.rank !== r)
+    byId = setTrie(byId, id, rest === undefined ? undefined : { rank: undefined, live: rest })
     if (onRank === 0) continue
     edit ??= {
       charges: state.charges.slice(),
       chargedRequests: state.chargedRequests.slice(),
       chargedTokens: state.chargedTokens.slice(),
-      live: state.live
+      byId
     }
-    const rest = onRank === xs.length ? undefined : xs.filter((x) => x.rank !== r)
-    edit.live = setTrie(edit.live, id, rest)
     const list = edit.charges[r]!
     let q = edit.chargedRequests[r]!
     let t = edit.chargedTokens[r]!
@@ -137,7 +148,7 @@ export const finishLedger = (state: LedgerState, requestIds: ReadonlyArray<strin
       edit.chargedTokens[r] = 0
     } else if (list.inexact > 0 || dead > 32 + liveLeft) {
       // recount in routing order (inexact sums), or compact the tombstones away (amortized O(1))
-      const kept = liveNodes(edit.live, list.head)
+      const kept = liveNodes(byId, list.head)
       if (list.inexact > 0) [q, t] = recount(kept)
       const compact = dead > 32 + liveLeft
       edit.charges[r] = {
@@ -155,20 +166,19 @@ export const finishLedger = (state: LedgerState, requestIds: ReadonlyArray<strin
       edit.chargedTokens[r] = t
     }
   }
-  if (owner === state.owner) return state
+  if (byId === state.byId) return state
   return withCharges(
     state,
     edit?.charges ?? state.charges,
     edit?.chargedRequests ?? state.chargedRequests,
     edit?.chargedTokens ?? state.chargedTokens,
-    owner,
-    edit?.live ?? state.live
+    byId
   )
 }
 
 /** Whether `requestId` holds a charge (routed, not finished). @internal */
 export const ledgerHolds = (state: LedgerState, requestId: string): boolean =>
-  getTrie(state.owner, requestId) !== undefined
+  getTrie(state.byId, requestId)?.rank !== undefined
 
 /** Replace health; a status of the wrong length is ignored (as upstream). @internal */
 export const setLedgerStatus = (state: LedgerState, status: ReadonlyArray<boolean>): LedgerState =>
@@ -178,15 +188,14 @@ export const setLedgerStatus = (state: LedgerState, status: ReadonlyArray<boolea
  * Charge several routed requests in order (each `Held` names its charge and rank): the same state
  * as {@link chargeLedger} called once per item, with the columns copied once, so a batch of k
  * charges costs O(ranks + k) instead of O(ranks x k). The `Held` objects are kept as given (their
- * identity is what the `live` map lists). @internal
+ * identity is what an `IdEntry` lists). @internal
  */
 export const chargeLedgerMany = (state: LedgerState, items: ReadonlyArray<Held>): LedgerState => {
   if (items.length === 0) return state
   const charges = state.charges.slice()
   const chargedRequests = state.chargedRequests.slice()
   const chargedTokens = state.chargedTokens.slice()
-  let owner = state.owner
-  let live = state.live
+  let byId = state.byId
   for (const held of items) {
     const { charge, rank } = held
     const list = charges[rank]!
@@ -201,9 +210,11 @@ export const chargeLedgerMany = (state: LedgerState, items: ReadonlyArray<Held>)
     }
     chargedRequests[rank] = chargedRequests[rank]! + charge.requests
     chargedTokens[rank] = chargedTokens[rank]! + charge.tokens
-    const prev = getTrie(live, charge.requestId)
-    live = setTrie(live, charge.requestId, prev === undefined ? [held] : [...prev, held])
-    owner = setTrie(owner, charge.requestId, rank)
+    const prev = getTrie(byId, charge.requestId)?.live
+    byId = setTrie(byId, charge.requestId, {
+      rank,
+      live: prev === undefined || prev.length === 0 ? [held] : [...prev, held]
+    })
   }
-  return withCharges(state, charges, chargedRequests, chargedTokens, owner, live)
+  return withCharges(state, charges, chargedRequests, chargedTokens, byId)
 }

@@ -149,7 +149,8 @@ export const lazyCharge = (l: LazyLedger, rank: number, charge: Charge): LazyLed
   if (l.batch <= 1) return withBase(l, chargeLedger(l.base, rank, charge))
   const id = charge.requestId
   const mark = l.logSize === 0 ? undefined : getTrie(l.marks, id)
-  const fresh = mark === undefined ? getTrie(l.base.live, id) === undefined : "clean" in mark && mark.clean
+  const fresh =
+    mark === undefined ? (getTrie(l.base.byId, id)?.live.length ?? 0) === 0 : "clean" in mark && mark.clean
   if (!fresh) {
     const f = fold(l)
     return withBase(f, chargeLedger(f.base, rank, charge))
@@ -167,7 +168,7 @@ export const lazyCharge = (l: LazyLedger, rank: number, charge: Charge): LazyLed
 /** Whether `requestId` holds a charge (routed, not finished), the log included. @internal */
 export const lazyHolds = (l: LazyLedger, requestId: string): boolean => {
   const mark = l.logSize === 0 ? undefined : getTrie(l.marks, requestId)
-  return mark !== undefined ? "held" in mark : getTrie(l.base.owner, requestId) !== undefined
+  return mark !== undefined ? "held" in mark : getTrie(l.base.byId, requestId)?.rank !== undefined
 }
 
 /** Requests that finished: as `finishLedger` (unknown and already finished ids ignored). @internal */
@@ -187,9 +188,10 @@ export const lazyFinish = (l: LazyLedger, ids: ReadonlyArray<string>): LazyLedge
       )
       continue
     }
-    const r = getTrie(next.base.owner, id)
+    const entry = getTrie(next.base.byId, id)
+    const r = entry?.rank
     if (r === undefined) continue
-    const xs = getTrie(next.base.live, id)
+    const xs = entry!.live.length === 0 ? undefined : entry!.live
     let q = 0
     let t = 0
     let on = 0

@@ -23,8 +23,8 @@ export interface Charge {
 
 /**
  * One charge in a rank's charge list (newest first). A node stays in the list after its request
- * finished (a tombstone, skipped and compacted away); it is live while the `live` map still lists
- * this exact `Held` under its request id.
+ * finished (a tombstone, skipped and compacted away); it is live while its request's entry in
+ * `byId` still lists this exact `Held`.
  *
  * @internal
  */
@@ -33,7 +33,7 @@ export interface ChargeNode {
   readonly next: ChargeNode | undefined
 }
 
-/** A charge and the rank it was charged to: the identity the `live` map lists. @internal */
+/** A charge and the rank it was charged to: the identity a request's `live` list holds. @internal */
 export interface Held {
   readonly charge: Charge
   readonly rank: number
@@ -56,6 +56,18 @@ export interface ChargeList {
   readonly ordered: boolean
 }
 
+/**
+ * A request id's entry in `byId`: the rank it was last charged to (`undefined` once it finished:
+ * then no longer held) and its charges still live (newest last; a snapshot drops them, `finish`
+ * those on `rank`). One map for both: a route and a finish each read and write it once.
+ *
+ * @internal
+ */
+export interface IdEntry {
+  readonly rank: number | undefined
+  readonly live: ReadonlyArray<Held>
+}
+
 export const noCharges: ChargeList = { head: undefined, live: 0, dead: 0, inexact: 0, ordered: true }
 
 /**
@@ -65,8 +77,8 @@ export const noCharges: ChargeList = { head: undefined, live: 0, dead: 0, inexac
  * time of its newest row that reported its request counts, partial or complete (NaN: none), and
  * `snapKv` NaN when KV usage was not reported), the charges not yet provably included (per rank, a
  * persistent list in routing order)
- * and their sums, per-rank health, which rank each request id was charged to (for `finish`;
- * bounded, see `HashTrie`) and the live charges by request id (`live`). Nothing here is ever
+ * and their sums, per-rank health, and per request id the rank it was charged to and its live
+ * charges (`byId`, see {@link IdEntry}). Nothing here is ever
  * mutated after construction; charging, finishing and dropping cost O(ranks) plus O(1) amortized
  * per charge, whatever the number of requests in flight.
  *
@@ -85,8 +97,7 @@ export interface LedgerState {
   readonly chargedRequests: ReadonlyArray<number>
   readonly chargedTokens: ReadonlyArray<number>
   readonly healthy: ReadonlyArray<boolean>
-  readonly owner: HashTrie<number>
-  readonly live: HashTrie<ReadonlyArray<Held>>
+  readonly byId: HashTrie<IdEntry>
 }
 
 /**

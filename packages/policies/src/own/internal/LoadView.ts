@@ -193,7 +193,11 @@ export const effectiveRequests = (
  */
 export const maxKnownKv = (state: LedgerState): number | undefined => {
   let m = Number.NaN
-  for (const kv of state.snapKv) if (!(kv <= m)) m = Number.isNaN(kv) ? m : kv
+  const kvs = state.snapKv
+  for (let r = 0; r < kvs.length; r++) {
+    const kv = kvs[r]!
+    if (!(kv <= m)) m = Number.isNaN(kv) ? m : kv
+  }
   return Number.isNaN(m) ? undefined : m
 }
 

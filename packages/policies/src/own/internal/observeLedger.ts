@@ -102,7 +102,7 @@ export const observeLedger = (
       charges: state.charges.slice(),
       chargedRequests: state.chargedRequests.slice(),
       chargedTokens: state.chargedTokens.slice(),
-      live: state.live
+      byId: state.byId
     }
     dropIncluded(edit, r, timestamp, inclusionMarginSeconds)
   }
@@ -120,7 +120,6 @@ export const observeLedger = (
     chargedRequests: edit?.chargedRequests ?? state.chargedRequests,
     chargedTokens: edit?.chargedTokens ?? state.chargedTokens,
     healthy: state.healthy,
-    owner: state.owner,
-    live: edit?.live ?? state.live
+    byId: edit?.byId ?? state.byId
   }
 }
