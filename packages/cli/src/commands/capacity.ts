@@ -20,7 +20,7 @@ import { searchOnThreads } from "../capacity/search.js"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
 import { unknownName } from "../internal/names.js"
-import { addPolicyFlags } from "../internal/policyFlags.js"
+import { addPolicyFlags, engineOf } from "../internal/policyFlags.js"
 import { readTraceFileNoting, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 
 /**
@@ -99,7 +99,7 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
       )
     )
   const shares = parseShares(o.at)
-  const engine = o.engine ?? (entry.engine === "vllm" ? "vllm" : "sglang")
+  const engine = engineOf(entry, o.engine)
   if (engine === "sglang" && o.frontEnds > 1)
     return fail("--front-ends counts vLLM API servers; SGLang has one controller (add --engine vllm)")
   if (!(o.tolerance < 1))

@@ -19,7 +19,7 @@ import { type Command, Option } from "commander"
 import { addFaultFlags, type FaultFlagOptions, faultConfig } from "../diagnose/faultFlags.js"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
-import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
+import { addPolicyFlags, DEFAULT_POLICIES, engineOf } from "../internal/policyFlags.js"
 import { readTraceFileNoting, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 import { readPolicyConfig } from "./policyConfigFile.js"
 import { progressMode, startProgress } from "./progress.js"
@@ -78,8 +78,7 @@ export interface SimulateOptions extends FaultFlagOptions {
 }
 
 /** The engine a policy is simulated on: `--engine` when given, else the policy's own (sglang for "any"). */
-const engineFor = (entry: PolicyEntry, forced: EngineName | undefined): EngineName =>
-  forced ?? (entry.engine === "vllm" ? "vllm" : "sglang")
+const engineFor = (entry: PolicyEntry, forced: EngineName | undefined): EngineName => engineOf(entry, forced)
 
 /**
  * Run `simulate` with parsed options: read and check the trace, resolve the policies, model and GPU,
