@@ -100,8 +100,10 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
     )
   const shares = parseShares(o.at)
   const engine = engineOf(entry, o.engine)
-  if (engine === "sglang" && o.frontEnds > 1)
-    return fail("--front-ends counts vLLM API servers; SGLang has one controller (add --engine vllm)")
+  if (engine !== "vllm" && o.frontEnds > 1)
+    return fail(
+      `--front-ends counts vLLM API servers; ${engine === "sglang" ? "SGLang" : "TensorRT-LLM"} has one front end (add --engine vllm)`
+    )
   if (!(o.tolerance < 1))
     return fail(`--tolerance must be below 1 (a share of the arrival span), got ${o.tolerance}`)
   const config = simConfigFor({ ...o, engine })
