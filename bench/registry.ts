@@ -11,6 +11,7 @@ import { sglangPolicyBench } from "./sglangPolicies.js"
 import { simBench } from "./sim.js"
 import { simCellsBench } from "./simCells.js"
 import { stepTimeBench } from "./step-time.js"
+import { trtllmPolicyBench } from "./trtllm.js"
 import { vllmPolicyBench } from "./vllm.js"
 
 export const benchmarks: ReadonlyArray<Benchmark> = [
@@ -19,6 +20,7 @@ export const benchmarks: ReadonlyArray<Benchmark> = [
   ownPolicyBench,
   powerOfChoicesBench,
   peerPolicyBench,
+  trtllmPolicyBench,
   simBench,
   simCellsBench,
   stepTimeBench,

@@ -44,6 +44,9 @@ export interface PolicyOptions {
 
 /**
  * A named policy the CLI, the simulator and the live router can pick by name.
+ * `engine` is the engine whose router the policy reproduces (`"trtllm"` since 0.7.0: TensorRT-LLM's
+ * ADP routers run inside its executor), the engine `simulate`, `capacity` and `goodput` run it on
+ * when `--engine` is not given; `"any"` for routers in front of any engine (the peers', the own).
  * `reference` is true for policies that reproduce upstream exactly; false for loadledger's own.
  * `proposed` (since 0.7.0) is set on an entry that reproduces an upstream change not merged when
  * it was read: the pull request, as `owner/repo#number` (e.g. `"vllm-project/vllm#52464"`), so a
@@ -55,7 +58,7 @@ export interface PolicyOptions {
  */
 export interface PolicyEntry {
   readonly name: string
-  readonly engine: "sglang" | "vllm" | "any"
+  readonly engine: "sglang" | "vllm" | "trtllm" | "any"
   readonly reference: boolean
   readonly description: string
   /** @since 0.7.0 */

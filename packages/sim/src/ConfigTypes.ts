@@ -37,8 +37,9 @@ import type { StepModel } from "./StepModel.js"
  *   0, N clients each send their next request when the last one finishes. Default: none (the trace
  *   replayed open loop).
  * - `chunkedPrefillTokens`: SGLang `--chunked-prefill-size` / vLLM `max_num_batched_tokens`.
- * - `frontEnds`: vLLM API-server processes (each its own policy state); SGLang always has one (the
- *   field is not read with the SGLang engine).
+ * - `frontEnds`: vLLM API-server processes (each its own policy state); SGLang and TensorRT-LLM
+ *   have one front end, and `checkConfig` refuses a value other than 1 on them (since 0.7.0; it
+ *   was forced to 1 without a word).
  * - `maxRequestTokens`: the engine's request limit (SGLang `--context-length`, vLLM
  *   `max_model_len`): a request whose input + output exceed it is rejected on arrival. Default: the
  *   KV pool, so every accepted request fits an empty rank. Set it above `kvPoolTokens` to model an
@@ -59,6 +60,15 @@ import type { StepModel } from "./StepModel.js"
  *   `v1/core/sched/scheduler.py` `Scheduler.schedule` (`defer_prefills`, `prefill_capacity_bound`).
  *   vLLM engine only: SGLang has no such option, and `checkConfig` refuses a value other than 1
  *   on the SGLang engine (field `prefillIntervalSteps`) instead of ignoring it.
+ * - `asyncScheduling` (since 0.7.0, vLLM engine only; default false): vLLM's `--async-scheduling`
+ *   (`SchedulerConfig.async_scheduling`, the `AsyncScheduler` of vllm PR #19970; on by default in
+ *   current vLLM releases, off here so that earlier results stand): the scheduler runs one step
+ *   ahead of the model, so a step that follows the previous one at once was scheduled when that one
+ *   started, and a request queued on a rank with requests running while that step ran is admitted
+ *   one step later (a rank with none schedules it at once). The cost of the prefill cadence to TTFT
+ *   depends on it: the step a new request waits through is a fast decode-only step under
+ *   `prefillIntervalSteps` 2 and a prefill-laden one without. `checkConfig` refuses `true` on
+ *   another engine.
  * - `stallSteps`: no-progress bound: a rank that holds requests and forms an empty batch in this
  *   many consecutive step attempts ends the run with `NoProgress` naming it and the cause
  *   (default 16).
@@ -107,6 +117,8 @@ export interface SimConfig {
   readonly maxRequestTokens?: number | undefined
   readonly dummyBatches?: boolean | undefined
   readonly prefillIntervalSteps?: number | undefined
+  /** @since 0.7.0 */
+  readonly asyncScheduling?: boolean | undefined
   readonly stallSteps?: number | undefined
   readonly faults?: { readonly zeroTokenRanksReturnEarly?: boolean | undefined } | undefined
   readonly recordSteps?: boolean | "loads" | undefined

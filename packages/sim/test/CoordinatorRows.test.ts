@@ -109,15 +109,19 @@ describe("coordinatorRows: the fields of the rows vLLM front ends observe", () =
   it("a bad value, or a setting other than extended on SGLang, is an InvalidConfig naming coordinatorRows", () => {
     const bad = [
       { ...config(), coordinatorRows: "counts" as CoordinatorRows },
-      { ...config("vllm"), engine: "sglang" as const },
-      { ...config("vllm-counts"), engine: undefined }
+      { ...config("vllm"), engine: "sglang" as const, frontEnds: 1 },
+      { ...config("vllm-counts"), engine: undefined, frontEnds: 1 }
     ]
     for (const c of bad) {
       const r = simulate(c, trace, findPolicy("round-robin")!)
       expect(r.status).toMatchObject({ _tag: "InvalidConfig", field: "coordinatorRows" })
       expect(r.requests.finished).toBe(0)
     }
-    const sglang = simulate({ ...config("extended"), engine: "sglang" }, trace, findPolicy("round-robin")!)
+    const sglang = simulate(
+      { ...config("extended"), engine: "sglang", frontEnds: 1 },
+      trace,
+      findPolicy("round-robin")!
+    )
     expect(sglang.status._tag).toBe("Completed")
   })
 })

@@ -325,9 +325,117 @@ describe("every config field out of range: an InvalidConfig naming it, never a t
       expect(r.requests.total).toBe(0)
     }
   })
-  it("frontEnds is checked with the vLLM engine (SGLang always has one front end)", () => {
+  it("frontEnds is checked whatever the engine; SGLang takes only its one front end", () => {
     const v = run({ engine: "vllm", frontEnds: 0 }, [req(0, 0, 100, 3)])
     expect(v.status).toMatchObject({ _tag: "InvalidConfig", field: "frontEnds" })
-    expect(run({ engine: "sglang", frontEnds: 0 }, [req(0, 0, 100, 3)]).status).toEqual({ _tag: "Completed" })
+    // since 0.7.0 a bad value is refused on SGLang too (it was forced to 1 and ran)
+    expect(run({ engine: "sglang", frontEnds: 0 }, [req(0, 0, 100, 3)]).status).toMatchObject({
+      _tag: "InvalidConfig",
+      field: "frontEnds"
+    })
+    expect(run({ engine: "sglang", frontEnds: 1 }, [req(0, 0, 100, 3)]).status).toEqual({ _tag: "Completed" })
+  })
+})
+
+describe("async scheduling (asyncScheduling, vLLM --async-scheduling)", () => {
+  // A decodes from step 1 on; B arrives during step 1 (t = 0.015) on the same rank
+  const trace = [req(0, 0, 100, 20), req(1, 0.015, 100, 3)]
+
+  it("step 2 was scheduled when step 1 started: B waits for step 3 (t = 0.03), its token at 0.04", () => {
+    expect(firstToken(runVllm({}, trace), "1")).toBeCloseTo(0.03, 12)
+    const r = runVllm({ asyncScheduling: true }, trace)
+    expect(r.status._tag).toBe("Completed")
+    expect(firstToken(r, "1")).toBeCloseTo(0.04, 12)
+  })
+
+  it("a rank with nothing running schedules an arrival at once; a request after idle too", () => {
+    // dp 2: B lands on the idle rank 1 during A's step 1 and is prefilled in step 2 as without it
+    const two = [req(0, 0, 100, 20, { dpRank: 0 }), req(1, 0.015, 100, 3, { dpRank: 1 })]
+    expect(firstToken(runVllm({ dpSize: 2, asyncScheduling: true }, two), "1")).toBeCloseTo(0.03, 12)
+    const idle = [req(0, 0, 100, 3), req(1, 1, 100, 2)]
+    expect(firstToken(runVllm({ asyncScheduling: true }, idle), "1")).toBeCloseTo(1.01, 12)
+  })
+
+  it("with the prefill cadence, the step a new request waits through is a fast decode step", () => {
+    // a step costs 50 ms with a prefill chunk on any rank, else 10 ms; 2 ranks below saturation:
+    // arrivals about 40 ms apart (jittered by 0-12 ms) alternating ranks, 40 output tokens each
+    const prefillSpeed: SimConfig["stepModel"] = (ranks) => ({
+      stepSeconds: ranks.some((w) => w.extendTokens > 0) ? 0.05 : 0.01,
+      tokenImbalanceRatio: 1,
+      ranks: ranks.map(() => ({ syncWaitSeconds: 0 }))
+    })
+    const many = Array.from({ length: 200 }, (_, i) =>
+      req(i, i * 0.04 + ((i * 7919) % 13) * 0.001, 100, 40, { dpRank: i % 2 })
+    )
+    const ttft = (k: number, asyncScheduling: boolean) =>
+      runVllm({ dpSize: 2, stepModel: prefillSpeed, prefillIntervalSteps: k, asyncScheduling }, many)
+        .ttftSeconds.mean!
+    // without async scheduling the cadence's wait costs TTFT; with it the cadence lowers TTFT, as
+    // vllm PR #44558 measured (813 -> 502 ms); here 75.8 -> 83.4 ms without, 124.5 -> 87.9 ms with
+    expect(ttft(2, false)).toBeGreaterThan(1.05 * ttft(1, false))
+    expect(ttft(2, true)).toBeLessThan(0.8 * ttft(1, true))
+  })
+
+  it("refused on the SGLang and TensorRT-LLM engines, as every vLLM-only option", () => {
+    for (const engine of ["sglang", "trtllm"] as const) {
+      const r = run({ engine, asyncScheduling: true }, trace)
+      expect(r.status).toEqual({
+        _tag: "InvalidConfig",
+        field: "asyncScheduling",
+        message: expect.stringMatching(/^asyncScheduling true needs the vLLM engine \(.*\), got engine /)
+      })
+    }
+  })
+})
+
+describe("saturation guard at a saturated running-request cap (vllm PR #44558)", () => {
+  // 2 ranks of at most 4 running requests, far more offered than they serve: every admitting step
+  // leaves requests waiting, so the guard keeps the cadence from deferring prefills
+  const prefillSpeed: SimConfig["stepModel"] = (ranks) => ({
+    stepSeconds: ranks.some((w) => w.extendTokens > 0) ? 0.05 : 0.01,
+    tokenImbalanceRatio: 1,
+    ranks: ranks.map(() => ({ syncWaitSeconds: 0 }))
+  })
+  const flood = Array.from({ length: 400 }, (_, i) =>
+    req(i, i * 0.002, 100, 5 + ((i * 37) % 36), { dpRank: i % 2 })
+  )
+  const at = (k: number) =>
+    runVllm({ dpSize: 2, stepModel: prefillSpeed, maxRunningRequests: 4, prefillIntervalSteps: k }, flood)
+
+  it("interval 2 keeps the throughput and TTFT of interval 1 within a few percent (no avalanche)", () => {
+    // here 353.9 -> 346.8 tokens/s and 11.87 -> 12.08 s mean TTFT
+    const one = at(1)
+    const two = at(2)
+    expect(one.status._tag).toBe("Completed")
+    expect(two.status._tag).toBe("Completed")
+    expect(two.outputTokensPerSecond).toBeGreaterThanOrEqual(0.97 * one.outputTokensPerSecond)
+    expect(two.ttftSeconds.mean).toBeLessThanOrEqual(1.05 * one.ttftSeconds.mean!)
+  })
+})
+
+describe("an option an engine does not have is refused for it, naming the option", () => {
+  const trace = [req(0, 0, 100, 3)]
+  it.each([
+    ["sglang", "frontEnds", 4],
+    ["trtllm", "frontEnds", 2],
+    ["trtllm", "prefillIntervalSteps", 2],
+    ["trtllm", "coordinatorRows", "vllm"],
+    ["sglang", "attentionDpEnableBalance", true],
+    ["sglang", "attentionDpTimeoutIters", 30],
+    ["vllm", "attentionDpBatchingWaitIters", 0]
+  ] as const)("%s refuses %s = %s", (engine, field, value) => {
+    const r = run({ engine, [field]: value } as Partial<SimConfig>, trace)
+    expect(r.status._tag === "InvalidConfig" && r.status.field).toBe(field)
+    expect(r.status._tag === "InvalidConfig" && r.status.message).toMatch(
+      new RegExp(`^${field} .* needs the (vLLM|TensorRT-LLM) engine \\(.*\\), got engine ${engine}$`)
+    )
+    expect(r.steps).toBe(0)
+  })
+  it("each at its default runs", () => {
+    for (const engine of ["sglang", "vllm", "trtllm"] as const)
+      expect(
+        run({ engine, frontEnds: 1, attentionDpTimeoutIters: 50, attentionDpBatchingWaitIters: 10 }, trace)
+          .status._tag
+      ).toBe("Completed")
   })
 })

@@ -50,10 +50,23 @@ export interface GpuSpec {
  *   NVLink bridge 112.5 GB/s (a Vidur profile GPU).
  * - `b200`: NVIDIA HGX B200 datasheet: HBM3e 8 TB/s, 180 GB, BF16 2.25 PFLOPS, FP8 4.5 PFLOPS,
  *   NVLink 5 1.8 TB/s.
- * - `gb200` (since 0.7.0): one Blackwell GPU of an NVIDIA GB200 NVL72 (datasheet figures for 72
- *   GPUs divided by 72): HBM3e 576 TB/s and 13.4 TB -> 8 TB/s and 186 GB, FP16/BF16 360 PFLOPS and
- *   FP8 720 PFLOPS with sparsity -> 2.5 / 5 PFLOPS dense, NVLink 5 1.8 TB/s per GPU. (NVFP4, 10
- *   PFLOPS dense, is not modelled: the roofline has no FP4 peak.)
+ * - `gb200` (since 0.7.0): one Blackwell GPU of an NVIDIA GB200 NVL72, the rack's datasheet figures
+ *   (https://www.nvidia.com/en-us/data-center/gb200-nvl72/, "Specifications"; figures "with
+ *   sparsity" except memory) divided by 72: HBM3e up to 13.4 TB and 576 TB/s -> 186 GB and 8 TB/s;
+ *   FP16/BF16 Tensor Core 360 PFLOPS and FP8/FP6 720 PFLOPS with sparsity -> 2.5 and 5 PFLOPS
+ *   dense per GPU; fifth-generation NVLink 130 TB/s -> 1.8 TB/s per GPU (900 GB/s one way).
+ *   Checked on 2026-12-07 against copies of those figures (nvidia.com itself was not in the
+ *   reference store): the rack totals as NVIDIA states them (13.4 TB, 720 PFLOPS FP8, 130 TB/s:
+ *   https://aiwiki.ai/wiki/nvidia_gb200_nvl72; 576 TB/s:
+ *   https://introl.com/blog/gb200-nvl72-deployment-72-gpu-liquid-cooled), the per-GPU dense
+ *   peaks of the GB200 part at 1,200 W from NVIDIA's Blackwell architecture technical brief
+ *   (BF16 2,500, FP8 5,000 TFLOPS: https://glennklockwood.com/garden/processors/B200) and the
+ *   186 GB a GB200 reports in MLPerf Inference system descriptions
+ *   (https://raw.githubusercontent.com/mlcommons/inference_results_v6.1/main/closed/Crusoe/systems/GB200-NVL72_GB200-186GB_aarch64x16_Dynamo.json).
+ *   Every figure agreed; none changed. One third-party table gives lower per-GPU figures (FP8
+ *   4.5 PFLOPS, BF16 2.25, 7.7 TB/s: https://verda.com/blog/gb300-nvl72-architecture), the B200
+ *   (HGX, 1,000 W) ones, not the rack's. (NVFP4, 1,440 PFLOPS sparse per rack = 10 PFLOPS dense
+ *   per GPU, is not modelled: the roofline has no FP4 peak.)
  *
  * NVLink figures are bidirectional in the datasheets; the presets store half (one direction).
  *

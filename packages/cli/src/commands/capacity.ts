@@ -20,7 +20,7 @@ import { searchOnThreads } from "../capacity/search.js"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
 import { unknownName } from "../internal/names.js"
-import { addPolicyFlags } from "../internal/policyFlags.js"
+import { addPolicyFlags, engineOf } from "../internal/policyFlags.js"
 import { readTraceFileNoting, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 
 /**
@@ -99,9 +99,11 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
       )
     )
   const shares = parseShares(o.at)
-  const engine = o.engine ?? (entry.engine === "vllm" ? "vllm" : "sglang")
-  if (engine === "sglang" && o.frontEnds > 1)
-    return fail("--front-ends counts vLLM API servers; SGLang has one controller (add --engine vllm)")
+  const engine = engineOf(entry, o.engine)
+  if (engine !== "vllm" && o.frontEnds > 1)
+    return fail(
+      `--front-ends counts vLLM API servers; ${engine === "sglang" ? "SGLang" : "TensorRT-LLM"} has one front end (add --engine vllm)`
+    )
   if (!(o.tolerance < 1))
     return fail(`--tolerance must be below 1 (a share of the arrival span), got ${o.tolerance}`)
   const config = simConfigFor({ ...o, engine })

@@ -24,7 +24,7 @@ import { boardJson, boardTable, HOW_TO_READ } from "../goodput/table.js"
 import { boardHtmlTable, curveChart } from "../goodput/tableHtml.js"
 import { fail } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
-import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
+import { addPolicyFlags, DEFAULT_POLICIES, engineOf } from "../internal/policyFlags.js"
 import { gpuPreset, modelPreset, readTraceFileNoting } from "../internal/simSetup.js"
 import { readSloFlag } from "../internal/sloFlag.js"
 import { addGoodputFlags, methodText, SLO_HELP } from "./goodputFlags.js"
@@ -139,7 +139,7 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
   }
   const policies = entries.map((e) => ({
     name: e.name,
-    engine: o.engine ?? (e.engine === "vllm" ? ("vllm" as const) : ("sglang" as const)),
+    engine: engineOf(e, o.engine),
     config: e === configured?.entry ? configured.config : undefined
   }))
   const progress = await startProgress({
@@ -179,7 +179,7 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
   const seconds = (performance.now() - t0) / 1000
   const engineNote =
     o.engine === undefined
-      ? "each policy on its own engine (vLLM's on vllm, the rest on sglang), ranked per engine"
+      ? "each policy on its own engine (vLLM's on vllm, TensorRT-LLM's on trtllm, the rest on sglang), ranked per engine"
       : `every policy on the ${o.engine} engine (--engine)`
   // what token-keyed policies routed on: the trace's ids or ids synthesised for it
   const tokenIds = traceTokenIds(trace)

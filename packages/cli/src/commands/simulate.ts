@@ -3,7 +3,6 @@
  *
  * @since 0.1.0
  */
-import type { PolicyEntry } from "@loadledger/policies"
 import type { EngineName } from "@loadledger/sim"
 import {
   type CoordinatorRows,
@@ -18,8 +17,9 @@ import {
 import { type Command, Option } from "commander"
 import { addFaultFlags, type FaultFlagOptions, faultConfig } from "../diagnose/faultFlags.js"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
+import { engineFlagProblem } from "../internal/engineFlags.js"
 import { examplesHelp } from "../internal/examples.js"
-import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
+import { addPolicyFlags, DEFAULT_POLICIES, engineOf } from "../internal/policyFlags.js"
 import { readTraceFileNoting, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
 import { readPolicyConfig } from "./policyConfigFile.js"
 import { progressMode, startProgress } from "./progress.js"
@@ -62,6 +62,8 @@ export interface SimulateOptions extends FaultFlagOptions {
   readonly maxConcurrency?: number | undefined
   /** vLLM `--prefill-schedule-interval`: prefills run every k group steps (saturation guard kept). */
   readonly prefillInterval?: number | undefined
+  /** vLLM's `--async-scheduling` (the simulator's `asyncScheduling`). */
+  readonly asyncScheduling?: boolean | undefined
   /** `false` (`--no-dummy-batches`): the forward veto; an empty-batch rank stalls the group. */
   readonly dummyBatches?: boolean | undefined
   /** The engine's request limit in tokens (input + output); default: the KV pool. */
@@ -76,10 +78,6 @@ export interface SimulateOptions extends FaultFlagOptions {
   /** `--policy-config FILE`: an own policy as a JSON configuration, run after `policies`. */
   readonly policyConfig?: string | undefined
 }
-
-/** The engine a policy is simulated on: `--engine` when given, else the policy's own (sglang for "any"). */
-const engineFor = (entry: PolicyEntry, forced: EngineName | undefined): EngineName =>
-  forced ?? (entry.engine === "vllm" ? "vllm" : "sglang")
 
 /**
  * Run `simulate` with parsed options: read and check the trace, resolve the policies, model and GPU,
@@ -123,11 +121,15 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
     maxConcurrency: o.maxConcurrency,
     ...faultConfig(o)
   } // the engine is set per policy below
-  const sglang = entries.filter((e) => engineFor(e, o.engine) === "sglang")
+  const lacking = engineFlagProblem(
+    entries.map((e) => ({ policy: e.name, engine: engineOf(e, o.engine), config: base }))
+  )
+  const sglang = entries.filter((e) => engineOf(e, o.engine) === "sglang")
   if (o.coordinatorRows !== undefined && o.coordinatorRows !== "extended" && sglang.length > 0)
     return fail(
       `--coordinator-rows ${o.coordinatorRows} applies to vLLM runs only, and ${sglang.map((e) => e.name).join(", ")} would run on SGLang: add --engine vllm`
     )
+  if (lacking !== undefined) return fail(lacking)
   if (o.report !== undefined) {
     const bad = checkOutputPath("--report", o.report)
     if (bad) return fail(bad.message)
@@ -162,7 +164,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   const rows: Array<{ engine: EngineName; result: PolicyResult }> = []
   let before = 0 // requests done (finished or rejected) by the policies already run
   entries.forEach((entry, k) => {
-    const engine = engineFor(entry, o.engine)
+    const engine = engineOf(entry, o.engine)
     progress.update(before, `policy ${k + 1}/${entries.length} ${entry.name}`)
     const result = simulate({ ...base, engine }, trace, entry, {
       onProgress: (done) => progress.update(before + done)
@@ -261,6 +263,7 @@ export const register = (program: Command): void => {
       "admit prefills every k group steps, with vLLM's saturation guard (--prefill-schedule-interval) (default: 1)",
       positiveInt("--prefill-interval")
     )
+    .option("--async-scheduling", "vLLM's async scheduling: a step is scheduled while the previous one runs")
     .option(
       "--no-dummy-batches",
       "forward veto: a rank with an empty batch stalls the group instead of running a dummy forward"

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import type { EngineName } from "@loadledger/sim"
 import { type Command, Option } from "commander"
 
 /** The demo's five reference policies (`pnpm demo`): the default of simulate, goodput and compare. */
@@ -43,3 +44,13 @@ export const addPolicyFlags = (
   })
   return cmd
 }
+
+/**
+ * The engine a policy runs on: `forced` (`--engine`) when given, else the entry's own engine
+ * (`PolicyEntry.engine`: the engine whose router it reproduces; SGLang's, vLLM's and
+ * TensorRT-LLM's run on theirs), SGLang for an entry of `"any"` engine (the peers' and the own).
+ */
+export const engineOf = (
+  entry: { readonly engine: "sglang" | "vllm" | "trtllm" | "any" },
+  forced: EngineName | undefined
+): EngineName => forced ?? (entry.engine === "any" ? "sglang" : entry.engine)

@@ -210,6 +210,7 @@ export const simConfigFor = (o: {
   readonly chunkedPrefill?: number | undefined
   readonly maxRunning?: number | undefined
   readonly prefillInterval?: number | undefined
+  readonly asyncScheduling?: boolean | undefined
   readonly dummyBatches?: boolean | undefined
   readonly maxRequestTokens?: number | undefined
   readonly stallSteps?: number | undefined
@@ -234,6 +235,7 @@ export const simConfigFor = (o: {
     frontEnds: o.frontEnds,
     seed: o.seed,
     prefillIntervalSteps: o.prefillInterval,
+    asyncScheduling: o.asyncScheduling,
     dummyBatches: o.dummyBatches,
     maxRequestTokens: o.maxRequestTokens,
     stallSteps: o.stallSteps,

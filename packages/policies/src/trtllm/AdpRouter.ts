@@ -5,10 +5,11 @@
  * holds the shared shapes, the explicit-rank pass, the per-rank cap and the default heap router.
  *
  * Upstream: NVIDIA/TensorRT-LLM `tensorrt_llm/_torch/pyexecutor/scheduler/adp_router.py`
- * @1addeb3ddeed513edd3e15a8d5a431a6f739b5f2 (`DefaultADPRouter`) and its later revision with
- * `_expected_num_active_requests` (the `hard_cap`), `KVCacheAwareADPRouter` and
- * `ConversationAwareADPRouter`; tests `tests/unittest/_torch/executor/test_adp_router.py`
- * @1addeb3d. Implemented from the behaviour, not copied.
+ * @1addeb3ddeed513edd3e15a8d5a431a6f739b5f2 (`DefaultADPRouter`) and its later revision with the
+ * per-rank cap capped at `max_num_active_requests` (the `hard_cap`; pinned at
+ * @02385f29bd8e10555b781d4ab00a262a54a95aa3, which also collapses an unset `attention_dp_relax`
+ * to relaxed); `KVCacheAwareADPRouter` and `ConversationAwareADPRouter` in their own modules;
+ * tests `tests/unittest/_torch/executor/test_adp_router.py` @1addeb3d. Implemented from the behaviour, not copied.
  *
  * @since 0.7.0
  */

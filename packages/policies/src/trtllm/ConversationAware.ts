@@ -7,9 +7,19 @@
  * none is; a new conversation is bound to its first rank. The returned cap is raised to the
  * busiest rank's count after the batch.
  *
- * Upstream: NVIDIA/TensorRT-LLM `tensorrt_llm/_torch/pyexecutor/scheduler/adp_router.py`, the
- * revision with `ConversationAwareADPRouter` (`kv_cache_routing_conversation_affinity`,
- * `kv_cache_routing_max_sessions` default 2^16). Implemented from the behaviour, not copied.
+ * Upstream: NVIDIA/TensorRT-LLM `tensorrt_llm/_torch/pyexecutor/scheduler/adp_router.py`
+ * (`ConversationAwareADPRouter`, `kv_cache_routing_conversation_affinity`,
+ * `kv_cache_routing_max_sessions` default 2^16), added by pull request NVIDIA/TensorRT-LLM#14983,
+ * as read on 2026-12-07 through the reference index (its file version 56141410210, 37,409
+ * characters; the index records no commit for it, and no other stored version holds this
+ * router). Checked against it: the explicit pass first; a known conversation returns to its rank
+ * under the hard cap `max_num_active_requests` (an LRU touch), else falls through without
+ * rebinding; round-robin under the soft cap from a cursor kept across batches, the least-loaded
+ * (then lowest) rank when none is under it; a new conversation bound to its first rank; the
+ * returned cap raised to the busiest rank. Not here: #16815 (merged 2026-07-23), which binds a
+ * new conversation that names an explicit `attention_dp_rank` to that rank; here such a first turn
+ * is placed by the explicit pass and its conversation is bound by its next relaxed turn.
+ * Implemented from the behaviour, not copied.
  *
  * @since 0.7.0
  */

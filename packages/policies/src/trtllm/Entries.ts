@@ -24,7 +24,7 @@ import { makeTrtllmPolicy } from "./TrtllmPolicy.js"
 export const trtllmPolicyEntries: ReadonlyArray<PolicyEntry> = [
   {
     name: "trtllm/default",
-    engine: "any",
+    engine: "trtllm",
     reference: true,
     description:
       "TensorRT-LLM DefaultADPRouter: min-heap on (active tokens, requests), per-rank fair-share cap (adp_router.py)",
@@ -32,7 +32,7 @@ export const trtllmPolicyEntries: ReadonlyArray<PolicyEntry> = [
   },
   {
     name: "trtllm/kv-cache-aware",
-    engine: "any",
+    engine: "trtllm",
     reference: true,
     description:
       "TensorRT-LLM KVCacheAwareADPRouter: uncached tokens + weighted normalised load, 2x fair-share cap",
@@ -40,7 +40,7 @@ export const trtllmPolicyEntries: ReadonlyArray<PolicyEntry> = [
   },
   {
     name: "trtllm/conversation-affinity",
-    engine: "any",
+    engine: "trtllm",
     reference: true,
     description:
       "TensorRT-LLM ConversationAwareADPRouter: conversation (session) pinned to its first rank, round-robin",

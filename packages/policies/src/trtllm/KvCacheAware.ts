@@ -7,10 +7,19 @@
  * `random.Random(requestId)` shuffle of the eligible ranks. Ranks leave the batch's eligible set at
  * the cap `ceil(fairShareMultiplier * fairShare)` (capped at `maxNumActiveRequests`).
  *
- * Upstream: NVIDIA/TensorRT-LLM `tensorrt_llm/_torch/pyexecutor/scheduler/adp_router.py`, the
- * revision with `cold_start_warmup` and `account_for_in_transfer` (read through the repository
- * index after @1addeb3d; no commit recorded), tests `test_kv_cache_aware_router.py`'s
- * `TestKVCacheAwareADPRouter`. Implemented from the behaviour, not copied.
+ * Upstream: NVIDIA/TensorRT-LLM `tensorrt_llm/_torch/pyexecutor/scheduler/adp_router.py`
+ * (`KVCacheAwareADPRouter`), the revision with `cold_start_warmup` (a warmup rank counts as
+ * targeted only once a request lands on it) and `account_for_in_transfer` (default off), as read
+ * on 2026-12-07 through the reference index (its file version 56141410210, 37,409 characters;
+ * the index records no commit for it): after the router's pull request NVIDIA/TensorRT-LLM#12315
+ * and the warmup's #14307, and with `ConversationAwareADPRouter` (#14983) beside it. The nearest
+ * pinned commit, @02385f29bd8e10555b781d4ab00a262a54a95aa3, has the same scoring, sort, cap,
+ * shuffle and tie-break without the warmup and with in-transfer requests always counted.
+ * Checked against that version line by line: score `inputLength - match + beta * load`, the
+ * affinity gate `bestMatch / max(inputLength, 1) > threshold`, ties to the lower rank tokens, a
+ * rank leaving the batch at the cap, the strict pass charging `inputLength - match` tokens.
+ * Tests: `tests/unittest/_torch/executor/test_adp_router.py`'s KV-cache-aware cases.
+ * Implemented from the behaviour, not copied.
  *
  * @since 0.7.0
  */

@@ -117,6 +117,11 @@ export interface EngineConfig {
  *   them (each one `route`d over the state its predecessors updated). Without it a request is routed
  *   on arrival.
  *
+ * - `admitCutoffSeconds(group, previousStartSeconds)` (optional, since 0.7.0): when the group's step
+ *   follows its previous one at once, the latest queue time a request may have to be admitted in it
+ *   on a rank that has requests running (vLLM's async scheduling: the step was scheduled when the
+ *   previous one started); absent or +Infinity: every waiting request.
+ *
  * TensorRT-LLM's context-wait balance strategy is `throttlePrefills`, its counters kept by the run.
  *
  * @category engines
@@ -135,6 +140,8 @@ export interface EngineRun {
   readonly fault: EngineFault | undefined
   readonly publishLog: ReadonlyArray<PublishRecord> | undefined
   readonly fetch?: ((held: Array<Req>, now: number) => ReadonlyArray<Req>) | undefined
+  /** @since 0.7.0 */
+  readonly admitCutoffSeconds?: ((group: number, previousStartSeconds: number) => number) | undefined
 }
 
 /**
@@ -153,7 +160,7 @@ export interface EngineRun {
  * const vllm: EngineModel | undefined = engines.find((e) => e.name === "vllm")
  * vllm?.label // => "vLLM"
  * vllm?.options.map((o) => o.field)
- * // => ["coordinatorIntervalSeconds", "vllmWaveProfile", "frontEnds", "prefillIntervalSteps", "coordinatorRows"]
+ * // => ["coordinatorIntervalSeconds", "vllmWaveProfile", "frontEnds", "prefillIntervalSteps", "coordinatorRows", "asyncScheduling"]
  * ```
  *
  * @category engines

@@ -43,6 +43,7 @@ const place = (run: Run, r: Req): void => {
   }
   const target = run.ranks[rank]!
   target.routed++
+  r.queuedSeconds = run.t
   target.enqueue(r)
   run.engine.queued(run.groupOf[rank]!, rank)
 }

@@ -85,6 +85,11 @@ export class Rank {
   formed = false
   /** vLLM's `prefill_capacity_bound`: the last step that admitted prefills left requests waiting. */
   prefillCapacityBound = false
+  /**
+   * The step being formed admits only requests queued by then (vLLM's async scheduling, set per
+   * step by the engine's `admitCutoffSeconds`; +Infinity: every waiting request).
+   */
+  admitCutoffSeconds = Number.POSITIVE_INFINITY
   /** Consecutive step attempts in which this rank held requests but formed an empty batch. */
   emptyAttempts = 0
   // counters

@@ -108,12 +108,22 @@ export const addPrefills = (rank: Rank, budget: number, now: number): number => 
     addExtend(rank, r, chunk)
     budget -= chunk
   }
-  while (budget > 0 && rank.waiting.length > 0 && rank.numRunning < rank.p.maxRunningRequests) {
+  while (budget > 0 && admissible(rank) && rank.numRunning < rank.p.maxRunningRequests) {
     const used = admit(rank, budget, now)
     if (used === 0) break
     budget -= used
   }
   return budget
+}
+
+/**
+ * Whether the head of the rank's queue may be admitted in the step being formed: it was queued by
+ * `admitCutoffSeconds` (vLLM's async scheduling: a step is scheduled while the one before it runs,
+ * so a request that arrived during that step waits one more; +Infinity otherwise).
+ */
+const admissible = (rank: Rank): boolean => {
+  const head = rank.waiting.at(0)
+  return head !== undefined && head.queuedSeconds <= rank.admitCutoffSeconds
 }
 
 /** Every decoding request decodes one token (one token of KV each, lazily); returns how many. */
@@ -166,7 +176,7 @@ export const formBatch = (rank: Rank, now: number, throttlePrefills = false): nu
   const defer = throttlePrefills && !guarded && rank.decoding.count > 0
   if (defer) addDecodes(rank)
   else rank.rules.fill(rank, rank.p.chunkedPrefillTokens, now)
-  if (!defer) rank.prefillCapacityBound = rank.waiting.length > 0
+  if (!defer) rank.prefillCapacityBound = admissible(rank)
   rank.formed = true
   return rank.extendTokens + rank.numDecodes
 }

@@ -24,6 +24,8 @@ export class Req {
   retractions = 0
   pendingUncached = 0
   chunk = 0
+  /** When it joined its rank's queue (routed); -Infinity until then. */
+  queuedSeconds = Number.NEGATIVE_INFINITY
   firstScheduledSeconds = Number.NaN
   firstTokenSeconds = Number.NaN
   lastTokenSeconds = Number.NaN

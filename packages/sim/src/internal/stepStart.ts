@@ -141,6 +141,13 @@ export const startStep = (run: Run, g: Group): SimStatus | undefined => {
   }
   const veto = !c.dummyBatches && c.lockstep && g.ranks.length > 1
   const throttle = run.engine.throttlePrefills(g.index)
+  // vLLM's async scheduling: a step that follows the last one at once was scheduled when that one
+  // started (g still holds its times), so a rank with requests running admits only what was queued by then
+  const cutoff =
+    run.engine.admitCutoffSeconds !== undefined && g.endSeconds === run.t && g.endSeconds > g.startSeconds
+      ? run.engine.admitCutoffSeconds(g.index, g.startSeconds)
+      : Number.POSITIVE_INFINITY
+  for (const r of g.ranks) r.admitCutoffSeconds = r.numRunning > 0 ? cutoff : Number.POSITIVE_INFINITY
   const total = formBatches(run, g, veto, throttle, work)
   if (typeof total !== "number") return total
   if (veto && g.works.some((w) => w.tokens === 0)) {

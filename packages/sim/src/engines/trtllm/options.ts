@@ -8,8 +8,9 @@ import type { EngineOption } from "../Engine.js"
 
 /**
  * TensorRT-LLM's options, in the order `checkConfig` checks them: `attentionDpEnableBalance`
- * (default false; refused on another engine), `attentionDpTimeoutIters` (default 50) and
- * `attentionDpBatchingWaitIters` (default 10), integers >= 0.
+ * (default false), `attentionDpTimeoutIters` (default 50) and `attentionDpBatchingWaitIters`
+ * (default 10), integers >= 0; each refused on another engine away from its default (since 0.7.0
+ * for the two counts, which were kept and ignored).
  *
  * @example
  * ```ts
@@ -37,12 +38,22 @@ export const trtllmOptions: ReadonlyArray<EngineOption> = [
     field: "attentionDpTimeoutIters",
     defaultValue: 50,
     check: (v) => integerAtLeast("attentionDpTimeoutIters", v, 0),
-    elsewhere: { rule: "kept" }
+    elsewhere: {
+      rule: "refused",
+      value: 50,
+      message: (v, e) =>
+        `attentionDpTimeoutIters ${shown(v)} needs the TensorRT-LLM engine (${e.label} has no ADP balance strategy), got engine ${e.name}`
+    }
   },
   {
     field: "attentionDpBatchingWaitIters",
     defaultValue: 10,
     check: (v) => integerAtLeast("attentionDpBatchingWaitIters", v, 0),
-    elsewhere: { rule: "kept" }
+    elsewhere: {
+      rule: "refused",
+      value: 10,
+      message: (v, e) =>
+        `attentionDpBatchingWaitIters ${shown(v)} needs the TensorRT-LLM engine (${e.label} has no ADP balance strategy), got engine ${e.name}`
+    }
   }
 ]

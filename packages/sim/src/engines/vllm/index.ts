@@ -17,7 +17,7 @@ import { vllmOptions } from "./options.js"
  * ```ts
  * import { vllmEngine } from "./index.js"
  * vllmEngine.name // => "vllm"
- * vllmEngine.options.length // => 5
+ * vllmEngine.options.length // => 6
  * ```
  *
  * @category engines

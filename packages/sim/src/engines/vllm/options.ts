@@ -58,7 +58,7 @@ const checkWaveProfile = (v: unknown): ConfigProblem | undefined => {
  * @example
  * ```ts
  * import { vllmOptions } from "./options.js"
- * vllmOptions.find((o) => o.field === "frontEnds")?.elsewhere // => { rule: "forced", value: 1 }
+ * vllmOptions.find((o) => o.field === "frontEnds")?.elsewhere.rule // => "refused"
  * ```
  *
  * @category engines
@@ -93,11 +93,17 @@ export const vllmOptions: ReadonlyArray<EngineOption> = [
     }
   },
   {
-    // SGLang always has one front end (the field is not read there)
+    // vLLM's API-server processes (`--api-server-count`); SGLang's and TensorRT-LLM's front end is
+    // one process (the DP controller, `trtllm-serve`): more would be ignored (it was forced to 1)
     field: "frontEnds",
     defaultValue: 1,
     check: (v) => integerAtLeast("frontEnds", v, 1),
-    elsewhere: { rule: "forced", value: 1 }
+    elsewhere: {
+      rule: "refused",
+      value: 1,
+      message: (v, e) =>
+        `frontEnds ${shown(v)} needs the vLLM engine (${e.label} has one front end, no API-server count), got engine ${e.name}`
+    }
   },
   {
     field: "prefillIntervalSteps",
@@ -125,6 +131,19 @@ export const vllmOptions: ReadonlyArray<EngineOption> = [
       value: "extended",
       message: (v, e) =>
         `coordinatorRows "${String(v)}" needs the vLLM engine (${e.label}'s rows carry every field), got engine ${e.name}`
+    }
+  },
+  {
+    // vllm `config/scheduler.py` `SchedulerConfig.async_scheduling` (`--async-scheduling`):
+    // `Scheduler.schedule` runs one step ahead of the model (AsyncScheduler, vllm PR #19970)
+    field: "asyncScheduling",
+    defaultValue: false,
+    check: (v) => (typeof v === "boolean" ? undefined : bad("asyncScheduling", "a boolean", v)),
+    elsewhere: {
+      rule: "refused",
+      value: false,
+      message: (v, e) =>
+        `asyncScheduling ${shown(v)} needs the vLLM engine (${e.label}'s scheduler is not modelled one step ahead), got engine ${e.name}`
     }
   }
 ]

@@ -20,6 +20,7 @@ interface VllmConfig {
   readonly vllmWaveProfile: VllmWaveProfile
   readonly prefillIntervalSteps: number
   readonly coordinatorRows: CoordinatorRows
+  readonly asyncScheduling: boolean
 }
 
 /** A lockstep group's wave model and what it reads and writes each step (all reused). */
@@ -58,6 +59,7 @@ export class VllmRun implements EngineRun {
   /** Steps since each group last went idle (the prefill cadence counter of non-wave groups). */
   private readonly cadenceStep: Array<number>
   private readonly interval: number
+  private readonly asyncScheduling: boolean
   private readonly loads: CoordinatorLoads
   readonly fault: EngineFault | undefined
 
@@ -68,6 +70,7 @@ export class VllmRun implements EngineRun {
     )
     this.cadenceStep = setup.groups.map(() => 0)
     this.interval = c.prefillIntervalSteps
+    this.asyncScheduling = c.asyncScheduling
     this.loads = new CoordinatorLoads(
       c.dpSize,
       c.coordinatorIntervalSeconds,
@@ -105,6 +108,11 @@ export class VllmRun implements EngineRun {
     if (this.interval <= 1) return false
     const w = this.waves[group]
     return (w ? w.wave.ranks[0]!.step : this.cadenceStep[group]!) % this.interval !== 0
+  }
+
+  /** Async scheduling: a step right after another was scheduled when that one started. */
+  admitCutoffSeconds(_group: number, previousStartSeconds: number): number {
+    return this.asyncScheduling ? previousStartSeconds : Number.POSITIVE_INFINITY
   }
 
   stepStarted(group: number): void {
