@@ -75,7 +75,7 @@ describe("the step under a skewed expert routing", () => {
       const full = stepTimeFromAggregates(config, aggs)
       const lean = stepCostFromAggregates(config, aggs)
       expect(lean.stepSeconds).toBe(full.stepSeconds)
-      full.ranks.forEach((x, i) => expect(lean.syncWaitSeconds[i]).toBe(x.syncWaitSeconds))
+      for (const [i, x] of full.ranks.entries()) expect(lean.syncWaitSeconds[i]).toBe(x.syncWaitSeconds)
     }
   )
 
