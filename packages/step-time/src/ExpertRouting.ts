@@ -115,8 +115,10 @@ export const expertRouting = (
   const missing = load.findIndex((x, i) => x > 0 && replicas[i] === 0)
   if (missing >= 0) return bad("placement", `placement holds no replica of expert ${missing}, which has load`)
   const pi = inclusion(load, topK)
-  const slotProbabilities = placement.map((slots) => slots.map((id) => pi[id]! / replicas[id]!))
-  const pairs = slotProbabilities.map((q) => q.reduce((a, b) => a + b, 0))
+  const slotProbabilities: Array<Array<number>> = placement.map((slots: ReadonlyArray<number>) =>
+    slots.map((id) => pi[id]! / replicas[id]!)
+  )
+  const pairs = slotProbabilities.map((q) => q.reduce((a: number, b: number) => a + b, 0))
   const sum = pairs.reduce((a, b) => a + b, 0)
   const epRankShares = pairs.map((x) => x / sum)
   return {

@@ -8,6 +8,7 @@ import {
   aggregate,
   contiguousPlacement,
   type ExpertRouting,
+  type ExpertLoadError,
   eplbPlacement,
   expertRouting,
   expertRoutingFor,
@@ -26,7 +27,7 @@ const moeConfigs = [
   { model: { ...models["deepseek-v3"]!, collective: "all-to-all" as const }, gpu: gpus["b200"]! }
 ]
 const arbConfig = fc.constantFrom(...moeConfigs)
-const routingOf = (x: ExpertRouting | { readonly _tag: "ExpertLoadError" }): ExpertRouting => {
+const routingOf = (x: ExpertRouting | ExpertLoadError): ExpertRouting => {
   if (isExpertLoadError(x)) throw new Error(x.message)
   return x
 }

@@ -20,7 +20,13 @@ import { addFaultFlags, type FaultFlagOptions, faultConfig } from "../diagnose/f
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
 import { addPolicyFlags, DEFAULT_POLICIES } from "../internal/policyFlags.js"
-import { readTraceFileNoting, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
+import {
+  gpuPreset,
+  modelPreset,
+  readTraceFileNoting,
+  simConfigFor,
+  traceFormatOption
+} from "../internal/simSetup.js"
 import { readPolicyConfig } from "./policyConfigFile.js"
 import { progressMode, startProgress } from "./progress.js"
 import {
@@ -121,7 +127,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   const base = {
     ...simConfigFor({ ...o, engine: "sglang" }),
     maxConcurrency: o.maxConcurrency,
-    ...faultConfig(o)
+    ...faultConfig(o, { model: modelPreset(o.model, o.tp), gpu: gpuPreset(o.gpu) })
   } // the engine is set per policy below
   const sglang = entries.filter((e) => engineFor(e, o.engine) === "sglang")
   if (o.coordinatorRows !== undefined && o.coordinatorRows !== "extended" && sglang.length > 0)

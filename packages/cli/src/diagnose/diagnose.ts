@@ -12,6 +12,14 @@
  * means, less 1. What load explains is `load`; a residual persistently above the others is
  * `hardware` (at speed s it is about 1/s - 1).
  *
+ * An expert hot spot (an MoE routing skew: the GPUs holding the popular experts run longer expert
+ * GEMMs, whichever requests they hold) moves every rank's residual, not one: the ranks holding
+ * cold experts finish their MoE work early and wait, so some residuals fall *below* the typical
+ * rank's. A hardware fault makes no rank faster than its peers at equal load, so a rank
+ * persistently below the median (`minResidual < -expertResidual`) says "structural: expert hot
+ * spot"; the ranks then above `hardwareResidual` are `expert` (they hold the hot experts), not
+ * `hardware`. Cure: EPLB (redundant experts, rebalanced placement), not new GPUs.
+ *
  * @since 0.6.0
  */
 
@@ -36,7 +44,8 @@ export interface DiagnoseRow {
  * The thresholds of the verdict: `hardware` when the median residual exceeds `hardwareResidual`;
  * `load` when a skew's median exceeds `loadSkew` (requests, tokens per request) or the cache hit
  * rate is `cacheGap` below the group's; structural when the mean wait share exceeds `structuralWait`
- * with no rank flagged.
+ * with no rank flagged; an expert hot spot when some rank's median residual is below
+ * `-expertResidual`.
  *
  * @category diagnose
  * @since 0.6.0
@@ -46,6 +55,7 @@ export interface DiagnoseThresholds {
   readonly loadSkew: number
   readonly cacheGap: number
   readonly structuralWait: number
+  readonly expertResidual: number
 }
 
 /**
@@ -65,7 +75,8 @@ export const DEFAULT_THRESHOLDS: DiagnoseThresholds = {
   hardwareResidual: 0.05,
   loadSkew: 0.2,
   cacheGap: 0.15,
-  structuralWait: 0.15
+  structuralWait: 0.15,
+  expertResidual: 0.01
 }
 
 /**
@@ -79,7 +90,7 @@ export const DEFAULT_THRESHOLDS: DiagnoseThresholds = {
  */
 export interface RankVerdict {
   readonly dpRank: number
-  readonly kind: "hardware" | "load" | "ok"
+  readonly kind: "hardware" | "load" | "expert" | "ok"
   readonly skew?: "count" | "length" | "cache" | undefined
   readonly evidence: {
     readonly utilizationRatio: number
@@ -93,7 +104,9 @@ export interface RankVerdict {
 /**
  * The whole diagnosis: per rank, and for the group (`syncWaitShare`: mean share of the busy time a
  * rank waits for the slowest; `requestImbalance`: median max over mean requests; `reports`: how
- * many reports had every rank busy; `fit`: the load coefficients).
+ * many reports had every rank busy; `fit`: the load coefficients; `minResidual`: the lowest
+ * rank's median residual). `expertHotSpotLikely`: some rank is persistently faster than the
+ * typical rank at equal load (see the module's note); `structuralLikely` is then true too.
  *
  * @category diagnose
  * @since 0.6.0
@@ -102,11 +115,13 @@ export interface Diagnosis {
   readonly ranks: ReadonlyArray<RankVerdict>
   readonly group: {
     readonly structuralLikely: boolean
+    readonly expertHotSpotLikely: boolean
     readonly evidence: {
       readonly syncWaitShare: number
       readonly requestImbalance: number
       readonly reports: number
       readonly fit: { readonly requests: number; readonly tokens: number; readonly prefill: number }
+      readonly minResidual: number
     }
   }
 }
@@ -212,10 +227,15 @@ export const diagnose = (
   for (const p of points) p.res = p.v - (beta[0] * p.x[0] + beta[1] * p.x[1] + beta[2] * p.x[2])
   const byReport = busy.map((_, i) => median(points.filter((p) => p.report === i).map((p) => p.res)))
   for (const p of points) p.res -= byReport[p.report]!
+  const residuals = Array.from({ length: dp }, (_, rank) =>
+    median(points.filter((p) => p.rank === rank).map((p) => p.res))
+  )
+  const minResidual = busy.length > 0 ? Math.min(...residuals) : 0
+  const hotSpot = busy.length > 0 && minResidual < -t.expertResidual
   const ranks: Array<RankVerdict> = []
   for (let rank = 0; rank < dp; rank++) {
     const mine = points.filter((p) => p.rank === rank)
-    const residual = median(mine.map((p) => p.res))
+    const residual = residuals[rank]!
     const evidence = {
       utilizationRatio: 1 + median(mine.map((p) => p.v)),
       residual,
@@ -231,7 +251,14 @@ export const diagnose = (
           : evidence.cacheHitRateGap > t.cacheGap
             ? ("cache" as const)
             : undefined
-    const kind = residual > t.hardwareResidual ? "hardware" : skew !== undefined ? "load" : "ok"
+    const kind =
+      residual > t.hardwareResidual
+        ? hotSpot
+          ? "expert"
+          : "hardware"
+        : skew !== undefined
+          ? "load"
+          : "ok"
     ranks.push(kind === "load" ? { dpRank: rank, kind, skew, evidence } : { dpRank: rank, kind, evidence })
   }
   const syncWaitShare = mean(waits)
@@ -239,12 +266,14 @@ export const diagnose = (
     ranks,
     group: {
       structuralLikely:
-        busy.length > 0 && syncWaitShare > t.structuralWait && ranks.every((r) => r.kind === "ok"),
+        hotSpot || (busy.length > 0 && syncWaitShare > t.structuralWait && ranks.every((r) => r.kind === "ok")),
+      expertHotSpotLikely: hotSpot,
       evidence: {
         syncWaitShare,
         requestImbalance: median(imbalance),
         reports: busy.length,
-        fit: { requests: beta[0], tokens: beta[1], prefill: beta[2] }
+        fit: { requests: beta[0], tokens: beta[1], prefill: beta[2] },
+        minResidual
       }
     }
   }
