@@ -135,32 +135,32 @@ const started = performance.now()
 if (cacheFile !== undefined && existsSync(cacheFile))
   cases.push(...(JSON.parse(readFileSync(cacheFile, "utf8")) as Array<Case>))
 else
-for (const t of TRACES) {
-  const trace = parseTrace(readFileSync(new URL(`../${t.file}`, import.meta.url), "utf8"), undefined, {
-    limit: t.limit
-  })
-  if (isTraceError(trace)) throw new Error(trace.message)
-  for (const seed of [...TRAIN, ...TEST]) {
-    const k = seed % DP
-    for (const sc of scenarios(k)) {
-      const r = simulate(
-        {
-          ...base,
-          dpSize: DP,
-          seed,
-          recordSteps: "loads",
-          ...(sc.faults ? { rankFaults: sc.faults } : {}),
-          ...(sc.experts ? stepModelOf(sc.experts) : {})
-        },
-        pinned(trace, k, sc, seed),
-        follow
-      )
-      // through the wire: emitted as /v1/loads lines and read back, as `diagnose FILE` does
-      const reports = parseLoadsLines(v1LoadsLines(loadReportsOf(r.stepLog ?? [], DP, 1), "pinned"))
-      cases.push({ seed, trace: t.name, scenario: sc, faulty: k, reports })
+  for (const t of TRACES) {
+    const trace = parseTrace(readFileSync(new URL(`../${t.file}`, import.meta.url), "utf8"), undefined, {
+      limit: t.limit
+    })
+    if (isTraceError(trace)) throw new Error(trace.message)
+    for (const seed of [...TRAIN, ...TEST]) {
+      const k = seed % DP
+      for (const sc of scenarios(k)) {
+        const r = simulate(
+          {
+            ...base,
+            dpSize: DP,
+            seed,
+            recordSteps: "loads",
+            ...(sc.faults ? { rankFaults: sc.faults } : {}),
+            ...(sc.experts ? stepModelOf(sc.experts) : {})
+          },
+          pinned(trace, k, sc, seed),
+          follow
+        )
+        // through the wire: emitted as /v1/loads lines and read back, as `diagnose FILE` does
+        const reports = parseLoadsLines(v1LoadsLines(loadReportsOf(r.stepLog ?? [], DP, 1), "pinned"))
+        cases.push({ seed, trace: t.name, scenario: sc, faulty: k, reports })
+      }
     }
   }
-}
 if (cacheFile !== undefined && !existsSync(cacheFile)) writeFileSync(cacheFile, JSON.stringify(cases))
 const simSeconds = (performance.now() - started) / 1000
 
@@ -208,8 +208,8 @@ const matrixOf = (cs: ReadonlyArray<Case>, th: DiagnoseThresholds) => {
 let best: { th: DiagnoseThresholds; score: number } | undefined
 for (const hardwareResidual of [0.01, 0.02, 0.03, 0.05, 0.08, 0.12])
   for (const loadSkew of [0.05, 0.1, 0.15, 0.2, 0.3])
-    for (const expertResidual of [0.005, 0.01, 0.015, 0.02, 0.03]) {
-      const th = { hardwareResidual, loadSkew, cacheGap: 0.15, structuralWait: 0.15, expertResidual }
+    for (const expertSpread of [0.02, 0.03, 0.04, 0.05, 0.06, 0.08]) {
+      const th = { hardwareResidual, loadSkew, cacheGap: 0.15, structuralWait: 0.15, expertSpread }
       const r = matrixOf(
         cases.filter((c) => TRAIN.includes(c.seed)),
         th

@@ -14,10 +14,10 @@
  *
  * An expert hot spot (an MoE routing skew: the GPUs holding the popular experts run longer expert
  * GEMMs, whichever requests they hold) moves every rank's residual, not one: the ranks holding
- * cold experts finish their MoE work early and wait, so some residuals fall *below* the typical
- * rank's. A hardware fault makes no rank faster than its peers at equal load, so a rank
- * persistently below the median (`minResidual < -expertResidual`) says "structural: expert hot
- * spot"; the ranks then above `hardwareResidual` are `expert` (they hold the hot experts), not
+ * cold experts finish their MoE work early and wait, so residuals spread above and *below* the
+ * typical rank's. One hardware-slow rank leaves its peers alike, so a wide spread of the residuals
+ * with the largest left out (`expertSpread`) and no load skew says "structural: expert hot spot";
+ * the ranks then above `hardwareResidual` are `expert` (they hold the hot experts), not
  * `hardware`. Cure: EPLB (redundant experts, rebalanced placement), not new GPUs.
  *
  * @since 0.6.0
@@ -44,8 +44,8 @@ export interface DiagnoseRow {
  * The thresholds of the verdict: `hardware` when the median residual exceeds `hardwareResidual`;
  * `load` when a skew's median exceeds `loadSkew` (requests, tokens per request) or the cache hit
  * rate is `cacheGap` below the group's; structural when the mean wait share exceeds `structuralWait`
- * with no rank flagged; an expert hot spot when some rank's median residual is below
- * `-expertResidual`.
+ * with no rank flagged; an expert hot spot when the ranks' residuals, the largest left out, spread
+ * over more than `expertSpread` and no rank's load is skewed.
  *
  * @category diagnose
  * @since 0.6.0
@@ -55,7 +55,7 @@ export interface DiagnoseThresholds {
   readonly loadSkew: number
   readonly cacheGap: number
   readonly structuralWait: number
-  readonly expertResidual: number
+  readonly expertSpread: number
 }
 
 /**
@@ -76,7 +76,7 @@ export const DEFAULT_THRESHOLDS: DiagnoseThresholds = {
   loadSkew: 0.2,
   cacheGap: 0.15,
   structuralWait: 0.15,
-  expertResidual: 0.01
+  expertSpread: 0.04
 }
 
 /**
@@ -105,7 +105,7 @@ export interface RankVerdict {
  * The whole diagnosis: per rank, and for the group (`syncWaitShare`: mean share of the busy time a
  * rank waits for the slowest; `requestImbalance`: median max over mean requests; `reports`: how
  * many reports had every rank busy; `fit`: the load coefficients; `minResidual`: the lowest
- * rank's median residual). `expertHotSpotLikely`: some rank is persistently faster than the
+ * rank's median residual; `expertSpread`: the second-highest rank's less the lowest). `expertHotSpotLikely`: some rank is persistently faster than the
  * typical rank at equal load (see the module's note); `structuralLikely` is then true too.
  *
  * @category diagnose
@@ -122,6 +122,7 @@ export interface Diagnosis {
       readonly reports: number
       readonly fit: { readonly requests: number; readonly tokens: number; readonly prefill: number }
       readonly minResidual: number
+      readonly expertSpread: number
     }
   }
 }
@@ -227,18 +228,11 @@ export const diagnose = (
   for (const p of points) p.res = p.v - (beta[0] * p.x[0] + beta[1] * p.x[1] + beta[2] * p.x[2])
   const byReport = busy.map((_, i) => median(points.filter((p) => p.report === i).map((p) => p.res)))
   for (const p of points) p.res -= byReport[p.report]!
-  const residuals = Array.from({ length: dp }, (_, rank) =>
-    median(points.filter((p) => p.rank === rank).map((p) => p.res))
-  )
-  const minResidual = busy.length > 0 ? Math.min(...residuals) : 0
-  const hotSpot = busy.length > 0 && minResidual < -t.expertResidual
-  const ranks: Array<RankVerdict> = []
-  for (let rank = 0; rank < dp; rank++) {
+  const judged = Array.from({ length: dp }, (_, rank) => {
     const mine = points.filter((p) => p.rank === rank)
-    const residual = residuals[rank]!
     const evidence = {
       utilizationRatio: 1 + median(mine.map((p) => p.v)),
-      residual,
+      residual: median(mine.map((p) => p.res)),
       requestSkew: median(mine.map((p) => p.held)),
       lengthSkew: median(mine.map((p) => p.len)),
       cacheHitRateGap: median(mine.map((p) => p.gap))
@@ -251,29 +245,40 @@ export const diagnose = (
           : evidence.cacheHitRateGap > t.cacheGap
             ? ("cache" as const)
             : undefined
+    return { evidence, skew }
+  })
+  const sorted = judged.map((j) => j.evidence.residual).sort((a, b) => a - b)
+  const minResidual = busy.length > 0 ? sorted[0]! : 0
+  // the residuals' spread without the slowest rank: one slow GPU leaves its peers alike, a hot spot
+  // spreads them (hot experts above, cold ones below); with a skewed rank the fit may just miss its load
+  const expertSpread = busy.length > 0 && dp > 2 ? sorted[dp - 2]! - sorted[0]! : 0
+  const hotSpot = expertSpread > t.expertSpread && judged.every((j) => j.skew === undefined)
+  const ranks: Array<RankVerdict> = judged.map(({ evidence, skew }, rank) => {
     const kind =
-      residual > t.hardwareResidual
+      evidence.residual > t.hardwareResidual
         ? hotSpot
           ? "expert"
           : "hardware"
         : skew !== undefined
           ? "load"
           : "ok"
-    ranks.push(kind === "load" ? { dpRank: rank, kind, skew, evidence } : { dpRank: rank, kind, evidence })
-  }
+    return kind === "load" ? { dpRank: rank, kind, skew, evidence } : { dpRank: rank, kind, evidence }
+  })
   const syncWaitShare = mean(waits)
   return {
     ranks,
     group: {
       structuralLikely:
-        hotSpot || (busy.length > 0 && syncWaitShare > t.structuralWait && ranks.every((r) => r.kind === "ok")),
+        hotSpot ||
+        (busy.length > 0 && syncWaitShare > t.structuralWait && ranks.every((r) => r.kind === "ok")),
       expertHotSpotLikely: hotSpot,
       evidence: {
         syncWaitShare,
         requestImbalance: median(imbalance),
         reports: busy.length,
         fit: { requests: beta[0], tokens: beta[1], prefill: beta[2] },
-        minResidual
+        minResidual,
+        expertSpread
       }
     }
   }

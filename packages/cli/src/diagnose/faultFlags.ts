@@ -102,7 +102,9 @@ export const parseExpertSkew = (v: string): { readonly zipfS: number; readonly s
   const m = /^([0-9.]+)(?::(\d+))?$/.exec(v.trim())
   const zipfS = Number(m?.[1])
   if (m === null || !Number.isFinite(zipfS))
-    return fail(`--expert-skew must be S[:SEED] with the Zipf exponent S >= 0 and an integer SEED, got "${v}"`)
+    return fail(
+      `--expert-skew must be S[:SEED] with the Zipf exponent S >= 0 and an integer SEED, got "${v}"`
+    )
   return m[2] === undefined ? { zipfS } : { zipfS, seed: Number(m[2]) }
 }
 
@@ -202,8 +204,7 @@ export const faultConfig = (
       ...o.expertSkew,
       ...(eplb ? { placement: "eplb" as const, numRedundantExperts: o.epNumRedundantExperts ?? 0 } : {})
     })
-    if (isExpertLoadError(experts))
-      return fail(`--expert-skew on ${step.model.name}: ${experts.message}`)
+    if (isExpertLoadError(experts)) return fail(`--expert-skew on ${step.model.name}: ${experts.message}`)
     stepModel = stepModelFor({ ...step, experts })
   }
   return {
