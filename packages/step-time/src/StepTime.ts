@@ -114,7 +114,8 @@ export const stepTimeFromAggregates = (
 /**
  * What a simulator charges a step with: the three figures of {@link stepTimeFromAggregates} it
  * reads, computed by the same code (equal to the last bit). `syncWaitSeconds[i]` is rank i's sync
- * wait over all layers (`ranks[i].syncWaitSeconds` of the full result).
+ * wait over all layers (`ranks[i].syncWaitSeconds` of the full result); `commSeconds` the
+ * collectives' share of the step (what a slow link lengthens).
  *
  * @category step time
  * @since 0.3.0
@@ -123,6 +124,8 @@ export interface StepCostFromAggregates {
   readonly stepSeconds: number
   readonly tokenImbalanceRatio: number
   readonly syncWaitSeconds: ReadonlyArray<number>
+  /** The collectives over all layers (`commSeconds` of the full result; since 0.7.0). */
+  readonly commSeconds: number
 }
 
 /**
@@ -148,6 +151,7 @@ export interface StepCostFromAggregates {
  * lean.tokenImbalanceRatio // => 1.7777777777777777
  * lean.syncWaitSeconds[0] // => 0
  * lean.syncWaitSeconds[1] === full.ranks[1]!.syncWaitSeconds // => true
+ * lean.commSeconds === full.commSeconds // => true
  * ```
  *
  * @category step time
@@ -168,7 +172,8 @@ export const stepCostFromAggregates = (
   return {
     stepSeconds: s.stepSeconds,
     tokenImbalanceRatio: s.sumTokens > 0 ? (s.maxTokens * dp) / s.sumTokens : 1,
-    syncWaitSeconds: wait
+    syncWaitSeconds: wait,
+    commSeconds: s.commSeconds
   }
 }
 

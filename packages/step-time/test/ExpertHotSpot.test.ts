@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest"
 import {
   aggregate,
   contiguousPlacement,
-  type ExpertRouting,
   type ExpertLoadError,
+  type ExpertRouting,
   eplbPlacement,
   expertRouting,
   expertRoutingFor,

@@ -16,7 +16,8 @@
  * GEMMs, whichever requests they hold) moves every rank's residual, not one: the ranks holding
  * cold experts finish their MoE work early and wait, so residuals spread above and *below* the
  * typical rank's. One hardware-slow rank leaves its peers alike, so a wide spread of the residuals
- * with the largest left out (`expertSpread`) and no load skew says "structural: expert hot spot";
+ * with the largest left out (`expertSpread`; wide against the slowest rank's own residual too) and
+ * no load skew says "structural: expert hot spot";
  * the ranks then above `hardwareResidual` are `expert` (they hold the hot experts), not
  * `hardware`. Cure: EPLB (redundant experts, rebalanced placement), not new GPUs.
  *
@@ -45,7 +46,8 @@ export interface DiagnoseRow {
  * `load` when a skew's median exceeds `loadSkew` (requests, tokens per request) or the cache hit
  * rate is `cacheGap` below the group's; structural when the mean wait share exceeds `structuralWait`
  * with no rank flagged; an expert hot spot when the ranks' residuals, the largest left out, spread
- * over more than `expertSpread` and no rank's load is skewed.
+ * over more than `expertSpread` and over 0.4 of the slowest rank's residual, and no rank's load is
+ * skewed.
  *
  * @category diagnose
  * @since 0.6.0
@@ -76,7 +78,7 @@ export const DEFAULT_THRESHOLDS: DiagnoseThresholds = {
   loadSkew: 0.2,
   cacheGap: 0.15,
   structuralWait: 0.15,
-  expertSpread: 0.04
+  expertSpread: 0.015
 }
 
 /**
@@ -126,6 +128,9 @@ export interface Diagnosis {
     }
   }
 }
+
+/** An expert hot spot's spread is at least this share of the slowest rank's residual. */
+const EXPERT_SPREAD_SHARE = 0.4
 
 const mean = (xs: ReadonlyArray<number>): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
 const median = (xs: ReadonlyArray<number>): number => {
@@ -252,7 +257,13 @@ export const diagnose = (
   // the residuals' spread without the slowest rank: one slow GPU leaves its peers alike, a hot spot
   // spreads them (hot experts above, cold ones below); with a skewed rank the fit may just miss its load
   const expertSpread = busy.length > 0 && dp > 2 ? sorted[dp - 2]! - sorted[0]! : 0
-  const hotSpot = expertSpread > t.expertSpread && judged.every((j) => j.skew === undefined)
+  // and against the slowest rank's residual: one slow GPU stands far above a spread its peers'
+  // noise makes (in the benchmark under 0.15 of it), a hot spot's hottest rank does not (over 0.5)
+  const top = busy.length > 0 ? sorted[dp - 1]! : 0
+  const hotSpot =
+    expertSpread > t.expertSpread &&
+    expertSpread > EXPERT_SPREAD_SHARE * top &&
+    judged.every((j) => j.skew === undefined)
   const ranks: Array<RankVerdict> = judged.map(({ evidence, skew }, rank) => {
     const kind =
       evidence.residual > t.hardwareResidual

@@ -1,6 +1,7 @@
 /**
  * The fault flags of `loadledger simulate` (issue 33): `--slow-rank R:SPEED[@FROM-TO]`,
- * `--rank-overhead R:DURATION` (repeatable, each adds a `RankFault`), the expert hot spot
+ * `--slow-link R:SPEED[@FROM-TO]`, `--rank-overhead R:DURATION` (repeatable, each adds a
+ * `RankFault`), the expert hot spot
  * `--expert-skew S[:SEED]` with its remedies `--enable-eplb` / `--ep-num-redundant-experts N`,
  * and `--emit-loads FILE`.
  *
@@ -20,6 +21,7 @@ import { fail } from "../internal/args.js"
 export interface FaultFlagOptions {
   readonly slowRank?: ReadonlyArray<RankFault> | undefined
   readonly rankOverhead?: ReadonlyArray<RankFault> | undefined
+  readonly slowLink?: ReadonlyArray<RankFault> | undefined
   readonly emitLoads?: string | undefined
   readonly expertSkew?: { readonly zipfS: number; readonly seed?: number | undefined } | undefined
   readonly enableEplb?: boolean | undefined
@@ -55,6 +57,33 @@ export const parseSlowRank = (v: string): RankFault => {
       `--slow-rank must be RANK:SPEED[@FROM-TO] with 0 < SPEED <= 1 and FROM < TO (seconds), got "${v}"`
     )
   return { dpRank: Number(m[1]), speed, ...(from === undefined ? {} : { fromSeconds: from, toSeconds: to }) }
+}
+
+/**
+ * Parse one `--slow-link` value: `R:SPEED[@FROM-TO]`, rank R's collectives at SPEED of the link's
+ * nominal bandwidth (a degraded NVLink; `RankFault.linkSpeed`). Throws an `Error` naming the flag.
+ *
+ * @example
+ * ```ts
+ * import { parseSlowLink } from "./faultFlags.js"
+ * parseSlowLink("2:0.25") // => { dpRank: 2, linkSpeed: 0.25 }
+ * parseSlowLink("2:0.5@10-20") // => { dpRank: 2, linkSpeed: 0.5, fromSeconds: 10, toSeconds: 20 }
+ * ```
+ *
+ * @category simulate
+ * @since 0.7.0
+ */
+export const parseSlowLink = (v: string): RankFault => {
+  let f: RankFault
+  try {
+    f = parseSlowRank(v)
+  } catch {
+    return fail(
+      `--slow-link must be RANK:SPEED[@FROM-TO] with 0 < SPEED <= 1 and FROM < TO (seconds), got "${v}"`
+    )
+  }
+  const { dpRank, speed, ...window } = f
+  return { dpRank, linkSpeed: speed, ...window }
 }
 
 /**
@@ -145,6 +174,11 @@ export const addFaultFlags = (c: Command): Command =>
       collect(parseSlowRank)
     )
     .option(
+      "--slow-link <rank:speed[@from-to]>",
+      "a slow link: one rank's collectives at SPEED of the link's bandwidth, throughout or over FROM-TO (repeatable)",
+      collect(parseSlowLink)
+    )
+    .option(
       "--rank-overhead <rank:duration>",
       "a per-step CPU overhead on one rank, e.g. 3:2ms (repeatable)",
       collect(parseRankOverhead)
@@ -194,7 +228,7 @@ export const faultConfig = (
   readonly recordSteps?: "loads"
   readonly stepModel?: StepModel
 } => {
-  const rankFaults = [...(o.slowRank ?? []), ...(o.rankOverhead ?? [])]
+  const rankFaults = [...(o.slowRank ?? []), ...(o.slowLink ?? []), ...(o.rankOverhead ?? [])]
   const eplb = o.enableEplb === true || o.epNumRedundantExperts !== undefined
   if (eplb && o.expertSkew === undefined)
     return fail("--enable-eplb and --ep-num-redundant-experts rebalance an expert skew: add --expert-skew S")
