@@ -125,3 +125,68 @@ describe("diagnose on hand-made reports", () => {
     expect(diagnose(long).ranks[1]!.skew).toBe("length")
   })
 })
+
+describe("expert hot spots (--expert-skew) and diagnose", () => {
+  const file = join(dir, "hot.jsonl")
+  const sim8 = (...args: Array<string>) => sim("--dp", "8", ...args)
+
+  it("--expert-skew 1.2 raises the sync wait; EPLB with 32 redundant experts takes it back", async () => {
+    const healthy = JSON.parse((await sim8()).out).results[0]
+    const hot = JSON.parse((await sim8("--expert-skew", "1.2", "--emit-loads", file)).out).results[0]
+    const cured = JSON.parse((await sim8("--expert-skew", "1.2", "--ep-num-redundant-experts", "32")).out)
+      .results[0]
+    expect(hot.status._tag).toBe("Completed")
+    expect(hot.syncWaitShare).toBeGreaterThan(healthy.syncWaitShare + 0.04)
+    expect(Math.abs(cured.syncWaitShare - healthy.syncWaitShare)).toBeLessThan(0.01)
+  })
+
+  it("diagnose calls it an expert hot spot, and no rank hardware or load", async () => {
+    const r = await runCaptured("diagnose", file, "--json")
+    const d = JSON.parse(r.out)
+    expect(d.group.expertHotSpotLikely).toBe(true)
+    expect(d.group.structuralLikely).toBe(true)
+    expect(d.group.evidence.minResidual).toBeLessThan(-0.03)
+    expect(d.ranks.filter((x: { kind: string }) => x.kind === "hardware" || x.kind === "load")).toEqual([])
+    const text = (await runCaptured("diagnose", file)).out
+    expect(text).toMatch(/^group: expert hot spot likely/m)
+  })
+
+  it("refuses an EPLB flag without a skew, a dense model, and a bad exponent, naming the flag", async () => {
+    expect((await sim8("--enable-eplb")).err).toContain("add --expert-skew S")
+    expect(
+      (await sim("--expert-skew", "1", "--model", "llama2-70b", "--tp", "8", "--gpu", "h100-80gb")).err
+    ).toContain("--expert-skew on llama2-70b: model.mlp must be an MoE layer")
+    expect((await sim8("--expert-skew", "1", "--ep-num-redundant-experts", "3")).err).toContain(
+      "ep must be an integer >= 1 dividing numExperts + numRedundantExperts (259), got 8"
+    )
+    expect((await sim8("--expert-skew", "hot")).err).toContain("--expert-skew must be S[:SEED]")
+  })
+})
+
+describe("diagnose on a hand-made hot spot", () => {
+  const row = (dpRank: number, u: number) => ({
+    dpRank,
+    numRunningReqs: 10,
+    numUsedTokens: 10_000,
+    utilization: u,
+    cacheHitRate: 0,
+    prefillTokens: 0
+  })
+  // equal loads; rank 1 holds the hot experts, rank 3 the cold ones (it finishes early and waits)
+  const reports = [0, 1, 2, 3, 4].map((i) =>
+    [0.8, 0.9, 0.8, 0.75].map((u, r) => row(r, u + 0.001 * ((i + r) % 2)))
+  )
+  it("peers spread above and below the typical rank at equal load: expert hot spot; the slow rank is expert, not hardware", () => {
+    const d = diagnose(reports)
+    expect(d.ranks.map((r) => r.kind)).toEqual(["ok", "expert", "ok", "ok"])
+    expect(d.group.expertHotSpotLikely).toBe(true)
+    expect(d.group.evidence.minResidual).toBeCloseTo(-0.06, 2)
+    expect(d.group.evidence.expertSpread).toBeCloseTo(0.06, 2)
+  })
+  it("the same slow rank with its peers equal: hardware", () => {
+    const one = reports.map((r) => r.map((l) => (l.dpRank === 3 ? { ...l, utilization: 0.8 } : l)))
+    const d = diagnose(one)
+    expect(d.ranks.map((r) => r.kind)).toEqual(["ok", "hardware", "ok", "ok"])
+    expect(d.group.expertHotSpotLikely).toBe(false)
+  })
+})

@@ -35,6 +35,10 @@ export interface RankWork {
  * ranks[i].syncWaitSeconds`): when a model sets it the simulator reads it and never touches
  * `ranks`, so a model can build `ranks` only on demand (as `stepModelFor` does).
  *
+ * `commSeconds` (optional, since 0.7.0): the step's collectives (gather / reduce-scatter, or the
+ * expert all-to-all), over all layers; a slow link (`RankFault.linkSpeed`) lengthens this part.
+ * A model that leaves it out gives a slow link nothing to slow (`stepModelFor` sets it).
+ *
  * @category models
  * @since 0.1.0
  */
@@ -43,6 +47,7 @@ export interface StepCost {
   readonly tokenImbalanceRatio: number
   readonly ranks: ReadonlyArray<{ readonly syncWaitSeconds: number }>
   readonly syncWaitSeconds?: ReadonlyArray<number> | undefined
+  readonly commSeconds?: number | undefined
 }
 
 /**

@@ -13,10 +13,12 @@ class ModelStepCost implements StepCost {
   readonly stepSeconds: number
   readonly tokenImbalanceRatio: number
   readonly syncWaitSeconds: ReadonlyArray<number>
+  readonly commSeconds: number
   constructor(c: StepCostFromAggregates) {
     this.stepSeconds = c.stepSeconds
     this.tokenImbalanceRatio = c.tokenImbalanceRatio
     this.syncWaitSeconds = c.syncWaitSeconds
+    this.commSeconds = c.commSeconds
   }
   get ranks(): ReadonlyArray<{ readonly syncWaitSeconds: number }> {
     return this.syncWaitSeconds.map((syncWaitSeconds) => ({ syncWaitSeconds }))

@@ -71,10 +71,12 @@ export const stepTimeFromAggregates = (
   const { maxLocal, maxTokens, maxPairs, sumTokens, sumPairs } = s
   const out = new Array<RankStepTime>(dp)
   const kvStepFactor = att.kvBytesPerTokenPerLayer * L
+  const moeWait = s.moeWaitSeconds
   for (let i = 0; i < dp; i++) {
     const r = ranks[i]!
     const kvPairs = kvReadOf(r, topK)
     const li = local[i]!
+    const attentionWait = L * (maxLocal - li)
     out[i] = {
       dpRank: i,
       attentionPairs: r.attentionPairs,
@@ -84,7 +86,8 @@ export const stepTimeFromAggregates = (
       numRequests: r.numDecodes + (r.numExtends ?? (r.extendTokens > 0 ? 1 : 0)),
       localSeconds: L * li,
       localSecondsPerLayer: li,
-      syncWaitSeconds: L * (maxLocal - li),
+      syncWaitSeconds: moeWait === undefined ? attentionWait : attentionWait + moeWait[i]!,
+      ...(moeWait === undefined ? {} : { moeWaitSeconds: moeWait[i]! }),
       imbalancePairs: maxPairs - r.attentionPairs,
       imbalancePairsPerStep: L * (maxPairs - r.attentionPairs),
       imbalanceTokens: maxTokens - r.tokens,
@@ -103,6 +106,7 @@ export const stepTimeFromAggregates = (
     pairsImbalanceRatio: sumPairs > 0 ? (maxPairs * dp) / sumPairs : 1,
     cudaGraph: s.cudaGraph,
     idleRanks: s.idleRanks,
+    ...(s.hottestEpShare === undefined ? {} : { hottestEpShare: s.hottestEpShare }),
     ranks: out
   }
 }
@@ -110,7 +114,8 @@ export const stepTimeFromAggregates = (
 /**
  * What a simulator charges a step with: the three figures of {@link stepTimeFromAggregates} it
  * reads, computed by the same code (equal to the last bit). `syncWaitSeconds[i]` is rank i's sync
- * wait over all layers (`ranks[i].syncWaitSeconds` of the full result).
+ * wait over all layers (`ranks[i].syncWaitSeconds` of the full result); `commSeconds` the
+ * collectives' share of the step (what a slow link lengthens).
  *
  * @category step time
  * @since 0.3.0
@@ -119,6 +124,8 @@ export interface StepCostFromAggregates {
   readonly stepSeconds: number
   readonly tokenImbalanceRatio: number
   readonly syncWaitSeconds: ReadonlyArray<number>
+  /** The collectives over all layers (`commSeconds` of the full result; since 0.7.0). */
+  readonly commSeconds: number
 }
 
 /**
@@ -144,6 +151,7 @@ export interface StepCostFromAggregates {
  * lean.tokenImbalanceRatio // => 1.7777777777777777
  * lean.syncWaitSeconds[0] // => 0
  * lean.syncWaitSeconds[1] === full.ranks[1]!.syncWaitSeconds // => true
+ * lean.commSeconds === full.commSeconds // => true
  * ```
  *
  * @category step time
@@ -158,11 +166,14 @@ export const stepCostFromAggregates = (
   const s = stepCore(config, ranks, wait)
   const L = config.model.numLayers
   const maxLocal = s.maxLocal
-  for (let i = 0; i < dp; i++) wait[i] = L * (maxLocal - wait[i]!)
+  const moeWait = s.moeWaitSeconds
+  if (moeWait === undefined) for (let i = 0; i < dp; i++) wait[i] = L * (maxLocal - wait[i]!)
+  else for (let i = 0; i < dp; i++) wait[i] = L * (maxLocal - wait[i]!) + moeWait[i]!
   return {
     stepSeconds: s.stepSeconds,
     tokenImbalanceRatio: s.sumTokens > 0 ? (s.maxTokens * dp) / s.sumTokens : 1,
-    syncWaitSeconds: wait
+    syncWaitSeconds: wait,
+    commSeconds: s.commSeconds
   }
 }
 

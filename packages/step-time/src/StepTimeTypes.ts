@@ -6,12 +6,21 @@
  * @since 0.7.0
  */
 import type { Efficiencies } from "./Efficiencies.js"
+import type { ExpertRouting } from "./ExpertRouting.js"
 import type { GpuSpec } from "./Hardware.js"
 import type { ModelSpec } from "./Model.js"
 
 /**
  * What {@link stepTime} runs on: a model, a GPU, and optional overrides of
  * {@link defaultEfficiencies} (for example the output of {@link fit}).
+ *
+ * `experts` (since 0.7.0; MoE models only): a skewed expert routing ({@link expertRouting}, e.g.
+ * from {@link expertRoutingFor}). Absent, every EP rank gets an equal share of the token-expert
+ * pairs (the model's default). Present, each EP rank's MoE layer is a roofline over the experts it
+ * touches and the pairs it computes, the hottest sets the step, and each DP rank waits for it
+ * (its `syncWaitSeconds` includes `moeWaitSeconds`: EP rank r on the GPUs of DP rank
+ * `floor(r x dp / ep)`); under `collective: "all-to-all"` the hottest EP rank's incoming copies
+ * may bound the dispatch and combine.
  *
  * @category models
  * @since 0.1.0
@@ -20,6 +29,7 @@ export interface StepTimeConfig {
   readonly model: ModelSpec
   readonly gpu: GpuSpec
   readonly params?: Partial<Efficiencies> | undefined
+  readonly experts?: ExpertRouting | undefined
 }
 
 /**
@@ -30,7 +40,9 @@ export interface StepTimeConfig {
  * - `tokens`: queries this step; `imbalanceTokens`: max - own.
  * - `localSeconds`: this rank's local attention time over all layers.
  * - `syncWaitSeconds`: time spent waiting at the per-layer collectives for the slowest rank
- *   (sum over layers of max local - own local).
+ *   (sum over layers of max local - own local; with `StepTimeConfig.experts`, plus `moeWaitSeconds`).
+ * - `moeWaitSeconds` (with `StepTimeConfig.experts` only): time its GPUs wait for the hottest EP
+ *   rank's expert GEMMs, over all MoE layers (0 on the rank holding the hottest experts).
  * - `idle`: the rank had no request and ran a 0-token idle batch.
  *
  * @category models
@@ -50,6 +62,7 @@ export interface RankStepTime {
   readonly imbalancePairsPerStep: number
   readonly imbalanceTokens: number
   readonly idle: boolean
+  readonly moeWaitSeconds?: number | undefined
 }
 
 /**
@@ -61,7 +74,8 @@ export interface RankStepTime {
  * `moeTokens` (idle ranks add 0 tokens). `commSeconds`: collectives over all layers.
  * `tokenImbalanceRatio` / `pairsImbalanceRatio`: max over mean (1.0 balanced, the number of
  * ranks when one rank has all the work; 1.0 when no rank has work). `cudaGraph` is false when the
- * step ran eagerly.
+ * step ran eagerly. `hottestEpShare` (with `StepTimeConfig.experts` only): the hottest EP rank's
+ * share of the token-expert pairs (1 / ep when balanced).
  *
  * @example
  * ```ts
@@ -88,5 +102,6 @@ export interface StepTimeResult {
   readonly pairsImbalanceRatio: number
   readonly cudaGraph: boolean
   readonly idleRanks: number
+  readonly hottestEpShare?: number | undefined
   readonly ranks: ReadonlyArray<RankStepTime>
 }

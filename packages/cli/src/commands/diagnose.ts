@@ -1,6 +1,7 @@
 /**
  * `loadledger diagnose FILE [--json]`: which kind of slow is each rank of a lockstep DP group
- * (`hardware`, `load` with its skew, or `ok`), and is structural slowness likely, from a
+ * (`hardware`, `load` with its skew, `expert` (it holds hot experts) or `ok`), and is structural
+ * slowness (an expert hot spot) likely, from a
  * `/v1/loads` time series (`simulate --emit-loads FILE`, or recorded from an engine).
  *
  * @since 0.6.0
@@ -21,7 +22,7 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)}%`
  * ```ts
  * import { diagnosisText } from "./diagnose.js"
  * const evidence = { utilizationRatio: 1.4, residual: 0.4, requestSkew: 0, lengthSkew: 0, cacheHitRateGap: 0 }
- * const group = { structuralLikely: false, evidence: { syncWaitShare: 0.2, requestImbalance: 1.05, reports: 30, fit: { requests: 0.1, tokens: 0.2, prefill: 0 } } }
+ * const group = { structuralLikely: false, expertHotSpotLikely: false, evidence: { syncWaitShare: 0.2, requestImbalance: 1.05, reports: 30, fit: { requests: 0.1, tokens: 0.2, prefill: 0 }, minResidual: 0, expertSpread: 0 } }
  * diagnosisText({ ranks: [{ dpRank: 3, kind: "hardware", evidence }], group }).split("\n")[0]
  * // => "rank 3: hardware  (forward time 140.0% of the group's mean, 40.0% not explained by its load; requests +0.0%, tokens/request +0.0%)"
  * ```
@@ -40,6 +41,10 @@ export const diagnosisText = (d: Diagnosis): string => {
   lines.push(
     `group: structural slowness ${d.group.structuralLikely ? "likely" : "not indicated"} (ranks wait ${pct(g.syncWaitShare)} of their busy time, request imbalance ${g.requestImbalance.toFixed(2)}, ${g.reports} reports with every rank busy)`
   )
+  if (d.group.expertHotSpotLikely)
+    lines.push(
+      `group: expert hot spot likely (at equal load the ranks' forward times spread over ${pct(g.expertSpread)} without the slowest, down to ${pct(g.minResidual)} below the typical rank, which one slow GPU does not do; the ranks marked expert hold the hot experts: rebalance them with EPLB / redundant experts)`
+    )
   return lines.join("\n")
 }
 
@@ -61,7 +66,9 @@ export const diagnosisText = (d: Diagnosis): string => {
 export const register = (program: Command): void => {
   program
     .command("diagnose")
-    .description("which kind of slow is each rank (hardware, load, ok) from a /v1/loads time series")
+    .description(
+      "which kind of slow is each rank (hardware, load, expert hot spot, ok) from a /v1/loads time series"
+    )
     .argument("<file>", "JSON lines of /v1/loads responses (e.g. from simulate --emit-loads)")
     .option("--json", "print { ranks: [{ dpRank, kind, skew?, evidence }], group } as JSON")
     .addHelpText("after", examplesHelp("diagnose"))

@@ -20,7 +20,13 @@ import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "..
 import { engineFlagProblem } from "../internal/engineFlags.js"
 import { examplesHelp } from "../internal/examples.js"
 import { addPolicyFlags, DEFAULT_POLICIES, engineOf } from "../internal/policyFlags.js"
-import { readTraceFileNoting, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
+import {
+  gpuPreset,
+  modelPreset,
+  readTraceFileNoting,
+  simConfigFor,
+  traceFormatOption
+} from "../internal/simSetup.js"
 import { readPolicyConfig } from "./policyConfigFile.js"
 import { progressMode, startProgress } from "./progress.js"
 import {
@@ -119,7 +125,7 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   const base = {
     ...simConfigFor({ ...o, engine: "sglang" }),
     maxConcurrency: o.maxConcurrency,
-    ...faultConfig(o)
+    ...faultConfig(o, { model: modelPreset(o.model, o.tp), gpu: gpuPreset(o.gpu) })
   } // the engine is set per policy below
   const lacking = engineFlagProblem(
     entries.map((e) => ({ policy: e.name, engine: engineOf(e, o.engine), config: base }))

@@ -12,6 +12,15 @@
  * means, less 1. What load explains is `load`; a residual persistently above the others is
  * `hardware` (at speed s it is about 1/s - 1).
  *
+ * An expert hot spot (an MoE routing skew: the GPUs holding the popular experts run longer expert
+ * GEMMs, whichever requests they hold) moves every rank's residual, not one: the ranks holding
+ * cold experts finish their MoE work early and wait, so residuals spread above and *below* the
+ * typical rank's. One hardware-slow rank leaves its peers alike, so a wide spread of the residuals
+ * with the largest left out (`expertSpread`; wide against the slowest rank's own residual too) and
+ * no load skew says "structural: expert hot spot";
+ * the ranks then above `hardwareResidual` are `expert` (they hold the hot experts), not
+ * `hardware`. Cure: EPLB (redundant experts, rebalanced placement), not new GPUs.
+ *
  * @since 0.6.0
  */
 
@@ -36,7 +45,9 @@ export interface DiagnoseRow {
  * The thresholds of the verdict: `hardware` when the median residual exceeds `hardwareResidual`;
  * `load` when a skew's median exceeds `loadSkew` (requests, tokens per request) or the cache hit
  * rate is `cacheGap` below the group's; structural when the mean wait share exceeds `structuralWait`
- * with no rank flagged.
+ * with no rank flagged; an expert hot spot when the ranks' residuals, the largest left out, spread
+ * over more than `expertSpread` and over 0.4 of the slowest rank's residual, and no rank's load is
+ * skewed.
  *
  * @category diagnose
  * @since 0.6.0
@@ -46,6 +57,7 @@ export interface DiagnoseThresholds {
   readonly loadSkew: number
   readonly cacheGap: number
   readonly structuralWait: number
+  readonly expertSpread: number
 }
 
 /**
@@ -65,7 +77,8 @@ export const DEFAULT_THRESHOLDS: DiagnoseThresholds = {
   hardwareResidual: 0.05,
   loadSkew: 0.2,
   cacheGap: 0.15,
-  structuralWait: 0.15
+  structuralWait: 0.15,
+  expertSpread: 0.015
 }
 
 /**
@@ -79,7 +92,7 @@ export const DEFAULT_THRESHOLDS: DiagnoseThresholds = {
  */
 export interface RankVerdict {
   readonly dpRank: number
-  readonly kind: "hardware" | "load" | "ok"
+  readonly kind: "hardware" | "load" | "expert" | "ok"
   readonly skew?: "count" | "length" | "cache" | undefined
   readonly evidence: {
     readonly utilizationRatio: number
@@ -93,7 +106,9 @@ export interface RankVerdict {
 /**
  * The whole diagnosis: per rank, and for the group (`syncWaitShare`: mean share of the busy time a
  * rank waits for the slowest; `requestImbalance`: median max over mean requests; `reports`: how
- * many reports had every rank busy; `fit`: the load coefficients).
+ * many reports had every rank busy; `fit`: the load coefficients; `minResidual`: the lowest
+ * rank's median residual; `expertSpread`: the second-highest rank's less the lowest). `expertHotSpotLikely`: some rank is persistently faster than the
+ * typical rank at equal load (see the module's note); `structuralLikely` is then true too.
  *
  * @category diagnose
  * @since 0.6.0
@@ -102,14 +117,20 @@ export interface Diagnosis {
   readonly ranks: ReadonlyArray<RankVerdict>
   readonly group: {
     readonly structuralLikely: boolean
+    readonly expertHotSpotLikely: boolean
     readonly evidence: {
       readonly syncWaitShare: number
       readonly requestImbalance: number
       readonly reports: number
       readonly fit: { readonly requests: number; readonly tokens: number; readonly prefill: number }
+      readonly minResidual: number
+      readonly expertSpread: number
     }
   }
 }
+
+/** An expert hot spot's spread is at least this share of the slowest rank's residual. */
+const EXPERT_SPREAD_SHARE = 0.4
 
 const mean = (xs: ReadonlyArray<number>): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
 const median = (xs: ReadonlyArray<number>): number => {
@@ -212,13 +233,11 @@ export const diagnose = (
   for (const p of points) p.res = p.v - (beta[0] * p.x[0] + beta[1] * p.x[1] + beta[2] * p.x[2])
   const byReport = busy.map((_, i) => median(points.filter((p) => p.report === i).map((p) => p.res)))
   for (const p of points) p.res -= byReport[p.report]!
-  const ranks: Array<RankVerdict> = []
-  for (let rank = 0; rank < dp; rank++) {
+  const judged = Array.from({ length: dp }, (_, rank) => {
     const mine = points.filter((p) => p.rank === rank)
-    const residual = median(mine.map((p) => p.res))
     const evidence = {
       utilizationRatio: 1 + median(mine.map((p) => p.v)),
-      residual,
+      residual: median(mine.map((p) => p.res)),
       requestSkew: median(mine.map((p) => p.held)),
       lengthSkew: median(mine.map((p) => p.len)),
       cacheHitRateGap: median(mine.map((p) => p.gap))
@@ -231,20 +250,46 @@ export const diagnose = (
           : evidence.cacheHitRateGap > t.cacheGap
             ? ("cache" as const)
             : undefined
-    const kind = residual > t.hardwareResidual ? "hardware" : skew !== undefined ? "load" : "ok"
-    ranks.push(kind === "load" ? { dpRank: rank, kind, skew, evidence } : { dpRank: rank, kind, evidence })
-  }
+    return { evidence, skew }
+  })
+  const sorted = judged.map((j) => j.evidence.residual).sort((a, b) => a - b)
+  const minResidual = busy.length > 0 ? sorted[0]! : 0
+  // the residuals' spread without the slowest rank: one slow GPU leaves its peers alike, a hot spot
+  // spreads them (hot experts above, cold ones below); with a skewed rank the fit may just miss its load
+  const expertSpread = busy.length > 0 && dp > 2 ? sorted[dp - 2]! - sorted[0]! : 0
+  // and against the slowest rank's residual: one slow GPU stands far above a spread its peers'
+  // noise makes (in the benchmark under 0.15 of it), a hot spot's hottest rank does not (over 0.5)
+  const top = busy.length > 0 ? sorted[dp - 1]! : 0
+  const hotSpot =
+    expertSpread > t.expertSpread &&
+    expertSpread > EXPERT_SPREAD_SHARE * top &&
+    judged.every((j) => j.skew === undefined)
+  const ranks: Array<RankVerdict> = judged.map(({ evidence, skew }, rank) => {
+    const kind =
+      evidence.residual > t.hardwareResidual
+        ? hotSpot
+          ? "expert"
+          : "hardware"
+        : skew !== undefined
+          ? "load"
+          : "ok"
+    return kind === "load" ? { dpRank: rank, kind, skew, evidence } : { dpRank: rank, kind, evidence }
+  })
   const syncWaitShare = mean(waits)
   return {
     ranks,
     group: {
       structuralLikely:
-        busy.length > 0 && syncWaitShare > t.structuralWait && ranks.every((r) => r.kind === "ok"),
+        hotSpot ||
+        (busy.length > 0 && syncWaitShare > t.structuralWait && ranks.every((r) => r.kind === "ok")),
+      expertHotSpotLikely: hotSpot,
       evidence: {
         syncWaitShare,
         requestImbalance: median(imbalance),
         reports: busy.length,
-        fit: { requests: beta[0], tokens: beta[1], prefill: beta[2] }
+        fit: { requests: beta[0], tokens: beta[1], prefill: beta[2] },
+        minResidual,
+        expertSpread
       }
     }
   }

@@ -4,7 +4,9 @@
  */
 import { extendQueryTile, type RankAggregate } from "../Batch.js"
 import { defaultEfficiencies, type Efficiencies } from "../Efficiencies.js"
+import type { ExpertRouting } from "../ExpertRouting.js"
 import type { StepTimeConfig, StepTimeResult } from "../StepTimeTypes.js"
+import { moeLayerPerEpRank } from "./moeHotSpot.js"
 
 // KV tokens a dense attention reads (per layer): exact when the caller passed them; else exact
 // for decodes, and for extends tile-wise under the assumption of `numExtends` equal chunks (each
@@ -58,7 +60,31 @@ export interface StepCore
   readonly maxPairs: number
   readonly idleRanks: number
   readonly cudaGraph: boolean
+  /** With `config.experts`: each DP rank's wait for the hottest EP rank's MoE GEMMs, all layers. */
+  readonly moeWaitSeconds?: ReadonlyArray<number> | undefined
+  /** With `config.experts`: the hottest EP rank's share of the token-expert pairs. */
+  readonly hottestEpShare?: number | undefined
 }
+
+/** EP ranks `[from, to]` on the GPUs of DP rank i of `dp` (one EP rank per GPU, in order). */
+const epRangeOf = (i: number, dp: number, ep: number): readonly [number, number] => {
+  const from = Math.floor((i * ep) / dp)
+  return [from, Math.max(from, Math.ceil(((i + 1) * ep) / dp) - 1)]
+}
+
+/** Each DP rank's MoE wait over `layers` for the hottest of `perEp` (one layer's time per EP rank). */
+const moeWaits = (perEp: ReadonlyArray<number>, hot: number, dp: number, layers: number): Array<number> => {
+  const out = new Array<number>(dp)
+  for (let i = 0; i < dp; i++) {
+    const [from, to] = epRangeOf(i, dp, perEp.length)
+    let own = 0
+    for (let e = from; e <= to; e++) if (perEp[e]! > own) own = perEp[e]!
+    out[i] = layers * (hot - own)
+  }
+  return out
+}
+
+const hottest = (routing: ExpertRouting): number => Math.max(...routing.epRankShares)
 
 /** The step's rules (see {@link stepTimeFromAggregates}); writes rank i's local seconds per layer to `local[i]`. */
 export const stepCore = (
@@ -143,15 +169,36 @@ export const stepCore = (
     return Math.max(m, c)
   }
   let mlp = 0
+  const experts = model.mlp.kind === "moe" ? config.experts : undefined
+  let moeWaitSeconds: Array<number> | undefined
   if (T > 0) {
     const mlpSpec = model.mlp
     const bpp = model.weightBytesPerParam
     if (mlpSpec.kind === "moe") {
-      const distinct = expectedDistinctLocalExperts(mlpSpec.numExperts, mlpSpec.topK, mlpSpec.ep, T)
-      const moeLayer = roof(
-        (distinct * mlpSpec.expertParams + mlpSpec.sharedExpertParams) * bpp,
-        (2 * T * (mlpSpec.topK * mlpSpec.expertParams + mlpSpec.sharedExpertParams)) / mlpSpec.ep
-      )
+      let moeLayer: number
+      if (experts === undefined) {
+        const distinct = expectedDistinctLocalExperts(mlpSpec.numExperts, mlpSpec.topK, mlpSpec.ep, T)
+        moeLayer = roof(
+          (distinct * mlpSpec.expertParams + mlpSpec.sharedExpertParams) * bpp,
+          (2 * T * (mlpSpec.topK * mlpSpec.expertParams + mlpSpec.sharedExpertParams)) / mlpSpec.ep
+        )
+      } else {
+        // the hottest EP rank's expert GEMMs set the layer; the others wait for it in the combine
+        const perEp = new Array<number>(experts.slotProbabilities.length)
+        moeLayer = moeLayerPerEpRank(
+          experts,
+          T,
+          {
+            expertParams: mlpSpec.expertParams,
+            sharedExpertParams: mlpSpec.sharedExpertParams,
+            bytesPerParam: bpp,
+            bw,
+            peak: peakW
+          },
+          perEp
+        )
+        moeWaitSeconds = moeWaits(perEp, moeLayer, dp, L - mlpSpec.denseLayers)
+      }
       const denseLayer =
         mlpSpec.denseLayers > 0
           ? roof((mlpSpec.denseParamsPerLayer * bpp) / g, (2 * T * mlpSpec.denseParamsPerLayer) / g)
@@ -167,14 +214,18 @@ export const stepCore = (
   let commPerLayer = 0
   if (g > 1) {
     const allToAll = model.collective === "all-to-all" && model.mlp.kind === "moe"
-    const bytes = allToAll
-      ? ((g - 1) *
-          (maxTokens / tp) *
-          (model.mlp.kind === "moe" ? model.mlp.topK : 1) *
-          model.hiddenSize *
-          model.activationBytes) /
-        g
+    const topKOf = model.mlp.kind === "moe" ? model.mlp.topK : 1
+    const sent = allToAll
+      ? ((g - 1) * (maxTokens / tp) * topKOf * model.hiddenSize * model.activationBytes) / g
       : ((dp > 1 ? 1 : 2) * (g - 1) * T * model.hiddenSize * model.activationBytes) / g
+    // under a skewed routing the hottest EP rank's incoming copies may bound the all-to-all
+    const bytes =
+      allToAll && experts !== undefined
+        ? Math.max(
+            sent,
+            ((g - 1) * T * topKOf * hottest(experts) * model.hiddenSize * model.activationBytes) / g
+          )
+        : sent
     commPerLayer =
       2 *
       ((g - 1) * p.collectiveLatencySeconds + bytes / (gpu.linkBandwidthBytesPerSecond * p.linkEfficiency))
@@ -202,6 +253,7 @@ export const stepCore = (
     sumPairs,
     maxPairs,
     idleRanks,
-    cudaGraph
+    cudaGraph,
+    ...(experts === undefined ? {} : { moeWaitSeconds, hottestEpShare: hottest(experts) })
   }
 }
