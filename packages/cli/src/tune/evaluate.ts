@@ -30,7 +30,8 @@ export interface TuneGround {
 /**
  * The goodput (requests per second) of `subject` on each of `ground.windows`, found as `goodput`
  * finds it; with `warm` (one reference goodput per window, requests per second), each search
- * starts at that rate and brackets in 5% steps (as `goodput`'s warm start). Throws an `Error`
+ * starts at that rate and brackets in 5% steps (as `goodput`'s warm start), searched again from
+the setup's start when that finds no bracket (a goodput far from the reference). Throws an `Error`
  * naming the window when a search failed.
  *
  * @example
@@ -69,7 +70,12 @@ export const windowGoodputs = (
           ? { kind: "search", start: ref / base, step: 1.05 }
           : { kind: "search" }
     }
-    const r = runGoodputJob(job)
+    const warmed = runGoodputJob(job)
+    // a warm bracket (5% steps) fails far from the reference: search again from the setup's start
+    const r =
+      warmed.kind === "error" && job.mode.kind === "search" && job.mode.start !== undefined
+        ? runGoodputJob({ ...job, mode: { kind: "search" } })
+        : warmed
     if (r.kind !== "search")
       throw new Error(`window ${window}: ${r.kind === "error" ? r.message : "not a search"}`)
     return r.requestsPerSecond
