@@ -41,7 +41,7 @@ describe("loadledger tune", () => {
     expect(r.status).toBe(0)
     const config = JSON.parse(r.stdout)
     expect(config.kind).toBe("step-time")
-    expect(config.name).toBe("step-time-aware-tuned")
+    expect(config.name).toBe("loadledger-default-tuned")
     expect(config.terms.map((t: { term: string }) => t.term).sort()).toEqual(
       ["decodeLoad", "homeCredit", "ownPrefill", "queuedPrefill", "slotWait"].sort()
     )
@@ -86,7 +86,7 @@ describe("loadledger tune", () => {
       policy: string
       goodput: { requestsPerSecond: number }
     }>
-    const tuned = rows.find((x) => x.policy === "step-time-aware-tuned")!
+    const tuned = rows.find((x) => x.policy === "loadledger-default-tuned")!
     expect(tuned.goodput.requestsPerSecond).toBeGreaterThan(0)
     expect(rows.map((x) => x.policy)).toContain("step-time-aware")
   }, 120_000)
@@ -144,6 +144,8 @@ describe("loadledger tune", () => {
     )
     const n = loadledger("tune", "--trace", mooncake, "--from", "no-such")
     expect(n.status).toBe(1)
-    expect(n.stderr).toContain('--from: "no-such" is neither an own configuration (ledger-balanced,')
+    expect(n.stderr).toContain(
+      '--from: "no-such" is neither an own configuration (loadledger-default, ledger-balanced,'
+    )
   }, 60_000)
 })

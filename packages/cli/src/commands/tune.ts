@@ -7,7 +7,7 @@
  * @since 0.6.0
  */
 import { existsSync, writeFileSync } from "node:fs"
-import { ownPolicyConfigs, type PolicyConfig } from "@loadledger/policies"
+import { defaultPolicyConfig, ownPolicyConfigs, type PolicyConfig } from "@loadledger/policies"
 import { describeSlo, type EngineName, engineNames, meanArrivalRate, type TraceFormat } from "@loadledger/sim"
 import { type Command, Option } from "commander"
 import { fail, nonNegativeInt, positiveInt, positiveNumber, rankCount } from "../internal/args.js"
@@ -22,15 +22,16 @@ import { progressLine } from "./progress.js"
 import { checkModelFit, checkOutputPath } from "./simulateArgs.js"
 
 /**
- * The own configuration `tune` starts from when `--from` is not given.
+ * The own configuration `tune` starts from when `--from` is not given: the shipped default
+ * (`defaultPolicyConfig`).
  *
  * @example
  * ```ts
  * import { DEFAULT_FROM } from "./tune.js"
- * DEFAULT_FROM // => "step-time-aware"
+ * DEFAULT_FROM // => "loadledger-default"
  * ```
  */
-export const DEFAULT_FROM = "step-time-aware"
+export const DEFAULT_FROM = "loadledger-default"
 
 /**
  * Options of `loadledger tune`, as parsed.
@@ -62,13 +63,14 @@ export interface TuneCommandOptions {
   readonly progress?: boolean | undefined
 }
 
-/** `--from`: a registered own configuration by name, or a JSON file. */
+/** `--from`: the shipped default, a registered own configuration by name, or a JSON file. */
 const startConfig = (from: string): PolicyConfig => {
+  if (from === defaultPolicyConfig.name) return defaultPolicyConfig
   const own = ownPolicyConfigs[from]
   if (own !== undefined) return own
   if (!existsSync(from))
     return fail(
-      `--from: "${from}" is neither an own configuration (${Object.keys(ownPolicyConfigs).join(", ")}) nor a file`
+      `--from: "${from}" is neither an own configuration (${[defaultPolicyConfig.name, ...Object.keys(ownPolicyConfigs)].join(", ")}) nor a file`
     )
   const read = readPolicyConfig(from)
   if ("_tag" in read) return fail(read.message.replace("--policy-config", "--from"))
@@ -206,7 +208,11 @@ export const register = (program: Command): void => {
       "trace file: Mooncake JSONL, Azure CSV (2023 or 2024), BurstGPT CSV, or generic CSV/JSONL"
     )
     .option("--slo <slo>", "SLO preset or ttft=…,tpot=…[,attain=…][,criterion=joint|p99]", DEFAULT_SLO)
-    .option("--from <name|file>", "own configuration to start from: a name or a JSON file", DEFAULT_FROM)
+    .option(
+      "--from <name|file>",
+      "own configuration to start from: loadledger-default, another own policy's name, or a JSON file",
+      DEFAULT_FROM
+    )
     .option(
       "--budget <n>",
       "evaluations (each a goodput search on every first-half window)",

@@ -128,7 +128,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<HelpExample>>> = {
   ],
   tune: [
     {
-      note: "tune step-time-aware's weights on the Mooncake trace; the configuration to tuned.json",
+      note: "tune the shipped default's weights on the Mooncake trace; the configuration to tuned.json",
       run: `loadledger tune --trace ${mooncake} --slo distserve-summarization-opt-66b --out tuned.json`,
       fast: "--limit 240 --windows 2 --budget 2 --precision 0.25 --dp 2"
     },
