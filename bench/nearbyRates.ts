@@ -3,7 +3,7 @@
  * `examples/sweeps/compare-nearby.yaml` (compare.yaml's grid at 0.98, 0.99, 1.01 and 1.02 times each
  * of its rates, every registered policy; resumable, 2 workers; results in
  * `sweep-results/compare-nearby/`), reads the compare sweep's own results for 1.0x
- * (`sweep-results/compare/`, from `pnpm compare`), then prints, per compare block and rate,
+ * (`sweep-results/compare/`, from `pnpm compare:sweep`), then prints, per compare block and rate,
  * `step-time-aware` against the best upstream policy on TTFT p99, ITL p99 and sync wait (issue 16's
  * rule, `packages/cli/src/sweep/Verdict.ts`), how many of the five rates it wins, and the same rule
  * turned on the field (each upstream policy against the best of the others) over all of them.
@@ -47,7 +47,7 @@ const read = (dir: string): ReadonlyArray<SummaryRow> => {
   const file = join(root, dir, "summary.json")
   if (!existsSync(file)) {
     process.stderr.write(
-      `no ${file}: run ${dir.endsWith("compare") ? "`pnpm compare`" : "without --no-run"} first\n`
+      `no ${file}: run ${dir.endsWith("compare") ? "`pnpm compare:sweep`" : "without --no-run"} first\n`
     )
     process.exit(2)
   }

@@ -2,12 +2,12 @@
  * Try a change to one policy against the compare grid in seconds: runs that policy's 12 cells of
  * `examples/sweeps/compare.yaml` in this process, from source (edit, then rerun; no build), and
  * prints issue 16's verdict for it alone against the upstream policies' results already in
- * `sweep-results/compare/` (run `pnpm compare` once first). Writes nothing.
+ * `sweep-results/compare/` (run `pnpm compare:sweep` once first). Writes nothing.
  *
  *   pnpm exec tsx --conditions=@loadledger/source bench/tryPolicy.ts [policy] [--only TEXT]
  *
  * `policy` defaults to `step-time-aware`; `--only` keeps the blocks whose name contains TEXT (e.g.
- * `vllm`, `Azure`). About 10 s for the whole grid on a 2-core machine; `pnpm compare` re-running the
+ * `vllm`, `Azure`). About 10 s for the whole grid on a 2-core machine; `pnpm compare:sweep` re-running the
  * same 12 cells takes minutes (workers, the report). Not part of `pnpm bench`.
  *
  * @since 0.4.0
@@ -56,7 +56,7 @@ if (findPolicy(policy) === undefined)
       .join(", ")}`
   )
 const file = join(root, "sweep-results/compare/summary.json")
-if (!existsSync(file)) fail(`no ${file}: run \`pnpm compare\` once first`)
+if (!existsSync(file)) fail(`no ${file}: run \`pnpm compare:sweep\` once first`)
 const reference = new Set(policyEntries().flatMap((e) => (e.reference ? [e.name] : [])))
 const upstream = (JSON.parse(readFileSync(file, "utf8")) as { rows: ReadonlyArray<SummaryRow> }).rows.filter(
   (r) => reference.has(r.policy) && r.policy !== policy

@@ -64,6 +64,12 @@ const COMMANDS: ReadonlyArray<CommandEntry> = [
     load: () => import("./commands/goodput.js")
   },
   {
+    name: "tune",
+    description:
+      "tune an own policy's term weights for the highest goodput on a trace under an SLO; print the configuration",
+    load: () => import("./commands/tune.js")
+  },
+  {
     name: "serve",
     description: "run the live router: a load-aware reverse proxy for OpenAI-style completions",
     load: () => import("./commands/serve.js")
@@ -166,7 +172,7 @@ const withExamples = (p: Command): Command => p.addHelpText("after", examplesHel
  * ```ts
  * import { program } from "@loadledger/cli"
  * program().name() // => "loadledger"
- * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "diagnose", "capacity", "goodput", "serve", "compare", "sweep", "list", "reproduce", "completion"]
+ * program().commands.map((c) => c.name()) // => ["decode", "conformance", "step-time", "calibrate", "simulate", "diagnose", "capacity", "goodput", "tune", "serve", "compare", "sweep", "list", "reproduce", "completion"]
  * ```
  *
  * @category cli

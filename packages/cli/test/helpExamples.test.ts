@@ -14,6 +14,7 @@ const COMMANDS = [
   "diagnose",
   "capacity",
   "goodput",
+  "tune",
   "compare",
   "sweep",
   "list",

@@ -177,4 +177,63 @@ describe("loadledger serve", () => {
       'loadledger serve: --dp must be an integer from 1 to 1024, got "-1" (--help for usage)'
     ])
   })
+
+  it("runs an own policy from --policy-config (a tune output), named by it; a refused one is one line and exit 2", async () => {
+    const es = await Promise.all([0, 1].map(() => engine({ dpSize: 2 })))
+    const dir = mkdtempSync(join(tmpdir(), "serve-config-"))
+    const tuned = join(dir, "tuned.json")
+    writeFileSync(
+      tuned,
+      JSON.stringify({
+        kind: "step-time",
+        name: "step-time-aware-tuned",
+        terms: [
+          { term: "queuedPrefill", weight: 1 },
+          { term: "ownPrefill", weight: 1 },
+          { term: "slotWait", weight: 0.45 },
+          { term: "decodeLoad", weight: 8 },
+          { term: "homeCredit", weight: 0 }
+        ]
+      })
+    )
+    const s = await startServe([
+      ...es.flatMap((e) => ["--worker", e.url]),
+      ...["--dp", "2", "--port", "0", "--interval-ms", "50", "--policy-config", tuned]
+    ])
+    expect(s.records.find((r) => r.msg === "listening")).toMatchObject({
+      policy: "step-time-aware-tuned",
+      ranks: 4
+    })
+    for (let k = 0; k < 200 && (await fetch(`${s.url}/readyz`)).status !== 200; k++)
+      await new Promise((r) => setTimeout(r, 25))
+    const plain = await complete(s.url, false)
+    expect(plain.status).toBe(200)
+    expect(es.map((e) => e.url)).toContain(plain.rank?.split("@")[0])
+    const badFile = join(dir, "bad.json")
+    writeFileSync(badFile, JSON.stringify({ kind: "scored", terms: [{ term: "tokenz", weight: 1 }] }))
+    const bad = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "--conditions=@loadledger/source",
+        bin,
+        "serve",
+        "--worker",
+        es[0]!.url,
+        "--policy-config",
+        badFile
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] }
+    )
+    let err = ""
+    bad.stderr!.on("data", (c) => {
+      err += String(c)
+    })
+    expect((await once(bad, "exit"))[0]).toBe(2)
+    expect(err.trim().split("\n")).toHaveLength(1)
+    expect(err).toContain(
+      `loadledger serve: --policy-config: ${badFile}: terms[0].term: unknown term "tokenz"`
+    )
+  })
 })

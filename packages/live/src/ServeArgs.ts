@@ -27,6 +27,8 @@ export interface ServeArgs {
   readonly dp: number
   readonly source: SourceKind
   readonly policy: string
+  /** `--policy-config FILE`: an own policy as JSON (`PolicyConfig`, e.g. `loadledger tune`'s); wins over `policy`. */
+  readonly policyConfig: string | undefined
   readonly port: number
   readonly host: string
   readonly intervalMs: number
@@ -72,7 +74,7 @@ export interface ServeArgs {
  * @since 0.4.0
  */
 export const serveUsage = `usage: loadledger serve --worker URL [--worker URL ...] [--config FILE] [--dp N]
-  [--source sglang-v1-loads|sglang-get-load|sglang-metrics|vllm-metrics|trtllm-iteration-stats|trtllm-metrics] [--policy NAME] [--port 8000] [--host 127.0.0.1]
+  [--source sglang-v1-loads|sglang-get-load|sglang-metrics|vllm-metrics|trtllm-iteration-stats|trtllm-metrics] [--policy NAME | --policy-config FILE] [--port 8000] [--host 127.0.0.1]
   [--interval-ms 250] [--timeout-ms 500] [--stale-ms 1000] [--require numRunningReqs,numWaitingReqs,numTotalTokens]
   [--replicas 1] [--replica-index 0] [--bookings redis://HOST:6379] [--bookings-group default]
   [--connect-timeout-ms 2000] [--first-byte-timeout-ms 300000] [--idle-timeout-ms 60000] [--decode-budget-ms 1000]
@@ -243,6 +245,7 @@ export const parseServeArgs = (
     dp: n.dp!,
     source: s("source") as SourceKind,
     policy: s("policy"),
+    policyConfig: opt("policy-config"),
     port: n.port!,
     host: s("host"),
     intervalMs: n["interval-ms"]!,

@@ -20,6 +20,8 @@ import type { ArgError } from "./simulateArgs.js"
  * const e = configEntry({ kind: "scored", name: "mine", terms: [{ term: "tokens", weight: 1 }] }, "mine.json")
  * e?.name // => "mine"
  * e?.make({}).name // => "mine"
+ * configEntry({ kind: "step-time", name: "my-step-time", terms: [{ term: "slotWait", weight: 0.5 }] }, "s.json")?.make({}).name
+ * // => "my-step-time"
  * configEntry({ kind: "scored" }, "x.json") // => undefined
  * ```
  *
@@ -27,8 +29,14 @@ import type { ArgError } from "./simulateArgs.js"
  * @since 0.6.0
  */
 export const configEntry = (config: unknown, source: string): PolicyEntry | undefined => {
-  const probe = policyFromConfig(config)
-  if ("_tag" in probe) return undefined
+  const built = policyFromConfig(config)
+  if ("_tag" in built) return undefined
+  // the configuration's name wins: a "step-time" or "upstream" one would otherwise carry its
+  // builder's name (step-time-aware, vllm-kv-pressure) and collide with the registered policy
+  const name = (config as { name?: unknown }).name
+  const named = <P extends { readonly name: string }>(p: P): P =>
+    typeof name === "string" && name !== p.name ? { ...p, name } : p
+  const probe = named(built)
   return {
     name: probe.name,
     engine: "any",
@@ -36,7 +44,7 @@ export const configEntry = (config: unknown, source: string): PolicyEntry | unde
     description: `own policy configured in ${source}`,
     make: (options) => {
       const p = policyFromConfig(config, options)
-      return "_tag" in p ? probe : p
+      return "_tag" in p ? probe : named(p)
     }
   }
 }

@@ -74,7 +74,15 @@ export const serve = async (argv: ReadonlyArray<string>): Promise<number> => {
   // with shared bookings the counts are every replica's: no per-replica scaling
   const scaling =
     args.bookings === undefined ? { clientCount: args.replicas, clientIndex: args.replicaIndex } : {}
-  const policy = findPolicy(args.policy)!.make({
+  // --policy-config: the file's own policy (checked here, before anything starts) instead of --policy
+  let entry = findPolicy(args.policy)!
+  if (args.policyConfig !== undefined) {
+    const { readPolicyConfig } = await import("./policyConfigFile.js")
+    const read = readPolicyConfig(args.policyConfig)
+    if ("_tag" in read) return fail(`${read.option}: ${read.message}`, 2)
+    entry = read.entry
+  }
+  const policy = entry.make({
     seed: 1,
     ...scaling,
     maxRunningRequests: args.maxRunningRequests,

@@ -126,6 +126,18 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<HelpExample>>> = {
       fast: `${quickGoodput} --dp 2`
     }
   ],
+  tune: [
+    {
+      note: "tune the shipped default's weights on the Mooncake trace; the configuration to tuned.json",
+      run: `loadledger tune --trace ${mooncake} --slo distserve-summarization-opt-66b --out tuned.json`,
+      fast: "--limit 240 --windows 2 --budget 2 --precision 0.25 --dp 2"
+    },
+    {
+      note: "behind four vLLM front ends, from another own policy, the JSON on stdout",
+      run: `loadledger tune --trace ${azure} --engine vllm --front-ends 4 --from ledger-scored --budget 12`,
+      fast: "--limit 240 --windows 2 --budget 2 --precision 0.25 --dp 2"
+    }
+  ],
   compare: [
     {
       note: "two policies by goodput under an SLO: which is better, by how much, with its interval",

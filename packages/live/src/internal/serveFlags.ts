@@ -11,6 +11,7 @@ export const valueFlags: Readonly<Record<string, string | undefined>> = {
   dp: "1",
   source: "sglang-v1-loads",
   policy: "total-requests",
+  "policy-config": undefined,
   port: "8000",
   host: "127.0.0.1",
   "interval-ms": "250",

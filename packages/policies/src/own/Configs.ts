@@ -114,6 +114,28 @@ export const ownPolicyConfigs: Readonly<Record<string, PolicyConfig>> = {
 }
 
 /**
+ * The shipped default configuration, `loadledger-default`: the own policy that is the best single
+ * choice across the shared traces by `pnpm compare --select` (mean held-out goodput as a share of
+ * the balance bound over the blocks; figures and how it was chosen in the root README, "Our policy,
+ * tuned to your trace"). Today `step-time-aware`'s terms, renamed; `loadledger tune` starts from it.
+ *
+ * @example
+ * ```ts
+ * import { defaultPolicyConfig, policyFromConfig } from "@loadledger/policies"
+ * defaultPolicyConfig.name // => "loadledger-default"
+ * defaultPolicyConfig.kind // => "step-time"
+ * "_tag" in policyFromConfig(defaultPolicyConfig) // => false
+ * ```
+ *
+ * @category own policies
+ * @since 0.6.0
+ */
+export const defaultPolicyConfig: PolicyConfig = {
+  ...ownPolicyConfigs["step-time-aware"]!,
+  name: "loadledger-default"
+}
+
+/**
  * Build the policy a `PolicyConfig` describes, or a `PolicyConfigError` naming the
  * first field at fault: a `kind` or a term that does not exist (`terms[i].term`, with the known
  * names), a weight that is negative or not finite (`terms[i].weight`), a term the kind does not
