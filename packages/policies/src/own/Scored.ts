@@ -228,9 +228,11 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     }
     if (kvInfeasible.length > 1) kvInfeasible.sort(ascending)
     if (picked.excluded.length > 1) picked.excluded.sort(ascending)
+    const tieBreak = tieTexts[start] ?? `${tieText}${start}`
+    tieTexts[start] = tieBreak
     return commit(s, request, ranks[picked.best]!, (s.cursor + 1) % n, now, {
       scores,
-      tieBreak: (tieTexts[start] ??= `${tieText}${start}`),
+      tieBreak,
       stale,
       details: { candidates: ranks, costs, unknown, excluded: picked.excluded, kvInfeasible }
     })
