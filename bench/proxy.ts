@@ -3,7 +3,9 @@
 // in one run. Engines, router and this client are three processes on the same machine (loopback).
 // Targets: added p50 <= 1 ms, added p99 <= 5 ms, >= 5,000 non-streamed requests/s through the router.
 //
-//   pnpm bench:proxy [--seconds 5] [--concurrency 64] [--built]   (--built: packages/cli/dist, run `pnpm build` first)
+//   pnpm bench:proxy [--seconds 5] [--concurrency 64] [--built] [--cpu-prof DIR] [--only router]
+//   --built: packages/cli/dist (run `pnpm build` first); --cpu-prof DIR: the router's V8 CPU profile
+//   written to DIR when it exits (open it in Chrome DevTools); --only router: skip the direct cases
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
 import { Agent, request } from "node:http"
@@ -14,7 +16,9 @@ const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "5" },
     concurrency: { type: "string", default: "64" },
-    built: { type: "boolean", default: false }
+    built: { type: "boolean", default: false },
+    "cpu-prof": { type: "string" },
+    only: { type: "string" }
   }
 })
 const seconds = Number(values.seconds)
@@ -57,8 +61,10 @@ const engineUrls = await start(
   /test worker (http:\/\/\S+)/
 )
 const cli = values.built ? ["packages/cli/dist/bin.js"] : [...tsx, "packages/cli/src/bin.ts"]
+const prof = values["cpu-prof"] === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", values["cpu-prof"]]
 const [routerUrl] = await start(
   [
+    ...prof,
     ...cli,
     "serve",
     ...engineUrls.flatMap((u) => ["--worker", u]),
@@ -127,6 +133,7 @@ for (const stream of [false, true])
     ["direct", engineUrls],
     ["router", [routerUrl!]]
   ] as const) {
+    if (values.only !== undefined && values.only !== label) continue
     await run(urls, stream, 1000)
     const r = await run(urls, stream, seconds * 1000)
     results[`${label}-${stream}`] = r
@@ -135,8 +142,9 @@ for (const stream of [false, true])
     )
   }
 for (const stream of [false, true]) {
-  const d = results[`direct-${stream}`]!
-  const r = results[`router-${stream}`]!
+  const d = results[`direct-${stream}`]
+  const r = results[`router-${stream}`]
+  if (d === undefined || r === undefined) continue
   console.log(
     `${stream ? "streamed" : "non-streamed"}: added p50 ${(r.p50 - d.p50).toFixed(2)} ms (target <= 1), added p99 ${(r.p99 - d.p99).toFixed(2)} ms (target <= 5), router ${r.rps.toFixed(0)} req/s${stream ? "" : " (target >= 5000)"}`
   )

@@ -3,7 +3,7 @@
  *
  * @since 0.2.0
  */
-import type { Policy } from "@loadledger/policies"
+import { chargeInFlight, type Policy } from "@loadledger/policies"
 
 import type { RankLoad } from "@loadledger/schema"
 import type { RankStatus } from "./Types.js"
@@ -24,8 +24,9 @@ import type { RankStatus } from "./Types.js"
  * Because excluded ranks are not in the policy's index space at all, a policy that ignores health
  * (SGLang's load methods, as upstream) can only choose among usable ranks: there is no override
  * after it. When the set of usable ranks changes, the policy's state is rebuilt: `init(k)`, then
- * `observe` of every member's row. Charges a policy kept for requests in flight before a rebuild
- * are dropped (their `finish` is not passed on); the engines' next reports carry them.
+ * `observe` of every member's row, then every request still in flight on a member charged again on
+ * its rank (`chargeInFlight`: the policy's `charge`, else a pinned route; `carried` lists them, and
+ * their `finish` releases them in the new state). A request whose rank left the view is not carried.
  *
  * @category models
  * @since 0.2.0
@@ -46,9 +47,9 @@ export interface PolicyView<S> {
 type InFlight = readonly [string, { readonly rank: number; readonly inputLength?: number | undefined }]
 
 /**
- * Charge the requests in flight into a fresh policy state: each pinned to the local rank of its
- * global rank (a request whose rank left the view, or that the policy would not place there, is
- * not carried). The state law "a change of the worker set or a failed poll loses nothing in flight".
+ * Charge the requests in flight into a fresh policy state: each on the local rank of its global
+ * rank, by `chargeInFlight` (a request whose rank left the view, or that the policy refuses to
+ * charge there, is not carried). The state law "a change of the worker set or a failed poll loses nothing in flight".
  */
 const carry = <S>(
   policy: Policy<S>,
@@ -62,8 +63,8 @@ const carry = <S>(
   for (const [requestId, p] of inflight) {
     const local = localOf[p.rank]
     if (local === undefined || local < 0) continue
-    const r = policy.route(st, { requestId, inputLength: p.inputLength ?? 1, routedDpRank: local }, now)
-    if (r._tag === "Routed" && r.rank === local) {
+    const r = chargeInFlight(policy, st, { requestId, inputLength: p.inputLength ?? 1 }, local, now)
+    if (r._tag === "Routed") {
       st = r.state
       carried.add(requestId)
     }

@@ -23,13 +23,12 @@ const three = (name: string) => {
 }
 
 /**
- * Known violation, with its reason: SGLang's DP-controller policies (`total-requests`,
- * `total-tokens`, ...) count no pinned request (DpController.ts: "`routedDpRank` set: returned as
- * is, no counter"), so the pinned replay that carries a charge is a no-op there; their counters come
- * back with the next load report. A fix belongs in the policy package (a charge entry point).
+ * SGLang's DP-controller methods count no pinned request (upstream: a `routed_dp_rank` request
+ * bypasses the budget and the counter), so they carry through their `charge` (policies
+ * `SglangPolicies.ts`); the carry law over every policy is `@loadledger/testing`'s `carryViolations`.
  */
 describe("in-flight charges outlive a rebuilt view", () => {
-  for (const name of ["ledger-balanced-requests"])
+  for (const name of ["ledger-balanced-requests", "total-requests", "total-tokens", "round-robin"])
     it(`${name}: a failed poll of another worker, then a new worker, and the charges still steer`, () => {
       let s = three(name)
       const placed: Array<string> = []

@@ -177,6 +177,50 @@ export interface Policy<S> {
    * it returns `state` itself, unchanged (a law over the registry).
    */
   readonly setStatus: (state: S, status: ReadonlyArray<boolean>) => S
+  /**
+   * Charge a request that is already in flight on rank `request.routedDpRank` into `state`, as if
+   * this policy had placed it there itself (what a live router does when it rebuilds a state for a
+   * new set of ranks: the state law "a change of the worker set loses nothing in flight"). Only for
+   * policies whose pinned `route` would not charge like their own placement (SGLang's controller
+   * counts no pinned request); absent, {@link chargeInFlight} uses the pinned `route`.
+   */
+  readonly charge?: ((state: S, request: RouteRequest, now: number) => RouteResult<S>) | undefined
+}
+
+/**
+ * Charge request `request`, in flight on `rank`, into a policy's `state`: the policy's `charge`
+ * when it has one, else its `route` of the request pinned to `rank`. A result on another rank than
+ * `rank` is refused (`InvalidRoutedRank`): the charge is then not made.
+ *
+ * **When to use**: to carry the requests in flight into a state rebuilt from `init` and `observe`
+ * (the live router's `PolicyView`; the carry law of `@loadledger/testing`).
+ *
+ * @example
+ * ```ts
+ * import { chargeInFlight, totalRequests } from "@loadledger/policies"
+ * const rows = [0, 1].map((dpRank) => ({ dpRank, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }))
+ * const s = totalRequests.observe(totalRequests.init(2), rows, 1)
+ * const c = chargeInFlight(totalRequests, s, { requestId: "a", inputLength: 8 }, 0, 1)
+ * // rank 0 holds "a" now, so the next request goes to rank 1
+ * const r = c._tag === "Routed" ? totalRequests.route(c.state, { requestId: "b", inputLength: 8 }, 1) : c
+ * r._tag === "Routed" && r.rank // => 1
+ * ```
+ *
+ * @category combinators
+ * @since 0.8.0
+ */
+export const chargeInFlight = <S>(
+  policy: Policy<S>,
+  state: S,
+  request: RouteRequest,
+  rank: number,
+  now: number
+): RouteResult<S> => {
+  const pinned = { ...request, routedDpRank: rank }
+  const r = policy.charge !== undefined ? policy.charge(state, pinned, now) : policy.route(state, pinned, now)
+  if (r._tag === "Routed" && r.rank !== rank)
+    return policyError("InvalidRoutedRank", `charged on rank ${r.rank}, not ${rank}`, "routedDpRank")
+  return r
 }
 
 /**

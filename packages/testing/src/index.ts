@@ -18,6 +18,7 @@
  */
 export const version = "0.1.0"
 export * from "./Arbitraries.js"
+export * from "./CarryLaw.js"
 export * from "./FairnessLaws.js"
 export * from "./InflightLaw.js"
 export * from "./LawExceptions.js"

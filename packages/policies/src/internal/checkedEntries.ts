@@ -10,7 +10,7 @@
  * @internal
  */
 import { checkPolicyOptions } from "../Options.js"
-import { type Policy, type PolicyError, policyError } from "../Policy.js"
+import { type Policy, type PolicyError, policyError, type RouteRequest } from "../Policy.js"
 import type { PolicyEntry } from "../PolicyEntry.js"
 import { shownValue } from "./kindOf.js"
 import { isRankCount } from "./ranksOf.js"
@@ -21,7 +21,8 @@ import { isRankCount } from "./ranksOf.js"
  */
 const refusing = (policy: Policy<unknown>, error: PolicyError): Policy<unknown> => ({
   ...policy,
-  route: () => error
+  route: () => error,
+  ...(policy.charge !== undefined ? { charge: () => error } : {})
 })
 
 /** The state `init` gives for a `dpSize` it refuses: every `route` answers its error. */
@@ -72,7 +73,17 @@ const checkingInputs = (policy: Policy<unknown>): Policy<unknown> => ({
           now
         ),
   setStatus: (s, status) =>
-    s instanceof RefusedDpSize || !Array.isArray(status) ? s : policy.setStatus(s, status)
+    s instanceof RefusedDpSize || !Array.isArray(status) ? s : policy.setStatus(s, status),
+  ...(policy.charge === undefined
+    ? {}
+    : {
+        charge: (s: unknown, request: RouteRequest, now: number) =>
+          s instanceof RefusedDpSize
+            ? s.error
+            : isObject(request)
+              ? policy.charge!(s, request, now)
+              : notARequest
+      })
 })
 
 /**

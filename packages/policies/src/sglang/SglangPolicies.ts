@@ -14,6 +14,8 @@ import type { LoadBalanceMethod } from "./DpBudget.js"
 import * as DpController from "./DpController.js"
 import * as Charged from "./internal/charged.js"
 import {
+  chargeBudget,
+  chargeRoundRobin,
   routeFollowBootstrapRoom,
   routeRoundRobin,
   routeTotalRequests,
@@ -38,8 +40,12 @@ const make = (method: LoadBalanceMethod, route: Route): Policy<DpController.DpCo
  * The policy for a budget method: like {@link make}, but every state it returns is a `ChargedState`
  * (the same `DpControllerState` content, with O(1) charges; a plain state passed in is converted).
  */
-const makeBudgeted = (method: LoadBalanceMethod, route: Route): Policy<DpController.DpControllerState> => ({
+const makeBudgeted = (
+  method: "TOTAL_REQUESTS" | "TOTAL_TOKENS",
+  route: Route
+): Policy<DpController.DpControllerState> => ({
   ...make(method, route),
+  charge: (state, request, now) => chargeBudget(method, state, request, now),
   init: (dpSize: number) => Charged.chargedOf(DpController.init(method, dpSize)),
   // a state that is no DpControllerState is returned as it is: `route` then reports it
   observe: (state: DpController.DpControllerState, loads: ReadonlyArray<RankLoad>, now: number) => {
@@ -64,6 +70,9 @@ const makeBudgeted = (method: LoadBalanceMethod, route: Route): Policy<DpControl
  * `InvalidInput` when `now` is not finite seconds or `inputLength` not a token count (upstream
  * never gets either).
  *
+ * `charge` (a request carried into a rebuilt state, loadledger's) moves the counter to the slot
+ * after its rank, so the rotation goes on where it was; a pinned `route` moves nothing (upstream).
+ *
  * **When to use**: a baseline, or to model an SGLang server started with
  * `--load-balance-method round_robin`.
  *
@@ -81,7 +90,10 @@ const makeBudgeted = (method: LoadBalanceMethod, route: Route): Policy<DpControl
  * @category policies
  * @since 0.1.0
  */
-export const roundRobin: Policy<DpController.DpControllerState> = make("ROUND_ROBIN", routeRoundRobin)
+export const roundRobin: Policy<DpController.DpControllerState> = {
+  ...make("ROUND_ROBIN", routeRoundRobin),
+  charge: chargeRoundRobin
+}
 
 /**
  * SGLang `FOLLOW_BOOTSTRAP_ROOM`: rank = `bootstrapRoom` floor-modulo `dpSize`, exact for any
@@ -117,6 +129,11 @@ export const followBootstrapRoom: Policy<DpController.DpControllerState> = make(
  * SGLang `TOTAL_REQUESTS`: refresh the DPBudget from published snapshots at most every 20 ms, then the
  * lowest rank with the fewest requests, charged +1 (no token charge). `observe` publishes snapshots;
  * they reach the budget at the next refresh. `explanation.scores` are the `totalRequests` compared.
+ *
+ * **Carried requests** (loadledger's `charge`, for a state a live router rebuilds): charged +1 on
+ * their rank after the refresh a placement would make, as the method's own placement; a pinned
+ * `route` charges nothing (upstream `data_parallel_controller.py`: a `routed_dp_rank` request
+ * bypasses the budget).
  *
  * **When to use**: to model an SGLang server started with `--load-balance-method total_requests`.
  *
@@ -171,7 +188,8 @@ export const totalRequests: Policy<DpController.DpControllerState> = makeBudgete
  * compares request counts only and passes over the ranks whose tokens are unknown while another rank
  * is known (loadledger extension, fault case S08; never fires on SGLang's own snapshots). Needs
  * `numRunningReqs`, `numWaitingReqs` and `numTotalTokens`; unknown rows, absent timestamps, stale
- * rows and status as {@link totalRequests}. State and performance as {@link totalRequests}.
+ * rows and status as {@link totalRequests}. State, performance and `charge` (+1 request and
+ * `inputLength` tokens) as {@link totalRequests}.
  *
  * **When to use**: to model an SGLang server started with `--load-balance-method total_tokens`.
  *

@@ -11,6 +11,7 @@ import type { LoadBalanceMethod } from "../DpBudget.js"
 import * as DpBudget from "../DpBudget.js"
 import * as DpController from "../DpController.js"
 import * as Charged from "./charged.js"
+import { next } from "./controllerNext.js"
 import { budgetExplanation, RoomRouted, routedTieBreak, tieBreaks } from "./Explanations.js"
 import { pickOf } from "./RankTournament.js"
 
@@ -198,4 +199,59 @@ export const routeFollowBootstrapRoom = (
   const rank = floorModRoom(room, state.dpSize)
   if (rank === undefined) return routeGeneric("FOLLOW_BOOTSTRAP_ROOM", state, request, now)
   return new RoomRouted(rank, state)
+}
+
+/**
+ * A budget method's `charge` (loadledger's, for a state rebuilt by a live router; upstream's
+ * controller is never rebuilt and charges no pinned request): the request pinned to
+ * `routedDpRank` is charged there as the method's own placement would charge it (+1 request, and
+ * `inputLength` tokens for TOTAL_TOKENS), after the refresh that placement would make, so the
+ * snapshot the refresh applies does not wipe the charge. A bad pin, input or state gets the
+ * pinned route's answer (its error, or the rank uncharged).
+ */
+export const chargeBudget = (
+  method: "TOTAL_REQUESTS" | "TOTAL_TOKENS",
+  state: DpController.DpControllerState,
+  request: RouteRequest,
+  now: number
+): RouteResult<DpController.DpControllerState> => {
+  if (!Charged.isCharged(state)) {
+    const problem = Charged.stateProblem(state)
+    return problem === undefined
+      ? chargeBudget(method, Charged.lift(state), request, now)
+      : policyError("InvalidInput", problem, "state")
+  }
+  const rank = request.routedDpRank
+  if (
+    rank === undefined ||
+    !(Number.isInteger(rank) && rank >= 0 && rank < state.dpSize) ||
+    !Number.isFinite(now) ||
+    !isTokenCount(request.inputLength) ||
+    checkRequestFields(request) !== undefined
+  )
+    return routeGeneric(method, state, request, now)
+  const refreshed = refreshDue(state, now)
+  const before = refreshed ? refreshCharged(state, now) : state
+  const tokens = method === "TOTAL_TOKENS" ? request.inputLength : 0
+  return Charged.routeFrom(before, Charged.totalsOf(before), rank, tokens, refreshed)
+}
+
+/**
+ * ROUND_ROBIN's `charge` (loadledger's, as {@link chargeBudget}): the pinned rank, with the counter
+ * moved to the slot after it, so a state rebuilt by charging the requests in flight in the order
+ * they were placed goes on where the old one was.
+ */
+export const chargeRoundRobin = (
+  state: DpController.DpControllerState,
+  request: RouteRequest,
+  now: number
+): RouteResult<DpController.DpControllerState> => {
+  const r = routeGeneric("ROUND_ROBIN", state, request, now)
+  if (r._tag !== "Routed" || request.routedDpRank === undefined) return r
+  const counter = (r.rank + 1) % state.dpSize
+  return {
+    ...r,
+    state: next(state, state.budget, counter, state.lastRefreshTimeSeconds, state.status, state.shm),
+    explanation: { ...r.explanation, tieBreak: "charged: the counter resumes after the carried rank" }
+  }
 }
