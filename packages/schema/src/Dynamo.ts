@@ -130,7 +130,10 @@ export const decodeDynamoLoadEvents = (
     const dpRank = typeof rank === "number" ? rank : 0
     const k = `${worker}\u0000${dpRank}`
     let row = byKey.get(k)
-    if (row === undefined) byKey.set(k, (row = { dpRank, worker }))
+    if (row === undefined) {
+      row = { dpRank, worker }
+      byKey.set(k, row)
+    }
     for (const [path, field] of old ? forwardPass : activeLoad) {
       const v = at(e, path)
       if (v === undefined || v === null) continue
