@@ -24,7 +24,10 @@ import type { RankStatus } from "./Types.js"
  * `decode_failures_total{worker}` (counter), `token_imbalance_ratio` (gauge, max/mean of
  * `numTotalTokens` over known ranks; absent when no rank reported tokens). With `processMetrics`,
  * prom-client's default process series too (`process_resident_memory_bytes`,
- * `nodejs_eventloop_lag_p99_seconds`, ...).
+ * `nodejs_eventloop_lag_p99_seconds`, ...). Label values (worker URLs, rank ids) are written
+ * escaped as the text format requires (`\` -> `\\`, `"` -> `\"`, line feed -> `\n`, by
+ * prom-client's renderer; `test/metricsEscape.test.ts` round-trips any string), so a hostile
+ * worker name cannot break or forge a line of the page.
  *
  * @example
  * ```ts

@@ -50,14 +50,16 @@ export type LedgerKind = (typeof ledgerKinds)[number]
 /**
  * Every {@link LedgerKind}, `auto` first: SGLang `/v1/loads`, legacy `/get_load`, `LoadStat`
  * (JSON or msgpack), vLLM and SGLang Prometheus `/metrics`, SGLang scheduler log lines, TensorRT-LLM
- * `trtllm-serve` iteration stats (its `/metrics` JSON list) and Prometheus page (`/prometheus/metrics`).
+ * `trtllm-serve` iteration stats (its `/metrics` JSON list) and Prometheus page (`/prometheus/metrics`),
+ * the SGLang model gateway's `/get_loads` and Prometheus page, NVIDIA Dynamo's `kv_metrics` load
+ * events and frontend page, llm-d's endpoint picker page.
  *
  * **When to use**: to offer the kinds (a CLI's `--kind` choices) or to run something over each.
  *
  * @example
  * ```ts
  * import { ledgerKinds } from "@loadledger/schema"
- * ledgerKinds // => ["auto", "v1-loads", "get-load", "load-stat", "vllm-metrics", "sglang-metrics", "sglang-log", "trtllm-iteration-stats", "trtllm-metrics"]
+ * ledgerKinds // => ["auto", "v1-loads", "get-load", "load-stat", "vllm-metrics", "sglang-metrics", "sglang-log", "trtllm-iteration-stats", "trtllm-metrics", "smg-loads", "smg-metrics", "dynamo-load-events", "dynamo-metrics", "llm-d-metrics"]
  * ```
  *
  * @category Ledger
@@ -72,7 +74,12 @@ export const ledgerKinds = [
   "sglang-metrics",
   "sglang-log",
   "trtllm-iteration-stats",
-  "trtllm-metrics"
+  "trtllm-metrics",
+  "smg-loads",
+  "smg-metrics",
+  "dynamo-load-events",
+  "dynamo-metrics",
+  "llm-d-metrics"
 ] as const
 
 /**
@@ -171,7 +178,12 @@ export const decodeLedgerReport = (
  * `trtllm-iteration-stats` (TensorRT-LLM `trtllm-serve` `GET /metrics`: a JSON list of
  * per-iteration stats, the latest read as rank 0; see `decodeTrtllmIterationStats`),
  * `trtllm-metrics` (its `/prometheus/metrics` page, `trtllm_*` gauges, rank 0; see
- * `decodeTrtllmMetrics`).
+ * `decodeTrtllmMetrics`), `smg-loads` / `smg-metrics` (SGLang model gateway `/get_loads` and its
+ * `smg_engine_*` page, rows keyed by (worker, dpRank); see `decodeSmgLoads`, `decodeSmgMetrics`),
+ * `dynamo-load-events` / `dynamo-metrics` (Dynamo `kv_metrics` events and the frontend's
+ * `dynamo_frontend_worker_*` gauges; see `decodeDynamoLoadEvents`, `decodeDynamoMetrics`),
+ * `llm-d-metrics` (llm-d endpoint picker `inference_pool_per_pod_queue_size`; see
+ * `decodeLlmDMetrics`).
  * `auto` (default) detects the format: bytes starting with a msgpack array -> `load-stat` (other
  * bytes are read as UTF-8 text); SGLang scheduler log lines (before JSON: a line starting `[` is
  * a log prefix, never "invalid JSON"); JSON by shape; vLLM V0/V1 logger lines (latest line per engine);

@@ -135,6 +135,18 @@ export interface RankLoad {
   readonly numSwappedReqs?: number | undefined
   /** vLLM V0 CPU KV-cache usage, 0..1: logger `CPU KV cache usage`, `vllm:cpu_cache_usage_perc`. */
   readonly cpuKvCacheUsage?: number | undefined
+  /** PD prefill queue, one total (bootstrap/prealloc + in-flight): SMG `prefill_queue_reqs`, `smg_engine_pd_prefill_queue_reqs`. */
+  readonly numPrefillQueueReqs?: number | undefined
+  /** PD decode queue, one total (prealloc + transfer + retracted): SMG `decode_queue_reqs`, `smg_engine_pd_decode_queue_reqs`. */
+  readonly numDecodeQueueReqs?: number | undefined
+  /** KV blocks held by decoding requests (Dynamo `active_decode_blocks`, `dynamo_frontend_worker_active_decode_blocks`): blocks, not tokens. */
+  readonly activeDecodeBlocks?: number | undefined
+  /** Prefill tokens routed and not yet prefilled (Dynamo `active_prefill_tokens`, `dynamo_frontend_worker_active_prefill_tokens`). */
+  readonly activePrefillTokens?: number | undefined
+  /** KV blocks in use on the worker (Dynamo `kv_used_blocks`; older `kv_stats.kv_active_blocks`): blocks. */
+  readonly kvUsedBlocks?: number | undefined
+  /** KV blocks of the worker's pool (Dynamo `kv_stats.kv_total_blocks`): blocks. */
+  readonly kvTotalBlocks?: number | undefined
   /** Set when the rank's numbers cannot be trusted; the row then has no load fields. */
   readonly unknown?: RankUnknown | undefined
 }

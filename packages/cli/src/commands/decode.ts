@@ -36,7 +36,8 @@ export const renderLedger = (rows: ReadonlyArray<object>): string =>
  * and prints the per-rank ledger (`RankLoad` rows) as JSON on stdout, and every notice of
  * `decodeLedgerReport` (declared without samples, unknown series or fields, ambiguous series,
  * defaulted identity, unknown ranks) on stderr, one `notice: ...` line each. `--json` prints
- * `{"rows": [...], "notices": [...]}` on stdout instead (notices still on stderr). On bad input
+ * `{"rows": [...], "notices": [...]}` on stdout instead (notices still on stderr), with
+ * `"rankless"` when the payload had loads without a rank (a gateway's worker without details). On bad input
  * prints one line naming the field or line at fault on stderr and exits 1. Reads stdin when FILE
  * is `-` or absent.
  *
@@ -82,9 +83,17 @@ export const register = (program: Command): void => {
         return
       }
       for (const n of r.success.notices) process.stderr.write(`${formatLedgerNotice(n)}\n`)
+      const rankless = r.success.rankless ?? []
+      if (rankless.length > 0 && opts.json !== true)
+        process.stderr.write(
+          `notice: ${rankless.length} load(s) without a rank (${rankless
+            .slice(0, 4)
+            .map((l) => escapeControl(l.worker ?? "engine"))
+            .join(", ")}${rankless.length > 4 ? ", ..." : ""}): not rows; --json prints them as "rankless"\n`
+        )
       process.stdout.write(
         opts.json === true
-          ? `${stringifyJsonSafe({ rows: r.success.rows, notices: r.success.notices }, 2)}\n`
+          ? `${stringifyJsonSafe({ rows: r.success.rows, notices: r.success.notices, ...(rankless.length > 0 ? { rankless } : {}) }, 2)}\n`
           : renderLedger(r.success.rows)
       )
     })

@@ -4,9 +4,17 @@
  */
 import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "../DecodeError.js"
+import {
+  decodeDynamoLoadEvents,
+  decodeDynamoMetrics,
+  looksLikeDynamoLoadEvents,
+  looksLikeDynamoMetrics
+} from "../Dynamo.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
+import { decodeLlmDMetrics, looksLikeLlmDMetrics } from "../LlmD.js"
 import { runtimeOfExposition } from "../Metrics.js"
 import type { RankLoad, RanklessLoad } from "../RankLoad.js"
+import { decodeSmgMetrics, looksLikeSmgMetrics } from "../Smg.js"
 import { decodeTrtllmMetrics, looksLikeTrtllmMetrics } from "../trtllm/Prometheus.js"
 import { parseJson } from "./json.js"
 import { rowsOfJson } from "./ledgerJson.js"
@@ -52,6 +60,35 @@ export type TextKind =
   | "sglang-log"
   | "trtllm-iteration-stats"
   | "trtllm-metrics"
+  | "smg-loads"
+  | "smg-metrics"
+  | "dynamo-load-events"
+  | "dynamo-metrics"
+  | "llm-d-metrics"
+
+const enginePage = /^(?:#\s*(?:HELP|TYPE)\s+)?(?:vllm:|sglang|trtllm_)/m
+
+/** A gateway page's decoder, when `kind` names one or `auto` detects one. */
+const gatewayPage = (
+  kind: TextKind,
+  text: string,
+  t: string
+):
+  | ((
+      text: string,
+      notices: Array<LedgerNotice>,
+      rankless: Array<RanklessLoad>
+    ) => Result.Result<Array<RankLoad>, DecodeError>)
+  | undefined => {
+  if (kind === "smg-metrics") return decodeSmgMetrics
+  if (kind === "dynamo-metrics") return decodeDynamoMetrics
+  if (kind === "llm-d-metrics") return decodeLlmDMetrics
+  if (kind !== "auto" || looksLikeJson(t) || enginePage.test(text)) return undefined
+  if (looksLikeSmgMetrics(text)) return decodeSmgMetrics
+  if (looksLikeDynamoMetrics(text)) return decodeDynamoMetrics
+  if (looksLikeLlmDMetrics(text)) return decodeLlmDMetrics
+  return undefined
+}
 
 export const fromText = (
   input: string,
@@ -63,6 +100,9 @@ export const fromText = (
   const text = input.startsWith("\uFEFF") ? input.slice(1) : input
   const t = text.trimStart()
   const exposition = kind === "vllm-metrics" || kind === "sglang-metrics"
+  // Dynamo load events: JSON objects one per line (or a list), detected before JSON and logs
+  if (kind === "dynamo-load-events" || (kind === "auto" && looksLikeDynamoLoadEvents(text)))
+    return decodeDynamoLoadEvents(text, notices)
   // SGLang scheduler log lines start with the logger's `[time DPn ...]` prefix: a log, never JSON
   if (kind === "sglang-log" || (kind === "auto" && isSchedulerLog(text))) {
     const { body, cutLine } = withoutCutLine(text, notices)
@@ -81,8 +121,14 @@ export const fromText = (
     if (cutLine !== undefined && body.trim() === "") return Result.fail(onlyLineCut(cutLine))
     return decodeTrtllmMetrics(body, notices)
   }
+  const page = gatewayPage(kind, text, t)
+  if (page !== undefined) {
+    const { body, cutLine } = withoutCutLine(text, notices)
+    if (cutLine !== undefined && body.trim() === "") return Result.fail(onlyLineCut(cutLine))
+    return page(body, notices, rankless)
+  }
   if (!exposition && (kind !== "auto" || looksLikeJson(t))) {
-    return Result.flatMap(parseJson(text), (doc) => rowsOfJson(doc, kind, notices))
+    return Result.flatMap(parseJson(text), (doc) => rowsOfJson(doc, kind, notices, rankless))
   }
   if (exposition) {
     const bad = notExposition(text, kind)

@@ -11,7 +11,8 @@ import { isoToEpochSeconds } from "../IsoTimestamp.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
 import type { LoadEntry } from "../LoadEntry.js"
 import { type LoadStat, loadStatFromTagged } from "../LoadStat.js"
-import type { RankLoad } from "../RankLoad.js"
+import type { RankLoad, RanklessLoad } from "../RankLoad.js"
+import { decodeSmgLoads, looksLikeSmgLoads } from "../Smg.js"
 import { decodeTrtllmIterationStats, looksLikeTrtllmIterationStats } from "../trtllm/IterationStats.js"
 import { decodeV1Loads, type V1Loads } from "../V1Loads.js"
 import {
@@ -238,25 +239,29 @@ export const loadStatItem = (item: unknown, path: string): Result.Result<RankLoa
 export const rowsOfJson = (
   doc: unknown,
   kind: string,
-  notices: Array<LedgerNotice>
+  notices: Array<LedgerNotice>,
+  rankless: Array<RanklessLoad> = []
 ): Result.Result<Array<RankLoad>, DecodeError> => {
   const k =
     kind !== "auto"
       ? kind
-      : isObj(doc) && "loads" in doc
-        ? "v1-loads"
-        : looksLikeTrtllmIterationStats(doc)
-          ? "trtllm-iteration-stats"
-          : Array.isArray(doc) && (doc[0] === "LoadStat" || Array.isArray(doc[0]))
-            ? "load-stat"
-            : Array.isArray(doc)
-              ? "get-load"
-              : undefined
+      : looksLikeSmgLoads(doc)
+        ? "smg-loads"
+        : isObj(doc) && "loads" in doc
+          ? "v1-loads"
+          : looksLikeTrtllmIterationStats(doc)
+            ? "trtllm-iteration-stats"
+            : Array.isArray(doc) && (doc[0] === "LoadStat" || Array.isArray(doc[0]))
+              ? "load-stat"
+              : Array.isArray(doc)
+                ? "get-load"
+                : undefined
   if (k === "v1-loads") {
     if (!isObj(doc)) return decodeV1Loads(doc) as never
     return fromV1Loads(doc, notices)
   }
   if (k === "trtllm-iteration-stats") return decodeTrtllmIterationStats(doc, notices)
+  if (k === "smg-loads") return decodeSmgLoads(doc, notices, rankless)
   if (k === "get-load") return Array.isArray(doc) ? fromGetLoad(doc, notices) : (decodeGetLoad(doc) as never)
   if (k === "load-stat") {
     const many = Array.isArray(doc) && Array.isArray(doc[0])

@@ -73,6 +73,12 @@ const rankLoadKeyRecord = {
   tokenCapacity: true,
   numSwappedReqs: true,
   cpuKvCacheUsage: true,
+  numPrefillQueueReqs: true,
+  numDecodeQueueReqs: true,
+  activeDecodeBlocks: true,
+  activePrefillTokens: true,
+  kvUsedBlocks: true,
+  kvTotalBlocks: true,
   unknown: true
 } satisfies Record<keyof S.RankLoad, true>
 const rankLoadKeys: ReadonlySet<string> = new Set(Object.keys(rankLoadKeyRecord))
