@@ -31,131 +31,41 @@ export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
  * Build loadledger's step-time-aware policy (`step-time-aware`).
  *
  * **What it optimises**: the predicted lockstep step time of the DP group after admission, prefill
- * chunks included. In a lockstep step every rank waits for the slowest, and a rank's prefill
- * chunk (up to `cost.chunkTokens` tokens) makes the step it runs in many times longer than a
- * decode step: the group's time is the sum over steps of the slowest rank's local time. Placing a
- * prompt on rank `r` therefore costs the group nothing while its prefill ends before the busiest
- * rank's prefill ends (it runs in steps that are long anyway), and the overhang otherwise; in both
- * cases the request's first token comes once `r` has done the prefill queued before it and then
- * this one. The policy picks the rank with the least
+ * chunks included (every rank waits for the slowest, and a prefill chunk makes its step many times
+ * longer than a decode step), then the request's own time to first token. It picks the least
  *
- *     max(horizon_r - now, prefill(queued_r)) + prefill(uncached_r, cached_r)  [+ decodeWeight * decode_r]
+ *     max(horizon_r - now, prefill(queued_r)) + prefill(uncached_r, cached_r)
+ *       [+ decode_r + slot_r - home_r]
  *
- * seconds (`prefill` priced by `cost`, see `prefillSeconds`): the rank's prefill horizon (when the
- * prompts this front end sent it are prefilled, as the cost model predicts) or the prefill of the
- * tokens its snapshot shows waiting, whichever is later; then this prompt's uncached tokens after
- * the prefix the rank is taken to still cache (a router-side index of the blocks sent to each
- * rank, aged by the tokens sent to the rank since: LRU of `cacheTokens`). Minimising it minimises
- * the overhang and, among placements with none, the request's predicted time to first token: a
- * long prompt's neighbours go where their prefill overlaps it, and a shared prefix attracts only
- * while the prefill it saves outweighs the queue it joins (no herding). Exact ties (ranks with
- * nothing left to prefill) break by a rotating index, so idle ranks take turns, as vLLM's rotating
- * `eng_start_index`. Each term is a per-rank cost in seconds, the shape a weighted-scorer
- * combinator sums.
+ * seconds (priced by `cost`, see `prefillSeconds`): the later of this front end's prefill horizon
+ * on `r` and the prefill its snapshot shows queued, then this prompt's prefill after the prefix
+ * `r` is taken to cache (a router-side index aged by the tokens sent since: LRU of
+ * `cacheTokens`). The terms (`stepTimeTerms`; `internal/stepTerms.ts`): `decodeLoad`
+ * (`decodeWeight` x the decode step cost after admission: 8 with one front end, 0 with several),
+ * `slotWait` (`slotWaitSeconds` per request beyond the running-request cap), `homeCredit` (with
+ * several front ends, `homeWeight` x the own prefill off the request's consistent-hash home).
+ * With several front ends a fresh rank's snapshot queue counts only in whole
+ * `sharedQueueQuantumSeconds` (a term every front end reads from the same stale snapshot herds).
+ * Exact ties break by a rotating index. Why each default, with the simulator's figures:
+ * `docs/own-policies.md`.
  *
- * **Decode.** Every step is as long as the slowest rank's, decode included, so a rank's decode
- * load (its requests and their context) also sets the group's step time. With `decodeWeight` w
- * above 0 the score adds w x the rank's decode step cost after admission (`(requests + 1) *
- * decodeSecondsPerRequest + (context + prompt) * decodeSecondsPerContextToken`; with several front
- * ends, requests never below `clientCount` x this front end's in flight). The default is 8 with one
- * front end, whose snapshot is fresh at every step: in the simulator, on the Mooncake traces at 70%
- * of capacity behind one SGLang controller, any w from 4 to 16 lowered TTFT p99 by 2-4% and ITL p99
- * by up to 3% against w = 0 (w = 2 did not). With several front ends the default is 0: the decode
- * term is read from the shared stale snapshot, and on the Azure conversation trace behind four
- * vLLM front ends w = 0.5 to 32 raised TTFT p99 by 30-50% (herding, as for the queue below).
- *
- * **Running slots.** An engine runs at most `maxRunningRequests` requests per rank; a request
- * routed to a rank at that cap waits for a running request to finish before its prefill starts,
- * however short the rank's prefill queue. With a cap (the option, else the rank's row's
- * `maxRunningRequests`, as SGLang's load reports publish it), a rank whose requests (its
- * snapshot's running and waiting plus the routes since, `clientCount` times) would exceed the cap
- * with this one adds `slotWaitSeconds` per request beyond it. In the simulator (cap 64), on the Azure
- * 2023 conversation trace at 2.05, 2.15, 2.25, 2.65, 2.76 and 2.85x of its rate (70-95% of
- * capacity), 0.3 s gave a lower TTFT p99 than no slot term at all six rates behind one SGLang
- * controller (by 1-150 points of the best other policy's) and lower or equal behind four vLLM front
- * ends, at an ITL p99 up to 3 points higher; 0.15, 0.2, 0.4, 0.5, 0.7 and 1.0 s were each worse than
- * no term at one rate or more (bursts at the cap make TTFT p99 jumpy in this term). The Mooncake
- * traces never reach the cap at their compare rates and are unchanged. The registry entry takes the
- * cap from `PolicyOptions.maxRunningRequests`, which the simulator sets to its engines' cap.
- *
- * **Several front ends** (`clientCount` > 1, vLLM API servers): they all read the same snapshot,
- * published every 100 ms or so, and a fine-grained term every front end reads from the same stale
- * view sends them all to the same rank until the next publish (herding; in the simulator, behind
- * four vLLM front ends on the Azure conversation trace, counting the snapshot's queue in full cost
- * 15-20% on TTFT p99). So each front end scores a fresh rank on what only it knows (its own
- * prefill horizon) plus the snapshot's queue rounded down to whole `sharedQueueQuantumSeconds`
- * (1 s) of predicted prefill: below that, differences are what herding is made of and ties go
- * round the rotating index, whose scan starts at `floor(dpSize * clientIndex / clientCount)`;
- * above it (an overloaded rank) the queue counts. The snapshot still bounds stale and unknown
- * ranks in full and excludes KV-infeasible ones, counting this front end's routes since it
- * `clientCount` times. One front end (SGLang's controller) reads a fresh snapshot per step: there
- * the queue counts in full.
- *
- * **Shared prefixes across front ends.** Each front end's prefix index knows only the routes it
- * made, and the turns of one conversation arrive at different front ends: a turn's prefix usually
- * sits on a rank this front end never sent it to. Front ends agree on where a prefix lives without
- * talking to each other by hashing it (consistent hashing, as SMG's `prefix-hash`): a request's
- * home is the rank `fnv1a(key) mod dpSize`, `key` being its first prefix block that at most one
- * rank holds in this front end's index (blocks two or more ranks hold, such as a system prompt every
- * conversation starts with, say nothing about where one conversation lives), and the home's score
- * is lowered by `homeWeight` x the request's own prefill there, the share of it a prefix cached
- * there would save. Bounded: a home whose queue is longer than that is passed over. Only fresh,
- * healthy ranks whose request counts are known get the credit (unknown is never attractive). In the
- * simulator, behind four vLLM front ends, `homeWeight` 0.3 lowered ITL p99 on the Mooncake synthetic trace
- * at six rates from 0.24x to 0.35x (from 1-7% above the best other policy's to 2-7% below) and
- * TTFT p99 at all six; on the Mooncake conversation trace, at six rates from 0.29x to 0.42x, ITL p99
- * by 0.6-2.2 points (relative to the best other's) at all six and TTFT p99 at four (by up to 14
- * points at the busiest; equal at 0.307x, 1.2 points higher at 0.29x). The price: a sync-wait
- * share 0.3-4.5 points higher (prefix families gather on their homes). Bounding the credit to
- * homes with at most 1.25-3x the mean requests in flight (as consistent hashing with bounded loads
- * does) kept sync wait down but gave back the ITL gain on the synthetic trace. With one front end
- * (whose index sees every route) the credit raised TTFT p99, so it is off there. A request without
- * `prefixHashes` has no home.
- *
- * **The cost model is an argument** (`cost`, default {@link glm53H200StepCost}): the policies
- * package does not depend on `@loadledger/step-time` (which depends on nothing of ours, so it
- * could without a cycle); a routing decision needs six coefficients, not the step-time model,
- * and keeping the model out keeps the package (and the live router) free of step-time's CSV and
- * matrix dependencies. `stepCostFrom` fits the coefficients from `stepTimeFromAggregates` or any
- * step-time function.
+ * **The cost model is an argument** (`cost`, default {@link glm53H200StepCost}; `stepCostFrom`
+ * fits one from any step-time function): the package does not depend on `@loadledger/step-time`.
  *
  * **When to use**: DP-attention groups (SGLang DP attention, vLLM DP + EP) whose prefill chunks
- * stall the group: long or uneven prompts, multi-turn chat with prefix reuse, bursts of prompts.
+ * stall the group: long or uneven prompts, multi-turn chat with prefix reuse, bursts.
  *
- * **Unknown, absent, stale, unhealthy**: counts as in `ledger-balanced` (an unknown or stale rank
- * is never less busy than the busiest known or fresh one); a field a rank does not report (queued
- * tokens, context tokens, KV pool) takes the busiest reported value; unhealthy ranks are never
- * chosen. A row that counts requests but no tokens (vLLM's coordinator publishes `[waiting,
- * running, KV usage]`, no time) is dated when observed and read as fresh for the queue, the pending
- * prefill it includes and the home credit; its queue is its waiting requests x the mean uncached
- * prompt of the requests this front end routed (before it routed any, the prompt being routed: a
- * rank with eleven waiting requests is not an idle one, miles PR #2012's snapshot, S16). In the simulator, behind four vLLM front ends on
- * such rows, this took TTFT p99 on the Mooncake synthetic trace at 70% and 90% of capacity from
- * 17.5 s and 38.9 s to 9.89 s and 14.1 s (before, the pending prefill never left). KV
- * feasibility: while some healthy rank's known free KV, minus the prompt tokens routed to it since
- * its snapshot, holds the prompt, no other rank is chosen. Exact ties break by
- * a rotating index. The prefix index covers any number of ranks.
+ * **Unknown, absent, stale, unhealthy**: as `ledger-balanced` (never less busy than the busiest
+ * known or fresh rank; a field not reported takes the busiest reported value; unhealthy ranks are
+ * never chosen); a row with counts but no tokens (vLLM's) prices its queue as its waiting requests x
+ * the mean uncached prompt routed. KV feasibility as `makeScored`.
  *
- * **Explanation** (why a rank won; seconds throughout): `scores[r]` is rank `r`'s score (lower
- * wins); `details.matchedBlocks[r]` the prompt's prefix blocks the index takes `r` to cache;
- * `details.terms` the score's terms, five per rank in one array (`terms[5 * r + k]`, `k` in the
- * order of `details.termNames`, `["wait", "own", "decode", "slot", "home"]`):
- * - `wait`: `max(horizon_r - now, queue_r)`, the wait before this prompt's prefill could start
- *   (this front end's prefill horizon, or the snapshot's queue as counted above);
- * - `own`: this prompt's prefill after the prefix `r` is taken to cache;
- * - `decode`: `decodeWeight` x `r`'s decode step cost after admission (0 when the weight is 0);
- * - `slot`: `slotWaitSeconds` x the requests beyond `r`'s running-request cap (0 below the cap);
- * - `home`: minus `homeWeight` x `own` on the request's home rank, 0 elsewhere (never positive).
+ * **Explanation** (seconds): `scores[r]`; `details.matchedBlocks[r]`; `details.terms`, five per
+ * rank (`terms[5 * r + k]`, `k` in the order of `details.termNames`: `wait`, `own`, `decode`,
+ * `slot`, `home`); `wait + own + home + decode + slot`, summed in that order, is `scores[r]` exactly. A pinned request is not scored.
  *
- * `scores[r]` equals `wait + own + home + decode + slot` summed in that order, exactly (the order
- * the score is summed in); the terms explain, they decide nothing. Unhealthy and KV-infeasible
- * ranks are scored too (never chosen). A pinned request (`routedDpRank`) is not scored: `terms`
- * and `termNames` are absent. Cost: one array of `5 x dpSize` doubles per route, 7-11% of a route
- * at 8 ranks on the built package (about 60-80 ns; interleaved with the code before, 2026-12-02).
- *
- * Errors: `InvalidInput` naming `clientCount` / `clientIndex` when `checkClientOptions` refuses
- * them (every route, first), `NoRanks`, `InvalidInput` (`inputLength`), `InvalidRoutedRank`,
- * `AllRanksUnavailable`.
+ * Errors: `InvalidInput` (`clientCount` / `clientIndex`, every route first; `inputLength`),
+ * `NoRanks`, `InvalidRoutedRank`, `AllRanksUnavailable`.
  *
  * @example
  * ```ts

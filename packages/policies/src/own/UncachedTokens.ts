@@ -1,7 +1,6 @@
 /**
- * The `uncached-tokens` policy: cost a request by the tokens each rank would still have to prefill
- * (ledger waiting-uncached tokens plus a bounded router-side index of the prefixes each rank was
- * sent). A configuration of `makeScored` (the terms `loadTokens` and `uncachedPromptTokens`).
+ * The `uncached-tokens` policy: a configuration of `makeScored` (the terms `loadTokens` and
+ * `uncachedPromptTokens`).
  *
  * @since 0.2.0
  */
@@ -9,13 +8,9 @@ import { makeScored, type ScoredPolicy, type ScoredState } from "./Scored.js"
 import { loadTokens, uncachedPromptTokens } from "./Scorers.js"
 
 /**
- * Options of {@link makeUncachedTokens}. Every field is optional.
- *
- * - `clientCount` / `clientIndex`: front ends sharing the ranks; each charges a routed request
- *   `clientCount` times (it assumes the others route alike until the next snapshot) and starts its
- *   tie scan at `floor(dpSize * clientIndex / clientCount)`.
- * - `maxIndexedBlocks` (65 536): bound of the router-side prefix index (least recently sent go first).
- * - `staleAfterSeconds` (1) / `inclusionMarginSeconds` (0): as in `ledger-balanced`.
+ * Options of {@link makeUncachedTokens}, all optional: `clientCount` / `clientIndex` (front ends:
+ * each charges a route `clientCount` times), `maxIndexedBlocks` (65 536, the prefix index's bound),
+ * `staleAfterSeconds` (1) / `inclusionMarginSeconds` (0) as in `ledger-balanced`.
  *
  * @category own policies
  * @since 0.3.0
@@ -29,8 +24,7 @@ export interface UncachedTokensOptions {
 }
 
 /**
- * The state of an `uncached-tokens` policy: `makeScored`'s (the in-flight ledger, the rotating tie
- * cursor, the prefix index and this front end's requests in flight). Opaque and immutable.
+ * The state of an `uncached-tokens` policy: `makeScored`'s. Opaque and immutable.
  *
  * @category own policies
  * @since 0.3.0
@@ -46,35 +40,19 @@ export type UncachedTokensState = ScoredState
 export type UncachedTokensPolicy = ScoredPolicy
 
 /**
- * Build loadledger's uncached-token policy (`uncached-tokens`).
+ * Build loadledger's uncached-token policy (`uncached-tokens`): the least tokens held plus prompt
+ * tokens still to prefill.
  *
- * **What it optimises**: the prefill work the group must still do after admission. A request
- * costs each rank the prompt tokens that rank would have to prefill: `inputLength` minus the
- * leading blocks the router already sent it (`prefixHashes`, one block = `inputLength /
- * prefixHashes.length` tokens), read from a bounded router-side index. Each rank's load is its
- * `numTotalTokens` plus its `numWaitingUncachedTokens` when reported, plus the prompt tokens
- * charged to it and not yet in a snapshot, and never less than `clientCount` times the prompt
- * tokens this front end has in flight there (routed, not finished: the in-flight floor vLLM's
- * balancer keeps with request counts, so a snapshot that lags cannot hide them). It picks the rank with the lowest load + cost, so a
- * shared prefix attracts exactly as far as the prefill it saves outweighs the load gap: no
- * herding (an idle rank wins as soon as a holder is busier by more than the cached part).
- *
- * **When to use**: prefix-heavy traffic (multi-turn chat, agents, RL rollouts sharing prompts)
- * on DP attention, where total-tokens ignores the cache and cache-aware routers herd.
- *
- * **Unknown, absent, stale, unhealthy**: as `ledger-balanced` (an unknown or stale rank is never
- * less busy than the busiest known one; unhealthy ranks are never chosen); a rank whose
- * `numWaitingUncachedTokens` is absent while another rank reports it takes the highest reported
- * value. KV feasibility: while some rank's known free KV holds the prompt, no other rank is chosen.
- * Ties break from a rotating cursor. The prefix index covers 31 ranks; above that the cost is the
- * whole prompt for every rank (plain token balancing).
+ * **What it optimises**: the prefill work left after admission. A rank's cost is its load
+ * (`numTotalTokens` + `numWaitingUncachedTokens` + charged prompt tokens, at least `clientCount` x
+ * the prompt tokens this front end has in flight there) plus `inputLength` minus the leading blocks
+ * the router already sent it (`prefixHashes`, a bounded router-side index of 31 ranks at most). A
+ * shared prefix attracts only as far as the prefill it saves outweighs the load gap: no herding.
  *
  * **As terms**: `makeScored` with `loadTokens` and `uncachedPromptTokens`, both raw (`"none"`)
- * and weight 1 (`ownPolicyConfigs["uncached-tokens"]`); the explanation is `makeScored`'s.
- *
- * Errors: `InvalidInput` naming `clientCount` / `clientIndex` when `checkClientOptions` refuses
- * them (every route, first), `NoRanks`, `InvalidInput` (`inputLength`), `InvalidRoutedRank`,
- * `AllRanksUnavailable`.
+ * and weight 1 (`ownPolicyConfigs["uncached-tokens"]`); explanation, errors and the unknown,
+ * stale and unhealthy rules are `makeScored`'s. **When to use**: prefix-heavy traffic (multi-turn
+ * chat, agents, RL rollouts) on DP attention, where total-tokens ignores the cache.
  *
  * @example
  * ```ts

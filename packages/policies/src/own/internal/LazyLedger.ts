@@ -1,11 +1,8 @@
 /**
- * The in-flight charges of `InflightCharges.ts` with charges and finishes batched, for policies
- * whose route must not cost O(ranks) (power of d choices at thousands of ranks): charging or
- * finishing copies every per-rank column of the ledger, so here they go to a log and a per-rank
- * delta instead, and the log is folded into the ledger (one copy for the whole batch) when it
- * holds `batch` operations or a snapshot arrives. Reading a rank's charges costs one map lookup.
- * The folded ledger is exactly the one the same operations applied one by one give (the log is
- * replayed in order); the deltas are exact for integer charges.
+ * The in-flight ledger with charges and finishes batched, for power of d choices at thousands of
+ * ranks: operations go to a log and a per-rank delta, folded into the ledger (one copy of the
+ * columns per batch) every `batch` operations or at a snapshot; the folded ledger is exactly the
+ * one the operations applied one by one give (`own-power.test.ts`).
  *
  * @internal
  */

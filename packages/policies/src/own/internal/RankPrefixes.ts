@@ -1,16 +1,10 @@
 /**
- * A router-side estimate of each rank's prefix cache: which ranks were last sent a prompt block,
- * and how many tokens each rank has been sent since (an LRU cache of a rank's capacity keeps a
- * block until that many newer tokens have passed through it). Persistent: bounded `StampLists`,
- * O(1) per lookup and O(ranks listed) per write while each state is used once, in order.
- *
- * Blocks are recorded at a fixed ladder of positions, `0, 1, 3, 7, 15` and then every 16th block
- * (`31, 47, 63, ...`): a prompt of `B` blocks writes at most `5 + B / 16` entries, not `B`, and the
- * longest cached prefix of a prompt is found by a binary search over the ladder (O(log B) lookups
- * per candidate rank), exact below 16 blocks and to 16 blocks (8,192 tokens of 512) above. The
- * search relies on chained block hashes (a block's hash names the whole prefix up to it, as
- * Mooncake's `hash_ids`, SGLang's radix keys or vLLM's block hashes do), so a rank that holds
- * ladder position `i` of a prompt holds every block before it.
+ * A router-side estimate of each rank's prefix cache (`step-time-aware`): which ranks were last
+ * sent a prompt block, and each rank's sent-token count then (an LRU of a rank's capacity keeps a
+ * block until that many newer tokens passed). Blocks are recorded at ladder positions `0, 1, 3, 7,
+ * 15`, then every 16th, and the longest cached prefix found by a binary search over the ladder
+ * (exact below 16 blocks; block hashes are chained, so a rank holding position `i` holds every
+ * block before it).
  *
  * @internal
  */

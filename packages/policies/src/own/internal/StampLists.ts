@@ -1,34 +1,9 @@
 /**
  * A persistent map from a key to a list of `(rank, stamp)` pairs, most recently touched first,
- * bounded by two generations as `HashTrie` (writes go to the current generation; when it holds
- * `maxSize / 2` keys it becomes the previous one and the previous one is dropped): the store of
- * `RankPrefixes`.
- *
- * One mutable `Map` per generation, whose lists are edited in place, is shared by every version:
- * the version the store holds (the head) reads and writes it directly; any other version is
- * reached by "rerooting" (H. Baker, "Shallow binding makes functional arrays fast", 1991;
- * S. Conchon and J.-C. Filliâtre, "A persistent union-find data structure", 2007): between two
- * neighbouring versions lies one touch (held by the version it made), and reading a version
- * applies the touches between it and the head, each in the direction that leads to it, and flips
- * the links. Every version
- * stays readable and writable: the structure is as persistent as a trie, only the cost moves:
- * O(1) per lookup and O(list) per touch of the newest version (a router threading its state uses
- * only that one), O(touches between) whenever a version other than the head is used (the laws'
- * "route twice from one state" pays one route's touches; switching back and forth between two
- * distant versions pays the distance each time).
- *
- * Why (`step-time-aware`, built, route + finish at 8 ranks as `pnpm bench` drives it, one shared
- * and one own block per prompt, on the shared 2-core machine at load 6-7): as a `HashTrie` of
- * copied lists the prefix index took three quarters of a route (a trie write path-copies three
- * levels of 32-slot nodes: 230-400 ns; route 2.0-2.4 us); over rerooted Maps of copied lists the
- * route took 775-815 ns, with the lists edited in place 674-722 ns (interleaved in one process).
- *
- * A touch that repeats a version's last touch (same key, rank and stamp) returns the version that
- * touch made, so routing twice from one state returns the same state object.
- *
- * Memory: the head holds the Maps; any other version reaches them through the touches between it
- * and the head, so a version kept alive keeps those touches alive (one object each), where a trie
- * version keeps only its own nodes.
+ * bounded by two generations as `HashTrie`: the store of `RankPrefixes`. One mutable `Map` per
+ * generation is shared by every version; a version other than the head is reached by rerooting
+ * (H. Baker, "Shallow binding makes functional arrays fast", 1991). O(1) per lookup of the head;
+ * why and the measured gain: `docs/own-policies.md` ("Data structures").
  *
  * @internal
  */
