@@ -40,6 +40,12 @@ import type { SimulateOptions } from "./simulateOptions.js"
 import { printSimulateResults } from "./simulateOutput.js"
 import { simulateExitCode } from "./simulateTable.js"
 
+/**
+ * Options of `loadledger simulate`, as parsed (defined in `simulateOptions.ts`).
+ *
+ * @category simulate
+ * @since 0.1.0
+ */
 export type { SimulateOptions } from "./simulateOptions.js"
 
 /**

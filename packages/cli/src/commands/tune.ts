@@ -226,7 +226,7 @@ export const register = (program: Command): void => {
     .option("--model <name>", "step-time model preset (loadledger list models)", "glm-5.3")
     .option("--gpu <name>", "GPU preset (loadledger list gpus)", "h200")
     .option("--tp <n>", "tensor-parallel GPUs per DP rank (default: the model preset's)", positiveInt("--tp"))
-    .addOption(new Option("--engine <engine>", "engine model (default sglang)").choices([...engineNames]))
+    .addOption(new Option("--engine <engine>", "engine model (default: sglang)").choices([...engineNames]))
     .option("--front-ends <n>", "vLLM API servers (with --engine vllm)", positiveInt("--front-ends"), 1)
     .option("--seed <n>", "seed", nonNegativeInt("--seed"), 0)
     .addOption(traceFormatOption())

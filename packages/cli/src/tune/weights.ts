@@ -46,7 +46,8 @@ const STEP_TIME: ReadonlyArray<{ term: string; start: (frontEnds: number) => num
  * import { ownPolicyConfigs } from "@loadledger/policies"
  * tunableWeights(ownPolicyConfigs["ledger-scored"]!, 1)
  * // => [{ term: "tokens", start: 1, unit: 1 }, { term: "uncachedPromptTokens", start: 0.5, unit: 0.5 }]
- * tunableWeights(ownPolicyConfigs["step-time-aware"]!, 4).map((w) => [w.term, w.start])
+ * const st = tunableWeights(ownPolicyConfigs["step-time-aware"]!, 4) as ReadonlyArray<{ term: string; start: number }>
+ * st.map((w) => [w.term, w.start])
  * // => [["decodeLoad", 0], ["slotWait", 0.3], ["homeCredit", 0.3]]
  * tunableWeights({ kind: "cache-affinity" }, 1)
  * // => "a cache-affinity configuration has no weighted terms to tune (it decides by rules)"
