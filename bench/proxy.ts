@@ -9,6 +9,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
 import { Agent, request } from "node:http"
+import { readFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { parseArgs } from "node:util"
 
@@ -106,10 +107,24 @@ interface Figures {
   readonly rps: number
   readonly p50: number
   readonly p99: number
+  /** CPU time (user + system) per request, µs: the engines' process and the router's (Linux only). */
+  readonly engineCpuUs?: number | undefined
+  readonly routerCpuUs?: number | undefined
+}
+
+/** A child's CPU seconds so far (user + system, from /proc; undefined off Linux). */
+const cpuSeconds = (child: ChildProcess): number | undefined => {
+  try {
+    const f = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(f[11]) + Number(f[12])) / 100
+  } catch {
+    return undefined
+  }
 }
 const run = async (urls: ReadonlyArray<string>, stream: boolean, ms: number): Promise<Figures> => {
   const body = JSON.stringify({ model: "m", prompt: "the quick brown fox jumps over the lazy dog", stream })
   const lat: Array<number> = []
+  const cpu0 = children.map(cpuSeconds)
   const end = performance.now() + ms
   let k = 0
   await Promise.all(
@@ -117,16 +132,21 @@ const run = async (urls: ReadonlyArray<string>, stream: boolean, ms: number): Pr
       while (performance.now() < end) lat.push(await once1(`${urls[k++ % urls.length]}/v1/completions`, body))
     })
   )
+  const used = children.map((c, i) => {
+    const a = cpu0[i]
+    const b = cpuSeconds(c)
+    return a === undefined || b === undefined ? undefined : ((b - a) * 1e6) / Math.max(1, lat.length)
+  })
   lat.sort((a, b) => a - b)
   const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))]!
-  return { rps: lat.length / (ms / 1000), p50: q(0.5), p99: q(0.99) }
+  return { rps: lat.length / (ms / 1000), p50: q(0.5), p99: q(0.99), engineCpuUs: used[0], routerCpuUs: used[1] }
 }
 
 const f = (x: number, d = 2) => x.toFixed(d).padStart(8)
 console.log(
   `proxy bench: 2 fake engines x 2 DP ranks, concurrency ${concurrency}, ${seconds} s a case after 1 s of warm-up; router ${values.built ? "built" : "from sources (tsx)"}; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}`
 )
-console.log("case                       req/s    p50 ms   p99 ms")
+console.log("case                       req/s    p50 ms   p99 ms  CPU us/req: engines  router")
 const results: Record<string, Figures> = {}
 for (const stream of [false, true])
   for (const [label, urls] of [
@@ -138,7 +158,7 @@ for (const stream of [false, true])
     const r = await run(urls, stream, seconds * 1000)
     results[`${label}-${stream}`] = r
     console.log(
-      `${`${label}, ${stream ? "streamed" : "non-streamed"}`.padEnd(24)} ${f(r.rps, 0)} ${f(r.p50)} ${f(r.p99)}`
+      `${`${label}, ${stream ? "streamed" : "non-streamed"}`.padEnd(24)} ${f(r.rps, 0)} ${f(r.p50)} ${f(r.p99)}            ${r.engineCpuUs === undefined ? "     -" : f(r.engineCpuUs, 0)} ${label === "router" && r.routerCpuUs !== undefined ? f(r.routerCpuUs, 0) : "       -"}`
     )
   }
 for (const stream of [false, true]) {
