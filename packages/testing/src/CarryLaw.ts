@@ -123,7 +123,7 @@ export const carryViolations = <S>(policy: Policy<S>, maxRanks = 4): ReadonlyArr
  * ```ts
  * import { carryLawExceptions } from "@loadledger/testing"
  * carryLawExceptions.map((x) => x.policy)
- * // => ["dynamo/kv-t0.5", "trtllm/conversation-affinity", "power-of-two-ledger"]
+ * // => ["dynamo/kv-t0.5", "trtllm/conversation-affinity"]
  * ```
  *
  * @category laws
@@ -139,10 +139,5 @@ export const carryLawExceptions: ReadonlyArray<{ readonly policy: string; readon
     policy: "trtllm/conversation-affinity",
     reason:
       "a new conversation goes round-robin from a cursor that an explicit (pinned) request does not move (NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/scheduler/adp_router.py, ConversationAwareADPRouter: the explicit pass before the cursor), so a rebuilt state starts the rotation at rank 0 again"
-  },
-  {
-    policy: "power-of-two-ledger",
-    reason:
-      "charges are carried, but the rotating cursor whose rank wins ties restarts at 0 (a pinned route does not move it: own/PowerOfChoices.ts), so after a burst over all but one rank the two draws may miss the free one"
   }
 ]

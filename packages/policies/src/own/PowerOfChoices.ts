@@ -280,11 +280,14 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
       return { ...s, ledger, cache: ledger.base === s.ledger.base ? s.cache : cacheOf(ledger.base) }
     },
     route,
+    charge: (s, request, now) => {
+      const r = route(s, request, now) // carried into a rebuilt state: the cursor moves as for a placement
+      if (r._tag !== "Routed") return r
+      return { ...r, state: { ...r.state, cursor: (s.cursor + 1) % s.ledger.base.dpSize } }
+    },
     finish: (s, requestIds) => {
       const ledger = lazyFinish(s.ledger, requestIds)
-      return ledger === s.ledger
-        ? s
-        : { ledger, cursor: s.cursor, rng: s.rng, cache: s.cache, index: s.index }
+      return ledger === s.ledger ? s : { ...s, ledger }
     },
     setStatus: (s, status) => {
       const ledger = lazySetStatus(s.ledger, status)
