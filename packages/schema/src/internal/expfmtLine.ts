@@ -222,10 +222,24 @@ export const readSample = (
   let blank = false
   if (nameStart(c)) {
     const from = i
-    while (nameChar(t.charCodeAt(i))) i++
+    // the previous line's name, compared in the same pass that finds the name's end: most lines
+    // repeat it (a histogram's buckets), so most names cost one scan, no string and no startsWith
+    // (bench:expfmt, built: 1.13 -> 1.3 M lines/CPU-s on its gateway page)
+    const prev = line.name
+    const plen = prev.length
+    let same = true
+    for (let c = t.charCodeAt(i); nameChar(c); c = t.charCodeAt(++i))
+      if (same && (i - from >= plen || prev.charCodeAt(i - from) !== c)) same = false
     const len = i - from
-    let known: string | undefined
-    for (const r of recent) if (r.length === len && t.startsWith(r, from)) known = r
+    let known: string | undefined = same && len === plen ? prev : undefined
+    if (known === undefined)
+      for (let r = 0; r < recent.length; r++) {
+        const name = recent[r]!
+        if (name.length === len && t.startsWith(name, from)) {
+          known = name
+          break
+        }
+      }
     line.name = known ?? t.slice(from, i)
     named = true
     const b = skipBlank(t, i)
