@@ -8,8 +8,8 @@
 //   written to DIR when it exits (open it in Chrome DevTools); --only router: skip the direct cases
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
-import { Agent, request } from "node:http"
 import { readFileSync } from "node:fs"
+import { Agent, request } from "node:http"
 import { cpus, loadavg } from "node:os"
 import { parseArgs } from "node:util"
 
@@ -139,7 +139,13 @@ const run = async (urls: ReadonlyArray<string>, stream: boolean, ms: number): Pr
   })
   lat.sort((a, b) => a - b)
   const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))]!
-  return { rps: lat.length / (ms / 1000), p50: q(0.5), p99: q(0.99), engineCpuUs: used[0], routerCpuUs: used[1] }
+  return {
+    rps: lat.length / (ms / 1000),
+    p50: q(0.5),
+    p99: q(0.99),
+    engineCpuUs: used[0],
+    routerCpuUs: used[1]
+  }
 }
 
 const f = (x: number, d = 2) => x.toFixed(d).padStart(8)
