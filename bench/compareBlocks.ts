@@ -128,24 +128,27 @@ const heldOutGoodputs = async (
   return out
 }
 
+/** A block's replay setup over `windows` windows (every block runs glm-5.3 on 8 H200 ranks). */
+const setupOf = (b: BlockSpec, windows: number): GoodputSetup => ({
+  trace: b.trace.path,
+  limit: b.limit,
+  windows,
+  model: "glm-5.3",
+  gpu: "h200",
+  dp: 8,
+  frontEnds: b.front.frontEnds,
+  seed: 0,
+  slo: b.slo.slo,
+  start: 1,
+  precision: b.precision
+})
+
 /** Run one block (see the module header). */
 export const runBlock = async (b: BlockSpec): Promise<BlockResult> => {
   const t0 = performance.now()
   const W = b.windows
-  const setup: GoodputSetup = {
-    trace: b.trace.path,
-    limit: b.limit,
-    windows: W,
-    model: "glm-5.3",
-    gpu: "h200",
-    dp: 8,
-    frontEnds: b.front.frontEnds,
-    seed: 0,
-    slo: b.slo.slo,
-    start: 1,
-    precision: b.precision
-  }
-  const whole: GoodputSetup = { ...setup, windows: 2 * W }
+  const setup = setupOf(b, W)
+  const whole = setupOf(b, 2 * W)
   const rate = traceRateOf(whole)!
   const requests = windowsOf(whole).reduce((n, w) => n + w.length, 0)
   const tuned = await tuneConfig({
@@ -206,19 +209,7 @@ export const runBlock = async (b: BlockSpec): Promise<BlockResult> => {
  */
 export const selectBlock = async (b: BlockSpec): Promise<ReadonlyArray<Scored>> => {
   const W = b.windows
-  const whole: GoodputSetup = {
-    trace: b.trace.path,
-    limit: b.limit,
-    windows: 2 * W,
-    model: "glm-5.3",
-    gpu: "h200",
-    dp: 8,
-    frontEnds: b.front.frontEnds,
-    seed: 0,
-    slo: b.slo.slo,
-    start: 1,
-    precision: b.precision
-  }
+  const whole = setupOf(b, 2 * W)
   const rate = traceRateOf(whole)!
   const held = Array.from({ length: W }, (_, k) => W + k)
   const { own } = field()

@@ -11,6 +11,13 @@ export * from "./CapacityTypes.js"
 export * from "./Config.js"
 export * from "./engines/Engine.js"
 export { type EngineName, engineNames } from "./engines/index.js"
+/**
+ * What vLLM front ends are handed per rank (`coordinatorRows`): `"extended"` (the default),
+ * `"vllm"` or `"vllm-counts"` (the upstream coordinator's rows); defined in `engines/vllm/options.ts`.
+ *
+ * @category config
+ * @since 0.6.0
+ */
 export type { CoordinatorRows } from "./engines/vllm/options.js"
 export * from "./engines/vllm/VllmCoordinator.js"
 export * from "./engines/vllm/VllmCoordPublish.js"

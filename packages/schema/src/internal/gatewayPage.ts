@@ -10,7 +10,7 @@ import { type DecodeError, decodeError } from "../DecodeError.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
 import type { RankLoad, RanklessLoad } from "../RankLoad.js"
 import type { Field, Mutable } from "./ledgerRows.js"
-import { familyOf } from "./metricNames.js"
+import { unknownFamilyNotices } from "./metricNames.js"
 import { parseLastScrape } from "./scrapes.js"
 
 /** Where a sample belongs: its worker (when the page names it) and its rank (when it has one). */
@@ -81,26 +81,9 @@ export const rowsOfGatewayPage = (
       line: removedLine,
       message: `${removed} sample(s) from line ${removedLine} hold ${spec.removedSentinel}, the exporter's mark of a removed worker: not read`
     })
-  // by family: a histogram's `_bucket` / `_sum` / `_count` samples are one series
-  const families = new Map<string, { samples: number; line: number }>()
-  for (const o of e.others.values()) {
-    if (!spec.prefixes.some((p) => o.name.startsWith(p))) continue
-    const f = familyOf(o.name, e.declared)
-    const seen = families.get(f)
-    if (seen === undefined) families.set(f, { samples: o.samples, line: o.line })
-    else {
-      seen.samples += o.samples
-      seen.line = Math.min(seen.line, o.line)
-    }
-  }
-  for (const [series, { samples, line }] of families)
-    notices.push({
-      _tag: "UnknownSeries",
-      series,
-      samples,
-      line,
-      message: `${series} (${samples} samples, first on line ${line}) is not modelled`
-    })
+  notices.push(
+    ...unknownFamilyNotices(e.others.values(), e.declared, (n) => spec.prefixes.some((p) => n.startsWith(p)))
+  )
   for (const name of e.declared.keys())
     if (spec.fields.has(name) && !e.samples.some((s) => s.name === name))
       notices.push({

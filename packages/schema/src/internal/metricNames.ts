@@ -10,7 +10,8 @@
  * `vllm:kv_cache_usage_perc`) and V0 `vllm/engine/metrics.py` (`vllm:gpu_cache_usage_perc`,
  * `vllm:cpu_cache_usage_perc`, `vllm:num_requests_swapped`).
  */
-import type { ParseOptions } from "./expfmtTypes.js"
+import type { LedgerNotice } from "../LedgerNotice.js"
+import type { OtherSeries, ParseOptions } from "./expfmtTypes.js"
 import { v1LoadsGauges } from "./v1LoadsKeys.js"
 import { snake } from "./wire.js"
 
@@ -62,6 +63,36 @@ export const familyOf = (name: string, declared: ReadonlyMap<string, unknown>): 
     }
   }
   return name
+}
+
+/**
+ * `UnknownSeries` notices for the series a page carries and the decoder does not model, one per
+ * family (a histogram's `_bucket` / `_sum` / `_count` samples are one series), restricted to the
+ * names `mine` accepts (the exporter's own prefix), with the family's sample count and first line.
+ */
+export const unknownFamilyNotices = (
+  others: Iterable<OtherSeries>,
+  declared: ReadonlyMap<string, unknown>,
+  mine: (name: string) => boolean
+): Array<LedgerNotice> => {
+  const families = new Map<string, { samples: number; line: number }>()
+  for (const o of others) {
+    if (!mine(o.name)) continue
+    const f = familyOf(o.name, declared)
+    const seen = families.get(f)
+    if (seen === undefined) families.set(f, { samples: o.samples, line: o.line })
+    else {
+      seen.samples += o.samples
+      seen.line = Math.min(seen.line, o.line)
+    }
+  }
+  return [...families].map(([series, { samples, line }]) => ({
+    _tag: "UnknownSeries" as const,
+    series,
+    samples,
+    line,
+    message: `${series} (${samples} samples, first on line ${line}) is not modelled`
+  }))
 }
 
 /** Whether a metric name belongs to an engine runtime (its per-rank label identifies a rank). */

@@ -12,7 +12,7 @@
  */
 import * as Result from "effect/Result"
 import { type DecodeError, decodeError } from "../DecodeError.js"
-import { familyOf } from "../internal/metricNames.js"
+import { unknownFamilyNotices } from "../internal/metricNames.js"
 import { parseLastScrape } from "../internal/scrapes.js"
 import type { LedgerNotice } from "../LedgerNotice.js"
 import type { RankLoad } from "../RankLoad.js"
@@ -82,26 +82,7 @@ export const decodeTrtllmMetrics = (
         v.set(key, s.value)
         firstLine.set(key, s.line)
       }
-      // by family: a histogram's `_bucket` / `_sum` / `_count` samples are one series
-      const families = new Map<string, { samples: number; line: number }>()
-      for (const o of e.others.values()) {
-        if (!o.name.startsWith("trtllm_")) continue
-        const f = familyOf(o.name, e.declared)
-        const seen = families.get(f)
-        if (seen === undefined) families.set(f, { samples: o.samples, line: o.line })
-        else {
-          seen.samples += o.samples
-          seen.line = Math.min(seen.line, o.line)
-        }
-      }
-      for (const [series, { samples, line }] of families)
-        notices.push({
-          _tag: "UnknownSeries",
-          series,
-          samples,
-          line,
-          message: `${series} (${samples} samples, first on line ${line}) is not modelled`
-        })
+      notices.push(...unknownFamilyNotices(e.others.values(), e.declared, (n) => n.startsWith("trtllm_")))
       for (const name of e.declared.keys())
         if (names.has(name) && !v.has(names.get(name)!))
           notices.push({
