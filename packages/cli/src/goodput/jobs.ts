@@ -16,6 +16,7 @@ import {
   type GoodputProbe,
   meanArrivalRate,
   type PolicyResult,
+  type RankFault,
   type SimConfig,
   type Slo,
   simulate,
@@ -51,6 +52,8 @@ export interface GoodputSetup {
   readonly slo: Slo
   readonly start: number
   readonly precision: number
+  /** Per-rank speed faults of the group (a slow GPU: `simulate --slow-rank`); default none. */
+  readonly rankFaults?: ReadonlyArray<RankFault> | undefined
 }
 
 /** Who a job replays: a registered policy by name, the clairvoyant reference, or the balance bound. */
@@ -173,7 +176,8 @@ const replayer = (
   const config: SimConfig = {
     ...simConfigFor({ ...s, engine: job.engine }),
     slo: s.slo,
-    sloStopEarly: stopEarly
+    sloStopEarly: stopEarly,
+    ...(s.rankFaults === undefined ? {} : { rankFaults: s.rankFaults })
   }
   const subject = job.subject
   if (subject.kind === "bound") return (t) => simulateBound(config, t)

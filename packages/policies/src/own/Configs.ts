@@ -24,6 +24,9 @@ import { ledgerTerms, stepTimeTerms } from "./Terms.js"
  * - `step-time-aware`: its terms in seconds, `queuedPrefill` and `ownPrefill` (1), `slotWait` 0.3 s
  *   per request over the cap; `decodeLoad` (8 with one front end, 0 with several) and `homeCredit`
  *   (0 with one, 0.3 with several) are left to their front-end defaults (see `makeStepTimeAware`).
+ * - `speed-aware`: `ledger-balanced`'s terms inside the `"speed"` wrapper (`withSpeed`): each rank's
+ *   tokens divided by the speed it is learned to run at, so a hardware-slow rank gets tokens in
+ *   proportion to its speed.
  * - `cache-affinity`: whole (`makeCacheAffinity`): its load gates, session table and hysteresis
  *   decide by rules, not by a sum of terms.
  * - `vllm-kv-pressure+kv-admission` / `vllm-kv-pressure+staleness+kv-admission`: vLLM's balancer
@@ -100,6 +103,16 @@ export const ownPolicyConfigs: Readonly<Record<string, PolicyConfig>> = {
       { term: "kvPressureGate", weight: 0 }
     ],
     tieBreakers: ["requests"]
+  },
+  "speed-aware": {
+    kind: "scored",
+    name: "speed-aware",
+    terms: [
+      { term: "tokens", weight: 1 },
+      { term: "kvPressureGate", weight: 0 }
+    ],
+    tieBreakers: ["requests"],
+    wrappers: ["speed"]
   },
   "vllm-kv-pressure+kv-admission": {
     kind: "upstream",

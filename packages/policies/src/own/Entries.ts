@@ -49,6 +49,11 @@ const descriptions: ReadonlyArray<
     "Power of two choices on the in-flight ledger: the rotating cursor's rank and 2 seeded draws, lowest tokens then requests; O(1) per route (batched charges)"
   ],
   [
+    "speed-aware",
+    "any",
+    "ledger-balanced with each rank's tokens divided by its learned speed (utilization against tokens held, smoothed, floored at 0.3): a hardware-slow rank gets work in proportion to its speed"
+  ],
+  [
     "vllm-kv-pressure+kv-admission",
     "vllm",
     "vLLM's DP balancer (upstream) that never picks a rank whose free KV cannot hold the prompt while another's can"

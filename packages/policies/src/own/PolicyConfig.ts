@@ -39,8 +39,9 @@ export interface TermConfig {
  * - `tieBreakers`: ledger term names compared raw, in order, between equal sums.
  * - `choices` (`"power-of-choices"`, default 2), `kvFeasible` (true), `staleAfterSeconds` (1),
  *   `inclusionMarginSeconds` (0), `maxIndexedBlocks` (65,536): as in `makeScored`.
- * - `wrappers`: `"staleness"` (`withStaleness`) and `"kv-admission"` (`withKvAdmission`), applied
- *   in order (the first innermost).
+ * - `wrappers`: `"staleness"` (`withStaleness`), `"kv-admission"` (`withKvAdmission`) and
+ *   `"speed"` (`withSpeed`: token loads weighed by each rank's learned speed; the policy keeps its
+ *   `name`), applied in order (the first innermost).
  * - `name`: the policy's name.
  *
  * @category own policies
@@ -57,7 +58,7 @@ export interface PolicyConfig {
   readonly staleAfterSeconds?: number | undefined
   readonly inclusionMarginSeconds?: number | undefined
   readonly maxIndexedBlocks?: number | undefined
-  readonly wrappers?: ReadonlyArray<"staleness" | "kv-admission"> | undefined
+  readonly wrappers?: ReadonlyArray<"staleness" | "kv-admission" | "speed"> | undefined
 }
 
 /**

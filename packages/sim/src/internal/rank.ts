@@ -90,6 +90,13 @@ export class Rank {
    * step by the engine's `admitCutoffSeconds`; +Infinity: every waiting request).
    */
   admitCutoffSeconds = Number.POSITIVE_INFINITY
+  /**
+   * The last charged step: its length, this rank's own part of it (the step less its sync wait) and
+   * its decodes, seconds and tokens: what SGLang's `utilization` and `gen_throughput` report.
+   */
+  lastStepSeconds = 0
+  lastBusySeconds = 0
+  lastDecodes = 0
   /** Consecutive step attempts in which this rank held requests but formed an empty batch. */
   emptyAttempts = 0
   // counters

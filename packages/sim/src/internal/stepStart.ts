@@ -109,7 +109,12 @@ const chargeStep = (run: Run, g: Group, total: number): SimStatus | undefined =>
   if (run.c.recordSteps === "loads") g.waits = waits ?? cost.ranks.map((r) => r.syncWaitSeconds)
   for (let i = 0; i < ws.length; i++) {
     if (ws[i]!.tokens === 0) run.idleRankSteps++
-    run.syncWaitSeconds += (waits === undefined ? cost.ranks[i]?.syncWaitSeconds : waits[i]) ?? 0
+    const wait = (waits === undefined ? cost.ranks[i]?.syncWaitSeconds : waits[i]) ?? 0
+    run.syncWaitSeconds += wait
+    const rank = g.ranks[i]!
+    rank.lastStepSeconds = cost.stepSeconds
+    rank.lastBusySeconds = cost.stepSeconds - wait
+    rank.lastDecodes = ws[i]!.numDecodes
   }
   if (total > 0) {
     let b = 0

@@ -13,6 +13,7 @@ import { makeScored } from "../Scored.js"
 import { makeStepTimeAware } from "../StepTimeAware.js"
 import { ledgerTerms, stepTimeTerms } from "../Terms.js"
 import { withKvAdmission } from "../WithKvAdmission.js"
+import { withSpeed } from "../WithSpeed.js"
 import { withStaleness } from "../WithStaleness.js"
 
 const scoredOf = (c: PolicyConfig, o: ConfigOptions): Policy<unknown> => {
@@ -74,7 +75,9 @@ export const buildPolicy = (c: PolicyConfig, options: ConfigOptions): Policy<unk
     p = (
       w === "staleness"
         ? withStaleness(p, { clientCount: options.clientCount })
-        : withKvAdmission(p, { clientCount: options.clientCount })
+        : w === "speed"
+          ? withSpeed(p, { name: p.name })
+          : withKvAdmission(p, { clientCount: options.clientCount })
     ) as Policy<unknown>
   return p
 }

@@ -26,7 +26,7 @@ const keys = new Set([
   "wrappers"
 ])
 const termKeys = new Set(["term", "weight", "normalise", "kvFull", "kvRoom"])
-const wrappers = ["staleness", "kv-admission"]
+const wrappers = ["staleness", "kv-admission", "speed"]
 
 const fault = (field: string, message: string): ConfigFault => ({ field, message })
 const isRecord = (u: unknown): u is Record<string, unknown> =>

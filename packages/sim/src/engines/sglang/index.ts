@@ -5,8 +5,12 @@
  * `schedule_batch.py`. Each scheduler writes its load snapshot at its step boundary (the
  * shared-memory write of the DP controller, `observe`); the controller's policy reads the rows on
  * arrival, at most once per 20 ms (the throttle is the SGLang policies' own `refresh`, sglang
- * `data_parallel_controller.py`, see fixtures/reference/sglang/README.md). One front end, no
- * engine options, no group protocol.
+ * `data_parallel_controller.py`, see fixtures/reference/sglang/README.md). The row carries what
+ * SGLang's `/v1/loads` carries (`numRunningReqs`, `numWaitingReqs`, tokens, KV usage,
+ * `genThroughput`, `utilization`: the last two over the rank's last step, where SGLang averages
+ * over its logging interval; `utilization` the simulator's reading, the share of the step the rank
+ * spent in its own forward work rather than waiting for the group). One front end, no engine
+ * options, no group protocol.
  */
 import type { RankLoad } from "@loadledger/policies"
 import type { Rank } from "../../internal/rank.js"
@@ -21,6 +25,8 @@ type SimLoad = RankLoad & {
   readonly numWaitingReqs: number
   readonly numTotalTokens: number
   readonly kvCacheUsage: number
+  readonly genThroughput: number
+  readonly utilization: number
 }
 
 const snapshot = (rank: Rank, now: number, kvPoolTokens: number): SimLoad => ({
@@ -29,7 +35,10 @@ const snapshot = (rank: Rank, now: number, kvPoolTokens: number): SimLoad => ({
   numRunningReqs: rank.numRunning,
   numWaitingReqs: rank.waiting.length,
   numTotalTokens: rank.usedTokens() + rank.waitingUncached,
-  kvCacheUsage: rank.usedTokens() / kvPoolTokens
+  kvCacheUsage: rank.usedTokens() / kvPoolTokens,
+  // over the rank's last step (SGLang reports both over its last logging interval)
+  genThroughput: rank.lastStepSeconds > 0 ? rank.lastDecodes / rank.lastStepSeconds : 0,
+  utilization: rank.lastStepSeconds > 0 ? Math.min(1, rank.lastBusySeconds / rank.lastStepSeconds) : 0
 })
 
 const nothing = (): undefined => undefined

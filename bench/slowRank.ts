@@ -1,0 +1,169 @@
+/**
+ * `pnpm bench:slow-rank` (issue 33 item 3): route around a slow GPU, judged by goodput. On each
+ * shared trace (Mooncake conversation, Mooncake synthetic, Azure 2023 conversation), DP 8 glm-5.3
+ * on H200 behind one SGLang controller, with rank 3 at 0.7 of nominal compute and HBM throughout
+ * (`simulate --slow-rank 3:0.7`), under one SLO: the goodput of `speed-aware` and of every upstream
+ * policy registered for that engine (SGLang's references and the peers' routers: engine `sglang` or
+ * `any`, none of which sees a rank's speed), on the same disjoint windows of the trace (the
+ * verdict's own replication: `traceWindows`, a bisection per window, `estimateGoodput`'s t interval),
+ * each upstream policy's paired difference to `speed-aware` (`compareGoodput`: ratio and its 95%
+ * interval), and the balance bound of the group's nominal hardware (the slow rank's fault is not
+ * pooled: a ceiling no placement on the slowed group reaches).
+ *
+ * Done when `speed-aware` beats every upstream policy with the paired interval above zero on every
+ * block. Flags: `--quick` (the first 1,200 requests of each trace, Azure's 2,400; 4 windows; 5%
+ * bisection), `--windows N`, `--limit N`, `--precision X`, `--jobs N` (worker threads, default 2),
+ * `--speed S` (default 0.7), `--slo NAME` (default `distserve-chatbot-opt-175b`), `--only TEXT`
+ * (traces whose label contains it), `--json FILE`.
+ *
+ * @since 0.8.0
+ */
+import { writeFileSync } from "node:fs"
+import { policyEntries } from "@loadledger/policies"
+import { compareGoodput, estimateGoodput, meanArrivalRate, parseSlo } from "@loadledger/sim"
+import { policySource } from "../packages/cli/src/commands/list.js"
+import {
+  type GoodputJob,
+  type GoodputJobResult,
+  type GoodputSetup,
+  runGoodputJob,
+  traceRateOf,
+  windowsOf
+} from "../packages/cli/src/goodput/jobs.js"
+import { runJobs, workerEntry } from "../packages/cli/src/internal/pool.js"
+
+const args = process.argv.slice(2)
+const flag = (name: string): string | undefined => {
+  const i = args.indexOf(`--${name}`)
+  return i >= 0 ? args[i + 1] : undefined
+}
+const quick = args.includes("--quick")
+const num = (name: string, full: number, fast: number): number => Number(flag(name) ?? (quick ? fast : full))
+const windows = num("windows", 8, 4)
+const precision = num("precision", 0.02, 0.05)
+const jobs = num("jobs", 2, 2)
+const speed = num("speed", 0.7, 0.7)
+const sloName = flag("slo") ?? "distserve-chatbot-opt-175b"
+const parsed = parseSlo(sloName)
+if (parsed._tag === "SloError") throw new Error(`--slo: ${parsed.message}`)
+const OURS = "speed-aware"
+const TRACES = [
+  { label: "Mooncake conversation", path: "/work/shared/traces/mooncake/conversation_trace.jsonl", quick: 1200, full: 4800 },
+  { label: "Mooncake synthetic", path: "/work/shared/traces/mooncake/synthetic_trace.jsonl", quick: 1200, full: 3993 },
+  { label: "Azure 2023 conversation", path: "/work/shared/traces/azure2023/AzureLLMInferenceTrace_conv.csv", quick: 2400, full: 9600 }
+].filter((t) => t.label.includes(flag("only") ?? ""))
+const limitFlag = flag("limit")
+
+const upstream = policyEntries()
+  .filter((e) => policySource(e) !== "loadledger" && (e.engine === "sglang" || e.engine === "any"))
+  .map((e) => e.name)
+
+const search = (r: GoodputJobResult, what: string): number => {
+  if (r.kind !== "search") throw new Error(`${what}: ${r.kind === "error" ? r.message : "no search"}`)
+  return r.requestsPerSecond
+}
+
+const pool = {
+  entry: workerEntry(new URL("../packages/cli/src/goodput/run.ts", import.meta.url).href, "goodput-worker.js"),
+  threads: jobs <= 1 ? 0 : jobs,
+  inThread: runGoodputJob
+}
+
+const pct = (r: number) => `${r >= 1 ? "+" : ""}${((r - 1) * 100).toFixed(1)}%`
+const f = (x: number) => x.toFixed(3)
+
+interface Row {
+  readonly policy: string
+  readonly goodput: number
+  readonly ci: readonly [number, number]
+  readonly ratio?: number
+  readonly ratioCi?: readonly [number, number]
+  readonly beaten?: boolean
+}
+
+const runTrace = async (t: (typeof TRACES)[number]) => {
+  const t0 = performance.now()
+  const setup: GoodputSetup = {
+    trace: t.path,
+    limit: limitFlag !== undefined ? Number(limitFlag) : quick ? t.quick : t.full,
+    windows,
+    model: "glm-5.3",
+    gpu: "h200",
+    dp: 8,
+    frontEnds: 1,
+    seed: 0,
+    slo: parsed.slo,
+    start: 1,
+    precision,
+    rankFaults: [{ dpRank: 3, speed }]
+  }
+  const rate = traceRateOf(setup)!
+  const ks = Array.from({ length: windows }, (_, k) => k)
+  const job = (subject: GoodputJob["subject"], k: number, mode: GoodputJob["mode"]): GoodputJob => ({
+    setup,
+    engine: "sglang",
+    subject,
+    window: k,
+    mode
+  })
+  // ours first, from the setup's start; every other subject warm-started from ours on the same window
+  const pilot = ks.map((k) => search(runGoodputJob(job({ kind: "policy", name: OURS }, k, { kind: "search" })), OURS))
+  const warm = (k: number): GoodputJob["mode"] => {
+    const base = meanArrivalRate(windowsOf(setup)[k]!)!
+    return pilot[k]! > 0 ? { kind: "search", start: pilot[k]! / base, step: 1.05 } : { kind: "search" }
+  }
+  const subjects: Array<GoodputJob["subject"]> = [
+    ...upstream.map((name) => ({ kind: "policy" as const, name })),
+    { kind: "bound" }
+  ]
+  const rest = subjects.flatMap((s) => ks.map((k) => job(s, k, warm(k))))
+  const answers = [...(await runJobs(pool, rest))]
+  for (let i = 0; i < rest.length; i++)
+    if (answers[i]!.kind === "error") answers[i] = runGoodputJob({ ...rest[i]!, mode: { kind: "search" } })
+  const per = (n: number) => ks.map((_, i) => search(answers[n * windows + i]!, String(n)))
+  const est = (xs: ReadonlyArray<number>) => {
+    const e = estimateGoodput(xs, rate)
+    if (e._tag === "GoodputError") throw new Error(e.message)
+    return e
+  }
+  const ours = est(pilot)
+  const bound = est(per(upstream.length))
+  const rows: Array<Row> = upstream.map((name, n) => {
+    const e = est(per(n))
+    const c = compareGoodput(ours.windows, e.windows)
+    return c._tag === "GoodputComparison"
+      ? { policy: name, goodput: e.requestsPerSecond, ci: e.ci, ratio: c.ratio, ratioCi: c.ci, beaten: c.ci[0] > 1 }
+      : { policy: name, goodput: e.requestsPerSecond, ci: e.ci }
+  })
+  rows.sort((a, b) => b.goodput - a.goodput)
+  return { label: t.label, requests: setup.limit, ours, bound, rows, seconds: (performance.now() - t0) / 1000 }
+}
+
+console.log(
+  `slow rank: rank 3 at ${speed} of nominal; DP 8 glm-5.3 on H200, one SGLang controller; SLO ${sloName}; ` +
+    `${windows} windows, bisection within ${precision * 100}%; ${upstream.length} upstream policies${quick ? " (--quick)" : ""}`
+)
+const out = []
+let missed = 0
+for (const t of TRACES) {
+  const r = await runTrace(t)
+  out.push(r)
+  console.log(`\n## ${r.label} (${r.requests} requests, ${r.seconds.toFixed(0)} s)`)
+  console.log(
+    `${OURS}: ${f(r.ours.requestsPerSecond)} req/s [${f(r.ours.ci[0])}, ${f(r.ours.ci[1])}] ` +
+      `(${((r.ours.requestsPerSecond / r.bound.requestsPerSecond) * 100).toFixed(0)}% of the bound); ` +
+      `balance bound (nominal hardware) ${f(r.bound.requestsPerSecond)} [${f(r.bound.ci[0])}, ${f(r.bound.ci[1])}]`
+  )
+  console.log("policy | goodput req/s [95%] | speed-aware vs it, paired [95%] | beaten")
+  for (const x of r.rows) {
+    const vs = x.ratio === undefined ? "n/c" : `${pct(x.ratio)} [${pct(x.ratioCi![0])}, ${pct(x.ratioCi![1])}]`
+    if (x.beaten !== true) missed++
+    console.log(`${x.policy} | ${f(x.goodput)} [${f(x.ci[0])}, ${f(x.ci[1])}] | ${vs} | ${x.beaten === true ? "yes" : "NO"}`)
+  }
+  const worst = r.rows.filter((x) => x.ratioCi !== undefined).sort((a, b) => a.ratioCi![0] - b.ratioCi![0])[0]
+  if (worst !== undefined)
+    console.log(`closest: ${worst.policy}, paired lower bound ${pct(worst.ratioCi![0])}`)
+}
+console.log(`\n${missed === 0 ? "DONE: beaten every upstream policy on every block" : `${missed} (block, policy) pairs not beaten with the interval above zero`}`)
+const json = flag("json")
+if (json !== undefined) writeFileSync(json, JSON.stringify(out, null, 2))

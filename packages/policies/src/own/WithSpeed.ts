@@ -1,0 +1,136 @@
+/**
+ * `withSpeed`: the speed term (issue 33 item 3). Route around a slow GPU by weighing each rank's
+ * token load by the speed it is learned to run at, so a hardware-slow rank receives work in
+ * proportion to its speed. A `Policy -> Policy` wrapper that rewrites the rows its inner policy
+ * observes, as `withStaleness` does.
+ *
+ * @since 0.8.0
+ */
+import type { Policy, RankLoad, RouteResult } from "../Policy.js"
+import {
+  defaultSpeedSettings,
+  emptySpeeds,
+  observeSpeeds,
+  type SpeedEstimate,
+  type SpeedSettings
+} from "./internal/speedTerm.js"
+
+/**
+ * Options of {@link withSpeed}, every one optional: `smoothing` (0.1: the weight of each new
+ * report, in (0, 1]), `floor` (0.3: the lowest speed a rank is believed to have, in (0, 1]),
+ * `minUtilization` (0.05: busier rows only are learned from) and `name` (default: the inner name +
+ * `"+speed"`).
+ *
+ * @category own policies
+ * @since 0.8.0
+ */
+export interface SpeedOptions {
+  readonly smoothing?: number | undefined
+  readonly floor?: number | undefined
+  readonly minUtilization?: number | undefined
+  readonly name?: string | undefined
+}
+
+/**
+ * The state of a {@link withSpeed} policy: the inner policy's state and each rank's learned speed
+ * (`speeds`, 0..1 of the group's typical rank). Opaque and immutable.
+ *
+ * @category own policies
+ * @since 0.8.0
+ */
+export interface SpeedState<S> {
+  readonly inner: S
+  readonly estimate: SpeedEstimate
+}
+
+const inRange = (x: number | undefined, lo: number, hi: number, d: number): number =>
+  x !== undefined && x > lo && x <= hi ? x : d
+
+/** A row's token fields in nominal-speed units: what the rank holds, divided by its speed. */
+const scaled = (row: RankLoad, speed: number): RankLoad => {
+  if (speed >= 1) return row
+  const out: { -readonly [K in keyof RankLoad]: RankLoad[K] } = { ...row }
+  if (row.numTotalTokens !== undefined) out.numTotalTokens = row.numTotalTokens / speed
+  if (row.numWaitingUncachedTokens !== undefined)
+    out.numWaitingUncachedTokens = row.numWaitingUncachedTokens / speed
+  return out
+}
+
+/**
+ * Wrap a policy with the speed term. On every `observe` it learns each rank's speed from the rows
+ * (SGLang's `utilization`, the share of the time a rank is not waiting for the others, against the
+ * tokens it holds: see "Explanation"), then hands the inner policy the rows with `numTotalTokens`
+ * and `numWaitingUncachedTokens` divided by the rank's speed: a rank at 0.7 holding 700 tokens looks
+ * like one at full speed holding 1,000, so a token-balancing policy gives it 0.7 of a peer's share.
+ *
+ * **Explanation**: in a lockstep DP group every rank runs every step, so throughput per request is
+ * the group's and cannot tell a slow GPU from a fast one; a rank's own forward time can. Per
+ * report, `u_r · ŝ_r = a + b · tokens_r` is fitted over the ranks (`ŝ` the current belief), each
+ * rank's raw speed is `(a + b · tokens_r) / u_r` over the median rank's, and the belief moves by
+ * `smoothing` towards it, within `[floor, 1]`. The floor means one bad window never exiles a rank
+ * (its cost is at most `1 / floor` of its load); the smoothing is the recovery: once a rank runs at
+ * full speed again its distance to 1 shrinks by `1 - smoothing` a report (22 reports from the floor
+ * to within 0.1 at the defaults). Rows without `utilization` or a token count teach nothing: behind
+ * them the wrapper is the inner policy, decision for decision. vLLM's `/metrics` and coordinator
+ * rows carry no utilization, so the term learns nothing there. `details.speeds` in each routed
+ * explanation lists the beliefs. Errors are the inner policy's.
+ *
+ * **When to use**: when a rank may be hardware-slow (a throttling GPU, a starved scheduler process)
+ * and the ranks publish SGLang `/v1/loads` rows; around a policy that balances tokens
+ * (`ledger-balanced`, `step-time-aware`). The registered `speed-aware` is `ledger-balanced` inside it.
+ *
+ * @example
+ * ```ts
+ * import { makeLedgerBalanced, withSpeed } from "@loadledger/policies"
+ * const p = withSpeed(makeLedgerBalanced())
+ * // rank 1 is busy all the time with the same tokens as rank 0, which is busy half the time
+ * const rows = (t: number) => [0.5, 1].map((utilization, dpRank) => ({
+ *   dpRank, timestamp: t, numRunningReqs: 1, numWaitingReqs: 0, numTotalTokens: 1000, utilization
+ * }))
+ * let s = p.init(2)
+ * for (let t = 1; t <= 40; t++) s = p.observe(s, rows(t), t)
+ * s.estimate.speeds.map((x) => Number(x.toFixed(2))) // => [1, 0.77]
+ * const r = p.route(s, { requestId: "a", inputLength: 10 }, 41)
+ * r._tag === "Routed" && r.rank // => 0
+ * ```
+ *
+ * @category own policies
+ * @since 0.8.0
+ */
+export const withSpeed = <S>(inner: Policy<S>, options: SpeedOptions = {}): Policy<SpeedState<S>> => {
+  const settings: SpeedSettings = {
+    smoothing: inRange(options.smoothing, 0, 1, defaultSpeedSettings.smoothing),
+    floor: inRange(options.floor, 0, 1, defaultSpeedSettings.floor),
+    minUtilization: inRange(options.minUtilization, 0, 1, defaultSpeedSettings.minUtilization)
+  }
+  const wrap = (s: SpeedState<S>, r: RouteResult<S>): RouteResult<SpeedState<S>> => {
+    if (r._tag === "PolicyError")
+      return r.state === undefined ? r : { ...r, state: { inner: r.state as S, estimate: s.estimate } }
+    return {
+      ...r,
+      state: { inner: r.state, estimate: s.estimate },
+      explanation: { ...r.explanation, details: { ...r.explanation.details, speeds: s.estimate.speeds } }
+    }
+  }
+  const charge = inner.charge
+  return {
+    name: options.name ?? `${inner.name}+speed`,
+    init: (dpSize) => ({ inner: inner.init(dpSize), estimate: emptySpeeds(dpSize) }),
+    observe: (s, loads, now) => {
+      if (!Number.isFinite(now)) return s
+      const estimate = observeSpeeds(s.estimate, loads, now, settings)
+      const rows = loads.map((row) => scaled(row, estimate.speeds[row.dpRank] ?? 1))
+      return { inner: inner.observe(s.inner, rows, now), estimate }
+    },
+    route: (s, request, now) => wrap(s, inner.route(s.inner, request, now)),
+    finish: (s, ids, now) => {
+      const next = inner.finish(s.inner, ids, now)
+      return next === s.inner ? s : { inner: next, estimate: s.estimate }
+    },
+    setStatus: (s, status) => {
+      const next = inner.setStatus(s.inner, status)
+      return next === s.inner ? s : { inner: next, estimate: s.estimate }
+    },
+    ...(charge === undefined ? {} : { charge: (s, request, now) => wrap(s, charge(s.inner, request, now)) })
+  }
+}

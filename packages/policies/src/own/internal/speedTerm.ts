@@ -1,0 +1,129 @@
+/**
+ * The speed term's estimator (issue 33 item 3): each rank's speed, relative to its group's typical
+ * rank, learned from the load reports the ranks publish. Pure: every function returns a new value;
+ * time is the rows' `timestamp` (or the `now` of the poll), never a clock.
+ *
+ * The signal. In a lockstep DP group every rank runs every step, so generation throughput per
+ * request (`genThroughput / numRunningReqs`) is the group's, whatever one rank's speed: it cannot
+ * tell a slow GPU from a fast one. What differs is each rank's own forward time, the share of the
+ * time it is not waiting for the others: SGLang's `utilization` (`/v1/loads`, 0..1). At nominal
+ * speed a rank's forward time grows with the tokens it holds (`numTotalTokens`, else
+ * `numUsedTokens`): `u = a + b x`, the same `a`, `b` for every rank of the group; a rank at speed
+ * `s` takes `u = (a + b x) / s`. Per report the estimator fits `u_r · ŝ_r = a + b x_r` by least
+ * squares over the ranks (`ŝ` the current estimate, so a rank already known to be slow does not bend
+ * the fit; `b >= 0`), reads each rank's raw speed `(a + b x_r) / u_r`, divides by the median over
+ * the ranks (the typical rank is 1), and smooths it: `ŝ ← ŝ + smoothing · (raw - ŝ)`, kept within
+ * `[floor, 1]`. The floor keeps a rank in the rotation (one bad window never exiles it: its cost is
+ * at most `1 / floor` times its load), and the smoothing is the recovery: once a rank's raw speed is
+ * back to 1, its distance to 1 shrinks by `1 - smoothing` per report (`pollsToRecover`).
+ *
+ * A report with fewer than two usable ranks (utilization in `[minUtilization, 1]`, a token count)
+ * teaches nothing and leaves the estimate as it was; so does a rank's row whose `timestamp` is not
+ * newer than the last one learned from (a repeated snapshot counts once).
+ *
+ * @internal
+ */
+import type { RankLoad } from "../../Policy.js"
+
+/** The estimator's settings (see the module header). @internal */
+export interface SpeedSettings {
+  /** Weight of a new report, in (0, 1]. */
+  readonly smoothing: number
+  /** The lowest speed a rank is believed to have, in (0, 1]. */
+  readonly floor: number
+  /** Rows with a lower utilization (an idle rank) are not learned from. */
+  readonly minUtilization: number
+}
+
+/** The defaults: 0.1 per report, floor 0.3, rows busier than 5%. @internal */
+export const defaultSpeedSettings: SpeedSettings = { smoothing: 0.1, floor: 0.3, minUtilization: 0.05 }
+
+/** Per rank: the believed speed (0..1] and the timestamp of the last row learned from. @internal */
+export interface SpeedEstimate {
+  readonly speeds: ReadonlyArray<number>
+  readonly seenSeconds: ReadonlyArray<number>
+  /** Reports learned from. */
+  readonly reports: number
+}
+
+/** Every rank at nominal speed, nothing seen. @internal */
+export const emptySpeeds = (dpSize: number): SpeedEstimate => ({
+  speeds: new Array<number>(dpSize).fill(1),
+  seenSeconds: new Array<number>(dpSize).fill(Number.NEGATIVE_INFINITY),
+  reports: 0
+})
+
+/** Reports until a rank estimated at `from` is within `within` of 1 once its raw speed is 1. @internal */
+export const pollsToRecover = (from: number, within: number, smoothing: number): number =>
+  from >= 1 - within ? 0 : Math.ceil(Math.log(within / (1 - from)) / Math.log(1 - smoothing))
+
+const tokensOf = (row: RankLoad): number | undefined => row.numTotalTokens ?? row.numUsedTokens
+
+const median = (xs: Array<number>): number => {
+  xs.sort((a, b) => a - b)
+  const m = xs.length >> 1
+  return xs.length % 2 === 1 ? xs[m]! : (xs[m - 1]! + xs[m]!) / 2
+}
+
+/** The least-squares line `y = a + b x` with `b >= 0` (flat when `x` does not vary). */
+const fitLine = (xs: ReadonlyArray<number>, ys: ReadonlyArray<number>): { a: number; b: number } => {
+  const n = xs.length
+  let mx = 0
+  let my = 0
+  for (let i = 0; i < n; i++) {
+    mx += xs[i]! / n
+    my += ys[i]! / n
+  }
+  let sxx = 0
+  let sxy = 0
+  for (let i = 0; i < n; i++) {
+    sxx += (xs[i]! - mx) ** 2
+    sxy += (xs[i]! - mx) * (ys[i]! - my)
+  }
+  if (n < 3 || !(sxx > 0) || !(sxy > 0)) return { a: my, b: 0 }
+  const b = sxy / sxx
+  return { a: my - b * mx, b }
+}
+
+/**
+ * Learn from one report (the rows of one poll, any order; rows of ranks at or above `dpSize` are
+ * ignored). `now` stands in for a row without a `timestamp`. @internal
+ */
+export const observeSpeeds = (
+  est: SpeedEstimate,
+  rows: ReadonlyArray<RankLoad>,
+  now: number,
+  settings: SpeedSettings = defaultSpeedSettings
+): SpeedEstimate => {
+  const ranks: Array<number> = []
+  const xs: Array<number> = []
+  const us: Array<number> = []
+  const dpSize = est.speeds.length
+  for (const row of rows) {
+    const r = row.dpRank
+    const u = row.utilization
+    const x = tokensOf(row)
+    const t = row.timestamp ?? now
+    if (!(r >= 0 && r < dpSize) || u === undefined || x === undefined) continue
+    if (!(u >= settings.minUtilization && u <= 1) || !(x >= 0) || !(t > est.seenSeconds[r]!)) continue
+    if (ranks.includes(r)) continue
+    ranks.push(r)
+    xs.push(x)
+    us.push(u)
+  }
+  if (ranks.length < 2) return est
+  const ys = ranks.map((r, i) => us[i]! * est.speeds[r]!)
+  const { a, b } = fitLine(xs, ys)
+  const raw = ranks.map((_, i) => (a + b * xs[i]!) / us[i]!)
+  const typical = median([...raw])
+  if (!(typical > 0)) return est
+  const speeds = [...est.speeds]
+  const seenSeconds = [...est.seenSeconds]
+  ranks.forEach((r, i) => {
+    const rel = Math.min(1, Math.max(settings.floor, raw[i]! / typical))
+    const s = speeds[r]! + settings.smoothing * (rel - speeds[r]!)
+    speeds[r] = Math.min(1, Math.max(settings.floor, s))
+    seenSeconds[r] = rows.find((row) => row.dpRank === r)?.timestamp ?? now
+  })
+  return { speeds, seenSeconds, reports: est.reports + 1 }
+}
