@@ -46,11 +46,14 @@ export interface SpeedState<S> {
 const inRange = (x: number | undefined, lo: number, hi: number, d: number): number =>
   x !== undefined && x > lo && x <= hi ? x : d
 
-/** A row's token fields in nominal-speed units: what the rank holds, divided by its speed. */
-const scaled = (row: RankLoad, speed: number): RankLoad => {
+/**
+ * A row's token fields in nominal-speed units: the tokens that would take a full-speed rank as long
+ * as this rank takes with its own (its fixed part `fixed` included), `(x + fixed) / speed - fixed`.
+ */
+const scaled = (row: RankLoad, speed: number, fixed: number): RankLoad => {
   if (speed >= 1) return row
   const out: { -readonly [K in keyof RankLoad]: RankLoad[K] } = { ...row }
-  if (row.numTotalTokens !== undefined) out.numTotalTokens = row.numTotalTokens / speed
+  if (row.numTotalTokens !== undefined) out.numTotalTokens = (row.numTotalTokens + fixed) / speed - fixed
   if (row.numWaitingUncachedTokens !== undefined)
     out.numWaitingUncachedTokens = row.numWaitingUncachedTokens / speed
   return out
@@ -119,7 +122,7 @@ export const withSpeed = <S>(inner: Policy<S>, options: SpeedOptions = {}): Poli
     observe: (s, loads, now) => {
       if (!Number.isFinite(now)) return s
       const estimate = observeSpeeds(s.estimate, loads, now, settings)
-      const rows = loads.map((row) => scaled(row, estimate.speeds[row.dpRank] ?? 1))
+      const rows = loads.map((row) => scaled(row, estimate.speeds[row.dpRank] ?? 1, estimate.fixedTokens))
       return { inner: inner.observe(s.inner, rows, now), estimate }
     },
     route: (s, request, now) => wrap(s, inner.route(s.inner, request, now)),

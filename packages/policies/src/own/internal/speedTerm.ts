@@ -15,7 +15,9 @@
  * the ranks (the typical rank is 1), and smooths it: `ŝ ← ŝ + smoothing · (raw - ŝ)`, kept within
  * `[floor, 1]`. The floor keeps a rank in the rotation (one bad window never exiles it: its cost is
  * at most `1 / floor` times its load), and the smoothing is the recovery: once a rank's raw speed is
- * back to 1, its distance to 1 shrinks by `1 - smoothing` per report (`pollsToRecover`).
+ * back to 1, its distance to 1 shrinks by `1 - smoothing` per report (`pollsToRecover`). The fit's
+ * `a / b` (`fixedTokens`, smoothed) is the part of a rank's forward time that does not move with
+ * its tokens, in tokens: a slow rank spends `fixedTokens · (1/s - 1)` more on it.
  *
  * A report with fewer than two usable ranks (utilization in `[minUtilization, 1]`, a token count)
  * teaches nothing and leaves the estimate as it was; so does a rank's row whose `timestamp` is not
@@ -42,6 +44,11 @@ export const defaultSpeedSettings: SpeedSettings = { smoothing: 0.1, floor: 0.3,
 export interface SpeedEstimate {
   readonly speeds: ReadonlyArray<number>
   readonly seenSeconds: ReadonlyArray<number>
+  /**
+   * The group's fixed forward time in token units, `a / b` of the fit (smoothed; at most 4 times
+   * the report's mean tokens): the part of a step no placement moves. 0 until a fit has a slope.
+   */
+  readonly fixedTokens: number
   /** Reports learned from. */
   readonly reports: number
 }
@@ -50,6 +57,7 @@ export interface SpeedEstimate {
 export const emptySpeeds = (dpSize: number): SpeedEstimate => ({
   speeds: new Array<number>(dpSize).fill(1),
   seenSeconds: new Array<number>(dpSize).fill(Number.NEGATIVE_INFINITY),
+  fixedTokens: 0,
   reports: 0
 })
 
@@ -125,5 +133,9 @@ export const observeSpeeds = (
     speeds[r] = Math.min(1, Math.max(settings.floor, s))
     seenSeconds[r] = rows.find((row) => row.dpRank === r)?.timestamp ?? now
   })
-  return { speeds, seenSeconds, reports: est.reports + 1 }
+  let meanTokens = 0
+  for (const x of xs) meanTokens += x / xs.length
+  const fixed = b > 0 ? Math.min(Math.max(0, a) / b, 4 * meanTokens) : est.fixedTokens
+  const fixedTokens = est.fixedTokens + settings.smoothing * (fixed - est.fixedTokens)
+  return { speeds, seenSeconds, fixedTokens, reports: est.reports + 1 }
 }
