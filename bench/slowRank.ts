@@ -2,7 +2,8 @@
  * `pnpm bench:slow-rank` (issue 33 item 3): route around a slow GPU, judged by goodput. On each
  * shared trace (Mooncake conversation, Mooncake synthetic, Azure 2023 conversation), DP 8 glm-5.3
  * on H200 behind one SGLang controller, with rank 3 at 0.7 of nominal compute and HBM throughout
- * (`simulate --slow-rank 3:0.7`), under one SLO: the goodput of `speed-aware` and of every upstream
+ * (`simulate --slow-rank 3:0.7`), under an SLO (Mooncake: `distserve-summarization-opt-66b`, its
+ * long prompts meet no strict one on the slowed group; Azure: `distserve-chatbot-opt-175b`): the goodput of `speed-aware` and of every upstream
  * policy registered for that engine (SGLang's references and the peers' routers: engine `sglang` or
  * `any`, none of which sees a rank's speed), on the same disjoint windows of the trace (the
  * verdict's own replication: `traceWindows`, a bisection per window, `estimateGoodput`'s t interval),
@@ -12,8 +13,8 @@
  *
  * Done when `speed-aware` beats every upstream policy with the paired interval above zero on every
  * block. Flags: `--quick` (the first 1,200 requests of each trace, Azure's 2,400; 4 windows; 5%
- * bisection), `--windows N`, `--limit N`, `--precision X`, `--jobs N` (worker threads, default 2),
- * `--speed S` (default 0.7), `--slo NAME` (default `distserve-chatbot-opt-175b`), `--only TEXT`
+ * bisection; the full run: Mooncake conversation's first 3,600, 6 windows, 2%), `--windows N`, `--limit N`, `--precision X`, `--jobs N` (worker threads, default 2),
+ * `--speed S` (default 0.7), `--slo NAME` (every trace under this SLO), `--only TEXT`
  * (traces whose label contains it), `--json FILE`.
  *
  * @since 0.8.0
@@ -39,19 +40,24 @@ const flag = (name: string): string | undefined => {
 }
 const quick = args.includes("--quick")
 const num = (name: string, full: number, fast: number): number => Number(flag(name) ?? (quick ? fast : full))
-const windows = num("windows", 8, 4)
+const windows = num("windows", 6, 4)
 const precision = num("precision", 0.02, 0.05)
 const jobs = num("jobs", 2, 2)
 const speed = num("speed", 0.7, 0.7)
-const sloName = flag("slo") ?? "distserve-chatbot-opt-175b"
-const parsed = parseSlo(sloName)
-if (parsed._tag === "SloError") throw new Error(`--slo: ${parsed.message}`)
+const sloOf = (name: string) => {
+  const p = parseSlo(name)
+  if (p._tag === "SloError") throw new Error(`--slo: ${p.message}`)
+  return p.slo
+}
 const OURS = "speed-aware"
 const TRACES = [
-  { label: "Mooncake conversation", path: "/work/shared/traces/mooncake/conversation_trace.jsonl", quick: 1200, full: 4800 },
-  { label: "Mooncake synthetic", path: "/work/shared/traces/mooncake/synthetic_trace.jsonl", quick: 1200, full: 3993 },
-  { label: "Azure 2023 conversation", path: "/work/shared/traces/azure2023/AzureLLMInferenceTrace_conv.csv", quick: 2400, full: 9600 }
-].filter((t) => t.label.includes(flag("only") ?? ""))
+  // Mooncake's long prompts meet no strict SLO on a slowed group at any rate: the relaxed preset there
+  { label: "Mooncake conversation", path: "/work/shared/traces/mooncake/conversation_trace.jsonl", quick: 1200, full: 3600, slo: "distserve-summarization-opt-66b" },
+  { label: "Mooncake synthetic", path: "/work/shared/traces/mooncake/synthetic_trace.jsonl", quick: 1200, full: 3993, slo: "distserve-summarization-opt-66b" },
+  { label: "Azure 2023 conversation", path: "/work/shared/traces/azure2023/AzureLLMInferenceTrace_conv.csv", quick: 2400, full: 9600, slo: "distserve-chatbot-opt-175b" }
+]
+  .map((t) => ({ ...t, slo: flag("slo") ?? t.slo }))
+  .filter((t) => t.label.includes(flag("only") ?? ""))
 const limitFlag = flag("limit")
 
 const upstream = policyEntries()
@@ -92,7 +98,7 @@ const runTrace = async (t: (typeof TRACES)[number]) => {
     dp: 8,
     frontEnds: 1,
     seed: 0,
-    slo: parsed.slo,
+    slo: sloOf(t.slo),
     start: 1,
     precision,
     rankFaults: [{ dpRank: 3, speed }]
@@ -136,11 +142,11 @@ const runTrace = async (t: (typeof TRACES)[number]) => {
       : { policy: name, goodput: e.requestsPerSecond, ci: e.ci }
   })
   rows.sort((a, b) => b.goodput - a.goodput)
-  return { label: t.label, requests: setup.limit, ours, bound, rows, seconds: (performance.now() - t0) / 1000 }
+  return { label: t.label, slo: t.slo, requests: setup.limit, ours, bound, rows, seconds: (performance.now() - t0) / 1000 }
 }
 
 console.log(
-  `slow rank: rank 3 at ${speed} of nominal; DP 8 glm-5.3 on H200, one SGLang controller; SLO ${sloName}; ` +
+  `slow rank: rank 3 at ${speed} of nominal; DP 8 glm-5.3 on H200, one SGLang controller; ` +
     `${windows} windows, bisection within ${precision * 100}%; ${upstream.length} upstream policies${quick ? " (--quick)" : ""}`
 )
 const out = []
@@ -148,7 +154,7 @@ let missed = 0
 for (const t of TRACES) {
   const r = await runTrace(t)
   out.push(r)
-  console.log(`\n## ${r.label} (${r.requests} requests, ${r.seconds.toFixed(0)} s)`)
+  console.log(`\n## ${r.label}, SLO ${r.slo} (${r.requests} requests, ${r.seconds.toFixed(0)} s)`)
   console.log(
     `${OURS}: ${f(r.ours.requestsPerSecond)} req/s [${f(r.ours.ci[0])}, ${f(r.ours.ci[1])}] ` +
       `(${((r.ours.requestsPerSecond / r.bound.requestsPerSecond) * 100).toFixed(0)}% of the bound); ` +

@@ -41,6 +41,8 @@ export interface SpeedOptions {
 export interface SpeedState<S> {
   readonly inner: S
   readonly estimate: SpeedEstimate
+  /** Per rank, the row the inner policy last observed (scaled), for the charge of a slow rank. */
+  readonly rows: ReadonlyArray<RankLoad | undefined>
 }
 
 const inRange = (x: number | undefined, lo: number, hi: number, d: number): number =>
@@ -64,12 +66,13 @@ const scaled = (row: RankLoad, speed: number, fixed: number): RankLoad => {
  * (SGLang's `utilization`, the share of the time a rank is not waiting for the others, against the
  * tokens it holds: see "Explanation"), then hands the inner policy the rows with `numTotalTokens`
  * and `numWaitingUncachedTokens` divided by the rank's speed: a rank at 0.7 holding 700 tokens looks
- * like one at full speed holding 1,000, so a token-balancing policy gives it 0.7 of a peer's share.
+ * like one at full speed holding 1,000, so a token-balancing policy gives it 0.7 of a peer's share;
+ * a request routed to a slow rank is charged `1 / speed` of its prompt tokens there, the same way.
  *
  * **Explanation**: in a lockstep DP group every rank runs every step, so throughput per request is
  * the group's and cannot tell a slow GPU from a fast one; a rank's own forward time can. Per
  * report, `u_r · ŝ_r = a + b · tokens_r` is fitted over the ranks (`ŝ` the current belief), each
- * rank's raw speed is `(a + b · tokens_r) / u_r` over the median rank's, and the belief moves by
+ * rank's raw speed is `(a + b · tokens_r) / u_r` over the upper median rank's, and the belief moves by
  * `smoothing` towards it, within `[floor, 1]`. The floor means one bad window never exiles a rank
  * (its cost is at most `1 / floor` of its load); the smoothing is the recovery: once a rank runs at
  * full speed again its distance to 1 shrinks by `1 - smoothing` a report (22 reports from the floor
@@ -106,34 +109,62 @@ export const withSpeed = <S>(inner: Policy<S>, options: SpeedOptions = {}): Poli
     floor: inRange(options.floor, 0, 1, defaultSpeedSettings.floor),
     minUtilization: inRange(options.minUtilization, 0, 1, defaultSpeedSettings.minUtilization)
   }
-  const wrap = (s: SpeedState<S>, r: RouteResult<S>): RouteResult<SpeedState<S>> => {
+  /**
+   * The inner policy charged the request's prompt tokens at full speed; a slow rank's charge is
+   * `1 / speed` of them: the rest is added to the row it last observed (same timestamp, so the
+   * charge stays until a newer snapshot covers it).
+   */
+  const slowCharge = (s: SpeedState<S>, next: S, rank: number, inputLength: number, now: number) => {
+    const speed = s.estimate.speeds[rank] ?? 1
+    const row = s.rows[rank]
+    if (speed >= 1 || row?.numTotalTokens === undefined || (row.timestamp ?? now) > now)
+      return { inner: next, estimate: s.estimate, rows: s.rows }
+    const bumped = { ...row, numTotalTokens: row.numTotalTokens + inputLength * (1 / speed - 1) }
+    const rows = [...s.rows]
+    rows[rank] = bumped
+    return { inner: inner.observe(next, [bumped], now), estimate: s.estimate, rows }
+  }
+  const wrap = (
+    s: SpeedState<S>,
+    r: RouteResult<S>,
+    inputLength: number,
+    now: number
+  ): RouteResult<SpeedState<S>> => {
     if (r._tag === "PolicyError")
-      return r.state === undefined ? r : { ...r, state: { inner: r.state as S, estimate: s.estimate } }
+      return r.state === undefined ? r : { ...r, state: { ...s, inner: r.state as S } }
     return {
       ...r,
-      state: { inner: r.state, estimate: s.estimate },
+      state: slowCharge(s, r.state, r.rank, inputLength, now),
       explanation: { ...r.explanation, details: { ...r.explanation.details, speeds: s.estimate.speeds } }
     }
   }
   const charge = inner.charge
   return {
     name: options.name ?? `${inner.name}+speed`,
-    init: (dpSize) => ({ inner: inner.init(dpSize), estimate: emptySpeeds(dpSize) }),
+    init: (dpSize) => ({
+      inner: inner.init(dpSize),
+      estimate: emptySpeeds(dpSize),
+      rows: new Array<RankLoad | undefined>(dpSize).fill(undefined)
+    }),
     observe: (s, loads, now) => {
       if (!Number.isFinite(now)) return s
       const estimate = observeSpeeds(s.estimate, loads, now, settings)
       const rows = loads.map((row) => scaled(row, estimate.speeds[row.dpRank] ?? 1, estimate.fixedTokens))
-      return { inner: inner.observe(s.inner, rows, now), estimate }
+      const held = [...s.rows]
+      for (const row of rows) if (row.dpRank >= 0 && row.dpRank < held.length) held[row.dpRank] = row
+      return { inner: inner.observe(s.inner, rows, now), estimate, rows: held }
     },
-    route: (s, request, now) => wrap(s, inner.route(s.inner, request, now)),
+    route: (s, request, now) => wrap(s, inner.route(s.inner, request, now), request.inputLength, now),
     finish: (s, ids, now) => {
       const next = inner.finish(s.inner, ids, now)
-      return next === s.inner ? s : { inner: next, estimate: s.estimate }
+      return next === s.inner ? s : { ...s, inner: next }
     },
     setStatus: (s, status) => {
       const next = inner.setStatus(s.inner, status)
-      return next === s.inner ? s : { inner: next, estimate: s.estimate }
+      return next === s.inner ? s : { ...s, inner: next }
     },
-    ...(charge === undefined ? {} : { charge: (s, request, now) => wrap(s, charge(s.inner, request, now)) })
+    ...(charge === undefined
+      ? {}
+      : { charge: (s, request, now) => wrap(s, charge(s.inner, request, now), request.inputLength, now) })
   }
 }

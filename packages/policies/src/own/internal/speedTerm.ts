@@ -11,8 +11,10 @@
  * `numUsedTokens`): `u = a + b x`, the same `a`, `b` for every rank of the group; a rank at speed
  * `s` takes `u = (a + b x) / s`. Per report the estimator fits `u_r · ŝ_r = a + b x_r` by least
  * squares over the ranks (`ŝ` the current estimate, so a rank already known to be slow does not bend
- * the fit; `b >= 0`), reads each rank's raw speed `(a + b x_r) / u_r`, divides by the median over
- * the ranks (the typical rank is 1), and smooths it: `ŝ ← ŝ + smoothing · (raw - ŝ)`, kept within
+ * the fit; `b > 0`; with two ranks, or a report whose tokens do not vary, only the slope is fitted,
+ * through the fixed part learned so far), reads each rank's raw speed `(a + b x_r) / u_r`, divides by the upper median
+ * over the ranks (the typical rank is 1), fits again without the ranks found below 0.9 (when three
+ * others remain: a slow rank's own row never bends the line its speed is read from), and smooths it: `ŝ ← ŝ + smoothing · (raw - ŝ)`, kept within
  * `[floor, 1]`. The floor keeps a rank in the rotation (one bad window never exiles it: its cost is
  * at most `1 / floor` times its load), and the smoothing is the recovery: once a rank's raw speed is
  * back to 1, its distance to 1 shrinks by `1 - smoothing` per report (`pollsToRecover`). The fit's
@@ -67,14 +69,22 @@ export const pollsToRecover = (from: number, within: number, smoothing: number):
 
 const tokensOf = (row: RankLoad): number | undefined => row.numTotalTokens ?? row.numUsedTokens
 
-const median = (xs: Array<number>): number => {
+/** The upper median (of two ranks, the faster one: the typical rank is never the slow one). */
+const upperMedian = (xs: Array<number>): number => {
   xs.sort((a, b) => a - b)
-  const m = xs.length >> 1
-  return xs.length % 2 === 1 ? xs[m]! : (xs[m - 1]! + xs[m]!) / 2
+  return xs[xs.length >> 1]!
 }
 
-/** The least-squares line `y = a + b x` with `b >= 0` (flat when `x` does not vary). */
-const fitLine = (xs: ReadonlyArray<number>, ys: ReadonlyArray<number>): { a: number; b: number } => {
+/**
+ * The least-squares line `y = a + b x` with `b > 0`; when `x` does not vary, the slope is not
+ * positive or fewer than three ranks report, the line through `(-fixed, 0)` with the learned fixed
+ * part (`y = b (x + fixed)`), and flat (`b = 0`) when even that has no positive slope.
+ */
+const fitLine = (
+  xs: ReadonlyArray<number>,
+  ys: ReadonlyArray<number>,
+  fixed: number
+): { a: number; b: number; free: boolean } => {
   const n = xs.length
   let mx = 0
   let my = 0
@@ -88,9 +98,29 @@ const fitLine = (xs: ReadonlyArray<number>, ys: ReadonlyArray<number>): { a: num
     sxx += (xs[i]! - mx) ** 2
     sxy += (xs[i]! - mx) * (ys[i]! - my)
   }
-  if (n < 3 || !(sxx > 0) || !(sxy > 0)) return { a: my, b: 0 }
-  const b = sxy / sxx
-  return { a: my - b * mx, b }
+  if (n >= 3 && sxx > 0 && sxy > 0) {
+    const b = sxy / sxx
+    return { a: my - b * mx, b, free: true }
+  }
+  let szz = 0
+  let szy = 0
+  for (let i = 0; i < n; i++) {
+    szz += (xs[i]! + fixed) ** 2
+    szy += (xs[i]! + fixed) * ys[i]!
+  }
+  if (szz > 0 && szy > 0) return { a: (szy / szz) * fixed, b: szy / szz, free: false }
+  return { a: my, b: 0, free: false }
+}
+
+/** Each rank's forward time at nominal speed over its own, over the typical rank's (upper median). */
+const rawSpeeds = (
+  xs: ReadonlyArray<number>,
+  us: ReadonlyArray<number>,
+  line: { readonly a: number; readonly b: number }
+): ReadonlyArray<number> | undefined => {
+  const raw = xs.map((x, i) => (line.a + line.b * x) / us[i]!)
+  const typical = upperMedian([...raw])
+  return typical > 0 ? raw.map((x) => x / typical) : undefined
 }
 
 /**
@@ -121,21 +151,26 @@ export const observeSpeeds = (
   }
   if (ranks.length < 2) return est
   const ys = ranks.map((r, i) => us[i]! * est.speeds[r]!)
-  const { a, b } = fitLine(xs, ys)
-  const raw = ranks.map((_, i) => (a + b * xs[i]!) / us[i]!)
-  const typical = median([...raw])
-  if (!(typical > 0)) return est
+  // two passes: the ranks the first fit finds slow (below 0.9 of the typical) are left out of the second
+  const first = rawSpeeds(xs, us, fitLine(xs, ys, est.fixedTokens))
+  if (first === undefined) return est
+  const keep = ranks.map((_, i) => first[i]! >= 0.9)
+  const kept = (v: ReadonlyArray<number>) => v.filter((_, i) => keep[i])
+  const refit = keep.filter(Boolean).length >= 3 && keep.includes(false)
+  const { a, b, free } = refit ? fitLine(kept(xs), kept(ys), est.fixedTokens) : fitLine(xs, ys, est.fixedTokens)
+  const rel = refit ? rawSpeeds(xs, us, { a, b }) : first
+  if (rel === undefined) return est
   const speeds = [...est.speeds]
   const seenSeconds = [...est.seenSeconds]
   ranks.forEach((r, i) => {
-    const rel = Math.min(1, Math.max(settings.floor, raw[i]! / typical))
-    const s = speeds[r]! + settings.smoothing * (rel - speeds[r]!)
+    const target = Math.min(1, Math.max(settings.floor, rel[i]!))
+    const s = speeds[r]! + settings.smoothing * (target - speeds[r]!)
     speeds[r] = Math.min(1, Math.max(settings.floor, s))
     seenSeconds[r] = rows.find((row) => row.dpRank === r)?.timestamp ?? now
   })
   let meanTokens = 0
   for (const x of xs) meanTokens += x / xs.length
-  const fixed = b > 0 ? Math.min(Math.max(0, a) / b, 4 * meanTokens) : est.fixedTokens
+  const fixed = free ? Math.min(Math.max(0, a) / b, 4 * meanTokens) : est.fixedTokens
   const fixedTokens = est.fixedTokens + settings.smoothing * (fixed - est.fixedTokens)
   return { speeds, seenSeconds, fixedTokens, reports: est.reports + 1 }
 }
