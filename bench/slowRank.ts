@@ -137,7 +137,7 @@ const runTrace = async (t: (typeof TRACES)[number]) => {
   const rows: Array<Row> = upstream.map((name, n) => {
     const e = est(per(n))
     const c = compareGoodput(ours.windows, e.windows)
-    return c._tag === "GoodputComparison"
+    return c._tag === "GoodputComparison" && Number.isFinite(c.ratio)
       ? { policy: name, goodput: e.requestsPerSecond, ci: e.ci, ratio: c.ratio, ratioCi: c.ci, beaten: c.ci[0] > 1 }
       : { policy: name, goodput: e.requestsPerSecond, ci: e.ci }
   })
