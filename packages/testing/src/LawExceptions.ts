@@ -45,6 +45,7 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       ],
       ["ledger-balanced", "ties go to the lowest index from the replica's start offset"],
       ["ledger-balanced-requests", "ties go to the lowest index from the replica's start offset"],
+      ["speed-aware", "ledger-balanced inside: ties go to the lowest index from the replica's start offset"],
       ["cache-affinity", "ties on (load, processed) go to the lowest index"],
       ["uncached-tokens", "ties go to the lowest index from the rotating cursor"],
       // no deterministic policy can hold this law: on two idle ranks relabelled 0 <-> 1 the input is

@@ -95,7 +95,7 @@ const scaled = (row: RankLoad, speed: number, fixed: number): RankLoad => {
  * }))
  * let s = p.init(2)
  * for (let t = 1; t <= 40; t++) s = p.observe(s, rows(t), t)
- * s.estimate.speeds.map((x) => Number(x.toFixed(2))) // => [1, 0.77]
+ * s.estimate.speeds.map((x) => Number(x.toFixed(2))) // => [1, 0.51]
  * const r = p.route(s, { requestId: "a", inputLength: 10 }, 41)
  * r._tag === "Routed" && r.rank // => 0
  * ```
