@@ -52,9 +52,27 @@ const sloOf = (name: string) => {
 const OURS = "speed-aware"
 const TRACES = [
   // Mooncake's long prompts meet no strict SLO on a slowed group at any rate: the relaxed preset there
-  { label: "Mooncake conversation", path: "/work/shared/traces/mooncake/conversation_trace.jsonl", quick: 1200, full: 3600, slo: "distserve-summarization-opt-66b" },
-  { label: "Mooncake synthetic", path: "/work/shared/traces/mooncake/synthetic_trace.jsonl", quick: 1200, full: 3993, slo: "distserve-summarization-opt-66b" },
-  { label: "Azure 2023 conversation", path: "/work/shared/traces/azure2023/AzureLLMInferenceTrace_conv.csv", quick: 2400, full: 9600, slo: "distserve-chatbot-opt-175b" }
+  {
+    label: "Mooncake conversation",
+    path: "/work/shared/traces/mooncake/conversation_trace.jsonl",
+    quick: 1200,
+    full: 3600,
+    slo: "distserve-summarization-opt-66b"
+  },
+  {
+    label: "Mooncake synthetic",
+    path: "/work/shared/traces/mooncake/synthetic_trace.jsonl",
+    quick: 1200,
+    full: 3993,
+    slo: "distserve-summarization-opt-66b"
+  },
+  {
+    label: "Azure 2023 conversation",
+    path: "/work/shared/traces/azure2023/AzureLLMInferenceTrace_conv.csv",
+    quick: 2400,
+    full: 9600,
+    slo: "distserve-chatbot-opt-175b"
+  }
 ]
   .map((t) => ({ ...t, slo: flag("slo") ?? t.slo }))
   .filter((t) => t.label.includes(flag("only") ?? ""))
@@ -70,7 +88,10 @@ const search = (r: GoodputJobResult, what: string): number => {
 }
 
 const pool = {
-  entry: workerEntry(new URL("../packages/cli/src/goodput/run.ts", import.meta.url).href, "goodput-worker.js"),
+  entry: workerEntry(
+    new URL("../packages/cli/src/goodput/run.ts", import.meta.url).href,
+    "goodput-worker.js"
+  ),
   threads: jobs <= 1 ? 0 : jobs,
   inThread: runGoodputJob
 }
@@ -113,7 +134,9 @@ const runTrace = async (t: (typeof TRACES)[number]) => {
     mode
   })
   // ours first, from the setup's start; every other subject warm-started from ours on the same window
-  const pilot = ks.map((k) => search(runGoodputJob(job({ kind: "policy", name: OURS }, k, { kind: "search" })), OURS))
+  const pilot = ks.map((k) =>
+    search(runGoodputJob(job({ kind: "policy", name: OURS }, k, { kind: "search" })), OURS)
+  )
   const warm = (k: number): GoodputJob["mode"] => {
     const base = meanArrivalRate(windowsOf(setup)[k]!)!
     return pilot[k]! > 0 ? { kind: "search", start: pilot[k]! / base, step: 1.05 } : { kind: "search" }
@@ -138,11 +161,26 @@ const runTrace = async (t: (typeof TRACES)[number]) => {
     const e = est(per(n))
     const c = compareGoodput(ours.windows, e.windows)
     return c._tag === "GoodputComparison" && Number.isFinite(c.ratio)
-      ? { policy: name, goodput: e.requestsPerSecond, ci: e.ci, ratio: c.ratio, ratioCi: c.ci, beaten: c.ci[0] > 1 }
+      ? {
+          policy: name,
+          goodput: e.requestsPerSecond,
+          ci: e.ci,
+          ratio: c.ratio,
+          ratioCi: c.ci,
+          beaten: c.ci[0] > 1
+        }
       : { policy: name, goodput: e.requestsPerSecond, ci: e.ci }
   })
   rows.sort((a, b) => b.goodput - a.goodput)
-  return { label: t.label, slo: t.slo, requests: setup.limit, ours, bound, rows, seconds: (performance.now() - t0) / 1000 }
+  return {
+    label: t.label,
+    slo: t.slo,
+    requests: setup.limit,
+    ours,
+    bound,
+    rows,
+    seconds: (performance.now() - t0) / 1000
+  }
 }
 
 console.log(
@@ -162,14 +200,19 @@ for (const t of TRACES) {
   )
   console.log("policy | goodput req/s [95%] | speed-aware vs it, paired [95%] | beaten")
   for (const x of r.rows) {
-    const vs = x.ratio === undefined ? "n/c" : `${pct(x.ratio)} [${pct(x.ratioCi![0])}, ${pct(x.ratioCi![1])}]`
+    const vs =
+      x.ratio === undefined ? "n/c" : `${pct(x.ratio)} [${pct(x.ratioCi![0])}, ${pct(x.ratioCi![1])}]`
     if (x.beaten !== true) missed++
-    console.log(`${x.policy} | ${f(x.goodput)} [${f(x.ci[0])}, ${f(x.ci[1])}] | ${vs} | ${x.beaten === true ? "yes" : "NO"}`)
+    console.log(
+      `${x.policy} | ${f(x.goodput)} [${f(x.ci[0])}, ${f(x.ci[1])}] | ${vs} | ${x.beaten === true ? "yes" : "NO"}`
+    )
   }
   const worst = r.rows.filter((x) => x.ratioCi !== undefined).sort((a, b) => a.ratioCi![0] - b.ratioCi![0])[0]
   if (worst !== undefined)
     console.log(`closest: ${worst.policy}, paired lower bound ${pct(worst.ratioCi![0])}`)
 }
-console.log(`\n${missed === 0 ? "DONE: beaten every upstream policy on every block" : `${missed} (block, policy) pairs not beaten with the interval above zero`}`)
+console.log(
+  `\n${missed === 0 ? "DONE: beaten every upstream policy on every block" : `${missed} (block, policy) pairs not beaten with the interval above zero`}`
+)
 const json = flag("json")
 if (json !== undefined) writeFileSync(json, JSON.stringify(out, null, 2))

@@ -1,9 +1,15 @@
 import { describe, expect, it } from "vitest"
+import { makeLedgerBalanced, ownPolicyConfigs, policyFromConfig, withSpeed } from "../src/index.js"
 import { emptySpeeds, observeSpeeds, pollsToRecover } from "../src/own/internal/speedTerm.js"
-import { makeLedgerBalanced, policyFromConfig, withSpeed, ownPolicyConfigs } from "../src/index.js"
 
 /** Rows of one lockstep report: forward time a + b·tokens at nominal speed, over each rank's speed; utilization over the slowest. */
-const report = (t: number, tokens: ReadonlyArray<number>, speeds: ReadonlyArray<number>, a = 0.2, b = 0.001) => {
+const report = (
+  t: number,
+  tokens: ReadonlyArray<number>,
+  speeds: ReadonlyArray<number>,
+  a = 0.2,
+  b = 0.001
+) => {
   const busy = tokens.map((x, r) => (a + b * x) / speeds[r]!)
   const step = Math.max(...busy)
   return tokens.map((numTotalTokens, dpRank) => ({
@@ -66,14 +72,22 @@ describe("withSpeed", () => {
     expect(s.estimate.speeds[1]).toBeCloseTo(0.5, 3)
     // equal tokens: rank 1 takes twice as long, so the next request goes to rank 0
     const r = p.route(s, { requestId: "a", inputLength: 10 }, 301)
-    expect(r._tag === "Routed" && r.rank).toBe(0)
-    expect(r._tag === "Routed" && (r.explanation.details?.["speeds"] as Array<number>)[1]).toBeCloseTo(0.5, 3)
+    if (r._tag !== "Routed") throw new Error(r.message)
+    expect(r.rank).toBe(0)
+    const speeds = r.explanation.details?.["speeds"] as ReadonlyArray<number> | undefined
+    expect(speeds?.[1]).toBeCloseTo(0.5, 3)
   })
 
   it("is its inner policy decision for decision when the rows carry no utilization", () => {
     const inner = makeLedgerBalanced()
     const p = withSpeed(inner)
-    const rows = [300, 100, 200].map((numTotalTokens, dpRank) => ({ dpRank, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens }))
+    const rows = [300, 100, 200].map((numTotalTokens, dpRank) => ({
+      dpRank,
+      timestamp: 1,
+      numRunningReqs: 0,
+      numWaitingReqs: 0,
+      numTotalTokens
+    }))
     let a = inner.observe(inner.init(3), rows, 1)
     let b = p.observe(p.init(3), rows, 1)
     for (let i = 0; i < 12; i++) {
@@ -94,9 +108,16 @@ describe("withSpeed", () => {
 
   it("is the speed-aware configuration, and a JSON configuration may name the wrapper", () => {
     expect(ownPolicyConfigs["speed-aware"]!.wrappers).toEqual(["speed"])
-    const p = policyFromConfig({ kind: "scored", name: "mine", terms: [{ term: "tokens", weight: 1 }], wrappers: ["speed"] })
+    const p = policyFromConfig({
+      kind: "scored",
+      name: "mine",
+      terms: [{ term: "tokens", weight: 1 }],
+      wrappers: ["speed"]
+    })
     expect("_tag" in p ? p : p.name).toBe("mine")
-    expect(policyFromConfig({ kind: "scored", terms: [{ term: "tokens", weight: 1 }], wrappers: ["sped"] })).toEqual({
+    expect(
+      policyFromConfig({ kind: "scored", terms: [{ term: "tokens", weight: 1 }], wrappers: ["sped"] })
+    ).toEqual({
       _tag: "PolicyConfigError",
       field: "wrappers[0]",
       message: 'unknown wrapper "sped" (known: staleness, kv-admission, speed)'

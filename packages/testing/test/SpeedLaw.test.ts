@@ -13,10 +13,9 @@ describe("speed law", () => {
     expect(r.recoveredShare).toBeGreaterThan(0.22)
   })
 
-  fcTest.prop(
-    [fc.integer({ min: 2, max: 8 }), fc.double({ min: 0.3, max: 0.8, noNaN: true }), fc.nat()],
-    { numRuns: 15 }
-  )("speed-aware obeys it for any group size, speed and slow rank", (dpSize, speed, k) => {
+  fcTest.prop([fc.integer({ min: 2, max: 8 }), fc.double({ min: 0.3, max: 0.8, noNaN: true }), fc.nat()], {
+    numRuns: 15
+  })("speed-aware obeys it for any group size, speed and slow rank", (dpSize, speed, k) => {
     const r = checkSpeedLaw(findPolicy("speed-aware")!.make({}), { dpSize, slowRank: k % dpSize, speed })
     expect(r.violation).toBeUndefined()
   })
@@ -28,6 +27,7 @@ describe("speed law", () => {
       expect(r.slowShare).toBeCloseTo(0.25, 1)
     }
     // the law's list holds own policies only
-    for (const name of speedLawPolicies) expect(policyEntries().find((e) => e.name === name)?.reference).toBe(false)
+    for (const name of speedLawPolicies)
+      expect(policyEntries().find((e) => e.name === name)?.reference).toBe(false)
   })
 })

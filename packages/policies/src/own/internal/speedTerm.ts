@@ -157,7 +157,9 @@ export const observeSpeeds = (
   const keep = ranks.map((_, i) => first[i]! >= 0.9)
   const kept = (v: ReadonlyArray<number>) => v.filter((_, i) => keep[i])
   const refit = keep.filter(Boolean).length >= 3 && keep.includes(false)
-  const { a, b, free } = refit ? fitLine(kept(xs), kept(ys), est.fixedTokens) : fitLine(xs, ys, est.fixedTokens)
+  const { a, b, free } = refit
+    ? fitLine(kept(xs), kept(ys), est.fixedTokens)
+    : fitLine(xs, ys, est.fixedTokens)
   const rel = refit ? rawSpeeds(xs, us, { a, b }) : first
   if (rel === undefined) return est
   const speeds = [...est.speeds]
