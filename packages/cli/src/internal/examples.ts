@@ -177,6 +177,10 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<HelpExample>>> = {
     {
       note: "the same as JSON, with each scenario's open assumptions",
       run: "loadledger reproduce --list --json"
+    },
+    {
+      note: "vLLM's prefill schedule interval (PR #44558): published beside modelled, about 1 s",
+      run: "loadledger reproduce vllm-prefill-interval"
     }
   ],
   completion: [

@@ -8,8 +8,9 @@
 import type { ReproduceScenario } from "./Scenario.js"
 import { sglangLargeEp } from "./sglangLargeEp.js"
 import { trtllmAdpBalance } from "./trtllmAdpBalance.js"
+import { vllmPrefillInterval } from "./vllmPrefillInterval.js"
 
-const SCENARIOS: ReadonlyArray<ReproduceScenario> = [sglangLargeEp, trtllmAdpBalance]
+const SCENARIOS: ReadonlyArray<ReproduceScenario> = [sglangLargeEp, trtllmAdpBalance, vllmPrefillInterval]
 
 /**
  * Every registered scenario, in `reproduce --list` order.
