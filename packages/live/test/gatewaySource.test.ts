@@ -225,7 +225,12 @@ it("parseServeArgs checks --gateway", () => {
 })
 
 it("one worker's rank reported twice is that rank's duplicate-rank, the other worker's same rank stays known", async () => {
-  const body = JSON.parse(fleet([["http://a:1", [1, 2]], ["http://b:1", [4, 5]]])) as {
+  const body = JSON.parse(
+    fleet([
+      ["http://a:1", [1, 2]],
+      ["http://b:1", [4, 5]]
+    ])
+  ) as {
     workers: Array<{ details: { loads: Array<{ dp_rank: number }> } }>
   }
   body.workers[0]!.details.loads[1]!.dp_rank = 0

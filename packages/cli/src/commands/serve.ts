@@ -41,7 +41,7 @@ const readConfig = async (path: string): Promise<Record<string, unknown> | strin
  * @example
  * ```ts
  * import { serve } from "./serve.js"
- * // prints "loadledger serve: at least one --worker URL is required (or --workers-file / --workers-dns / --workers-from) (--help for usage)" on stderr
+ * // prints "loadledger serve: at least one --worker URL is required (or --workers-file / --workers-dns / --workers-from / --gateway) (--help for usage)" on stderr
  * await serve([]) // => 2
  * ```
  *
