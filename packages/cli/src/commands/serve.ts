@@ -8,9 +8,11 @@
  */
 import { readFileSync } from "node:fs"
 import type { Command } from "commander"
+import { escapeLines } from "../internal/terminalText.js"
 
 const fail = (message: string, code: number): number => {
-  process.stderr.write(`loadledger serve: ${message}\n`)
+  // messages quote flag values and config-file values: no raw control character out
+  process.stderr.write(`loadledger serve: ${escapeLines(message.replace(/\n/g, "\\n"))}\n`)
   return code
 }
 
