@@ -179,3 +179,97 @@ describe("vLLM pages where some engines carry only counters and histograms", () 
     )
   })
 })
+
+describe("vLLM logger lines generated from the V1 format", () => {
+  it("every engine's latest line, whatever the prefix, optional items, extra items and line ending", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            engine: fc.nat({ max: 15 }),
+            running: fc.nat({ max: 999 }),
+            waiting: fc.nat({ max: 999 }),
+            kv: fc.nat({ max: 1000 }),
+            prefix: fc.boolean(),
+            hit: fc.boolean(),
+            extra: fc.boolean()
+          }),
+          { minLength: 1, maxLength: 8 }
+        ),
+        fc.boolean(),
+        (lines, crlf) => {
+          const text = lines
+            .map((l) => {
+              const items = [
+                "Avg prompt throughput: 16.5 tokens/s",
+                "Avg generation throughput: 1157.2 tokens/s",
+                `Running: ${l.running} reqs`,
+                `Waiting: ${l.waiting} reqs`,
+                `GPU KV cache usage: ${(l.kv / 10).toFixed(1)}%`
+              ]
+              if (l.hit) items.push("Prefix cache hit rate: 70.0%")
+              if (l.extra) items.push("MM cache hit rate: 0.0%")
+              const head = l.prefix ? "(APIServer pid=387731) INFO 03-11 06:16:52 [loggers.py:257] " : ""
+              return `${head}Engine ${String(l.engine).padStart(3, "0")}: ${items.join(", ")}`
+            })
+            .join(crlf ? "\r\n" : "\n")
+          const r = ok(`${text}${crlf ? "\r\n" : "\n"}`)
+          const latest = new Map(lines.map((l) => [l.engine, l]))
+          expect(r.rows.map((x) => [x.dpRank, x.numRunningReqs, x.numWaitingReqs, x.kvCacheUsage])).toEqual(
+            [...latest.values()]
+              .sort((a, b) => a.engine - b.engine)
+              .map((l) => [l.engine, l.running, l.waiting, Number((l.kv / 1000).toFixed(3))])
+          )
+        }
+      ),
+      { numRuns: 200 }
+    )
+  })
+})
+
+describe("SMG /get_loads generated from WorkerLoadsResult's form", () => {
+  it("several workers with ranks 0..n each, keys in any order, unknown keys named: one row per (worker, rank)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        fc.constantFrom("kv_transfer_latency_ms", "disagg_mode", "num_total_reqs", "future_field"),
+        (fleet, reverse, extra) => {
+          const order = <T>(xs: Array<T>) => (reverse ? xs.reverse() : xs)
+          const workers = fleet.map((ranks, w) => ({
+            worker: `http://w${w}:30000`,
+            load: 10 * w,
+            details: {
+              timestamp: "2026-08-21T09:15:02.125Z",
+              dp_rank_count: ranks,
+              loads: order(
+                Array.from({ length: ranks }, (_, d) =>
+                  Object.fromEntries(
+                    order([
+                      ["dp_rank", d],
+                      ["num_running_reqs", w * 10 + d],
+                      ["num_waiting_reqs", d],
+                      ["num_used_tokens", 100 * d],
+                      ["max_total_num_tokens", 1000],
+                      ["token_usage", d / 10],
+                      [extra, extra === "disagg_mode" ? "decode" : 1]
+                    ] as Array<[string, unknown]>)
+                  )
+                )
+              )
+            }
+          }))
+          const r = ok(JSON.stringify({ workers: order(workers) }), "smg-loads")
+          expect(r.rows.length).toBe(fleet.reduce((a, b) => a + b, 0))
+          for (const row of r.rows) {
+            const w = Number(row.worker!.slice(8, -6))
+            expect(row).toMatchObject({ numRunningReqs: w * 10 + row.dpRank, numWaitingReqs: row.dpRank })
+            expect(row.unknown).toBeUndefined()
+          }
+          expect(r.notices.some((n) => n._tag === "UnknownField" && n.field === extra)).toBe(true)
+        }
+      ),
+      { numRuns: 150 }
+    )
+  })
+})
