@@ -1,108 +1,73 @@
 /**
- * Issue 32's exposition figures (`pnpm bench:expfmt`): lines per second and memory for a
- * 1-million-series gateway page, decoded as the ledger reads it (`decodeLedgerReport`, kind
- * `sglang-metrics`) and parsed alone with only the modelled series kept, against the full parse
- * that materialises every sample (what the parser did before it kept only the modelled ones).
+ * Issue 32's exposition figures (`pnpm bench:expfmt`): lines per CPU second and memory for a
+ * 1-million-series gateway page, read by the **built** `@loadledger/schema` (`dist`, what users
+ * run: `decodeLedgerReport`, kind `sglang-metrics`) and, beside it, by the sources under tsx (the
+ * same decode; the parser alone with only the modelled series kept; the full parse that
+ * materialises every sample, what the parser did before it kept only the modelled ones).
  *
- * The page: a model gateway in front of `BENCH_EXPFMT_WORKERS` SGLang workers (default 16) of 8 DP
+ * Each row runs in a process of its own (`bench/expfmtCell.mjs`), so its peak RSS is its own. The
+ * page: a model gateway in front of `BENCH_EXPFMT_WORKERS` SGLang workers (default 16) of 8 DP
  * ranks each: per (worker, rank) the scheduler gauges (`sglang:num_running_reqs`, ...) and, filling
  * the page to `BENCH_EXPFMT_LINES` (default 1,000,000) lines, request-latency histograms with their
- * buckets, counters with `_created`, all with `worker` and `dp_rank` labels. Rates are per CPU second of the
- * process (user + system; wall time beside them), the best of `BENCH_EXPFMT_REPS` runs (default 3; the first pays JIT warm-up). Memory: the heap the result keeps
- * (after a GC, the page itself excluded) and the process's peak RSS. Target (issue 32): >= 1M
- * lines/s, memory bounded by the modelled series.
+ * buckets, all with `worker` and `dp_rank` labels. Rates are per CPU second (user + system; wall
+ * time beside), the best of `BENCH_EXPFMT_REPS` runs (default 3; the first pays JIT warm-up).
+ * Memory: the process's peak RSS above its RSS once the page was built (the page string excluded),
+ * per modelled series, and the heap the result keeps per modelled series. Target (issue 32):
+ * >= 1M lines per CPU second, memory bounded by the modelled series.
  *
  * @since 0.6.0
  */
-import { decodeLedgerReport } from "@loadledger/schema"
-import { parseFor } from "../packages/schema/src/internal/metricNames.js"
-import { parseExposition } from "../packages/schema/src/internal/prometheus.js"
+import { execFileSync } from "node:child_process"
+import { existsSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 
-const workers = Number(process.env.BENCH_EXPFMT_WORKERS ?? 16)
-const ranks = 8
-const target = Number(process.env.BENCH_EXPFMT_LINES ?? 1_000_000)
-const reps = Number(process.env.BENCH_EXPFMT_REPS ?? 3)
-const gauges = [
-  "sglang:num_running_reqs",
-  "sglang:num_queue_reqs",
-  "sglang:num_used_tokens",
-  "sglang:token_usage",
-  "sglang:gen_throughput",
-  "sglang:num_decode_prealloc_queue_reqs",
-  "sglang:num_decode_transfer_queue_reqs"
-]
-const buckets = ["0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "+Inf"]
-
-const page = (): { text: string; lines: number; modelled: number } => {
-  const out: Array<string> = []
-  let modelled = 0
-  for (const g of gauges) {
-    out.push(`# HELP ${g} ${g}`, `# TYPE ${g} gauge`)
-    for (let w = 0; w < workers; w++)
-      for (let r = 0; r < ranks; r++) {
-        out.push(
-          `${g}{worker="http://10.0.${w >> 8}.${w & 255}:30000",dp_rank="${r}"} ${(w * 7 + r * 3) % 97}`
-        )
-        modelled++
-      }
-  }
-  for (let f = 0; out.length < target; f++) {
-    const h = `smg_router_request_phase_${f}_seconds`
-    out.push(`# HELP ${h} phase ${f}`, `# TYPE ${h} histogram`)
-    for (let w = 0; w < workers && out.length < target; w++)
-      for (let r = 0; r < ranks && out.length < target; r++) {
-        const l = `worker="http://10.0.${w >> 8}.${w & 255}:30000",dp_rank="${r}",route="/generate"`
-        for (const [i, b] of buckets.entries()) out.push(`${h}_bucket{${l},le="${b}"} ${i * 11 + r}`)
-        out.push(`${h}_sum{${l}} ${(f + w + r) * 0.125}`, `${h}_count{${l}} ${buckets.length * 11 + r}`)
-      }
-  }
-  return { text: `${out.join("\n")}\n`, lines: out.length, modelled }
+interface Cell {
+  readonly variant: string
+  readonly lines: number
+  readonly modelled: number
+  readonly pageBytes: number
+  readonly cpuSeconds: number
+  readonly wallSeconds: number
+  readonly keptBytes: number | null
+  readonly peakRssBytes: number
+  readonly baselineRssBytes: number
 }
 
-const gc = (): void => (globalThis as { gc?: () => void }).gc?.()
-const heap = (): number => {
-  gc()
-  return process.memoryUsage().heapUsed
-}
+const root = new URL("..", import.meta.url)
+const cell = fileURLToPath(new URL("./expfmtCell.mjs", import.meta.url))
+const tsx = ["--import", "tsx", "--conditions=@loadledger/source"]
+const run = (nodeArgs: ReadonlyArray<string>, variant: string): Cell =>
+  JSON.parse(
+    execFileSync(process.execPath, ["--expose-gc", ...nodeArgs, cell, variant], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+      cwd: fileURLToPath(root)
+    }).trim()
+  ) as Cell
+
 const mb = (b: number): string => `${(b / 2 ** 20).toFixed(1)} MB`
-
-const measure = (label: string, lines: number, run: () => unknown): void => {
-  let best = Number.POSITIVE_INFINITY
-  let kept = 0
-  let bestWall = Number.POSITIVE_INFINITY
-  let result: unknown
-  for (let i = 0; i < reps; i++) {
-    result = undefined
-    const before = heap()
-    const t0 = process.hrtime.bigint()
-    const c0 = process.cpuUsage()
-    result = run()
-    const c = process.cpuUsage(c0)
-    const wall = Number(process.hrtime.bigint() - t0) / 1e9
-    // CPU seconds of the process (user + system): on a shared machine wall time also counts waits
-    const s = (c.user + c.system) / 1e6
-    best = Math.min(best, s)
-    bestWall = Math.min(bestWall, wall)
-    const after = heap()
-    kept = after - before
-    if (result === undefined) throw new Error("no result")
-  }
-  const perSecond = lines / best
+const row = (label: string, c: Cell): number => {
+  const rate = c.lines / c.cpuSeconds
+  const peak = (c.peakRssBytes - c.baselineRssBytes) / c.modelled
+  const kept = c.keptBytes === null ? "n/a" : `${Math.round(c.keptBytes / c.modelled)} B`
   console.log(
-    `${label.padEnd(38)} ${(perSecond / 1e6).toFixed(2).padStart(5)} M lines/CPU-s ${(best * 1000).toFixed(0).padStart(6)} ms CPU ${(bestWall * 1000).toFixed(0).padStart(6)} ms wall  result keeps ${mb(kept).padStart(9)}`
+    `${label.padEnd(40)} ${(rate / 1e6).toFixed(2).padStart(5)} M lines/CPU-s ${(c.cpuSeconds * 1000).toFixed(0).padStart(6)} ms CPU ${(c.wallSeconds * 1000).toFixed(0).padStart(6)} ms wall  peak ${mb(c.peakRssBytes - c.baselineRssBytes).padStart(9)} = ${(peak / 1024).toFixed(1).padStart(6)} KB/series  result keeps ${kept.padStart(7)}/series`
   )
+  return rate
 }
 
-const { text, lines, modelled } = page()
+const built = existsSync(new URL("../packages/schema/dist/index.js", import.meta.url))
+const first = built ? run([], "decode") : run(tsx, "decode")
 console.log(
-  `page: ${lines.toLocaleString("en")} lines, ${mb(text.length)}, ${workers} workers x ${ranks} ranks, ${modelled} modelled series${(globalThis as { gc?: unknown }).gc === undefined ? " (run with --expose-gc for the memory column)" : ""}`
+  `page: ${first.lines.toLocaleString("en")} lines, ${mb(first.pageBytes)}, ${first.modelled} modelled series`
 )
-measure("decodeLedgerReport (sglang-metrics)", lines, () => {
-  const r = decodeLedgerReport(text, "sglang-metrics")
-  return r._tag === "Success" ? r.success : r.failure
-})
-measure("parse, modelled series kept", lines, () => parseExposition(text, parseFor("sglang-metrics")))
-measure("parse, every sample kept", lines, () => parseExposition(text))
-console.log(
-  `peak RSS ${mb(process.resourceUsage().maxRSS * 1024)} (the page string itself: ${mb(text.length)})`
-)
+let distRate: number | undefined
+if (built) distRate = row("built (dist) decodeLedgerReport", first)
+else console.log("built (dist): packages/schema/dist is missing, run `pnpm build` (pnpm bench:expfmt does)")
+row("source (tsx) decodeLedgerReport", built ? run(tsx, "decode") : first)
+row("source (tsx) parse, modelled series kept", run(tsx, "parse-modelled"))
+row("source (tsx) parse, every sample kept", run(tsx, "parse-all"))
+if (distRate !== undefined)
+  console.log(
+    `target >= 1.00 M lines/CPU-s for the built decode: ${distRate >= 1e6 ? "met" : "NOT met"} (${(distRate / 1e6).toFixed(2)} M)`
+  )

@@ -30,7 +30,7 @@ describe("the router's arguments (loadledger serve, the example's main.ts)", () 
       "--worker http://h:1 is given twice"
     )
     expect(error([])).toBe(
-      "at least one --worker URL is required (or --workers-file / --workers-dns / --workers-from)"
+      "at least one --worker URL is required (or --workers-file / --workers-dns / --workers-from / --gateway)"
     )
     expect(error(["--workers-dns", "engines:0"])).toContain("--workers-dns must be NAME:PORT")
     expect(parseRouterArgs(["--workers-dns", "engines.default.svc:30000"])).toMatchObject({

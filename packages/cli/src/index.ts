@@ -10,6 +10,7 @@
 import { Command, CommanderError } from "commander"
 import { examplesHelp } from "./internal/examples.js"
 import { didYouMean as guessName } from "./internal/names.js"
+import { escapeLines } from "./internal/terminalText.js"
 import { versionText } from "./internal/version.js"
 
 /** One command of the table: its name, its root-help line, and how to load its `register`. */
@@ -160,6 +161,8 @@ const root = (): Command =>
     .description("Model and check how LLM serving engines spread requests over data-parallel ranks.")
     .version(versionText(), "-V, --version", "print the versions of loadledger and its packages")
     .exitOverride()
+    // commander's errors quote the flag values given (`argument '\x1b[2J' is invalid`): escaped
+    .configureOutput({ outputError: (text, write) => write(escapeLines(text)) })
 
 /** The root program: the table's commands by name and the root examples. */
 const withExamples = (p: Command): Command => p.addHelpText("after", examplesHelp(""))

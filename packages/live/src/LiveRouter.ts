@@ -16,6 +16,7 @@ import {
 import * as Result from "effect/Result"
 import { attachBookings } from "./internal/bookingsGlue.js"
 import { checkLiveRouterConfig, checkWorkers } from "./internal/checks.js"
+import { checkGateways, startGateways } from "./internal/gatewayLoop.js"
 import { makeOffThreadDecoder } from "./internal/offThreadDecoder.js"
 import { decodeHere, failure, pollOnce } from "./internal/poll.js"
 import { refusedRouter } from "./internal/refusedRouter.js"
@@ -26,7 +27,7 @@ import type { LiveRouter, LiveRouterConfig } from "./LiveRouterConfig.js"
 import { makeRouterMetrics } from "./Metrics.js"
 import { finish, route } from "./Route.js"
 import { applyPoll, ejectWorker, makeRouter, type RouterState, statuses } from "./Router.js"
-import { type SourceSpec, sourceDecodeKind } from "./Source.js"
+import { type SourceSpec, sourceDecodeKind, sourceUrl } from "./Source.js"
 import { addWorker, compactWorkers, removeWorker } from "./WorkerSet.js"
 
 /**
@@ -73,7 +74,7 @@ import { addWorker, compactWorkers, removeWorker } from "./WorkerSet.js"
  * @since 0.1.0
  */
 export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
-  const error = checkLiveRouterConfig(config)
+  const error = checkLiveRouterConfig(config) ?? checkGateways(config.gateways)
   if (error !== undefined) return refusedRouter(error)
   // a throwing or non-finite injected clock falls back to its last good reading (safeClock.ts)
   const clock = safeClock(config.clock)
@@ -97,22 +98,26 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
   }
   /** Decode and fold one body; true when it was over the decode budget. */
   const ingest = async (url: string, body: string | Uint8Array, kind: LedgerKind): Promise<boolean> => {
-    let rows: Result.Result<ReadonlyArray<RankLoad>, { readonly _tag: string; readonly message: string }>
-    if (body.length <= inThreadMax) {
-      const started = performance.now()
-      rows = decodeHere(body, kind)
-      metrics.decodeSeconds((performance.now() - started) / 1000)
-    } else {
-      rows = await decoder.decode(body, kind)
-      for (const ms of decoder.takeTimings()) metrics.decodeSeconds(ms / 1000)
-    }
+    const rows = await decodeBody(body, kind)
     apply(
       url,
       Result.isSuccess(rows)
-        ? Result.succeed(rows.success)
+        ? Result.succeed(rows.success.rows)
         : Result.fail(failure("decode", `${rows.failure._tag}: ${rows.failure.message}`))
     )
     return Result.isFailure(rows) && rows.failure._tag === "DecodeBudgetExceeded"
+  }
+  /** A small body decoded here, a larger one on the decoder thread within the budget. */
+  const decodeBody = async (body: string | Uint8Array, kind: LedgerKind) => {
+    if (body.length > inThreadMax) {
+      const r = await decoder.decode(body, kind)
+      for (const ms of decoder.takeTimings()) metrics.decodeSeconds(ms / 1000)
+      return r
+    }
+    const started = performance.now()
+    const r = decodeHere(body, kind)
+    metrics.decodeSeconds((performance.now() - started) / 1000)
+    return r
   }
 
   const lastSeq = new Map<string, bigint>()
@@ -148,7 +153,8 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
       const t = setTimeout(done, ms)
       sleeps.add(done)
     })
-  let firstPolls = config.sources.length
+  const gateways = config.gateways ?? []
+  let firstPolls = config.sources.length + gateways.length
   let markReady: () => void = () => {}
   const ready = new Promise<void>((resolve) => {
     markReady = resolve
@@ -171,7 +177,7 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
   const loop = async (src: SourceSpec) => {
     let counted = !initial.has(src)
     while (!closed && !removed.has(src)) {
-      const r = await pollOnce(src, maxBytes)
+      const r = await pollOnce(sourceUrl(src), src, maxBytes)
       if (closed || removed.has(src)) break
       let slow = false
       if (Result.isSuccess(r)) slow = await ingest(src.url, r.success, sourceDecodeKind(src))
@@ -193,9 +199,33 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
     loops.add(p)
   }
   for (const src of config.sources) run(src)
+  // a worker leaves with a removal (removeSource, or a gateway's report that no longer names it)
+  let leaving = false
   const compact = () => {
-    if (removed.size > 0) state = compactWorkers(state, clock())
+    if (removed.size > 0 || leaving) state = compactWorkers(state, clock())
   }
+  const gatewayCells = startGateways(gateways, {
+    stopped: () => closed,
+    get: () => state,
+    set: (s) => {
+      state = s
+    },
+    clock,
+    direct: () => new Set(running.keys()),
+    decode: decodeBody,
+    maxBytes,
+    sleep,
+    firstPoll: () => --firstPolls === 0 && markReady(),
+    changed: (status, added, gone) => {
+      leaving ||= gone.length > 0
+      compact()
+      config.onGateway?.(status, added, gone)
+    },
+    track: (p) => {
+      const q = p.finally(() => loops.delete(q))
+      loops.add(q)
+    }
+  })
 
   const end = (requestId: string): boolean => {
     const r = finish(state, requestId, clock())
@@ -252,6 +282,7 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
       return true
     },
     ranks: () => statuses(state, clock()),
+    gateways: () => gatewayCells.map((c) => c.current),
     inflight: () => state.inflightPerRank,
     decisions: () => state.decisions,
     metrics: () => metrics.registry.metrics(),

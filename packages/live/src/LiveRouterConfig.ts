@@ -6,6 +6,7 @@
 import type { Policy, RouteRequest } from "@loadledger/policies"
 import type { LedgerKind } from "@loadledger/schema"
 import type { SharedBookings } from "./Bookings.js"
+import type { GatewaySpec, GatewayStatus } from "./Gateway.js"
 import type { Decision } from "./Route.js"
 import type { RouterOptions } from "./Router.js"
 import type { SourceSpec } from "./Source.js"
@@ -23,6 +24,10 @@ import type { RankStatus, RouterError } from "./Types.js"
  *   other large payloads, never routing.
  * - `maxPollBytes` (default 4 MiB): a larger load body is a decode failure, not read further.
  * - `processMetrics` (default false): add prom-client's process series (RSS, event-loop lag).
+ * - `gateways` (default none): gateways whose fleet report feeds the router (see `Gateway.ts`:
+ *   the workers they name by URL are routed to, added and removed as the report changes; the
+ *   others observed only), each a `GatewaySpec` checked as a source is (`gateways[0].kind`);
+ *   `onGateway(status, added, removed)` is called after each of their polls.
  * - `bookings` (default none: this replica alone): the store replicas share their placements
  *   through (`SharedBookings`, e.g. `startRedisBookings`). Each placement and release is published;
  *   the other replicas' are held in `inflight` (as `remote:<replica>:<id>`) and charged to the policy
@@ -63,6 +68,10 @@ export interface LiveRouterConfig<S> extends RouterOptions {
   readonly processMetrics?: boolean | undefined
   readonly bookings?: SharedBookings | undefined
   readonly onBookings?: ((connected: boolean, message?: string) => void) | undefined
+  readonly gateways?: ReadonlyArray<GatewaySpec> | undefined
+  readonly onGateway?:
+    | ((status: GatewayStatus, added: ReadonlyArray<string>, removed: ReadonlyArray<string>) => void)
+    | undefined
 }
 
 /**
@@ -101,6 +110,8 @@ export interface LiveRouter {
   readonly addSource: (source: SourceSpec) => RouterError | undefined
   readonly removeSource: (url: string) => boolean
   readonly ranks: () => ReadonlyArray<RankStatus>
+  /** The gateway sources' last reports as folded (see `GatewayStatus`), in config order. */
+  readonly gateways: () => ReadonlyArray<GatewayStatus>
   readonly inflight: () => ReadonlyArray<number>
   readonly decisions: () => ReadonlyArray<number>
   readonly metrics: () => Promise<string>

@@ -242,7 +242,8 @@ export const startProxy = async (options: ProxyOptions): Promise<RouterProxy> =>
         return json(res, 200, {
           ranks: router.ranks(),
           inflight: router.inflight(),
-          decisions: router.decisions()
+          decisions: router.decisions(),
+          gateways: router.gateways?.() ?? []
         })
     }
     json(res, 404, { error: { message: `no route for ${req.method} ${req.url}` } })

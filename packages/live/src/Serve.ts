@@ -90,6 +90,7 @@ export const startServe = async <S>(
   const write = options.log
   const log = (level: ServeLogRecord["level"], msg: string, fields: Record<string, unknown> = {}) =>
     write?.({ time: new Date().toISOString(), level, msg, ...fields })
+  const gatewayFailures = new Map<string, string>()
   const source = (url: string): SourceSpec => ({
     url,
     dpSize: args.dp,
@@ -107,6 +108,17 @@ export const startServe = async <S>(
     overloadBound: args.overloadBound,
     decodeBudgetMs: args.decodeBudgetMs,
     processMetrics: true,
+    gateways: args.gateways.map((g) => ({ ...g, intervalMs: args.intervalMs, timeoutMs: args.timeoutMs })),
+    onGateway: (status, added, removed) => {
+      for (const worker of added) log("info", "worker-added", { worker, from: `gateway ${status.url}` })
+      for (const worker of removed) log("info", "worker-removed", { worker, from: `gateway ${status.url}` })
+      const f = status.failure
+      const seenFailure = f === undefined ? "" : `${f.kind}: ${f.message}`
+      if (gatewayFailures.get(status.url) !== seenFailure) {
+        gatewayFailures.set(status.url, seenFailure)
+        if (f !== undefined) log("warn", "gateway", { gateway: status.url, kind: f.kind, message: f.message })
+      }
+    },
     bookings: options.bookings,
     onBookings: (connected, message) =>
       log(connected ? "info" : "warn", "bookings", {
@@ -115,6 +127,7 @@ export const startServe = async <S>(
       })
   })
   if (router.error !== undefined) throw router.error
+
   let proxy: RouterProxy
   try {
     proxy = await startProxy({

@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util"
 import { findPolicy, policyEntries } from "@loadledger/policies"
+import type { GatewayKind } from "./Gateway.js"
 import { booleanFlags, fileTokens, int, integerFlags, valueFlags } from "./internal/serveFlags.js"
 import { serveWorkers } from "./internal/serveWorkers.js"
 import type { K8sService } from "./K8sWorkers.js"
@@ -59,6 +60,12 @@ export interface ServeArgs {
   readonly workersDns: { readonly name: string; readonly port: number } | undefined
   /** `--workers-from k8s:NAMESPACE/SERVICE[:PORT]`: the Service's EndpointSlices (see `watchWorkerEndpointSlices`). */
   readonly workersK8s: K8sService | undefined
+  /**
+   * `--gateway KIND=URL` (repeatable; KIND `smg` = `smg-loads`, `smg-metrics`, `dynamo` =
+   * `dynamo-metrics`, `llm-d` = `llm-d-metrics`): gateways whose fleet report feeds the router
+   * (see `GatewaySpec`: the workers they name by URL are routed to; others observed only).
+   */
+  readonly gateways: ReadonlyArray<{ readonly kind: GatewayKind; readonly url: string }>
 }
 
 /**
@@ -78,7 +85,7 @@ export const serveUsage = `usage: loadledger serve --worker URL [--worker URL ..
   [--interval-ms 250] [--timeout-ms 500] [--stale-ms 1000] [--require numRunningReqs,numWaitingReqs,numTotalTokens]
   [--replicas 1] [--replica-index 0] [--bookings redis://HOST:6379] [--bookings-group default]
   [--connect-timeout-ms 2000] [--first-byte-timeout-ms 300000] [--idle-timeout-ms 60000] [--decode-budget-ms 1000]
-  [--workers-file FILE] [--workers-dns NAME:PORT] [--workers-from k8s:NAMESPACE/SERVICE[:PORT]] [--eject-after 3] [--eject-ms 10000] [--drain-ms 30000] [--access-log] [--model glm-5.3 --gpu h200] [--max-running-requests N] [--overload-bound N]
+  [--gateway smg|smg-metrics|dynamo|llm-d=URL ...] [--workers-file FILE] [--workers-dns NAME:PORT] [--workers-from k8s:NAMESPACE/SERVICE[:PORT]] [--eject-after 3] [--eject-ms 10000] [--drain-ms 30000] [--access-log] [--model glm-5.3 --gpu h200] [--max-running-requests N] [--overload-bound N]
 FILE: JSON or YAML with the flags' names as keys (kebab-case or camelCase, "workers" a list); flags given win.`
 
 const kinds: ReadonlyArray<SourceKind> = [
@@ -183,7 +190,7 @@ export const parseServeArgs = (
         ...Object.fromEntries(
           Object.entries(valueFlags).map(([k, d]) => [
             k,
-            k === "worker"
+            k === "worker" || k === "gateway"
               ? { type: "string" as const, multiple: true, default: [] }
               : d === undefined
                 ? { type: "string" as const }
@@ -199,9 +206,9 @@ export const parseServeArgs = (
   if (values.help === true) return "help"
   const s = (k: string) => values[k] as string
   const opt = (k: string) => values[k] as string | undefined
-  const w = serveWorkers(values.worker as Array<string>, opt)
+  const w = serveWorkers(values.worker as Array<string>, opt, values.gateway as Array<string>)
   if ("error" in w) return w
-  const { workers, workersFile, workersDns, workersK8s } = w
+  const { workers, workersFile, workersDns, workersK8s, gateways } = w
   if (!kinds.includes(s("source") as SourceKind))
     return { error: `--source must be one of ${kinds.join(", ")}, got "${s("source")}"` }
   if (findPolicy(s("policy")) === undefined)
@@ -271,6 +278,7 @@ export const parseServeArgs = (
     config: opt("config"),
     workersFile,
     workersDns,
-    workersK8s
+    workersK8s,
+    gateways
   }
 }

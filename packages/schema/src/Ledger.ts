@@ -208,7 +208,9 @@ export const decodeLedgerReport = (
  * carried stays absent, and a `CutLine` notice names it; a text of that one line alone is a
  * `SyntaxError` on line 1 (nothing complete to read). A UTF-8 byte order mark is skipped.
  * Errors (a {@link DecodeError} naming `path` or `line`): bad shape, syntax, ambiguous series,
- * `UnknownSeries` when no sample of a metrics text is a modelled series (never a silent `[]`),
+ * `UnknownSeries` when no sample of a metrics text is a modelled series (never a silent `[]`;
+ * a vLLM page whose `vllm:` counters or histograms name engines is rows for those engines with no
+ * field and an `UnknownSeries` notice: a release that renamed the gauges still shows its engines),
  * `LimitExceeded` for JSON nesting deeper than 512. Never throws; work is linear in the input.
  *
  * **When to use**: everywhere a load report enters loadledger; `policy.observe` takes the rows
@@ -219,8 +221,10 @@ export const decodeLedgerReport = (
  * import { decodeLedger } from "@loadledger/schema"
  * const r = decodeLedger('{"loads":[{"dp_rank":0,"num_total_tokens":12000},{"dp_rank":1,"num_total_tokens":0}]}')
  * r._tag === "Success" && r.success // => [{ dpRank: 0, numTotalTokens: 12000 }, { dpRank: 1, numTotalTokens: 0 }]
- * const none = decodeLedger('process_open_fds 12\nvllm:iteration_tokens_total_count{engine="0"} 3\n', "vllm-metrics")
+ * const none = decodeLedger('process_open_fds 12\nvllm:iteration_tokens_total_count 3\n', "vllm-metrics")
  * none._tag === "Failure" && none.failure._tag // => "UnknownSeries"
+ * const named = decodeLedger('vllm:iteration_tokens_total_count{engine="0"} 3\n', "vllm-metrics")
+ * named._tag === "Success" && named.success // => [{ dpRank: 0 }]
  * ```
  *
  * @category Ledger

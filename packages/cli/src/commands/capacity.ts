@@ -22,6 +22,7 @@ import { examplesHelp } from "../internal/examples.js"
 import { unknownName } from "../internal/names.js"
 import { addPolicyFlags, engineOf } from "../internal/policyFlags.js"
 import { readTraceFileNoting, simConfigFor, traceFormatOption } from "../internal/simSetup.js"
+import { escapeLines } from "../internal/terminalText.js"
 
 /**
  * Options of `loadledger capacity`, as parsed.
@@ -116,7 +117,7 @@ export const runCapacity = async (o: CapacityCommandOptions): Promise<void> => {
     if (printed) return
     printed = true
     process.stdout.write(
-      `capacity of ${o.model} on ${o.gpu}, DP ${o.dp}, ${engine} x${o.frontEnds}, ${entry.name}, ${trace.length} requests from ${o.trace}\n${head}\n`
+      `capacity of ${o.model} on ${o.gpu}, DP ${o.dp}, ${engine} x${o.frontEnds}, ${entry.name}, ${trace.length} requests from ${escapeLines(o.trace)}\n${head}\n`
     )
   }
   const options: CapacityOptions = {

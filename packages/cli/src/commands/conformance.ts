@@ -7,6 +7,7 @@ import type { Command } from "commander"
 import { runVectors } from "../conformance/index.js"
 import { examplesHelp } from "../internal/examples.js"
 import { readText } from "../internal/readInput.js"
+import { escapeLines } from "../internal/terminalText.js"
 
 /**
  * Registers `loadledger conformance FILE...`: detects each file's vector format, replays every
@@ -48,7 +49,7 @@ export const register = (program: Command): void => {
           if (r.ok) passed++
           else {
             failed++
-            process.stdout.write(`FAIL ${out.format} ${r.id}: ${r.firstDiff ?? "differs"}\n`)
+            process.stdout.write(escapeLines(`FAIL ${out.format} ${r.id}: ${r.firstDiff ?? "differs"}\n`))
           }
         }
       }

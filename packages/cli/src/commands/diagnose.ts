@@ -7,11 +7,13 @@
  * @since 0.6.0
  */
 import { readFileSync } from "node:fs"
+import { stringifyJsonSafe } from "@loadledger/schema"
 import type { Command } from "commander"
 import { type Diagnosis, diagnose } from "../diagnose/diagnose.js"
 import { parseLoadsLines } from "../diagnose/readLoads.js"
 import { fail } from "../internal/args.js"
 import { examplesHelp } from "../internal/examples.js"
+import { escapeLines } from "../internal/terminalText.js"
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`
 
@@ -82,6 +84,6 @@ export const register = (program: Command): void => {
       const reports = parseLoadsLines(text)
       if (!Array.isArray(reports)) return fail(`${file}: ${(reports as { message: string }).message}`)
       const d = diagnose(reports)
-      process.stdout.write(opts.json ? `${JSON.stringify(d)}\n` : `${diagnosisText(d)}\n`)
+      process.stdout.write(opts.json ? `${stringifyJsonSafe(d)}\n` : `${escapeLines(diagnosisText(d))}\n`)
     })
 }

@@ -27,6 +27,7 @@ import { examplesHelp } from "../internal/examples.js"
 import { addPolicyFlags, DEFAULT_POLICIES, engineOf } from "../internal/policyFlags.js"
 import { gpuPreset, modelPreset, readTraceFileNoting } from "../internal/simSetup.js"
 import { readSloFlag } from "../internal/sloFlag.js"
+import { escapeLines } from "../internal/terminalText.js"
 import { addGoodputFlags, methodText, SLO_HELP } from "./goodputFlags.js"
 import { readPolicyConfig } from "./policyConfigFile.js"
 import { progressMode, startProgress } from "./progress.js"
@@ -226,8 +227,8 @@ export const runGoodput = async (o: GoodputCommandOptions): Promise<void> => {
   }
   const color = process.stdout.isTTY === true
   const lines = [
-    `goodput of ${o.model} on ${o.gpu}, DP ${o.dp}, ${trace.length} requests from ${o.trace} (${rate.toPrecision(4)} requests/s)`,
-    `SLO: ${describeSlo(slo.slo)}${slo.slo.source ? `\n  source: ${slo.slo.source}` : ""}`,
+    `goodput of ${o.model} on ${o.gpu}, DP ${o.dp}, ${trace.length} requests from ${escapeLines(o.trace)} (${rate.toPrecision(4)} requests/s)`,
+    `SLO: ${describeSlo(slo.slo)}${slo.slo.source ? `\n  source: ${escapeLines(slo.slo.source)}` : ""}`,
     `method: ${METHOD(o.windows, o.confidence, o.precision, o.warmStart !== false)}`,
     `engines: ${engineNote}`,
     describeTokenIds(tokenIds),

@@ -8,9 +8,11 @@
  */
 import { readFileSync } from "node:fs"
 import type { Command } from "commander"
+import { escapeLines } from "../internal/terminalText.js"
 
 const fail = (message: string, code: number): number => {
-  process.stderr.write(`loadledger serve: ${message}\n`)
+  // messages quote flag values and config-file values: no raw control character out
+  process.stderr.write(`loadledger serve: ${escapeLines(message.replace(/\n/g, "\\n"))}\n`)
   return code
 }
 
@@ -41,7 +43,7 @@ const readConfig = async (path: string): Promise<Record<string, unknown> | strin
  * @example
  * ```ts
  * import { serve } from "./serve.js"
- * // prints "loadledger serve: at least one --worker URL is required (or --workers-file / --workers-dns / --workers-from) (--help for usage)" on stderr
+ * // prints "loadledger serve: at least one --worker URL is required (or --workers-file / --workers-dns / --workers-from / --gateway) (--help for usage)" on stderr
  * await serve([]) // => 2
  * ```
  *

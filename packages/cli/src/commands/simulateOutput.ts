@@ -14,6 +14,7 @@ import {
   type TraceRequest,
   traceTokenIds
 } from "@loadledger/sim"
+import { escapeLines } from "../internal/terminalText.js"
 import { renderReport } from "./simulateReport.js"
 import { outcomeLabel, renderTable, runOutcome } from "./simulateTable.js"
 
@@ -59,7 +60,7 @@ export const printSimulateResults = async (
   kvPoolTokens: number | undefined
 ): Promise<void> => {
   const table = renderTable(rows, process.stdout.isTTY === true)
-  const header = `${requests} requests from ${o.trace}${o.rateScale && o.rateScale !== 1 ? ` at ${o.rateScale}x rate` : ""}; ${o.model} on ${o.gpu}, DP ${o.dp}`
+  const header = `${requests} requests from ${escapeLines(o.trace)}${o.rateScale && o.rateScale !== 1 ? ` at ${o.rateScale}x rate` : ""}; ${o.model} on ${o.gpu}, DP ${o.dp}`
   // whether the policies routed on the trace's token ids or on ids synthesised for it
   const tokenIds =
     (Array.isArray(trace) ? undefined : rows[0]?.result.tokenIds) ??
@@ -84,7 +85,9 @@ export const printSimulateResults = async (
   } else process.stdout.write(`${header}\n${describeTokenIds(tokenIds)}\n${table}\n`)
   for (const { result } of rows)
     if (result.status._tag !== "Completed" && result.status._tag !== "TimeLimit")
-      process.stderr.write(`loadledger: ${result.policy}: ${result.status.message}\n`)
+      process.stderr.write(
+        `loadledger: ${result.policy}: ${escapeLines(result.status.message.replace(/\n/g, " "))}\n`
+      )
   if (o.report !== undefined) {
     const html = await renderReport({
       title: `loadledger simulate: ${header}`,

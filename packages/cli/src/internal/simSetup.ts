@@ -21,6 +21,7 @@ import {
 import { gpus, type ModelSpec, models, withTp } from "@loadledger/step-time/core"
 import { Option } from "commander"
 import { unknownName } from "./names.js"
+import { escapeLines } from "./terminalText.js"
 
 // every TraceFormat once, in the help's order (the compiler checks the list both ways)
 const traceFormats = Object.keys({
@@ -107,7 +108,7 @@ export const readTraceFileNoting = (
 ): ReadonlyArray<TraceRequest> => {
   const rows = readTraceFile(path, format, what, limit)
   const notice = unsortedNotice(path, rows)
-  if (notice !== undefined) process.stderr.write(`${notice}\n`)
+  if (notice !== undefined) process.stderr.write(`${escapeLines(notice)}\n`)
   return rows
 }
 

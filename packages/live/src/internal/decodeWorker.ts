@@ -1,9 +1,9 @@
 /**
  * Worker-thread entry of the off-thread decoder (see `offThreadDecoder.ts`): decodes one body per
- * message with @loadledger/schema's `decodeLedger` and posts the rows (or the failure) back.
+ * message with @loadledger/schema's `decodeLedger` and posts the report (rows, notices, rank-less loads; or the failure) back.
  */
 import { parentPort } from "node:worker_threads"
-import { decodeLedger, formatDecodeError, type LedgerKind } from "@loadledger/schema"
+import { decodeLedgerReport, formatDecodeError, type LedgerKind } from "@loadledger/schema"
 import * as Result from "effect/Result"
 
 interface Job {
@@ -17,11 +17,11 @@ if (port !== null) {
   port.on("message", (job: Job) => {
     const started = performance.now()
     try {
-      const r = decodeLedger(job.body, job.kind)
+      const r = decodeLedgerReport(job.body, job.kind)
       const ms = performance.now() - started
       port.postMessage(
         Result.isSuccess(r)
-          ? { id: job.id, ok: true, rows: r.success, ms }
+          ? { id: job.id, ok: true, report: r.success, ms }
           : { id: job.id, ok: false, tag: r.failure._tag, message: formatDecodeError(r.failure), ms }
       )
     } catch (e) {

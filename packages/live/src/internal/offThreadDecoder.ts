@@ -10,7 +10,7 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
-import { decodeLedger, formatDecodeError, type LedgerKind, type RankLoad } from "@loadledger/schema"
+import { decodeLedgerReport, formatDecodeError, type LedgerKind, type LedgerReport } from "@loadledger/schema"
 import * as Result from "effect/Result"
 
 export interface DecodeFailure {
@@ -22,7 +22,7 @@ export interface OffThreadDecoder {
   readonly decode: (
     body: string | Uint8Array,
     kind: LedgerKind
-  ) => Promise<Result.Result<ReadonlyArray<RankLoad>, DecodeFailure>>
+  ) => Promise<Result.Result<LedgerReport, DecodeFailure>>
   /** Decode times in ms measured inside the worker, since the last call (cleared on read). */
   readonly takeTimings: () => ReadonlyArray<number>
   /** False when the worker could not start and bodies are decoded on the calling thread. */
@@ -49,7 +49,7 @@ interface Pending {
   readonly id: number
   readonly body: string | Uint8Array
   readonly kind: LedgerKind
-  readonly resolve: (r: Result.Result<ReadonlyArray<RankLoad>, DecodeFailure>) => void
+  readonly resolve: (r: Result.Result<LedgerReport, DecodeFailure>) => void
   timer?: NodeJS.Timeout | undefined
 }
 
@@ -57,17 +57,17 @@ interface Reply {
   readonly id?: number
   readonly ready?: boolean
   readonly ok?: boolean
-  readonly rows?: ReadonlyArray<RankLoad>
+  readonly report?: LedgerReport
   readonly tag?: string
   readonly message?: string
   readonly ms?: number
 }
 
-type Outcome = Result.Result<ReadonlyArray<RankLoad>, DecodeFailure>
+type Outcome = Result.Result<LedgerReport, DecodeFailure>
 
 const inThread = (body: string | Uint8Array, kind: LedgerKind): Outcome => {
   try {
-    const r = decodeLedger(body, kind)
+    const r = decodeLedgerReport(body, kind)
     return Result.isSuccess(r)
       ? Result.succeed(r.success)
       : Result.fail({ _tag: r.failure._tag, message: formatDecodeError(r.failure) })
@@ -131,7 +131,7 @@ export const makeOffThreadDecoder = (budgetMs: number): OffThreadDecoder => {
       if (current === undefined || m.id !== current.id) return
       finishCurrent(
         m.ok === true
-          ? Result.succeed(m.rows ?? [])
+          ? Result.succeed(m.report ?? { rows: [], notices: [] })
           : Result.fail({ _tag: m.tag ?? "DecodeFailed", message: m.message ?? "decode failed" })
       )
     })

@@ -4,10 +4,9 @@
  *
  * @internal
  */
-import { decodeLedger, formatDecodeError, type LedgerKind, type RankLoad } from "@loadledger/schema"
+import { decodeLedgerReport, formatDecodeError, type LedgerKind, type LedgerReport } from "@loadledger/schema"
 import * as Result from "effect/Result"
 import type { PollFailure } from "../LastHeard.js"
-import { type SourceSpec, sourceUrl } from "../Source.js"
 
 export const failure = (kind: PollFailure["kind"], message: string): PollFailure => ({
   _tag: "PollFailure",
@@ -28,9 +27,9 @@ const errorCode = (e: unknown): string | undefined => {
 export const decodeHere = (
   body: string | Uint8Array,
   kind: LedgerKind
-): Result.Result<ReadonlyArray<RankLoad>, { readonly _tag: string; readonly message: string }> => {
+): Result.Result<LedgerReport, { readonly _tag: string; readonly message: string }> => {
   try {
-    const r = decodeLedger(body, kind)
+    const r = decodeLedgerReport(body, kind)
     // the failure's message names where (`$.loads[0].timestamp: Expected number`)
     return Result.isSuccess(r)
       ? r
@@ -40,12 +39,12 @@ export const decodeHere = (
   }
 }
 
-/** One poll: the body (bounded by `maxBytes`), or why there is none; all within `timeoutMs`. */
+/** One poll of `url`: the body (bounded by `maxBytes`), or why there is none; all within `timeoutMs`. */
 export const pollOnce = async (
-  src: SourceSpec,
+  url: string,
+  src: { readonly timeoutMs: number },
   maxBytes: number
 ): Promise<Result.Result<Uint8Array, PollFailure>> => {
-  const url = sourceUrl(src)
   const ac = new AbortController()
   const started = performance.now()
   // a timer that fires late means this process was stalled (CPU starved, GC): the answer may be

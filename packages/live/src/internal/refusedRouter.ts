@@ -23,6 +23,7 @@ export const refusedRouter = (error: RouterError): LiveRouter => {
     addSource: () => error,
     removeSource: () => false,
     ranks: () => [],
+    gateways: () => [],
     inflight: () => [],
     decisions: () => [],
     metrics: () => metrics.registry.metrics(),

@@ -8,6 +8,7 @@
 /** Every flag that takes a value, with its default (absent: no default). @internal */
 export const valueFlags: Readonly<Record<string, string | undefined>> = {
   worker: undefined,
+  gateway: undefined,
   dp: "1",
   source: "sglang-v1-loads",
   policy: "total-requests",
@@ -93,8 +94,8 @@ const kebab = (k: string): string => k.replace(/[A-Z]/g, (c) => `-${c.toLowerCas
 /**
  * A config file's values as `--flag=value` tokens, for the flags the command line does not give
  * (the command line wins; a repeated flag such as `--worker` is replaced whole). Keys are the flag
- * names, kebab-case or camelCase (`intervalMs`), `workers` for `worker`; values strings, numbers,
- * booleans (the boolean flags), or arrays (`worker`, `require`). @internal
+ * names, kebab-case or camelCase (`intervalMs`), `workers` for `worker`, `gateways` for `gateway`;
+ * values strings, numbers, booleans (the boolean flags), or arrays (`worker`, `gateway`, `require`). @internal
  */
 export const fileTokens = (
   file: Readonly<Record<string, unknown>>,
@@ -103,7 +104,7 @@ export const fileTokens = (
 ): Array<string> | { readonly error: string } => {
   const out: Array<string> = []
   for (const [rawKey, v] of Object.entries(file)) {
-    const key = rawKey === "workers" ? "worker" : kebab(rawKey)
+    const key = rawKey === "workers" ? "worker" : rawKey === "gateways" ? "gateway" : kebab(rawKey)
     const known = Object.hasOwn(valueFlags, key) || (booleanFlags.has(key) && key !== "help")
     if (!known || key === "config") return { error: `${fileName}: unknown key "${rawKey}"` }
     if (given.has(key)) continue
@@ -113,7 +114,7 @@ export const fileTokens = (
       continue
     }
     const items = Array.isArray(v) ? (key === "require" ? [v.join(",")] : v) : [v]
-    if (Array.isArray(v) && key !== "worker" && key !== "require")
+    if (Array.isArray(v) && key !== "worker" && key !== "gateway" && key !== "require")
       return { error: `${fileName}: ${rawKey} takes one value, got a list` }
     for (const x of items) {
       if (typeof x !== "string" && typeof x !== "number")

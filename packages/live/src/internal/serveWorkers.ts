@@ -1,8 +1,9 @@
 /**
- * Where `serve` finds its workers: the `--worker` URLs, `--workers-file`, `--workers-dns` and
- * `--workers-from`, checked in that order of messages (`parseServeArgs` calls this after parsing
+ * Where `serve` finds its workers: the `--worker` URLs, `--workers-file`, `--workers-dns`,
+ * `--workers-from` and the `--gateway` sources, checked in that order of messages (`parseServeArgs` calls this after parsing
  * the flags). Private to `ServeArgs.ts`.
  */
+import { type GatewayKind, gatewayKinds } from "../Gateway.js"
 import type { K8sService } from "../K8sWorkers.js"
 import { workersFrom, workerUrl } from "./serveFlags.js"
 
@@ -12,6 +13,33 @@ export interface ServeWorkers {
   readonly workersFile: string | undefined
   readonly workersDns: { readonly name: string; readonly port: number } | undefined
   readonly workersK8s: K8sService | undefined
+  readonly gateways: ReadonlyArray<{ readonly kind: GatewayKind; readonly url: string }>
+}
+
+/** Short names `--gateway` takes beside the kinds themselves. */
+const gatewayAliases: Readonly<Record<string, GatewayKind>> = {
+  smg: "smg-loads",
+  dynamo: "dynamo-metrics",
+  "llm-d": "llm-d-metrics"
+}
+
+/** `--gateway KIND=URL` values, checked; or the message naming the value at fault. */
+const serveGateways = (raw: ReadonlyArray<string>): ServeWorkers["gateways"] | { readonly error: string } => {
+  const out: Array<{ kind: GatewayKind; url: string }> = []
+  for (const g of raw) {
+    const eq = g.indexOf("=")
+    const name = eq < 0 ? "" : g.slice(0, eq)
+    const kind = gatewayAliases[name] ?? (gatewayKinds as ReadonlyArray<string>).find((k) => k === name)
+    if (kind === undefined)
+      return {
+        error: `--gateway is KIND=URL, KIND one of smg, dynamo, llm-d, ${gatewayKinds.join(", ")}; got "${g}"`
+      }
+    const u = workerUrl(g.slice(eq + 1))
+    if (typeof u !== "string") return { error: u.error.replace("--worker", "--gateway's URL") }
+    if (out.some((x) => x.url === u)) return { error: `--gateway ${u} is given twice` }
+    out.push({ kind: kind as GatewayKind, url: u })
+  }
+  return out
 }
 
 /**
@@ -21,8 +49,11 @@ export interface ServeWorkers {
  */
 export const serveWorkers = (
   rawWorkers: ReadonlyArray<string>,
-  opt: (k: string) => string | undefined
+  opt: (k: string) => string | undefined,
+  rawGateways: ReadonlyArray<string> = []
 ): ServeWorkers | { readonly error: string } => {
+  const gateways = serveGateways(rawGateways)
+  if ("error" in gateways) return gateways
   let workersFile = opt("workers-file")
   let rawDns = opt("workers-dns")
   let workersK8s: K8sService | undefined
@@ -44,12 +75,14 @@ export const serveWorkers = (
   }
   if (
     rawWorkers.length === 0 &&
+    gateways.length === 0 &&
     workersFile === undefined &&
     workersDns === undefined &&
     workersK8s === undefined
   )
     return {
-      error: "at least one --worker URL is required (or --workers-file / --workers-dns / --workers-from)"
+      error:
+        "at least one --worker URL is required (or --workers-file / --workers-dns / --workers-from / --gateway)"
     }
   const workers: Array<string> = []
   for (const w of rawWorkers) {
@@ -58,5 +91,5 @@ export const serveWorkers = (
     if (workers.includes(u)) return { error: `--worker ${u} is given twice` }
     workers.push(u)
   }
-  return { workers, workersFile, workersDns, workersK8s }
+  return { workers, workersFile, workersDns, workersK8s, gateways }
 }

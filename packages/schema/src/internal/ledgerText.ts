@@ -150,7 +150,16 @@ export const rowsOfExposition = (
   const vllm = kind === "vllm-metrics"
   const names = vllm ? vllmNames : sglangNames
   const label = vllm ? "engine" : "dp_rank"
-  if ((e.samples.length > 0 || e.others.size > 0) && !e.samples.some((s) => names.has(s.name))) {
+  // a vLLM page whose engines carry only counters and histograms yet (no gauge set, or gauges a
+  // release renamed) still names its engines: each is a row with no field, never "no load series"
+  const enginesNamed =
+    vllm &&
+    [...e.others.values()].some((o) => o.name.startsWith("vllm:") && (o.ranks.get("engine")?.size ?? 0) > 0)
+  if (
+    (e.samples.length > 0 || e.others.size > 0) &&
+    !enginesNamed &&
+    !e.samples.some((s) => names.has(s.name))
+  ) {
     const seen = [...new Set([...e.samples.map((s) => s.name), ...e.others.keys()])]
     return Result.fail(
       decodeError(
