@@ -60,7 +60,8 @@ const permutationReasons: Readonly<Record<string, string>> = {
       "random",
       "prefix-cache",
       "power-of-two",
-      "multi"
+      "multi",
+      "load-balance"
     ].map((n) => [`aibrix/${n}`, AIBRIX_SHUFFLE])
   )
 }

@@ -31,6 +31,7 @@ const ignoresPin = [
     "random",
     "prefix-cache",
     "power-of-two",
+    "load-balance",
     "multi"
   ].map((n) => `aibrix/${n}`)
 ]
