@@ -10,12 +10,16 @@ describe.each([
   ["dynamo", 70],
   ["aibrix", 129],
   ["llm-d-extra", 7],
-  ["aibrix-extra", 5]
+  ["aibrix-extra", 5],
+  ["aibrix-load-balance", 14],
+  ["smg-head", 29]
 ] as const)("peer golden vectors: %s", (system, total) => {
   const doc = load(system)
   it(`replays every case (${total}) with 0 failed`, () => {
     const out = runVectors(doc)
-    expect(out?.format).toBe(`loadledger-peer-policy-golden/${system.replace("-extra", "")}`)
+    expect(out?.format).toBe(
+      `loadledger-peer-policy-golden/${system.replace(/-(extra|load-balance|head)$/, "")}`
+    )
     const failed = out!.results.filter((r) => !r.ok)
     expect(failed).toEqual([])
     expect(out!.results).toHaveLength(total)

@@ -192,12 +192,13 @@ describe("SMG Policy adapters", () => {
     ])
   })
 
-  it("no healthy rank: AllRanksUnavailable; prefix-hash without tokenIds or prefixHashes names tokenIds", () => {
+  it("no healthy rank: AllRanksUnavailable; prefix-hash v1.9.0 without tokenIds or prefixHashes names tokenIds, the head takes the least loaded", () => {
     const p = Smg.makeSmgPolicy("round-robin")
     expect(p.route(p.setStatus(p.init(2), [false, false]), req(0), 0)).toMatchObject({
       reason: "AllRanksUnavailable"
     })
-    const ph = Smg.makeSmgPolicy("prefix-hash")
+    // v1.9.0: no tokens is upstream's `no_tokens` (None)
+    const ph = Smg.makeSmgPolicy("prefix-hash", { prefixHash: { version: "v1.9.0" } })
     expect(ph.route(ph.init(2), req(0), 0)).toMatchObject({
       reason: "AllRanksUnavailable",
       field: "tokenIds"
@@ -206,6 +207,15 @@ describe("SMG Policy adapters", () => {
       reason: "AllRanksUnavailable",
       field: "tokenIds"
     })
+    // the head (#2148): the least-loaded healthy rank, branch no_routing_key
+    const head = Smg.makeSmgPolicy("prefix-hash")
+    const busy = head.route(head.init(2), req(9, { tokenIds: [1, 2, 3] }), 0)
+    if (busy._tag !== "Routed") throw new Error(busy._tag)
+    const r = head.route(busy.state, req(0, { tokenIds: [], prefixHashes: [] }), 0)
+    expect(r._tag === "Routed" && [r.rank, r.explanation.details?.["branch"]]).toEqual([
+      1 - busy.rank,
+      "no_routing_key"
+    ])
     expect(p.route(p.init(0), req(0), 0)).toMatchObject({ reason: "NoRanks" })
   })
 

@@ -58,7 +58,8 @@ const bad: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
   [{ prefixHashes: [7], tokenIds: [-1] }, "prefixHashes[0]"]
 ]
 
-// valid, but smg/prefix-hash selects no worker without token ids or hashes (upstream's `no_tokens`)
+// valid, but smg/prefix-hash@v1.9.0 selects no worker without token ids or hashes (upstream's
+// `no_tokens`); the head's smg/prefix-hash takes the least-loaded worker (`no_routing_key`, #2148)
 const noHashes: ReadonlyArray<Record<string, unknown>> = [
   { prefixHashes: [] },
   { prefixHashes: undefined },
@@ -149,7 +150,7 @@ describe("request fields: one rule over the registry", () => {
           ).toBe("Routed")
       for (const fields of noHashes) {
         const out = p.route(s, withFields(fields), 1.001)
-        if (entry.name === "smg/prefix-hash")
+        if (entry.name === "smg/prefix-hash@v1.9.0")
           expect(errorOf(out).reason, `${entry.name} no hashes`).toBe("AllRanksUnavailable")
         else expect(out._tag, `${entry.name} no hashes`).toBe("Routed")
       }

@@ -125,7 +125,11 @@ export const lawExceptions: ReadonlyArray<LawException> = [
         "smg/cache-aware",
         "a match above 0.5 goes to its holder until the imbalance gate opens (SMG upstream)"
       ],
-      ["smg/prefix-hash", "one prompt hashes to one ring point, load bound 1.25 x mean (SMG upstream)"],
+      [
+        "smg/prefix-hash",
+        "one prompt hashes to one ring point, load bound max(1.25 x mean, mean + 10) (SMG upstream)"
+      ],
+      ["smg/prefix-hash@v1.9.0", "one prompt hashes to one ring point, load bound 1.25 x mean (SMG v1.9.0)"],
       ["smg/consistent-hashing", "one routing key, one ring point (SMG upstream)"],
       [
         "production-stack/prefixaware",
@@ -161,6 +165,11 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       ["smg/least-load", "waiting-uncached tokens and credits, no free-KV check (SMG upstream)", fullIdle()],
       ["smg/cache-aware", "shortest-queue on a miss reads no free KV (SMG upstream)", fullIdle()],
       ["smg/consistent-hashing", "the ring reads no load (SMG upstream)", idleFull()],
+      [
+        "smg/prefix-hash",
+        "a request with no tokens and no key goes to the fewest in flight, no free-KV check (SMG head, #2148)",
+        fullIdle()
+      ],
       ["production-stack/roundrobin", "the cursor reads no load (production-stack upstream)", fullIdle()],
       [
         "production-stack/session",

@@ -72,7 +72,8 @@ const kv: ReadonlyArray<readonly [string, KvCase]> = [
   ["aibrix/random", idleFull()],
   ["aibrix/prefix-cache", idleFull()],
   ["aibrix/power-of-two", idleFull()],
-  ["aibrix/multi", fullIdle()]
+  ["aibrix/multi", fullIdle()],
+  ["aibrix/load-balance", idleFull()]
 ]
 
 /**

@@ -25,6 +25,7 @@ const permutationReasons: Readonly<Record<string, string>> = {
   "smg/least-load": TIES_LOWEST,
   "smg/cache-aware": "no prefix match: lowest (load, processed) with ties to the first worker (SMG upstream)",
   "smg/prefix-hash": RING,
+  "smg/prefix-hash@v1.9.0": RING,
   "smg/consistent-hashing": RING,
   "smg/dp-min-token": "ties on used tokens go to the lowest DP rank (SMG upstream)",
   "production-stack/roundrobin": "the counter walks the endpoints sorted by url (production-stack upstream)",
@@ -60,7 +61,8 @@ const permutationReasons: Readonly<Record<string, string>> = {
       "random",
       "prefix-cache",
       "power-of-two",
-      "multi"
+      "multi",
+      "load-balance"
     ].map((n) => [`aibrix/${n}`, AIBRIX_SHUFFLE])
   )
 }
@@ -83,7 +85,13 @@ const burstReasons: Readonly<
     shared: true
   },
   "smg/prefix-hash": {
-    reason: "one prefix keeps its ring position until that worker passes 1.25 x the mean load (SMG upstream)",
+    reason:
+      "one prefix (or routing key) keeps its ring position until that worker passes max(1.25 x mean, mean + 10) (SMG upstream)",
+    k: 2,
+    shared: true
+  },
+  "smg/prefix-hash@v1.9.0": {
+    reason: "one prefix keeps its ring position until that worker passes 1.25 x the mean load (SMG v1.9.0)",
     k: 2,
     shared: true
   },

@@ -122,7 +122,7 @@ const runCase = (c: PeerCase): string | undefined => {
       const r = Aibrix.routeStrategy(single as Aibrix.AibrixStrategy, ready, draws)
       if (r._tag === "AibrixNoPods")
         actual =
-          single === "least-request" || single === "random"
+          single === "least-request" || single === "random" || single === "load-balance"
             ? { worker: null, error: true }
             : { worker: null, error: true, scores: {} }
       else {

@@ -188,11 +188,19 @@ export const smgCaseAdapter = (
       return {
         update: () => {},
         route: (step, ws) => {
-          const out = Smg.smgPrefixHashSelect(ws, req(step).token_ids as ReadonlyArray<number> | undefined, {
-            prefixTokenCount: cfg.prefix_token_count as number | undefined,
-            loadFactor: cfg.load_factor as number | undefined,
-            hashRing: cfg.hash_ring as boolean | undefined
-          })
+          // a case without `version` is of smg.json (lightseekorg/smg 73da68ca, as released in v1.9.0)
+          const out = Smg.smgPrefixHashSelect(
+            ws,
+            req(step).token_ids as ReadonlyArray<number> | undefined,
+            {
+              prefixTokenCount: cfg.prefix_token_count as number | undefined,
+              loadFactor: cfg.load_factor as number | undefined,
+              hashRing: cfg.hash_ring as boolean | undefined,
+              version: (cfg.version as "f8daa883" | undefined) ?? "v1.9.0",
+              balanceAbsThreshold: cfg.balance_abs_threshold as number | undefined
+            },
+            req(step).routing_key as string | undefined
+          )
           const ri = out.details.ringInitial as number | undefined
           return {
             out,

@@ -12,6 +12,15 @@ import { aibrixStrategies, makeAibrixPolicy } from "./AibrixPolicy.js"
  * `Aibrix.aibrixStrategies`, and `aibrix/multi` (the weighted mix `prefix-cache:2,least-request:1`).
  * `seed` seeds the shuffle and the draws.
  *
+ * `aibrix/load-balance` (since 0.7.0) is `proposed: "vllm-project/aibrix#2365"`: the
+ * `load-balance` router of that pull request, open when read (head
+ * cd1e1fcc587c6760e14b6a69f774c0395e620006, `pkg/plugins/gateway/algorithms/load_balance.go`;
+ * main at e3e10f9e has no such router). It routes to the least pending time `running / capacity`,
+ * ties by draw. The capacity is the 1-minute drain rate the gateway computes only for pods whose
+ * name contains `decode` (`updateRealtimeRunningRequestsDrainRate1m`, `pkg/cache/cache_metrics.go`
+ * at that head), 1 for every other pod; the ranks here are pods `"0"`, `"1"`, ..., so the policy
+ * is exact with capacity 1 (least pending = least running, as `aibrix/least-request`).
+ *
  * @example
  * ```ts
  * import { findPolicy } from "@loadledger/policies"
@@ -31,6 +40,15 @@ export const aibrixPolicyEntries: ReadonlyArray<PolicyEntry> = [
       make: (o) => erase(makeAibrixPolicy({ strategy, seed: o.seed }))
     })
   ),
+  {
+    name: "aibrix/load-balance",
+    engine: "any",
+    reference: true,
+    proposed: "vllm-project/aibrix#2365",
+    description:
+      "AIBrix load-balance (proposed #2365): least running / drain-rate capacity, ties by draw (load_balance.go)",
+    make: (o) => erase(makeAibrixPolicy({ strategy: "load-balance", seed: o.seed }))
+  },
   {
     name: "aibrix/multi",
     engine: "any",

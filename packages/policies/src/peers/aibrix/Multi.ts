@@ -101,6 +101,7 @@ export const aibrixScorer = (
     case "least-gpu-cache":
     case "least-busy-time":
     case "least-latency":
+    case "load-balance":
       return { polarity: "least", scores: strategyScores(name as AibrixScoredStrategy, pods) }
     case "prefix-cache": {
       const m = matchPrefix(

@@ -21,6 +21,7 @@ export type AibrixScoredStrategy =
   | "least-gpu-cache"
   | "least-busy-time"
   | "least-latency"
+  | "load-balance"
 
 /**
  * The AIBrix strategies this module routes with.
@@ -37,13 +38,16 @@ export type AibrixStrategy = AibrixScoredStrategy | "random"
  * `kv_cache_usage_perc + cpu_cache_usage_perc`; least-gpu-cache `gpu_cache_usage_perc`;
  * least-busy-time `gpu_busy_time_ratio`; least-latency `queue + mean(prefill)/ap*guessPrompt +
  * mean(decode)/ag*guessGen` (guesses: mean of the positive prompt / generation averages over the
- * pods, 10 and 100 when none).
+ * pods, 10 and 100 when none); load-balance (proposed, vllm-project/aibrix#2365) the pending time
+ * `realtime_num_requests_running / capacity` of every pod, the count 0 when missing, the capacity
+ * the pod's `realtime_running_requests_drain_rate_1m` when positive, else 1.
  *
  * **When to use**: the per-pod numbers an AIBrix strategy compares (its `ScoreAll`).
  *
  * Upstream: vllm-project/aibrix `pkg/plugins/gateway/algorithms/{least_request,throughput,
  * least_kv_cache,least_gpu_cache,least_busy_time,least_latency}.go` at
- * e3e10f9e4aebe9aac5e7d992fb87d2648e01628b.
+ * e3e10f9e4aebe9aac5e7d992fb87d2648e01628b; load-balance: `load_balance.go` (`ScoreAll`,
+ * `capacityOf`) at cd1e1fcc587c6760e14b6a69f774c0395e620006, the head of the open PR #2365.
  *
  * @example
  * ```ts
@@ -54,6 +58,11 @@ export type AibrixStrategy = AibrixScoredStrategy | "random"
  * ]
  * Aibrix.strategyScores("throughput", pods) // => [4, undefined]
  * Aibrix.strategyScores("least-request", pods) // => [0, 0]
+ * const drained = [
+ *   { id: "p1", metrics: { realtime_num_requests_running: 8, realtime_running_requests_drain_rate_1m: 4 } },
+ *   { id: "p2", metrics: { realtime_running_requests_drain_rate_1m: 0 } }
+ * ]
+ * Aibrix.strategyScores("load-balance", drained) // => [2, 0]
  * ```
  *
  * @category aibrix
@@ -66,6 +75,13 @@ export const strategyScores = (
   switch (strategy) {
     case "least-request":
       return pods.map((p) => gauge(p, "realtime_num_requests_running") ?? 0)
+    case "load-balance":
+      return pods.map((p) => {
+        const drain = gauge(p, "realtime_running_requests_drain_rate_1m")
+        return (
+          (gauge(p, "realtime_num_requests_running") ?? 0) / (drain !== undefined && drain > 0 ? drain : 1)
+        )
+      })
     case "throughput":
       return pods.map((p) => {
         const a = gauge(p, "avg_prompt_toks_per_req")
@@ -139,6 +155,9 @@ const noPods = { _tag: "AibrixNoPods", message: "no ready pods" } as const
  * least-gpu-cache (min, draw among minima), least-kv-cache (`<=` scan: last minimum, no draw),
  * least-busy-time (strict `<`: first minimum), least-latency (`<=`: last minimum), random (one
  * draw). A metric strategy with no scored pod falls back to one random draw over the list.
+ * load-balance (proposed, PR #2365) scans from `Number.MAX_VALUE` with strict `<` and draws among
+ * the pods equal to the minimum; no random fallback: a list where no pending time is below
+ * `Number.MAX_VALUE` (NaN or Infinity counts) is `AibrixNoPods`, as upstream's `ErrorNoAvailablePod`.
  *
  * **When to use**: replaying the AIBrix gateway's choice with explicit randomness.
  *
@@ -151,6 +170,8 @@ const noPods = { _tag: "AibrixNoPods", message: "no ready pods" } as const
  * const pods = [1, 2, 1].map((n, i) => ({ id: `p${i}`, metrics: { realtime_num_requests_running: n } }))
  * const r = Aibrix.routeStrategy("least-request", pods, [1])
  * r._tag === "AibrixRouted" && r.index // => 2
+ * const lb = Aibrix.routeStrategy("load-balance", pods, [0])
+ * lb._tag === "AibrixRouted" && lb.index // => 0
  * ```
  *
  * @category aibrix
@@ -189,6 +210,19 @@ export const routeStrategy = (
       }
     })
     return best < 0 ? random(scores) : routed(best, 0)
+  }
+  if (strategy === "load-balance") {
+    let min = Number.MAX_VALUE
+    let ties: Array<number> = []
+    scores.forEach((s, i) => {
+      if (s! < min) {
+        min = s!
+        ties = [i]
+      } else if (s === min) ties.push(i)
+    })
+    if (ties.length === 0)
+      return { _tag: "AibrixNoPods", message: "no pod with a pending time below MaxFloat64" }
+    return routed(ties[drawAt(draws, 0, ties.length)]!, 1)
   }
   if (strategy === "least-busy-time") {
     let best = -1

@@ -22,6 +22,13 @@ const entry = (name: SmgPolicyName, description: string): PolicyEntry => ({
  * inputs; see `makeSmgPolicy` for how trace requests and load rows reach them). `seed` feeds the
  * draws of `smg/random`, `smg/power-of-two` and `smg/consistent-hashing`.
  *
+ * The repository moved to smg-project/smg. `smg/prefix-hash` follows its head
+ * (f8daa8835a8b4419b53125a837aaab2b3ce895c3, 2026-08-22: the absolute margin of PR #2150, the
+ * routing-key hint of #2199, the load fallback for keyless requests of #2148); the behaviour
+ * before is kept as `smg/prefix-hash@v1.9.0` because v1.9.0 (2026-07-29) is still the newest
+ * release, so users of the released gateway run it. The other `smg/*` entries are still the
+ * 73da68ca behaviour (fixtures/reference/peers/README-smg-head.md lists what the head changed in them).
+ *
  * **When to use**: pick an SMG policy by name (CLI `--policies`, simulator, live router) via `findPolicy`.
  *
  * @example
@@ -52,8 +59,19 @@ export const smgPolicyEntries: ReadonlyArray<PolicyEntry> = [
   ),
   entry(
     "prefix-hash",
-    "SMG prefix_hash: XXH3 of the prompt's first 256 tokens on a BLAKE3 ring, load bound 1.25 x mean (prefix_hash.rs)"
+    "SMG prefix_hash (smg-project/smg f8daa883): XXH3 of the routing key or first 256 tokens on a BLAKE3 ring, load bound max(1.25 x mean, mean + 10) (prefix_hash.rs, #2150)"
   ),
+  {
+    name: "smg/prefix-hash@v1.9.0",
+    engine: "sglang",
+    reference: true,
+    description:
+      "SMG prefix_hash as released in v1.9.0: XXH3 of the first 256 tokens on a BLAKE3 ring, load bound 1.25 x mean (prefix_hash.rs)",
+    make: (o) => {
+      const p = makeSmgPolicy("prefix-hash", { seed: o.seed, prefixHash: { version: "v1.9.0" } })
+      return erase({ ...p, name: "smg/prefix-hash@v1.9.0" })
+    }
+  },
   entry(
     "consistent-hashing",
     "SMG consistent_hashing: routing key / session on a BLAKE3 ring, target-worker header, random without a key (consistent_hashing.rs)"

@@ -62,7 +62,10 @@ const routed = (
  *   `prefixTokenCount`, 256; fewer ids than that: all of them, as upstream with a shorter prompt).
  *   No `tokenIds` (or `[]`): token ids are the block hashes of `prefixHashes` (a decimal hash below
  *   2^32 as itself, others folded by XXH3) and `prefixTokenCount` 256 tokens become
- *   `ceil(256 / blockTokens)` blocks (the first Mooncake block holds the first 256 tokens). Neither:
+ *   `ceil(256 / blockTokens)` blocks (the first Mooncake block holds the first 256 tokens). At the
+ *   head (`smg/prefix-hash`) `sessionId` is the `x-smg-routing-key` hint and wins over the tokens
+ *   (PR #2199), and with neither the least-loaded healthy rank is taken (`no_routing_key`); at
+ *   v1.9.0 (`smg/prefix-hash@v1.9.0`, `prefixHash.version`) there is no hint and neither is
  *   `AllRanksUnavailable` naming `tokenIds` (upstream `None`, `no_tokens`). The simulator always
  *   hands `tokenIds` (synthesised for traces without prompt tokens, `@loadledger/sim` `tokenIdsOf`).
  * - `consistent-hashing`: `sessionId` is `x-smg-routing-key`; `routedDpRank` is `x-smg-target-worker`.

@@ -90,13 +90,22 @@ export const specs = (o: SmgPolicyOptions): Record<SmgPolicyName, Spec> => {
     "prefix-hash": {
       initCore: () => undefined,
       select: (s, req) => {
-        // the prompt's token ids, as upstream reads them; without them, one id per prefix block
+        // the prompt's token ids, as upstream reads them; without them, one id per prefix block;
+        // the session is the x-smg-routing-key hint (read by the head only)
         if (req.tokenIds !== undefined && req.tokenIds.length > 0)
-          return { out: smgPrefixHashSelect(s.workers, req.tokenIds, o.prefixHash), seed: s.seed }
+          return {
+            out: smgPrefixHashSelect(s.workers, req.tokenIds, o.prefixHash, req.sessionId),
+            seed: s.seed
+          }
         const tokens = blocksAsTokenIds(req.prefixHashes)
         const blocks = Math.ceil((o.prefixHash?.prefixTokenCount ?? 256) / blockTokens)
         return {
-          out: smgPrefixHashSelect(s.workers, tokens, { ...o.prefixHash, prefixTokenCount: blocks }),
+          out: smgPrefixHashSelect(
+            s.workers,
+            tokens,
+            { ...o.prefixHash, prefixTokenCount: blocks },
+            req.sessionId
+          ),
           seed: s.seed
         }
       }
