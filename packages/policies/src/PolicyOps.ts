@@ -6,8 +6,10 @@
  *
  * @since 0.7.0
  */
+
 import type { Policy, RankLoad, RouteRequest } from "./Policy.js"
 import type { PolicyEntry, PolicyOptions } from "./PolicyEntry.js"
+import { makeVllmRouterPolicy } from "./peers/vllm-router/Policies.js"
 import { makeVllmPowerOfTwo } from "./vllm/PowerOfTwo.js"
 import { makeVllmFixedStart, makeVllmPrefixAffinity } from "./vllm/PrefixAffinity.js"
 
@@ -50,7 +52,9 @@ export interface PolicyOpsCase {
 const factories: Readonly<Record<string, (o: Record<string, unknown>) => Policy<unknown>>> = {
   "vllm-prefix-affinity": (o) => makeVllmPrefixAffinity(o) as Policy<unknown>,
   "vllm-kv-pressure-fixed-start": (o) => makeVllmFixedStart(o) as Policy<unknown>,
-  "vllm-power-of-two": (o) => makeVllmPowerOfTwo(o) as Policy<unknown>
+  "vllm-power-of-two": (o) => makeVllmPowerOfTwo(o) as Policy<unknown>,
+  "vllm-router/consistent-hash": (o) => makeVllmRouterPolicy("consistent-hash", o) as Policy<unknown>,
+  "vllm-router/rendezvous-hash": (o) => makeVllmRouterPolicy("rendezvous-hash", o) as Policy<unknown>
 }
 
 /**

@@ -11,6 +11,7 @@ import { dynamoPolicyEntries } from "./peers/dynamo/Entries.js"
 import { llmdPolicyEntries } from "./peers/llm-d/Entries.js"
 import { productionStackPolicyEntries } from "./peers/production-stack/Entries.js"
 import { smgPolicyEntries } from "./peers/smg/Entries.js"
+import { vllmRouterPolicyEntries } from "./peers/vllm-router/Entries.js"
 import { sglangPolicyEntries } from "./sglang/Entries.js"
 import { trtllmPolicyEntries } from "./trtllm/Entries.js"
 import { vllmPolicyEntries } from "./vllm/Entries.js"
@@ -25,6 +26,7 @@ const entries: ReadonlyArray<PolicyEntry> = checkedEntries([
   ...llmdPolicyEntries,
   ...dynamoPolicyEntries,
   ...aibrixPolicyEntries,
+  ...vllmRouterPolicyEntries,
   ...trtllmPolicyEntries
 ])
 

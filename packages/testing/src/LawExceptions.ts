@@ -99,6 +99,16 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       ["smg/power-of-two", "two random draws per request: counts drift apart (SMG upstream)", 2],
       ["smg/consistent-hashing", "placement follows the ring, not the counts (SMG upstream)", 2],
       [
+        "vllm-router/consistent-hash",
+        "placement follows the FurcHash ring, not the counts (vllm-router upstream)",
+        2
+      ],
+      [
+        "vllm-router/rendezvous-hash",
+        "placement follows the key's scores, not the counts (vllm-router upstream)",
+        2
+      ],
+      [
         "smg/dp-min-token",
         "lowest (used tokens, rank); each fresh snapshot resets the increments (SMG upstream)",
         1
@@ -131,6 +141,7 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       ],
       ["smg/prefix-hash@v1.9.0", "one prompt hashes to one ring point, load bound 1.25 x mean (SMG v1.9.0)"],
       ["smg/consistent-hashing", "one routing key, one ring point (SMG upstream)"],
+      ["vllm-router/rendezvous-hash", "one session key, one highest-scoring worker (vllm-router upstream)"],
       [
         "production-stack/prefixaware",
         "the longest-prefix holder takes every stream (production-stack upstream)"
@@ -144,6 +155,13 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       counterexample: [affinityBurst(4, 1)]
     })
   ),
+  {
+    policy: "vllm-router/consistent-hash",
+    law: "noStarvationUnderAffinity",
+    reason: "one key, one ring point: streams keyed by request id leave a worker idle (vllm-router upstream)",
+    // 3 streams on 3 ranks: 2, 1, 0 with the rank-<i> urls
+    counterexample: [affinityBurst(3, 1)]
+  },
   ...(
     [
       ["round-robin", "the counter reads no load (SGLang upstream)", fullIdle()],
@@ -170,6 +188,8 @@ export const lawExceptions: ReadonlyArray<LawException> = [
         "a request with no tokens and no key goes to the fewest in flight, no free-KV check (SMG head, #2148)",
         fullIdle()
       ],
+      ["vllm-router/consistent-hash", "the ring reads no load (vllm-router upstream)", idleFull()],
+      ["vllm-router/rendezvous-hash", "the scores read no load (vllm-router upstream)", fullIdle()],
       ["production-stack/roundrobin", "the cursor reads no load (production-stack upstream)", fullIdle()],
       [
         "production-stack/session",

@@ -30,6 +30,9 @@ const permutationReasons: Readonly<Record<string, string>> = {
   "smg/dp-min-token": "ties on used tokens go to the lowest DP rank (SMG upstream)",
   "production-stack/roundrobin": "the counter walks the endpoints sorted by url (production-stack upstream)",
   "production-stack/session": RING,
+  "vllm-router/consistent-hash": RING,
+  "vllm-router/rendezvous-hash":
+    "the key and the worker url hash to each worker's score, so the label decides (vllm-router upstream)",
   "production-stack/prefixaware":
     "the draw indexes the candidate endpoints by position (production-stack upstream)",
   ...Object.fromEntries(
@@ -102,6 +105,16 @@ const burstReasons: Readonly<
   },
   "production-stack/session": {
     reason: "one session id always maps to one endpoint (production-stack upstream)",
+    k: 2,
+    shared: true
+  },
+  "vllm-router/consistent-hash": {
+    reason: "one session key always maps to one worker, no load term (vllm-router upstream)",
+    k: 2,
+    shared: true
+  },
+  "vllm-router/rendezvous-hash": {
+    reason: "one session key always scores highest on one worker, no load term (vllm-router upstream)",
     k: 2,
     shared: true
   },

@@ -1,0 +1,9 @@
+/**
+ * vllm-project/router's policies: the FurcHash-based `fbi_hash`, the routing key it hashes, and
+ * the `consistent_hash` / `rendezvous_hash` `Policy` adapters.
+ *
+ * @since 0.7.0
+ */
+export * from "./FbiHash.js"
+export * from "./HashKey.js"
+export * from "./Policies.js"
