@@ -95,6 +95,22 @@ describe("--emit-loads then diagnose", () => {
   })
 })
 
+describe("a slow link is hardware: the published reports do not tell it from a slow GPU (stated limit)", () => {
+  const file = join(dir, "link.jsonl")
+  it("--slow-link 2:0.1 lengthens the collectives: rank 2 is hardware with causes gpu, cpu, link", async () => {
+    const healthy = JSON.parse((await sim()).out).results[0]
+    const linked = JSON.parse((await sim("--slow-link", "2:0.1", "--emit-loads", file)).out).results[0]
+    expect(linked.syncWaitShare).toBeGreaterThan(healthy.syncWaitShare + 0.05)
+    const d = JSON.parse((await runCaptured("diagnose", file, "--json")).out)
+    expect(d.ranks.map((x: { kind: string }) => x.kind)).toEqual(["ok", "ok", "hardware", "ok"])
+    expect(d.ranks[2].causes).toEqual(["gpu", "cpu", "link"])
+    expect(d.ranks[0].causes).toBeUndefined()
+    expect(d.ranks[2].evidence.residual).toBeGreaterThan(0.05)
+    const text = (await runCaptured("diagnose", file)).out
+    expect(text).toMatch(/^rank 2: hardware \(slow GPU, CPU or link: the reports do not tell them apart\)/m)
+  })
+})
+
 describe("diagnose on hand-made reports", () => {
   const row = (dpRank: number, n: number, perReq: number, u: number) => ({
     dpRank,
