@@ -169,6 +169,19 @@ describe("expert hot spots (--expert-skew) and diagnose", () => {
     expect(text).toMatch(/^group: expert hot spot likely/m)
   })
 
+  it("--deepep-mode low_latency: under the skew its sync wait is below normal mode's, and its steps do not move with the skew", async () => {
+    const normal = JSON.parse((await sim8("--expert-skew", "1.2", "--deepep-mode", "normal")).out).results[0]
+    const ll = JSON.parse((await sim8("--expert-skew", "1.2", "--deepep-mode", "low_latency")).out).results[0]
+    const llMild = JSON.parse((await sim8("--expert-skew", "0.4", "--deepep-mode", "low_latency")).out)
+      .results[0]
+    expect(ll.status._tag).toBe("Completed")
+    expect(ll.syncWaitShare).toBeLessThan(normal.syncWaitShare - 0.03)
+    expect(llMild.syncWaitShare).toBeCloseTo(ll.syncWaitShare, 6)
+    expect((await sim8("--deepep-mode", "fast")).err).toContain(
+      '--deepep-mode must be normal, low_latency or auto, got "fast"'
+    )
+  })
+
   it("refuses an EPLB flag without a skew, a dense model, and a bad exponent, naming the flag", async () => {
     expect((await sim8("--enable-eplb")).err).toContain("add --expert-skew S")
     expect(
