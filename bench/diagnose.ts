@@ -1,7 +1,8 @@
 /**
  * `pnpm bench:diagnose`: how well `loadledger diagnose` tells the kinds of slow apart. Simulated
  * scenarios with known injected faults (a hardware-slow rank at speeds 0.5-0.9, a 3 ms per-step CPU
- * overhead, a count skew and a length skew of the routing onto one rank, an expert hot spot: the
+ * overhead, a slow link at 0.1 and 0.25 of its bandwidth (scored as `hardware`: the published
+ * reports do not tell it from a slow GPU, a stated limit), a count skew and a length skew of the routing onto one rank, an expert hot spot: the
  * tokens' expert choices Zipf-distributed with exponent 0.4-1.0 over the contiguous placement, and
  * the same at 0.8 cured by EPLB with 32 redundant experts, no fault) on the shared traces, DP 8,
  * glm-5.3 on H200. The thresholds are chosen by grid search on the TRAIN seeds; the confusion
@@ -51,6 +52,12 @@ const scenarios = (k: number): ReadonlyArray<Scenario> => [
     faults: [{ dpRank: k, speed: s }]
   })),
   { label: "overhead 3ms", kind: "hardware", faults: [{ dpRank: k, overheadSeconds: 0.003 }] },
+  // a slow link is called hardware: the published reports do not tell it from a slow GPU (stated limit)
+  ...[0.1, 0.25].map((s) => ({
+    label: `link ${s}`,
+    kind: "hardware" as const,
+    faults: [{ dpRank: k, linkSpeed: s }]
+  })),
   ...[0.1, 0.25].map((p) => ({
     label: `count ${p}`,
     kind: "load" as const,
@@ -127,41 +134,45 @@ interface Case {
   readonly reports: ReturnType<typeof parseLoadsLines>
 }
 // `--cache FILE`: keep the simulated reports in FILE and read them back on the next run (to tune the
-// thresholds without simulating again; delete FILE after changing the simulator)
+// thresholds without simulating again); runs missing from FILE (a new scenario) are simulated and
+// added. Delete FILE after changing the simulator.
 const cacheAt = process.argv.indexOf("--cache")
 const cacheFile = cacheAt >= 0 ? process.argv[cacheAt + 1] : undefined
 const cases: Array<Case> = []
 const started = performance.now()
 if (cacheFile !== undefined && existsSync(cacheFile))
   cases.push(...(JSON.parse(readFileSync(cacheFile, "utf8")) as Array<Case>))
-else
-  for (const t of TRACES) {
-    const trace = parseTrace(readFileSync(new URL(`../${t.file}`, import.meta.url), "utf8"), undefined, {
-      limit: t.limit
-    })
-    if (isTraceError(trace)) throw new Error(trace.message)
-    for (const seed of [...TRAIN, ...TEST]) {
-      const k = seed % DP
-      for (const sc of scenarios(k)) {
-        const r = simulate(
-          {
-            ...base,
-            dpSize: DP,
-            seed,
-            recordSteps: "loads",
-            ...(sc.faults ? { rankFaults: sc.faults } : {}),
-            ...(sc.experts ? stepModelOf(sc.experts) : {})
-          },
-          pinned(trace, k, sc, seed),
-          follow
-        )
-        // through the wire: emitted as /v1/loads lines and read back, as `diagnose FILE` does
-        const reports = parseLoadsLines(v1LoadsLines(loadReportsOf(r.stepLog ?? [], DP, 1), "pinned"))
-        cases.push({ seed, trace: t.name, scenario: sc, faulty: k, reports })
-      }
+const cached = new Set(cases.map((c) => `${c.trace}|${c.seed}|${c.scenario.label}`))
+let simulated = 0
+for (const t of TRACES) {
+  const trace = parseTrace(readFileSync(new URL(`../${t.file}`, import.meta.url), "utf8"), undefined, {
+    limit: t.limit
+  })
+  if (isTraceError(trace)) throw new Error(trace.message)
+  for (const seed of [...TRAIN, ...TEST]) {
+    const k = seed % DP
+    for (const sc of scenarios(k)) {
+      if (cached.has(`${t.name}|${seed}|${sc.label}`)) continue
+      const r = simulate(
+        {
+          ...base,
+          dpSize: DP,
+          seed,
+          recordSteps: "loads",
+          ...(sc.faults ? { rankFaults: sc.faults } : {}),
+          ...(sc.experts ? stepModelOf(sc.experts) : {})
+        },
+        pinned(trace, k, sc, seed),
+        follow
+      )
+      // through the wire: emitted as /v1/loads lines and read back, as `diagnose FILE` does
+      const reports = parseLoadsLines(v1LoadsLines(loadReportsOf(r.stepLog ?? [], DP, 1), "pinned"))
+      cases.push({ seed, trace: t.name, scenario: sc, faulty: k, reports })
+      simulated++
     }
   }
-if (cacheFile !== undefined && !existsSync(cacheFile)) writeFileSync(cacheFile, JSON.stringify(cases))
+}
+if (cacheFile !== undefined && simulated > 0) writeFileSync(cacheFile, JSON.stringify(cases))
 const simSeconds = (performance.now() - started) / 1000
 
 const KINDS: ReadonlyArray<Kind> = ["ok", "hardware", "load", "expert"]
@@ -224,7 +235,7 @@ const test = matrixOf(
   best!.th
 )
 console.log(
-  `diagnose benchmark: ${cases.length} runs simulated in ${simSeconds.toFixed(0)} s (DP ${DP}, ${TRACES.map((t) => `${t.name} x${t.limit}`).join(", ")})`
+  `diagnose benchmark: ${cases.length} runs (${simulated} simulated in ${simSeconds.toFixed(0)} s) (DP ${DP}, ${TRACES.map((t) => `${t.name} x${t.limit}`).join(", ")})`
 )
 console.log(`thresholds chosen on train seeds ${TRAIN.join(",")}: ${JSON.stringify(best!.th)}`)
 console.log(
@@ -261,6 +272,13 @@ for (const label of scenarios(0).map((s) => s.label)) {
   faultedRight += hits
   faultedAll += cs.length
 }
+const links = cases.filter((c) => TEST.includes(c.seed) && c.scenario.label.startsWith("link"))
+const linkHw = links.filter(
+  (c) => diagnose(c.reports as never, best!.th).ranks[c.faulty]!.kind === "hardware"
+)
+console.log(
+  `slow links (--slow-link, linkSpeed 0.1 / 0.25): faulted rank called hardware in ${linkHw.length}/${links.length}; a slow link is not told from a slow GPU (the published reports carry no per-rank collective time: stated limit)`
+)
 console.log(
   `faulted (or, for "none" and "eplb", the would-be faulted; for a hot spot, the run) rank alone: ${faultedRight}/${faultedAll} = ${((100 * faultedRight) / faultedAll).toFixed(1)}%`
 )

@@ -4,8 +4,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { decodeV1Loads } from "@loadledger/schema"
 import { describe, expect, it } from "vitest"
+import { diagnosisText } from "../src/commands/diagnose.js"
 import { diagnose } from "../src/diagnose/diagnose.js"
 import { parseRankOverhead, parseSlowRank } from "../src/diagnose/faultFlags.js"
+import { parseLoadsLines } from "../src/diagnose/readLoads.js"
 import { runCaptured } from "./runCli.js"
 
 const dir = mkdtempSync(join(tmpdir(), "loadledger-diagnose-"))
@@ -95,6 +97,22 @@ describe("--emit-loads then diagnose", () => {
   })
 })
 
+describe("a slow link is hardware: the published reports do not tell it from a slow GPU (stated limit)", () => {
+  const file = join(dir, "link.jsonl")
+  it("--slow-link 2:0.1 lengthens the collectives: rank 2 is hardware with causes gpu, cpu, link", async () => {
+    const healthy = JSON.parse((await sim()).out).results[0]
+    const linked = JSON.parse((await sim("--slow-link", "2:0.1", "--emit-loads", file)).out).results[0]
+    expect(linked.syncWaitShare).toBeGreaterThan(healthy.syncWaitShare + 0.05)
+    const d = JSON.parse((await runCaptured("diagnose", file, "--json")).out)
+    expect(d.ranks.map((x: { kind: string }) => x.kind)).toEqual(["ok", "ok", "hardware", "ok"])
+    expect(d.ranks[2].causes).toEqual(["gpu", "cpu", "link"])
+    expect(d.ranks[0].causes).toBeUndefined()
+    expect(d.ranks[2].evidence.residual).toBeGreaterThan(0.05)
+    const text = (await runCaptured("diagnose", file)).out
+    expect(text).toMatch(/^rank 2: hardware \(slow GPU, CPU or link: the reports do not tell them apart\)/m)
+  })
+})
+
 describe("diagnose on hand-made reports", () => {
   const row = (dpRank: number, n: number, perReq: number, u: number) => ({
     dpRank,
@@ -151,6 +169,19 @@ describe("expert hot spots (--expert-skew) and diagnose", () => {
     expect(text).toMatch(/^group: expert hot spot likely/m)
   })
 
+  it("--deepep-mode low_latency: under the skew its sync wait is below normal mode's, and its steps do not move with the skew", async () => {
+    const normal = JSON.parse((await sim8("--expert-skew", "1.2", "--deepep-mode", "normal")).out).results[0]
+    const ll = JSON.parse((await sim8("--expert-skew", "1.2", "--deepep-mode", "low_latency")).out).results[0]
+    const llMild = JSON.parse((await sim8("--expert-skew", "0.4", "--deepep-mode", "low_latency")).out)
+      .results[0]
+    expect(ll.status._tag).toBe("Completed")
+    expect(ll.syncWaitShare).toBeLessThan(normal.syncWaitShare - 0.03)
+    expect(llMild.syncWaitShare).toBeCloseTo(ll.syncWaitShare, 6)
+    expect((await sim8("--deepep-mode", "fast")).err).toContain(
+      '--deepep-mode must be normal, low_latency or auto, got "fast"'
+    )
+  })
+
   it("refuses an EPLB flag without a skew, a dense model, and a bad exponent, naming the flag", async () => {
     expect((await sim8("--enable-eplb")).err).toContain("add --expert-skew S")
     expect(
@@ -189,4 +220,82 @@ describe("diagnose on a hand-made hot spot", () => {
     expect(d.ranks.map((r) => r.kind)).toEqual(["ok", "hardware", "ok", "ok"])
     expect(d.group.expertHotSpotLikely).toBe(false)
   })
+})
+
+describe("absent fields are unknown, not 0 (readLoads through to the evidence)", () => {
+  // forward time 0.2 + 0.02 per running request; rank 0 holds twice the requests
+  const entry = (r: number, n: number, extra: Record<string, number>) => ({
+    dp_rank: r,
+    num_running_reqs: n,
+    num_used_tokens: 1000 * n,
+    utilization: 0.2 + 0.02 * n,
+    ...extra
+  })
+  const lines = (extra: (r: number) => Record<string, number>) =>
+    [10, 12, 14, 11, 9]
+      .map((n) =>
+        JSON.stringify({
+          loads: [0, 1, 2, 3].map((r) => entry(r, r === 0 ? 2 * n : n + ((r + n) % 3) - 1, extra(r)))
+        })
+      )
+      .join("\n")
+  const read = (text: string) => {
+    const r = parseLoadsLines(text)
+    if (!Array.isArray(r)) throw new Error(JSON.stringify(r))
+    return r
+  }
+
+  it("no num_waiting_reqs, cache_hit_rate or prefill totals: absent in the rows and the evidence; the count skew is the running requests'", () => {
+    const rows = read(lines(() => ({})))
+    // rank 1 of the first report holds 11 requests; nothing it did not publish is in its row
+    expect(rows[0]![1]).toEqual({
+      dpRank: 1,
+      numRunningReqs: 11,
+      numUsedTokens: 11_000,
+      utilization: 0.2 + 0.02 * 11
+    })
+    const d = diagnose(rows)
+    expect(d.ranks[0]!.kind).toBe("load")
+    expect(d.ranks[0]!.skew).toBe("count")
+    expect(d.ranks[0]!.evidence.runningSkew).toBeCloseTo(0.6, 1)
+    expect(d.ranks[0]!.evidence).not.toHaveProperty("requestSkew")
+    expect(d.ranks[0]!.evidence).not.toHaveProperty("cacheHitRateGap")
+    expect(d.group.evidence.fit).not.toHaveProperty("prefill")
+    const text = diagnosisText(d)
+    expect(text).toMatch(
+      /^rank 0: load \(count\) .*running requests \+\d+\.\d% \(waiting not published\).*cache hit rate not published\)$/m
+    )
+  })
+
+  it("published waiting counts make the count skew running + waiting", () => {
+    const d = diagnose(read(lines((r) => ({ num_waiting_reqs: r === 0 ? 30 : 0 }))))
+    expect(d.ranks[0]!.evidence.requestSkew).toBeGreaterThan(d.ranks[0]!.evidence.runningSkew + 0.5)
+  })
+
+  it("a rank that does not publish its cache hit rate is not cache-skewed; one that publishes 0 is", () => {
+    const rate = (r: number): Record<string, number> => (r === 3 ? {} : { cache_hit_rate: 0.5 })
+    const unknown = diagnose(read(lines(rate)))
+    expect(unknown.ranks[3]!.kind).toBe("ok")
+    expect(unknown.ranks[3]!.evidence.cacheHitRateGap).toBeUndefined()
+    expect(unknown.ranks[1]!.evidence.cacheHitRateGap).toBeCloseTo(0, 6)
+    const zero = diagnose(read(lines((r) => ({ cache_hit_rate: r === 3 ? 0 : 0.5 }))))
+    expect(zero.ranks[3]!.kind).toBe("load")
+    expect(zero.ranks[3]!.skew).toBe("cache")
+    expect(zero.ranks[3]!.evidence.cacheHitRateGap).toBeCloseTo(0.375, 6)
+  })
+
+  it.each([["num_running_reqs"], ["num_used_tokens"], ["utilization"]])(
+    "an entry without %s is a typed error naming the field",
+    (field) => {
+      const body = { loads: [entry(0, 3, {}), entry(1, 3, {})] }
+      delete (body.loads[1] as Record<string, unknown>)[field]
+      const r = parseLoadsLines(`${JSON.stringify({ loads: [entry(0, 3, {})] })}\n${JSON.stringify(body)}`)
+      expect(r).toEqual({
+        _tag: "LoadsLineError",
+        line: 2,
+        field: `loads[1].${field}`,
+        message: `line 2: loads[1] has no ${field}`
+      })
+    }
+  )
 })

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 export * from "./Bookings.js"
+export * from "./Diagnose.js"
 export * from "./Gateway.js"
 export * from "./Imbalance.js"
 export * from "./K8sWorkers.js"

@@ -107,6 +107,7 @@ export const stepTimeFromAggregates = (
     cudaGraph: s.cudaGraph,
     idleRanks: s.idleRanks,
     ...(s.hottestEpShare === undefined ? {} : { hottestEpShare: s.hottestEpShare }),
+    ...(s.deepEpMode === undefined ? {} : { deepEpMode: s.deepEpMode }),
     ranks: out
   }
 }

@@ -30,6 +30,30 @@ export interface StepTimeConfig {
   readonly gpu: GpuSpec
   readonly params?: Partial<Efficiencies> | undefined
   readonly experts?: ExpertRouting | undefined
+  readonly deepEp?: DeepEpConfig | undefined
+}
+
+/**
+ * DeepEP's mode for the MoE dispatch / combine (since 0.7.0; MoE models only), SGLang's
+ * `--deepep-mode` (sgl-project/sglang `python/sglang/srt/layers/moe/token_dispatcher/deepep.py`
+ * @ 454e84da: `normal`, `low_latency`, `auto` = low-latency for decode batches, normal for
+ * prefill). `normal`: the model's own MoE rules (the hottest EP rank sets the layer under
+ * `experts`). `low_latency`: DeepEP's fixed-shape layout (deepseek-ai/DeepEP `deep_ep/buffer.py`
+ * @ dcfd9548, `low_latency_dispatch`: every rank sends into a buffer of
+ * `numMaxDispatchTokensPerRank` tokens per source rank, whatever it holds) modelled as every EP
+ * rank computing and exchanging the pairs of a full buffer at the balanced share,
+ * `dp x tp x max(numMaxDispatchTokensPerRank, tokens per GPU) x topK / ep`, reading all its
+ * local experts: the step no longer moves with the routing skew and no rank waits for a hot EP
+ * rank (`moeWaitSeconds` 0), paid for with the buffer's compute when the batch is smaller.
+ * `numMaxDispatchTokensPerRank` (default 128, SGLang's
+ * `SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK`): tokens per GPU.
+ *
+ * @category models
+ * @since 0.7.0
+ */
+export interface DeepEpConfig {
+  readonly mode: "normal" | "low_latency" | "auto"
+  readonly numMaxDispatchTokensPerRank?: number | undefined
 }
 
 /**
@@ -75,7 +99,8 @@ export interface RankStepTime {
  * `tokenImbalanceRatio` / `pairsImbalanceRatio`: max over mean (1.0 balanced, the number of
  * ranks when one rank has all the work; 1.0 when no rank has work). `cudaGraph` is false when the
  * step ran eagerly. `hottestEpShare` (with `StepTimeConfig.experts` only): the hottest EP rank's
- * share of the token-expert pairs (1 / ep when balanced).
+ * share of the token-expert pairs (1 / ep when balanced). `deepEpMode` (with `StepTimeConfig.deepEp`
+ * only): the mode the step ran in (`auto` resolved: `low_latency` for a decode-only step).
  *
  * @example
  * ```ts
@@ -103,5 +128,6 @@ export interface StepTimeResult {
   readonly cudaGraph: boolean
   readonly idleRanks: number
   readonly hottestEpShare?: number | undefined
+  readonly deepEpMode?: "normal" | "low_latency" | undefined
   readonly ranks: ReadonlyArray<RankStepTime>
 }

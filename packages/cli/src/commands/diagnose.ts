@@ -2,7 +2,8 @@
  * `loadledger diagnose FILE [--json]`: which kind of slow is each rank of a lockstep DP group
  * (`hardware`, `load` with its skew, `expert` (it holds hot experts) or `ok`), and is structural
  * slowness (an expert hot spot) likely, from a
- * `/v1/loads` time series (`simulate --emit-loads FILE`, or recorded from an engine).
+ * `/v1/loads` time series (a `hardware` rank may be a slow GPU, a CPU-starved scheduler or a slow
+ * link: the published reports do not tell them apart) (`simulate --emit-loads FILE`, or recorded from an engine).
  *
  * @since 0.6.0
  */
@@ -23,21 +24,36 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)}%`
  * @example
  * ```ts
  * import { diagnosisText } from "./diagnose.js"
- * const evidence = { utilizationRatio: 1.4, residual: 0.4, requestSkew: 0, lengthSkew: 0, cacheHitRateGap: 0 }
+ * const evidence = { utilizationRatio: 1.4, residual: 0.4, runningSkew: 0, requestSkew: 0, lengthSkew: 0, cacheHitRateGap: 0 }
  * const group = { structuralLikely: false, expertHotSpotLikely: false, evidence: { syncWaitShare: 0.2, requestImbalance: 1.05, reports: 30, fit: { requests: 0.1, tokens: 0.2, prefill: 0 }, minResidual: 0, expertSpread: 0 } }
  * diagnosisText({ ranks: [{ dpRank: 3, kind: "hardware", evidence }], group }).split("\n")[0]
- * // => "rank 3: hardware  (forward time 140.0% of the group's mean, 40.0% not explained by its load; requests +0.0%, tokens/request +0.0%)"
+ * // => "rank 3: hardware (slow GPU, CPU or link: the reports do not tell them apart)  (forward time 140.0% of the group's mean, 40.0% not explained by its load; requests +0.0%, tokens/request +0.0%)"
  * ```
  *
  * @category diagnose
  * @since 0.6.0
  */
 export const diagnosisText = (d: Diagnosis): string => {
+  const sign = (x: number) => `${x >= 0 ? "+" : ""}${pct(x)}`
   const lines = d.ranks.map((r) => {
     const e = r.evidence
-    const kind = r.kind === "load" ? `load (${r.skew})` : r.kind
-    const sign = (x: number) => `${x >= 0 ? "+" : ""}${pct(x)}`
-    return `rank ${r.dpRank}: ${kind}  (forward time ${pct(e.utilizationRatio)} of the group's mean, ${pct(e.residual)} not explained by its load; requests ${sign(e.requestSkew)}, tokens/request ${sign(e.lengthSkew)}${e.cacheHitRateGap > 0.01 ? `, cache hit rate ${pct(e.cacheHitRateGap)} below the group's` : ""})`
+    const kind =
+      r.kind === "load"
+        ? `load (${r.skew})`
+        : r.kind === "hardware"
+          ? "hardware (slow GPU, CPU or link: the reports do not tell them apart)"
+          : r.kind
+    const requests =
+      e.requestSkew === undefined
+        ? `running requests ${sign(e.runningSkew)} (waiting not published)`
+        : `requests ${sign(e.requestSkew)}`
+    const cache =
+      e.cacheHitRateGap === undefined
+        ? ", cache hit rate not published"
+        : e.cacheHitRateGap > 0.01
+          ? `, cache hit rate ${pct(e.cacheHitRateGap)} below the group's`
+          : ""
+    return `rank ${r.dpRank}: ${kind}  (forward time ${pct(e.utilizationRatio)} of the group's mean, ${pct(e.residual)} not explained by its load; ${requests}, tokens/request ${sign(e.lengthSkew)}${cache})`
   })
   const g = d.group.evidence
   lines.push(

@@ -2,8 +2,8 @@
  * The fault flags of `loadledger simulate` (issue 33): `--slow-rank R:SPEED[@FROM-TO]`,
  * `--slow-link R:SPEED[@FROM-TO]`, `--rank-overhead R:DURATION` (repeatable, each adds a
  * `RankFault`), the expert hot spot
- * `--expert-skew S[:SEED]` with its remedies `--enable-eplb` / `--ep-num-redundant-experts N`,
- * and `--emit-loads FILE`.
+ * `--expert-skew S[:SEED]` with its remedies `--enable-eplb` / `--ep-num-redundant-experts N`
+ * and `--deepep-mode normal|low_latency|auto` (DeepEP's fixed-shape layout), and `--emit-loads FILE`.
  *
  * @since 0.6.0
  */
@@ -26,6 +26,7 @@ export interface FaultFlagOptions {
   readonly expertSkew?: { readonly zipfS: number; readonly seed?: number | undefined } | undefined
   readonly enableEplb?: boolean | undefined
   readonly epNumRedundantExperts?: number | undefined
+  readonly deepepMode?: "normal" | "low_latency" | "auto" | undefined
 }
 
 const RANK = /^(\d+):/
@@ -151,6 +152,11 @@ const collect =
     parse(v)
   ]
 
+const deepepMode = (v: string): "normal" | "low_latency" | "auto" =>
+  v === "normal" || v === "low_latency" || v === "auto"
+    ? v
+    : fail(`--deepep-mode must be normal, low_latency or auto, got "${v}"`)
+
 /**
  * Add `--slow-rank`, `--rank-overhead` and `--emit-loads` to a command.
  *
@@ -195,6 +201,11 @@ export const addFaultFlags = (c: Command): Command =>
       redundant
     )
     .option(
+      "--deepep-mode <mode>",
+      "DeepEP's MoE exchange (SGLang's flag): normal, low_latency (fixed-shape buffer: the step does not move with the expert skew) or auto (low_latency for decode-only steps)",
+      deepepMode
+    )
+    .option(
       "--emit-loads <file>",
       "write the per-rank load reports the engine would have published (SGLang /v1/loads JSON lines, one per second)"
     )
@@ -233,13 +244,18 @@ export const faultConfig = (
   if (eplb && o.expertSkew === undefined)
     return fail("--enable-eplb and --ep-num-redundant-experts rebalance an expert skew: add --expert-skew S")
   let stepModel: StepModel | undefined
+  const deepEp = o.deepepMode === undefined ? {} : { deepEp: { mode: o.deepepMode } }
   if (o.expertSkew !== undefined && step !== undefined) {
     const experts = expertRoutingFor(step.model, {
       ...o.expertSkew,
       ...(eplb ? { placement: "eplb" as const, numRedundantExperts: o.epNumRedundantExperts ?? 0 } : {})
     })
     if (isExpertLoadError(experts)) return fail(`--expert-skew on ${step.model.name}: ${experts.message}`)
-    stepModel = stepModelFor({ ...step, experts })
+    stepModel = stepModelFor({ ...step, experts, ...deepEp })
+  } else if (o.deepepMode !== undefined && step !== undefined) {
+    if (step.model.mlp.kind !== "moe")
+      return fail(`--deepep-mode on ${step.model.name}: model.mlp must be an MoE layer`)
+    stepModel = stepModelFor({ ...step, ...deepEp })
   }
   return {
     ...(rankFaults.length > 0 ? { rankFaults } : {}),

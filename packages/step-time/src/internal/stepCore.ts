@@ -6,6 +6,7 @@ import { extendQueryTile, type RankAggregate } from "../Batch.js"
 import { defaultEfficiencies, type Efficiencies } from "../Efficiencies.js"
 import type { ExpertRouting } from "../ExpertRouting.js"
 import type { StepTimeConfig, StepTimeResult } from "../StepTimeTypes.js"
+import { deepEpModeOf, lowLatencyMoeLayer } from "./deepEp.js"
 import { moeLayerPerEpRank } from "./moeHotSpot.js"
 
 // KV tokens a dense attention reads (per layer): exact when the caller passed them; else exact
@@ -64,6 +65,8 @@ export interface StepCore
   readonly moeWaitSeconds?: ReadonlyArray<number> | undefined
   /** With `config.experts`: the hottest EP rank's share of the token-expert pairs. */
   readonly hottestEpShare?: number | undefined
+  /** With `config.deepEp`: the mode the step ran in. */
+  readonly deepEpMode?: "normal" | "low_latency" | undefined
 }
 
 /** EP ranks `[from, to]` on the GPUs of DP rank i of `dp` (one EP rank per GPU, in order). */
@@ -162,6 +165,11 @@ export const stepCore = (
 
   // MLP from the global token count
   const T = sumTokens
+  const deepEpMode = config.deepEp === undefined ? undefined : deepEpModeOf(config.deepEp, anyExtend)
+  const bufferTokens =
+    deepEpMode === "low_latency"
+      ? Math.max(config.deepEp?.numMaxDispatchTokensPerRank ?? 128, maxTokens / tp)
+      : 0
   const g = dp * tp
   const roof = (bytes: number, flops: number) => {
     const m = bytes / bw
@@ -176,7 +184,11 @@ export const stepCore = (
     const bpp = model.weightBytesPerParam
     if (mlpSpec.kind === "moe") {
       let moeLayer: number
-      if (experts === undefined) {
+      if (deepEpMode === "low_latency") {
+        // the fixed-shape buffer: every EP rank alike, no wait for a hot one
+        moeLayer = lowLatencyMoeLayer(mlpSpec, bufferTokens * dp * tp, bpp, roof)
+        if (experts !== undefined) moeWaitSeconds = new Array<number>(dp).fill(0)
+      } else if (experts === undefined) {
         const distinct = expectedDistinctLocalExperts(mlpSpec.numExperts, mlpSpec.topK, mlpSpec.ep, T)
         moeLayer = roof(
           (distinct * mlpSpec.expertParams + mlpSpec.sharedExpertParams) * bpp,
@@ -213,14 +225,21 @@ export const stepCore = (
   // dispatch + combine all-to-all, where the busiest rank's top-k token copies set the volume
   let commPerLayer = 0
   if (g > 1) {
-    const allToAll = model.collective === "all-to-all" && model.mlp.kind === "moe"
+    // DeepEP (either mode) is the MoE exchange's all-to-all backend
+    const allToAll =
+      model.mlp.kind === "moe" && (model.collective === "all-to-all" || config.deepEp !== undefined)
     const topKOf = model.mlp.kind === "moe" ? model.mlp.topK : 1
     const sent = allToAll
-      ? ((g - 1) * (maxTokens / tp) * topKOf * model.hiddenSize * model.activationBytes) / g
+      ? ((g - 1) *
+          (deepEpMode === "low_latency" ? bufferTokens : maxTokens / tp) *
+          topKOf *
+          model.hiddenSize *
+          model.activationBytes) /
+        g
       : ((dp > 1 ? 1 : 2) * (g - 1) * T * model.hiddenSize * model.activationBytes) / g
     // under a skewed routing the hottest EP rank's incoming copies may bound the all-to-all
     const bytes =
-      allToAll && experts !== undefined
+      allToAll && experts !== undefined && deepEpMode !== "low_latency"
         ? Math.max(
             sent,
             ((g - 1) * T * topKOf * hottest(experts) * model.hiddenSize * model.activationBytes) / g
@@ -254,6 +273,7 @@ export const stepCore = (
     maxPairs,
     idleRanks,
     cudaGraph,
-    ...(experts === undefined ? {} : { moeWaitSeconds, hottestEpShare: hottest(experts) })
+    ...(experts === undefined ? {} : { moeWaitSeconds, hottestEpShare: hottest(experts) }),
+    ...(deepEpMode === undefined ? {} : { deepEpMode })
   }
 }
