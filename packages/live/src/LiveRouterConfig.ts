@@ -23,6 +23,8 @@ import type { RankStatus, RouterError } from "./Types.js"
  *   other large payloads, never routing.
  * - `maxPollBytes` (default 4 MiB): a larger load body is a decode failure, not read further.
  * - `processMetrics` (default false): add prom-client's process series (RSS, event-loop lag).
+ * - `diagnosisWindowSeconds` (default 300; since 0.7.0): the sliding window of polled loads the
+ *   `/metrics` page's diagnosis (`loadledger_rank_diagnosis{worker,dp_rank,kind}`) is computed over.
  * - `bookings` (default none: this replica alone): the store replicas share their placements
  *   through (`SharedBookings`, e.g. `startRedisBookings`). Each placement and release is published;
  *   the other replicas' are held in `inflight` (as `remote:<replica>:<id>`) and charged to the policy
@@ -61,6 +63,7 @@ export interface LiveRouterConfig<S> extends RouterOptions {
   readonly inThreadDecodeMaxBytes?: number | undefined
   readonly maxPollBytes?: number | undefined
   readonly processMetrics?: boolean | undefined
+  readonly diagnosisWindowSeconds?: number | undefined
   readonly bookings?: SharedBookings | undefined
   readonly onBookings?: ((connected: boolean, message?: string) => void) | undefined
 }
