@@ -299,3 +299,13 @@ describe("absent fields are unknown, not 0 (readLoads through to the evidence)",
     }
   )
 })
+
+describe("the report's heat map marks each rank's kind", () => {
+  it("--slow-rank 1:0.5 --report: rank 1's row is marked hardware, the others ok", async () => {
+    const file = join(dir, "slow-report.html")
+    const r = await sim("--slow-rank", "1:0.5", "--report", file)
+    expect(r.code).toBe(0)
+    const html = readFileSync(file, "utf8")
+    expect(html).toContain('"rank 0 · ok","rank 1 · hardware","rank 2 · ok","rank 3 · ok"')
+  })
+})

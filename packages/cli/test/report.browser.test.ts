@@ -78,7 +78,10 @@ const pngStats = (png: Buffer) => {
 /** What the page script leaves on `window` (the test runs in Node: no DOM types here). */
 interface PageGlobals {
   readonly __charts?: ReadonlyArray<{
-    getOption: () => { series: Array<{ data: Array<{ label: { formatter: string } }> }> }
+    getOption: () => {
+      series: Array<{ data: Array<{ label: { formatter: string } }> }>
+      yAxis?: Array<{ data?: Array<string> }>
+    }
   }>
 }
 
@@ -100,6 +103,26 @@ describe.skipIf(browserMissing)("simulate --report in headless Chromium", () => 
     await page.click("#cdf-ttftSeconds-alt")
     expect(await page.textContent("#cdf-ttftSeconds-alt")).toBe("CDF view")
     await page.click("#cdf-ttftSeconds-alt")
+    expect(errors).toEqual([])
+  })
+
+  it("the heat map marks each rank's kind from the diagnosis of the run", async () => {
+    const labels = await page.evaluate(() => {
+      const w = globalThis as unknown as PageGlobals & {
+        document: { getElementById: (id: string) => unknown }
+      }
+      const charts = w.__charts ?? []
+      return charts.map((c) => c.getOption().yAxis?.[0]?.data ?? [])
+    })
+    const heat = labels.filter((l) => l.length === 4 && l.every((x) => x.startsWith("rank ")))
+    expect(heat.length).toBe(3)
+    for (const l of heat) {
+      expect(l.map((x) => x.replace(/ · .*/, ""))).toEqual(["rank 0", "rank 1", "rank 2", "rank 3"])
+      for (const x of l) expect(x).toMatch(/^rank \d · (hardware|load|expert|ok)$/)
+    }
+    // and on the canvas: the labelled map's left margin holds the axis text
+    const shot = pngStats(await page.locator("#load-0").screenshot())
+    expect(shot.ink).toBeGreaterThan(0.2)
     expect(errors).toEqual([])
   })
 

@@ -14,6 +14,7 @@ import {
   type RankLoad
 } from "@loadledger/schema"
 import * as Result from "effect/Result"
+import { addDiagnosisReport, type DiagnosisWindow, diagnoseWindow } from "./DiagnosisWindow.js"
 import { attachBookings } from "./internal/bookingsGlue.js"
 import { checkLiveRouterConfig, checkWorkers } from "./internal/checks.js"
 import { checkGateways, startGateways } from "./internal/gatewayLoop.js"
@@ -83,9 +84,13 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
   const decoder = makeOffThreadDecoder(budgetMs)
   const inThreadMax = config.inThreadDecodeMaxBytes ?? 4096
   let state: RouterState<S> = makeRouter(config.policy, config.sources, config)
+  // the loads polled over the last diagnosisWindowSeconds, diagnosed at scrape time
+  let diagnosisWindow: DiagnosisWindow = new Map()
+  const diagnosisSeconds = config.diagnosisWindowSeconds ?? 300
   const metrics = makeRouterMetrics(
     () => ({ ranks: statuses(state, clock()), inflightPerRank: state.inflightPerRank }),
-    config.processMetrics ?? false
+    config.processMetrics ?? false,
+    () => diagnoseWindow(diagnosisWindow)
   )
 
   const apply = (
@@ -95,6 +100,8 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
   ): void => {
     state = applyPoll(state, url, polled, clock(), mode)
     if (Result.isFailure(polled)) metrics.pollFailure(url, polled.failure.kind)
+    else if (mode === "replace")
+      diagnosisWindow = addDiagnosisReport(diagnosisWindow, url, polled.success, clock(), diagnosisSeconds)
   }
   /** Decode and fold one body; true when it was over the decode budget. */
   const ingest = async (url: string, body: string | Uint8Array, kind: LedgerKind): Promise<boolean> => {

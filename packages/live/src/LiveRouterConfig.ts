@@ -28,6 +28,8 @@ import type { RankStatus, RouterError } from "./Types.js"
  *   the workers they name by URL are routed to, added and removed as the report changes; the
  *   others observed only), each a `GatewaySpec` checked as a source is (`gateways[0].kind`);
  *   `onGateway(status, added, removed)` is called after each of their polls.
+ * - `diagnosisWindowSeconds` (default 300; since 0.7.0): the sliding window of polled loads the
+ *   `/metrics` page's diagnosis (`loadledger_rank_diagnosis{worker,dp_rank,kind}`) is computed over.
  * - `bookings` (default none: this replica alone): the store replicas share their placements
  *   through (`SharedBookings`, e.g. `startRedisBookings`). Each placement and release is published;
  *   the other replicas' are held in `inflight` (as `remote:<replica>:<id>`) and charged to the policy
@@ -66,6 +68,7 @@ export interface LiveRouterConfig<S> extends RouterOptions {
   readonly inThreadDecodeMaxBytes?: number | undefined
   readonly maxPollBytes?: number | undefined
   readonly processMetrics?: boolean | undefined
+  readonly diagnosisWindowSeconds?: number | undefined
   readonly bookings?: SharedBookings | undefined
   readonly onBookings?: ((connected: boolean, message?: string) => void) | undefined
   readonly gateways?: ReadonlyArray<GatewaySpec> | undefined

@@ -5,7 +5,9 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client"
 
+import type { Diagnosis } from "./DiagnoseTypes.js"
 import { observedImbalance } from "./Imbalance.js"
+import { diagnosisGauges } from "./internal/diagnosisGauges.js"
 
 import type { FallbackReason } from "./Route.js"
 import type { RankStatus } from "./Types.js"
@@ -22,7 +24,11 @@ import type { RankStatus } from "./Types.js"
  * `inflight_requests{rank}` (gauge),
  * `poll_failures_total{worker,kind}` (counter; kind = unreachable | timeout | http-status | decode),
  * `decode_failures_total{worker}` (counter), `token_imbalance_ratio` (gauge, max/mean of
- * `numTotalTokens` over known ranks; absent when no rank reported tokens). With `processMetrics`,
+ * `numTotalTokens` over known ranks; absent when no rank reported tokens). With `diagnoses`
+ * (since 0.7.0; the router passes `diagnoseWindow` over the loads it polled in its window):
+ * `loadledger_rank_diagnosis{worker,dp_rank,kind}` 1 (kind hardware | load | expert | ok), the
+ * evidence `loadledger_rank_diagnosis_<utilization_ratio|residual|running_skew|request_skew|length_skew|cache_hit_rate_gap>{worker,dp_rank}`
+ * (absent where unknown) and per worker `loadledger_group_<diagnosis_reports|sync_wait_share|expert_hot_spot_likely|structural_likely>`. With `processMetrics`,
  * prom-client's default process series too (`process_resident_memory_bytes`,
  * `nodejs_eventloop_lag_p99_seconds`, ...). Label values (worker URLs, rank ids) are written
  * escaped as the text format requires (`\` -> `\\`, `"` -> `\"`, line feed -> `\n`, by
@@ -74,10 +80,12 @@ export interface RouterMetrics {
  */
 export const makeRouterMetrics = (
   view: () => { readonly ranks: ReadonlyArray<RankStatus>; readonly inflightPerRank: ReadonlyArray<number> },
-  processMetrics = false
+  processMetrics = false,
+  diagnoses?: () => ReadonlyArray<{ readonly worker: string; readonly diagnosis: Diagnosis }>
 ): RouterMetrics => {
   const registry = new Registry()
   const registers = [registry]
+  if (diagnoses !== undefined) diagnosisGauges(registers, diagnoses)
   if (processMetrics) collectDefaultMetrics({ register: registry })
   const fallbacks = new Counter({
     name: "loadledger_router_fallbacks_total",

@@ -6,6 +6,7 @@
  */
 export * from "./Bookings.js"
 export * from "./Diagnose.js"
+export * from "./DiagnosisWindow.js"
 export * from "./Gateway.js"
 export * from "./Imbalance.js"
 export * from "./K8sWorkers.js"

@@ -88,7 +88,9 @@ export const runSimulate = async (o: SimulateOptions): Promise<void> => {
   const base = {
     ...simConfigFor({ ...o, engine: "sglang" }),
     maxConcurrency: o.maxConcurrency,
-    ...faultConfig(o, { model: modelPreset(o.model, o.tp), gpu: gpuPreset(o.gpu) })
+    ...faultConfig(o, { model: modelPreset(o.model, o.tp), gpu: gpuPreset(o.gpu) }),
+    // the report's heat map marks each rank's kind from the loads of the step log
+    ...(o.report !== undefined ? { recordSteps: "loads" as const } : {})
   } // the engine is set per policy below
   const lacking = engineFlagProblem(
     entries.map((e) => ({ policy: e.name, engine: engineOf(e, o.engine), config: base }))

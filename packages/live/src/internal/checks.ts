@@ -222,7 +222,7 @@ export const checkStatusOptions = (options: unknown): Check => {
  * `startLiveRouter`'s config: `policy`, `sources`, the router options, `clock` absent or a
  * function, `decodeBudgetMs` from 1 to a quarter of `maxTimerMs` (the decode worker's timers run to
  * 4 budgets), `inThreadDecodeMaxBytes` an integer >= 0, `maxPollBytes` an integer >= 1,
- * `processMetrics` a boolean (each absent, or so). @internal
+ * `processMetrics` a boolean, `diagnosisWindowSeconds` a finite number > 0 (each absent, or so). @internal
  */
 export const checkLiveRouterConfig = (config: unknown): Check => {
   if (!isObject(config))
@@ -242,7 +242,14 @@ export const checkLiveRouterConfig = (config: unknown): Check => {
     ) ??
     optional(config, "", "inThreadDecodeMaxBytes", (x) => intIn(x, 0), "an integer number of bytes >= 0") ??
     optional(config, "", "maxPollBytes", (x) => intIn(x, 1), "an integer number of bytes >= 1") ??
-    optional(config, "", "processMetrics", (x) => typeof x === "boolean", "a boolean")
+    optional(config, "", "processMetrics", (x) => typeof x === "boolean", "a boolean") ??
+    optional(
+      config,
+      "",
+      "diagnosisWindowSeconds",
+      (x) => typeof x === "number" && x > 0 && Number.isFinite(x),
+      "a finite number of seconds > 0"
+    )
   )
 }
 

@@ -5,6 +5,7 @@
  * @since 0.2.0
  */
 import { type ChartSpec, downsampleMax, nonEmptyRange, type ReportRun, runLabel, sig } from "./model.js"
+import { rankKindsOf } from "./rankKinds.js"
 
 const MAX_COLUMNS = 400
 /** Time labels with as many decimals as the span needs (0 past 100 s). */
@@ -17,7 +18,9 @@ const zoomX = [
 /**
  * One heat map per run: ranks (rows) by time (columns, at most 400 after keeping each bin's
  * maximum), colour = requests running + waiting on the rank. All maps share one colour scale, so
- * the same colour means the same load in every policy.
+ * the same colour means the same load in every policy. With the run's step log (`simulate
+ * --report` keeps it) each row's label carries the rank's kind from the diagnosis of the run
+ * (`rank 2 · hardware`; `hardware`, `load`, `expert` or `ok`: `rankKindsOf`).
  *
  * @example
  * ```ts
@@ -50,13 +53,14 @@ export const loadHeatmaps = (runs: ReadonlyArray<ReportRun>): Array<ChartSpec> =
       })
     })
     const ranks = perRank.length
+    const kinds = rankKindsOf(run.result, ranks)
     return {
       id: `load-${k}`,
       title: `${runLabel(run)} (${run.engine}): requests on each rank over time`,
-      how: "One row per DP rank, time runs left to right; the colour is the number of requests running + waiting on that rank (same scale for every policy). A balanced policy gives even colour down each column; a dark cell in a pale column is one rank holding a pile-up the others do not share. Hover for values; drag the slider or scroll to zoom in time.",
+      how: "One row per DP rank, time runs left to right; the colour is the number of requests running + waiting on that rank (same scale for every policy). A balanced policy gives even colour down each column; a dark cell in a pale column is one rank holding a pile-up the others do not share. Hover for values; drag the slider or scroll to zoom in time. Each row's label says which kind of slow the diagnosis of the run (as `loadledger diagnose` reads the loads the engine would publish) finds the rank: hardware (slower at equal load: GPU, CPU or link), load (it holds more), expert (it holds hot experts) or ok.",
       height: Math.max(200, Math.min(700, 90 + ranks * 22)),
       option: {
-        grid: { top: 10, left: 60, right: 90, bottom: 70 },
+        grid: { top: 10, left: 110, right: 90, bottom: 70 },
         tooltip: { position: "top" },
         xAxis: {
           type: "category",
@@ -69,7 +73,7 @@ export const loadHeatmaps = (runs: ReadonlyArray<ReportRun>): Array<ChartSpec> =
         yAxis: {
           type: "category",
           inverse: true,
-          data: perRank.map((_, r) => `rank ${r}`)
+          data: perRank.map((_, r) => (kinds === undefined ? `rank ${r}` : `rank ${r} · ${kinds[r]}`))
         },
         visualMap: {
           min: 0,
