@@ -17,6 +17,11 @@
  * prices it as waiting requests x the prompt's tokens (`ScoreView`), so `uncached-tokens` steers
  * away from ranks with a counted queue. Every other cell (full SGLang rows report the field; the
  * other own policies do not read the term) is unchanged.
+ *
+ * Re-recorded for issue 35 item 5 (the stale-prefix law, smg-project/smg PR #2132): a rank marked
+ * unhealthy now keeps none of its prefix entries (`uncached-tokens`' bitmask index drops its bit,
+ * `step-time-aware`'s prefix clock jumps past any cache). One cell changed, and only it:
+ * `uncached-tokens mooncake-conversation faults`, whose scenario marks a rank unhealthy and back.
  */
 import { createHash } from "node:crypto"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"

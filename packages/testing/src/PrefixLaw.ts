@@ -210,11 +210,5 @@ export const stalePrefixExceptions: ReadonlyArray<{
     removal: "status" as const,
     reason:
       "upstream removes a pod's prefixes only on pod unsubscribe (vllm-project/aibrix #2287, open: a pod that clears its cache while Running keeps its entries)"
-  })),
-  ...(["uncached-tokens", "step-time-aware"] as const).map((policy) => ({
-    policy,
-    removal: "status" as const,
-    reason:
-      "own policy: its router-side prefix index (RankPrefixes) is not cleared by setStatus; not fixed yet (the fix: drop a rank's entries when it is marked unhealthy)"
   }))
 ]

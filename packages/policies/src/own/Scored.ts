@@ -21,7 +21,13 @@ import {
 } from "./internal/InflightCharges.js"
 import { LedgerScoreView } from "./internal/LedgerScoreView.js"
 import { freshMax, isStaleRow, ledgerView } from "./internal/LoadView.js"
-import { emptyPrefixIndex, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
+import {
+  emptyPrefixIndex,
+  forgetRanks,
+  type PrefixIndex,
+  recordBlocks,
+  wentDown
+} from "./internal/PrefixIndex.js"
 import { pickBest, type Scoring, scoredSettings, scorerNames, scoringOf } from "./internal/ScoreCore.js"
 import type { RankView } from "./RankView.js"
 import type { ScoredOptions } from "./ScoreView.js"
@@ -260,7 +266,12 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
         ? s
         : { ledger, cursor: s.cursor, index: s.index, inflight }
     },
-    setStatus: (s, status) => withLedger(s, setLedgerStatus(s.ledger, status)),
+    setStatus: (s, status) => {
+      const next = withLedger(s, setLedgerStatus(s.ledger, status))
+      // a rank marked unhealthy keeps none of its prefix entries (the stale-prefix law)
+      const down = next === s || s.index === undefined ? 0 : wentDown(s.ledger.healthy, next.ledger.healthy)
+      return down === 0 ? next : { ...next, index: forgetRanks(s.index!, down) }
+    },
     view: (s, now) => ledgerView(s.ledger, now, staleAfter)
   }
 }

@@ -12,8 +12,9 @@
 import type { Policy } from "../Policy.js"
 import { setLedgerStatus } from "./internal/InflightCharges.js"
 import { ledgerView } from "./internal/LoadView.js"
+import { FORGET_TOKENS } from "./internal/RankPrefixes.js"
 import { route } from "./internal/stepRoute.js"
-import { finish, init, observe, stepSettings } from "./internal/stepState.js"
+import { FIELDS, finish, init, observe, SENT, stepSettings } from "./internal/stepState.js"
 import type { RankView } from "./RankView.js"
 import type { StepTimeAwareOptions, StepTimeAwareState } from "./StepTimeTypes.js"
 
@@ -97,7 +98,14 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     finish: (s, ids) => finish(st, s, ids),
     setStatus: (s, status) => {
       const ledger = setLedgerStatus(s.ledger, status)
-      return ledger === s.ledger ? s : { ...s, ledger }
+      if (ledger === s.ledger) return s
+      // a rank marked unhealthy keeps none of its prefix entries (the stale-prefix law): its
+      // prefix clock jumps past any cache, so every block recorded before reads as evicted
+      const ranks = s.ranks.slice()
+      for (let r = 0; r < ledger.dpSize; r++)
+        if (s.ledger.healthy[r] !== false && ledger.healthy[r] === false)
+          ranks[r * FIELDS + SENT]! += FORGET_TOKENS
+      return { ...s, ledger, ranks }
     },
     view: (s, now) => ledgerView(s.ledger, now, st.staleAfter)
   }

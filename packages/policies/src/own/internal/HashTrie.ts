@@ -155,3 +155,25 @@ export const setTrie = <V>(t: HashTrie<V>, key: string, value: V | undefined): H
     return { current: undefined, previous: current, currentSize: 0, maxSize: t.maxSize }
   return { current, previous: t.previous, currentSize, maxSize: t.maxSize }
 }
+
+const mapSlot = <V>(s: Slot<V>, f: (v: V) => V): Slot<V> => {
+  if (s === undefined) return undefined
+  if (s.children !== undefined)
+    return branch(
+      s.bitmap,
+      s.children.map((c) => mapSlot(c, f)!)
+    )
+  return leaf(s.hash, s.key, s.value === undefined ? undefined : f(s.value), mapSlot(s.more, f))
+}
+
+/**
+ * A copy with every stored value `v` replaced by `f(v)` (deletions stay deletions; the keys, their
+ * generations and the bound unchanged). O(keys): for rare events, e.g. a rank marked unhealthy
+ * whose entries must go. @internal
+ */
+export const mapTrieValues = <V>(t: HashTrie<V>, f: (v: V) => V): HashTrie<V> => ({
+  current: mapSlot(t.current, f),
+  previous: mapSlot(t.previous, f),
+  currentSize: t.currentSize,
+  maxSize: t.maxSize
+})

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
+import { emptyTrie, getTrie, type HashTrie, mapTrieValues, setTrie } from "./HashTrie.js"
 
 /** Ranks the bitmask index can name (bits of a 32-bit integer, sign bit unused). @internal */
 export const indexedRanks = 31
@@ -51,4 +51,20 @@ export const recordBlocks = (
     next = setTrie(next, h, (getTrie(next, h) ?? 0) | bit)
   }
   return next
+}
+
+/**
+ * The index without the ranks of `mask` (bit r = rank r): what a rank marked unhealthy held is
+ * not taken to be there when it comes back (its engine may have restarted with an empty cache;
+ * smg-project/smg PR #2132, llm-d/llm-d-router #2853). @internal
+ */
+export const forgetRanks = (index: PrefixIndex, mask: number): PrefixIndex =>
+  mask === 0 ? index : mapTrieValues(index, (m) => m & ~mask)
+
+/** Bit r set where rank r was healthy in `before` and is not in `after` (ranks below 31). @internal */
+export const wentDown = (before: ReadonlyArray<boolean>, after: ReadonlyArray<boolean>): number => {
+  let mask = 0
+  for (let r = 0; r < Math.min(after.length, indexedRanks); r++)
+    if (before[r] !== false && !after[r]) mask |= 1 << r
+  return mask
 }

@@ -138,3 +138,10 @@ export const recordRankPrefixes = (
   for (let i = 0; i < count; i++) next = touchStampList(next, hashes[ladderBlock(i)]!, rank, stamp)
   return next
 }
+
+/**
+ * How far a rank's prefix clock jumps when it is marked unhealthy: 2^40 tokens, more than any
+ * rank's cache holds, so each block recorded before reads as evicted (exact in a float64 for
+ * thousands of such marks). @internal
+ */
+export const FORGET_TOKENS = 2 ** 40
