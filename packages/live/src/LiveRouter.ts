@@ -22,6 +22,7 @@ import { makeOffThreadDecoder } from "./internal/offThreadDecoder.js"
 import { decodeHere, failure, pollOnce } from "./internal/poll.js"
 import { refusedRouter } from "./internal/refusedRouter.js"
 import { safeClock } from "./internal/safeClock.js"
+import { makeSleeper } from "./internal/sleeper.js"
 import { workerKey } from "./internal/workerKey.js"
 import type { PollFailure } from "./LastHeard.js"
 import type { LiveRouter, LiveRouterConfig } from "./LiveRouterConfig.js"
@@ -149,17 +150,7 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
   }
 
   let closed = false
-  const sleeps = new Set<() => void>()
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(t)
-        sleeps.delete(done)
-        resolve()
-      }
-      const t = setTimeout(done, ms)
-      sleeps.add(done)
-    })
+  const { sleep, wakeAll } = makeSleeper()
   const gateways = config.gateways ?? []
   let firstPolls = config.sources.length + gateways.length
   let markReady: () => void = () => {}
@@ -297,7 +288,7 @@ export const startLiveRouter = <S>(config: LiveRouterConfig<S>): LiveRouter => {
     ready: shared === undefined ? ready : Promise.all([ready, shared.ready]).then(() => {}),
     close: async () => {
       closed = true
-      for (const wake of [...sleeps]) wake()
+      wakeAll()
       await decoder.close()
       await shared?.close()
       await Promise.all([...loops])
