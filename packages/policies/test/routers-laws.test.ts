@@ -60,6 +60,7 @@ describe("the peer routers in the registry (llm-d, Dynamo, AIBrix)", () => {
         "random",
         "prefix-cache",
         "power-of-two",
+        "load-balance",
         "multi"
       ].map((n) => `aibrix/${n}`)
     ])
