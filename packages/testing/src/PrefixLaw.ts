@@ -175,7 +175,7 @@ export const stalePrefixViolations = <S>(
  * @example
  * ```ts
  * import { stalePrefixExceptions } from "@loadledger/testing"
- * stalePrefixExceptions.length // => 9
+ * stalePrefixExceptions.length // => 7
  * stalePrefixExceptions.every((x) => x.removal === "status") // => true
  * ```
  *
