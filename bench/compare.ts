@@ -18,15 +18,10 @@
 import { writeFileSync } from "node:fs"
 import { defaultPolicyConfig, ownPolicyConfigs } from "@loadledger/policies"
 import { parseSlo, SLO_PRESETS } from "@loadledger/sim"
+import { benchArgs } from "./args.js"
 import { type BlockResult, runBlock, type Scored, selectBlock } from "./compareBlocks.js"
 
-const args = process.argv.slice(2)
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`)
-  return i >= 0 ? args[i + 1] : undefined
-}
-const quick = args.includes("--quick")
-const num = (name: string, full: number, fast: number): number => Number(flag(name) ?? (quick ? fast : full))
+const { flag, has, quick, num } = benchArgs()
 const limitFlag = flag("limit")
 /** Requests read per trace: `--limit`, or with `--quick` 1,200 (Azure: 3,600; its short prompts meet both SLOs at every rate on 200-request windows). */
 const limitOf = (path: string): number | undefined =>
@@ -90,7 +85,7 @@ const blocks = TRACES.flatMap((trace) =>
 ).filter((b) => only === undefined || `${b.trace.label} ${b.front.label} ${b.slo.label}`.includes(only))
 
 const t0 = performance.now()
-if (args.includes("--select")) {
+if (has("select")) {
   // the selection pass: own policies and the bound only, per block, then the mean share of the bound
   const shares = new Map<string, Array<number>>()
   for (const [i, b] of blocks.entries()) {

@@ -32,14 +32,9 @@ import {
   windowsOf
 } from "../packages/cli/src/goodput/jobs.js"
 import { runJobs, workerEntry } from "../packages/cli/src/internal/pool.js"
+import { benchArgs } from "./args.js"
 
-const args = process.argv.slice(2)
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`)
-  return i >= 0 ? args[i + 1] : undefined
-}
-const quick = args.includes("--quick")
-const num = (name: string, full: number, fast: number): number => Number(flag(name) ?? (quick ? fast : full))
+const { flag, quick, num } = benchArgs()
 const windows = num("windows", 6, 4)
 const precision = num("precision", 0.02, 0.05)
 const jobs = num("jobs", 2, 2)

@@ -8,6 +8,7 @@
  * @since 0.7.0
  */
 import type { PolicyResult, StepRecord, TraceRequest } from "@loadledger/sim"
+import { seededUniform } from "../internal/seededUniform.js"
 import type { ReproduceRow, ReproduceScenario } from "./Scenario.js"
 
 const RANKS = 8
@@ -34,14 +35,7 @@ export interface AdpBalanceSize {
 
 /** A seeded standard normal stream (mulberry32 + Box-Muller): deterministic for a seed. */
 const normals = (seed: number): (() => number) => {
-  let a = seed >>> 0
-  const uniform = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return (((t ^ (t >>> 14)) >>> 0) + 0.5) / 4294967296
-  }
+  const uniform = seededUniform(seed)
   return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform())
 }
 

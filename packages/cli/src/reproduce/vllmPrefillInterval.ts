@@ -8,6 +8,7 @@
  * @since 0.7.0
  */
 import type { PolicyResult, SimConfig, TraceRequest } from "@loadledger/sim"
+import { seededUniform } from "../internal/seededUniform.js"
 import type { ReproduceRow, ReproduceScenario } from "./Scenario.js"
 
 const RANKS = 8
@@ -44,14 +45,7 @@ const POLICY = "vllm-kv-pressure"
  * @since 0.7.0
  */
 export const prefillIntervalTrace = (n: number): Array<TraceRequest> => {
-  let a = SEED >>> 0
-  const uniform = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return (((t ^ (t >>> 14)) >>> 0) + 0.5) / 4294967296
-  }
+  const uniform = seededUniform(SEED)
   let at = 0
   return Array.from({ length: n }, (_, i) => {
     if (i > 0) at += -Math.log(uniform()) / RATE_PER_SECOND
