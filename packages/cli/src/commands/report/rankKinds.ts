@@ -28,19 +28,25 @@ export const rankKindsOf = (
 ): ReadonlyArray<RankVerdict["kind"]> | undefined => {
   const log = result.stepLog
   if (log === undefined || log.length === 0 || dpSize < 2) return undefined
-  const reports = loadReportsOf(log, dpSize, 1).map((r) =>
-    r.loads.map(
-      (l): DiagnoseRow => ({
+  // a report where a rank lacks a field the diagnosis needs (a vLLM rank publishes no
+  // utilization) is left out, as the live router's window leaves it out: unknown, not 0
+  const reports = loadReportsOf(log, dpSize, 1).flatMap((r) => {
+    const rows: Array<DiagnoseRow> = []
+    for (const l of r.loads) {
+      if (l.numRunningReqs === undefined || l.numUsedTokens === undefined || l.utilization === undefined)
+        return []
+      rows.push({
         dpRank: l.dpRank,
-        numRunningReqs: l.numRunningReqs ?? 0,
-        numUsedTokens: l.numUsedTokens ?? 0,
-        utilization: l.utilization ?? 0,
+        numRunningReqs: l.numRunningReqs,
+        numUsedTokens: l.numUsedTokens,
+        utilization: l.utilization,
         ...(l.numWaitingReqs === undefined ? {} : { numWaitingReqs: l.numWaitingReqs }),
         ...(l.cacheHitRate === undefined ? {} : { cacheHitRate: l.cacheHitRate }),
         prefillTokens: l.prefillTokens
       })
-    )
-  )
+    }
+    return [rows]
+  })
   const d = diagnose(reports)
   return d.group.evidence.reports === 0 ? undefined : d.ranks.map((r) => r.kind)
 }
