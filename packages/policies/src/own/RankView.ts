@@ -1,18 +1,17 @@
 /**
- * What a loadledger policy believes about one rank at a given `now`: the published load plus every
- * charge not yet provably included in it, and how old the published snapshot is.
+ * `RankView`: what an own policy believes about one rank (`view(state, now)`).
  *
- * **When to use**: read it from `view(state, now)` on a loadledger policy to show or test what the
- * router sees (for example that a broadcast did not erase in-flight charges).
+ * @since 0.1.0
+ */
+
+/**
+ * One rank as an own policy sees it at `now`: reported load plus the charges no snapshot includes
+ * yet. `requests` (running + waiting + charged), `tokens` (`numTotalTokens` + charged prompt
+ * tokens), `waiting` (+ charged requests), `kvCacheUsage` 0..1 (absent: never reported),
+ * `ageSeconds` since its newest row with request counts; `stale` / `unknown`: its counts are not
+ * trusted (each missing count is the busiest reported, never below the busiest fresh rank).
  *
- * Units: `requests` (running + waiting + charged requests), `tokens` (`numTotalTokens` + charged
- * prompt tokens), `waiting` (published waiting + charged requests), `kvCacheUsage` a 0..1 fraction
- * (absent when never reported), `ageSeconds` = `now - timestamp` of the newest row that reported
- * request counts, a partial one too (absent when the rank never published counts). `stale` is true
- * when that row is older than the policy's bound; `unknown` when the rank never published or its
- * row lacks a count (vLLM's rows carry no `numTotalTokens`). For both, the base load is not trusted:
- * each count a row did not report is the busiest any rank reported (partial rows included), and a
- * stale or never-published rank is never below the busiest fresh one (never idle).
+ * **When to use**: to show or test what the router sees.
  *
  * @example
  * ```ts

@@ -1,34 +1,20 @@
 /**
- * The vocabulary of loadledger's composable policies: what a scorer reads (`ScoreView`), what a
- * scorer is (`Scorer`), and how `makeScored` / `makePowerOfChoices` weigh several (`WeightedScorer`).
+ * The scorer's vocabulary: the one read-only load view (`ScoreView`), a cost term (`Scorer`) and
+ * its weight (`WeightedScorer`). Design notes: docs/own-policies.md.
  *
  * @since 0.4.0
  */
 import type { RouteRequest } from "../Policy.js"
 
 /**
- * What a scorer reads about each rank while one request is routed at `now`: the in-flight ledger's
- * belief, the same one `ledger-balanced` routes on. Every per-rank method costs O(1) (the view never
- * scans all ranks on a scorer's behalf, so power of d choices stays O(d)).
- *
- * - `requests(r)` (running + waiting + charged requests), `waiting(r)` (waiting + charged),
- *   `running(r)`, `tokens(r)` (`numTotalTokens` + charged prompt tokens): a stale rank's base is at
- *   least the busiest fresh one's, an unknown rank's the busiest known values, never idle (the
- *   ledger contract's rule, see `makeLedgerBalanced`). Charges are what this front end routed and
- *   no snapshot includes yet, each counted `clientCount` times.
- * - `kvCacheUsage(r)`: 0..1, `undefined` when the rank did not report it; `maxKvCacheUsage()` the
- *   highest any rank reported (`undefined` when none did).
- * - `freeKvTokens(r)`: free KV tokens after the charges (`kvAvailableTokens` + `kvEvictableTokens`,
- *   else capacity minus `numUsedTokens`), `undefined` when the row says neither.
- * - `waitingUncachedTokens(r)`: `numWaitingUncachedTokens`; a rank that did not report it takes the
- *   highest reported or its waiting requests (reported, not charged) x the request's `inputLength`,
- *   whichever is more: a counted queue is never priced as none (0 only when nothing waits).
- * - `uncachedPromptTokens(r)`: the request's prompt tokens rank `r` would have to prefill: the prompt
- *   minus the leading `prefixHashes` blocks the router already sent it (router-side prefix index,
- *   31 ranks at most; without an index, or above 31 ranks, the whole prompt).
- * - `inflightRequests(r)` / `inflightTokens(r)`: requests / prompt tokens this front end routed there
- *   and that have not finished, times `clientCount`; `undefined` when the policy does not track them.
- * - `healthy(r)`, `stale(r)` (snapshot older than the bound), `unknown(r)` (no usable row).
+ * The one read-only load view a scorer reads per rank while one request is routed at `now`:
+ * reported load plus the in-flight ledger's charges (each counted `clientCount` times), O(1) per
+ * call. `requests` / `waiting` / `running` are requests, `tokens` / `freeKvTokens` /
+ * `waitingUncachedTokens` / `uncachedPromptTokens` / `inflightTokens` tokens, `kvCacheUsage` 0..1
+ * (`undefined`: not reported). A stale rank's base is at least the busiest fresh one's, an unknown
+ * rank's the busiest known values (never idle). `inflight*` is `undefined` unless a scorer `uses`
+ * `"inflight"`; `uncachedPromptTokens` reads the router-side prefix index (31 ranks at most, else
+ * the whole prompt).
  *
  * **When to use**: inside a custom {@link Scorer}.
  *
@@ -70,20 +56,15 @@ export interface ScoreView {
 }
 
 /**
- * A per-rank cost (lower is preferred) for the request being routed. `costs(view, ranks, out)`
- * writes the cost of rank `ranks[i]` to `out[i]`, for the candidate ranks only (all healthy ranks
- * in `makeScored`, the sampled ones in `makePowerOfChoices`). A cost of `+Infinity` excludes the
- * rank for this request (a gate); `NaN` counts as the highest finite cost of the candidates (never
- * attractive). `uses` names what the scorer reads beyond the ledger, so the policy keeps it:
- * `"prefixIndex"` (the router-side prefix index, for `uncachedPromptTokens`) and `"inflight"` (the
- * in-flight counts).
+ * A named cost term: `costs(view, ranks, out)` writes rank `ranks[i]`'s cost (lower wins) to
+ * `out[i]`; `+Infinity` excludes the rank (a gate), `NaN` counts as the highest finite cost. `uses`
+ * names what it reads beyond the ledger (`"prefixIndex"`, `"inflight"`), so the policy keeps it.
  *
- * **When to use**: build one with `Scorers.perRank`, or use the ready-made ones in `Scorers`.
+ * **When to use**: `Scorers.perRank` builds one; `Scorers` has the ready-made terms.
  *
  * @example
  * ```ts
  * import { Scorers } from "@loadledger/policies"
- * Scorers.tokens.name // => "tokens"
  * Scorers.uncachedPromptTokens.uses // => ["prefixIndex"]
  * ```
  *
@@ -97,13 +78,8 @@ export interface Scorer {
 }
 
 /**
- * How a scorer's costs are brought to one scale before weighting, over the ranks still usable for
- * the request (healthy, not excluded by a gate, KV-feasible):
- * - `"min-max"` (default): `(c - min) / (max - min)`, so the best rank scores 0 and the worst 1;
- *   when every usable rank has the same cost, all score 0 (the scorer does not discriminate and the
- *   others decide).
- * - `"max"`: `c / max` (for non-negative costs: keeps ratios, 0 stays 0); all 0 when `max` is 0.
- * - `"none"`: the raw cost, for scorers in the same unit that should add up (tokens + tokens).
+ * How a term's costs are scaled over the usable ranks before weighting: `"min-max"` (default,
+ * `(c - min) / (max - min)`, all 0 when equal), `"max"` (`c / max`, 0 when max is 0), `"none"` (raw).
  *
  * @category own policies
  * @since 0.4.0
@@ -111,8 +87,8 @@ export interface Scorer {
 export type Normalisation = "min-max" | "max" | "none"
 
 /**
- * One term of a weighted sum: a scorer, its weight (finite, >= 0; a weight of 0 keeps the scorer
- * as a pure gate) and its {@link Normalisation}.
+ * One weighted term: a scorer, its weight (finite, >= 0; 0 keeps it as a pure gate) and its
+ * {@link Normalisation}.
  *
  * @category own policies
  * @since 0.4.0
@@ -124,19 +100,11 @@ export interface WeightedScorer {
 }
 
 /**
- * Options of `makeScored`. Only `scorers` is required.
- *
- * - `scorers`: the weighted terms (at least one; weights finite and >= 0).
- * - `tieBreakers`: scorers compared raw, in order, between ranks whose weighted sums are equal
- *   (before the rotating index).
- * - `kvFeasible` (true): while some healthy rank's known free KV holds the prompt, no other rank is
- *   chosen (free KV as `ScoreView.freeKvTokens`).
- * - `clientCount` / `clientIndex`: front ends sharing the ranks; each charge counts `chargeScale`
- *   (default `clientCount`) requests and prompt tokens, and the tie scan starts at
- *   `floor(dpSize * clientIndex / clientCount)` plus a cursor advanced on every scored route.
- * - `staleAfterSeconds` (1) / `inclusionMarginSeconds` (0): as in `ledger-balanced`.
- * - `maxIndexedBlocks` (65 536): bound of the prefix index (kept only when a scorer uses it).
- * - `name` ("scored"): the policy's name.
+ * Options of `makeScored` (only `scorers` required): `tieBreakers` (terms compared raw, in order,
+ * between equal sums), `kvFeasible` (true: while a healthy rank's free KV holds the prompt no other
+ * is chosen), `clientCount` / `clientIndex` (front ends: charges count `chargeScale`, default
+ * `clientCount`; ties scan from `floor(dpSize * clientIndex / clientCount)` plus a cursor),
+ * `staleAfterSeconds` (1), `inclusionMarginSeconds` (0), `maxIndexedBlocks` (65 536), `name`.
  *
  * @category own policies
  * @since 0.4.0

@@ -1,23 +1,18 @@
 /**
- * Ready-made scorers over the load ledger's fields, for `makeScored` and `makePowerOfChoices`
- * (imported as the `Scorers` namespace): `tokens`, `requests`, `running`, `waiting`,
- * `kvCacheUsage`, `waitingUncachedTokens`, `uncachedPromptTokens`, `loadTokens`, the
- * `kvPressureGate` and `perRank` to write your own.
+ * The named cost terms of the scorer (the `Scorers` namespace), each over the one load view.
  *
  * @since 0.4.0
  */
 import type { Scorer, ScoreView } from "./ScoreView.js"
 
 /**
- * A scorer from a per-rank cost function (lower is preferred; `+Infinity` excludes the rank, `NaN`
- * is never attractive). `uses` as in {@link Scorer}.
+ * A term from a per-rank cost function (lower wins; `+Infinity` excludes, `NaN` never attracts).
  *
  * **When to use**: to add a criterion of your own to `makeScored` / `makePowerOfChoices`.
  *
  * @example
  * ```ts
  * import { makeScored, Scorers } from "@loadledger/policies"
- * // prefer odd ranks (a stand-in for any per-rank criterion)
  * const odd = Scorers.perRank("odd", (_view, r) => (r % 2 === 1 ? 0 : 1))
  * const p = makeScored({ scorers: [{ scorer: odd, weight: 1 }] })
  * const r = p.route(p.init(4), { requestId: "a", inputLength: 1 }, 0)
@@ -40,8 +35,8 @@ export const perRank = (
 })
 
 /**
- * `numTotalTokens` plus the prompt tokens charged since the snapshot (`ScoreView.tokens`): the
- * token load SGLang's TOTAL_TOKENS and `ledger-balanced` balance.
+ * Token load, in tokens: `numTotalTokens` plus the prompt tokens charged since the snapshot (what
+ * SGLang's TOTAL_TOKENS balances).
  *
  * @example
  * ```ts
@@ -63,8 +58,8 @@ export const tokens: Scorer = {
 }
 
 /**
- * Running + waiting requests plus the requests charged since the snapshot (`ScoreView.requests`):
- * SGLang's TOTAL_REQUESTS count, vLLM's `waiting + running`.
+ * Request load, in requests: running + waiting plus those charged since the snapshot (SGLang's
+ * TOTAL_REQUESTS, vLLM's `waiting + running`).
  *
  * @example
  * ```ts
@@ -83,7 +78,7 @@ export const requests: Scorer = {
 }
 
 /**
- * `numRunningReqs` (`ScoreView.running`): the decode batch a rank carries.
+ * Decode load, in requests: `numRunningReqs`.
  *
  * @example
  * ```ts
@@ -102,8 +97,7 @@ export const running: Scorer = {
 }
 
 /**
- * `numWaitingReqs` plus the requests charged since the snapshot (`ScoreView.waiting`): the queue a
- * new request joins.
+ * Queued requests: `numWaitingReqs` plus those charged since the snapshot.
  *
  * @example
  * ```ts
@@ -122,8 +116,7 @@ export const waiting: Scorer = {
 }
 
 /**
- * `kvCacheUsage` (0..1); a rank that did not report it counts as the highest reported usage
- * (never attractive), and when no rank reports it every rank costs the same.
+ * KV headroom, as `kvCacheUsage` (0..1); unreported counts as the highest reported.
  *
  * @example
  * ```ts
@@ -147,9 +140,8 @@ export const kvCacheUsage: Scorer = {
 }
 
 /**
- * `numWaitingUncachedTokens`: prompt tokens queued and not in the rank's cache (SGLang reports it);
- * a rank that did not report it takes the highest reported or its waiting requests x the request's
- * prompt tokens, whichever is more (see `ScoreView`).
+ * Queued prefill, in tokens: `numWaitingUncachedTokens` (SGLang); unreported, the highest reported
+ * or the waiting requests x this prompt's tokens, whichever is more.
  *
  * @example
  * ```ts
@@ -168,17 +160,14 @@ export const waitingUncachedTokens: Scorer = {
 }
 
 /**
- * The request's prompt tokens each rank would have to prefill: the prompt minus the leading
- * `prefixHashes` blocks the router already sent that rank (router-side prefix index, bounded; 31
- * ranks at most, above that the whole prompt for every rank). The policy keeps the index because
- * this scorer `uses` it.
+ * Cached prefix, as the prompt tokens a rank would still prefill: the prompt minus the leading
+ * `prefixHashes` blocks the router already sent it (router-side index, at most 31 ranks).
  *
  * @example
  * ```ts
  * import { makeScored, Scorers } from "@loadledger/policies"
  * const p = makeScored({ scorers: [{ scorer: Scorers.uncachedPromptTokens, weight: 1 }] })
  * const a = p.route(p.init(2), { requestId: "a", inputLength: 100, prefixHashes: ["sys", "a"], routedDpRank: 1 }, 0)
- * // rank 1 holds block "sys": 50 of b's 100 tokens are cached there
  * const b = a._tag === "Routed" ? p.route(a.state, { requestId: "b", inputLength: 100, prefixHashes: ["sys", "b"] }, 0) : a
  * b._tag === "Routed" && b.rank // => 1
  * b._tag === "Routed" && b.explanation.details?.["costs"] // => { uncachedPromptTokens: [100, 50] }
@@ -196,16 +185,14 @@ export const uncachedPromptTokens: Scorer = {
 }
 
 /**
- * The token load `uncached-tokens` compares: `tokens` plus `waitingUncachedTokens`, never less
- * than the prompt tokens this front end has in flight there (times `clientCount`). With
- * `uncachedPromptTokens`, both unnormalised and weight 1, it is `uncached-tokens` exactly.
+ * Pending charges as a floor, in tokens: `tokens` + `waitingUncachedTokens`, never below the prompt
+ * tokens in flight there (x `clientCount`). With `uncachedPromptTokens` (raw, weight 1): `uncached-tokens`.
  *
  * @example
  * ```ts
  * import { makeScored, Scorers } from "@loadledger/policies"
  * const p = makeScored({ scorers: [{ scorer: Scorers.loadTokens, weight: 1, normalise: "none" }] })
  * const a = p.route(p.init(2), { requestId: "a", inputLength: 300, routedDpRank: 0 }, 0)
- * // a snapshot that does not show a yet: its 300 tokens stay as the in-flight floor of rank 0
  * const rows = [0, 1].map((dpRank) => ({ dpRank, timestamp: 1, numRunningReqs: 0, numWaitingReqs: 0, numTotalTokens: 0 }))
  * const s = a._tag === "Routed" ? p.observe(a.state, rows, 1) : p.init(2)
  * const b = p.route(s, { requestId: "b", inputLength: 10 }, 1)
@@ -229,10 +216,8 @@ export const loadTokens: Scorer = {
 }
 
 /**
- * A gate (costs 0 or `+Infinity`): while some candidate has `kvCacheUsage < kvRoom` (0.9), exclude
- * every candidate with `kvCacheUsage >= kvFull` (0.99) and waiting work (a rank that did not report
- * its usage counts as the highest reported). The KV-pressure guard of `ledger-balanced` (vLLM #36748,
- * fault case S07). Give it weight 0.
+ * KV pressure gate (0 or `+Infinity`; give it weight 0): while a candidate has `kvCacheUsage <
+ * kvRoom` (0.9), exclude those at `>= kvFull` (0.99) with waiting work (vLLM #36748, fault S07).
  *
  * @example
  * ```ts

@@ -1,6 +1,5 @@
 /**
- * The per-rank charge lists of the in-flight charges (see `InflightCharges.ts`): liveness,
- * compaction, recounts, and dropping the charges a snapshot includes.
+ * The per-rank charge lists of the in-flight charges (see `InflightCharges.ts`).
  *
  * @internal
  */
@@ -18,7 +17,7 @@ export const isLive = (byId: HashTrie<IdEntry>, node: ChargeNode): boolean => {
   return false
 }
 
-/** Remove `node` from its request's live charges (it is known to be live); the entry stays while held. */
+/** Remove `node` from its request's live charges (it is known to be live). */
 export const unlive = (byId: HashTrie<IdEntry>, node: ChargeNode): HashTrie<IdEntry> => {
   const id = node.held.charge.requestId
   const e = getTrie(byId, id)!
@@ -33,10 +32,6 @@ export const relink = (nodes: ReadonlyArray<ChargeNode>): ChargeNode | undefined
   return head
 }
 
-/**
- * The sums of the live charges (given newest first), added in routing order (oldest first) as a
- * recount does.
- */
 export const recount = (nodes: ReadonlyArray<ChargeNode>): readonly [number, number] => {
   let q = 0
   let t = 0
@@ -68,11 +63,6 @@ export interface ChargeEdit {
   byId: HashTrie<IdEntry>
 }
 
-/**
- * Drop the charges of rank `r` routed strictly before `timestamp - margin` (provably included in a
- * snapshot stamped `timestamp`). Returns whether anything changed; the sums become the recount of
- * the charges kept, in routing order.
- */
 export const dropIncluded = (e: ChargeEdit, r: number, timestamp: number, margin: number): void => {
   const list = e.charges[r]!
   if (list.live === 0 && list.head === undefined) return

@@ -1,19 +1,12 @@
 /**
- * Free KV tokens of a rank, from its last row, for the KV-feasibility rule of loadledger's own
- * policies.
+ * Free KV tokens of a rank, from its last row, for the KV-feasibility rule of loadledger's own policies.
  *
  * @internal
  */
 import type { RankLoad } from "../../Policy.js"
 import type { LedgerState } from "./InflightCharges.js"
 
-/**
- * Tokens a new prompt can take on the rank: `kvAvailableTokens` plus `kvEvictableTokens` (cache the
- * engine evicts on demand) when the row carries `kvAvailableTokens`; else `tokenCapacity` (or
- * `maxTotalNumTokens`) minus `numUsedTokens`; `undefined` when the row carries neither.
- *
- * @internal
- */
+/** Tokens a new prompt can take on the rank. */
 export const freeKvTokens = (row: RankLoad | undefined): number | undefined => {
   if (row === undefined || row.unknown !== undefined) return undefined
   if (row.kvAvailableTokens !== undefined) return row.kvAvailableTokens + (row.kvEvictableTokens ?? 0)
@@ -22,14 +15,6 @@ export const freeKvTokens = (row: RankLoad | undefined): number | undefined => {
   return undefined
 }
 
-/**
- * {@link freeKvTokens}, and when the row gives neither free nor used tokens, the free part of the
- * pool from its `kvCacheUsage`: `floor(pool x (1 - kvCacheUsage))`, the pool being the row's
- * `tokenCapacity` / `maxTotalNumTokens`, else `poolTokens` (what the operator knows of an engine
- * that publishes only its usage, as vLLM's coordinator does); `undefined` when none is known.
- *
- * @internal
- */
 export const freeKvTokensFromUsage = (
   row: RankLoad | undefined,
   poolTokens: number | undefined
@@ -42,15 +27,7 @@ export const freeKvTokensFromUsage = (
   return Math.floor(pool * (1 - Math.min(1, Math.max(0, usage))))
 }
 
-/**
- * Which ranks may take a prompt of `tokens`: when at least one healthy rank's known free KV (its
- * last row minus the tokens charged to it since) holds the prompt, exactly those ranks; otherwise
- * `undefined` (no rank is excluded for KV). A rank whose free KV is unknown is never preferred for
- * it: it is excluded whenever a rank is known to fit. With `usage`, free KV also comes from
- * `kvCacheUsage` and a pool size (see {@link freeKvTokensFromUsage}).
- *
- * @internal
- */
+/** Which ranks may take a prompt of `tokens`. */
 export const kvFeasible = (
   state: LedgerState,
   tokens: number,

@@ -1,17 +1,10 @@
 /**
- * A small persistent (immutable, path-copying) hash trie keyed by strings, with a two-generation
- * bound: writes go to `current`; when it holds `maxSize / 2` keys it becomes `previous` and a new
- * `current` starts, so the map keeps at least the `maxSize / 2` most recently written keys and at
- * most `maxSize`. Branches are bitmap-compressed (a child array holds only the occupied slots) and
- * every node has one shape, so a write copies at most 7 short arrays whatever the size.
+ * A small persistent (immutable, path-copying) hash trie keyed by strings, with a two-generation bound.
  *
  * @internal
  */
 
-/**
- * A branch (`children` set: `bitmap` says which of the 32 slots are occupied, in order) or a leaf
- * (`children` undefined: one key, and `more` other leaves with the same 32-bit hash).
- */
+/** A branch (`children` set. */
 interface Node<V> {
   readonly bitmap: number
   readonly children: ReadonlyArray<Node<V>> | undefined
@@ -22,7 +15,6 @@ interface Node<V> {
 }
 type Slot<V> = Node<V> | undefined
 
-/** @internal */
 export interface HashTrie<V> {
   readonly current: Slot<V>
   readonly previous: Slot<V>
@@ -30,7 +22,7 @@ export interface HashTrie<V> {
   readonly maxSize: number
 }
 
-/** 32-bit FNV-1a of a string's UTF-16 code units (the trie's key hash). @internal */
+/** 32-bit FNV-1a of a string's UTF-16 code units (the trie's key hash). */
 export const fnv1a = (s: string): number => {
   let h = 0x811c9dc5
   for (let i = 0; i < s.length; i++) {
@@ -85,7 +77,7 @@ const find = <V>(slot: Slot<V>, key: string, hash: number): V | undefined | type
   return MISSING
 }
 
-/** Set by `insert`: whether the last insert added a key (rather than replacing one). */
+/** Set by `insert`. */
 let added = false
 
 /** A copy of the same-hash chain `l` with `key` set to `value` (appended when absent). */
@@ -129,7 +121,7 @@ const insert = <V>(
   return branch(slot.bitmap | bit, next)
 }
 
-/** An empty trie keeping at most `maxSize` keys. @internal */
+/** An empty trie keeping at most `maxSize` keys. */
 export const emptyTrie = <V>(maxSize: number): HashTrie<V> => ({
   current: undefined,
   previous: undefined,
@@ -137,7 +129,7 @@ export const emptyTrie = <V>(maxSize: number): HashTrie<V> => ({
   maxSize: Math.max(2, maxSize)
 })
 
-/** Look a key up; `undefined` when absent or deleted. @internal */
+/** Look a key up. */
 export const getTrie = <V>(t: HashTrie<V>, key: string): V | undefined => {
   const h = fnv1a(key)
   const v = find(t.current, key, h)
@@ -146,7 +138,7 @@ export const getTrie = <V>(t: HashTrie<V>, key: string): V | undefined => {
   return p === MISSING ? undefined : p
 }
 
-/** Set (or, with `undefined`, delete) a key. @internal */
+/** Set (or, with `undefined`, delete) a key. */
 export const setTrie = <V>(t: HashTrie<V>, key: string, value: V | undefined): HashTrie<V> => {
   added = false
   const current = insert(t.current, key, fnv1a(key), value, 0)
@@ -166,11 +158,7 @@ const mapSlot = <V>(s: Slot<V>, f: (v: V) => V): Slot<V> => {
   return leaf(s.hash, s.key, s.value === undefined ? undefined : f(s.value), mapSlot(s.more, f))
 }
 
-/**
- * A copy with every stored value `v` replaced by `f(v)` (deletions stay deletions; the keys, their
- * generations and the bound unchanged). O(keys): for rare events, e.g. a rank marked unhealthy
- * whose entries must go. @internal
- */
+/** A copy with every stored value `v` replaced by `f(v)` (deletions stay deletions. */
 export const mapTrieValues = <V>(t: HashTrie<V>, f: (v: V) => V): HashTrie<V> => ({
   current: mapSlot(t.current, f),
   previous: mapSlot(t.previous, f),

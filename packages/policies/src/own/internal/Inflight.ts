@@ -1,32 +1,26 @@
 /**
- * What one front end has in flight per rank: the requests it routed and that have not finished,
- * and their prompt tokens. Unlike the in-flight charges (`InflightCharges.ts`), a snapshot never
- * removes them: only `finish` does. The floor of the in-flight rule ("a rank never looks emptier
- * than what this front end has in flight to it").
+ * What one front end has in flight per rank.
  *
  * @internal
  */
 import { packed } from "../../internal/packed.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
 
-/** Per-rank in-flight requests and prompt tokens, and `requestId -> [rank, tokens]`. @internal */
+/** Per-rank in-flight requests and prompt tokens, and `requestId -> [rank, tokens]`. */
 export interface Inflight {
   readonly requests: ReadonlyArray<number>
   readonly tokens: ReadonlyArray<number>
   readonly byId: HashTrie<readonly [number, number]>
 }
 
-/** Nothing in flight on `dpSize` ranks (at most `maxTracked` request ids remembered). @internal */
+/** Nothing in flight on `dpSize` ranks (at most `maxTracked` request ids remembered). */
 export const emptyInflight = (dpSize: number, maxTracked = 1_000_000): Inflight => ({
   requests: packed<number>(dpSize, 0),
   tokens: packed<number>(dpSize, 0),
   byId: emptyTrie(maxTracked)
 })
 
-/**
- * `requestId` routed to `rank` with a prompt of `tokens`. A reused id is re-pointed at its new rank
- * (the old rank keeps what it had: the id can finish only once). @internal
- */
+/** `requestId` routed to `rank` with a prompt of `tokens`. */
 export const addInflight = (s: Inflight, requestId: string, rank: number, tokens: number): Inflight => {
   const requests = s.requests.slice()
   requests[rank] = requests[rank]! + 1
@@ -35,10 +29,7 @@ export const addInflight = (s: Inflight, requestId: string, rank: number, tokens
   return { requests, tokens: tok, byId: setTrie(s.byId, requestId, [rank, tokens] as const) }
 }
 
-/**
- * The requests of `ids` finished (unknown ids and ids already finished are ignored); `ranks`, when
- * given, receives the rank of each one that was in flight. `s` itself when none was. @internal
- */
+/** The requests of `ids` finished (unknown ids and ids already finished are ignored). */
 export const finishInflight = (s: Inflight, ids: ReadonlyArray<string>, ranks?: Array<number>): Inflight => {
   let requests: Array<number> | undefined
   let tokens: Array<number> | undefined

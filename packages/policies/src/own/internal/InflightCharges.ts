@@ -1,8 +1,5 @@
 /**
- * The in-flight charges of loadledger's own policies: every routed request charged to its rank
- * until a snapshot stamped after it arrives or it finishes, plus the newest snapshot per rank.
- *
- * Its types are in `LedgerState.ts`, `observeLedger` in `observeLedger.ts`.
+ * The in-flight charges of loadledger's own policies.
  *
  * @internal
  */
@@ -40,12 +37,6 @@ export type {
 } from "./LedgerState.js"
 export { classifyLoad, observeLedger } from "./observeLedger.js"
 
-/**
- * The charge of `request` routed at `now`, counted `scale` times (a front end that charges for
- * the `clientCount` front ends it stands for: `scale` requests, `scale x inputLength` tokens).
- *
- * @internal
- */
 export const chargeOf = (request: RouteRequest, now: number, scale: number): Charge => ({
   requestId: request.requestId,
   routedAtSeconds: now,
@@ -53,7 +44,7 @@ export const chargeOf = (request: RouteRequest, now: number, scale: number): Cha
   tokens: scale * request.inputLength
 })
 
-/** A fresh ledger for `dpSize` ranks: nothing published, nothing charged, all healthy. @internal */
+/** A fresh ledger for `dpSize` ranks. */
 export const emptyLedger = (dpSize: number): LedgerState => {
   const n = Number.isInteger(dpSize) && dpSize > 0 ? dpSize : 0
   return {
@@ -95,21 +86,11 @@ const withCharges = (
   byId
 })
 
-/**
- * Charge one routed request to `rank` ({@link chargeLedgerMany} of one item): O(ranks) for the
- * copied columns plus two persistent-map writes, whatever the number of charges held. @internal
- */
+/** Charge one routed request to `rank` ({@link chargeLedgerMany} of one item). */
 export const chargeLedger = (state: LedgerState, rank: number, charge: Charge): LedgerState =>
   chargeLedgerMany(state, [{ charge, rank }])
 
-/**
- * Drop the charges of finished or aborted requests (unknown ids are ignored). Each id is looked up
- * once in `byId`, so the cost does not grow with the requests in flight. A request id reused
- * while still charged keeps only its latest rank in the map; an older charge under the same id then
- * leaves at the next snapshot that includes it.
- *
- * @internal
- */
+/** Drop the charges of finished or aborted requests (unknown ids are ignored). */
 export const finishLedger = (state: LedgerState, requestIds: ReadonlyArray<string>): LedgerState => {
   let edit: ChargeEdit | undefined
   let byId = state.byId
@@ -176,20 +157,15 @@ export const finishLedger = (state: LedgerState, requestIds: ReadonlyArray<strin
   )
 }
 
-/** Whether `requestId` holds a charge (routed, not finished). @internal */
+/** Whether `requestId` holds a charge (routed, not finished). */
 export const ledgerHolds = (state: LedgerState, requestId: string): boolean =>
   getTrie(state.byId, requestId)?.rank !== undefined
 
-/** Replace health; a status of the wrong length is ignored (as upstream). @internal */
+/** Replace health. */
 export const setLedgerStatus = (state: LedgerState, status: ReadonlyArray<boolean>): LedgerState =>
   checkStatus(status, state.dpSize) === undefined ? { ...state, healthy: [...status] } : state
 
-/**
- * Charge several routed requests in order (each `Held` names its charge and rank): the same state
- * as {@link chargeLedger} called once per item, with the columns copied once, so a batch of k
- * charges costs O(ranks + k) instead of O(ranks x k). The `Held` objects are kept as given (their
- * identity is what an `IdEntry` lists). @internal
- */
+/** Charge several routed requests in order (each `Held` names its charge and rank). */
 export const chargeLedgerMany = (state: LedgerState, items: ReadonlyArray<Held>): LedgerState => {
   if (items.length === 0) return state
   const charges = state.charges.slice()

@@ -1,8 +1,5 @@
 /**
- * The in-flight ledger with charges and finishes batched, for power of d choices at thousands of
- * ranks: operations go to a log and a per-rank delta, folded into the ledger (one copy of the
- * columns per batch) every `batch` operations or at a snapshot; the folded ledger is exactly the
- * one the operations applied one by one give (`own-power.test.ts`).
+ * The in-flight ledger with charges and finishes batched, for power of d choices at thousands of ranks.
  *
  * @internal
  */
@@ -20,26 +17,16 @@ import {
   setLedgerStatus
 } from "./InflightCharges.js"
 
-/** A logged operation: a charge (its `Held`), or the finish of one request id. */
+/** A logged operation. */
 type Op = Held | string
 interface OpNode {
   readonly op: Op
   readonly next: OpNode | undefined
 }
 
-/**
- * What the log did to a request id last: charged it (`held`: its charge is live, and it had no
- * other live charge), or finished it (`clean`: no charge of the id is left live).
- */
+/** What the log did to a request id last. */
 type Mark = { readonly held: Held } | { readonly clean: boolean }
 
-/**
- * The ledger as of the last fold (`base`), the operations since (`log`, newest first), each rank's
- * `[requests, tokens]` added by them (`delta`, keyed by the rank's decimal string) and each
- * touched request id's {@link Mark}. `batch` <= 1: no log, every operation goes to `base` at once.
- *
- * @internal
- */
 export interface LazyLedger {
   readonly base: LedgerState
   readonly batch: number
@@ -52,7 +39,7 @@ export interface LazyLedger {
 const noDelta: HashTrie<readonly [number, number]> = emptyTrie(Number.POSITIVE_INFINITY)
 const noMarks: HashTrie<Mark> = emptyTrie(Number.POSITIVE_INFINITY)
 
-/** `base` with an empty log, folding every `batch` operations. @internal */
+/** `base` with an empty log, folding every `batch` operations. */
 export const lazyOf = (base: LedgerState, batch: number): LazyLedger => ({
   base,
   batch,
@@ -69,13 +56,13 @@ const withBase = (l: LazyLedger, base: LedgerState): LazyLedger =>
     ? l
     : { base, batch: l.batch, log: l.log, logSize: l.logSize, delta: l.delta, marks: l.marks }
 
-/** Requests charged to rank `r` (the ledger's plus the log's). @internal */
+/** Requests charged to rank `r` (the ledger's plus the log's). */
 export const lazyChargedRequests = (l: LazyLedger, r: number): number =>
   l.logSize === 0
     ? l.base.chargedRequests[r]!
     : l.base.chargedRequests[r]! + (getTrie(l.delta, `${r}`)?.[0] ?? 0)
 
-/** Prompt tokens charged to rank `r` (the ledger's plus the log's). @internal */
+/** Prompt tokens charged to rank `r` (the ledger's plus the log's). */
 export const lazyChargedTokens = (l: LazyLedger, r: number): number =>
   l.logSize === 0 ? l.base.chargedTokens[r]! : l.base.chargedTokens[r]! + (getTrie(l.delta, `${r}`)?.[1] ?? 0)
 
@@ -90,18 +77,6 @@ const addDelta = (
   return setTrie(delta, key, d === undefined ? [q, t] : [d[0] + q, d[1] + t])
 }
 
-/**
- * Apply the log to the ledger as one finish batch then one charge batch (two copies of the columns,
- * O(ranks + log)), with the same result as replaying it one operation at a time. A logged charge is
- * always of a fresh id (`lazyCharge` folds before charging an id that is still live), so per id the
- * log's net effect is: its first finish acts on the ledger's charge of that id (and clears its
- * owner), pending charges finished later in the log cancel out, and the id's last operation, when
- * it is a charge, leaves that one charge live. Replaying each run of operations instead copied the
- * columns once per run: a log alternating route and finish cost O(ranks) per operation (1.4 ms per
- * route at 16 384 ranks, built).
- *
- * @internal
- */
 export const fold = (l: LazyLedger): LazyLedger => {
   if (l.logSize === 0) return l
   const ops: Array<Op> = []
@@ -138,10 +113,7 @@ const push = (
   marks
 })
 
-/**
- * Charge one routed request to `rank`. An id that is still charged (reused while in flight) folds
- * the log first and is charged to the ledger directly, as `chargeLedger` would. @internal
- */
+/** Charge one routed request to `rank`. */
 export const lazyCharge = (l: LazyLedger, rank: number, charge: Charge): LazyLedger => {
   if (l.batch <= 1) return withBase(l, chargeLedger(l.base, rank, charge))
   const id = charge.requestId
@@ -162,13 +134,13 @@ export const lazyCharge = (l: LazyLedger, rank: number, charge: Charge): LazyLed
   return next.logSize >= next.batch ? fold(next) : next
 }
 
-/** Whether `requestId` holds a charge (routed, not finished), the log included. @internal */
+/** Whether `requestId` holds a charge (routed, not finished), the log included. */
 export const lazyHolds = (l: LazyLedger, requestId: string): boolean => {
   const mark = l.logSize === 0 ? undefined : getTrie(l.marks, requestId)
   return mark !== undefined ? "held" in mark : getTrie(l.base.byId, requestId)?.rank !== undefined
 }
 
-/** Requests that finished: as `finishLedger` (unknown and already finished ids ignored). @internal */
+/** Requests that finished. */
 export const lazyFinish = (l: LazyLedger, ids: ReadonlyArray<string>): LazyLedger => {
   if (l.batch <= 1) return withBase(l, finishLedger(l.base, ids))
   let next = l
@@ -209,7 +181,7 @@ export const lazyFinish = (l: LazyLedger, ids: ReadonlyArray<string>): LazyLedge
   return next.logSize >= next.batch ? fold(next) : next
 }
 
-/** Fold, then observe the snapshots (see `observeLedger`). @internal */
+/** Fold, then observe the snapshots (see `observeLedger`). */
 export const lazyObserve = (
   l: LazyLedger,
   loads: ReadonlyArray<RankLoad>,
@@ -220,6 +192,6 @@ export const lazyObserve = (
   return withBase(f, observeLedger(f.base, loads, inclusionMarginSeconds, now))
 }
 
-/** Replace health (charges do not read it: no fold). @internal */
+/** Replace health (charges do not read it. */
 export const lazySetStatus = (l: LazyLedger, status: ReadonlyArray<boolean>): LazyLedger =>
   withBase(l, setLedgerStatus(l.base, status))

@@ -1,7 +1,6 @@
 /**
- * The read-only load view every ledger-backed scorer reads (`ScoreView` over the in-flight
- * ledger, and a lazy ledger's log when given): bases by the staleness rule plus charges, KV, the
- * cached prefix. One per route; the maxima over every rank are computed on first use.
+ * The read-only load view every ledger-backed scorer reads (`ScoreView` over the in-flight ledger,
+ * and a lazy ledger's log when given).
  *
  * @internal
  */
@@ -14,13 +13,13 @@ import { type LazyLedger, lazyChargedRequests, lazyChargedTokens } from "./LazyL
 import { baseOf, type FreshMax, maxKnownKv } from "./LoadView.js"
 import { indexedRanks, matchedBlocks, type PrefixIndex } from "./PrefixIndex.js"
 
-/** Values a view would otherwise compute over every rank (power of d keeps them from `observe`). @internal */
+/** Values a view would otherwise compute over every rank (power of d keeps them from `observe`). */
 export interface ViewCache {
   readonly maxKv: number | undefined
   readonly maxUncached: number
 }
 
-/** The highest `numWaitingUncachedTokens` any rank's last row reports (0 when none). @internal */
+/** The highest `numWaitingUncachedTokens` any rank's last row reports (0 when none). */
 export const maxWaitingUncached = (ledger: LedgerState): number => {
   let m = 0
   for (const row of ledger.snapshots) {
@@ -30,7 +29,7 @@ export const maxWaitingUncached = (ledger: LedgerState): number => {
   return m
 }
 
-/** A {@link ScoreView} over the in-flight ledger (and a lazy ledger's log, when given). @internal */
+/** A {@link ScoreView} over the in-flight ledger (and a lazy ledger's log, when given). */
 export class LedgerScoreView implements ScoreView {
   readonly dpSize: number
   // the two maxima over every rank, each computed on first use (or given: power of d keeps them)

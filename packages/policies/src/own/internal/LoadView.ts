@@ -1,6 +1,5 @@
 /**
- * What the in-flight charges and the last snapshots say a rank's load is at `now`: fresh, stale or
- * unknown bases, effective loads (base plus charges), KV usage, and the per-rank view.
+ * What the in-flight charges and the last snapshots say a rank's load is at `now`.
  *
  * @internal
  */
@@ -9,15 +8,6 @@ import type { RankLoad } from "../../Policy.js"
 import type { RankView } from "../RankView.js"
 import type { LedgerState } from "./InflightCharges.js"
 
-/**
- * The busiest fresh load at `now`, base plus the charges not yet in a snapshot (`requests < 0` when
- * no rank is fresh; a fresh partial row counts what it reported, the busiest known for the rest), and per field the
- * busiest known values (`knownRunning` / `knownWaiting` / `knownTokens`: the maxima over every rank
- * whose last row is known, stale ones included; `< 0` when none). Stale ranks take the fresh maxima
- * as their floor; unknown and never-published ranks the known ones (see {@link unknownBase}).
- *
- * @internal
- */
 export interface FreshMax {
   readonly requests: number
   readonly tokens: number
@@ -26,7 +16,6 @@ export interface FreshMax {
   readonly knownTokens: number
 }
 
-/** @internal */
 export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: number): FreshMax => {
   let q = -1
   let t = -1
@@ -79,20 +68,10 @@ export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: num
   return { requests: q, tokens: t, knownRunning: kr, knownWaiting: kw, knownTokens: kt }
 }
 
-/** A field of an unknown rank's row: its own value when it reported a usable one, else the busiest known. */
+/** A field of an unknown rank's row. */
 const ownOrBusiest = (x: number | undefined, busiest: number): number =>
   isCount(x) ? x : Math.max(busiest, 0)
 
-/**
- * The base `[requests, tokens, waiting]` of a rank whose load is unknown (an `unknown` row, a row
- * missing a count, a malformed row, or never published): each field a partial row reported, and
- * for each field it did not (every field of a malformed row, see {@link malformedRow}) the busiest
- * known value (see {@link FreshMax}), so it is never less busy than a known rank would be in its
- * place; when its row is stale (or it never published), at least the busiest fresh base as
- * for a stale rank. With no known rank at all, an unreported field counts 0 (every rank is unknown).
- *
- * @internal
- */
 export const unknownBase = (
   row: RankLoad | undefined,
   fm: FreshMax,
@@ -110,7 +89,7 @@ export const unknownBase = (
   return [running + waiting, tokens, waiting]
 }
 
-/** The base `[requests, tokens, waiting]` of rank `r` at `now` (fresh, stale or unknown). @internal */
+/** The base `[requests, tokens, waiting]` of rank `r` at `now` (fresh, stale or unknown). */
 export const baseOf = (
   state: LedgerState,
   r: number,
@@ -127,25 +106,12 @@ export const baseOf = (
   return fresh || fm.requests < 0 ? [q, t, w] : [Math.max(q, fm.requests), Math.max(t, fm.tokens), w]
 }
 
-/**
- * How much of rank `r`'s load is unknown at `now`, for tie-breaking: 4 when its newest row with
- * request counts is older than `staleAfterSeconds` (or it has none), plus 2 when its counts are
- * unknown (an `unknown` row, a row missing a count, no row yet), plus 1 when its KV usage is; 0
- * when fully known and fresh. On a full tie the lower level wins, so an unknown or stale load never
- * beats a better-known one (the law `unknownNeverAttractive`). @internal
- */
+/** How much of rank `r`'s load is unknown at `now`, for tie-breaking. */
 export const unknownLevel = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): number =>
   (isDated(state, r, now, staleAfterSeconds) ? 0 : 4) +
   (Number.isNaN(state.snapTimestamp[r]!) ? 2 : 0) +
   (Number.isNaN(state.snapKv[r]!) ? 1 : 0)
 
-/**
- * Whether rank `r` scoring `score` displaces the best so far (`best`, -1 for none, scoring
- * `bestScore`): a lower score, or an equal one on a better-known or fresher load (unknown and stale
- * are never attractive).
- *
- * @internal
- */
 export const displacesBest = (
   state: LedgerState,
   r: number,
@@ -160,23 +126,19 @@ export const displacesBest = (
   (score === bestScore &&
     unknownLevel(state, r, now, staleAfterSeconds) < unknownLevel(state, best, now, staleAfterSeconds))
 
-/**
- * True when rank `r`'s newest row with request counts (a partial one too: vLLM's rows carry no
- * tokens) is at most `staleAfterSeconds` old at `now`; false when it is older or the rank has none.
- * @internal
- */
+/** True when rank `r`'s newest row with request counts (a partial one too. */
 export const isDated = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
   now - state.rowTimestamp[r]! <= staleAfterSeconds
 
-/** True when rank `r` has a row with request counts and it is stale at `now`. @internal */
+/** True when rank `r` has a row with request counts and it is stale at `now`. */
 export const isStaleRow = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
   !Number.isNaN(state.rowTimestamp[r]!) && !isDated(state, r, now, staleAfterSeconds)
 
-/** True when rank `r`'s snapshot is fresh at `now` (false when it never published or is unknown). @internal */
+/** True when rank `r`'s snapshot is fresh at `now` (false when it never published or is unknown). */
 export const isFresh = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
   now - state.snapTimestamp[r]! <= staleAfterSeconds
 
-/** Effective requests of rank `r` at `now` (base per the staleness rule, plus charges). @internal */
+/** Effective requests of rank `r` at `now` (base per the staleness rule, plus charges). */
 export const effectiveRequests = (
   state: LedgerState,
   r: number,
@@ -185,12 +147,7 @@ export const effectiveRequests = (
   fm: FreshMax
 ): number => baseOf(state, r, now, staleAfterSeconds, fm)[0] + state.chargedRequests[r]!
 
-/**
- * The highest KV usage any rank reported (its last known row), `undefined` when none did: what a
- * rank whose KV usage is unknown is taken to have wherever KV usage gates a choice.
- *
- * @internal
- */
+/** The highest KV usage any rank reported (its last known row), `undefined` when none did. */
 export const maxKnownKv = (state: LedgerState): number | undefined => {
   let m = Number.NaN
   const kvs = state.snapKv
@@ -201,13 +158,13 @@ export const maxKnownKv = (state: LedgerState): number | undefined => {
   return Number.isNaN(m) ? undefined : m
 }
 
-/** KV usage of rank `r`, `undefined` when not reported. @internal */
+/** KV usage of rank `r`, `undefined` when not reported. */
 export const kvOf = (state: LedgerState, r: number): number | undefined => {
   const kv = state.snapKv[r]!
   return Number.isNaN(kv) ? undefined : kv
 }
 
-/** Every rank's view at `now` (allocates; routing uses the scalar helpers above). @internal */
+/** Every rank's view at `now` (allocates. */
 export const ledgerView = (
   state: LedgerState,
   now: number,

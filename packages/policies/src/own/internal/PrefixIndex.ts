@@ -1,27 +1,18 @@
 /**
- * The router-side index of the prompt blocks each rank was sent: block hash -> bitmask of ranks,
- * bounded like the ranks' caches (the least recently written blocks go first).
+ * The router-side index of the prompt blocks each rank was sent.
  *
  * @internal
  */
 import { emptyTrie, getTrie, type HashTrie, mapTrieValues, setTrie } from "./HashTrie.js"
 
-/** Ranks the bitmask index can name (bits of a 32-bit integer, sign bit unused). @internal */
+/** Ranks the bitmask index can name (bits of a 32-bit integer, sign bit unused). */
 export const indexedRanks = 31
 
-/** @internal */
 export type PrefixIndex = HashTrie<number>
 
-/** An empty index keeping at most `maxBlocks` block hashes. @internal */
+/** An empty index keeping at most `maxBlocks` block hashes. */
 export const emptyPrefixIndex = (maxBlocks: number): PrefixIndex => emptyTrie(maxBlocks)
 
-/**
- * How many leading blocks of `hashes` each rank holds, per the index, written into `out` (length
- * dpSize; 0 for every rank when dpSize > {@link indexedRanks}). One lookup per block, stopping at
- * the first block no rank holds.
- *
- * @internal
- */
 export const matchedBlocks = (
   index: PrefixIndex,
   hashes: ReadonlyArray<string> | undefined,
@@ -37,7 +28,7 @@ export const matchedBlocks = (
   }
 }
 
-/** Record that `rank` was sent every block of `hashes` (rewritten, so recently sent blocks stay). @internal */
+/** Record that `rank` was sent every block of `hashes` (rewritten, so recently sent blocks stay). */
 export const recordBlocks = (
   index: PrefixIndex,
   hashes: ReadonlyArray<string> | undefined,
@@ -53,15 +44,11 @@ export const recordBlocks = (
   return next
 }
 
-/**
- * The index without the ranks of `mask` (bit r = rank r): what a rank marked unhealthy held is
- * not taken to be there when it comes back (its engine may have restarted with an empty cache;
- * smg-project/smg PR #2132, llm-d/llm-d-router #2853). @internal
- */
+/** The index without the ranks of `mask` (bit r = rank r). */
 export const forgetRanks = (index: PrefixIndex, mask: number): PrefixIndex =>
   mask === 0 ? index : mapTrieValues(index, (m) => m & ~mask)
 
-/** Bit r set where rank r was healthy in `before` and is not in `after` (ranks below 31). @internal */
+/** Bit r set where rank r was healthy in `before` and is not in `after` (ranks below 31). */
 export const wentDown = (before: ReadonlyArray<boolean>, after: ReadonlyArray<boolean>): number => {
   let mask = 0
   for (let r = 0; r < Math.min(after.length, indexedRanks); r++)

@@ -1,9 +1,5 @@
 /**
- * The engine behind `makeScored` and `makePowerOfChoices`: the ledger-backed `ScoreView`, the
- * weighted, normalised sum of scorers over candidate ranks and its argmin, option checks and the
- * shared options' defaults.
- *
- * The view itself is `LedgerScoreView.ts`.
+ * The engine behind `makeScored` and `makePowerOfChoices`.
  *
  * @internal
  */
@@ -13,14 +9,14 @@ import { type PolicyError, policyError } from "../../Policy.js"
 import type { Normalisation, ScoredOptions, Scorer, ScoreView, WeightedScorer } from "../ScoreView.js"
 import { LedgerScoreView } from "./LedgerScoreView.js"
 
-/** A weighted scorer with its normalisation resolved. @internal */
+/** A weighted scorer with its normalisation resolved. */
 export interface Term {
   readonly scorer: Scorer
   readonly weight: number
   readonly normalise: Normalisation
 }
 
-/** The scorers of a policy: weighted terms, then raw lexicographic tie-breakers. @internal */
+/** The scorers of a policy. */
 export interface Scoring {
   readonly terms: ReadonlyArray<Term>
   readonly tieBreakers: ReadonlyArray<Scorer>
@@ -29,10 +25,6 @@ export interface Scoring {
   readonly usesInflight: boolean
 }
 
-/**
- * The scoring of `scorers` / `tieBreakers`, or a `PolicyError` `InvalidInput` naming the first bad
- * option (no scorer, a weight that is negative or not finite, an unknown normalisation). @internal
- */
 export const scoringOf = (
   scorers: ReadonlyArray<WeightedScorer> | undefined,
   tieBreakers: ReadonlyArray<Scorer> | undefined
@@ -66,10 +58,10 @@ export const scoringOf = (
   }
 }
 
-/** The outcome of {@link pickBest}: the chosen index into the candidates (-1 when none is usable). @internal */
+/** The outcome of {@link pickBest}. */
 export interface Picked {
   readonly best: number
-  /** The weighted sum per candidate; `+Infinity` where the candidate was not usable. */
+  /** The weighted sum per candidate. */
   readonly sums: Array<number>
   /** Raw costs per term, then per tie-breaker, per candidate. */
   readonly costs: Array<Array<number>>
@@ -77,15 +69,11 @@ export interface Picked {
   readonly excluded: Array<number>
 }
 
-/** Rank `r`'s newest counted row is fresh: the ledger's own test, else not `stale`. */
+/** Rank `r`'s newest counted row is fresh. */
 const datedIn = (view: ScoreView, r: number): boolean =>
   view instanceof LedgerScoreView ? view.dated(r) : !view.stale(r)
 
-/**
- * How much of a rank's load is unknown (no fresh row with request counts 4, counts 2, KV usage 1):
- * the lower level wins a full tie, as the ledger's `unknownLevel` (a view that is not the ledger's
- * says freshness through `stale` alone).
- */
+/** How much of a rank's load is unknown (no fresh row with request counts 4, counts 2, KV usage 1). */
 const unknownLevel = (view: ScoreView, r: number): number =>
   (datedIn(view, r) ? 0 : 4) + (view.unknown(r) ? 2 : 0) + (view.kvCacheUsage(r) === undefined ? 1 : 0)
 
@@ -93,13 +81,7 @@ const tieCost = (c: number): number => (Number.isNaN(c) ? Number.POSITIVE_INFINI
 // shared by every explanation with nothing to list (frozen: a caller cannot add to it)
 const noRanks = Object.freeze([]) as unknown as Array<number>
 
-/**
- * Score `ranks` (in tie order) and pick the lowest weighted sum; ties by the tie-breakers' raw
- * costs in order (NaN last), then a known rank before an unknown one, then the earlier candidate. `allowed[i]` false (KV) excludes
- * candidate i after the scorers ran (gates see every candidate). Each term is normalised over the
- * usable candidates. `sums` doubles as the usable mark (`+Infinity`: not usable), so a route
- * allocates one array per scorer plus the sums. @internal
- */
+/** Score `ranks` (in tie order) and pick the lowest weighted sum. */
 export const pickBest = (
   view: ScoreView,
   ranks: ReadonlyArray<number>,
@@ -199,20 +181,13 @@ export const pickBest = (
   return { best, sums, costs, excluded }
 }
 
-/** The names of the terms then tie-breakers, for explanations. @internal */
+/** The names of the terms then tie-breakers, for explanations. */
 export const scorerNames = (scoring: Scoring): Array<string> => [
   ...scoring.terms.map((t) => t.scorer.name),
   ...scoring.tieBreakers.map((s) => s.name)
 ]
 
-/**
- * The options `makeScored` and `makePowerOfChoices` share, with their defaults: one front end,
- * charges `clientCount` times, rows stale after 1 s, no inclusion margin, KV feasibility on, 65,536
- * indexed prefix blocks; `clientError` when `checkClientOptions` refuses `clientCount` /
- * `clientIndex` (the maker's `route` returns it).
- *
- * @internal
- */
+/** The options `makeScored` and `makePowerOfChoices` share, with their defaults. */
 export const scoredSettings = (options: Omit<ScoredOptions, "scorers">) => {
   const { clientCount, clientIndex, error } = clientsOf(options)
   return {

@@ -1,6 +1,5 @@
 /**
- * Build the policy a checked `PolicyConfig` describes (`policyFromConfig` checks, then calls this;
- * the registry's entries call it on their own configurations).
+ * Build the policy a checked `PolicyConfig` describes (`policyFromConfig` checks, then calls this.
  *
  * @internal
  */
@@ -68,7 +67,7 @@ const baseOf = (c: PolicyConfig, o: ConfigOptions): Policy<unknown> => {
   }) as Policy<unknown>
 }
 
-/** The configured policy, wrappers applied in order (the first innermost). @internal */
+/** The configured policy, wrappers applied in order (the first innermost). */
 export const buildPolicy = (c: PolicyConfig, options: ConfigOptions): Policy<unknown> => {
   let p = baseOf(c, options)
   for (const w of c.wrappers ?? [])

@@ -1,11 +1,11 @@
 /**
- * The check of a `PolicyConfig` read from untyped JSON: the first field at fault, by path.
+ * The check of a `PolicyConfig` read from untyped JSON.
  *
  * @internal
  */
 import { kindOf, shownValue } from "../../internal/kindOf.js"
 
-/** A refused field: its path and why. @internal */
+/** A refused field. */
 export interface ConfigFault {
   readonly field: string
   readonly message: string
@@ -93,10 +93,7 @@ const checkTerm = (
   return undefined
 }
 
-/**
- * The first fault of `config` as a `PolicyConfig` (`undefined` when none): `ledgerTerms` and
- * `stepTimeTerms` are the names each kind's terms may take. @internal
- */
+/** The first fault of `config` as a `PolicyConfig` (`undefined` when none). */
 export const checkConfig = (
   config: unknown,
   ledgerTerms: Readonly<Record<string, unknown>>,

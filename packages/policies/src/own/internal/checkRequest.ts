@@ -1,23 +1,11 @@
 /**
- * The checks every own policy's `route` runs first, in one order: ranks to route to, the prompt
- * length (the one rule, `checkInputLength`), the time (`checkNow`), the other fields' types
- * (`checkRequestFields`), then a pinned rank inside
- * `[0, dpSize)`.
+ * The checks every own policy's `route` runs first, in one order.
  *
  * @internal
  */
 import { type PolicyError, policyError, type RouteRequest } from "../../Policy.js"
 import { checkInputLength, checkNow, checkRequestFields } from "../../RequestChecks.js"
 
-/**
- * `NoRanks` for `dpSize` 0, then `checkInputLength`'s `InvalidInput`, `checkNow`'s,
- * `checkRequestFields`' (a `routedDpRank` that is not a number among them), then `InvalidRoutedRank`:
- * upstream's `DP rank r is not active.` for one that is not a rank, and, given `healthy`, for a
- * rank marked unhealthy (an own policy never chooses one, pinned or not, as Dynamo refuses a pin
- * to a worker it does not hold); else `undefined`.
- *
- * @internal
- */
 export const checkRequest = (
   dpSize: number,
   request: RouteRequest,
@@ -41,14 +29,7 @@ export const checkRequest = (
   return undefined
 }
 
-/**
- * `InvalidInput` naming `requestId` when `inFlight` (the policy still holds a charge for this id:
- * routed, not finished), else `undefined`. Routing the same id again would charge it twice and
- * `finish` would take one charge back: the other would stay, a phantom load on a rank. SGLang and
- * vLLM refuse a duplicate request id as well (and so does the live router).
- *
- * @internal
- */
+/** `InvalidInput` naming `requestId` when `inFlight` (the policy still holds a charge for this id. */
 export const checkNotInFlight = (request: RouteRequest, inFlight: boolean): PolicyError | undefined =>
   inFlight
     ? policyError(

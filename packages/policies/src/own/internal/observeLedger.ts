@@ -1,6 +1,5 @@
 /**
- * Folding snapshots into the in-flight charge ledger (`observeLedger`): the newest row per rank,
- * and the charges a row provably includes dropped.
+ * Folding snapshots into the in-flight charge ledger (`observeLedger`).
  *
  * @internal
  */
@@ -9,14 +8,7 @@ import type { RankLoad } from "../../Policy.js"
 import { type ChargeEdit, dropIncluded } from "./ChargeLists.js"
 import type { LedgerState } from "./LedgerState.js"
 
-/**
- * What a snapshot row means to the ledger: `"invalid"` (rank out of range, a timestamp that is
- * present but not finite, or a `kvCacheUsage` outside [0, 1]: ignored), `"unknown"` (an `unknown`
- * row, or `numRunningReqs` / `numWaitingReqs` / `numTotalTokens` absent or not finite non-negative:
- * the rank's load becomes unknown), else `"known"`.
- *
- * @internal
- */
+/** What a snapshot row means to the ledger. */
 export const classifyLoad = (l: RankLoad, dpSize: number): "invalid" | "unknown" | "known" => {
   if (!Number.isInteger(l.dpRank) || l.dpRank < 0 || l.dpRank >= dpSize) return "invalid"
   if (l.timestamp !== undefined && !Number.isFinite(l.timestamp)) return "invalid"
@@ -26,17 +18,7 @@ export const classifyLoad = (l: RankLoad, dpSize: number): "invalid" | "unknown"
   return kv === undefined || (Number.isFinite(kv) && kv >= 0 && kv <= 1) ? "known" : "invalid"
 }
 
-/**
- * Fold snapshots in. A row older than the one held is ignored (never an overwrite with older data);
- * a row is applied when its timestamp is equal or newer. Charges routed strictly before
- * `timestamp - inclusionMarginSeconds` are provably included in the row and are dropped; the rest
- * stay. Invalid rows are ignored (the rank keeps its previous view). A row without `timestamp` is
- * observed at `now`. An unknown row (see {@link classifyLoad}) makes the rank unknown, as if it never
- * published: `snapTimestamp` NaN (never fresh: routing takes {@link unknownBase} for it), KV usage
- * as reported by a partial row (else unknown), no charge dropped.
- *
- * @internal
- */
+/** Fold snapshots in. */
 export const observeLedger = (
   state: LedgerState,
   loads: ReadonlyArray<RankLoad>,

@@ -1,7 +1,5 @@
 /**
- * The draws, precomputed maxima and rare full scan of `makePowerOfChoices`: d distinct ranks
- * besides the cursor's, the most free KV any healthy rank reported, and the decision over every
- * healthy rank when no drawn one is usable.
+ * The draws, precomputed maxima and rare full scan of `makePowerOfChoices`.
  *
  * @internal
  */
@@ -13,7 +11,7 @@ import type { LedgerState } from "./LedgerState.js"
 import { freshMax, maxKnownKv } from "./LoadView.js"
 import { type Picked, pickBest, type Scoring } from "./ScoreCore.js"
 
-/** The most free KV any healthy rank's row reports (`-Infinity` when none). @internal */
+/** The most free KV any healthy rank's row reports (`-Infinity` when none). */
 export const maxFreeOf = (ledger: LedgerState): number => {
   let m = Number.NEGATIVE_INFINITY
   for (let r = 0; r < ledger.dpSize; r++) {
@@ -42,10 +40,7 @@ export const drawDistinct = (
   return out
 }
 
-/**
- * The candidates besides the cursor's rank `c0`: every other rank in scan order when d + 1 >= n
- * (no draw made), else d distinct uniform draws from the others. @internal
- */
+/** The candidates besides the cursor's rank `c0`. */
 export const drawOthers = (
   rng: RngState,
   n: number,
@@ -58,11 +53,7 @@ export const drawOthers = (
   return { value: all, rng }
 }
 
-/**
- * The rare full scan: every healthy rank of the folded ledger `base` in scan order from `c0`, the
- * fresh (`dated`) ones only while one of them can take the prompt (`kvOn`: free KV for `tokens`),
- * decided by `pickBest` over `view` as `makeScored` would. @internal
- */
+/** The rare full scan. */
 export const fullScan = (
   base: LedgerState,
   c0: number,
@@ -87,12 +78,7 @@ export const fullScan = (
   return { all, picked }
 }
 
-/**
- * The candidates to score: the cursor's rank `c0` then the `drawn` ones, healthy only (`healthyDrawn`),
- * then fresh only while one is (`dated`: a stale or never-dated candidate is never less busy than a
- * fresh one, the cached floor being the busiest base at the last observe); with `kvTokens`, which
- * of them hold the prompt in their free KV (`allowed`). `fallback` says why a full scan is due. @internal
- */
+/** The candidates to score. */
 export const candidatesOf = (
   base: LedgerState,
   c0: number,
@@ -132,7 +118,7 @@ export const candidatesOf = (
   return { cands, healthyDrawn, allowed, fallback }
 }
 
-/** What `observe` precomputes (`PowerOfChoicesCache`). @internal */
+/** What `observe` precomputes (`PowerOfChoicesCache`). */
 export const cacheOf = (ledger: LedgerState) => ({
   // every known rank counts as fresh here: the floor is the busiest known base (O(ranks) once per observe)
   fm: freshMax(ledger, 0, Number.POSITIVE_INFINITY),
