@@ -1,18 +1,8 @@
 /**
- * `makeCacheAffinity`: prefix-cache and session affinity over the in-flight ledger, with load gates on
- * the engine-reported counts and KV saturation and a bound that keeps shared prefixes from herding.
- * Over 300 lines: one policy (its options, state, observe, route and explanation) whose affinity and
- * load gates read one another's state; the prefix index and ledger it uses live in `internal/`.
- *
- * Not a configuration of weighted terms (issue 29 left it whole, `ownPolicyConfigs` says
- * `{ kind: "cache-affinity" }`): it decides by rules, not by a sum. A request goes to its
- * session's engine or a worker holding its prefix unless a load gate (the imbalance gate on
- * engine-reported counts, KV overload, the affinity load bound) vetoes it, else to the least loaded
- * by (load, processed, index); sessions migrate once their engine passes a KV high-water mark, to
- * engines below a low-water one (hysteresis), and a draining engine takes none. A veto, a session
- * table and hysteresis are state and thresholds, not per-rank costs: written as terms they would be
- * `+Infinity` gates whose thresholds depend on the previous decision, which the scorer's one
- * read-only view cannot express without the policy's own state.
+ * `makeCacheAffinity`: prefix-cache and session affinity with load gates, over the one ledger and
+ * load view. Over 300 lines: one policy whose gates and session table read one another's state.
+ * Not a sum of terms (issue 29 left it whole): a veto, a session table and hysteresis are state
+ * and thresholds that depend on the previous decision, not per-rank costs of one read-only view.
  *
  * @since 0.1.0
  */
@@ -35,22 +25,12 @@ import { effectiveRequests, freshMax, isDated, kvOf, ledgerView } from "./intern
 import type { RankView } from "./RankView.js"
 
 /**
- * Options of {@link makeCacheAffinity}. Every field is optional.
- *
- * - `cacheThreshold` (0.5): fraction of the request's prefix blocks a worker must hold for a hit.
- * - `balanceAbsThreshold` (64) / `balanceRelThreshold` (1.5): the imbalance gate
- *   `max - min > abs && max > rel * min`, over engine-reported load plus outstanding charges.
- * - `kvOverloadThreshold` (0.95): a worker at or above this KV usage gets no cache-affinity traffic
- *   and no new sessions while another healthy worker is below it.
- * - `migrateHighWater` (0.95) / `migrateLowWater` (0.8): session hysteresis. Once a session's engine
- *   reaches the high-water KV usage, its sessions move (one per routed turn) to engines below the
- *   low-water mark until its projected usage is at or below the low-water mark.
- * - `affinityLoadBound` (0.25): a cache hit is honoured only while the holder's load is at most
- *   `least + floor(affinityLoadBound * least)`, `least` the smallest load among the candidates; so
- *   streams sharing one prompt never leave an idle rank idle (prefix "herding", fixed in 0.3.0).
- * - `staleAfterSeconds` (1) / `inclusionMarginSeconds` (0): as in `ledger-balanced`.
- * - `maxPrefixEntries` (100 000) / `maxSessions` (100 000): memory bounds (the least recently written
- *   entries are dropped once the bound is reached; at least half the bound is always kept).
+ * Options of {@link makeCacheAffinity}, all optional: `cacheThreshold` (0.5, share of the prefix
+ * blocks for a hit), the imbalance gate `max - min > balanceAbsThreshold (64) && max >
+ * balanceRelThreshold (1.5) x min`, `kvOverloadThreshold` (0.95, no affinity traffic at or above),
+ * session hysteresis `migrateHighWater` (0.95) / `migrateLowWater` (0.8), `affinityLoadBound`
+ * (0.25: a hit only while the holder's load is at most `least + floor(0.25 x least)`),
+ * `staleAfterSeconds` (1), `inclusionMarginSeconds` (0), `maxPrefixEntries` / `maxSessions` (100 000).
  *
  * @category own policies
  * @since 0.1.0
@@ -75,10 +55,9 @@ interface KvAdjust {
 }
 
 /**
- * The state of a `cache-affinity` policy: the in-flight ledger, which workers hold each prefix block
- * (most recent first, at most 4), each session's engine, per-engine session counts, requests routed
- * so far (`processed`), KV moves not yet visible in a snapshot, and which engines are draining.
- * Treat it as opaque and immutable.
+ * The state of a `cache-affinity` policy: the ledger, each prefix block's workers (newest first,
+ * at most 4), each session's engine and per-engine counts, requests routed, KV moves not yet in a
+ * snapshot, draining engines. Opaque and immutable.
  *
  * @category own policies
  * @since 0.1.0
@@ -94,8 +73,8 @@ export interface CacheAffinityState {
 }
 
 /**
- * A `cache-affinity` policy plus `view` (the ledger's per-rank belief), `projectedKv` (reported KV
- * usage plus session moves not yet in a snapshot; absent when never reported) and `sessionRank`.
+ * A `cache-affinity` policy plus `view`, `projectedKv` (reported KV usage plus session moves not
+ * yet in a snapshot) and `sessionRank`.
  *
  * @category own policies
  * @since 0.1.0
@@ -148,49 +127,23 @@ const projected = (state: CacheAffinityState, r: number): number | undefined => 
 }
 
 /**
- * Build loadledger's cache-affinity policy with load gates and session migration (`cache-affinity`).
+ * `cache-affinity`: a request goes to its session's engine or a worker holding its prefix unless a
+ * load gate vetoes it (imbalance on engine-reported counts plus charges, KV overload, the affinity
+ * load bound), else to the least loaded by (load, processed, index); sessions leave an engine past
+ * `migrateHighWater` KV usage for engines below `migrateLowWater`, one per turn. Fixes SGLang
+ * #14305 / #14532 (S12), smg #1621 (S13), vllm-project/router #198 (S14), prime-rl #3255 (S15);
+ * details in docs/own-policies.md.
  *
- * **Fault classes it fixes**:
- * - miss path ignores load (SGLang #14305 / #14532, S12): a cache miss goes to the least-loaded
- *   worker, never to the smallest prefix tree;
- * - gate blind to KV and diluted by replicas (smg #1621, S13): a worker at `kvOverloadThreshold` gets
- *   no affinity traffic, and the imbalance gate reads engine-reported counts (`numRunningReqs +
- *   numWaitingReqs`, the same for every router replica) plus this router's charges not yet in a
- *   snapshot, so N replicas see the same verdict;
- * - throwaway load state and first-worker ties (vllm-project/router #198, S14): loads are the
- *   ledger's own, and ties break by `(load, processed, index)`;
- * - sessions pinned to a saturated engine (prime-rl #3255, S15): session affinity, but once an
- *   engine reaches `migrateHighWater` KV usage its sessions move, one per routed turn, to engines
- *   below `migrateLowWater` until its projected usage falls to `migrateLowWater` (hysteresis);
- *   moved sessions stay on their new engine.
- *
- * **When to use**: in front of SGLang/vLLM engines with prefix caching and multi-turn sessions, where
- * SGLang's cache-aware router or consistent hashing would pin traffic. Requests carry `prefixHashes`
- * (hashes of prompt prefix blocks, in order) and optionally `sessionId`.
- *
- * Errors: `NoRanks`, `InvalidInput` (`inputLength`), `InvalidRoutedRank`, `AllRanksUnavailable`.
- * `explanation.details.reason` is one of `pinned`, `session`, `session-migrated`, `cache-hit`,
- * `cache-miss`, `kv-overloaded`, `imbalanced`, `beyond-load-bound`.
- *
- * **Unknown, absent, stale, unhealthy** (the ledger contract's rows). Loads are the in-flight
- * ledger's effective request counts, with unknown, partial and stale rows treated as in
- * `ledger-balanced` (never less busy than a known rank in their place); a worker whose KV usage is
- * not reported counts as the highest reported usage for the overload gate and session migration
- * (never the coolest). A row without `timestamp` is observed at `now`. Unhealthy workers get no
- * traffic, sessions and prefix matches included. KV feasibility: while some healthy worker's known
- * free KV (`kvAvailableTokens` + `kvEvictableTokens`, else capacity minus `numUsedTokens`, minus
- * tokens charged since) holds the prompt, no other worker is eligible (sessions and prefix
- * matches included).
- *
- * **Gotchas**: a session's KV share is estimated as its engine's projected usage divided by the
- * sessions the policy placed there; sessions evicted by `maxSessions` are not subtracted.
+ * **When to use**: in front of prefix-caching engines with multi-turn sessions (`prefixHashes`,
+ * `sessionId`). Errors: `NoRanks`, `InvalidInput`, `InvalidRoutedRank`, `AllRanksUnavailable`;
+ * `details.reason`: `pinned`, `session`, `session-migrated`, `cache-hit`, `cache-miss`,
+ * `kv-overloaded`, `imbalanced` or `beyond-load-bound`.
  *
  * @example
  * ```ts
  * import { makeCacheAffinity } from "@loadledger/policies"
  * const p = makeCacheAffinity({})
  * const a = p.route(p.init(2), { requestId: "a", inputLength: 8, prefixHashes: ["sys", "u1"] }, 0)
- * // a cache miss: the least loaded rank, then the least processed, then the lowest index
  * a._tag === "Routed" && a.rank // => 0
  * ```
  *
@@ -513,8 +466,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
 }
 
 /**
- * `cache-affinity` with default options (cache threshold 0.5, gate 64 / 1.5, KV overload 0.95,
- * migration hysteresis 0.95 / 0.8).
+ * `cache-affinity` with default options.
  *
  * @example
  * ```ts

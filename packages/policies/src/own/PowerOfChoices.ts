@@ -1,8 +1,5 @@
 /**
- * `makePowerOfChoices`: power of d choices over the in-flight ledger for very large rank counts:
- * O(d) per route (amortized), whatever the number of ranks.
- *
- * Its draws are in `internal/powerDraws.ts`, its view and argmin `makeScored`'s.
+ * `makePowerOfChoices`: power of d choices, the scorer over d + 1 candidates, O(d) per route.
  *
  * @since 0.4.0
  */
@@ -37,15 +34,9 @@ import { requests, tokens } from "./Scorers.js"
 import type { ScoredOptions, WeightedScorer } from "./ScoreView.js"
 
 /**
- * Options of {@link makePowerOfChoices}. Every field is optional.
- *
- * - `choices` (2): d, the ranks drawn per request (an integer >= 1), next to the rotating cursor's rank.
- * - `scorers` (`tokens`, weight 1) / `tieBreakers` (`requests`): how the candidates are compared,
- *   as in `makeScored` (normalised over the candidates). Scorers that read in-flight counts get
- *   `undefined` (this policy does not keep them: it would cost O(ranks) per route).
- * - `seed` (0): the draws' seed, mixed with `clientIndex` so front ends draw differently.
- * - `kvFeasible` (true), `clientCount` / `clientIndex` / `chargeScale`, `staleAfterSeconds` (1),
- *   `inclusionMarginSeconds` (0), `maxIndexedBlocks`, `name` ("power-of-choices"): as in `makeScored`.
+ * Options of {@link makePowerOfChoices}, all optional: `choices` (d, 2), `scorers` (`tokens`) /
+ * `tieBreakers` (`requests`), `seed` (0, mixed with `clientIndex`), the rest as `ScoredOptions`
+ * (terms that read in-flight counts get `undefined`).
  *
  * @category own policies
  * @since 0.4.0
@@ -57,9 +48,8 @@ export interface PowerOfChoicesOptions extends Omit<ScoredOptions, "scorers"> {
 }
 
 /**
- * What `observe` and `setStatus` precompute so a route never scans every rank: the busiest known
- * loads (`fm`, the floor of stale and unknown ranks), the highest reported KV usage and waiting
- * uncached tokens, and the most free KV any healthy rank reported (`maxFree`, `-Infinity` when none).
+ * What `observe` / `setStatus` precompute so a route never scans every rank: the busiest known
+ * loads, the highest KV usage and waiting uncached tokens, the most free KV (`-Infinity`: none).
  *
  * @category own policies
  * @since 0.4.0
@@ -71,9 +61,8 @@ export interface PowerOfChoicesCache {
 }
 
 /**
- * The state of a {@link makePowerOfChoices} policy: the in-flight ledger with its recent charges
- * batched (see the policy), the rotating cursor, the draws' generator state, the precomputed
- * {@link PowerOfChoicesCache} and the prefix index when a scorer uses it. Opaque and immutable.
+ * The state of a {@link makePowerOfChoices} policy: the ledger (charges batched), cursor, draws,
+ * cache, prefix index. Opaque and immutable.
  *
  * @category own policies
  * @since 0.4.0
@@ -97,30 +86,15 @@ export interface PowerOfChoicesPolicy extends Policy<PowerOfChoicesState> {
 }
 
 /**
- * Build a power-of-d-choices policy over the in-flight ledger (`power-of-two-ledger` is d = 2).
+ * Power of d choices (`power-of-two-ledger` is d = 2): `makeScored`'s terms over the rotating
+ * cursor's rank (first: it wins ties, so a burst goes round) and d seeded draws without
+ * replacement; every rank when d + 1 >= ranks. Charges are batched (folded every ranks / 8
+ * operations or at a snapshot); a route scans every rank only when no drawn rank is usable
+ * (`details.fallback`).
  *
- * **What it optimises**: the same weighted, normalised scorers as `makeScored` (default: lowest
- * `tokens`, ties by `requests`), but over d + 1 candidates instead of every rank: the rank at the
- * rotating cursor (advanced on every scored route, offset by `clientIndex`) and d ranks drawn
- * uniformly without replacement from the others (seeded generator in the state). The cursor's rank
- * comes first in the candidate order, so it wins ties: on equal snapshots a burst goes round the
- * ranks (no rank gets two before every rank got one), and on unequal ones the draws find the less
- * loaded ranks with the classical power-of-d guarantee. With d + 1 >= ranks every rank is a candidate.
- *
- * **Cost**: O(d) per route: charges go to `ledger-balanced`'s in-flight ledger through a batch
- * (folded every ranks / 8 operations or at the next snapshot), and the stale/unknown floor (the
- * busiest *known* base), the highest KV usage and free KV are computed at `observe`. A route scans
- * every rank only when no drawn rank is usable (`details.fallback` says why), deciding as `makeScored`.
- *
- * **When to use**: thousands of ranks (many DP groups behind one router), where a full scan per
- * request is the bottleneck. At 8 ranks a full scan (`makeScored`) balances better for the same cost.
- * Upstream for comparison: SMG's `power_of_two` (two distinct uniform draws, no cursor, no charges:
- * `smg/power-of-two`, lightseekorg/smg `model_gateway/src/policies/power_of_two.rs` @ 73da68ca),
- * which breaks the burst and tie laws this policy holds.
- *
- * Errors: `NoRanks`, `InvalidInput` (`inputLength`, or an option: `clientCount`, `clientIndex`,
- * `choices`, `scorers[i].weight`; every route, first), `InvalidRoutedRank`, `AllRanksUnavailable`.
- * `details` lists the `candidates`, their weighted `sums` and raw `costs`.
+ * **When to use**: thousands of ranks, where a full scan per request is the bottleneck. Upstream
+ * for comparison: SMG's `power_of_two` (lightseekorg/smg `model_gateway/src/policies/power_of_two.rs`
+ * @ 73da68ca). Errors: as `makeScored`, plus `choices`.
  *
  * @example
  * ```ts
@@ -133,7 +107,6 @@ export interface PowerOfChoicesPolicy extends Policy<PowerOfChoicesState> {
  *   const r = p.route(s, { requestId: `r${i}`, inputLength: 100 }, 1 + i / 1000)
  *   if (r._tag === "Routed") { picked.push(r.rank); s = r.state }
  * }
- * // an idle group: the cursor's rank ties with the draws and wins, so the burst goes round
  * picked // => [0, 1, 2, 3]
  * const next = p.route(s, { requestId: "r4", inputLength: 100 }, 1.01)
  * next._tag === "Routed" && (next.explanation.details?.["candidates"] as Array<number>).length // => 3
@@ -199,18 +172,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     const len = request.inputLength
     // the same view over the batch-folded base (candidates) or the folded ledger (full scan)
     const viewOver = (over: typeof base, ledger: typeof s.ledger | undefined) =>
-      new LedgerScoreView(
-        over,
-        ledger,
-        now,
-        request,
-        staleAfter,
-        s.cache.fm,
-        chargeScale,
-        s.index,
-        undefined,
-        s.cache.view
-      )
+      new LedgerScoreView(over, ledger, now, request, staleAfter, s.cache.fm, s.index, s.cache.view)
     const view = viewOver(base, s.ledger)
     const { cands, healthyDrawn, allowed, fallback } = candidatesOf(
       base,

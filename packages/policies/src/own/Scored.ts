@@ -1,6 +1,5 @@
 /**
- * `makeScored`: a policy from weighted, normalised scorers over the in-flight ledger (the combinator
- * of issue 16), with `ledger-balanced`'s charges, staleness rule, KV feasibility and rotating ties.
+ * `makeScored`: the one scorer, weighted terms over the one load view.
  *
  * @since 0.4.0
  */
@@ -8,7 +7,6 @@ import { doubles, packed } from "../internal/packed.js"
 import { type Policy, type PolicyError, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
 import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
-import { addInflight, emptyInflight, finishInflight, type Inflight } from "./internal/Inflight.js"
 import {
   chargeLedger,
   chargeOf,
@@ -33,8 +31,8 @@ import type { RankView } from "./RankView.js"
 import type { ScoredOptions } from "./ScoreView.js"
 
 /**
- * The state of a {@link makeScored} policy: the in-flight ledger, the rotating tie cursor, and the
- * prefix index and in-flight counts when a scorer uses them. Opaque and immutable.
+ * The state of a {@link makeScored} policy: the ledger, the tie cursor, the prefix index (when a
+ * term uses it). Opaque and immutable.
  *
  * @category own policies
  * @since 0.4.0
@@ -43,7 +41,6 @@ export interface ScoredState {
   readonly ledger: LedgerState
   readonly cursor: number
   readonly index: PrefixIndex | undefined
-  readonly inflight: Inflight | undefined
 }
 
 /**
@@ -77,37 +74,17 @@ const costKeys = (names: ReadonlyArray<string>): Array<string> => {
 }
 
 /**
- * Build a policy that routes each request to the rank with the lowest weighted sum of normalised
- * scorer costs (the combinator of issue 16).
+ * The one scorer: route to the rank with the lowest weighted sum of normalised term costs over the
+ * in-flight ledger's view (`ScoreView`); ties by `tieBreakers` (raw, in order), then a rotating
+ * scan (vLLM's `eng_start_index`, `vllm/v1/engine/core_client.py` @ 00080ee1). `+Infinity`
+ * excludes a rank; stale, unknown, unhealthy and (with `kvFeasible`) KV-infeasible ranks as in
+ * docs/own-policies.md. Upstream for comparison: llm-d's weighted scorers
+ * (llm-d/llm-d-router `pkg/epp/framework/plugins/scheduling/picker/maxscore/picker.go` @ ebab6879).
  *
- * **What it optimises**: whatever its scorers measure, on one scale: each term's costs are
- * normalised over the ranks usable for this request (`"min-max"` by default: best 0, worst 1, all
- * 0 when every rank costs the same; or `"max"`, or `"none"`, see `Normalisation`), multiplied by
- * its weight and summed; the lowest sum wins, ties go to the `tieBreakers` (raw, in order), then to
- * the first rank in a rotating scan (the cursor advances on every scored route, as vLLM's
- * `eng_start_index`: repeated tied snapshots never keep favouring the same ranks). A scorer cost of
- * `+Infinity` excludes the rank (a gate, e.g. `Scorers.kvPressureGate`).
- *
- * The scorers read the in-flight ledger of `ledger-balanced` (`ScoreView`): every routed request is
- * charged until a snapshot stamped after it arrives or it finishes (`chargeScale` times), stale and
- * unknown ranks are never less busy than the busiest fresh / known one, unhealthy ranks are never
- * chosen, and (with `kvFeasible`) a rank whose free KV cannot hold the prompt is never chosen while
- * another's can. `ledger-balanced` is `tokens` (weight 1) with tie-breaker `requests` and the
- * `kvPressureGate`; `uncached-tokens` is `loadTokens` + `uncachedPromptTokens`, both `"none"` and
- * weight 1 (both shown decision for decision in the tests).
- *
- * **When to use**: to balance on several criteria at once (tokens, queue, KV, cached prefix) or to
- * try a criterion of your own without writing a policy. Upstream for comparison: llm-d's weighted,
- * min-max-normalised scorers with a max-score picker that breaks ties by a shuffle (`LlmD`,
- * llm-d/llm-d-router `pkg/epp/framework/plugins/scheduling/picker/maxscore/picker.go` @ ebab6879),
- * and vLLM's rotating `eng_start_index` (`vllm/v1/engine/core_client.py` @ 00080ee1,
- * `DPLBAsyncMPClient`). Errors: `NoRanks`, `InvalidInput`
- * (`inputLength`, or a bad option, named `clientCount`, `clientIndex`, `scorers[i].weight` ...; a
- * bad option fails every route, first), `InvalidRoutedRank`,
- * `AllRanksUnavailable`. `explanation.scores` holds each rank's weighted sum (`+Infinity` where not
- * usable); `details.candidates` the healthy ranks in scan order and `details.costs` each scorer's raw cost
- * per candidate in that order (as `makePowerOfChoices`), with `stale`, `unknown`, `excluded` (by a
- * gate) and `kvInfeasible`.
+ * **When to use**: to balance on several terms at once or try a term of your own.
+ * Errors: `NoRanks`, `InvalidInput` (`inputLength`, a bad option named), `InvalidRoutedRank`,
+ * `AllRanksUnavailable`. `explanation.scores`: each rank's sum; `details.costs`: each term's raw
+ * cost per candidate (`details.candidates`, scan order).
  *
  * @example
  * ```ts
@@ -124,7 +101,6 @@ const costKeys = (names: ReadonlyArray<string>): Array<string> => {
  *   { dpRank: 2, timestamp: 1, numRunningReqs: 2, numWaitingReqs: 1, numTotalTokens: 600 }
  * ]
  * const r = p.route(p.observe(p.init(3), rows, 1), { requestId: "a", inputLength: 100 }, 1)
- * // tokens 1000/400/600 -> 1, 0, 1/3; waiting 0/3/1 -> 0, 1, 1/3
  * r._tag === "Routed" && r.rank // => 2
  * r._tag === "Routed" && r.explanation.scores // => [1, 1, 2 / 3]
  * ```
@@ -146,7 +122,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
   // one tie-break text per scan start, made once
   const tieTexts: Array<string | undefined> = []
   const withLedger = (s: ScoredState, ledger: LedgerState): ScoredState =>
-    ledger === s.ledger ? s : { ledger, cursor: s.cursor, index: s.index, inflight: s.inflight }
+    ledger === s.ledger ? s : { ledger, cursor: s.cursor, index: s.index }
 
   const commit = (
     s: ScoredState,
@@ -161,11 +137,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     state: {
       ledger: chargeLedger(s.ledger, rank, chargeOf(request, now, chargeScale)),
       cursor,
-      index: s.index === undefined ? undefined : recordBlocks(s.index, request.prefixHashes, rank),
-      inflight:
-        s.inflight === undefined
-          ? undefined
-          : addInflight(s.inflight, request.requestId, rank, request.inputLength)
+      index: s.index === undefined ? undefined : recordBlocks(s.index, request.prefixHashes, rank)
     },
     explanation
   })
@@ -182,18 +154,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
       return commit(s, request, r, s.cursor, now, { tieBreak: "pinned by routedDpRank" })
     }
     const fm = freshMax(L, now, staleAfter)
-    const view = new LedgerScoreView(
-      L,
-      undefined,
-      now,
-      request,
-      staleAfter,
-      fm,
-      chargeScale,
-      s.index,
-      s.inflight,
-      undefined
-    )
+    const view = new LedgerScoreView(L, undefined, now, request, staleAfter, fm, s.index, undefined)
     const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
     const ranks: Array<number> = []
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) if (L.healthy[r]) ranks.push(r)
@@ -247,13 +208,11 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
   return {
     name: options.name ?? "scored",
     init: (dpSize) => {
-      const ledger = emptyLedger(dpSize)
       const uses = !("_tag" in scoring)
       return {
-        ledger,
+        ledger: emptyLedger(dpSize, uses && scoring.usesInflight),
         cursor: 0,
-        index: uses && scoring.usesIndex ? emptyPrefixIndex(maxBlocks) : undefined,
-        inflight: uses && scoring.usesInflight ? emptyInflight(ledger.dpSize) : undefined
+        index: uses && scoring.usesIndex ? emptyPrefixIndex(maxBlocks) : undefined
       }
     },
     observe: (s, loads, now) =>
@@ -261,10 +220,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
     route,
     finish: (s, requestIds) => {
       const ledger = finishLedger(s.ledger, requestIds)
-      const inflight = s.inflight === undefined ? undefined : finishInflight(s.inflight, requestIds)
-      return ledger === s.ledger && inflight === s.inflight
-        ? s
-        : { ledger, cursor: s.cursor, index: s.index, inflight }
+      return ledger === s.ledger ? s : { ledger, cursor: s.cursor, index: s.index }
     },
     setStatus: (s, status) => {
       const next = withLedger(s, setLedgerStatus(s.ledger, status))

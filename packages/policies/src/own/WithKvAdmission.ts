@@ -1,6 +1,6 @@
 /**
- * `withKvAdmission`: never send a request to a rank whose free KV cannot hold it while another rank
- * can; otherwise the wrapped policy decides.
+ * `withKvAdmission`: a `Policy -> Policy` candidate filter: only ranks whose free KV holds the
+ * prompt, while any does.
  *
  * @since 0.4.0
  */
@@ -31,15 +31,9 @@ import {
 } from "./internal/InflightCharges.js"
 
 /**
- * Options of {@link withKvAdmission}. Every field is optional.
- *
- * - `poolTokens`: the KV pool size in tokens of every rank, for rows that carry only
- *   `kvCacheUsage` (vLLM's coordinator publishes no token counts): free KV is then
- *   `floor(poolTokens x (1 - kvCacheUsage))`. Without it such rows give no free KV (never excluded).
- * - `clientCount` (1): front ends sharing the ranks; each routed prompt is subtracted from its
- *   rank's free KV `clientCount` times until a snapshot covers it.
- * - `inclusionMarginSeconds` (0): as in `ledger-balanced`.
- * - `name`: default the inner name + `"+kv-admission"`.
+ * Options of {@link withKvAdmission}, all optional: `poolTokens` (every rank's KV pool, for rows
+ * with only `kvCacheUsage`: free is `floor(poolTokens x (1 - usage))`), `clientCount` (1),
+ * `inclusionMarginSeconds` (0), `name`.
  *
  * @category own policies
  * @since 0.4.0
@@ -52,10 +46,8 @@ export interface KvAdmissionOptions {
 }
 
 /**
- * The state of a {@link withKvAdmission} policy: the inner policy's state and the in-flight ledger
- * (newest row per rank, prompts routed since, true health); `ledger` is `undefined` when the inner
- * policy's own ledger is read instead (an inner `withStaleness` with the same `clientCount` and
- * margin: one ledger, the requests tracked once). Opaque and immutable.
+ * The state of a {@link withKvAdmission} policy: the inner state and the ledger (`undefined` when
+ * the inner `withStaleness`'s is read: one ledger). Opaque.
  *
  * @category own policies
  * @since 0.4.0
@@ -66,8 +58,7 @@ export interface KvAdmissionState<S> {
 }
 
 /**
- * A {@link withKvAdmission} policy, and where the in-flight ledger it reads is (`inflightLedger`,
- * for a wrapper around it).
+ * A {@link withKvAdmission} policy and where the ledger it reads is (`inflightLedger`).
  *
  * @category own policies
  * @since 0.6.0
@@ -77,35 +68,15 @@ export interface KvAdmissionPolicy<S> extends Policy<KvAdmissionState<S>> {
 }
 
 /**
- * Wrap `policy` with KV-aware admission.
+ * KV admission, as a candidate filter: while some healthy rank's free KV (its newest row minus
+ * the prompt tokens routed since, x `clientCount`) holds the prompt, the inner policy routes with
+ * every other rank marked unhealthy for that request; an inner policy that ignores health is
+ * routed again, pinned to the feasible rank with the most free KV (`details.kvAdmission.overridden`).
+ * Around `withStaleness` (same `clientCount` and margin) it reads that ledger.
  *
- * **What it guarantees**: a request never goes to a rank whose free KV cannot hold its prompt while
- * some healthy rank's can (the `kvFeasibility` law, for any inner policy). Free KV is each rank's
- * newest row (`kvAvailableTokens` + `kvEvictableTokens`, else capacity minus `numUsedTokens`, else
- * the pool times `1 - kvCacheUsage`) minus the prompts routed to it since that row (times
- * `clientCount`); a rank whose free KV is unknown counts as not holding it.
- *
- * **How**: when some rank can hold the prompt, the inner policy routes with every other rank marked
- * unhealthy for that one request (its own health is restored after), so it chooses among the
- * feasible ranks by its own rule. An inner policy that ignores health (SGLang's TOTAL_* methods,
- * FOLLOW_BOOTSTRAP_ROOM) may still pick an infeasible rank: the request is then routed again,
- * pinned (`routedDpRank`) to the feasible rank with the most free KV, so the inner policy's own
- * bookkeeping follows the request (`details.kvAdmission.overridden`). When no rank can hold it
- * (or no rank reports free KV), the inner policy decides alone. A pinned request is left as it is.
- *
- * **One ledger**: around a policy that keeps the in-flight ledger itself (`withStaleness`, with the
- * same `clientCount` and margin) it reads that one (its charges are the same requests, charged
- * alike) instead of tracking every request a second time.
- *
- * **When to use**: around a policy that reads no free KV (vLLM's balancer, SGLang's methods, most
- * peer routers), so long prompts stop queueing behind a full KV pool while another rank has room.
- *
- * Upstream for comparison: none of the field's balancers reads free tokens (vLLM's guard and
- * SGLang's methods read usage or counts; fault case S07, vLLM #36748); SGLang's scheduler admits
- * from the rank's own queue only once the prompt fits (`schedule_policy.py`, `PrefillAdder`).
- *
- * Errors are the inner policy's, and `InvalidInput` naming `clientCount` on every route when
- * `checkClientOptions` refuses it. `explanation.details.kvAdmission` lists the `feasible` ranks.
+ * **When to use**: around a policy that reads no free KV (vLLM's balancer, SGLang's methods; fault
+ * S07, vLLM #36748; SGLang admits once the prompt fits, `schedule_policy.py` `PrefillAdder`).
+ * Errors: the inner policy's, and `InvalidInput` naming `clientCount`.
  *
  * @example
  * ```ts
@@ -116,7 +87,6 @@ export interface KvAdmissionPolicy<S> extends Policy<KvAdmissionState<S>> {
  *   { dpRank: 1, timestamp: 1, numRunningReqs: 9, numWaitingReqs: 0, numTotalTokens: 0, kvAvailableTokens: 5000 }
  * ]
  * const s = p.observe(p.init(2), rows, 1)
- * // TOTAL_REQUESTS alone would take idle rank 0, whose free KV cannot hold 1000 tokens
  * const r = p.route(s, { requestId: "a", inputLength: 1000 }, 1)
  * r._tag === "Routed" && r.rank // => 1
  * p.route(s, { requestId: "b", inputLength: 50 }, 1)._tag === "Routed" // => true

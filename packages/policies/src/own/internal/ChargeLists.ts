@@ -22,7 +22,11 @@ export const unlive = (byId: HashTrie<IdEntry>, node: ChargeNode): HashTrie<IdEn
   const id = node.held.charge.requestId
   const e = getTrie(byId, id)!
   const live = e.live.length === 1 ? [] : e.live.filter((x) => x !== node.held)
-  return setTrie(byId, id, live.length === 0 && e.rank === undefined ? undefined : { rank: e.rank, live })
+  return setTrie(
+    byId,
+    id,
+    live.length === 0 && e.rank === undefined ? undefined : { rank: e.rank, live, routed: e.routed }
+  )
 }
 
 /** Rebuild a list from nodes given newest first (fresh nodes, same charges). */

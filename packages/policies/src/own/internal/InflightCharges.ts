@@ -44,8 +44,8 @@ export const chargeOf = (request: RouteRequest, now: number, scale: number): Cha
   tokens: scale * request.inputLength
 })
 
-/** A fresh ledger for `dpSize` ranks. */
-export const emptyLedger = (dpSize: number): LedgerState => {
+/** A fresh ledger for `dpSize` ranks (`inflight`: also track what is routed and not finished). */
+export const emptyLedger = (dpSize: number, inflight = false): LedgerState => {
   const n = Number.isInteger(dpSize) && dpSize > 0 ? dpSize : 0
   return {
     dpSize: n,
@@ -60,7 +60,9 @@ export const emptyLedger = (dpSize: number): LedgerState => {
     chargedRequests: packed<number>(n, 0),
     chargedTokens: packed<number>(n, 0),
     healthy: packed<boolean>(n, true),
-    byId: emptyTrie(Number.POSITIVE_INFINITY)
+    byId: emptyTrie(Number.POSITIVE_INFINITY),
+    inflightRequests: inflight ? packed<number>(n, 0) : undefined,
+    inflightTokens: inflight ? packed<number>(n, 0) : undefined
   }
 }
 
@@ -69,7 +71,9 @@ const withCharges = (
   charges: ReadonlyArray<ChargeList>,
   chargedRequests: ReadonlyArray<number>,
   chargedTokens: ReadonlyArray<number>,
-  byId: HashTrie<IdEntry>
+  byId: HashTrie<IdEntry>,
+  inflightRequests: ReadonlyArray<number> | undefined,
+  inflightTokens: ReadonlyArray<number> | undefined
 ): LedgerState => ({
   dpSize: s.dpSize,
   snapshots: s.snapshots,
@@ -83,7 +87,9 @@ const withCharges = (
   chargedRequests,
   chargedTokens,
   healthy: s.healthy,
-  byId
+  byId,
+  inflightRequests,
+  inflightTokens
 })
 
 /** Charge one routed request to `rank` ({@link chargeLedgerMany} of one item). */
@@ -94,16 +100,29 @@ export const chargeLedger = (state: LedgerState, rank: number, charge: Charge): 
 export const finishLedger = (state: LedgerState, requestIds: ReadonlyArray<string>): LedgerState => {
   let edit: ChargeEdit | undefined
   let byId = state.byId
+  let iq: Array<number> | undefined
+  let it: Array<number> | undefined
   for (const id of requestIds) {
     const e = getTrie(byId, id)
     const r = e?.rank
     if (r === undefined) continue
+    const c = e!.routed
+    if (c !== undefined && state.inflightRequests !== undefined) {
+      iq ??= state.inflightRequests.slice()
+      it ??= state.inflightTokens!.slice()
+      iq[r] = Math.max(0, iq[r]! - c.requests)
+      it[r] = Math.max(0, it[r]! - c.tokens)
+    }
     const xs = e!.live
     let onRank = 0
     for (let i = 0; i < xs.length; i++) if (xs[i]!.rank === r) onRank++
     // no longer held; the charges it has on other ranks (an id reused while charged) stay live
     const rest = onRank === xs.length ? undefined : onRank === 0 ? xs : xs.filter((x) => x.rank !== r)
-    byId = setTrie(byId, id, rest === undefined ? undefined : { rank: undefined, live: rest })
+    byId = setTrie(
+      byId,
+      id,
+      rest === undefined ? undefined : { rank: undefined, live: rest, routed: undefined }
+    )
     if (onRank === 0) continue
     edit ??= {
       charges: state.charges.slice(),
@@ -153,7 +172,9 @@ export const finishLedger = (state: LedgerState, requestIds: ReadonlyArray<strin
     edit?.charges ?? state.charges,
     edit?.chargedRequests ?? state.chargedRequests,
     edit?.chargedTokens ?? state.chargedTokens,
-    byId
+    byId,
+    iq ?? state.inflightRequests,
+    it ?? state.inflightTokens
   )
 }
 
@@ -172,6 +193,8 @@ export const chargeLedgerMany = (state: LedgerState, items: ReadonlyArray<Held>)
   const chargedRequests = state.chargedRequests.slice()
   const chargedTokens = state.chargedTokens.slice()
   let byId = state.byId
+  const iq = state.inflightRequests?.slice()
+  const it = state.inflightTokens?.slice()
   for (const held of items) {
     const { charge, rank } = held
     const list = charges[rank]!
@@ -189,8 +212,13 @@ export const chargeLedgerMany = (state: LedgerState, items: ReadonlyArray<Held>)
     const prev = getTrie(byId, charge.requestId)?.live
     byId = setTrie(byId, charge.requestId, {
       rank,
-      live: prev === undefined || prev.length === 0 ? [held] : [...prev, held]
+      live: prev === undefined || prev.length === 0 ? [held] : [...prev, held],
+      routed: iq === undefined ? undefined : charge
     })
+    if (iq !== undefined) {
+      iq[rank] = iq[rank]! + charge.requests
+      it![rank] = it![rank]! + charge.tokens
+    }
   }
-  return withCharges(state, charges, chargedRequests, chargedTokens, byId)
+  return withCharges(state, charges, chargedRequests, chargedTokens, byId, iq, it)
 }

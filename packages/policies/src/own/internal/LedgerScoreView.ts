@@ -7,7 +7,6 @@
 import type { RouteRequest } from "../../Policy.js"
 import type { ScoreView } from "../ScoreView.js"
 import { freeKvTokens } from "./FreeKv.js"
-import type { Inflight } from "./Inflight.js"
 import type { LedgerState } from "./InflightCharges.js"
 import { type LazyLedger, lazyChargedRequests, lazyChargedTokens } from "./LazyLedger.js"
 import { baseOf, type FreshMax, maxKnownKv } from "./LoadView.js"
@@ -44,9 +43,7 @@ export class LedgerScoreView implements ScoreView {
     readonly request: RouteRequest,
     private readonly staleAfter: number,
     private readonly fm: FreshMax,
-    private readonly chargeScale: number,
     private readonly index: PrefixIndex | undefined,
-    private readonly inflight: Inflight | undefined,
     cache: ViewCache | undefined
   ) {
     this.dpSize = ledger.dpSize
@@ -140,9 +137,9 @@ export class LedgerScoreView implements ScoreView {
     return Math.max(0, inputLength - this.matched[r]! * (inputLength / blocks))
   }
   inflightRequests(r: number): number | undefined {
-    return this.inflight === undefined ? undefined : this.chargeScale * this.inflight.requests[r]!
+    return this.ledger.inflightRequests?.[r]
   }
   inflightTokens(r: number): number | undefined {
-    return this.inflight === undefined ? undefined : this.chargeScale * this.inflight.tokens[r]!
+    return this.ledger.inflightTokens?.[r]
   }
 }

@@ -40,6 +40,8 @@ export interface ChargeList {
 export interface IdEntry {
   readonly rank: number | undefined
   readonly live: ReadonlyArray<Held>
+  /** The charge counted in `inflight*` until the request finishes (when the ledger tracks them). */
+  readonly routed: Charge | undefined
 }
 
 export const noCharges: ChargeList = { head: undefined, live: 0, dead: 0, inexact: 0, ordered: true }
@@ -48,7 +50,8 @@ export const noCharges: ChargeList = { head: undefined, live: 0, dead: 0, inexac
  * The one in-flight charge ledger, column-wise: the newest row per rank (`snap*`; `snapTimestamp`
  * NaN when unknown, `rowTimestamp` the newest row with request counts, `snapKv` NaN unreported),
  * the charges no snapshot includes yet and their sums, health, and per request id its rank and live
- * charges. Immutable; see docs/own-policies.md "The in-flight charge ledger".
+ * charges. `inflight*` (when asked for): the charges of the requests routed and not yet finished,
+ * whatever the snapshots say (the in-flight floor). Immutable; see docs/own-policies.md.
  */
 export interface LedgerState {
   readonly dpSize: number
@@ -64,6 +67,8 @@ export interface LedgerState {
   readonly chargedTokens: ReadonlyArray<number>
   readonly healthy: ReadonlyArray<boolean>
   readonly byId: HashTrie<IdEntry>
+  readonly inflightRequests: ReadonlyArray<number> | undefined
+  readonly inflightTokens: ReadonlyArray<number> | undefined
 }
 
 /** Where a wrapped policy keeps its ledger, so a wrapper shares it instead of a second copy. */

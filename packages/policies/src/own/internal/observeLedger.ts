@@ -102,6 +102,8 @@ export const observeLedger = (
     chargedRequests: edit?.chargedRequests ?? state.chargedRequests,
     chargedTokens: edit?.chargedTokens ?? state.chargedTokens,
     healthy: state.healthy,
-    byId: edit?.byId ?? state.byId
+    byId: edit?.byId ?? state.byId,
+    inflightRequests: state.inflightRequests,
+    inflightTokens: state.inflightTokens
   }
 }
