@@ -21,7 +21,7 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
-import { effectiveRequests, freshMax, isDated, kvOf, ledgerView } from "./internal/LoadView.js"
+import { freshMax, LedgerScoreView, ledgerView } from "./internal/LoadView.js"
 import type { RankView } from "./RankView.js"
 
 /**
@@ -119,9 +119,8 @@ const leastLoaded = (
 }
 
 const projected = (state: CacheAffinityState, r: number): number | undefined => {
-  const kv = kvOf(state.ledger, r)
-  if (kv === undefined) return undefined
-  let x = kv
+  let x = state.ledger.snapKv[r]!
+  if (Number.isNaN(x)) return undefined
   for (const a of state.kvAdjust[r]!) x += a.delta
   return Math.max(0, x)
 }
@@ -271,14 +270,23 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
         details: { reason: "pinned" }
       })
     }
+    // the one load view: loads are its requests (reported + charged, stale and unknown floored)
     const fm = freshMax(state.ledger, now, staleAfter)
+    const view = new LedgerScoreView(
+      state.ledger,
+      undefined,
+      now,
+      request,
+      staleAfter,
+      fm,
+      undefined,
+      undefined
+    )
     const loads = new Array<number>(n)
     const stale: Array<number> = []
     for (let r = 0; r < n; r++) {
-      // stale: its newest row with request counts is old (a partial one too, as ledger-balanced)
-      const at = state.ledger.rowTimestamp[r]!
-      if (!Number.isNaN(at) && !(now - at <= staleAfter)) stale.push(r)
-      loads[r] = effectiveRequests(state.ledger, r, now, staleAfter, fm)
+      if (view.stale(r)) stale.push(r)
+      loads[r] = view.requests(r)
     }
     // indexed stores then a trimmed length: several times faster than push in V8
     // KV feasibility: while a rank's known free KV holds the prompt, only such ranks are eligible
@@ -290,7 +298,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     eligible.length = ne
     // while a fresh rank is eligible, a stale or unknown one is not: not by load (its floor ties it
     // at best), nor by a session or a prefix it holds (it may be hung or gone: never attractive)
-    const dated = (r: number) => isDated(state.ledger, r, now, staleAfter)
+    const dated = (r: number) => view.dated(r)
     const freshOnly = eligible.some(dated) && !eligible.every(dated)
     if (freshOnly) {
       eligible = eligible.filter(dated)

@@ -24,8 +24,7 @@ import {
   lazyOf,
   lazySetStatus
 } from "./internal/LazyLedger.js"
-import { LedgerScoreView, type ViewCache } from "./internal/LedgerScoreView.js"
-import { type FreshMax, isDated, ledgerView } from "./internal/LoadView.js"
+import { type FreshMax, isDated, LedgerScoreView, ledgerView, type ViewCache } from "./internal/LoadView.js"
 import { emptyPrefixIndex, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
 import { cacheOf, candidatesOf, drawOthers, fullScan, maxFreeOf } from "./internal/powerDraws.js"
 import { pickBest, type Scoring, scoredSettings, scorerNames, scoringOf } from "./internal/ScoreCore.js"

@@ -17,8 +17,7 @@ import {
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
-import { LedgerScoreView } from "./internal/LedgerScoreView.js"
-import { freshMax, isStaleRow, ledgerView } from "./internal/LoadView.js"
+import { freshMax, LedgerScoreView, ledgerView } from "./internal/LoadView.js"
 import {
   emptyPrefixIndex,
   forgetRanks,
@@ -191,7 +190,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
       if (now - t <= staleAfter) continue
       if (Number.isNaN(t)) unknown = listed(unknown, r)
       // stale: its newest row with request counts is old (a partial one too, as ledger-balanced)
-      if (isStaleRow(L, r, now, staleAfter)) stale = listed(stale, r)
+      if (view.stale(r)) stale = listed(stale, r)
     }
     if (kvInfeasible.length > 1) kvInfeasible.sort(ascending)
     if (picked.excluded.length > 1) picked.excluded.sort(ascending)

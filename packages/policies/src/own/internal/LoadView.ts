@@ -1,12 +1,18 @@
 /**
- * What the in-flight charges and the last snapshots say a rank's load is at `now`.
+ * The one read-only load view: reported load plus the ledger's charges, per rank at `now`
+ * (`LedgerScoreView`, the `ScoreView` every scorer reads; `ledgerView`, the `RankView`s), and the
+ * fresh / stale / unknown rules it applies.
  *
  * @internal
  */
 import { isCount, malformedRow } from "../../internal/counts.js"
-import type { RankLoad } from "../../Policy.js"
+import type { RankLoad, RouteRequest } from "../../Policy.js"
 import type { RankView } from "../RankView.js"
+import type { ScoreView } from "../ScoreView.js"
+import { freeKvTokens } from "./FreeKv.js"
 import type { LedgerState } from "./InflightCharges.js"
+import { type LazyLedger, lazyChargedRequests, lazyChargedTokens } from "./LazyLedger.js"
+import { indexedRanks, matchedBlocks, type PrefixIndex } from "./PrefixIndex.js"
 
 export interface FreshMax {
   readonly requests: number
@@ -99,7 +105,7 @@ export const baseOf = (
 ): readonly [number, number, number] => {
   if (Number.isNaN(state.snapTimestamp[r]!))
     return unknownBase(state.snapshots[r], fm, now, staleAfterSeconds)
-  const fresh = isFresh(state, r, now, staleAfterSeconds)
+  const fresh = now - state.snapTimestamp[r]! <= staleAfterSeconds
   const q = state.snapRequests[r]!
   const t = state.snapTokens[r]!
   const w = state.snapWaiting[r]!
@@ -126,26 +132,9 @@ export const displacesBest = (
   (score === bestScore &&
     unknownLevel(state, r, now, staleAfterSeconds) < unknownLevel(state, best, now, staleAfterSeconds))
 
-/** True when rank `r`'s newest row with request counts (a partial one too. */
+/** True when rank `r`'s newest row with request counts (a partial one too) is fresh at `now`. */
 export const isDated = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
   now - state.rowTimestamp[r]! <= staleAfterSeconds
-
-/** True when rank `r` has a row with request counts and it is stale at `now`. */
-export const isStaleRow = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
-  !Number.isNaN(state.rowTimestamp[r]!) && !isDated(state, r, now, staleAfterSeconds)
-
-/** True when rank `r`'s snapshot is fresh at `now` (false when it never published or is unknown). */
-export const isFresh = (state: LedgerState, r: number, now: number, staleAfterSeconds: number): boolean =>
-  now - state.snapTimestamp[r]! <= staleAfterSeconds
-
-/** Effective requests of rank `r` at `now` (base per the staleness rule, plus charges). */
-export const effectiveRequests = (
-  state: LedgerState,
-  r: number,
-  now: number,
-  staleAfterSeconds: number,
-  fm: FreshMax
-): number => baseOf(state, r, now, staleAfterSeconds, fm)[0] + state.chargedRequests[r]!
 
 /** The highest KV usage any rank reported (its last known row), `undefined` when none did. */
 export const maxKnownKv = (state: LedgerState): number | undefined => {
@@ -158,30 +147,155 @@ export const maxKnownKv = (state: LedgerState): number | undefined => {
   return Number.isNaN(m) ? undefined : m
 }
 
-/** KV usage of rank `r`, `undefined` when not reported. */
-export const kvOf = (state: LedgerState, r: number): number | undefined => {
-  const kv = state.snapKv[r]!
-  return Number.isNaN(kv) ? undefined : kv
-}
-
-/** Every rank's view at `now` (allocates. */
+/** Every rank's {@link RankView}: the one view, read once per rank. */
 export const ledgerView = (
   state: LedgerState,
   now: number,
   staleAfterSeconds: number
 ): ReadonlyArray<RankView> => {
   const fm = freshMax(state, now, staleAfterSeconds)
-  return state.snapshots.map((_, r) => {
-    const [requests, tokens, waiting] = baseOf(state, r, now, staleAfterSeconds, fm)
-    return {
-      requests: requests + state.chargedRequests[r]!,
-      tokens: tokens + state.chargedTokens[r]!,
-      waiting: waiting + state.chargedRequests[r]!,
-      kvCacheUsage: kvOf(state, r),
-      // a partial row that counted requests is dated by them (`rowTimestamp`), so it ages too
-      ageSeconds: Number.isNaN(state.rowTimestamp[r]!) ? undefined : now - state.rowTimestamp[r]!,
-      stale: isStaleRow(state, r, now, staleAfterSeconds),
-      unknown: Number.isNaN(state.snapTimestamp[r]!)
+  const v = new LedgerScoreView(state, undefined, now, noRequest, staleAfterSeconds, fm, undefined, undefined)
+  return state.snapshots.map((_, r) => ({
+    requests: v.requests(r),
+    tokens: v.tokens(r),
+    waiting: v.waiting(r),
+    kvCacheUsage: v.kvCacheUsage(r),
+    // a partial row that counted requests is dated by them (`rowTimestamp`), so it ages too
+    ageSeconds: Number.isNaN(state.rowTimestamp[r]!) ? undefined : now - state.rowTimestamp[r]!,
+    stale: v.stale(r),
+    unknown: v.unknown(r)
+  }))
+}
+const noRequest: RouteRequest = { requestId: "", inputLength: 0 }
+
+/** Values a view would otherwise compute over every rank (power of d keeps them from `observe`). */
+export interface ViewCache {
+  readonly maxKv: number | undefined
+  readonly maxUncached: number
+}
+
+/** The highest `numWaitingUncachedTokens` any rank's last row reports (0 when none). */
+export const maxWaitingUncached = (ledger: LedgerState): number => {
+  let m = 0
+  for (const row of ledger.snapshots) {
+    const u = row?.numWaitingUncachedTokens
+    if (u !== undefined && u > m) m = u
+  }
+  return m
+}
+
+/** A {@link ScoreView} over the in-flight ledger (and a lazy ledger's log, when given). */
+export class LedgerScoreView implements ScoreView {
+  readonly dpSize: number
+  // the two maxima over every rank, each computed on first use (or given: power of d keeps them)
+  private kvDone = false
+  private maxKv: number | undefined = undefined
+  private maxUncached = -1
+  private matched: Array<number> | undefined
+  constructor(
+    private readonly ledger: LedgerState,
+    private readonly lazy: LazyLedger | undefined,
+    readonly now: number,
+    readonly request: RouteRequest,
+    private readonly staleAfter: number,
+    private readonly fm: FreshMax,
+    private readonly index: PrefixIndex | undefined,
+    cache: ViewCache | undefined
+  ) {
+    this.dpSize = ledger.dpSize
+    if (cache !== undefined) {
+      this.kvDone = true
+      this.maxKv = cache.maxKv
+      this.maxUncached = cache.maxUncached
     }
-  })
+  }
+  chargedRequests(r: number): number {
+    return this.lazy === undefined ? this.ledger.chargedRequests[r]! : lazyChargedRequests(this.lazy, r)
+  }
+  chargedTokens(r: number): number {
+    return this.lazy === undefined ? this.ledger.chargedTokens[r]! : lazyChargedTokens(this.lazy, r)
+  }
+  private fresh(r: number): boolean {
+    return this.now - this.ledger.snapTimestamp[r]! <= this.staleAfter
+  }
+  healthy(r: number): boolean {
+    return this.ledger.healthy[r]!
+  }
+  unknown(r: number): boolean {
+    return Number.isNaN(this.ledger.snapTimestamp[r]!)
+  }
+  stale(r: number): boolean {
+    // dated by its newest row with request counts (a partial one too: vLLM's rows carry no tokens)
+    const at = this.ledger.rowTimestamp[r]!
+    return !Number.isNaN(at) && !(this.now - at <= this.staleAfter)
+  }
+  /** Its newest row with request counts is fresh (false when it has none). */
+  dated(r: number): boolean {
+    return this.now - this.ledger.rowTimestamp[r]! <= this.staleAfter
+  }
+  requests(r: number): number {
+    const base = this.fresh(r)
+      ? this.ledger.snapRequests[r]!
+      : baseOf(this.ledger, r, this.now, this.staleAfter, this.fm)[0]
+    return base + this.chargedRequests(r)
+  }
+  waiting(r: number): number {
+    const base = this.fresh(r)
+      ? this.ledger.snapWaiting[r]!
+      : baseOf(this.ledger, r, this.now, this.staleAfter, this.fm)[2]
+    return base + this.chargedRequests(r)
+  }
+  running(r: number): number {
+    if (this.fresh(r)) return this.ledger.snapRequests[r]! - this.ledger.snapWaiting[r]!
+    const b = baseOf(this.ledger, r, this.now, this.staleAfter, this.fm)
+    return b[0] - b[2]
+  }
+  tokens(r: number): number {
+    const base = this.fresh(r)
+      ? this.ledger.snapTokens[r]!
+      : baseOf(this.ledger, r, this.now, this.staleAfter, this.fm)[1]
+    return base + this.chargedTokens(r)
+  }
+  kvCacheUsage(r: number): number | undefined {
+    const kv = this.ledger.snapKv[r]!
+    return Number.isNaN(kv) ? undefined : kv
+  }
+  maxKvCacheUsage(): number | undefined {
+    if (!this.kvDone) {
+      this.maxKv = maxKnownKv(this.ledger)
+      this.kvDone = true
+    }
+    return this.maxKv
+  }
+  freeKvTokens(r: number): number | undefined {
+    const free = freeKvTokens(this.ledger.snapshots[r])
+    return free === undefined ? undefined : free - this.chargedTokens(r)
+  }
+  waitingUncachedTokens(r: number): number {
+    const row = this.ledger.snapshots[r]
+    if (this.maxUncached < 0) this.maxUncached = maxWaitingUncached(this.ledger)
+    const max = this.maxUncached
+    if (row === undefined || row.unknown !== undefined) return max
+    if (row.numWaitingUncachedTokens !== undefined) return row.numWaitingUncachedTokens
+    // no token count: its waiting requests x this prompt's tokens (a count-based estimate), never
+    // a silent 0 for a queue the row does count (vLLM's rows carry requests only)
+    const waiting = this.waiting(r) - this.chargedRequests(r)
+    return Math.max(max, waiting > 0 ? waiting * this.request.inputLength : 0)
+  }
+  uncachedPromptTokens(r: number): number {
+    const { inputLength, prefixHashes } = this.request
+    const blocks = prefixHashes?.length ?? 0
+    if (this.index === undefined || blocks === 0 || this.dpSize > indexedRanks) return inputLength
+    if (this.matched === undefined) {
+      this.matched = new Array<number>(this.dpSize)
+      matchedBlocks(this.index, prefixHashes, this.matched)
+    }
+    return Math.max(0, inputLength - this.matched[r]! * (inputLength / blocks))
+  }
+  inflightRequests(r: number): number | undefined {
+    return this.ledger.inflightRequests?.[r]
+  }
+  inflightTokens(r: number): number | undefined {
+    return this.ledger.inflightTokens?.[r]
+  }
 }

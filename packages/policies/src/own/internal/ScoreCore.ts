@@ -7,7 +7,7 @@ import { clientsOf } from "../../internal/clients.js"
 import { doubles } from "../../internal/packed.js"
 import { type PolicyError, policyError } from "../../Policy.js"
 import type { Normalisation, ScoredOptions, Scorer, ScoreView, WeightedScorer } from "../ScoreView.js"
-import { LedgerScoreView } from "./LedgerScoreView.js"
+import { LedgerScoreView } from "./LoadView.js"
 
 /** A weighted scorer with its normalisation resolved. */
 export interface Term {

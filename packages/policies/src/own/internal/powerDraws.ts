@@ -6,9 +6,8 @@
 import { type RngState, withDraws } from "../../peers/Draws.js"
 import type { ScoreView } from "../ScoreView.js"
 import { freeKvTokens, kvFeasible } from "./FreeKv.js"
-import { maxWaitingUncached } from "./LedgerScoreView.js"
 import type { LedgerState } from "./LedgerState.js"
-import { freshMax, maxKnownKv } from "./LoadView.js"
+import { freshMax, maxKnownKv, maxWaitingUncached } from "./LoadView.js"
 import { type Picked, pickBest, type Scoring } from "./ScoreCore.js"
 
 /** The most free KV any healthy rank's row reports (`-Infinity` when none). */
