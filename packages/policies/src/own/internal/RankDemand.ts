@@ -1,28 +1,40 @@
 /**
- * What the newest snapshot rows say each rank still has to do, for the `step-time-aware` policy:
- * prompt tokens waiting to be prefilled, tokens in KV (decode context), free KV, and each rank's
- * KV pool (learned from its rows).
+ * What the newest rows say each rank still has to do (`step-time-aware`): queued prompt tokens,
+ * decode context, free KV, KV pool; and `Demand`, that priced once per snapshot.
  *
  * @internal
  */
 import { isCount, malformedRow } from "../../internal/counts.js"
 import type { RankLoad } from "../../Policy.js"
 import { freeKvTokens } from "./FreeKv.js"
+import type { FreshMax } from "./LoadView.js"
 
-/**
- * Per rank: `queued` prompt tokens waiting to be prefilled, `context` tokens in KV, `freeKv`
- * tokens a new prompt can take (NaN when the row does not tell), `pool` the KV pool in tokens
- * (NaN while unknown), `maxPool` the largest known pool (0 while none is). Computed once per
- * `observe`, read by every `route`.
- *
- * @internal
- */
+/** Per rank, tokens: `queued` to prefill, `context` in KV, `freeKv` (NaN: untold), `pool` (NaN: unknown); `maxPool` (0: none). @internal */
 export interface RankDemand {
   readonly queued: ReadonlyArray<number>
   readonly context: ReadonlyArray<number>
   readonly freeKv: ReadonlyArray<number>
   readonly pool: ReadonlyArray<number>
   readonly maxPool: number
+}
+
+/**
+ * `RankDemand` priced (`stepState.ts` `price`): per rank `queuedSeconds` of prefill, `cacheTokens` its
+ * prefix cache keeps, `slotCaps` its running cap (`Infinity`: none; `anyCap`); over the dated ranks
+ * the `oldestTimestamp` (`Infinity`: none), `maxQueued` / `maxContext` tokens and `freshMax` (what a
+ * stale or unknown rank is never below while all are fresh); `anyUndated`: some rank has no dated row.
+ * @internal
+ */
+export interface Demand extends RankDemand {
+  readonly queuedSeconds: ReadonlyArray<number>
+  readonly cacheTokens: ReadonlyArray<number>
+  readonly slotCaps: ReadonlyArray<number>
+  readonly anyCap: boolean
+  readonly oldestTimestamp: number
+  readonly maxQueued: number
+  readonly maxContext: number
+  readonly freshMax: FreshMax
+  readonly anyUndated: boolean
 }
 
 /** A rank's KV pool from its row, `undefined` when the row does not tell. @internal */
@@ -39,15 +51,9 @@ export const poolOf = (row: RankLoad): number | undefined => {
 }
 
 /**
- * The demand of every rank from its newest row (`undefined`: never published) and its known
- * pool (`pools`, NaN unknown: the largest known pool is taken, DP ranks share one config). A field
- * a row does not report takes the bound that makes the rank look busiest: `numTotalTokens` the
- * busiest reported; used tokens 0 for `queued` and the busiest known for `context`; waiting
- * uncached tokens at least the highest any rank reports. `queued`: 0 while nothing waits, else
- * `numWaitingUncachedTokens`, else `numTotalTokens` minus the used tokens (`numUsedTokens`, or
- * `kvCacheUsage` x pool).
- *
- * @internal
+ * Each rank's demand from its newest row (`undefined`: never published) and known pool (NaN: the
+ * largest known). An unreported field takes the busiest bound: total tokens the busiest reported, used
+ * 0 for `queued` and the busiest for `context`, waiting uncached at least the highest reported. @internal
  */
 export const rankDemand = (
   rows: ReadonlyArray<RankLoad | undefined>,
@@ -84,13 +90,8 @@ export const rankDemand = (
     const total = reported && isCount(row.numTotalTokens) ? row.numTotalTokens : maxTotal
     const u = used[r]!
     const uncached = reported && isCount(row.numWaitingUncachedTokens) ? row.numWaitingUncachedTokens : -1
-    queued.push(
-      reported && row.numWaitingReqs === 0
-        ? 0
-        : uncached >= 0
-          ? uncached
-          : Math.max(total - (Number.isNaN(u) ? 0 : u), maxUncached, 0)
-    )
+    const waiting = uncached >= 0 ? uncached : Math.max(total - (Number.isNaN(u) ? 0 : u), maxUncached, 0)
+    queued.push(reported && row.numWaitingReqs === 0 ? 0 : waiting)
     context.push(Number.isNaN(u) ? Math.max(total, maxUsed) : u)
     freeKv.push(freeKvTokens(row) ?? Number.NaN)
   }
@@ -98,16 +99,14 @@ export const rankDemand = (
 }
 
 /**
- * `demand` with the queue of each rank whose row counts waiting requests but no tokens (vLLM's
- * coordinator publishes `[waiting, running, KV usage]`) taken as its waiting requests x `meanPrompt`
- * uncached tokens (the mean of the requests this front end routed), where that is more.
- * @internal
+ * `demand` with each queue of a row counting waiting requests but no tokens (vLLM's coordinator:
+ * `[waiting, running, KV usage]`) at least its waiting requests x `meanPrompt` tokens. @internal
  */
-export const withWaitingEstimate = (
-  demand: RankDemand,
+export const withWaitingEstimate = <D extends RankDemand>(
+  demand: D,
   rows: ReadonlyArray<RankLoad | undefined>,
   meanPrompt: number
-): RankDemand => {
+): D => {
   if (!(meanPrompt > 0)) return demand
   let queued: Array<number> | undefined
   for (let r = 0; r < rows.length; r++) {
