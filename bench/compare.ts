@@ -5,8 +5,11 @@
  * and a strict SLO preset}, each judged within one engine model (`bench/compareBlocks.ts`). Per
  * block, on the half of the trace the tuning did not see: the best upstream policy's goodput with
  * its 95% interval, ours (the shipped default, and the default tuned on the first half), the paired
- * difference to the best upstream with its interval, the balance bound, and each as a share of it.
- * Then every own policy across the blocks (how the default was chosen).
+ * difference to the best upstream with its interval, the clairvoyant reference (a placement that
+ * knows every request's output length, which no online router does) with its paired difference and
+ * gap closed, the balance bound, and each as a share of it. Then the headroom table (is half the
+ * gap to the bound within reach of any placement?) and every own policy across the blocks (how the
+ * default was chosen).
  *
  * Flags: `--quick` (the first 1,200 requests of each trace, Azure's 3,600, 3 windows per half, 5% bisection,
  * budget 6), `--limit N`, `--windows N` (per half), `--budget N`, `--precision X`, `--jobs N`
@@ -131,8 +134,8 @@ for (const [i, b] of blocks.entries()) {
 }
 
 const head = [
-  "| trace | front end | SLO | best upstream | ours (default) | default vs best | gap closed | ours (tuned on 1st half) | tuned vs best | balance bound |",
-  "|---|---|---|---|---|---|---|---|---|---|"
+  "| trace | front end | SLO | best upstream | ours (default) | default vs best | gap closed | ours (tuned on 1st half) | tuned vs best | clairvoyant (reference) | clairvoyant vs best | clairvoyant gap closed | balance bound |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 ]
 const rows = results.map((r) =>
   [
@@ -145,7 +148,23 @@ const rows = results.map((r) =>
     pct(r.default.gapClosed),
     g(r.tuned),
     vs(r.tuned),
+    g(r.clairvoyant),
+    vs(r.clairvoyant),
+    pct(r.clairvoyant.gapClosed),
     `${f(r.bound.requestsPerSecond)} [${f(r.bound.ci[0])}, ${f(r.bound.ci[1])}]`
+  ].join(" | ")
+)
+// the headroom: the share of the bound the target asks of ours (the best upstream's share plus half
+// its gap) next to what ours and the clairvoyant reference reach
+const headroom = results.map((r) =>
+  [
+    `${r.spec.trace.label}, ${r.spec.front.label}, ${r.spec.slo.label}`,
+    pct(r.bestUpstream.share),
+    r.bestUpstream.share < 0.95 ? pct((r.bestUpstream.share + 1) / 2) : "(>= 95%: not behind)",
+    `${pct(r.default.share)} (${pct(r.default.gapClosed)})`,
+    `${pct(r.clairvoyant.share)} (${pct(r.clairvoyant.gapClosed)})`,
+    vs(r.clairvoyant),
+    r.bestUpstream.share >= 0.95 ? "-" : (r.clairvoyant.gapClosed ?? 0) >= 0.5 ? "yes" : "no"
   ].join(" | ")
 )
 // every own policy across the blocks: the leaderboard the default is chosen by
@@ -166,7 +185,12 @@ const out = [
   "",
   ...head,
   ...rows.map((r) => `| ${r} |`),
-  ...failed.map((x) => `| ${x.label} | no verdict: ${x.message} |||||||`),
+  ...failed.map((x) => `| ${x.label} | no verdict: ${x.message} ||||||||||`),
+  "",
+  "headroom (shares of the balance bound; in brackets the share of the best upstream's gap to the bound closed):",
+  "| block | best upstream | the target asks of ours | ours (default) | clairvoyant (reference) | clairvoyant vs best | clairvoyant closes half? |",
+  "|---|---|---|---|---|---|---|",
+  ...headroom.map((r) => `| ${r} |`),
   "",
   "own policies across the blocks (held-out goodput as a share of the bound; paired verdicts vs each block's best upstream):",
   "| own policy | mean share of bound | min share | better than best upstream | worse |",

@@ -2,8 +2,9 @@
  * One block of `pnpm compare` (issue 30 item 3): a trace behind one front-end setup under one SLO,
  * every registered upstream policy (reference and peer) and every own policy on the held-out half
  * of the trace, our default configuration and the configuration tuned on the first half
- * (`tuneConfig`, which also judges the default and the balance bound on the held-out half), all on
- * the same windows, so every difference is paired.
+ * (`tuneConfig`, which also judges the default and the balance bound on the held-out half), and the
+ * clairvoyant reference (`clairvoyantPolicy` of `@loadledger/sim`: it knows every request's output
+ * length, which no online router does), all on the same windows, so every difference is paired.
  *
  * @since 0.6.0
  */
@@ -23,6 +24,7 @@ import {
   type GoodputJobResult,
   type GoodputSetup,
   runGoodputJob,
+  type Subject,
   traceRateOf,
   windowsOf
 } from "../packages/cli/src/goodput/jobs.js"
@@ -62,6 +64,8 @@ export interface BlockResult {
   readonly own: ReadonlyArray<Scored>
   readonly default: Scored
   readonly tuned: Scored & { readonly config: PolicyConfig; readonly firstHalfGain: number }
+  /** The clairvoyant reference (knows output lengths): what a placement knowing more than any online router reaches. */
+  readonly clairvoyant: Scored
   readonly bound: GoodputEstimate
   readonly seconds: number
 }
@@ -80,6 +84,9 @@ const search = (r: GoodputJobResult, what: string): number => {
   return r.requestsPerSecond
 }
 
+/** The name the clairvoyant reference's goodputs are kept under (no registered policy's name). */
+const CLAIRVOYANT = "clairvoyant (reference)"
+
 /** Every policy's goodput on the held-out windows, warm-started from the first one's (on the pool). */
 const heldOutGoodputs = async (
   setup: GoodputSetup,
@@ -88,10 +95,12 @@ const heldOutGoodputs = async (
   held: ReadonlyArray<number>,
   jobs: number
 ): Promise<Map<string, ReadonlyArray<number>>> => {
+  const subjectOf = (name: string): Subject =>
+    name === CLAIRVOYANT ? { kind: "clairvoyant" } : { kind: "policy", name }
   const job = (name: string, window: number, mode: GoodputJob["mode"]): GoodputJob => ({
     setup,
     engine,
-    subject: { kind: "policy", name },
+    subject: subjectOf(name),
     window,
     mode
   })
@@ -162,7 +171,7 @@ export const runBlock = async (b: BlockSpec): Promise<BlockResult> => {
   })
   const { upstream, own } = field()
   const held = Array.from({ length: W }, (_, k) => W + k)
-  const g = await heldOutGoodputs(whole, b.front.engine, [...upstream, ...own], held, b.jobs)
+  const g = await heldOutGoodputs(whole, b.front.engine, [...upstream, ...own, CLAIRVOYANT], held, b.jobs)
   const bound = tuned.heldOut.bound
   const estimate = (xs: ReadonlyArray<number>) => {
     const e = estimateGoodput(xs, rate)
@@ -197,6 +206,7 @@ export const runBlock = async (b: BlockSpec): Promise<BlockResult> => {
       config: tuned.config,
       firstHalfGain: tuned.tuning.tuned.requestsPerSecond / tuned.tuning.default.requestsPerSecond
     },
+    clairvoyant: against(plain(CLAIRVOYANT, estimate(g.get(CLAIRVOYANT)!))),
     bound,
     seconds: (performance.now() - t0) / 1000
   }

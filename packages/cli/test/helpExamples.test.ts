@@ -15,6 +15,7 @@ const COMMANDS = [
   "capacity",
   "goodput",
   "tune",
+  "serve",
   "compare",
   "sweep",
   "list",

@@ -12,6 +12,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type FakeEngine, startFakeEngine } from "@loadledger/live/testing"
 import { afterEach, describe, expect, it } from "vitest"
+import { EXAMPLES } from "../src/internal/examples.js"
 
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
 const cleanups: Array<() => Promise<void>> = []
@@ -235,5 +236,48 @@ describe("loadledger serve", () => {
     expect(err).toContain(
       `loadledger serve: --policy-config: ${badFile}: terms[0].term: unknown term "tokenz"`
     )
+  })
+
+  it("--help's SGLang example runs as printed against fake engines (their URLs for its workers, port 0) and drains on SIGTERM; --check exits 0 at once without listening", async () => {
+    const example = EXAMPLES.serve![0]!
+    const words = example.run.split(" ").slice(2)
+    const count = words.filter((w) => w === "--worker").length
+    const dp = Number(words[words.indexOf("--dp") + 1])
+    const es = await Promise.all(Array.from({ length: count }, () => engine({ dpSize: dp })))
+    let k = 0
+    const args = words.map((w, i) => (words[i - 1] === "--worker" ? es[k++]!.url : w))
+    const s = await startServe([...args, "--port", "0", "--interval-ms", "50"])
+    expect(s.records.find((r) => r.msg === "listening")).toMatchObject({
+      policy: "total-tokens",
+      ranks: count * dp
+    })
+    for (let n = 0; n < 200 && (await fetch(`${s.url}/readyz`)).status !== 200; n++)
+      await new Promise((r) => setTimeout(r, 25))
+    const plain = await complete(s.url, false)
+    expect(plain.status).toBe(200)
+    expect(es.map((e) => e.url)).toContain(plain.rank?.split("@")[0])
+    s.child.kill("SIGTERM")
+    expect((await once(s.child, "exit"))[0]).toBe(0)
+
+    // --check: the same flags checked and printed as one JSON line, nothing listens
+    const checked = spawn(
+      process.execPath,
+      ["--import", "tsx", "--conditions=@loadledger/source", bin, "serve", ...args, "--check"],
+      { stdio: ["ignore", "pipe", "pipe"] }
+    )
+    let out = ""
+    checked.stdout!.on("data", (c) => {
+      out += String(c)
+    })
+    expect((await once(checked, "exit"))[0]).toBe(0)
+    const lines = out.trim().split("\n")
+    expect(lines).toHaveLength(1)
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      msg: "checked",
+      workers: es.map((e) => e.url),
+      dp,
+      policy: "total-tokens",
+      port: 8000
+    })
   })
 })

@@ -8,6 +8,7 @@ import { parseArgs } from "node:util"
 import { findPolicy, policyEntries } from "@loadledger/policies"
 import type { GatewayKind } from "./Gateway.js"
 import { booleanFlags, fileTokens, int, integerFlags, valueFlags } from "./internal/serveFlags.js"
+import { optionLines } from "./internal/serveHelp.js"
 import { serveWorkers } from "./internal/serveWorkers.js"
 import type { K8sService } from "./K8sWorkers.js"
 import type { LoadField, SourceKind } from "./Types.js"
@@ -51,6 +52,8 @@ export interface ServeArgs {
   readonly overloadBound: number | undefined
   readonly drainMs: number
   readonly accessLog: boolean
+  /** `--check`: check the flags, the config file and the policy, print them and exit without listening. */
+  readonly check: boolean
   readonly bookings: string | undefined
   readonly bookingsGroup: string
   readonly config: string | undefined
@@ -80,13 +83,18 @@ export interface ServeArgs {
  * @category cli
  * @since 0.4.0
  */
-export const serveUsage = `usage: loadledger serve --worker URL [--worker URL ...] [--config FILE] [--dp N]
-  [--source sglang-v1-loads|sglang-get-load|sglang-metrics|vllm-metrics|trtllm-iteration-stats|trtllm-metrics] [--policy NAME | --policy-config FILE] [--port 8000] [--host 127.0.0.1]
-  [--interval-ms 250] [--timeout-ms 500] [--stale-ms 1000] [--require numRunningReqs,numWaitingReqs,numTotalTokens]
-  [--replicas 1] [--replica-index 0] [--bookings redis://HOST:6379] [--bookings-group default]
-  [--connect-timeout-ms 2000] [--first-byte-timeout-ms 300000] [--idle-timeout-ms 60000] [--decode-budget-ms 1000]
-  [--gateway smg|smg-metrics|dynamo|llm-d=URL ...] [--workers-file FILE] [--workers-dns NAME:PORT] [--workers-from k8s:NAMESPACE/SERVICE[:PORT]] [--eject-after 3] [--eject-ms 10000] [--drain-ms 30000] [--access-log] [--model glm-5.3 --gpu h200] [--max-running-requests N] [--overload-bound N]
-FILE: JSON or YAML with the flags' names as keys (kebab-case or camelCase, "workers" a list); flags given win.`
+export const serveUsage = `usage: loadledger serve --worker URL [--worker URL ...] [options]
+       loadledger serve --gateway KIND=URL [options]
+       loadledger serve --workers-file FILE | --workers-dns NAME:PORT | --workers-from SOURCE
+       loadledger serve --config FILE [options]
+
+Run the live router: a reverse proxy for OpenAI-style completions (/v1/completions,
+/v1/chat/completions) that places each request on a DP rank with a loadledger policy over the
+engines' polled load reports; /healthz, /readyz, /metrics, /router/ranks; JSON log lines on stdout;
+SIGTERM / SIGINT drains. Every flag is checked before anything starts (exit 2 on a bad one).
+
+Options:
+${optionLines()}`
 
 const kinds: ReadonlyArray<SourceKind> = [
   "sglang-v1-loads",
@@ -273,6 +281,7 @@ export const parseServeArgs = (
     overloadBound,
     drainMs: n["drain-ms"]!,
     accessLog: values["access-log"] === true,
+    check: values.check === true,
     bookings,
     bookingsGroup: s("bookings-group"),
     config: opt("config"),

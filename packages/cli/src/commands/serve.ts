@@ -8,6 +8,7 @@
  */
 import { readFileSync } from "node:fs"
 import type { Command } from "commander"
+import { examplesHelp } from "../internal/examples.js"
 import { escapeLines } from "../internal/terminalText.js"
 
 const fail = (message: string, code: number): number => {
@@ -38,7 +39,8 @@ const readConfig = async (path: string): Promise<Record<string, unknown> | strin
 /**
  * Run `serve` on its flags (`argv` after `serve`) until SIGTERM or SIGINT; resolves to the exit
  * code: 0 after a drain, 2 on a bad flag or config file, 1 when the port cannot be bound. A second
- * signal during the drain cuts what is left at once.
+ * signal during the drain cuts what is left at once. With `--check`, the flags, the config file and
+ * the policy are checked and printed as one JSON line (`msg: "checked"`), and it returns 0 at once.
  *
  * @example
  * ```ts
@@ -65,7 +67,7 @@ export const serve = async (argv: ReadonlyArray<string>): Promise<number> => {
     presets: { models: Object.keys(models), gpus: Object.keys(gpus) }
   })
   if (args === "help") {
-    process.stdout.write(`${live.serveUsage}\n`)
+    process.stdout.write(`${live.serveUsage}\n${examplesHelp("serve")}`)
     return 0
   }
   if ("error" in args) return fail(`${args.error} (--help for usage)`, 2)
@@ -93,6 +95,13 @@ export const serve = async (argv: ReadonlyArray<string>): Promise<number> => {
         ? undefined
         : stepCostFrom((ranks) => stepTimeFromAggregates(served, ranks), { dpSize: args.dp })
   })
+  if (args.check) {
+    // --check: everything above is checked (flags, config file, policy); nothing listens or polls
+    const { stringifyJsonSafe } = await import("@loadledger/schema")
+    const { check: _, ...checked } = args
+    process.stdout.write(`${stringifyJsonSafe({ msg: "checked", ...checked, policy: policy.name })}\n`)
+    return 0
+  }
   const bookings =
     args.bookings === undefined
       ? undefined

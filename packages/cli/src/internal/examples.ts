@@ -1,7 +1,9 @@
 /**
  * The examples every command's `--help` ends with: real commands on files of this repository, run
  * from its root. `test/helpExamples.test.ts` runs each one in a shell (with `fast` appended, so
- * the test stays short), so an example that stops working fails the tests.
+ * the test stays short; `serve`'s `--check` checks every flag and exits without listening; in the
+ * order of its command list, so `serve` reads the `tuned.json` that `tune`'s example wrote), so an
+ * example that stops working fails the tests.
  *
  * @internal
  */
@@ -136,6 +138,23 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<HelpExample>>> = {
       note: "behind four vLLM front ends, from another own policy, the JSON on stdout",
       run: `loadledger tune --trace ${azure} --engine vllm --front-ends 4 --from ledger-scored --budget 12`,
       fast: "--limit 240 --windows 2 --budget 2 --precision 0.25 --dp 2"
+    }
+  ],
+  serve: [
+    {
+      note: "in front of two SGLang engines with DP attention 8 (polls /v1/loads), on port 8000",
+      run: "loadledger serve --worker http://10.0.0.1:30000 --worker http://10.0.0.2:30000 --dp 8 --policy total-tokens",
+      fast: "--check"
+    },
+    {
+      note: "a vLLM engine at DP 4 (polls /metrics), its own balancer's policy, with the served model's step cost",
+      run: "loadledger serve --worker http://127.0.0.1:8001 --dp 4 --source vllm-metrics --policy vllm-kv-pressure --model glm-5.3 --gpu h200 --port 8080",
+      fast: "--check"
+    },
+    {
+      note: "the workers an SMG gateway reports, with the configuration tune wrote to tuned.json (tune's first example)",
+      run: "loadledger serve --gateway smg=http://127.0.0.1:30080 --dp 8 --policy-config tuned.json",
+      fast: "--check"
     }
   ],
   compare: [

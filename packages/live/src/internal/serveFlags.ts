@@ -41,7 +41,7 @@ export const valueFlags: Readonly<Record<string, string | undefined>> = {
 }
 
 /** Flags without a value. @internal */
-export const booleanFlags = new Set(["help", "access-log"])
+export const booleanFlags = new Set(["help", "access-log", "check"])
 
 /** Integer flags and their bounds `[min, max]` (max absent: no upper bound). @internal */
 export const integerFlags: Readonly<Record<string, readonly [number, number?]>> = {
