@@ -73,8 +73,7 @@ export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: num
     }
   return { requests: q, tokens: t, knownRunning: kr, knownWaiting: kw, knownTokens: kt }
 }
-
-/** A field of an unknown rank's row. */
+// a field of an unknown rank's row: its own value when counted, else the busiest rank's
 const ownOrBusiest = (x: number | undefined, busiest: number): number =>
   isCount(x) ? x : Math.max(busiest, 0)
 
