@@ -27,7 +27,9 @@ const ties: ReadonlyArray<readonly [string, TieRounds]> = [
   ["aibrix/least-busy-time", tieRounds(2)],
   ["aibrix/least-latency", tieRounds(2)],
   ["aibrix/random", tieRounds(2)],
-  ["aibrix/power-of-two", tieRounds(4)]
+  ["aibrix/power-of-two", tieRounds(4)],
+  ["aibrix/least-utilization", tieRounds(2)],
+  ["aibrix/slo-pack-load", tieRounds(2)]
 ]
 const starvation: ReadonlyArray<readonly [string, AffinityBurst]> = [
   ["llm-d/profile", affinityBurst(4, 1)],
@@ -48,7 +50,9 @@ const starvation: ReadonlyArray<readonly [string, AffinityBurst]> = [
   ["aibrix/random", affinityBurst(4, 1)],
   ["aibrix/prefix-cache", affinityBurst(4, 1)],
   ["aibrix/power-of-two", affinityBurst(4, 1)],
-  ["aibrix/multi", affinityBurst(4, 1)]
+  ["aibrix/multi", affinityBurst(4, 1)],
+  ["aibrix/least-utilization", affinityBurst(4, 1)],
+  ["aibrix/slo-pack-load", affinityBurst(4, 1)]
 ]
 const kv: ReadonlyArray<readonly [string, KvCase]> = [
   ["llm-d/profile", fullIdle()],
@@ -73,7 +77,12 @@ const kv: ReadonlyArray<readonly [string, KvCase]> = [
   ["aibrix/prefix-cache", idleFull()],
   ["aibrix/power-of-two", idleFull()],
   ["aibrix/multi", fullIdle()],
-  ["aibrix/load-balance", idleFull()]
+  ["aibrix/load-balance", idleFull()],
+  ["aibrix/least-utilization", idleFull()],
+  ["aibrix/slo", idleFull()],
+  ["aibrix/slo-least-load-pulling", idleFull()],
+  ["aibrix/slo-least-load", idleFull()],
+  ["aibrix/slo-pack-load", fullIdle()]
 ]
 
 /**

@@ -65,7 +65,12 @@ const permutationReasons: Readonly<Record<string, string>> = {
       "prefix-cache",
       "power-of-two",
       "multi",
-      "load-balance"
+      "load-balance",
+      "least-utilization",
+      "slo",
+      "slo-least-load-pulling",
+      "slo-least-load",
+      "slo-pack-load"
     ].map((n) => [`aibrix/${n}`, AIBRIX_SHUFFLE])
   )
 }
@@ -156,12 +161,21 @@ const burstReasons: Readonly<
     k: 3
   },
   ...Object.fromEntries(
-    ["throughput", "least-kv-cache", "least-gpu-cache", "least-busy-time", "least-latency"].map((n) => [
-      `aibrix/${n}`,
-      { reason: `${NO_INFLIGHT} (AIBrix upstream)`, k: 2 }
-    ])
+    [
+      "throughput",
+      "least-kv-cache",
+      "least-gpu-cache",
+      "least-busy-time",
+      "least-latency",
+      "least-utilization"
+    ].map((n) => [`aibrix/${n}`, { reason: `${NO_INFLIGHT} (AIBrix upstream)`, k: 2 }])
   ),
   "aibrix/random": { reason: "one draw per request, no load term (AIBrix upstream)", k: 2 },
+  "aibrix/slo-pack-load": {
+    reason:
+      "packs onto the most loaded pod still under the pending-load cap: a burst fills one pod first (AIBrix upstream, pack_load.go)",
+    k: 2
+  },
   "aibrix/power-of-two": {
     reason:
       "compares only two drawn pods: a burst can pile on a pair while a third pod idles (AIBrix upstream)",

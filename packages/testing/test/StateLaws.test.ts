@@ -35,6 +35,11 @@ const ignoresPin = [
     "random",
     "prefix-cache",
     "power-of-two",
+    "least-utilization",
+    "slo",
+    "slo-least-load-pulling",
+    "slo-least-load",
+    "slo-pack-load",
     "load-balance",
     "multi"
   ].map((n) => `aibrix/${n}`)

@@ -1,10 +1,12 @@
 /**
- * Replays fixtures/reference/peers/aibrix.json (AIBrix gateway routing) against the `Aibrix` cores.
+ * Replays fixtures/reference/peers/aibrix*.json (AIBrix gateway routing) against the `Aibrix` cores
+ * (the `aibrix/slo*` cases through `peerAibrixSlo.ts`).
  *
  * @since 0.2.0
  */
 import { Aibrix } from "@loadledger/policies"
 import { firstDiff } from "./diff.js"
+import { runAibrixSloCase } from "./peerAibrixSlo.js"
 import { isPeerDoc, type PeerCase, runCases } from "./peerVectors.js"
 import type { VectorFormat } from "./types.js"
 
@@ -21,6 +23,7 @@ const toNumber = (x: unknown): number =>
         : (x as number)
 
 const runCase = (c: PeerCase): string | undefined => {
+  if (c.policy.startsWith("aibrix/slo")) return runAibrixSloCase(c)
   const strategy = c.policy.slice("aibrix/".length)
   const tracking = c.config["gateway_request_tracking"] !== false
   const blockSize = (c.config["prefix_cache_block_size"] as number | undefined) ?? 4
@@ -122,7 +125,10 @@ const runCase = (c: PeerCase): string | undefined => {
       const r = Aibrix.routeStrategy(single as Aibrix.AibrixStrategy, ready, draws)
       if (r._tag === "AibrixNoPods")
         actual =
-          single === "least-request" || single === "random" || single === "load-balance"
+          single === "least-request" ||
+          single === "random" ||
+          single === "load-balance" ||
+          single === "least-utilization"
             ? { worker: null, error: true }
             : { worker: null, error: true, scores: {} }
       else {

@@ -29,7 +29,8 @@ const podsOf = (l: PeerLedger): Array<AibrixPod> => {
       metrics: {
         realtime_num_requests_running: l.requests[i]!,
         kv_cache_usage_perc: ok ? row.kvCacheUsage : undefined,
-        gpu_cache_usage_perc: ok ? row.kvCacheUsage : undefined
+        gpu_cache_usage_perc: ok ? row.kvCacheUsage : undefined,
+        engine_utilization: ok ? row.utilization : undefined
       }
     })
   }
@@ -69,7 +70,8 @@ export interface AibrixPolicyOptions {
  *
  * - **Loads**: `realtime_num_requests_running` is the gateway's own count: requests routed to the rank
  *   and not finished (charged on route, released on finish, as `AddRequestCount` /
- *   `DoneRequestCount`). `kvCacheUsage` gives `kv_cache_usage_perc` and `gpu_cache_usage_perc`. No
+ *   `DoneRequestCount`). `kvCacheUsage` gives `kv_cache_usage_perc` and `gpu_cache_usage_perc`;
+ *   `utilization` gives `engine_utilization` (least-utilization; upstream only xLLM reports it). No
  *   `RankLoad` field carries `cpu_cache_usage_perc`, `gpu_busy_time_ratio`, the per-request token
  *   averages or the latency histograms, so `least-kv-cache`, `least-busy-time`, `throughput` and
  *   `least-latency` find every pod unscored and take upstream's random fallback unless a caller
@@ -230,5 +232,6 @@ export const aibrixStrategies: ReadonlyArray<string> = [
   "least-latency",
   "random",
   "prefix-cache",
-  "power-of-two"
+  "power-of-two",
+  "least-utilization"
 ]

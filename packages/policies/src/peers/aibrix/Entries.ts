@@ -6,6 +6,7 @@
 import { erasePolicy as erase } from "../../internal/erasePolicy.js"
 import type { PolicyEntry } from "../../PolicyEntry.js"
 import { aibrixStrategies, makeAibrixPolicy } from "./AibrixPolicy.js"
+import { aibrixSloStrategies, makeAibrixSloPolicy } from "./AibrixSloPolicy.js"
 
 /**
  * Registry entries for the AIBrix gateway (`reference: true`): `aibrix/<strategy>` for each of
@@ -20,6 +21,11 @@ import { aibrixStrategies, makeAibrixPolicy } from "./AibrixPolicy.js"
  * name contains `decode` (`updateRealtimeRunningRequestsDrainRate1m`, `pkg/cache/cache_metrics.go`
  * at that head), 1 for every other pod; the ranks here are pods `"0"`, `"1"`, ..., so the policy
  * is exact with capacity 1 (least pending = least running, as `aibrix/least-request`).
+ *
+ * `aibrix/slo`, `aibrix/slo-least-load-pulling`, `aibrix/slo-least-load`, `aibrix/slo-pack-load`
+ * (since 0.8.0) are the SLO routers (`Aibrix.makeAibrixSloPolicy`) with upstream's test GPU profile
+ * for every rank and the cold output prediction (1 token); `aibrix/least-utilization` (since 0.8.0)
+ * routes to the least `engine_utilization` (fed from `RankLoad.utilization`).
  *
  * @example
  * ```ts
@@ -38,6 +44,15 @@ export const aibrixPolicyEntries: ReadonlyArray<PolicyEntry> = [
       reference: true,
       description: `AIBrix gateway ${strategy} (pkg/plugins/gateway/algorithms)`,
       make: (o) => erase(makeAibrixPolicy({ strategy, seed: o.seed }))
+    })
+  ),
+  ...aibrixSloStrategies.map(
+    (strategy): PolicyEntry => ({
+      name: `aibrix/${strategy}`,
+      engine: "any",
+      reference: true,
+      description: `AIBrix SLO router ${strategy}: GPU-profile pending load, SLO-ranked (slo.go, slo_queue.go)`,
+      make: (o) => erase(makeAibrixSloPolicy({ strategy, seed: o.seed }))
     })
   ),
   {

@@ -102,6 +102,7 @@ export const aibrixScorer = (
     case "least-busy-time":
     case "least-latency":
     case "load-balance":
+    case "least-utilization":
       return { polarity: "least", scores: strategyScores(name as AibrixScoredStrategy, pods) }
     case "prefix-cache": {
       const m = matchPrefix(

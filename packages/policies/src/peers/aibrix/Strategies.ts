@@ -22,6 +22,7 @@ export type AibrixScoredStrategy =
   | "least-busy-time"
   | "least-latency"
   | "load-balance"
+  | "least-utilization"
 
 /**
  * The AIBrix strategies this module routes with.
@@ -40,7 +41,8 @@ export type AibrixStrategy = AibrixScoredStrategy | "random"
  * mean(decode)/ag*guessGen` (guesses: mean of the positive prompt / generation averages over the
  * pods, 10 and 100 when none); load-balance (proposed, vllm-project/aibrix#2365) the pending time
  * `realtime_num_requests_running / capacity` of every pod, the count 0 when missing, the capacity
- * the pod's `realtime_running_requests_drain_rate_1m` when positive, else 1.
+ * the pod's `realtime_running_requests_drain_rate_1m` when positive, else 1; least-utilization (since 0.8.0)
+ * `engine_utilization` (only xLLM reports it upstream).
  *
  * **When to use**: the per-pod numbers an AIBrix strategy compares (its `ScoreAll`).
  *
@@ -98,6 +100,8 @@ export const strategyScores = (
       return pods.map((p) => gauge(p, "gpu_cache_usage_perc"))
     case "least-busy-time":
       return pods.map((p) => gauge(p, "gpu_busy_time_ratio"))
+    case "least-utilization":
+      return pods.map((p) => gauge(p, "engine_utilization"))
     case "least-latency": {
       const guess = (name: string, dflt: number): number => {
         let s = 0
@@ -158,6 +162,8 @@ const noPods = { _tag: "AibrixNoPods", message: "no ready pods" } as const
  * load-balance (proposed, PR #2365) scans from `Number.MAX_VALUE` with strict `<` and draws among
  * the pods equal to the minimum; no random fallback: a list where no pending time is below
  * `Number.MAX_VALUE` (NaN or Infinity counts) is `AibrixNoPods`, as upstream's `ErrorNoAvailablePod`.
+ * least-utilization (`least_util.go`, since 0.8.0) scans the same way but takes the random fallback
+ * when no scored pod is below `Number.MAX_VALUE`.
  *
  * **When to use**: replaying the AIBrix gateway's choice with explicit randomness.
  *
@@ -172,6 +178,9 @@ const noPods = { _tag: "AibrixNoPods", message: "no ready pods" } as const
  * r._tag === "AibrixRouted" && r.index // => 2
  * const lb = Aibrix.routeStrategy("load-balance", pods, [0])
  * lb._tag === "AibrixRouted" && lb.index // => 0
+ * const util = [0.25, 0.5, 0.25].map((u, i) => ({ id: `p${i}`, metrics: { engine_utilization: u } }))
+ * const lu = Aibrix.routeStrategy("least-utilization", util, [1])
+ * lu._tag === "AibrixRouted" && lu.index // => 2
  * ```
  *
  * @category aibrix
@@ -211,7 +220,7 @@ export const routeStrategy = (
     })
     return best < 0 ? random(scores) : routed(best, 0)
   }
-  if (strategy === "load-balance") {
+  if (strategy === "load-balance" || strategy === "least-utilization") {
     let min = Number.MAX_VALUE
     let ties: Array<number> = []
     scores.forEach((s, i) => {
@@ -221,7 +230,9 @@ export const routeStrategy = (
       } else if (s === min) ties.push(i)
     })
     if (ties.length === 0)
-      return { _tag: "AibrixNoPods", message: "no pod with a pending time below MaxFloat64" }
+      return strategy === "least-utilization"
+        ? random(scores)
+        : { _tag: "AibrixNoPods", message: "no pod with a pending time below MaxFloat64" }
     return routed(ties[drawAt(draws, 0, ties.length)]!, 1)
   }
   if (strategy === "least-busy-time") {
