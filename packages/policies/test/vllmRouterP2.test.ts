@@ -25,7 +25,14 @@ describe("vllm-router/power-of-two: vectors", () => {
   it("the poll-replaces case tells update_loads' replace from SMG's extend", () => {
     const c = cases.find((x) => x.id === "p2-poll-replaces")!
     // what HashMap::extend would leave after the second poll: rank 0 keeps its 10
-    const merged = { op: "observe" as const, now: 0, loads: [{ dpRank: 0, numRunningReqs: 10 }, { dpRank: 1, numRunningReqs: 5 }] }
+    const merged = {
+      op: "observe" as const,
+      now: 0,
+      loads: [
+        { dpRank: 0, numRunningReqs: 10 },
+        { dpRank: 1, numRunningReqs: 5 }
+      ]
+    }
     const extend = { ...c, ops: c.ops.map((o, i) => (i === 1 ? merged : o)) }
     expect(replayPolicyOps(extend, findPolicy)).toMatch(/rank 0 expected, got rank 1/)
   })

@@ -5,7 +5,7 @@
  *
  * @since 0.8.0
  */
-import { policyError, type PolicyError } from "../../Policy.js"
+import { type PolicyError, policyError } from "../../Policy.js"
 
 /**
  * A worker as `power_of_two` reads it: its `url` (the key of the cached loads), whether it is

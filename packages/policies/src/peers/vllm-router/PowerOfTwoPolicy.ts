@@ -78,7 +78,9 @@ const cachedOf = (row: RankLoad): number | undefined => {
  * @category vllm-router
  * @since 0.8.0
  */
-export const makeVllmRouterPowerOfTwo = (options: VllmRouterP2Options = {}): PeerPolicy<VllmRouterP2State> => {
+export const makeVllmRouterPowerOfTwo = (
+  options: VllmRouterP2Options = {}
+): PeerPolicy<VllmRouterP2State> => {
   const init = (dpSize: number): VllmRouterP2State => {
     const n = ranksOf(dpSize)
     const urls = Array.from({ length: n }, (_, i) => options.workerUrls?.[i] ?? `rank-${i}`)
