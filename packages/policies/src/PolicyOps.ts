@@ -10,6 +10,7 @@
 import type { Policy, RankLoad, RouteRequest } from "./Policy.js"
 import type { PolicyEntry, PolicyOptions } from "./PolicyEntry.js"
 import { makeVllmRouterPolicy } from "./peers/vllm-router/Policies.js"
+import { makeVllmRouterPowerOfTwo } from "./peers/vllm-router/PowerOfTwoPolicy.js"
 import { makeVllmPowerOfTwo } from "./vllm/PowerOfTwo.js"
 import { makeVllmFixedStart, makeVllmPrefixAffinity } from "./vllm/PrefixAffinity.js"
 
@@ -54,7 +55,8 @@ const factories: Readonly<Record<string, (o: Record<string, unknown>) => Policy<
   "vllm-kv-pressure-fixed-start": (o) => makeVllmFixedStart(o) as Policy<unknown>,
   "vllm-power-of-two": (o) => makeVllmPowerOfTwo(o) as Policy<unknown>,
   "vllm-router/consistent-hash": (o) => makeVllmRouterPolicy("consistent-hash", o) as Policy<unknown>,
-  "vllm-router/rendezvous-hash": (o) => makeVllmRouterPolicy("rendezvous-hash", o) as Policy<unknown>
+  "vllm-router/rendezvous-hash": (o) => makeVllmRouterPolicy("rendezvous-hash", o) as Policy<unknown>,
+  "vllm-router/power-of-two": (o) => makeVllmRouterPowerOfTwo(o) as Policy<unknown>
 }
 
 /**

@@ -97,6 +97,11 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       ["total-tokens", "ties go to the lowest index on every refreshed budget (SGLang upstream)", 1],
       ["smg/random", "independent uniform draws: counts drift apart (SMG upstream)", 2],
       ["smg/power-of-two", "two random draws per request: counts drift apart (SMG upstream)", 2],
+      [
+        "vllm-router/power-of-two",
+        "two random draws per round; equal loads go to the first pick: counts drift apart (vllm-router upstream)",
+        2
+      ],
       ["smg/consistent-hashing", "placement follows the ring, not the counts (SMG upstream)", 2],
       [
         "vllm-router/consistent-hash",
@@ -162,6 +167,13 @@ export const lawExceptions: ReadonlyArray<LawException> = [
     // 3 streams on 3 ranks: 2, 1, 0 with the rank-<i> urls
     counterexample: [affinityBurst(3, 1)]
   },
+  {
+    policy: "vllm-router/power-of-two",
+    law: "noStarvationUnderAffinity",
+    reason: "two random draws ignore who is idle: above 4 workers one can go undrawn (vllm-router upstream)",
+    // 5 streams on 5 ranks with the default seed: the in-flight term spreads 4 ranks or fewer
+    counterexample: [affinityBurst(5, 1)]
+  },
   ...(
     [
       ["round-robin", "the counter reads no load (SGLang upstream)", fullIdle()],
@@ -180,6 +192,11 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       ["smg/round-robin", "the counter reads no load (SMG upstream)", fullIdle()],
       ["smg/random", "a uniform draw reads no load (SMG upstream)", idleFull()],
       ["smg/power-of-two", "the other ranks are never drawn (SMG upstream)", onlyOneFits(0)],
+      [
+        "vllm-router/power-of-two",
+        "request counts only, no free-KV check (vllm-router upstream)",
+        onlyOneFits(0)
+      ],
       ["smg/least-load", "waiting-uncached tokens and credits, no free-KV check (SMG upstream)", fullIdle()],
       ["smg/cache-aware", "shortest-queue on a miss reads no free KV (SMG upstream)", fullIdle()],
       ["smg/consistent-hashing", "the ring reads no load (SMG upstream)", idleFull()],

@@ -22,6 +22,7 @@ const permutationReasons: Readonly<Record<string, string>> = {
   "smg/round-robin": "a global counter modulo the healthy count picks by position (SMG upstream)",
   "smg/random": DRAW_POSITION,
   "smg/power-of-two": DRAW_POSITION,
+  "vllm-router/power-of-two": DRAW_POSITION,
   "smg/least-load": TIES_LOWEST,
   "smg/cache-aware": "no prefix match: lowest (load, processed) with ties to the first worker (SMG upstream)",
   "smg/prefix-hash": RING,
@@ -80,7 +81,10 @@ const permutationReasons: Readonly<Record<string, string>> = {
 const NO_INFLIGHT =
   "scores scraped metrics only, no in-flight term: the whole burst sees equal scores and the draw decides"
 const burstReasons: Readonly<
-  Record<string, { readonly reason: string; readonly k: number; readonly ranks?: 3; readonly shared?: true }>
+  Record<
+    string,
+    { readonly reason: string; readonly k: number; readonly ranks?: 3 | 5; readonly shared?: true }
+  >
 > = {
   "smg/random": { reason: "one uniform draw per request, no load term (SMG upstream)", k: 4 },
   "smg/power-of-two": {
@@ -122,6 +126,12 @@ const burstReasons: Readonly<
     reason: "one session key always scores highest on one worker, no load term (vllm-router upstream)",
     k: 2,
     shared: true
+  },
+  "vllm-router/power-of-two": {
+    reason:
+      "compares only two drawn workers: with 5 workers a loaded pair can be drawn while another idles (vllm-router upstream)",
+    k: 5,
+    ranks: 5
   },
   "production-stack/prefixaware": {
     reason:
@@ -241,7 +251,7 @@ const unknownTieCases: ReadonlyArray<{
  * tie rule lets an unknown worker (scored as the busiest known) win a tie break
  * `unknownNeverAttractive`. Each row's
  * counterexample uses equal rows (2 running, 1 waiting, 100 tokens, KV 0.5) at 1 s; the
- * permutation swaps two ranks; a burst is `k` requests on 2 ranks (3 where noted), carrying
+ * permutation swaps two ranks; a burst is `k` requests on 2 ranks (3 or 5 where noted), carrying
  * session `s1` and blocks `1, 2` where affinity is the reason.
  *
  * **When to use**: read it to see why a peer policy breaks a law; add a row here when a new peer
@@ -278,6 +288,17 @@ export const peerLawExceptions: ReadonlyArray<LawException> = [
       ]
     })
   ),
+  {
+    policy: "vllm-router/power-of-two",
+    law: "unknownNeverAttractive",
+    reason:
+      "a worker missing from the poll counts only its router in-flight requests (get_worker_load: no cached entry), so an unreported worker looks idle (vllm-router upstream)",
+    // equal rows (2 running + 1 waiting = 3) on 2 ranks; rank 0 unknown: 0 against 3
+    counterexample: [
+      peerScenario(2, 1, false),
+      { rank: 0, donor: 0, hidden: { kind: "unknown" }, heavier: true }
+    ]
+  },
   ...Object.entries(burstReasons).map(
     ([policy, { reason, k, ranks, shared }]): LawException => ({
       policy,

@@ -5,6 +5,7 @@
  */
 import { peerAibrix } from "./peerAibrix.js"
 import { peerDynamo } from "./peerDynamo.js"
+import { peerDynamoAdmission } from "./peerDynamoAdmission.js"
 import { peerLlmD } from "./peerLlmD.js"
 import { peersProductionStack } from "./peersProductionStack.js"
 import { peersSmg } from "./peersSmg.js"
@@ -71,6 +72,7 @@ export const formats: ReadonlyArray<VectorFormat> = [
   peersSmg,
   peersProductionStack,
   peerDynamo,
+  peerDynamoAdmission,
   peerAibrix,
   peerLlmD,
   trtllmAdp,

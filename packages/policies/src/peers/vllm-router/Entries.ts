@@ -6,6 +6,7 @@
 import { erasePolicy as erase } from "../../internal/erasePolicy.js"
 import type { PolicyEntry } from "../../PolicyEntry.js"
 import { makeVllmRouterPolicy, type VllmRouterPolicyName } from "./Policies.js"
+import { makeVllmRouterPowerOfTwo } from "./PowerOfTwoPolicy.js"
 
 const entry = (name: VllmRouterPolicyName, description: string): PolicyEntry => ({
   name: `vllm-router/${name}`,
@@ -17,10 +18,10 @@ const entry = (name: VllmRouterPolicyName, description: string): PolicyEntry => 
 
 /**
  * Registry entries for the Rust vllm-project/router's policies that no other entry already
- * reproduces (`vllm-router/...`, `reference: true`; see `makeVllmRouterPolicy` for how trace
- * requests reach them). Its `random`, `round_robin`, `power_of_two` and `cache_aware` descend from
- * the SGLang router, as SMG's do; they are not registered again here (not compared line by line
- * with `smg/...` yet).
+ * reproduces (`vllm-router/...`, `reference: true`; see `makeVllmRouterPolicy` and
+ * `makeVllmRouterPowerOfTwo` for how trace requests reach them). `power_of_two` is not SMG's (a
+ * rejection-loop second pick, `cached + local` request counts); `random`, `round_robin` and
+ * `cache_aware` are not registered (fixtures/reference/peers/README-vllm-router.md says why).
  *
  * **When to use**: pick a vllm-router policy by name via `findPolicy`.
  *
@@ -41,5 +42,13 @@ export const vllmRouterPolicyEntries: ReadonlyArray<PolicyEntry> = [
   entry(
     "rendezvous-hash",
     "vllm-router rendezvous_hash: highest fbi_hash(key:url) over healthy workers, last of equal scores (rendezvous_hash.rs)"
-  )
+  ),
+  {
+    name: "vllm-router/power-of-two",
+    engine: "vllm",
+    reference: true,
+    description:
+      "vllm-router power_of_two: two distinct random healthy workers, lower cached (running + waiting) + router in-flight count wins, first on ties (power_of_two.rs)",
+    make: (o) => erase(makeVllmRouterPowerOfTwo({ seed: o.seed }))
+  }
 ]
