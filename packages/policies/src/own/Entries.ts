@@ -7,8 +7,7 @@
 import { checkedEntries } from "../internal/checkedEntries.js"
 import { erasePolicy as erase } from "../internal/erasePolicy.js"
 import type { PolicyEntry } from "../PolicyEntry.js"
-import { ownPolicyConfigs } from "./Configs.js"
-import { buildPolicy } from "./internal/buildConfig.js"
+import { buildPolicy, ownPolicyConfigs } from "./Configs.js"
 
 const descriptions: ReadonlyArray<
   readonly [name: string, engine: PolicyEntry["engine"], description: string]

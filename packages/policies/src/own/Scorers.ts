@@ -1,5 +1,6 @@
 /**
- * The named cost terms of the scorer (the `Scorers` namespace), each over the one load view.
+ * The named cost terms of the scorer (the `Scorers` namespace), each over the one load view, and
+ * `ledgerTerms`, the names a configuration gives them (a new term: a `Scorer` here, a line there).
  *
  * @since 0.4.0
  */
@@ -258,4 +259,39 @@ export const kvPressureGate = (
       }
     }
   }
+}
+
+/** The fields of a configured term a term's builder reads. */
+interface TermFields {
+  readonly kvFull?: number | undefined
+  readonly kvRoom?: number | undefined
+}
+
+/**
+ * The terms a `"scored"` or `"power-of-choices"` configuration may name, each a `Scorer` over the
+ * in-flight ledger's `ScoreView` (units in each one's docstring in `Scorers`): `tokens` (tokens),
+ * `requests`, `running`, `waiting` (requests), `kvCacheUsage` (0..1), `waitingUncachedTokens`,
+ * `uncachedPromptTokens` (cached prefix: prompt tokens still to prefill), `loadTokens` (tokens with
+ * the pending in-flight floor), `kvPressureGate` (a gate: 0 or `+Infinity`).
+ *
+ * @example
+ * ```ts
+ * import { ledgerTerms } from "@loadledger/policies"
+ * Object.keys(ledgerTerms).length // => 9
+ * ledgerTerms.tokens!({}).name // => "tokens"
+ * ```
+ *
+ * @category own policies
+ * @since 0.6.0
+ */
+export const ledgerTerms: Readonly<Record<string, (t: TermFields) => Scorer>> = {
+  tokens: () => tokens,
+  requests: () => requests,
+  running: () => running,
+  waiting: () => waiting,
+  kvCacheUsage: () => kvCacheUsage,
+  waitingUncachedTokens: () => waitingUncachedTokens,
+  uncachedPromptTokens: () => uncachedPromptTokens,
+  loadTokens: () => loadTokens,
+  kvPressureGate: (t) => kvPressureGate({ kvFull: t.kvFull, kvRoom: t.kvRoom })
 }

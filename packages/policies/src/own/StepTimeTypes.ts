@@ -1,6 +1,6 @@
 /**
- * The types of `step-time-aware` (`makeStepTimeAware`): its options and its state, below the policy
- * and its internals (`internal/step*.ts`).
+ * The types of `step-time-aware` (`makeStepTimeAware`): its options, its state and its named terms
+ * (`stepTimeTerms`), below the policy and its internals (`internal/step*.ts`).
  *
  * @since 0.6.0
  */
@@ -75,4 +75,30 @@ export interface StepTimeAwareState {
   readonly ranks: ReadonlyArray<number>
   readonly inflight: HashTrie<number>
   readonly prefixes: RankPrefixes
+}
+
+/**
+ * The terms of a `"step-time"` configuration, each in seconds of lockstep step time (see
+ * `makeStepTimeAware`, "Explanation"), and the option its weight sets: `queuedPrefill` (the wait
+ * before this prompt's prefill starts: this front end's prefill horizon or the snapshot's queue;
+ * weight 1 only), `ownPrefill` (this prompt's prefill after its cached prefix; weight 1 only),
+ * `decodeLoad` (`decodeWeight`: the rank's decode step cost after admission, in decode steps),
+ * `slotWait` (`slotWaitSeconds`: seconds per request beyond the running-request cap), `homeCredit`
+ * (`homeWeight`: the share of the own prefill its consistent-hash home is credited with).
+ *
+ * @example
+ * ```ts
+ * import { stepTimeTerms } from "@loadledger/policies"
+ * stepTimeTerms.decodeLoad // => "decodeWeight"
+ * ```
+ *
+ * @category own policies
+ * @since 0.6.0
+ */
+export const stepTimeTerms: Readonly<Record<string, string | undefined>> = {
+  queuedPrefill: undefined,
+  ownPrefill: undefined,
+  decodeLoad: "decodeWeight",
+  slotWait: "slotWaitSeconds",
+  homeCredit: "homeWeight"
 }
