@@ -12,7 +12,7 @@ import {
   type RouteResult
 } from "../Policy.js"
 import { type RngState, rngFromSeed } from "../peers/Draws.js"
-import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
+import { allUnavailable, checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { chargeOf, emptyLedger } from "./internal/InflightCharges.js"
 import {
   fold,
@@ -206,12 +206,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
       scoring,
       viewOver(folded.base, undefined)
     )
-    if (p2.best < 0)
-      return policyError(
-        "AllRanksUnavailable",
-        `Cannot route request: all ${n} DP ranks are unavailable.`,
-        "status"
-      )
+    if (p2.best < 0) return allUnavailable(n)
     return commit(s, folded, request, all[p2.best]!, (s.cursor + 1) % n, rng, now, {
       tieBreak: tieText,
       details: {

@@ -54,3 +54,7 @@ export const innerError = <S, W>(out: PolicyError, wrap: (inner: S) => W): Polic
   const e = policyError(out.reason, out.message, out.field)
   return out.state === undefined ? e : { ...e, state: wrap(out.state as S) }
 }
+
+/** `AllRanksUnavailable`: no healthy (or eligible) rank of `n` to route to. */
+export const allUnavailable = (n: number, what = "DP ranks are"): PolicyError =>
+  policyError("AllRanksUnavailable", `Cannot route request: all ${n} ${what} unavailable.`, "status")
