@@ -51,12 +51,7 @@ export const perRank = (
  * @category own policies
  * @since 0.4.0
  */
-export const tokens: Scorer = {
-  name: "tokens",
-  costs: (view, ranks, out) => {
-    for (let i = 0; i < ranks.length; i++) out[i] = view.tokens(ranks[i]!)
-  }
-}
+export const tokens: Scorer = perRank("tokens", (view, r) => view.tokens(r))
 
 /**
  * Request load, in requests: running + waiting plus those charged since the snapshot (SGLang's
@@ -71,12 +66,7 @@ export const tokens: Scorer = {
  * @category own policies
  * @since 0.4.0
  */
-export const requests: Scorer = {
-  name: "requests",
-  costs: (view, ranks, out) => {
-    for (let i = 0; i < ranks.length; i++) out[i] = view.requests(ranks[i]!)
-  }
-}
+export const requests: Scorer = perRank("requests", (view, r) => view.requests(r))
 
 /**
  * Decode load, in requests: `numRunningReqs`.
@@ -90,12 +80,7 @@ export const requests: Scorer = {
  * @category own policies
  * @since 0.4.0
  */
-export const running: Scorer = {
-  name: "numRunningReqs",
-  costs: (view, ranks, out) => {
-    for (let i = 0; i < ranks.length; i++) out[i] = view.running(ranks[i]!)
-  }
-}
+export const running: Scorer = perRank("numRunningReqs", (view, r) => view.running(r))
 
 /**
  * Queued requests: `numWaitingReqs` plus those charged since the snapshot.
@@ -109,12 +94,7 @@ export const running: Scorer = {
  * @category own policies
  * @since 0.4.0
  */
-export const waiting: Scorer = {
-  name: "numWaitingReqs",
-  costs: (view, ranks, out) => {
-    for (let i = 0; i < ranks.length; i++) out[i] = view.waiting(ranks[i]!)
-  }
-}
+export const waiting: Scorer = perRank("numWaitingReqs", (view, r) => view.waiting(r))
 
 /**
  * KV headroom, as `kvCacheUsage` (0..1); unreported counts as the highest reported.
@@ -153,12 +133,7 @@ export const kvCacheUsage: Scorer = {
  * @category own policies
  * @since 0.4.0
  */
-export const waitingUncachedTokens: Scorer = {
-  name: "numWaitingUncachedTokens",
-  costs: (view, ranks, out) => {
-    for (let i = 0; i < ranks.length; i++) out[i] = view.waitingUncachedTokens(ranks[i]!)
-  }
-}
+export const waitingUncachedTokens: Scorer = perRank("numWaitingUncachedTokens", (view, r) => view.waitingUncachedTokens(r))
 
 /**
  * Cached prefix, as the prompt tokens a rank would still prefill: the prompt minus the leading
@@ -177,13 +152,7 @@ export const waitingUncachedTokens: Scorer = {
  * @category own policies
  * @since 0.4.0
  */
-export const uncachedPromptTokens: Scorer = {
-  name: "uncachedPromptTokens",
-  uses: ["prefixIndex"],
-  costs: (view, ranks, out) => {
-    for (let i = 0; i < ranks.length; i++) out[i] = view.uncachedPromptTokens(ranks[i]!)
-  }
-}
+export const uncachedPromptTokens: Scorer = perRank("uncachedPromptTokens", (view, r) => view.uncachedPromptTokens(r), ["prefixIndex"])
 
 /**
  * Pending charges as a floor, in tokens: `tokens` + `waitingUncachedTokens`, never below the prompt
