@@ -143,16 +143,11 @@ export const defaultPolicyConfig: PolicyConfig = {
 }
 
 /**
- * Build the policy a `PolicyConfig` describes, or a `PolicyConfigError` naming the
- * first field at fault: a `kind` or a term that does not exist (`terms[i].term`, with the known
- * names), a weight that is negative or not finite (`terms[i].weight`), a term the kind does not
- * take, a bad `normalise`, `choices`, `wrappers[i]` or limit, or a key no configuration has (a typo
- * is not silently ignored). The input is checked as untyped JSON (`JSON.parse` output).
- *
- * **When to use**: to run a tuned or hand-written configuration (`--policy-config`), or one of the
- * registered ones (`ownPolicyConfigs`) with changed weights. Options that concern the deployment
- * rather than the policy (front ends, seed, the running-request cap, the step cost model) are the
- * second argument, as the registry's `PolicyOptions`.
+ * Check a `PolicyConfig` given as untyped JSON (`JSON.parse` output) and build it, or a
+ * `PolicyConfigError` naming the first field at fault (`kind`, `terms[i].term` with the known names,
+ * `terms[i].weight`, a term the kind does not take, `normalise`, `choices`, `wrappers[i]`, a limit,
+ * or a key no configuration has: a typo is not ignored). `options`: the deployment's (front ends,
+ * seed, running cap, step cost), as `PolicyOptions`. **When to use**: `--policy-config`, `tune`.
  *
  * @example
  * ```ts

@@ -133,7 +133,9 @@ export const kvCacheUsage: Scorer = {
  * @category own policies
  * @since 0.4.0
  */
-export const waitingUncachedTokens: Scorer = perRank("numWaitingUncachedTokens", (view, r) => view.waitingUncachedTokens(r))
+export const waitingUncachedTokens: Scorer = perRank("numWaitingUncachedTokens", (view, r) =>
+  view.waitingUncachedTokens(r)
+)
 
 /**
  * Cached prefix, as the prompt tokens a rank would still prefill: the prompt minus the leading
@@ -152,7 +154,11 @@ export const waitingUncachedTokens: Scorer = perRank("numWaitingUncachedTokens",
  * @category own policies
  * @since 0.4.0
  */
-export const uncachedPromptTokens: Scorer = perRank("uncachedPromptTokens", (view, r) => view.uncachedPromptTokens(r), ["prefixIndex"])
+export const uncachedPromptTokens: Scorer = perRank(
+  "uncachedPromptTokens",
+  (view, r) => view.uncachedPromptTokens(r),
+  ["prefixIndex"]
+)
 
 /**
  * Pending charges as a floor, in tokens: `tokens` + `waitingUncachedTokens`, never below the prompt

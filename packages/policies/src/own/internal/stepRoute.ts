@@ -159,19 +159,8 @@ export const route = (
   const best = pick(x, scores, (Math.floor((n * st.clientIndex) / st.clientCount) + s.cursor) % n)
   if (best < 0) return allUnavailable(n)
   const queue = snapshotQueue(x, best, isDated(s.ledger, best, now, st.staleAfter))
-  return commit(
-    st,
-    s,
-    request,
-    now,
-    best,
-    (s.cursor + 1) % n,
-    queue,
-    cachedOf(x, best),
-    scores,
-    matched,
-    terms
-  )
+  const cursor = (s.cursor + 1) % n
+  return commit(st, s, request, now, best, cursor, queue, cachedOf(x, best), scores, matched, terms)
 }
 
 /** The routed state and result: `rank` charged with `request` after a queue of `queue` seconds. */
