@@ -132,7 +132,7 @@ export const withKvAdmission = <S>(
   ): RouteResult<KvAdmissionState<S>> => {
     if (optionsError !== undefined) return optionsError
     const ledger = ledgerOf(s)
-    const bad = checkWrapped(request, now, ledgerHolds(ledger, request.requestId))
+    const bad = checkWrapped(request, now, (id) => ledgerHolds(ledger, id))
     if (bad !== undefined) return bad
     const fits =
       request.routedDpRank === undefined ? kvFeasible(ledger, request.inputLength, usage) : undefined

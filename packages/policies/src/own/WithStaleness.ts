@@ -144,7 +144,7 @@ export const withStaleness = <S>(policy: Policy<S>, options: StalenessOptions = 
     now: number
   ): RouteResult<StalenessState<S>> => {
     if (optionsError !== undefined) return optionsError
-    const bad = checkWrapped(request, now, ledgerHolds(s.ledger, request.requestId))
+    const bad = checkWrapped(request, now, (id) => ledgerHolds(s.ledger, id))
     if (bad !== undefined) return bad
     const out = policy.route(s.inner, request, now)
     if (out._tag !== "Routed") return innerError(out, (inner: S) => ({ ...s, inner }))

@@ -46,8 +46,8 @@ export const checkNotInFlight = (request: RouteRequest, inFlight: boolean): Poli
 export const checkWrapped = (
   request: RouteRequest,
   now: number,
-  inFlight: boolean
-): PolicyError | undefined => checkFields(request, now) ?? checkNotInFlight(request, inFlight)
+  holds: (requestId: string) => boolean // read once `requestId` is checked
+): PolicyError | undefined => checkFields(request, now) ?? checkNotInFlight(request, holds(request.requestId))
 
 /** The inner policy's error rebuilt field by field (its result may be a class instance with getters), its state wrapped. */
 export const innerError = <S, W>(out: PolicyError, wrap: (inner: S) => W): PolicyError => {
