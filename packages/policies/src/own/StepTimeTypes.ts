@@ -53,14 +53,11 @@ export interface StepTimeAwareOptions {
 }
 
 /**
- * The state of a `step-time-aware` policy, opaque and immutable: `ledger` the newest snapshot per rank
- * and health, `demand` what they say each rank still has to do (priced once per snapshot), `ranks`
- * this front end's per-rank bookkeeping (prefill horizon, routes since the snapshot, in flight, prefix
- * clock), `inflight` each tracked request's rank and prompt, `prefixes` the router-side prefix index;
- * `routes` / `routedUncached` price rows that count waiting requests but no tokens (at the mean
- * uncached prompt routed; `waitingUnpriced`: such rows came before any route). Any state can be routed
- * from again; the index is cheapest when each is used once, in order, and a state kept alive keeps the
- * index writes made since it.
+ * The state of a `step-time-aware` policy, opaque and immutable: the `ledger` (newest rows, health),
+ * the `demand` they imply (priced once per snapshot), per-rank bookkeeping `ranks` (horizon, routes
+ * since the snapshot, in flight, prefix clock), the `inflight` requests, the router-side `prefixes`;
+ * `routes` / `routedUncached` price rows with waiting requests but no tokens (`waitingUnpriced`:
+ * such rows came before any route). Any state can be routed from again.
  *
  * @category own policies
  * @since 0.4.0
@@ -78,13 +75,10 @@ export interface StepTimeAwareState {
 }
 
 /**
- * The terms of a `"step-time"` configuration, each in seconds of lockstep step time (see
- * `makeStepTimeAware`, "Explanation"), and the option its weight sets: `queuedPrefill` (the wait
- * before this prompt's prefill starts: this front end's prefill horizon or the snapshot's queue;
- * weight 1 only), `ownPrefill` (this prompt's prefill after its cached prefix; weight 1 only),
- * `decodeLoad` (`decodeWeight`: the rank's decode step cost after admission, in decode steps),
- * `slotWait` (`slotWaitSeconds`: seconds per request beyond the running-request cap), `homeCredit`
- * (`homeWeight`: the share of the own prefill its consistent-hash home is credited with).
+ * The terms of a `"step-time"` configuration, in seconds of lockstep step time, and the option each
+ * one's weight sets: `queuedPrefill` (the wait before this prefill starts; weight 1 only),
+ * `ownPrefill` (this prompt after its cached prefix; weight 1 only), `decodeLoad` (`decodeWeight`),
+ * `slotWait` (`slotWaitSeconds`, per request past the running cap), `homeCredit` (`homeWeight`).
  *
  * @example
  * ```ts
