@@ -13,15 +13,10 @@ const two63 = 2n ** 63n
  * `follow-bootstrap-room` (which places a request on `room mod dpSize`) puts it exactly where the
  * PD router intended, while the room stays a random-looking 63-bit id.
  *
- * **When to use**: in a PD router that picks the decode/prefill DP rank itself (with any loadledger
- * policy) and must tell the engine through the room: draw 63 random bits (`draw`, a bigint in
- * `[0, 2^63)`, from your generator: randomness is an argument) and call this with the chosen rank.
- * Rooms made this way spread exactly as the router's decisions do, not as the draws fall.
- *
- * Shape: `room = draw - (draw mod dpSize) + dpRank`, reduced into `[0, 2^63)`, returned as a decimal
- * string (the wire form). Errors (typed, never a throw): `InvalidInput` naming `dpSize` (not a
- * positive safe integer), `dpRank` (not an integer in `[0, dpSize)`) or `draw` (outside
- * `[0, 2^63)`).
+ * **When to use**: in a PD router that picks the DP rank itself and must tell the engine through the
+ * room. Shape: `room = draw - (draw mod dpSize) + dpRank`, reduced into `[0, 2^63)`, as a decimal
+ * string; `draw` is 63 random bits from your generator. Errors (typed): `InvalidInput` naming
+ * `dpSize` (not a positive safe integer), `dpRank` (not in `[0, dpSize)`) or `draw`.
  *
  * Upstream: SGLang `python/sglang/srt/managers/data_parallel_controller.py`, FOLLOW_BOOTSTRAP_ROOM
  * (`bootstrap_room % dp_size`), see `fixtures/reference/sglang/README.md`.

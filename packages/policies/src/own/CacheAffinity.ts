@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import { packed } from "../internal/packed.js"
-import { type Explanation, type Policy, policyError, type RouteRequest, type RouteResult } from "../Policy.js"
-import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
+import type { Explanation, Policy, RouteRequest, RouteResult } from "../Policy.js"
+import { allUnavailable, checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { kvFeasible } from "./internal/FreeKv.js"
 import { emptyTrie, getTrie, type HashTrie, setTrie } from "./internal/HashTrie.js"
 import {
@@ -199,10 +199,10 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     request: RouteRequest,
     rank: number,
     now: number,
-    sessionFrom: number | undefined,
-    kvShare: number | undefined,
-    draining: ReadonlyArray<boolean>,
-    explanation: Explanation
+    explanation: Explanation,
+    sessionFrom?: number,
+    kvShare?: number,
+    draining: ReadonlyArray<boolean> = state.draining
   ): RouteResult<CacheAffinityState> => {
     const ledger = chargeLedger(state.ledger, rank, chargeOf(request, now, 1))
     const processed = state.processed.slice()
@@ -264,11 +264,8 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     if (bad !== undefined) return bad
     const known = request.sessionId === undefined ? undefined : getTrie(state.sessions, request.sessionId)
     if (request.routedDpRank !== undefined) {
-      const r = request.routedDpRank
-      return commit(state, request, r, now, known, undefined, state.draining, {
-        tieBreak: "pinned by routedDpRank",
-        details: { reason: "pinned" }
-      })
+      const pinned = { tieBreak: "pinned by routedDpRank", details: { reason: "pinned" } }
+      return commit(state, request, request.routedDpRank, now, pinned, known)
     }
     // the one load view: loads are its requests (reported + charged, stale and unknown floored)
     const fm = freshMax(state.ledger, now, staleAfter)
@@ -305,12 +302,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
       ne = eligible.length
     }
     const barred = (r: number) => freshOnly && !dated(r)
-    if (eligible.length === 0)
-      return policyError(
-        "AllRanksUnavailable",
-        `Cannot route request: all ${n} workers are unavailable.`,
-        "status"
-      )
+    if (eligible.length === 0) return allUnavailable(n, "workers are")
     const kv = new Array<number | undefined>(n)
     // a rank whose load or KV usage is unknown loses every full tie to a known one
     const unknown = new Array<number>(n)
@@ -345,6 +337,12 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     const pool = cool.length > 0 ? cool : eligible
     const imbalanced = maxL - minL > absT && maxL > relT * minL
     const processed = state.processed
+    const explain = (details: Record<string, unknown>): Explanation => ({
+      scores: loads,
+      tieBreak,
+      stale,
+      details: { imbalanced, projectedKv: kv, overloaded: hot, ...details }
+    })
 
     if (known !== undefined && known < n) {
       const e = known
@@ -367,12 +365,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
         !barred(e) &&
         !(draining[e] && dests.length > 0)
       )
-        return commit(state, request, e, now, e, undefined, draining, {
-          scores: loads,
-          tieBreak,
-          stale,
-          details: { imbalanced, projectedKv: kv, overloaded: hot, reason: "session" }
-        })
+        return commit(state, request, e, now, explain({ reason: "session" }), e, undefined, draining)
       const others: Array<number> = []
       for (let i = 0; i < pool.length; i++) if (pool[i] !== e) others.push(pool[i]!)
       const dest =
@@ -380,19 +373,8 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
           ? leastLoaded(dests, loads, processed, unknown)
           : leastLoaded(others.length > 0 ? others : pool, loads, processed, unknown)
       const share = ke !== undefined && state.sessionCount[e]! > 0 ? ke / state.sessionCount[e]! : undefined
-      return commit(state, request, dest, now, e, share, draining, {
-        scores: loads,
-        tieBreak,
-        stale,
-        details: {
-          imbalanced,
-          projectedKv: kv,
-          overloaded: hot,
-          reason: "session-migrated",
-          migratedFrom: e,
-          kvShare: share
-        }
-      })
+      const migrated = explain({ reason: "session-migrated", migratedFrom: e, kvShare: share })
+      return commit(state, request, dest, now, migrated, e, share, draining)
     }
 
     const hashes = request.prefixHashes ?? []
@@ -425,33 +407,19 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     const matchRatio = hashes.length > 0 ? matchLen / hashes.length : 0
     let poolMin = Number.POSITIVE_INFINITY
     for (let i = 0; i < pool.length; i++) poolMin = Math.min(poolMin, loads[pool[i]!]!)
-    let rank: number
-    let reason: string
-    if (matchRank !== undefined && matchRatio >= cacheThreshold) {
-      if (isOverloaded(kv, matchRank, kvOverload) && cool.length > 0) {
-        rank = leastLoaded(pool, loads, processed, unknown)
-        reason = "kv-overloaded"
-      } else if (imbalanced) {
-        rank = leastLoaded(pool, loads, processed, unknown)
-        reason = "imbalanced"
-      } else if (loads[matchRank]! > poolMin + Math.floor(loadBound * poolMin)) {
-        // bounded-load affinity: a shared prefix never keeps work off a much less loaded rank
-        rank = leastLoaded(pool, loads, processed, unknown)
-        reason = "beyond-load-bound"
-      } else {
-        rank = matchRank
-        reason = "cache-hit"
-      }
-    } else {
-      rank = leastLoaded(pool, loads, processed, unknown)
-      reason = "cache-miss"
-    }
-    return commit(state, request, rank, now, undefined, undefined, state.draining, {
-      scores: loads,
-      tieBreak,
-      stale,
-      details: { imbalanced, projectedKv: kv, overloaded: hot, reason, matchRank, matchRatio }
-    })
+    // a hit unless a gate vetoes it (bounded load: a shared prefix never keeps work off a much less loaded rank)
+    const reason =
+      matchRank === undefined || matchRatio < cacheThreshold
+        ? "cache-miss"
+        : isOverloaded(kv, matchRank, kvOverload) && cool.length > 0
+          ? "kv-overloaded"
+          : imbalanced
+            ? "imbalanced"
+            : loads[matchRank]! > poolMin + Math.floor(loadBound * poolMin)
+              ? "beyond-load-bound"
+              : "cache-hit"
+    const rank = reason === "cache-hit" ? matchRank! : leastLoaded(pool, loads, processed, unknown)
+    return commit(state, request, rank, now, explain({ reason, matchRank, matchRatio }))
   }
 
   return {

@@ -1,36 +1,30 @@
 /**
  * The configuration of every registered own policy, as data (`PolicyConfig`), and `policyFromConfig`
- * that checks and builds one: the registry builds each entry from its configuration, and `tune` /
- * `--policy-config` start from them.
+ * that checks (`internal/checkConfig.ts`) and builds one: the registry builds each entry from its
+ * configuration, and `tune` / `--policy-config` start from them.
  *
  * @since 0.6.0
  */
 import type { Policy } from "../Policy.js"
-import { buildPolicy } from "./internal/buildConfig.js"
+import { makeVllmLb } from "../vllm/VllmLbPolicy.js"
+import { makeCacheAffinity } from "./CacheAffinity.js"
 import { checkConfig } from "./internal/checkConfig.js"
 import type { ConfigOptions, PolicyConfig, PolicyConfigError } from "./PolicyConfig.js"
-import { ledgerTerms, stepTimeTerms } from "./Terms.js"
+import { makePowerOfChoices } from "./PowerOfChoices.js"
+import { makeScored } from "./Scored.js"
+import { ledgerTerms } from "./Scorers.js"
+import { makeStepTimeAware } from "./StepTimeAware.js"
+import { stepTimeTerms } from "./StepTimeTypes.js"
+import { withKvAdmission } from "./WithKvAdmission.js"
+import { withSpeed } from "./WithSpeed.js"
+import { withStaleness } from "./WithStaleness.js"
 
 /**
- * Each registered own policy's configuration, by registry name:
- *
- * - `ledger-balanced`: `tokens` (1), the `kvPressureGate`, ties by `requests`: least (tokens,
- *   requests) over the in-flight ledger (see `makeLedgerBalanced`).
- * - `ledger-balanced-requests`: `requests` (1), the gate, ties by `tokens`.
- * - `uncached-tokens`: `loadTokens` + `uncachedPromptTokens`, both raw (`"none"`) and weight 1:
- *   tokens the rank holds plus the prompt tokens it would still prefill (see `makeUncachedTokens`).
- * - `ledger-scored`: `tokens` (1) + `uncachedPromptTokens` (0.5), min-max, the gate, ties by `requests`.
- * - `power-of-two-ledger`: power of d = 2 choices on `tokens` (1) with the gate, ties by `requests`.
- * - `step-time-aware`: its terms in seconds, `queuedPrefill` and `ownPrefill` (1), `slotWait` 0.3 s
- *   per request over the cap; `decodeLoad` (8 with one front end, 0 with several) and `homeCredit`
- *   (0 with one, 0.3 with several) are left to their front-end defaults (see `makeStepTimeAware`).
- * - `speed-aware`: `ledger-balanced`'s terms inside the `"speed"` wrapper (`withSpeed`): each rank's
- *   tokens divided by the speed it is learned to run at, so a hardware-slow rank gets tokens in
- *   proportion to its speed.
- * - `cache-affinity`: whole (`makeCacheAffinity`): its load gates, session table and hysteresis
- *   decide by rules, not by a sum of terms.
- * - `vllm-kv-pressure+kv-admission` / `vllm-kv-pressure+staleness+kv-admission`: vLLM's balancer
- *   (upstream, known-first ties) inside the wrappers, the first innermost.
+ * Each registered own policy's configuration, by registry name: the ledger terms of `makeScored`
+ * (`ledger-balanced`, `-requests`, `uncached-tokens`, `ledger-scored`, `speed-aware` inside the
+ * `"speed"` wrapper), power of d = 2 (`power-of-two-ledger`), `step-time-aware`'s seconds (the
+ * terms left out keep their front-end defaults), `cache-affinity` whole (its gates are rules, not a
+ * sum), and vLLM's balancer inside the wrappers. What each weighs and why: docs/own-policies.md.
  *
  * **When to use**: to see what a registered policy weighs, or to start a tuned configuration from
  * one (`policyFromConfig({ ...ownPolicyConfigs["ledger-scored"], terms: [...] })`).
@@ -149,16 +143,11 @@ export const defaultPolicyConfig: PolicyConfig = {
 }
 
 /**
- * Build the policy a `PolicyConfig` describes, or a `PolicyConfigError` naming the
- * first field at fault: a `kind` or a term that does not exist (`terms[i].term`, with the known
- * names), a weight that is negative or not finite (`terms[i].weight`), a term the kind does not
- * take, a bad `normalise`, `choices`, `wrappers[i]` or limit, or a key no configuration has (a typo
- * is not silently ignored). The input is checked as untyped JSON (`JSON.parse` output).
- *
- * **When to use**: to run a tuned or hand-written configuration (`--policy-config`), or one of the
- * registered ones (`ownPolicyConfigs`) with changed weights. Options that concern the deployment
- * rather than the policy (front ends, seed, the running-request cap, the step cost model) are the
- * second argument, as the registry's `PolicyOptions`.
+ * Check a `PolicyConfig` given as untyped JSON (`JSON.parse` output) and build it, or a
+ * `PolicyConfigError` naming the first field at fault (`kind`, `terms[i].term` with the known names,
+ * `terms[i].weight`, a term the kind does not take, `normalise`, `choices`, `wrappers[i]`, a limit,
+ * or a key no configuration has: a typo is not ignored). `options`: the deployment's (front ends,
+ * seed, running cap, step cost), as `PolicyOptions`. **When to use**: `--policy-config`, `tune`.
  *
  * @example
  * ```ts
@@ -189,4 +178,81 @@ export const policyFromConfig = (
   const bad = checkConfig(config, ledgerTerms, stepTimeTerms)
   if (bad !== undefined) return { _tag: "PolicyConfigError", ...bad }
   return buildPolicy(config as PolicyConfig, options)
+}
+
+const scoredOf = (c: PolicyConfig, o: ConfigOptions): Policy<unknown> => {
+  const shared = {
+    name: c.name,
+    scorers: (c.terms ?? []).map((t) => ({
+      scorer: ledgerTerms[t.term]!(t),
+      weight: t.weight,
+      normalise: t.normalise
+    })),
+    tieBreakers: c.tieBreakers?.map((name) => ledgerTerms[name]!({})),
+    kvFeasible: c.kvFeasible,
+    clientCount: o.clientCount,
+    clientIndex: o.clientIndex,
+    staleAfterSeconds: c.staleAfterSeconds,
+    inclusionMarginSeconds: c.inclusionMarginSeconds,
+    maxIndexedBlocks: c.maxIndexedBlocks
+  }
+  return (
+    c.kind === "scored"
+      ? makeScored(shared)
+      : makePowerOfChoices({ ...shared, choices: c.choices ?? 2, seed: o.seed })
+  ) as Policy<unknown>
+}
+
+const stepTimeOf = (c: PolicyConfig, o: ConfigOptions): Policy<unknown> => {
+  const weights: Record<string, number> = {}
+  for (const t of c.terms ?? []) {
+    const option = stepTimeTerms[t.term]
+    if (option !== undefined) weights[option] = t.weight
+  }
+  return makeStepTimeAware({
+    ...weights,
+    clientCount: o.clientCount,
+    clientIndex: o.clientIndex,
+    maxRunningRequests: o.maxRunningRequests,
+    cost: o.stepCost,
+    staleAfterSeconds: c.staleAfterSeconds,
+    inclusionMarginSeconds: c.inclusionMarginSeconds,
+    maxIndexedBlocks: c.maxIndexedBlocks
+  }) as Policy<unknown>
+}
+
+const baseOf = (c: PolicyConfig, o: ConfigOptions): Policy<unknown> => {
+  if (c.kind === "scored" || c.kind === "power-of-choices") return scoredOf(c, o)
+  if (c.kind === "step-time") return stepTimeOf(c, o)
+  if (c.kind === "cache-affinity") return makeCacheAffinity() as Policy<unknown>
+  return makeVllmLb({
+    clientCount: o.clientCount,
+    clientIndex: o.clientIndex,
+    unknownLosesTies: true
+  }) as Policy<unknown>
+}
+
+/**
+ * The policy a `PolicyConfig` describes, unchecked (the registry's: `policyFromConfig` checks first),
+ * wrappers applied in order (the first innermost).
+ *
+ * @example
+ * ```ts
+ * import { buildPolicy, ownPolicyConfigs } from "./Configs.js"
+ * buildPolicy(ownPolicyConfigs["ledger-scored"]!, {}).name // => "ledger-scored"
+ * ```
+ *
+ * @since 0.6.0
+ */
+export const buildPolicy = (c: PolicyConfig, options: ConfigOptions): Policy<unknown> => {
+  let p = baseOf(c, options)
+  for (const w of c.wrappers ?? [])
+    p = (
+      w === "staleness"
+        ? withStaleness(p, { clientCount: options.clientCount })
+        : w === "speed"
+          ? withSpeed(p, { name: p.name })
+          : withKvAdmission(p, { clientCount: options.clientCount })
+    ) as Policy<unknown>
+  return p
 }

@@ -12,7 +12,7 @@ import {
   type RouteResult
 } from "../Policy.js"
 import { type RngState, rngFromSeed } from "../peers/Draws.js"
-import { checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
+import { allUnavailable, checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
 import { chargeOf, emptyLedger } from "./internal/InflightCharges.js"
 import {
   fold,
@@ -49,7 +49,6 @@ export interface PowerOfChoicesOptions extends Omit<ScoredOptions, "scorers"> {
 /**
  * What `observe` / `setStatus` precompute so a route never scans every rank: the busiest known
  * loads, the highest KV usage and waiting uncached tokens, the most free KV (`-Infinity`: none).
- *
  * @category own policies
  * @since 0.4.0
  */
@@ -85,15 +84,14 @@ export interface PowerOfChoicesPolicy extends Policy<PowerOfChoicesState> {
 }
 
 /**
- * Power of d choices (`power-of-two-ledger` is d = 2): `makeScored`'s terms over the rotating
- * cursor's rank (first: it wins ties, so a burst goes round) and d seeded draws without
- * replacement; every rank when d + 1 >= ranks. Charges are batched (folded every ranks / 8
- * operations or at a snapshot); a route scans every rank only when no drawn rank is usable
- * (`details.fallback`).
+ * Power of d choices (`power-of-two-ledger`: d = 2): `makeScored`'s terms over the rotating
+ * cursor's rank (first: it wins ties) and d seeded draws without replacement (every rank when
+ * d + 1 >= ranks); charges batched (folded every ranks / 8 operations or at a snapshot); a full
+ * scan only when no drawn rank is usable (`details.fallback`). Long form: docs/own-policies.md.
  *
- * **When to use**: thousands of ranks, where a full scan per request is the bottleneck. Upstream
- * for comparison: SMG's `power_of_two` (lightseekorg/smg `model_gateway/src/policies/power_of_two.rs`
- * @ 73da68ca). Errors: as `makeScored`, plus `choices`.
+ * **When to use**: thousands of ranks. Upstream for comparison: SMG's `power_of_two`
+ * (lightseekorg/smg `model_gateway/src/policies/power_of_two.rs` @ 73da68ca). Errors: as
+ * `makeScored`, plus `choices`.
  *
  * @example
  * ```ts
@@ -206,12 +204,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
       scoring,
       viewOver(folded.base, undefined)
     )
-    if (p2.best < 0)
-      return policyError(
-        "AllRanksUnavailable",
-        `Cannot route request: all ${n} DP ranks are unavailable.`,
-        "status"
-      )
+    if (p2.best < 0) return allUnavailable(n)
     return commit(s, folded, request, all[p2.best]!, (s.cursor + 1) % n, rng, now, {
       tieBreak: tieText,
       details: {

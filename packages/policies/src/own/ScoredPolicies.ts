@@ -4,43 +4,26 @@
  *
  * @since 0.1.0
  */
-import { makeScored, type ScoredPolicy, type ScoredState } from "./Scored.js"
+import { makeScored, type ScoredPolicy } from "./Scored.js"
 import { kvPressureGate, loadTokens, requests, tokens, uncachedPromptTokens } from "./Scorers.js"
+import type { ScoredOptions } from "./ScoreView.js"
 
 /**
  * Options of {@link makeLedgerBalanced}, all optional: `metric` (`"tokens"`: (tokens, requests);
- * `"requests"`: (requests, tokens)), `clientCount` / `clientIndex`, `chargeScale`,
- * `staleAfterSeconds` (1), `inclusionMarginSeconds` (0), `kvFull` (0.99) / `kvRoom` (0.9).
+ * `"requests"`: (requests, tokens)), `kvFull` (0.99) / `kvRoom` (0.9), the rest as `ScoredOptions`.
  *
  * @category own policies
  * @since 0.1.0
  */
-export interface LedgerBalancedOptions {
+export interface LedgerBalancedOptions
+  extends Pick<
+    ScoredOptions,
+    "clientCount" | "clientIndex" | "chargeScale" | "staleAfterSeconds" | "inclusionMarginSeconds"
+  > {
   readonly metric?: "tokens" | "requests" | undefined
-  readonly clientCount?: number | undefined
-  readonly clientIndex?: number | undefined
-  readonly chargeScale?: number | undefined
-  readonly staleAfterSeconds?: number | undefined
-  readonly inclusionMarginSeconds?: number | undefined
   readonly kvFull?: number | undefined
   readonly kvRoom?: number | undefined
 }
-
-/**
- * The state of a `ledger-balanced` policy: `makeScored`'s.
- *
- * @category own policies
- * @since 0.1.0
- */
-export type LedgerBalancedState = ScoredState
-
-/**
- * A `ledger-balanced` policy: `makeScored`'s, with `view`.
- *
- * @category own policies
- * @since 0.1.0
- */
-export type LedgerBalancedPolicy = ScoredPolicy
 
 /**
  * `ledger-balanced`: least (tokens, requests) over the in-flight ledger, or (requests, tokens)
@@ -68,7 +51,7 @@ export type LedgerBalancedPolicy = ScoredPolicy
  * @category own policies
  * @since 0.1.0
  */
-export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerBalancedPolicy => {
+export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): ScoredPolicy => {
   const byTokens = options.metric !== "requests"
   return makeScored({
     name: "ledger-balanced",
@@ -98,38 +81,18 @@ export const makeLedgerBalanced = (options: LedgerBalancedOptions = {}): LedgerB
  * @category own policies
  * @since 0.1.0
  */
-export const ledgerBalanced: LedgerBalancedPolicy = makeLedgerBalanced()
+export const ledgerBalanced: ScoredPolicy = makeLedgerBalanced()
 
 /**
- * Options of {@link makeUncachedTokens}, all optional: `clientCount` / `clientIndex`,
- * `maxIndexedBlocks` (65 536), `staleAfterSeconds` (1), `inclusionMarginSeconds` (0).
+ * Options of {@link makeUncachedTokens}, all optional, as `ScoredOptions`.
  *
  * @category own policies
  * @since 0.3.0
  */
-export interface UncachedTokensOptions {
-  readonly clientCount?: number | undefined
-  readonly clientIndex?: number | undefined
-  readonly maxIndexedBlocks?: number | undefined
-  readonly staleAfterSeconds?: number | undefined
-  readonly inclusionMarginSeconds?: number | undefined
-}
-
-/**
- * The state of an `uncached-tokens` policy: `makeScored`'s.
- *
- * @category own policies
- * @since 0.3.0
- */
-export type UncachedTokensState = ScoredState
-
-/**
- * An `uncached-tokens` policy: `makeScored`'s, with `view`.
- *
- * @category own policies
- * @since 0.3.0
- */
-export type UncachedTokensPolicy = ScoredPolicy
+export type UncachedTokensOptions = Pick<
+  ScoredOptions,
+  "clientCount" | "clientIndex" | "maxIndexedBlocks" | "staleAfterSeconds" | "inclusionMarginSeconds"
+>
 
 /**
  * `uncached-tokens`: least tokens held plus prompt tokens still to prefill, in tokens: the
@@ -155,7 +118,7 @@ export type UncachedTokensPolicy = ScoredPolicy
  * @category own policies
  * @since 0.3.0
  */
-export const makeUncachedTokens = (options: UncachedTokensOptions = {}): UncachedTokensPolicy =>
+export const makeUncachedTokens = (options: UncachedTokensOptions = {}): ScoredPolicy =>
   makeScored({
     name: "uncached-tokens",
     scorers: [

@@ -1,5 +1,6 @@
 /**
- * The named cost terms of the scorer (the `Scorers` namespace), each over the one load view.
+ * The named cost terms of the scorer (the `Scorers` namespace), each over the one load view, and
+ * `ledgerTerms`, the names a configuration gives them (a new term: a `Scorer` here, a line there).
  *
  * @since 0.4.0
  */
@@ -50,12 +51,7 @@ export const perRank = (
  * @category own policies
  * @since 0.4.0
  */
-export const tokens: Scorer = {
-  name: "tokens",
-  costs: (view, ranks, out) => {
-    for (let i = 0; i < ranks.length; i++) out[i] = view.tokens(ranks[i]!)
-  }
-}
+export const tokens: Scorer = perRank("tokens", (view, r) => view.tokens(r))
 
 /**
  * Request load, in requests: running + waiting plus those charged since the snapshot (SGLang's
@@ -70,12 +66,7 @@ export const tokens: Scorer = {
  * @category own policies
  * @since 0.4.0
  */
-export const requests: Scorer = {
-  name: "requests",
-  costs: (view, ranks, out) => {
-    for (let i = 0; i < ranks.length; i++) out[i] = view.requests(ranks[i]!)
-  }
-}
+export const requests: Scorer = perRank("requests", (view, r) => view.requests(r))
 
 /**
  * Decode load, in requests: `numRunningReqs`.
@@ -89,12 +80,7 @@ export const requests: Scorer = {
  * @category own policies
  * @since 0.4.0
  */
-export const running: Scorer = {
-  name: "numRunningReqs",
-  costs: (view, ranks, out) => {
-    for (let i = 0; i < ranks.length; i++) out[i] = view.running(ranks[i]!)
-  }
-}
+export const running: Scorer = perRank("numRunningReqs", (view, r) => view.running(r))
 
 /**
  * Queued requests: `numWaitingReqs` plus those charged since the snapshot.
@@ -108,12 +94,7 @@ export const running: Scorer = {
  * @category own policies
  * @since 0.4.0
  */
-export const waiting: Scorer = {
-  name: "numWaitingReqs",
-  costs: (view, ranks, out) => {
-    for (let i = 0; i < ranks.length; i++) out[i] = view.waiting(ranks[i]!)
-  }
-}
+export const waiting: Scorer = perRank("numWaitingReqs", (view, r) => view.waiting(r))
 
 /**
  * KV headroom, as `kvCacheUsage` (0..1); unreported counts as the highest reported.
@@ -152,12 +133,9 @@ export const kvCacheUsage: Scorer = {
  * @category own policies
  * @since 0.4.0
  */
-export const waitingUncachedTokens: Scorer = {
-  name: "numWaitingUncachedTokens",
-  costs: (view, ranks, out) => {
-    for (let i = 0; i < ranks.length; i++) out[i] = view.waitingUncachedTokens(ranks[i]!)
-  }
-}
+export const waitingUncachedTokens: Scorer = perRank("numWaitingUncachedTokens", (view, r) =>
+  view.waitingUncachedTokens(r)
+)
 
 /**
  * Cached prefix, as the prompt tokens a rank would still prefill: the prompt minus the leading
@@ -176,13 +154,11 @@ export const waitingUncachedTokens: Scorer = {
  * @category own policies
  * @since 0.4.0
  */
-export const uncachedPromptTokens: Scorer = {
-  name: "uncachedPromptTokens",
-  uses: ["prefixIndex"],
-  costs: (view, ranks, out) => {
-    for (let i = 0; i < ranks.length; i++) out[i] = view.uncachedPromptTokens(ranks[i]!)
-  }
-}
+export const uncachedPromptTokens: Scorer = perRank(
+  "uncachedPromptTokens",
+  (view, r) => view.uncachedPromptTokens(r),
+  ["prefixIndex"]
+)
 
 /**
  * Pending charges as a floor, in tokens: `tokens` + `waitingUncachedTokens`, never below the prompt
@@ -258,4 +234,39 @@ export const kvPressureGate = (
       }
     }
   }
+}
+
+/** The fields of a configured term a term's builder reads. */
+interface TermFields {
+  readonly kvFull?: number | undefined
+  readonly kvRoom?: number | undefined
+}
+
+/**
+ * The terms a `"scored"` or `"power-of-choices"` configuration may name, each a `Scorer` over the
+ * in-flight ledger's `ScoreView` (units in each one's docstring in `Scorers`): `tokens` (tokens),
+ * `requests`, `running`, `waiting` (requests), `kvCacheUsage` (0..1), `waitingUncachedTokens`,
+ * `uncachedPromptTokens` (cached prefix: prompt tokens still to prefill), `loadTokens` (tokens with
+ * the pending in-flight floor), `kvPressureGate` (a gate: 0 or `+Infinity`).
+ *
+ * @example
+ * ```ts
+ * import { ledgerTerms } from "@loadledger/policies"
+ * Object.keys(ledgerTerms).length // => 9
+ * ledgerTerms.tokens!({}).name // => "tokens"
+ * ```
+ *
+ * @category own policies
+ * @since 0.6.0
+ */
+export const ledgerTerms: Readonly<Record<string, (t: TermFields) => Scorer>> = {
+  tokens: () => tokens,
+  requests: () => requests,
+  running: () => running,
+  waiting: () => waiting,
+  kvCacheUsage: () => kvCacheUsage,
+  waitingUncachedTokens: () => waitingUncachedTokens,
+  uncachedPromptTokens: () => uncachedPromptTokens,
+  loadTokens: () => loadTokens,
+  kvPressureGate: (t) => kvPressureGate({ kvFull: t.kvFull, kvRoom: t.kvRoom })
 }

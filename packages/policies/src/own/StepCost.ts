@@ -1,14 +1,12 @@
 /**
- * The cost model of `step-time-aware`: what a rank's work adds to a lockstep DP step, as six linear
- * coefficients a router evaluates in nanoseconds, fitted from any step-time function.
+ * The step cost model of `step-time-aware`: six linear coefficients, fitted from any step-time function.
  *
  * @since 0.4.0
  */
 
 /**
- * One rank's share of a step as a step-time function reads it: the fields of `@loadledger/step-time`'s
- * `RankAggregate` (per layer `attentionPairs`; per step `tokens`, `numDecodes`, `extendTokens`,
- * `numExtends`), so `stepTimeFromAggregates` can be probed as it is.
+ * One rank's share of a step, as `@loadledger/step-time`'s `RankAggregate` (per layer
+ * `attentionPairs`; per step `tokens`, `numDecodes`, `extendTokens`, `numExtends`).
  *
  * @category own policies
  * @since 0.4.0
@@ -22,8 +20,8 @@ export interface StepProbeRank {
 }
 
 /**
- * A step-time function: seconds of one lockstep step whose ranks run the given batches (one entry per
- * rank), e.g. `(ranks) => stepTimeFromAggregates(config, ranks)` of `@loadledger/step-time`.
+ * Seconds of one lockstep step whose ranks (one entry each) run the given batches, e.g.
+ * `(ranks) => stepTimeFromAggregates(config, ranks)` of `@loadledger/step-time`.
  *
  * @category own policies
  * @since 0.4.0
@@ -53,10 +51,8 @@ export interface StepCostModel {
 
 /**
  * GLM-5.3 (DeepSeek sparse attention) on H200, DP 8, 8,192-token chunks: {@link stepCostFrom} of
- * `@loadledger/step-time`'s `stepTimeFromAggregates` with its `glm-5.3` / `h200` presets (refitted and
- * compared by `own-steptime.test.ts`). The default cost model of `makeStepTimeAware`.
- *
- * **When to use**: for a GLM-5.3-class MoE with DP attention on Hopper, or as a starting point.
+ * `@loadledger/step-time`'s `glm-5.3` / `h200` presets (refitted by `own-steptime.test.ts`); the
+ * default of `makeStepTimeAware`. **When to use**: a GLM-5.3-class MoE with DP attention on Hopper.
  *
  * @example
  * ```ts
@@ -91,16 +87,13 @@ const nonNegative = (x: number): number => (Number.isFinite(x) && x > 0 ? x : 0)
 const fitted = (x: number): number => Number(nonNegative(x).toPrecision(3))
 
 /**
- * Fit a {@link StepCostModel} by probing a step-time function: `dpSize` ranks each decoding
- * `decodeRequests` requests of `contextTokens` is the baseline; rank 0 then runs an extend of 1,024 and
- * of `chunkTokens` tokens after an empty cache and of `chunkTokens` after `prefixTokens`, or decodes
- * twice the requests or the context. The coefficients are the extend line's intercept and finite
- * differences (negative counts 0), each to three significant digits, so a fit is the same wherever it
- * is made (placements near a tie depend on the digits: `docs/own-policies.md`).
+ * Fit a {@link StepCostModel} by probing a step-time function (seven calls: fit once): over a
+ * baseline of `dpSize` (8) ranks decoding `decodeRequests` (16) of `contextTokens` (8,192), rank 0
+ * runs extends of 1,024 and `chunkTokens` (8,192) tokens, and of `chunkTokens` after `prefixTokens`
+ * (65,536), or decodes twice the requests or context; the coefficients are the intercept and finite
+ * differences (negative: 0) to three significant digits (why: docs/own-policies.md).
  *
- * **When to use**: to give `makeStepTimeAware` your model and GPU, from `@loadledger/step-time` or a
- * measured table. Seven calls: fit once, not per route. Defaults: `dpSize` 8, `chunkTokens` 8192,
- * `decodeRequests` 16, `contextTokens` 8192, `prefixTokens` 65,536.
+ * **When to use**: to give `makeStepTimeAware` your model and GPU.
  *
  * @example
  * ```ts
@@ -154,9 +147,7 @@ export const stepCostFrom = (
 
 /**
  * Seconds a rank's prefill of `tokens` prompt tokens after `prefixTokens` cached ones adds to the
- * lockstep group under `model`, chunk by chunk as {@link StepCostModel} prices them, in closed form
- * (O(1)); 0 for no tokens.
- *
+ * lockstep group, chunk by chunk as `model` prices them, in closed form (0 for no tokens).
  * **When to use**: to price a placement in seconds (`step-time-aware`'s prefill terms).
  *
  * @example

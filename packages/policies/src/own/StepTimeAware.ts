@@ -1,7 +1,5 @@
 /**
- * The `step-time-aware` policy: place each request where the lockstep DP group's predicted step
- * time, prefill chunks included, grows least, then where its own first token comes soonest. Its terms:
- * `internal/stepTerms.ts`; its route `internal/stepRoute.ts`; its state `internal/stepState.ts`.
+ * `makeStepTimeAware`; its terms: `internal/stepTerms.ts`, route `stepRoute.ts`, state `stepState.ts`.
  *
  * @since 0.4.0
  */
@@ -23,30 +21,18 @@ export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
 }
 
 /**
- * Build loadledger's step-time-aware policy (`step-time-aware`): the rank with the least predicted
- * seconds, summed from named terms (`stepTimeTerms` names their weights):
+ * `step-time-aware`: the rank with the least predicted seconds of lockstep step time, summed from
+ * the named terms of `stepTimeTerms` (per rank: `wait` before this prefill starts, `own` prefill
+ * after the cached prefix, `decode` x `decodeWeight`, `slot` wait past the running cap, minus the
+ * `home` credit), then KV admission, then a rotating tie-break; priced by `cost` (default
+ * {@link glm53H200StepCost}, or `stepCostFrom`). Stale, unknown and unhealthy ranks as
+ * `ledger-balanced`. Formula, defaults and measurements: docs/own-policies.md.
  *
- *     wait (max(horizon_r - now, prefill(queued_r))) + own (prefill(uncached_r after cached_r))
- *       + home (-homeWeight x own on the home rank) + decode (decodeWeight x decode step) + slot
- *
- * `wait`: this front end's prefill horizon on `r` or the snapshot's queue (with several front ends in
- * whole `sharedQueueQuantumSeconds`); `own`: this prompt's prefill after the prefix a router-side index
- * takes `r` to cache (LRU of `cacheTokens`); `decode` (8 with one front end, 0 with several); `slot`
- * (`slotWaitSeconds` per request beyond the running cap); `home` (several front ends: the request's
- * consistent-hash home). Then KV admission, then a rotating tie-break. Priced by `cost` (default
- * {@link glm53H200StepCost}; `stepCostFrom` fits one). Why each default: `docs/own-policies.md`.
- *
- * **When to use**: DP-attention groups (SGLang DP attention, vLLM DP + EP) whose prefill chunks stall
- * the group: long or uneven prompts, multi-turn chat with prefix reuse, bursts.
- *
- * **Unknown, stale, unhealthy**: as `ledger-balanced` (never less busy than the busiest known or
- * fresh rank, chosen only while no fresh rank is healthy; unhealthy never); a row with counts but no
- * tokens (vLLM's) queues its waiting requests x the mean uncached prompt routed.
- *
- * **Explanation** (seconds): `scores[r]`, `details.matchedBlocks[r]`, `details.terms[5 * r + k]` in
- * the order of `details.termNames` (`wait`, `own`, `decode`, `slot`, `home`), summed as above into
- * `scores[r]` exactly. A pinned request is not scored. Errors: `InvalidInput` (`clientCount` /
- * `clientIndex`, `inputLength`), `NoRanks`, `InvalidRoutedRank`, `AllRanksUnavailable`.
+ * **When to use**: DP-attention groups (SGLang DP attention, vLLM DP + EP) whose prefill chunks
+ * stall the group: long or uneven prompts, prefix reuse, bursts. Explanation (seconds):
+ * `scores[r]`, `details.matchedBlocks[r]`, `details.terms[5 * r + k]` in `details.termNames` order.
+ * Errors: `InvalidInput` (`clientCount` / `clientIndex`, `inputLength`), `NoRanks`,
+ * `InvalidRoutedRank`, `AllRanksUnavailable`.
  *
  * @example
  * ```ts

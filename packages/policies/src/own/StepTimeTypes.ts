@@ -1,6 +1,6 @@
 /**
- * The types of `step-time-aware` (`makeStepTimeAware`): its options and its state, below the policy
- * and its internals (`internal/step*.ts`).
+ * The types of `step-time-aware` (`makeStepTimeAware`): its options, its state and its named terms
+ * (`stepTimeTerms`), below the policy and its internals (`internal/step*.ts`).
  *
  * @since 0.6.0
  */
@@ -53,14 +53,11 @@ export interface StepTimeAwareOptions {
 }
 
 /**
- * The state of a `step-time-aware` policy, opaque and immutable: `ledger` the newest snapshot per rank
- * and health, `demand` what they say each rank still has to do (priced once per snapshot), `ranks`
- * this front end's per-rank bookkeeping (prefill horizon, routes since the snapshot, in flight, prefix
- * clock), `inflight` each tracked request's rank and prompt, `prefixes` the router-side prefix index;
- * `routes` / `routedUncached` price rows that count waiting requests but no tokens (at the mean
- * uncached prompt routed; `waitingUnpriced`: such rows came before any route). Any state can be routed
- * from again; the index is cheapest when each is used once, in order, and a state kept alive keeps the
- * index writes made since it.
+ * The state of a `step-time-aware` policy, opaque and immutable: the `ledger` (newest rows, health),
+ * the `demand` they imply (priced once per snapshot), per-rank bookkeeping `ranks` (horizon, routes
+ * since the snapshot, in flight, prefix clock), the `inflight` requests, the router-side `prefixes`;
+ * `routes` / `routedUncached` price rows with waiting requests but no tokens (`waitingUnpriced`:
+ * such rows came before any route). Any state can be routed from again.
  *
  * @category own policies
  * @since 0.4.0
@@ -75,4 +72,27 @@ export interface StepTimeAwareState {
   readonly ranks: ReadonlyArray<number>
   readonly inflight: HashTrie<number>
   readonly prefixes: RankPrefixes
+}
+
+/**
+ * The terms of a `"step-time"` configuration, in seconds of lockstep step time, and the option each
+ * one's weight sets: `queuedPrefill` (the wait before this prefill starts; weight 1 only),
+ * `ownPrefill` (this prompt after its cached prefix; weight 1 only), `decodeLoad` (`decodeWeight`),
+ * `slotWait` (`slotWaitSeconds`, per request past the running cap), `homeCredit` (`homeWeight`).
+ *
+ * @example
+ * ```ts
+ * import { stepTimeTerms } from "@loadledger/policies"
+ * stepTimeTerms.decodeLoad // => "decodeWeight"
+ * ```
+ *
+ * @category own policies
+ * @since 0.6.0
+ */
+export const stepTimeTerms: Readonly<Record<string, string | undefined>> = {
+  queuedPrefill: undefined,
+  ownPrefill: undefined,
+  decodeLoad: "decodeWeight",
+  slotWait: "slotWaitSeconds",
+  homeCredit: "homeWeight"
 }

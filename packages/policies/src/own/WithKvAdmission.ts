@@ -6,17 +6,9 @@
  */
 
 import { clientsOf } from "../internal/clients.js"
-import {
-  type Explanation,
-  type Policy,
-  type PolicyError,
-  policyError,
-  type RouteRequest,
-  type RouteResult
-} from "../Policy.js"
+import type { Explanation, Policy, PolicyError, RouteRequest, RouteResult } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
-import { checkInputLength, checkNow, checkRequestFields } from "../RequestChecks.js"
-import { checkNotInFlight } from "./internal/checkRequest.js"
+import { checkWrapped, innerError } from "./internal/checkRequest.js"
 import { freeKvTokensFromUsage, kvFeasible } from "./internal/FreeKv.js"
 import {
   chargeLedger,
@@ -107,34 +99,31 @@ export const withKvAdmission = <S>(
   const shared = held !== undefined && held.scale === scale && held.margin === margin ? held : undefined
   const ledgerOf = (s: KvAdmissionState<S>): LedgerState => s.ledger ?? shared!.of(s.inner)
 
-  const charged = (
-    s: KvAdmissionState<S>,
-    inner: S,
-    rank: number,
-    request: RouteRequest,
-    now: number
-  ): KvAdmissionState<S> => ({
-    inner,
-    ledger: s.ledger === undefined ? undefined : chargeLedger(s.ledger, rank, chargeOf(request, now, scale))
-  })
-  // results are built field by field: a policy's result may be a class instance with getters
-  const failed = (s: KvAdmissionState<S>, out: PolicyError, restore: boolean): PolicyError => {
-    const e = policyError(out.reason, out.message, out.field)
-    if (out.state === undefined) return e
-    const inner = restore ? policy.setStatus(out.state as S, ledgerOf(s).healthy) : (out.state as S)
-    return { ...e, state: { ...s, inner } }
-  }
+  // the inner state back to the ledger's health when it routed under the mask
+  const failed = (s: KvAdmissionState<S>, out: PolicyError, restore: boolean): PolicyError =>
+    innerError(out, (inner: S) => ({
+      ...s,
+      inner: restore ? policy.setStatus(inner, ledgerOf(s).healthy) : inner
+    }))
+  /** The inner policy's placement (`inner`: its state to keep), charged; `kvAdmission` into the details. */
   const routed = (
-    rank: number,
-    state: KvAdmissionState<S>,
-    e: Explanation,
-    kvAdmission: Record<string, unknown> | undefined
-  ): RouteResult<KvAdmissionState<S>> => ({
-    _tag: "Routed",
-    rank,
-    state,
-    explanation: kvAdmission === undefined ? e : { ...e, details: { ...e.details, kvAdmission } }
-  })
+    s: KvAdmissionState<S>,
+    out: { readonly rank: number; readonly explanation: Explanation },
+    inner: S,
+    request: RouteRequest,
+    now: number,
+    kvAdmission?: Record<string, unknown>
+  ): RouteResult<KvAdmissionState<S>> => {
+    const e = out.explanation
+    const ledger =
+      s.ledger === undefined ? undefined : chargeLedger(s.ledger, out.rank, chargeOf(request, now, scale))
+    return {
+      _tag: "Routed",
+      rank: out.rank,
+      state: { inner, ledger },
+      explanation: kvAdmission === undefined ? e : { ...e, details: { ...e.details, kvAdmission } }
+    }
+  }
 
   const route = (
     s: KvAdmissionState<S>,
@@ -143,19 +132,13 @@ export const withKvAdmission = <S>(
   ): RouteResult<KvAdmissionState<S>> => {
     if (optionsError !== undefined) return optionsError
     const ledger = ledgerOf(s)
-    const bad =
-      checkInputLength(request.inputLength) ??
-      checkNow(now) ??
-      checkRequestFields(request) ??
-      checkNotInFlight(request, ledgerHolds(ledger, request.requestId))
+    const bad = checkWrapped(request, now, (id) => ledgerHolds(ledger, id))
     if (bad !== undefined) return bad
     const fits =
       request.routedDpRank === undefined ? kvFeasible(ledger, request.inputLength, usage) : undefined
     if (fits === undefined) {
       const out = policy.route(s.inner, request, now)
-      return out._tag === "Routed"
-        ? routed(out.rank, charged(s, out.state, out.rank, request, now), out.explanation, undefined)
-        : failed(s, out, false)
+      return out._tag === "Routed" ? routed(s, out, out.state, request, now) : failed(s, out, false)
     }
     const healthy = ledger.healthy
     const out = policy.route(policy.setStatus(s.inner, fits), request, now)
@@ -163,15 +146,10 @@ export const withKvAdmission = <S>(
     const feasible: Array<number> = []
     for (let r = 0; r < fits.length; r++) if (fits[r]) feasible.push(r)
     if (fits[out.rank] === true)
-      return routed(
-        out.rank,
-        charged(s, policy.setStatus(out.state, healthy), out.rank, request, now),
-        out.explanation,
-        {
-          feasible,
-          overridden: false
-        }
-      )
+      return routed(s, out, policy.setStatus(out.state, healthy), request, now, {
+        feasible,
+        overridden: false
+      })
     // the inner policy ignored the mask: route again, pinned to the feasible rank with the most free KV
     let best = feasible[0]!
     let bestFree = Number.NEGATIVE_INFINITY
@@ -184,11 +162,7 @@ export const withKvAdmission = <S>(
     }
     const again = policy.route(s.inner, { ...request, routedDpRank: best }, now)
     if (again._tag !== "Routed") return failed(s, again, false)
-    return routed(again.rank, charged(s, again.state, again.rank, request, now), again.explanation, {
-      feasible,
-      overridden: true,
-      innerChoice: out.rank
-    })
+    return routed(s, again, again.state, request, now, { feasible, overridden: true, innerChoice: out.rank })
   }
 
   return {

@@ -6,10 +6,9 @@
  */
 
 import { clientsOf } from "../internal/clients.js"
-import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteResult } from "../Policy.js"
+import type { Policy, RankLoad, RouteRequest, RouteResult } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
-import { checkInputLength, checkNow, checkRequestFields } from "../RequestChecks.js"
-import { checkNotInFlight } from "./internal/checkRequest.js"
+import { checkWrapped, innerError } from "./internal/checkRequest.js"
 import { getTrie } from "./internal/HashTrie.js"
 import {
   chargeLedger,
@@ -145,18 +144,10 @@ export const withStaleness = <S>(policy: Policy<S>, options: StalenessOptions = 
     now: number
   ): RouteResult<StalenessState<S>> => {
     if (optionsError !== undefined) return optionsError
-    const bad =
-      checkInputLength(request.inputLength) ??
-      checkNow(now) ??
-      checkRequestFields(request) ??
-      checkNotInFlight(request, ledgerHolds(s.ledger, request.requestId))
+    const bad = checkWrapped(request, now, (id) => ledgerHolds(s.ledger, id))
     if (bad !== undefined) return bad
     const out = policy.route(s.inner, request, now)
-    if (out._tag !== "Routed") {
-      // built field by field: a policy's result may be a class instance with getters
-      const e = policyError(out.reason, out.message, out.field)
-      return out.state === undefined ? e : { ...e, state: { ...s, inner: out.state as S } }
-    }
+    if (out._tag !== "Routed") return innerError(out, (inner: S) => ({ ...s, inner }))
     const r = out.rank
     const ledger = chargeLedger(s.ledger, r, chargeOf(request, now, scale))
     const inner = refresh(out.state, ledger, [r], now)

@@ -6,7 +6,8 @@
 
 export * from "./BootstrapRooms.js"
 export * from "./CacheAffinity.js"
-export * from "./Configs.js"
+/** The registered configurations and `policyFromConfig` (not `buildPolicy`: the registry's, unchecked). */
+export { defaultPolicyConfig, ownPolicyConfigs, policyFromConfig } from "./Configs.js"
 export * from "./Entries.js"
 export * from "./PolicyConfig.js"
 export * from "./PowerOfChoices.js"
@@ -19,11 +20,12 @@ export * from "./ScoredPolicies.js"
  * @since 0.4.0
  */
 export * as Scorers from "./Scorers.js"
+/** The term names a configuration may give, each to its `Scorer`. */
+export { ledgerTerms } from "./Scorers.js"
 export * from "./ScoreView.js"
 export * from "./StepCost.js"
 export * from "./StepTimeAware.js"
 export * from "./StepTimeTypes.js"
-export * from "./Terms.js"
 export * from "./WithKvAdmission.js"
 export * from "./WithSpeed.js"
 export * from "./WithStaleness.js"

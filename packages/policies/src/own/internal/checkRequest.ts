@@ -6,6 +6,9 @@
 import { type PolicyError, policyError, type RouteRequest } from "../../Policy.js"
 import { checkInputLength, checkNow, checkRequestFields } from "../../RequestChecks.js"
 
+const checkFields = (request: RouteRequest, now: number): PolicyError | undefined =>
+  checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
+
 export const checkRequest = (
   dpSize: number,
   request: RouteRequest,
@@ -13,7 +16,7 @@ export const checkRequest = (
   healthy?: ReadonlyArray<boolean>
 ): PolicyError | undefined => {
   if (dpSize === 0) return policyError("NoRanks", "the policy has no ranks", "dpSize")
-  const bad = checkInputLength(request.inputLength) ?? checkNow(now) ?? checkRequestFields(request)
+  const bad = checkFields(request, now)
   if (bad !== undefined) return bad
   // checkRequestFields refused a pin that is not a number
   const r = request.routedDpRank
@@ -38,3 +41,20 @@ export const checkNotInFlight = (request: RouteRequest, inFlight: boolean): Poli
         "requestId"
       )
     : undefined
+
+/** A wrapper's checks before its inner policy's: the request's fields and `now`, then {@link checkNotInFlight}. */
+export const checkWrapped = (
+  request: RouteRequest,
+  now: number,
+  holds: (requestId: string) => boolean // read once `requestId` is checked
+): PolicyError | undefined => checkFields(request, now) ?? checkNotInFlight(request, holds(request.requestId))
+
+/** The inner policy's error rebuilt field by field (its result may be a class instance with getters), its state wrapped. */
+export const innerError = <S, W>(out: PolicyError, wrap: (inner: S) => W): PolicyError => {
+  const e = policyError(out.reason, out.message, out.field)
+  return out.state === undefined ? e : { ...e, state: wrap(out.state as S) }
+}
+
+/** `AllRanksUnavailable`: no healthy (or eligible) rank of `n` to route to. */
+export const allUnavailable = (n: number, what = "DP ranks are"): PolicyError =>
+  policyError("AllRanksUnavailable", `Cannot route request: all ${n} ${what} unavailable.`, "status")

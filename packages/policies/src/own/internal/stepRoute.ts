@@ -5,10 +5,10 @@
  * @internal
  */
 import { doubles } from "../../internal/packed.js"
-import { policyError, type RouteRequest, type RouteResult } from "../../Policy.js"
+import type { RouteRequest, RouteResult } from "../../Policy.js"
 import { prefillSeconds } from "../StepCost.js"
 import type { StepTimeAwareState } from "../StepTimeTypes.js"
-import { checkNotInFlight, checkRequest } from "./checkRequest.js"
+import { allUnavailable, checkNotInFlight, checkRequest } from "./checkRequest.js"
 import { getTrie, setTrie } from "./HashTrie.js"
 import { displacesBest, freshMax, isDated } from "./LoadView.js"
 import { withWaitingEstimate } from "./RankDemand.js"
@@ -157,26 +157,10 @@ export const route = (
   const terms = doubles(n * TERMS)
   scoreRanks(x, scores, terms)
   const best = pick(x, scores, (Math.floor((n * st.clientIndex) / st.clientCount) + s.cursor) % n)
-  if (best < 0)
-    return policyError(
-      "AllRanksUnavailable",
-      `Cannot route request: all ${n} DP ranks are unavailable.`,
-      "status"
-    )
+  if (best < 0) return allUnavailable(n)
   const queue = snapshotQueue(x, best, isDated(s.ledger, best, now, st.staleAfter))
-  return commit(
-    st,
-    s,
-    request,
-    now,
-    best,
-    (s.cursor + 1) % n,
-    queue,
-    cachedOf(x, best),
-    scores,
-    matched,
-    terms
-  )
+  const cursor = (s.cursor + 1) % n
+  return commit(st, s, request, now, best, cursor, queue, cachedOf(x, best), scores, matched, terms)
 }
 
 /** The routed state and result: `rank` charged with `request` after a queue of `queue` seconds. */
