@@ -24,9 +24,9 @@ import { ledgerTerms, stepTimeTerms } from "./Terms.js"
  * - `step-time-aware`: its terms in seconds, `queuedPrefill` and `ownPrefill` (1), `slotWait` 0.3 s
  *   per request over the cap; `decodeLoad` (8 with one front end, 0 with several) and `homeCredit`
  *   (0 with one, 0.3 with several) are left to their front-end defaults (see `makeStepTimeAware`).
- * - `speed-aware`: `ledger-balanced`'s terms inside the `"speed"` wrapper (`withSpeed`): each rank's
- *   tokens divided by the speed it is learned to run at, so a hardware-slow rank gets tokens in
- *   proportion to its speed.
+ * - `speed-aware`: `step-time-aware`'s terms inside the `"speed"` wrapper (`withSpeed`): each rank's
+ *   predicted seconds divided by the speed it is learned to run at (since 0.8.0; before,
+ *   `ledger-balanced`'s tokens in full-speed units, which starved a slow rank).
  * - `cache-affinity`: whole (`makeCacheAffinity`): its load gates, session table and hysteresis
  *   decide by rules, not by a sum of terms.
  * - `vllm-kv-pressure+kv-admission` / `vllm-kv-pressure+staleness+kv-admission`: vLLM's balancer
@@ -105,13 +105,13 @@ export const ownPolicyConfigs: Readonly<Record<string, PolicyConfig>> = {
     tieBreakers: ["requests"]
   },
   "speed-aware": {
-    kind: "scored",
+    kind: "step-time",
     name: "speed-aware",
     terms: [
-      { term: "tokens", weight: 1 },
-      { term: "kvPressureGate", weight: 0 }
+      { term: "queuedPrefill", weight: 1 },
+      { term: "ownPrefill", weight: 1 },
+      { term: "slotWait", weight: 0.3 }
     ],
-    tieBreakers: ["requests"],
     wrappers: ["speed"]
   },
   "vllm-kv-pressure+kv-admission": {

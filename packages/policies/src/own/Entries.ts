@@ -51,7 +51,7 @@ const descriptions: ReadonlyArray<
   [
     "speed-aware",
     "any",
-    "ledger-balanced with each rank's tokens divided by its learned speed (utilization against tokens held, smoothed, floored at 0.3): a hardware-slow rank gets work in proportion to its speed"
+    "step-time-aware with each rank's predicted seconds (prefill wait, own prefill, decode, slot wait) divided by its learned speed (utilization against tokens held, smoothed, floored at 0.3): a request goes where it finishes soonest at the ranks' real speeds"
   ],
   [
     "vllm-kv-pressure+kv-admission",

@@ -60,7 +60,7 @@ export interface StepTimeAwareOptions {
  * `routes` / `routedUncached` price rows that count waiting requests but no tokens (at the mean
  * uncached prompt routed; `waitingUnpriced`: such rows came before any route). Any state can be routed
  * from again; the index is cheapest when each is used once, in order, and a state kept alive keeps the
- * index writes made since it.
+ * index writes made since it. `speeds` (set by `withSpeed`): each rank's terms are divided by its speed.
  *
  * @category own policies
  * @since 0.4.0
@@ -75,4 +75,6 @@ export interface StepTimeAwareState {
   readonly ranks: ReadonlyArray<number>
   readonly inflight: HashTrie<number>
   readonly prefixes: RankPrefixes
+  /** Per rank, the speed its seconds are priced at (the speed term, `withSpeed`); absent: all 1. */
+  readonly speeds?: ReadonlyArray<number> | undefined
 }
