@@ -75,7 +75,7 @@ export const buildPolicy = (c: PolicyConfig, options: ConfigOptions): Policy<unk
       w === "staleness"
         ? withStaleness(p, { clientCount: options.clientCount })
         : w === "speed"
-          ? withSpeed(p, { name: p.name })
+          ? withSpeed(p, { name: c.name ?? p.name })
           : withKvAdmission(p, { clientCount: options.clientCount })
     ) as Policy<unknown>
   return p
