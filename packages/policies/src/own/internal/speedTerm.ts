@@ -10,11 +10,14 @@
  * speed a rank's forward time grows with the tokens it holds (`numTotalTokens`, else
  * `numUsedTokens`): `u = a + b x`, the same `a`, `b` for every rank of the group; a rank at speed
  * `s` takes `u = (a + b x) / s`. Per report the estimator fits `u_r · ŝ_r = a + b x_r` by least
- * squares over the ranks (`ŝ` the current estimate, so a rank already known to be slow does not bend
- * the fit; `b > 0`; with two ranks, or a report whose tokens do not vary, only the slope is fitted,
- * through the fixed part learned so far), reads each rank's raw speed `(a + b x_r) / u_r`, divides by the upper median
- * over the ranks (the typical rank is 1), fits again without the ranks found below 0.9 (when three
- * others remain: a slow rank's own row never bends the line its speed is read from), and smooths it: `ŝ ← ŝ + smoothing · (raw - ŝ)`, kept within
+ * squares (`ŝ` the current estimate, so a rank already known to be slow does not bend the fit;
+ * `b > 0`; where the tokens do not vary, only the slope is fitted, through the fixed part learned so
+ * far) and reads each rank's raw speed `(a + b x_r) / u_r` from the line fitted on the *other* ranks
+ * (leave one out: a rank's own row never bends the line its speed is read from; with the line over
+ * every rank, three ranks holding two token counts let a slow rank's corrected point fix the line
+ * through itself, and its belief never moved again), divided by the upper median over the ranks (the
+ * typical rank is 1); then again with the ranks found below 0.9 left out of every line (when two
+ * others remain), and smooths it: `ŝ ← ŝ + smoothing · (raw - ŝ)`, kept within
  * `[floor, 1]`. The floor keeps a rank in the rotation (one bad window never exiles it: its cost is
  * at most `1 / floor` times its load), and the smoothing is the recovery: once a rank's raw speed is
  * back to 1, its distance to 1 shrinks by `1 - smoothing` per report (`pollsToRecover`). The fit's
