@@ -6,7 +6,12 @@ import {
   policyFromConfig,
   withSpeed
 } from "../src/index.js"
-import { emptySpeeds, observeSpeeds, pollsToRecover } from "../src/own/internal/speedTerm.js"
+import {
+  emptySpeeds,
+  observeSpeeds,
+  pollsToRecover,
+  type SpeedEstimate
+} from "../src/own/internal/speedTerm.js"
 
 /** Rows of one lockstep report: forward time a + b·tokens at nominal speed, over each rank's speed; utilization over the slowest. */
 const report = (
@@ -61,7 +66,7 @@ describe("speed estimator", () => {
   it("reads a rank's speed from the others' line: with two token counts among three ranks its own row does not hold its belief", () => {
     // issue 33: fitted over all three, the line ran through the slow rank's own corrected point, and a
     // belief of 0.74 for a rank back at full speed stayed 0.74 for ever
-    let e = { ...emptySpeeds(3), speeds: [1, 0.74, 1] }
+    let e: SpeedEstimate = { ...emptySpeeds(3), speeds: [1, 0.74, 1] }
     for (let t = 1; t <= 60; t++) e = observeSpeeds(e, report(t, [5376, 3584, 5376], [1, 1, 1], 0, 0.001), t)
     expect(e.speeds[1]).toBeGreaterThan(0.99)
     let f = emptySpeeds(3)
