@@ -9,9 +9,9 @@
  * equalises forward time where it is proportional to the tokens held is `s / (7 + s)` (0.5: 6.7%,
  * 0.7: 9.1%, 0.9: 11.4%; nominal 12.5%).
  *
- * Policies: `ledger-balanced`, `step-time-aware`, `speed-aware` and, as configurations, the speed
- * term around each (`ledger-balanced+speed` is the registry's `speed-aware` before issue 33's fix,
- * `step-time-aware+speed` after it). Flags: `--windows N` (4), `--use N` (2), `--limit N`
+ * Policies: `ledger-balanced`, `step-time-aware`, `speed-aware` (since 0.8.0 `step-time-aware`
+ * inside the speed term, priced in seconds) and `ledger-balanced+speed` (the speed term around
+ * `ledger-balanced`, in token units: the registry's `speed-aware` before 0.8.0). Flags: `--windows N` (4), `--use N` (2), `--limit N`
  * (Mooncake 1,200, Azure 2,400 requests), `--speeds 0.5,0.7,0.9`, `--only TEXT` (traces whose label
  * contains it), `--precision X` (0.05). Runs in this thread; about 5 minutes on a shared 2-core
  * machine.
@@ -61,8 +61,7 @@ const SUBJECTS: ReadonlyArray<{ name: string; config?: unknown }> = [
   { name: "ledger-balanced" },
   { name: "step-time-aware" },
   { name: "speed-aware" },
-  { name: "ledger-balanced+speed", config: withSpeedOf("ledger-balanced") },
-  { name: "step-time-aware+speed", config: withSpeedOf("step-time-aware") }
+  { name: "ledger-balanced+speed", config: withSpeedOf("ledger-balanced") }
 ]
 
 const entryOf = (s: (typeof SUBJECTS)[number]) => {

@@ -120,7 +120,7 @@ const isSpeedPriced = <S>(p: Policy<S>): p is SpeedPriced<S> =>
  * }))
  * let s = p.init(2)
  * for (let t = 1; t <= 40; t++) s = p.observe(s, rows(t), t)
- * s.estimate.speeds.map((x) => Number(x.toFixed(2))) // => [1, 0.51]
+ * s.estimate.speeds.map((x) => Number(x.toFixed(2))) // => [1, 0.5]
  * const r = p.route(s, { requestId: "a", inputLength: 10 }, 41)
  * r._tag === "Routed" && r.rank // => 0
  * // in seconds: rank 1's own prefill of a 4,000-token prompt is priced at its speed
@@ -129,7 +129,8 @@ const isSpeedPriced = <S>(p: Policy<S>): p is SpeedPriced<S> =>
  * for (let t = 1; t <= 40; t++) u = q.observe(u, rows(t), t)
  * const b = q.route(u, { requestId: "b", inputLength: 4000 }, 41)
  * const own = b._tag === "Routed" ? (b.explanation.details?.["terms"] as Array<number>) : []
- * Number((own[6]! / own[1]!).toFixed(2)) // => 1.96
+ * Number((own[6]! / own[1]!).toFixed(2)) // => 2
+ * b._tag === "Routed" && b.rank // => 0
  * ```
  *
  * @category own policies
