@@ -118,9 +118,8 @@ interface Row {
 
 /** Student t, two-sided 95%, by degrees of freedom (1..30; beyond, 1.96). */
 const T95 = [
-  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145,
-  2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045,
-  2.042
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
+  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042
 ]
 
 /**
@@ -166,9 +165,7 @@ const runTrace = async (t: (typeof TRACES)[number]) => {
     mode
   })
   // ours first, from the setup's start; every other subject warm-started from ours on the same window
-  const pilot = ks.map((k) =>
-    search(runGoodputJob(job(oursSubject, k, { kind: "search" })), OURS)
-  )
+  const pilot = ks.map((k) => search(runGoodputJob(job(oursSubject, k, { kind: "search" })), OURS))
   const warm = (k: number): GoodputJob["mode"] => {
     const base = meanArrivalRate(windowsOf(setup)[k]!)!
     return pilot[k]! > 0 ? { kind: "search", start: pilot[k]! / base, step: 1.05 } : { kind: "search" }
@@ -205,7 +202,14 @@ const runTrace = async (t: (typeof TRACES)[number]) => {
           const d = pairedDifference(ours.windows, e.windows)
           return d === undefined
             ? { policy: name, goodput: e.requestsPerSecond, ci: e.ci }
-            : { policy: name, goodput: e.requestsPerSecond, ci: e.ci, diff: d.mean, diffCi: d.ci, beaten: d.ci[0] > 0 }
+            : {
+                policy: name,
+                goodput: e.requestsPerSecond,
+                ci: e.ci,
+                diff: d.mean,
+                diffCi: d.ci,
+                beaten: d.ci[0] > 0
+              }
         })()
   })
   rows.sort((a, b) => b.goodput - a.goodput)

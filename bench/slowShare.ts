@@ -113,7 +113,9 @@ for (const t of TRACES) {
       `\n## ${t.label} (${setup.limit} requests, windows 1-${use} of ${windows}), rank ${SLOW} at ${speed}; ` +
         `replayed at ledger-balanced's goodput per window (${base.map((x) => x.toFixed(3)).join(", ")} req/s)`
     )
-    console.log("policy | goodput req/s (mean) | vs ledger-balanced | share to slow rank | idle rank-steps | sync wait | attainment")
+    console.log(
+      "policy | goodput req/s (mean) | vs ledger-balanced | share to slow rank | idle rank-steps | sync wait | attainment"
+    )
     for (const s of SUBJECTS) {
       const g = s === SUBJECTS[0] ? base : goodput(s)
       const e = entryOf(s)

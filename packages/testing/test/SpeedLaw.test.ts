@@ -21,7 +21,11 @@ describe("speed law", () => {
   })
 
   it("the speed term around a token balancer (ledger-balanced, token units) obeys it too", () => {
-    const p = policyFromConfig({ ...ownPolicyConfigs["ledger-balanced"], name: "lb+speed", wrappers: ["speed"] })
+    const p = policyFromConfig({
+      ...ownPolicyConfigs["ledger-balanced"],
+      name: "lb+speed",
+      wrappers: ["speed"]
+    })
     if ("_tag" in p) throw new Error(p.message)
     for (const [dpSize, speed] of [
       [4, 0.5],

@@ -196,7 +196,10 @@ export const observeSpeeds = (
   const keep = first.map((x) => x >= 0.9)
   const rel = keep.includes(false) ? rawSpeeds(xs, ys, us, keep, est.fixedTokens) : first
   if (rel === undefined) return est
-  const { a, b, free } = fitLine(sumsOf(xs, ys, keep.filter(Boolean).length >= 2 ? keep : everyone), est.fixedTokens)
+  const { a, b, free } = fitLine(
+    sumsOf(xs, ys, keep.filter(Boolean).length >= 2 ? keep : everyone),
+    est.fixedTokens
+  )
   const speeds = [...est.speeds]
   const seenSeconds = [...est.seenSeconds]
   ranks.forEach((r, i) => {
