@@ -15,12 +15,15 @@
  * block. Flags: `--quick` (the first 1,200 requests of each trace, Azure's 2,400; 4 windows; 5%
  * bisection; the full run: Mooncake conversation's first 3,600, 6 windows, 2%), `--windows N`, `--limit N`, `--precision X`, `--jobs N` (worker threads, default 2),
  * `--speed S` (default 0.7), `--slo NAME` (every trace under this SLO), `--only TEXT`
- * (traces whose label contains it), `--json FILE`.
+ * (traces whose label contains it), `--json FILE`, `--ours BASE+speed` (judge the speed term around
+ * another own configuration instead, e.g. `ledger-balanced+speed`: `speed-aware` before 0.8.0).
+ * Where a window is unattainable for one policy only, no ratio exists: the paired difference in
+ * req/s (a t interval over the windows either attains) judges it, and says so.
  *
  * @since 0.8.0
  */
 import { writeFileSync } from "node:fs"
-import { policyEntries } from "@loadledger/policies"
+import { ownPolicyConfigs, policyEntries } from "@loadledger/policies"
 import { compareGoodput, estimateGoodput, meanArrivalRate, parseSlo } from "@loadledger/sim"
 import { policySource } from "../packages/cli/src/commands/list.js"
 import {
@@ -44,7 +47,14 @@ const sloOf = (name: string) => {
   if (p._tag === "SloError") throw new Error(`--slo: ${p.message}`)
   return p.slo
 }
-const OURS = "speed-aware"
+// `--ours BASE+speed`: the speed term around another registered own configuration (e.g.
+// `ledger-balanced+speed`, the registry's `speed-aware` before 0.8.0), for a same-setup baseline
+const OURS = flag("ours") ?? "speed-aware"
+const oursBase = OURS.endsWith("+speed") ? ownPolicyConfigs[OURS.slice(0, -"+speed".length)] : undefined
+const oursSubject: GoodputJob["subject"] =
+  oursBase === undefined
+    ? { kind: "policy", name: OURS }
+    : { kind: "policy", name: OURS, config: { ...oursBase, name: OURS, wrappers: ["speed"] } }
 const TRACES = [
   // Mooncake's long prompts meet no strict SLO on a slowed group at any rate: the relaxed preset there
   {
@@ -100,7 +110,33 @@ interface Row {
   readonly ci: readonly [number, number]
   readonly ratio?: number
   readonly ratioCi?: readonly [number, number]
+  /** Where no ratio exists (a window unattainable for one only): the paired difference, req/s. */
+  readonly diff?: number
+  readonly diffCi?: readonly [number, number]
   readonly beaten?: boolean
+}
+
+/** Student t, two-sided 95%, by degrees of freedom (1..30; beyond, 1.96). */
+const T95 = [
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
+  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042
+]
+
+/**
+ * The paired difference `a - b` (req/s) over the windows where either attains the SLO (as
+ * `compareGoodput` keeps them) and its 95% t interval: the judge where a window's goodput is 0 for
+ * one policy only, so no ratio exists. Undefined with fewer than 2 such windows.
+ */
+const pairedDifference = (
+  a: ReadonlyArray<number>,
+  b: ReadonlyArray<number>
+): { mean: number; ci: readonly [number, number] } | undefined => {
+  const d = a.flatMap((x, k) => (x > 0 || b[k]! > 0 ? [x - b[k]!] : []))
+  if (d.length < 2) return undefined
+  const mean = d.reduce((x, y) => x + y, 0) / d.length
+  const sd = Math.sqrt(d.reduce((x, y) => x + (y - mean) ** 2, 0) / (d.length - 1))
+  const half = (T95[d.length - 2] ?? 1.96) * (sd / Math.sqrt(d.length))
+  return { mean, ci: [mean - half, mean + half] }
 }
 
 const runTrace = async (t: (typeof TRACES)[number]) => {
@@ -129,9 +165,7 @@ const runTrace = async (t: (typeof TRACES)[number]) => {
     mode
   })
   // ours first, from the setup's start; every other subject warm-started from ours on the same window
-  const pilot = ks.map((k) =>
-    search(runGoodputJob(job({ kind: "policy", name: OURS }, k, { kind: "search" })), OURS)
-  )
+  const pilot = ks.map((k) => search(runGoodputJob(job(oursSubject, k, { kind: "search" })), OURS))
   const warm = (k: number): GoodputJob["mode"] => {
     const base = meanArrivalRate(windowsOf(setup)[k]!)!
     return pilot[k]! > 0 ? { kind: "search", start: pilot[k]! / base, step: 1.05 } : { kind: "search" }
@@ -164,7 +198,19 @@ const runTrace = async (t: (typeof TRACES)[number]) => {
           ratioCi: c.ci,
           beaten: c.ci[0] > 1
         }
-      : { policy: name, goodput: e.requestsPerSecond, ci: e.ci }
+      : (() => {
+          const d = pairedDifference(ours.windows, e.windows)
+          return d === undefined
+            ? { policy: name, goodput: e.requestsPerSecond, ci: e.ci }
+            : {
+                policy: name,
+                goodput: e.requestsPerSecond,
+                ci: e.ci,
+                diff: d.mean,
+                diffCi: d.ci,
+                beaten: d.ci[0] > 0
+              }
+        })()
   })
   rows.sort((a, b) => b.goodput - a.goodput)
   return {
@@ -193,16 +239,35 @@ for (const t of TRACES) {
       `(${((r.ours.requestsPerSecond / r.bound.requestsPerSecond) * 100).toFixed(0)}% of the bound); ` +
       `balance bound (nominal hardware) ${f(r.bound.requestsPerSecond)} [${f(r.bound.ci[0])}, ${f(r.bound.ci[1])}]`
   )
-  console.log("policy | goodput req/s [95%] | speed-aware vs it, paired [95%] | beaten")
+  console.log(`policy | goodput req/s [95%] | ${OURS} vs it, paired [95%] | beaten`)
   for (const x of r.rows) {
+    const sign = (v: number) => `${v >= 0 ? "+" : ""}${v.toFixed(3)}`
     const vs =
-      x.ratio === undefined ? "n/c" : `${pct(x.ratio)} [${pct(x.ratioCi![0])}, ${pct(x.ratioCi![1])}]`
+      x.ratio !== undefined
+        ? `${pct(x.ratio)} [${pct(x.ratioCi![0])}, ${pct(x.ratioCi![1])}]`
+        : x.diff !== undefined
+          ? `no ratio (a window it cannot serve): ${sign(x.diff)} req/s [${sign(x.diffCi![0])}, ${sign(x.diffCi![1])}]`
+          : "n/c"
     if (x.beaten !== true) missed++
     console.log(
       `${x.policy} | ${f(x.goodput)} [${f(x.ci[0])}, ${f(x.ci[1])}] | ${vs} | ${x.beaten === true ? "yes" : "NO"}`
     )
   }
-  const worst = r.rows.filter((x) => x.ratioCi !== undefined).sort((a, b) => a.ratioCi![0] - b.ratioCi![0])[0]
+  const ratios = r.rows.filter((x) => x.ratioCi !== undefined)
+  const beatenRatio = ratios.filter((x) => x.beaten === true).length
+  const diffs = r.rows.filter((x) => x.diffCi !== undefined)
+  const beatenDiff = diffs.filter((x) => x.beaten === true).length
+  const sorted = ratios.map((x) => x.ratio!).sort((a, b) => a - b)
+  console.log(
+    `beaten, interval above zero: ${beatenRatio} of ${ratios.length} by the paired ratio ` +
+      (sorted.length > 0
+        ? `(${pct(sorted[0]!)} to ${pct(sorted[sorted.length - 1]!)}, median ${pct(sorted[sorted.length >> 1]!)}), `
+        : "") +
+      `${beatenDiff} of ${diffs.length} by the paired difference (no ratio: a window one of them cannot serve); ` +
+      `${r.rows.length - ratios.length - diffs.length} not comparable; ` +
+      `lost with the interval below zero: ${r.rows.filter((x) => (x.ratioCi?.[1] ?? 2) < 1 || (x.diffCi?.[1] ?? 1) < 0).length}`
+  )
+  const worst = ratios.sort((a, b) => a.ratioCi![0] - b.ratioCi![0])[0]
   if (worst !== undefined)
     console.log(`closest: ${worst.policy}, paired lower bound ${pct(worst.ratioCi![0])}`)
 }

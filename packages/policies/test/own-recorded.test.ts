@@ -22,6 +22,11 @@
  * unhealthy now keeps none of its prefix entries (`uncached-tokens`' bitmask index drops its bit,
  * `step-time-aware`'s prefix clock jumps past any cache). One cell changed, and only it:
  * `uncached-tokens mooncake-conversation faults`, whose scenario marks a rank unhealthy and back.
+ *
+ * Re-recorded for issue 33 item 3 (the speed term prices seconds): `speed-aware` is now
+ * `step-time-aware` inside the speed term (was `ledger-balanced` inside it). Its nine cells changed,
+ * and only they; each now equals `step-time-aware`'s cell of the same trace and scenario (no rank
+ * here is slow, so the term learns no speed below 1 and is its inner policy decision for decision).
  */
 import { createHash } from "node:crypto"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"

@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest"
-import { makeLedgerBalanced, ownPolicyConfigs, policyFromConfig, withSpeed } from "../src/index.js"
-import { emptySpeeds, observeSpeeds, pollsToRecover } from "../src/own/internal/speedTerm.js"
+import {
+  makeLedgerBalanced,
+  makeStepTimeAware,
+  ownPolicyConfigs,
+  policyFromConfig,
+  withSpeed
+} from "../src/index.js"
+import {
+  emptySpeeds,
+  observeSpeeds,
+  pollsToRecover,
+  type SpeedEstimate
+} from "../src/own/internal/speedTerm.js"
 
 /** Rows of one lockstep report: forward time a + b·tokens at nominal speed, over each rank's speed; utilization over the slowest. */
 const report = (
@@ -52,6 +63,21 @@ describe("speed estimator", () => {
     expect(e.speeds[3]).toBeLessThan(0.96)
   })
 
+  it("reads a rank's speed from the others' line: with two token counts among three ranks its own row does not hold its belief", () => {
+    // issue 33: fitted over all three, the line ran through the slow rank's own corrected point, and a
+    // belief of 0.74 for a rank back at full speed stayed 0.74 for ever
+    let e: SpeedEstimate = { ...emptySpeeds(3), speeds: [1, 0.74, 1] }
+    for (let t = 1; t <= 60; t++) e = observeSpeeds(e, report(t, [5376, 3584, 5376], [1, 1, 1], 0, 0.001), t)
+    expect(e.speeds[1]).toBeGreaterThan(0.99)
+    let f = emptySpeeds(3)
+    for (let t = 1; t <= 200; t++) f = observeSpeeds(f, report(t, [5376, 3584, 5376], [1, 0.5, 1]), t)
+    // the two others hold equal tokens: their line has no slope of its own, and goes through the
+    // fixed part learned so far, which they cannot tell; within 0.02 of the truth
+    expect(f.speeds[0]).toBe(1)
+    expect(f.speeds[2]).toBe(1)
+    expect(Math.abs(f.speeds[1]! - 0.5)).toBeLessThan(0.02)
+  })
+
   it("learns nothing from rows without utilization, from idle rows or from a repeated snapshot", () => {
     const e = emptySpeeds(2)
     const noUtil = [0, 1].map((dpRank) => ({ dpRank, timestamp: 1, numTotalTokens: 10 }))
@@ -76,6 +102,29 @@ describe("withSpeed", () => {
     expect(r.rank).toBe(0)
     const speeds = r.explanation.details?.["speeds"] as ReadonlyArray<number> | undefined
     expect(speeds?.[1]).toBeCloseTo(0.5, 3)
+  })
+
+  it("prices a seconds-pricing inner policy (step-time-aware) at each rank's speed", () => {
+    const p = withSpeed(makeStepTimeAware())
+    let s = p.init(2)
+    for (let t = 1; t <= 300; t++) s = p.observe(s, report(t, [1000, 1000], [1, 0.5], 0, 0.001), t)
+    expect(s.estimate.speeds[1]).toBeCloseTo(0.5, 3)
+    expect(s.inner.speeds).toBe(s.estimate.speeds)
+    // its rows are not rescaled: the inner policy saw the tokens as published
+    expect(s.inner.ledger.snapshots[1]?.numTotalTokens).toBe(1000)
+    const r = p.route(s, { requestId: "a", inputLength: 4000 }, 301)
+    if (r._tag !== "Routed") throw new Error(r.message)
+    const terms = r.explanation.details?.["terms"] as ReadonlyArray<number>
+    // [wait, own, decode, slot, home] per rank: rank 1's own prefill and decode at half speed
+    expect(terms[6]! / terms[1]!).toBeCloseTo(1 / s.estimate.speeds[1]!, 10)
+    expect(terms[7]! / terms[2]!).toBeCloseTo(1 / s.estimate.speeds[1]!, 10)
+    expect(r.rank).toBe(0)
+    // the beliefs survive a route (the inner state it returns keeps them)
+    if (r.state.inner.speeds !== s.estimate.speeds) throw new Error("speeds lost by a route")
+    // a second request: rank 0 now has a's prefill queued (about 0.19 s), still less than rank 1's
+    // own prefill at half speed (about 0.38 s), so b goes to rank 0 as well
+    const b = p.route(r.state, { requestId: "b", inputLength: 4000 }, 301)
+    expect(b._tag === "Routed" && b.rank).toBe(0)
   })
 
   it("is its inner policy decision for decision when the rows carry no utilization", () => {
@@ -108,6 +157,9 @@ describe("withSpeed", () => {
 
   it("is the speed-aware configuration, and a JSON configuration may name the wrapper", () => {
     expect(ownPolicyConfigs["speed-aware"]!.wrappers).toEqual(["speed"])
+    expect(ownPolicyConfigs["speed-aware"]!.kind).toBe("step-time")
+    const registered = policyFromConfig(ownPolicyConfigs["speed-aware"])
+    expect("_tag" in registered ? registered : registered.name).toBe("speed-aware")
     const p = policyFromConfig({
       kind: "scored",
       name: "mine",

@@ -13,6 +13,12 @@
  * Forward time is proportional to the tokens held (no fixed part), so a share in proportion to
  * speed is the balanced one: `s / (n - 1 + s)` of the work.
  *
+ * The load: 4 requests a rank a poll (before 0.8.0's seconds-pricing `speed-aware`, one). At one a
+ * rank, a policy that prices the seconds a request waits (`step-time-aware` inside the speed term:
+ * a 256-token prefill is about 38 ms of step time, a poll a second) finds every rank idle when the
+ * next request comes and sends it to an idle one whatever its speed, which is right for that
+ * request and says nothing about a share: the law is checked where the ranks queue.
+ *
  * @since 0.8.0
  */
 import type { Policy, RankLoad } from "@loadledger/policies"
@@ -20,7 +26,9 @@ import type { Policy, RankLoad } from "@loadledger/policies"
 /**
  * The setting of one check: `dpSize` ranks, `slowRank` at `speed` (0 < speed < 1) for `slowPolls`
  * polls, then back to 1 for `recoverPolls` polls before the share is measured again over
- * `measurePolls`; `perPoll` requests (default: 8 or `dpSize`, whichever is more) of `inputLength` (256) tokens a poll, each held `holdPolls` (8) polls; defaults 150, 60 and 40 polls.
+ * `measurePolls`; `perPoll` requests (default: 4 times 8 or `dpSize`, whichever is more: 4 a
+ * rank, so that a policy pricing seconds sees queues) of `inputLength` (256) tokens a poll, each held
+ * `holdPolls` (8) polls; defaults 150, 60 and 40 polls.
  *
  * @category laws
  * @since 0.8.0
@@ -86,7 +94,7 @@ export const checkSpeedLaw = <S>(policy: Policy<S>, setting: SpeedLawSetting): S
   const slowPolls = setting.slowPolls ?? 150
   const recoverPolls = setting.recoverPolls ?? 60
   const measure = setting.measurePolls ?? 40
-  const perPoll = setting.perPoll ?? Math.max(8, n)
+  const perPoll = setting.perPoll ?? 4 * Math.max(8, n)
   const hold = setting.holdPolls ?? 8
   const len = setting.inputLength ?? 256
   const s = setting.speed

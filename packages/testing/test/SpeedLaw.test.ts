@@ -1,5 +1,5 @@
 import { fc, test as fcTest } from "@fast-check/vitest"
-import { findPolicy, policyEntries } from "@loadledger/policies"
+import { findPolicy, ownPolicyConfigs, policyEntries, policyFromConfig } from "@loadledger/policies"
 import { describe, expect, it } from "vitest"
 import { checkSpeedLaw, speedLawPolicies } from "../src/index.js"
 
@@ -18,6 +18,23 @@ describe("speed law", () => {
   })("speed-aware obeys it for any group size, speed and slow rank", (dpSize, speed, k) => {
     const r = checkSpeedLaw(findPolicy("speed-aware")!.make({}), { dpSize, slowRank: k % dpSize, speed })
     expect(r.violation).toBeUndefined()
+  })
+
+  it("the speed term around a token balancer (ledger-balanced, token units) obeys it too", () => {
+    const p = policyFromConfig({
+      ...ownPolicyConfigs["ledger-balanced"],
+      name: "lb+speed",
+      wrappers: ["speed"]
+    })
+    if ("_tag" in p) throw new Error(p.message)
+    for (const [dpSize, speed] of [
+      [4, 0.5],
+      [8, 0.3],
+      [3, 0.7]
+    ] as const) {
+      const r = checkSpeedLaw(p, { dpSize, slowRank: 1, speed })
+      expect(r.violation).toBeUndefined()
+    }
   })
 
   it("upstream policies are outside it: they do not see speed (round-robin and total-tokens keep the fair share)", () => {

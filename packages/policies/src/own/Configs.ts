@@ -21,9 +21,9 @@ import { withStaleness } from "./WithStaleness.js"
 
 /**
  * Each registered own policy's configuration, by registry name: the ledger terms of `makeScored`
- * (`ledger-balanced`, `-requests`, `uncached-tokens`, `ledger-scored`, `speed-aware` inside the
- * `"speed"` wrapper), power of d = 2 (`power-of-two-ledger`), `step-time-aware`'s seconds (the
- * terms left out keep their front-end defaults), `cache-affinity` whole (its gates are rules, not a
+ * (`ledger-balanced`, `-requests`, `uncached-tokens`, `ledger-scored`), power of d = 2
+ * (`power-of-two-ledger`), `step-time-aware`'s seconds (the terms left out keep their front-end
+ * defaults; `speed-aware` is them inside the `"speed"` wrapper), `cache-affinity` whole (its gates are rules, not a
  * sum), and vLLM's balancer inside the wrappers. What each weighs and why: docs/own-policies.md.
  *
  * **When to use**: to see what a registered policy weighs, or to start a tuned configuration from
@@ -99,13 +99,13 @@ export const ownPolicyConfigs: Readonly<Record<string, PolicyConfig>> = {
     tieBreakers: ["requests"]
   },
   "speed-aware": {
-    kind: "scored",
+    kind: "step-time",
     name: "speed-aware",
     terms: [
-      { term: "tokens", weight: 1 },
-      { term: "kvPressureGate", weight: 0 }
+      { term: "queuedPrefill", weight: 1 },
+      { term: "ownPrefill", weight: 1 },
+      { term: "slotWait", weight: 0.3 }
     ],
-    tieBreakers: ["requests"],
     wrappers: ["speed"]
   },
   "vllm-kv-pressure+kv-admission": {
@@ -251,7 +251,7 @@ export const buildPolicy = (c: PolicyConfig, options: ConfigOptions): Policy<unk
       w === "staleness"
         ? withStaleness(p, { clientCount: options.clientCount })
         : w === "speed"
-          ? withSpeed(p, { name: p.name })
+          ? withSpeed(p, { name: c.name ?? p.name })
           : withKvAdmission(p, { clientCount: options.clientCount })
     ) as Policy<unknown>
   return p

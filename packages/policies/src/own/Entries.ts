@@ -26,7 +26,7 @@ const descriptions: Readonly<Record<string, string>> = {
   "power-of-two-ledger":
     "Power of two choices on the in-flight ledger: the rotating cursor's rank and 2 seeded draws, lowest tokens then requests; O(1) per route (batched charges)",
   "speed-aware":
-    "ledger-balanced with each rank's tokens divided by its learned speed (utilization against tokens held, smoothed, floored at 0.3): a hardware-slow rank gets work in proportion to its speed",
+    "step-time-aware with each rank's predicted seconds (prefill wait, own prefill, decode, slot wait) divided by its learned speed (utilization against tokens held, smoothed, floored at 0.3): a request goes where it finishes soonest at the ranks' real speeds",
   "vllm-kv-pressure+kv-admission":
     "vLLM's DP balancer (upstream) that never picks a rank whose free KV cannot hold the prompt while another's can",
   "vllm-kv-pressure+staleness+kv-admission":

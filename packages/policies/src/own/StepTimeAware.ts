@@ -18,6 +18,8 @@ import type { StepTimeAwareOptions, StepTimeAwareState } from "./StepTimeTypes.j
  */
 export interface StepTimeAwarePolicy extends Policy<StepTimeAwareState> {
   readonly view: (state: StepTimeAwareState, now: number) => ReadonlyArray<RankView>
+  /** The state with each rank's seconds priced at `speeds[r]` (the speed term, `withSpeed`). @since 0.8.0 */
+  readonly withSpeeds: (state: StepTimeAwareState, speeds: ReadonlyArray<number>) => StepTimeAwareState
 }
 
 /**
@@ -63,6 +65,7 @@ export const makeStepTimeAware = (options: StepTimeAwareOptions = {}): StepTimeA
     route: (s, request, now) => route(st, s, request, now),
     finish: (s, ids) => finish(st, s, ids),
     setStatus,
-    view: (s, now) => ledgerView(s.ledger, now, st.staleAfter)
+    view: (s, now) => ledgerView(s.ledger, now, st.staleAfter),
+    withSpeeds: (s, speeds) => (s.speeds === speeds ? s : { ...s, speeds })
   }
 }

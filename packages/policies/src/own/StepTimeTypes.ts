@@ -57,7 +57,8 @@ export interface StepTimeAwareOptions {
  * the `demand` they imply (priced once per snapshot), per-rank bookkeeping `ranks` (horizon, routes
  * since the snapshot, in flight, prefix clock), the `inflight` requests, the router-side `prefixes`;
  * `routes` / `routedUncached` price rows with waiting requests but no tokens (`waitingUnpriced`:
- * such rows came before any route). Any state can be routed from again.
+ * such rows came before any route); `speeds` (set by `withSpeed`) divide each rank's terms. Any
+ * state can be routed from again.
  *
  * @category own policies
  * @since 0.4.0
@@ -72,6 +73,8 @@ export interface StepTimeAwareState {
   readonly ranks: ReadonlyArray<number>
   readonly inflight: HashTrie<number>
   readonly prefixes: RankPrefixes
+  /** Per rank, the speed its seconds are priced at (the speed term, `withSpeed`); absent: all 1. */
+  readonly speeds?: ReadonlyArray<number> | undefined
 }
 
 /**

@@ -62,12 +62,37 @@ const scaled = (row: RankLoad, speed: number, fixed: number): RankLoad => {
 }
 
 /**
+ * A policy that prices its ranks in seconds and can price each at a speed: `withSpeeds(state,
+ * speeds)` is the state with rank r's seconds divided by `speeds[r]` (`makeStepTimeAware` is one).
+ * {@link withSpeed} hands such an inner policy its beliefs this way instead of rescaling its rows.
+ *
+ * @category own policies
+ * @since 0.8.0
+ */
+export interface SpeedPriced<S> extends Policy<S> {
+  readonly withSpeeds: (state: S, speeds: ReadonlyArray<number>) => S
+}
+
+const isSpeedPriced = <S>(p: Policy<S>): p is SpeedPriced<S> =>
+  typeof (p as Partial<SpeedPriced<S>>).withSpeeds === "function"
+
+/**
  * Wrap a policy with the speed term. On every `observe` it learns each rank's speed from the rows
  * (SGLang's `utilization`, the share of the time a rank is not waiting for the others, against the
- * tokens it holds: see "Explanation"), then hands the inner policy the rows with `numTotalTokens`
- * and `numWaitingUncachedTokens` divided by the rank's speed: a rank at 0.7 holding 700 tokens looks
- * like one at full speed holding 1,000, so a token-balancing policy gives it 0.7 of a peer's share;
- * a request routed to a slow rank is charged `1 / speed` of its prompt tokens there, the same way.
+ * tokens it holds: see "Explanation") and hands the beliefs to the inner policy, one of two ways:
+ *
+ * - an inner policy that prices seconds ({@link SpeedPriced}: `step-time-aware`, the registered
+ *   `speed-aware`) gets them as its `speeds`: each rank's predicted prefill wait, own prefill, decode
+ *   and slot seconds are divided by its speed, so a request goes where it would finish soonest at the
+ *   ranks' real speeds. Only the seconds a placement adds are priced: the fixed part of a step
+ *   (weights, MoE, collectives), slowed on a slow rank whatever it holds, is no rank's cost, so a
+ *   slow rank is not starved for a cost it pays anyway (issue 33: `ledger-balanced` in token units
+ *   gave a rank at 0.5 15 of 2,000 requests, 22% idle rank-steps);
+ * - any other policy (`ledger-balanced`) gets the rows with `numTotalTokens` and
+ *   `numWaitingUncachedTokens` in full-speed units, `(tokens + fixed) / speed - fixed` (`fixed` the
+ *   learned fixed part in tokens): a rank at 0.7 holding 700 tokens looks like one at full speed
+ *   holding 1,000 or more; a request routed to a slow rank is charged `1 / speed` of its prompt
+ *   tokens there, the same way.
  *
  * **Explanation**: in a lockstep DP group every rank runs every step, so throughput per request is
  * the group's and cannot tell a slow GPU from a fast one; a rank's own forward time can. Per
@@ -82,12 +107,12 @@ const scaled = (row: RankLoad, speed: number, fixed: number): RankLoad => {
  * explanation lists the beliefs. Errors are the inner policy's.
  *
  * **When to use**: when a rank may be hardware-slow (a throttling GPU, a starved scheduler process)
- * and the ranks publish SGLang `/v1/loads` rows; around a policy that balances tokens
- * (`ledger-balanced`, `step-time-aware`). The registered `speed-aware` is `ledger-balanced` inside it.
+ * and the ranks publish SGLang `/v1/loads` rows. The registered `speed-aware` is `step-time-aware`
+ * inside it.
  *
  * @example
  * ```ts
- * import { makeLedgerBalanced, withSpeed } from "@loadledger/policies"
+ * import { makeLedgerBalanced, makeStepTimeAware, withSpeed } from "@loadledger/policies"
  * const p = withSpeed(makeLedgerBalanced())
  * // rank 1 is busy all the time with the same tokens as rank 0, which is busy half the time
  * const rows = (t: number) => [0.5, 1].map((utilization, dpRank) => ({
@@ -95,15 +120,24 @@ const scaled = (row: RankLoad, speed: number, fixed: number): RankLoad => {
  * }))
  * let s = p.init(2)
  * for (let t = 1; t <= 40; t++) s = p.observe(s, rows(t), t)
- * s.estimate.speeds.map((x) => Number(x.toFixed(2))) // => [1, 0.51]
+ * s.estimate.speeds.map((x) => Number(x.toFixed(2))) // => [1, 0.5]
  * const r = p.route(s, { requestId: "a", inputLength: 10 }, 41)
  * r._tag === "Routed" && r.rank // => 0
+ * // in seconds: rank 1's own prefill of a 4,000-token prompt is priced at its speed
+ * const q = withSpeed(makeStepTimeAware())
+ * let u = q.init(2)
+ * for (let t = 1; t <= 40; t++) u = q.observe(u, rows(t), t)
+ * const b = q.route(u, { requestId: "b", inputLength: 4000 }, 41)
+ * const own = b._tag === "Routed" ? (b.explanation.details?.["terms"] as Array<number>) : []
+ * Number((own[6]! / own[1]!).toFixed(2)) // => 2
+ * b._tag === "Routed" && b.rank // => 0
  * ```
  *
  * @category own policies
  * @since 0.8.0
  */
 export const withSpeed = <S>(inner: Policy<S>, options: SpeedOptions = {}): Policy<SpeedState<S>> => {
+  const priced = isSpeedPriced(inner) ? inner : undefined
   const settings: SpeedSettings = {
     smoothing: inRange(options.smoothing, 0, 1, defaultSpeedSettings.smoothing),
     floor: inRange(options.floor, 0, 1, defaultSpeedSettings.floor),
@@ -115,6 +149,7 @@ export const withSpeed = <S>(inner: Policy<S>, options: SpeedOptions = {}): Poli
    * charge stays until a newer snapshot covers it).
    */
   const slowCharge = (s: SpeedState<S>, next: S, rank: number, inputLength: number, now: number) => {
+    if (priced !== undefined) return { inner: next, estimate: s.estimate, rows: s.rows }
     const speed = s.estimate.speeds[rank] ?? 1
     const row = s.rows[rank]
     if (speed >= 1 || row?.numTotalTokens === undefined || (row.timestamp ?? now) > now)
@@ -149,6 +184,10 @@ export const withSpeed = <S>(inner: Policy<S>, options: SpeedOptions = {}): Poli
     observe: (s, loads, now) => {
       if (!Number.isFinite(now)) return s
       const estimate = observeSpeeds(s.estimate, loads, now, settings)
+      if (priced !== undefined) {
+        const next = priced.observe(s.inner, loads, now)
+        return { inner: priced.withSpeeds(next, estimate.speeds), estimate, rows: s.rows }
+      }
       const rows = loads.map((row) => scaled(row, estimate.speeds[row.dpRank] ?? 1, estimate.fixedTokens))
       const held = [...s.rows]
       for (const row of rows) if (row.dpRank >= 0 && row.dpRank < held.length) held[row.dpRank] = row

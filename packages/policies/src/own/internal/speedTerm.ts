@@ -10,11 +10,14 @@
  * speed a rank's forward time grows with the tokens it holds (`numTotalTokens`, else
  * `numUsedTokens`): `u = a + b x`, the same `a`, `b` for every rank of the group; a rank at speed
  * `s` takes `u = (a + b x) / s`. Per report the estimator fits `u_r · ŝ_r = a + b x_r` by least
- * squares over the ranks (`ŝ` the current estimate, so a rank already known to be slow does not bend
- * the fit; `b > 0`; with two ranks, or a report whose tokens do not vary, only the slope is fitted,
- * through the fixed part learned so far), reads each rank's raw speed `(a + b x_r) / u_r`, divides by the upper median
- * over the ranks (the typical rank is 1), fits again without the ranks found below 0.9 (when three
- * others remain: a slow rank's own row never bends the line its speed is read from), and smooths it: `ŝ ← ŝ + smoothing · (raw - ŝ)`, kept within
+ * squares (`ŝ` the current estimate, so a rank already known to be slow does not bend the fit;
+ * `b > 0`; where the tokens do not vary, only the slope is fitted, through the fixed part learned so
+ * far) and reads each rank's raw speed `(a + b x_r) / u_r` from the line fitted on the *other* ranks
+ * (leave one out: a rank's own row never bends the line its speed is read from; with the line over
+ * every rank, three ranks holding two token counts let a slow rank's corrected point fix the line
+ * through itself, and its belief never moved again), divided by the upper median over the ranks (the
+ * typical rank is 1); then again with the ranks found below 0.9 left out of every line (when two
+ * others remain), and smooths it: `ŝ ← ŝ + smoothing · (raw - ŝ)`, kept within
  * `[floor, 1]`. The floor keeps a rank in the rotation (one bad window never exiles it: its cost is
  * at most `1 / floor` times its load), and the smoothing is the recovery: once a rank's raw speed is
  * back to 1, its distance to 1 shrinks by `1 - smoothing` per report (`pollsToRecover`). The fit's
@@ -75,50 +78,84 @@ const upperMedian = (xs: Array<number>): number => {
   return xs[xs.length >> 1]!
 }
 
+/** Sums of the points a line is fitted on: count, x, y, x², x·y. */
+interface Sums {
+  n: number
+  x: number
+  y: number
+  xx: number
+  xy: number
+}
+
+const sumsOf = (xs: ReadonlyArray<number>, ys: ReadonlyArray<number>, use: ReadonlyArray<boolean>): Sums => {
+  const t = { n: 0, x: 0, y: 0, xx: 0, xy: 0 }
+  for (let i = 0; i < xs.length; i++) {
+    if (!use[i]) continue
+    const x = xs[i]!
+    const y = ys[i]!
+    t.n++
+    t.x += x
+    t.y += y
+    t.xx += x * x
+    t.xy += x * y
+  }
+  return t
+}
+
+/** The sums without point `(x, y)` (a rank's own row, left out of the line its speed is read from). */
+const without = (t: Sums, x: number, y: number): Sums => ({
+  n: t.n - 1,
+  x: t.x - x,
+  y: t.y - y,
+  xx: t.xx - x * x,
+  xy: t.xy - x * y
+})
+
 /**
- * The least-squares line `y = a + b x` with `b > 0`; when `x` does not vary, the slope is not
- * positive or fewer than three ranks report, the line through `(-fixed, 0)` with the learned fixed
- * part (`y = b (x + fixed)`), and flat (`b = 0`) when even that has no positive slope.
+ * The least-squares line `y = a + b x` with `b > 0` through the summed points; when fewer than two
+ * points, `x` does not vary or the slope is not positive, the line through `(-fixed, 0)` with the
+ * learned fixed part (`y = b (x + fixed)`), and flat (`b = 0`) when even that has no positive slope.
  */
-const fitLine = (
-  xs: ReadonlyArray<number>,
-  ys: ReadonlyArray<number>,
-  fixed: number
-): { a: number; b: number; free: boolean } => {
-  const n = xs.length
-  let mx = 0
-  let my = 0
-  for (let i = 0; i < n; i++) {
-    mx += xs[i]! / n
-    my += ys[i]! / n
-  }
-  let sxx = 0
-  let sxy = 0
-  for (let i = 0; i < n; i++) {
-    sxx += (xs[i]! - mx) ** 2
-    sxy += (xs[i]! - mx) * (ys[i]! - my)
-  }
-  if (n >= 3 && sxx > 0 && sxy > 0) {
+const fitLine = (t: Sums, fixed: number): { a: number; b: number; free: boolean } => {
+  if (t.n <= 0) return { a: 0, b: 0, free: false }
+  const mx = t.x / t.n
+  const my = t.y / t.n
+  const sxx = t.xx - t.n * mx * mx
+  const sxy = t.xy - t.n * mx * my
+  // relative tolerance: sums of large token counts leave rounding where x does not vary
+  if (t.n >= 2 && sxx > 1e-9 * t.xx && sxy > 0) {
     const b = sxy / sxx
     return { a: my - b * mx, b, free: true }
   }
-  let szz = 0
-  let szy = 0
-  for (let i = 0; i < n; i++) {
-    szz += (xs[i]! + fixed) ** 2
-    szy += (xs[i]! + fixed) * ys[i]!
-  }
+  const szz = t.xx + 2 * fixed * t.x + t.n * fixed * fixed
+  const szy = t.xy + fixed * t.y
   if (szz > 0 && szy > 0) return { a: (szy / szz) * fixed, b: szy / szz, free: false }
   return { a: my, b: 0, free: false }
 }
 
-/** Each rank's forward time at nominal speed over its own, over the typical rank's (upper median). */
+/**
+ * Each rank's forward time at nominal speed over its own, over the typical rank's (upper median):
+ * each rank's read from the line fitted on the others in `use` (all others when fewer than two of
+ * them are), so a rank's own row never bends the line its speed is read from.
+ */
 const rawSpeeds = (
   xs: ReadonlyArray<number>,
+  ys: ReadonlyArray<number>,
   us: ReadonlyArray<number>,
-  line: { readonly a: number; readonly b: number }
+  use: ReadonlyArray<boolean>,
+  fixed: number
 ): ReadonlyArray<number> | undefined => {
-  const raw = xs.map((x, i) => (line.a + line.b * x) / us[i]!)
+  const inUse = sumsOf(xs, ys, use)
+  const all = sumsOf(
+    xs,
+    ys,
+    xs.map(() => true)
+  )
+  const raw = xs.map((x, i) => {
+    const own = use[i] ? without(inUse, x, ys[i]!) : inUse
+    const line = fitLine(own.n >= 2 ? own : without(all, x, ys[i]!), fixed)
+    return (line.a + line.b * x) / us[i]!
+  })
   const typical = upperMedian([...raw])
   return typical > 0 ? raw.map((x) => x / typical) : undefined
 }
@@ -151,17 +188,18 @@ export const observeSpeeds = (
   }
   if (ranks.length < 2) return est
   const ys = ranks.map((r, i) => us[i]! * est.speeds[r]!)
-  // two passes: the ranks the first fit finds slow (below 0.9 of the typical) are left out of the second
-  const first = rawSpeeds(xs, us, fitLine(xs, ys, est.fixedTokens))
+  // two passes: the ranks the first finds slow (below 0.9 of the typical) are left out of the lines
+  // the second reads every rank's speed from
+  const everyone = ranks.map(() => true)
+  const first = rawSpeeds(xs, ys, us, everyone, est.fixedTokens)
   if (first === undefined) return est
-  const keep = ranks.map((_, i) => first[i]! >= 0.9)
-  const kept = (v: ReadonlyArray<number>) => v.filter((_, i) => keep[i])
-  const refit = keep.filter(Boolean).length >= 3 && keep.includes(false)
-  const { a, b, free } = refit
-    ? fitLine(kept(xs), kept(ys), est.fixedTokens)
-    : fitLine(xs, ys, est.fixedTokens)
-  const rel = refit ? rawSpeeds(xs, us, { a, b }) : first
+  const keep = first.map((x) => x >= 0.9)
+  const rel = keep.includes(false) ? rawSpeeds(xs, ys, us, keep, est.fixedTokens) : first
   if (rel === undefined) return est
+  const { a, b, free } = fitLine(
+    sumsOf(xs, ys, keep.filter(Boolean).length >= 2 ? keep : everyone),
+    est.fixedTokens
+  )
   const speeds = [...est.speeds]
   const seenSeconds = [...est.seenSeconds]
   ranks.forEach((r, i) => {

@@ -82,6 +82,7 @@ const inputsOf = (
     maxContext,
     fm,
     home: homed ? homeOf(hashes, matched, n) : -1,
+    speeds: s.speeds,
     floorWait: 0,
     floorRequests: 0,
     freshHealthy: false,
@@ -203,7 +204,8 @@ const commit = (
     waitingUnpriced: s.waitingUnpriced,
     ranks,
     inflight,
-    prefixes: recordRankPrefixes(s.prefixes, request.prefixHashes, rank, sent)
+    prefixes: recordRankPrefixes(s.prefixes, request.prefixHashes, rank, sent),
+    ...(s.speeds === undefined ? {} : { speeds: s.speeds })
   }
   const details =
     terms === undefined ? { matchedBlocks: matched } : { matchedBlocks: matched, terms, termNames }

@@ -37,6 +37,8 @@ export interface RouteInputs {
   readonly maxContext: number
   readonly fm: FreshMax | undefined
   readonly home: number
+  /** Per rank, its learned speed (`withSpeed`): its wait, own, decode and slot seconds are divided by it. */
+  readonly speeds: ReadonlyArray<number> | undefined
   floorWait: number
   floorRequests: number
   freshHealthy: boolean
@@ -133,6 +135,8 @@ export const scoreRanks = (x: RouteInputs, scores: Array<number>, terms: Array<n
     terms[t + 1] = ownPrefill(x, r)
     terms[t + 2] = decodeLoad(x, r, f, held)
     terms[t + 3] = slotWait(x, r, held)
+    const speed = x.speeds?.[r] ?? 1
+    if (speed < 1 && speed > 0) for (let k = 0; k < 4; k++) terms[t + k]! /= speed
     terms[t + 4] = homeCredit(x, r, f, terms[t + 1]!)
     // wait + own + home + decode + slot (the sum's order before the terms were named)
     scores[r] = terms[t]! + terms[t + 1]! + terms[t + 4]! + terms[t + 2]! + terms[t + 3]!
