@@ -60,6 +60,11 @@ describe("the peer routers in the registry (llm-d, Dynamo, AIBrix)", () => {
         "random",
         "prefix-cache",
         "power-of-two",
+        "least-utilization",
+        "slo",
+        "slo-least-load-pulling",
+        "slo-least-load",
+        "slo-pack-load",
         "load-balance",
         "multi"
       ].map((n) => `aibrix/${n}`)

@@ -42,11 +42,46 @@ export type AibrixLoadRouted =
       readonly loads: ReadonlyArray<number | undefined>
     }
 
-/** Upstream's error texts (`ErrorNoAvailablePod`, `ErrorLoadCapacityReached`, `ErrorSLOFailureRequest`). */
+/**
+ * Upstream's `ErrorNoAvailablePod` text (`least_load.go`): no pod to pick.
+ *
+ * @example
+ * ```ts
+ * import { Aibrix } from "@loadledger/policies"
+ * Aibrix.AIBRIX_NO_POD // => "no pod available"
+ * ```
+ *
+ * @category aibrix
+ * @since 0.8.0
+ */
 export const AIBRIX_NO_POD = "no pod available"
-/** `cache.ErrorLoadCapacityReached`. */
+
+/**
+ * Upstream's `cache.ErrorLoadCapacityReached` text (`load_provider.go`): temporary, the SLO queue holds the request.
+ *
+ * @example
+ * ```ts
+ * import { Aibrix } from "@loadledger/policies"
+ * Aibrix.AIBRIX_CAPACITY // => "load capacity reached"
+ * ```
+ *
+ * @category aibrix
+ * @since 0.8.0
+ */
 export const AIBRIX_CAPACITY = "load capacity reached"
-/** `cache.ErrorSLOFailureRequest`. */
+
+/**
+ * Upstream's `cache.ErrorSLOFailureRequest` text (`load_provider.go`): the profile predicts no throughput.
+ *
+ * @example
+ * ```ts
+ * import { Aibrix } from "@loadledger/policies"
+ * Aibrix.AIBRIX_SLO_FAILURE // => "slo failure request"
+ * ```
+ *
+ * @category aibrix
+ * @since 0.8.0
+ */
 export const AIBRIX_SLO_FAILURE = "slo failure request"
 
 /** `updateError`: a capacity error sticks; otherwise the newest error replaces the last. */

@@ -68,7 +68,22 @@ export type AibrixSloDecision =
   | { readonly _tag: "AibrixSloHeld"; readonly message: string }
   | { readonly _tag: "AibrixSloRejected"; readonly error: string }
 
-/** The load router behind each SLO strategy name (`NewSLORouter`'s local router manager). */
+/**
+ * The load router behind each SLO strategy name (`NewSLORouter`'s local router manager, `slo.go`):
+ * `slo` and `slo-least-load-pulling` -> `least-load-pulling`, `slo-least-load` -> `least-load`,
+ * `slo-pack-load` -> `pack-load`; `undefined` for any other name.
+ *
+ * @example
+ * ```ts
+ * import { Aibrix } from "@loadledger/policies"
+ * Aibrix.aibrixSloBackend("slo") // => "least-load-pulling"
+ * Aibrix.aibrixSloBackend("slo-pack-load") // => "pack-load"
+ * Aibrix.aibrixSloBackend("random") // => undefined
+ * ```
+ *
+ * @category aibrix
+ * @since 0.8.0
+ */
 export const aibrixSloBackend = (strategy: string): AibrixLoadRouter | undefined =>
   strategy === "slo" || strategy === "slo-least-load-pulling"
     ? "least-load-pulling"
