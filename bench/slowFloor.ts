@@ -49,7 +49,7 @@ for (const [requests, context] of [
     idle,
     ...Array.from({ length: 7 }, () => decode(requests, context))
   ])
-  const waits = oneIdle.syncWaitSeconds ?? oneIdle.ranks.map((r) => r.syncWaitSeconds ?? 0)
+  const waits = oneIdle.ranks.map((r) => r.syncWaitSeconds ?? 0)
   const fixed = oneIdle.stepSeconds - (waits[0] ?? 0)
   const floor = fixed / speed
   const full = all.stepSeconds / speed
