@@ -9,6 +9,7 @@
  */
 import { type DecodeError, decodeError } from "../DecodeError.js"
 import { readDeclaration } from "./expfmtComment.js"
+import { backslash, fastSample } from "./expfmtFast.js"
 import {
   Fail,
   findLabel,
@@ -43,12 +44,14 @@ export class Parser {
   private lastOther: OtherSeries | undefined
   private readonly lastRank = new Map<string, string>()
   private readonly failHere = (m: string): never => this.fail(m)
+  private readonly backslash
   readonly om: boolean
   constructor(
     readonly t: string,
     private readonly options: ParseOptions
   ) {
     this.om = hasEof(t)
+    this.backslash = backslash(t)
   }
 
   fail(message: string, tag: DecodeError["_tag"] = "SyntaxError"): never {
@@ -151,7 +154,10 @@ export class Parser {
     const s = this.scratch
     s.n = 0
     const t = this.t
-    readSample(t, from, this.om, s, this.recent, this.failHere)
+    if (!fastSample(t, from, s, this.recent, this.backslash)) {
+      s.n = 0
+      readSample(t, from, this.om, s, this.recent, this.failHere)
+    }
     const name = line.name
     const value = line.value
     const underflow = line.underflow
