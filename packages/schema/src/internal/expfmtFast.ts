@@ -9,7 +9,7 @@
  * `readSample` accepts, and reads them as it does.
  */
 import { line, type Scratch } from "./expfmtLine.js"
-import { float, floatAt, LF, labelChar, labelStart, nameChar, nameStart } from "./expfmtTokens.js"
+import { float, floatAt, labelChar, labelStart, nameChar, nameStart } from "./expfmtTokens.js"
 
 /** Where the next backslash of the text is at or after the reader (the text's length: none). */
 export interface Backslash {
