@@ -3,7 +3,7 @@
 // timestamp, line end, every label span); on any line readSample rejects, it says false.
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { backslash, fastSample } from "../src/internal/expfmtFast.js"
+import { fastSample, fastState } from "../src/internal/expfmtFast.js"
 import { Fail, labelName, labelValue, line, readSample, scratch } from "../src/internal/expfmtLine.js"
 import { parseExposition } from "../src/internal/prometheus.js"
 
@@ -49,7 +49,9 @@ const fast = (t: string, prev: string): Read | undefined => {
   const s = scratch()
   line.name = prev
   const before = { ...line }
-  if (!fastSample(t, 0, s, [], backslash(t))) {
+  const st = fastState(t)
+  st.name = prev
+  if (!fastSample(t, 0, s, [], st)) {
     // a false leaves what the caller keeps as it was
     expect({ ...line }).toEqual(before)
     return undefined
@@ -126,6 +128,19 @@ describe("the fast path reads what readSample reads", () => {
     const e = parseExposition(lines.join(""))
     expect(e._tag).toBe("Success")
     if (e._tag === "Success") expect(e.success.samples.map((s) => s.value)).toEqual([7, 12, 1.5, 0])
+  })
+
+  it("never takes a quoted UTF-8 name for a legacy one", () => {
+    const e = parseExposition('{"m.x"} 1\nm.x 2\n')
+    expect(e._tag).toBe("Failure")
+    if (e._tag === "Failure") expect(e.failure.line).toBe(2)
+    const ok = parseExposition('{"m.x"} 1\nm 2\nm 3\nm_sum 4\n')
+    expect(ok._tag === "Success" && ok.success.samples.map((x) => [x.name, x.value])).toEqual([
+      ["m.x", 1],
+      ["m", 2],
+      ["m", 3],
+      ["m_sum", 4]
+    ])
   })
 
   it("leaves to readSample what it is not sure of", () => {

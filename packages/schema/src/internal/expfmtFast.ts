@@ -11,25 +11,33 @@
 import { line, type Scratch } from "./expfmtLine.js"
 import { float, floatAt, labelChar, labelStart, nameChar, nameStart } from "./expfmtTokens.js"
 
-/** Where the next backslash of the text is at or after the reader (the text's length: none). */
-export interface Backslash {
+/**
+ * What the fast path carries from line to line: where the next backslash of the text is at or
+ * after the reader (`at`; the text's length: none), and the name it read last (a legacy one).
+ */
+export interface FastState {
   at: number
+  name: string
 }
 
-/** The backslash state of a parse of `t`. */
-export const backslash = (t: string): Backslash => {
+/** The fast path's state for a parse of `t`. */
+export const fastState = (t: string): FastState => {
   const at = t.indexOf("\\")
-  return { at: at < 0 ? t.length : at }
+  return { at: at < 0 ? t.length : at, name: "" }
 }
 
 /** Whether the span `[a, q)` holds no backslash (moving `bs` on past `a` when it lags behind). */
-const noBackslash = (t: string, bs: Backslash, a: number, q: number): boolean => {
+const noBackslash = (t: string, bs: FastState, a: number, q: number): boolean => {
   if (bs.at >= q) return true
   if (bs.at >= a) return false
   const at = t.indexOf("\\", a)
   bs.at = at < 0 ? t.length : at
   return bs.at >= q
 }
+
+/** 1 for the characters that may continue a legacy metric name (`[a-zA-Z0-9_:]`). */
+const NAME = new Uint8Array(128)
+for (let c = 0; c < 128; c++) NAME[c] = nameChar(c) ? 1 : 0
 
 /** Whether labels `a` and `b` (legacy names, spans of `t`) have one name. */
 const sameSpan = (t: string, s: Scratch, a: number, b: number): boolean => {
@@ -51,22 +59,24 @@ export const fastSample = (
   i: number,
   s: Scratch,
   recent: ReadonlyArray<string>,
-  bs: Backslash
+  bs: FastState
 ): boolean => {
   const nl = t.indexOf("\n", i)
   if (nl < 0) return false
   const from = i
-  // the name, compared with the previous line's in the pass that finds its end
-  const prev = line.name
+  // the name: most lines repeat the previous line's (a histogram's buckets), so the last name
+  // read here (a legacy one) is tried first, with one native comparison, then the recent ones
+  const prev = bs.name
   const plen = prev.length
   let c = t.charCodeAt(i)
   if (!nameStart(c)) return false
-  let same = true
-  for (; nameChar(c); c = t.charCodeAt(++i))
-    if (same && (i - from >= plen || prev.charCodeAt(i - from) !== c)) same = false
-  const len = i - from
-  let name: string | undefined = same && len === plen ? prev : undefined
-  if (name === undefined)
+  let name: string | undefined
+  if (plen > 0 && t.startsWith(prev, i) && !nameChar(t.charCodeAt(i + plen))) {
+    name = prev
+    i += plen
+  } else {
+    for (c = t.charCodeAt(++i); c < 128 && NAME[c] === 1; c = t.charCodeAt(++i));
+    const len = i - from
     for (let r = 0; r < recent.length; r++) {
       const known = recent[r]!
       if (known.length === len && t.startsWith(known, from)) {
@@ -74,6 +84,9 @@ export const fastSample = (
         break
       }
     }
+  }
+  const nameEnd = i
+  c = t.charCodeAt(i)
   if (c === 123) {
     // the label set: name="value" pairs, a comma between them, up to its `}`
     c = t.charCodeAt(++i)
@@ -124,7 +137,8 @@ export const fastSample = (
     line.underflow = float.underflow
     line.raw = float.underflow ? t.slice(i, j) : ""
   }
-  line.name = name ?? t.slice(from, from + len)
+  line.name = name ?? t.slice(from, nameEnd)
+  bs.name = line.name
   line.timestamp = undefined
   line.end = nl
   return true
