@@ -1,5 +1,7 @@
 /**
- * The exposition parser: one pass over the text, no line split, no regular expression per line.
+ * The exposition parser: one pass over the text, no line split, no regular expression per line;
+ * each sample line goes first to the fast path of the common form (expfmtFast.ts), and to the
+ * general reader (expfmtLine.ts) when it is not of that form.
  * It materialises only the samples a caller keeps (the modelled series: `ParseOptions.keep`) and
  * counts the rest by name, so its memory is bounded by the kept series and the distinct names,
  * not the page. Rules: prometheus/common `expfmt/text_parse.go` (UTF-8 scheme, read at
