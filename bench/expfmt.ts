@@ -13,7 +13,7 @@
  * time beside), the best of `BENCH_EXPFMT_REPS` runs (default 3; the first pays JIT warm-up).
  * Memory: the process's peak RSS above its RSS once the page was built (the page string excluded),
  * per modelled series, and the heap the result keeps per modelled series. Target (issue 32):
- * >= 1M lines per CPU second, memory bounded by the modelled series.
+ * >= 1M lines per CPU second, memory bounded by the modelled series; aim: >= 1.5M, clearly above.
  *
  * @since 0.6.0
  */
@@ -69,5 +69,5 @@ row("source (tsx) parse, modelled series kept", run(tsx, "parse-modelled"))
 row("source (tsx) parse, every sample kept", run(tsx, "parse-all"))
 if (distRate !== undefined)
   console.log(
-    `target >= 1.00 M lines/CPU-s for the built decode: ${distRate >= 1e6 ? "met" : "NOT met"} (${(distRate / 1e6).toFixed(2)} M)`
+    `target >= 1.00 M lines/CPU-s for the built decode: ${distRate >= 1e6 ? "met" : "NOT met"}, clearly above it (>= 1.50 M): ${distRate >= 1.5e6 ? "yes" : "no"} (${(distRate / 1e6).toFixed(2)} M)`
   )

@@ -1,5 +1,7 @@
 /**
- * The exposition parser: one pass over the text, no line split, no regular expression per line.
+ * The exposition parser: one pass over the text, no line split, no regular expression per line;
+ * each sample line goes first to the fast path of the common form (expfmtFast.ts), and to the
+ * general reader (expfmtLine.ts) when it is not of that form.
  * It materialises only the samples a caller keeps (the modelled series: `ParseOptions.keep`) and
  * counts the rest by name, so its memory is bounded by the kept series and the distinct names,
  * not the page. Rules: prometheus/common `expfmt/text_parse.go` (UTF-8 scheme, read at
@@ -9,6 +11,7 @@
  */
 import { type DecodeError, decodeError } from "../DecodeError.js"
 import { readDeclaration } from "./expfmtComment.js"
+import { fastSample, fastState } from "./expfmtFast.js"
 import {
   Fail,
   findLabel,
@@ -41,14 +44,19 @@ export class Parser {
   private nextRecent = 0
   private lastInfo: NameInfo | undefined
   private lastOther: OtherSeries | undefined
-  private readonly lastRank = new Map<string, string>()
+  // the series whose rank values `count` read last, those values, and its sets of them
+  private rankOf: OtherSeries | undefined
+  private readonly rankValue: Array<string | undefined> = []
+  private readonly rankSet: Array<Set<string> | undefined> = []
   private readonly failHere = (m: string): never => this.fail(m)
+  private readonly fast
   readonly om: boolean
   constructor(
     readonly t: string,
     private readonly options: ParseOptions
   ) {
     this.om = hasEof(t)
+    this.fast = fastState(t)
   }
 
   fail(message: string, tag: DecodeError["_tag"] = "SyntaxError"): never {
@@ -151,7 +159,10 @@ export class Parser {
     const s = this.scratch
     s.n = 0
     const t = this.t
-    readSample(t, from, this.om, s, this.recent, this.failHere)
+    if (!fastSample(t, from, s, this.recent, this.fast)) {
+      s.n = 0
+      readSample(t, from, this.om, s, this.recent, this.failHere)
+    }
     const name = line.name
     const value = line.value
     const underflow = line.underflow
@@ -234,28 +245,33 @@ export class Parser {
     if (rl === undefined) return
     const s = this.scratch
     const t = this.t
-    for (const l of rl) {
-      const k = findLabel(t, s, l)
+    // the rank values of the series' line before, most often this line's too: no string built
+    if (this.rankOf !== o) {
+      this.rankOf = o
+      for (let r = 0; r < rl.length; r++) {
+        this.rankValue[r] = undefined
+        this.rankSet[r] = o.ranks.get(rl[r]!)
+      }
+    }
+    for (let r = 0; r < rl.length; r++) {
+      const k = findLabel(t, s, rl[r]!)
       if (k < 0) continue
-      let set = o.ranks.get(l)
+      const prev = this.rankValue[r]
+      if (prev !== undefined && s.valueText[k] === undefined) {
+        const from = s.valueFrom[k]!
+        const len = s.valueTo[k]! - from
+        let same = prev.length === len
+        for (let j = 0; same && j < len; j++) same = prev.charCodeAt(j) === t.charCodeAt(from + j)
+        if (same) continue
+      }
+      let set = this.rankSet[r]
       if (set === undefined) {
         set = new Set()
-        o.ranks.set(l, set)
+        o.ranks.set(rl[r]!, set)
+        this.rankSet[r] = set
       }
-      // the rank of the line before, most often: no string built
-      const prev = this.lastRank.get(l)
-      const from = s.valueFrom[k]!
-      const len = s.valueTo[k]! - from
-      if (
-        prev !== undefined &&
-        s.valueText[k] === undefined &&
-        prev.length === len &&
-        t.startsWith(prev, from) &&
-        set.has(prev)
-      )
-        continue
       const v = labelValue(t, s, k)
-      this.lastRank.set(l, v)
+      this.rankValue[r] = v
       set.add(v)
     }
   }
