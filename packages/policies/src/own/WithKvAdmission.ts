@@ -19,6 +19,7 @@ import { checkInputLength, checkNow, checkRequestFields } from "../RequestChecks
 import { checkNotInFlight } from "./internal/checkRequest.js"
 import { freeKvTokensFromUsage, kvFeasible } from "./internal/FreeKv.js"
 import {
+  chargedTokensOf,
   chargeLedger,
   chargeOf,
   emptyLedger,
@@ -176,7 +177,7 @@ export const withKvAdmission = <S>(
     let best = feasible[0]!
     let bestFree = Number.NEGATIVE_INFINITY
     for (const r of feasible) {
-      const free = freeKvTokensFromUsage(ledger.snapshots[r], usage.poolTokens)! - ledger.chargedTokens[r]!
+      const free = freeKvTokensFromUsage(ledger.snapshots[r], usage.poolTokens)! - chargedTokensOf(ledger, r)
       if (free > bestFree) {
         best = r
         bestFree = free

@@ -10,8 +10,10 @@ import { type Policy, policyError, type RankLoad, type RouteRequest, type RouteR
 import { checkStatus } from "../RankStatus.js"
 import { checkInputLength, checkNow, checkRequestFields } from "../RequestChecks.js"
 import { checkNotInFlight } from "./internal/checkRequest.js"
-import { getTrie } from "./internal/HashTrie.js"
 import {
+  chargeColumns,
+  chargedRequestsOf,
+  chargedTokensOf,
   chargeLedger,
   chargeOf,
   classifyLoad,
@@ -20,6 +22,7 @@ import {
   type LedgerHolder,
   type LedgerState,
   ledgerHolds,
+  ledgerRankOf,
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
@@ -67,10 +70,11 @@ export interface StalenessPolicy<S> extends Policy<StalenessState<S>> {
 const adjustedRow = (ledger: LedgerState, floorOn: boolean, r: number): RankLoad | undefined => {
   const row = ledger.snapshots[r]
   if (row === undefined || row.unknown !== undefined) return row
-  const q = ledger.chargedRequests[r]!
-  const t = ledger.chargedTokens[r]!
-  const fq = floorOn ? ledger.inflightRequests![r]! : 0
-  const ft = floorOn ? ledger.inflightTokens![r]! : 0
+  const c = chargeColumns(ledger)
+  const q = c.requests[r]!
+  const t = c.tokens[r]!
+  const fq = floorOn ? c.inflightRequests![r]! : 0
+  const ft = floorOn ? c.inflightTokens![r]! : 0
   if (q === 0 && t === 0 && fq === 0 && ft === 0) return row
   const out: { -readonly [K in keyof RankLoad]: RankLoad[K] } = { ...row }
   if (row.numWaitingReqs !== undefined) {
@@ -170,9 +174,9 @@ export const withStaleness = <S>(policy: Policy<S>, options: StalenessOptions = 
         details: {
           ...e.details,
           staleness: {
-            chargedRequests: ledger.chargedRequests[r],
-            chargedTokens: ledger.chargedTokens[r],
-            inflightRequests: ledger.inflightRequests![r]! / scale
+            chargedRequests: chargedRequestsOf(ledger, r),
+            chargedTokens: chargedTokensOf(ledger, r),
+            inflightRequests: chargeColumns(ledger).inflightRequests![r]! / scale
           }
         }
       }
@@ -202,7 +206,7 @@ export const withStaleness = <S>(policy: Policy<S>, options: StalenessOptions = 
     finish: (s, requestIds, now) => {
       const ranks = new Set<number>()
       for (const id of requestIds) {
-        const r = getTrie(s.ledger.byId, id)?.rank
+        const r = ledgerRankOf(s.ledger, id)
         if (r !== undefined) ranks.add(r)
       }
       const ledger = finishLedger(s.ledger, requestIds)
