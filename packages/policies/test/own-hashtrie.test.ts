@@ -32,22 +32,26 @@ const op = fc.record({
 describe("HashTrie (the rerooted persistent map)", () => {
   it("every version reads as its own immutable copy, whichever versions were used since", () => {
     fc.assert(
-      fc.property(fc.constantFrom(2, 3, 4, 8, 64, Infinity), fc.array(op, { maxLength: 120 }), (maxSize, ops) => {
-        const versions: Array<HashTrie<number>> = [emptyTrie(maxSize)]
-        const models: Array<Model> = [{ current: new Map(), previous: new Map(), currentSize: 0 }]
-        for (const o of ops) {
-          const i = o.from % versions.length
-          if (o.set) {
-            versions.push(setTrie(versions[i]!, o.key, o.value))
-            models.push(modelSet(models[i]!, maxSize, o.key, o.value))
+      fc.property(
+        fc.constantFrom(2, 3, 4, 8, 64, Infinity),
+        fc.array(op, { maxLength: 120 }),
+        (maxSize, ops) => {
+          const versions: Array<HashTrie<number>> = [emptyTrie(maxSize)]
+          const models: Array<Model> = [{ current: new Map(), previous: new Map(), currentSize: 0 }]
+          for (const o of ops) {
+            const i = o.from % versions.length
+            if (o.set) {
+              versions.push(setTrie(versions[i]!, o.key, o.value))
+              models.push(modelSet(models[i]!, maxSize, o.key, o.value))
+            }
+            // read a version (after a set, often an older one, which reroots the store to it)
+            const j = (o.from * 7 + (o.value ?? 3)) % versions.length
+            for (const k of keys) expect(getTrie(versions[j]!, k)).toBe(modelGet(models[j]!, k))
           }
-          // read a version (after a set, often an older one, which reroots the store to it)
-          const j = (o.from * 7 + (o.value ?? 3)) % versions.length
-          for (const k of keys) expect(getTrie(versions[j]!, k)).toBe(modelGet(models[j]!, k))
+          for (let j = versions.length - 1; j >= 0; j--)
+            for (const k of keys) expect(getTrie(versions[j]!, k)).toBe(modelGet(models[j]!, k))
         }
-        for (let j = versions.length - 1; j >= 0; j--)
-          for (const k of keys) expect(getTrie(versions[j]!, k)).toBe(modelGet(models[j]!, k))
-      }),
+      ),
       { numRuns: 300 }
     )
   })

@@ -29,10 +29,19 @@ const ledgerOpArb: fc.Arbitrary<LedgerOp> = fc.oneof(
       id: fc.nat({ max: 7 }),
       rank: fc.nat({ max: N - 1 }),
       // a tenth of a token now and then: inexact sums, recounted in routing order
-      tokens: fc.oneof(fc.nat({ max: 5000 }), fc.nat({ max: 50 }).map((k) => k / 10))
+      tokens: fc.oneof(
+        fc.nat({ max: 5000 }),
+        fc.nat({ max: 50 }).map((k) => k / 10)
+      )
     })
   },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant("finish" as const), ids: fc.array(fc.nat({ max: 9 }), { maxLength: 3 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant("finish" as const),
+      ids: fc.array(fc.nat({ max: 9 }), { maxLength: 3 })
+    })
+  },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -63,9 +72,23 @@ const modelStep = (m: ReadonlyArray<ModelHeld>, o: LedgerOp, now: number): Reado
 
 const ledgerStep = (e: LedgerState, o: LedgerOp, now: number): LedgerState => {
   if (o.op === "charge")
-    return chargeLedger(e, o.rank, { requestId: `q${o.id}`, routedAtSeconds: now, requests: 2, tokens: o.tokens })
-  if (o.op === "finish") return finishLedger(e, o.ids.map((k) => `q${k}`))
-  return observeLedger(e, o.ranks.map((r) => idle(r, { timestamp: now - o.lag })), 0, now)
+    return chargeLedger(e, o.rank, {
+      requestId: `q${o.id}`,
+      routedAtSeconds: now,
+      requests: 2,
+      tokens: o.tokens
+    })
+  if (o.op === "finish")
+    return finishLedger(
+      e,
+      o.ids.map((k) => `q${k}`)
+    )
+  return observeLedger(
+    e,
+    o.ranks.map((r) => idle(r, { timestamp: now - o.lag })),
+    0,
+    now
+  )
 }
 
 describe("the in-flight ledger (one rerooted store)", () => {
@@ -80,7 +103,9 @@ describe("the in-flight ledger (one rerooted store)", () => {
             let t = 0
             for (const h of m) if (h.live && h.rank === r) t += h.tokens
             expect(chargedTokensOf(versions[j]!, r)).toBe(t)
-            expect(chargedRequestsOf(versions[j]!, r)).toBe(2 * m.filter((h) => h.live && h.rank === r).length)
+            expect(chargedRequestsOf(versions[j]!, r)).toBe(
+              2 * m.filter((h) => h.live && h.rank === r).length
+            )
           }
           for (let k = 0; k < 10; k++) {
             const h = m.find((x) => x.id === `q${k}`)

@@ -3,8 +3,9 @@
  *
  * @internal
  */
-import type { RankLoad } from "../../Policy.js"
+
 import { packed } from "../../internal/packed.js"
+import type { RankLoad } from "../../Policy.js"
 import { Charges, type LedgerState } from "./LedgerState.js"
 
 /** Tokens a new prompt can take on the rank. */

@@ -112,7 +112,10 @@ export class Charges {
   }
 
   /** A child of `v` made by `edit` (which writes through `set`); `v` itself when it wrote nothing. */
-  static edit(v: Charges, edit: (s: Store, set: (t: Target, k: number | string, x: unknown) => void) => void) {
+  static edit(
+    v: Charges,
+    edit: (s: Store, set: (t: Target, k: number | string, x: unknown) => void) => void
+  ) {
     const s = Charges.store(v)
     const edits: Array<unknown> = []
     edit(s, (t, k, x) => {

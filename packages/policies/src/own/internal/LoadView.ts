@@ -9,7 +9,7 @@ import { isCount, malformedRow } from "../../internal/counts.js"
 import type { RankLoad, RouteRequest } from "../../Policy.js"
 import type { RankView } from "../RankView.js"
 import type { ScoreView } from "../ScoreView.js"
-import { Charges, type LedgerState } from "./LedgerState.js"
+import { Charges, type LedgerState, type Store } from "./LedgerState.js"
 import { indexedRanks, matchedBlocks, type PrefixIndex } from "./PrefixIndex.js"
 
 export interface FreshMax {
@@ -62,12 +62,7 @@ export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: num
   if (partial !== undefined)
     for (const r of partial) {
       const row = state.snapshots[r]!
-      q = Math.max(
-        q,
-        ownOrBusiest(row.numRunningReqs, kr) +
-          ownOrBusiest(row.numWaitingReqs, kw) +
-          cq[r]!
-      )
+      q = Math.max(q, ownOrBusiest(row.numRunningReqs, kr) + ownOrBusiest(row.numWaitingReqs, kw) + cq[r]!)
       t = Math.max(t, ownOrBusiest(row.numTotalTokens, kt) + ct[r]!)
     }
   return { requests: q, tokens: t, knownRunning: kr, knownWaiting: kw, knownTokens: kt }
@@ -165,7 +160,6 @@ export const ledgerView = (
   }))
 }
 const noRequest: RouteRequest = { requestId: "", inputLength: 0 }
-
 /** Values a view would otherwise compute over every rank (power of d keeps them from `observe`). */
 export interface ViewCache {
   readonly maxKv: number | undefined
@@ -182,11 +176,7 @@ export const maxWaitingUncached = (ledger: LedgerState): number => {
   return m
 }
 
-/**
- * A {@link ScoreView} over the in-flight ledger, for one route: it reads the ledger's charge
- * columns as they are when it is made (the ledger's head: no ledger operation runs in a route
- * before its scoring is done).
- */
+/** A {@link ScoreView} over the in-flight ledger, for one route. */
 export class LedgerScoreView implements ScoreView {
   readonly dpSize: number
   // the two maxima over every rank, each computed on first use (or given: power of d keeps them)
@@ -194,10 +184,7 @@ export class LedgerScoreView implements ScoreView {
   private maxKv: number | undefined = undefined
   private maxUncached = -1
   private matched: Array<number> | undefined
-  private readonly cq: ReadonlyArray<number>
-  private readonly ct: ReadonlyArray<number>
-  private readonly iq: ReadonlyArray<number> | undefined
-  private readonly it: ReadonlyArray<number> | undefined
+  private readonly c: Store // the ledger's charge columns (its head's: one route reads them)
   constructor(
     private readonly ledger: LedgerState,
     readonly now: number,
@@ -208,11 +195,7 @@ export class LedgerScoreView implements ScoreView {
     cache: ViewCache | undefined
   ) {
     this.dpSize = ledger.dpSize
-    const c = Charges.store(ledger.charges)
-    this.cq = c.requests
-    this.ct = c.tokens
-    this.iq = c.inflightRequests
-    this.it = c.inflightTokens
+    this.c = Charges.store(ledger.charges)
     if (cache !== undefined) {
       this.kvDone = true
       this.maxKv = cache.maxKv
@@ -220,10 +203,10 @@ export class LedgerScoreView implements ScoreView {
     }
   }
   chargedRequests(r: number): number {
-    return this.cq[r]!
+    return this.c.requests[r]!
   }
   chargedTokens(r: number): number {
-    return this.ct[r]!
+    return this.c.tokens[r]!
   }
   private fresh(r: number): boolean {
     return this.now - this.ledger.snapTimestamp[r]! <= this.staleAfter
@@ -279,7 +262,7 @@ export class LedgerScoreView implements ScoreView {
   }
   freeKvTokens(r: number): number | undefined {
     const free = this.ledger.snapFree[r]!
-    return Number.isNaN(free) ? undefined : free - this.ct[r]!
+    return Number.isNaN(free) ? undefined : free - this.c.tokens[r]!
   }
   waitingUncachedTokens(r: number): number {
     const row = this.ledger.snapshots[r]
@@ -303,9 +286,9 @@ export class LedgerScoreView implements ScoreView {
     return Math.max(0, inputLength - this.matched[r]! * (inputLength / blocks))
   }
   inflightRequests(r: number): number | undefined {
-    return this.iq?.[r]
+    return this.c.inflightRequests?.[r]
   }
   inflightTokens(r: number): number | undefined {
-    return this.it?.[r]
+    return this.c.inflightTokens?.[r]
   }
 }
