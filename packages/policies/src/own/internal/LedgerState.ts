@@ -111,19 +111,10 @@ export class Charges {
     return s
   }
 
-  /** A child of `v` made by `edit` (which writes through `set`); `v` itself when it wrote nothing. */
-  static edit(
-    v: Charges,
-    edit: (s: Store, set: (t: Target, k: number | string, x: unknown) => void) => void
-  ) {
-    const s = Charges.store(v)
-    const edits: Array<unknown> = []
-    edit(s, (t, k, x) => {
-      const before = Array.isArray(t) ? t[k as number] : t.has(k as string) ? t.get(k as string) : ABSENT
-      edits.push(t, k, before, x)
-      put(t, k, x)
-    })
+  /** A child of `v` made by `edits` (already applied to the store, `v` its head before); `v` itself when none. */
+  static commit(v: Charges, edits: Array<unknown>): Charges {
     if (edits.length === 0) return v
+    const s = v.#store
     const w = new Charges(s, edits, v.#seq + 1)
     v.#next = w
     v.#nextIsChild = true
@@ -139,10 +130,21 @@ export class Charges {
 export const isExact = (c: Charge): boolean =>
   Number.isSafeInteger(c.requests) && c.requests >= 0 && Number.isSafeInteger(c.tokens) && c.tokens >= 0
 
-type Write = (t: Target, k: number | string, x: unknown) => void
+/** Write `x` to rank `r` of column `t`, recording the edit in `e`. */
+const setN = (e: Array<unknown>, t: Array<number>, r: number, x: number): void => {
+  e.push(t, r, t[r], x)
+  t[r] = x
+}
+
+/** Set (`ABSENT`: delete) key `k` of `t`, recording the edit in `e`. */
+const setM = <V>(e: Array<unknown>, t: Map<string, V>, k: string, x: V | typeof ABSENT): void => {
+  e.push(t, k, t.has(k) ? t.get(k) : ABSENT, x)
+  if (x === ABSENT) t.delete(k)
+  else t.set(k, x)
+}
 
 /** Rank `r`'s sums recounted over its live charges in routing order (inexact sums). */
-const recount = (s: Store, r: number, set: Write): void => {
+const recount = (s: Store, r: number, e: Array<unknown>): void => {
   const held = [...s.live[r]!.values()].sort((a, b) => a.seq - b.seq)
   let q = 0
   let t = 0
@@ -150,74 +152,78 @@ const recount = (s: Store, r: number, set: Write): void => {
     q += h.charge.requests
     t += h.charge.tokens
   }
-  set(s.requests, r, q)
-  set(s.tokens, r, t)
+  setN(e, s.requests, r, q)
+  setN(e, s.tokens, r, t)
 }
 
 /** Take `h` off its rank's live charges (its request stays held, not live). */
-const unlive = (s: Store, h: Held, set: Write): void => {
+const unlive = (s: Store, h: Held, e: Array<unknown>): void => {
   const r = h.rank
   const id = h.charge.requestId
   const inexact = s.inexact[r]!
-  set(s.live[r]!, id, ABSENT)
-  if (!isExact(h.charge)) set(s.inexact, r, inexact - 1)
+  setM(e, s.live[r]!, id, ABSENT)
+  if (!isExact(h.charge)) setN(e, s.inexact, r, inexact - 1)
   if (s.live[r]!.size === 0) {
-    set(s.requests, r, 0)
-    set(s.tokens, r, 0)
-  } else if (inexact > 0) recount(s, r, set)
+    setN(e, s.requests, r, 0)
+    setN(e, s.tokens, r, 0)
+  } else if (inexact > 0) recount(s, r, e)
   else {
-    set(s.requests, r, s.requests[r]! - h.charge.requests)
-    set(s.tokens, r, s.tokens[r]! - h.charge.tokens)
+    setN(e, s.requests, r, s.requests[r]! - h.charge.requests)
+    setN(e, s.tokens, r, s.tokens[r]! - h.charge.tokens)
   }
 }
 
 /** `v` with `charge` held on `rank` (a request id already held is finished first). */
-export const chargeTo = (v: Charges, rank: number, charge: Charge): Charges =>
-  Charges.edit(v, (s, set) => {
-    const id = charge.requestId
-    if (s.ids.has(id)) finishIn(s, id, set)
-    const held: Held = { charge, rank, seq: Charges.seq(v) }
-    set(s.ids, id, { rank, held, live: true })
-    set(s.live[rank]!, id, held)
-    if (!isExact(charge)) set(s.inexact, rank, s.inexact[rank]! + 1)
-    set(s.requests, rank, s.requests[rank]! + charge.requests)
-    set(s.tokens, rank, s.tokens[rank]! + charge.tokens)
-    if (s.inflightRequests !== undefined) {
-      set(s.inflightRequests, rank, s.inflightRequests[rank]! + charge.requests)
-      set(s.inflightTokens!, rank, s.inflightTokens![rank]! + charge.tokens)
-    }
-  })
-
-const finishIn = (s: Store, id: string, set: Write): void => {
-  const e = s.ids.get(id)
-  if (e === undefined) return
-  const { rank: r, held } = e
-  set(s.ids, id, ABSENT)
-  if (e.live) unlive(s, held, set)
+export const chargeTo = (v: Charges, rank: number, charge: Charge): Charges => {
+  const s = Charges.store(v)
+  const e: Array<unknown> = []
+  const id = charge.requestId
+  if (s.ids.has(id)) finishIn(s, id, e)
+  const held: Held = { charge, rank, seq: Charges.seq(v) }
+  setM(e, s.ids, id, { rank, held, live: true })
+  setM(e, s.live[rank]!, id, held)
+  if (!isExact(charge)) setN(e, s.inexact, rank, s.inexact[rank]! + 1)
+  setN(e, s.requests, rank, s.requests[rank]! + charge.requests)
+  setN(e, s.tokens, rank, s.tokens[rank]! + charge.tokens)
   if (s.inflightRequests !== undefined) {
-    set(s.inflightRequests, r, Math.max(0, s.inflightRequests[r]! - held.charge.requests))
-    set(s.inflightTokens!, r, Math.max(0, s.inflightTokens![r]! - held.charge.tokens))
+    setN(e, s.inflightRequests, rank, s.inflightRequests[rank]! + charge.requests)
+    setN(e, s.inflightTokens!, rank, s.inflightTokens![rank]! + charge.tokens)
+  }
+  return Charges.commit(v, e)
+}
+
+const finishIn = (s: Store, id: string, e: Array<unknown>): void => {
+  const entry = s.ids.get(id)
+  if (entry === undefined) return
+  const { rank: r, held } = entry
+  setM(e, s.ids, id, ABSENT)
+  if (entry.live) unlive(s, held, e)
+  if (s.inflightRequests !== undefined) {
+    setN(e, s.inflightRequests, r, Math.max(0, s.inflightRequests[r]! - held.charge.requests))
+    setN(e, s.inflightTokens!, r, Math.max(0, s.inflightTokens![r]! - held.charge.tokens))
   }
 }
 
 /** `v` without the requests `ids` (unknown ids are ignored). */
-export const finishIds = (v: Charges, ids: ReadonlyArray<string>): Charges =>
-  Charges.edit(v, (s, set) => {
-    for (const id of ids) finishIn(s, id, set)
-  })
+export const finishIds = (v: Charges, ids: ReadonlyArray<string>): Charges => {
+  const s = Charges.store(v)
+  const e: Array<unknown> = []
+  for (const id of ids) finishIn(s, id, e)
+  return Charges.commit(v, e)
+}
 
 /** `v` without rank `r`'s live charges routed before `timestamp - margin` (a snapshot includes them). */
 export const dropIncluded = (v: Charges, r: number, timestamp: number, margin: number): Charges => {
   const s = Charges.store(v)
   if (s.live[r]!.size === 0) return v
-  return Charges.edit(v, (s, set) => {
-    const dropped: Array<Held> = []
-    for (const h of s.live[r]!.values()) if (h.charge.routedAtSeconds + margin < timestamp) dropped.push(h)
-    for (const h of dropped) {
-      set(s.ids, h.charge.requestId, { rank: r, held: h, live: false })
-      unlive(s, h, set)
-    }
-  })
+  const e: Array<unknown> = []
+  const dropped: Array<Held> = []
+  for (const h of s.live[r]!.values()) if (h.charge.routedAtSeconds + margin < timestamp) dropped.push(h)
+  for (const h of dropped) {
+    setM(e, s.ids, h.charge.requestId, { rank: r, held: h, live: false })
+    unlive(s, h, e)
+  }
+  return Charges.commit(v, e)
 }
 
 /**
