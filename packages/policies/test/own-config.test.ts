@@ -10,6 +10,7 @@ import {
   withKvAdmission,
   withStaleness
 } from "../src/index.js"
+import { chargeColumns } from "../src/own/internal/InflightCharges.js"
 
 const rows = [0, 1, 2].map((dpRank) => ({
   dpRank,
@@ -142,7 +143,7 @@ describe("one in-flight ledger under the wrappers", () => {
     const s = p.observe(p.init(3), rows, 1)
     expect(s.ledger).toBeUndefined()
     const r = p.route(s, { requestId: "a", inputLength: 100 }, 1)
-    expect(r._tag === "Routed" && p.inflightLedger.of(r.state).chargedTokens).toEqual(
+    expect(r._tag === "Routed" && chargeColumns(p.inflightLedger.of(r.state)).tokens).toEqual(
       r._tag === "Routed" ? [0, 1, 2].map((k) => (k === r.rank ? 200 : 0)) : []
     )
   })

@@ -269,16 +269,7 @@ export const makeCacheAffinity = (options: CacheAffinityOptions = {}): CacheAffi
     }
     // the one load view: loads are its requests (reported + charged, stale and unknown floored)
     const fm = freshMax(state.ledger, now, staleAfter)
-    const view = new LedgerScoreView(
-      state.ledger,
-      undefined,
-      now,
-      request,
-      staleAfter,
-      fm,
-      undefined,
-      undefined
-    )
+    const view = new LedgerScoreView(state.ledger, now, request, staleAfter, fm, undefined, undefined)
     const loads = new Array<number>(n)
     const stale: Array<number> = []
     for (let r = 0; r < n; r++) {

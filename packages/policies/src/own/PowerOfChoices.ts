@@ -13,17 +13,16 @@ import {
 } from "../Policy.js"
 import { type RngState, rngFromSeed } from "../peers/Draws.js"
 import { allUnavailable, checkNotInFlight, checkRequest } from "./internal/checkRequest.js"
-import { chargeOf, emptyLedger } from "./internal/InflightCharges.js"
 import {
-  fold,
-  type LazyLedger,
-  lazyCharge,
-  lazyFinish,
-  lazyHolds,
-  lazyObserve,
-  lazyOf,
-  lazySetStatus
-} from "./internal/LazyLedger.js"
+  chargeLedger,
+  chargeOf,
+  emptyLedger,
+  finishLedger,
+  type LedgerState,
+  ledgerHolds,
+  observeLedger,
+  setLedgerStatus
+} from "./internal/InflightCharges.js"
 import { type FreshMax, isDated, LedgerScoreView, ledgerView, type ViewCache } from "./internal/LoadView.js"
 import { emptyPrefixIndex, type PrefixIndex, recordBlocks } from "./internal/PrefixIndex.js"
 import { cacheOf, candidatesOf, drawOthers, fullScan, maxFreeOf } from "./internal/powerDraws.js"
@@ -59,14 +58,14 @@ export interface PowerOfChoicesCache {
 }
 
 /**
- * The state of a {@link makePowerOfChoices} policy: the ledger (charges batched), cursor, draws,
+ * The state of a {@link makePowerOfChoices} policy: the ledger (O(1) per charge), cursor, draws,
  * cache, prefix index. Opaque and immutable.
  *
  * @category own policies
  * @since 0.4.0
  */
 export interface PowerOfChoicesState {
-  readonly ledger: LazyLedger
+  readonly ledger: LedgerState
   readonly cursor: number
   readonly rng: RngState
   readonly cache: PowerOfChoicesCache
@@ -84,10 +83,11 @@ export interface PowerOfChoicesPolicy extends Policy<PowerOfChoicesState> {
 }
 
 /**
- * Power of d choices (`power-of-two-ledger`: d = 2): `makeScored`'s terms over the rotating
- * cursor's rank (first: it wins ties) and d seeded draws without replacement (every rank when
- * d + 1 >= ranks); charges batched (folded every ranks / 8 operations or at a snapshot); a full
- * scan only when no drawn rank is usable (`details.fallback`). Long form: docs/own-policies.md.
+ * Power of d choices (`power-of-two-ledger` is d = 2): `makeScored`'s terms over the rotating
+ * cursor's rank (first: it wins ties, so a burst goes round) and d seeded draws without
+ * replacement; every rank when d + 1 >= ranks. A charge costs O(1) at any rank count (the one
+ * ledger); a route scans every rank only when no drawn rank is usable
+ * (`details.fallback`).
  *
  * **When to use**: thousands of ranks. Upstream for comparison: SMG's `power_of_two`
  * (lightseekorg/smg `model_gateway/src/policies/power_of_two.rs` @ 73da68ca). Errors: as
@@ -127,7 +127,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
 
   const commit = (
     s: PowerOfChoicesState,
-    ledger: LazyLedger,
+    ledger: LedgerState,
     request: RouteRequest,
     rank: number,
     cursor: number,
@@ -138,7 +138,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     _tag: "Routed",
     rank,
     state: {
-      ledger: lazyCharge(ledger, rank, chargeOf(request, now, chargeScale)),
+      ledger: chargeLedger(ledger, rank, chargeOf(request, now, chargeScale)),
       cursor,
       rng,
       cache: s.cache,
@@ -153,11 +153,11 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     now: number
   ): RouteResult<PowerOfChoicesState> => {
     if ("_tag" in scoring) return scoring
-    const base = s.ledger.base
+    const base = s.ledger
     const n = base.dpSize
     const bad =
       checkRequest(n, request, now, base.healthy) ??
-      checkNotInFlight(request, lazyHolds(s.ledger, request.requestId))
+      checkNotInFlight(request, ledgerHolds(base, request.requestId))
     if (bad !== undefined) return bad
     if (request.routedDpRank !== undefined) {
       const r = request.routedDpRank
@@ -167,10 +167,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     const { value: drawn, rng } = drawOthers(s.rng, n, d, c0)
     const dated = (r: number) => isDated(base, r, now, staleAfter)
     const len = request.inputLength
-    // the same view over the batch-folded base (candidates) or the folded ledger (full scan)
-    const viewOver = (over: typeof base, ledger: typeof s.ledger | undefined) =>
-      new LedgerScoreView(over, ledger, now, request, staleAfter, s.cache.fm, s.index, s.cache.view)
-    const view = viewOver(base, s.ledger)
+    const view = new LedgerScoreView(base, now, request, staleAfter, s.cache.fm, s.index, s.cache.view)
     const { cands, healthyDrawn, allowed, fallback } = candidatesOf(
       base,
       c0,
@@ -193,19 +190,10 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
         details: { candidates: cands, sums: picked.sums, costs, excluded: picked.excluded }
       })
     }
-    // the rare full scan: fold the batch and decide over every healthy rank, as makeScored
-    const folded = fold(s.ledger)
-    const { all, picked: p2 } = fullScan(
-      folded.base,
-      c0,
-      kvOn,
-      len,
-      dated,
-      scoring,
-      viewOver(folded.base, undefined)
-    )
+    // the rare full scan: decide over every healthy rank, as makeScored
+    const { all, picked: p2 } = fullScan(base, c0, kvOn, len, dated, scoring, view)
     if (p2.best < 0) return allUnavailable(n)
-    return commit(s, folded, request, all[p2.best]!, (s.cursor + 1) % n, rng, now, {
+    return commit(s, s.ledger, request, all[p2.best]!, (s.cursor + 1) % n, rng, now, {
       tieBreak: tieText,
       details: {
         candidates: all,
@@ -220,7 +208,7 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     init: (dpSize) => {
       const ledger = emptyLedger(dpSize)
       return {
-        ledger: lazyOf(ledger, Math.floor(ledger.dpSize / 8)),
+        ledger,
         cursor: 0,
         rng: rngFromSeed(seed),
         cache: cacheOf(ledger),
@@ -229,26 +217,24 @@ export const makePowerOfChoices = (options: PowerOfChoicesOptions = {}): PowerOf
     },
     observe: (s, loads, now) => {
       if (!Number.isFinite(now)) return s
-      const ledger = lazyObserve(s.ledger, loads, margin, now)
+      const ledger = observeLedger(s.ledger, loads, margin, now)
       if (ledger === s.ledger) return s
-      return { ...s, ledger, cache: ledger.base === s.ledger.base ? s.cache : cacheOf(ledger.base) }
+      return { ...s, ledger, cache: cacheOf(ledger) }
     },
     route,
     charge: (s, request, now) => {
       const r = route(s, request, now) // carried into a rebuilt state: the cursor moves as for a placement
       if (r._tag !== "Routed") return r
-      return { ...r, state: { ...r.state, cursor: (s.cursor + 1) % s.ledger.base.dpSize } }
+      return { ...r, state: { ...r.state, cursor: (s.cursor + 1) % s.ledger.dpSize } }
     },
     finish: (s, requestIds) => {
-      const ledger = lazyFinish(s.ledger, requestIds)
+      const ledger = finishLedger(s.ledger, requestIds)
       return ledger === s.ledger ? s : { ...s, ledger }
     },
     setStatus: (s, status) => {
-      const ledger = lazySetStatus(s.ledger, status)
-      return ledger === s.ledger
-        ? s
-        : { ...s, ledger, cache: { ...s.cache, maxFree: maxFreeOf(ledger.base) } }
+      const ledger = setLedgerStatus(s.ledger, status)
+      return ledger === s.ledger ? s : { ...s, ledger, cache: { ...s.cache, maxFree: maxFreeOf(ledger) } }
     },
-    view: (s, now) => ledgerView(fold(s.ledger).base, now, staleAfter)
+    view: (s, now) => ledgerView(s.ledger, now, staleAfter)
   }
 }

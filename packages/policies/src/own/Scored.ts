@@ -153,7 +153,7 @@ export const makeScored = (options: ScoredOptions): ScoredPolicy => {
       return commit(s, request, r, s.cursor, now, { tieBreak: "pinned by routedDpRank" })
     }
     const fm = freshMax(L, now, staleAfter)
-    const view = new LedgerScoreView(L, undefined, now, request, staleAfter, fm, s.index, undefined)
+    const view = new LedgerScoreView(L, now, request, staleAfter, fm, s.index, undefined)
     const start = (Math.floor((n * clientIndex) / clientCount) + s.cursor) % n
     const ranks: Array<number> = []
     for (let i = 0, r = start; i < n; i++, r = r + 1 === n ? 0 : r + 1) if (L.healthy[r]) ranks.push(r)

@@ -11,6 +11,7 @@ import { checkStatus } from "../RankStatus.js"
 import { checkWrapped, innerError } from "./internal/checkRequest.js"
 import { freeKvTokensFromUsage, kvFeasible } from "./internal/FreeKv.js"
 import {
+  chargedTokensOf,
   chargeLedger,
   chargeOf,
   emptyLedger,
@@ -154,7 +155,7 @@ export const withKvAdmission = <S>(
     let best = feasible[0]!
     let bestFree = Number.NEGATIVE_INFINITY
     for (const r of feasible) {
-      const free = freeKvTokensFromUsage(ledger.snapshots[r], usage.poolTokens)! - ledger.chargedTokens[r]!
+      const free = freeKvTokensFromUsage(ledger.snapshots[r], usage.poolTokens)! - chargedTokensOf(ledger, r)
       if (free > bestFree) {
         best = r
         bestFree = free

@@ -9,8 +9,10 @@ import { clientsOf } from "../internal/clients.js"
 import type { Policy, RankLoad, RouteRequest, RouteResult } from "../Policy.js"
 import { checkStatus } from "../RankStatus.js"
 import { checkWrapped, innerError } from "./internal/checkRequest.js"
-import { getTrie } from "./internal/HashTrie.js"
 import {
+  chargeColumns,
+  chargedRequestsOf,
+  chargedTokensOf,
   chargeLedger,
   chargeOf,
   classifyLoad,
@@ -19,6 +21,7 @@ import {
   type LedgerHolder,
   type LedgerState,
   ledgerHolds,
+  ledgerRankOf,
   observeLedger,
   setLedgerStatus
 } from "./internal/InflightCharges.js"
@@ -66,10 +69,11 @@ export interface StalenessPolicy<S> extends Policy<StalenessState<S>> {
 const adjustedRow = (ledger: LedgerState, floorOn: boolean, r: number): RankLoad | undefined => {
   const row = ledger.snapshots[r]
   if (row === undefined || row.unknown !== undefined) return row
-  const q = ledger.chargedRequests[r]!
-  const t = ledger.chargedTokens[r]!
-  const fq = floorOn ? ledger.inflightRequests![r]! : 0
-  const ft = floorOn ? ledger.inflightTokens![r]! : 0
+  const c = chargeColumns(ledger)
+  const q = c.requests[r]!
+  const t = c.tokens[r]!
+  const fq = floorOn ? c.inflightRequests![r]! : 0
+  const ft = floorOn ? c.inflightTokens![r]! : 0
   if (q === 0 && t === 0 && fq === 0 && ft === 0) return row
   const out: { -readonly [K in keyof RankLoad]: RankLoad[K] } = { ...row }
   if (row.numWaitingReqs !== undefined) {
@@ -161,9 +165,9 @@ export const withStaleness = <S>(policy: Policy<S>, options: StalenessOptions = 
         details: {
           ...e.details,
           staleness: {
-            chargedRequests: ledger.chargedRequests[r],
-            chargedTokens: ledger.chargedTokens[r],
-            inflightRequests: ledger.inflightRequests![r]! / scale
+            chargedRequests: chargedRequestsOf(ledger, r),
+            chargedTokens: chargedTokensOf(ledger, r),
+            inflightRequests: chargeColumns(ledger).inflightRequests![r]! / scale
           }
         }
       }
@@ -193,7 +197,7 @@ export const withStaleness = <S>(policy: Policy<S>, options: StalenessOptions = 
     finish: (s, requestIds, now) => {
       const ranks = new Set<number>()
       for (const id of requestIds) {
-        const r = getTrie(s.ledger.byId, id)?.rank
+        const r = ledgerRankOf(s.ledger, id)
         if (r !== undefined) ranks.add(r)
       }
       const ledger = finishLedger(s.ledger, requestIds)

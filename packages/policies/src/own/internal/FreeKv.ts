@@ -3,8 +3,10 @@
  *
  * @internal
  */
+
+import { packed } from "../../internal/packed.js"
 import type { RankLoad } from "../../Policy.js"
-import type { LedgerState } from "./InflightCharges.js"
+import { Charges, type LedgerState } from "./LedgerState.js"
 
 /** Tokens a new prompt can take on the rank. */
 export const freeKvTokens = (row: RankLoad | undefined): number | undefined => {
@@ -34,13 +36,17 @@ export const kvFeasible = (
   usage?: { readonly poolTokens: number | undefined }
 ): ReadonlyArray<boolean> | undefined => {
   const n = state.dpSize
+  const charged = Charges.store(state.charges).tokens
   let out: Array<boolean> | undefined
   for (let r = 0; r < n; r++) {
     if (!state.healthy[r]) continue
-    const row = state.snapshots[r]
-    const free = usage === undefined ? freeKvTokens(row) : freeKvTokensFromUsage(row, usage.poolTokens)
-    if (free !== undefined && free - state.chargedTokens[r]! >= tokens) {
-      if (out === undefined) out = new Array<boolean>(n).fill(false)
+    // the free KV each row reports, read once per snapshot (`snapFree`, NaN: none)
+    const free =
+      usage === undefined
+        ? state.snapFree[r]!
+        : (freeKvTokensFromUsage(state.snapshots[r], usage.poolTokens) ?? Number.NaN)
+    if (free - charged[r]! >= tokens) {
+      out ??= packed(n, false)
       out[r] = true
     }
   }

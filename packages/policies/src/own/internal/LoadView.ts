@@ -9,9 +9,7 @@ import { isCount, malformedRow } from "../../internal/counts.js"
 import type { RankLoad, RouteRequest } from "../../Policy.js"
 import type { RankView } from "../RankView.js"
 import type { ScoreView } from "../ScoreView.js"
-import { freeKvTokens } from "./FreeKv.js"
-import type { LedgerState } from "./InflightCharges.js"
-import { type LazyLedger, lazyChargedRequests, lazyChargedTokens } from "./LazyLedger.js"
+import { Charges, type LedgerState, type Store } from "./LedgerState.js"
 import { indexedRanks, matchedBlocks, type PrefixIndex } from "./PrefixIndex.js"
 
 export interface FreshMax {
@@ -29,6 +27,7 @@ export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: num
   let kw = -1
   let kt = -1
   const ts = state.snapTimestamp
+  const { requests: cq, tokens: ct } = Charges.store(state.charges)
   // fresh partial rows (vLLM's: counts, no tokens), read once the busiest known values are
   let partial: Array<number> | undefined
   for (let r = 0; r < state.dpSize; r++) {
@@ -55,21 +54,16 @@ export const freshMax = (state: LedgerState, now: number, staleAfterSeconds: num
     // the busiest fresh load, charges routed since included: a stale or unknown rank is never
     // below it, however many requests went to the fresh ranks since their rows
     if (now - at <= staleAfterSeconds) {
-      q = Math.max(q, requests + state.chargedRequests[r]!)
-      t = Math.max(t, tokens + state.chargedTokens[r]!)
+      q = Math.max(q, requests + cq[r]!)
+      t = Math.max(t, tokens + ct[r]!)
     }
   }
   // a fresh partial row: what it reported, the busiest known for the rest, plus its charges
   if (partial !== undefined)
     for (const r of partial) {
       const row = state.snapshots[r]!
-      q = Math.max(
-        q,
-        ownOrBusiest(row.numRunningReqs, kr) +
-          ownOrBusiest(row.numWaitingReqs, kw) +
-          state.chargedRequests[r]!
-      )
-      t = Math.max(t, ownOrBusiest(row.numTotalTokens, kt) + state.chargedTokens[r]!)
+      q = Math.max(q, ownOrBusiest(row.numRunningReqs, kr) + ownOrBusiest(row.numWaitingReqs, kw) + cq[r]!)
+      t = Math.max(t, ownOrBusiest(row.numTotalTokens, kt) + ct[r]!)
     }
   return { requests: q, tokens: t, knownRunning: kr, knownWaiting: kw, knownTokens: kt }
 }
@@ -153,7 +147,7 @@ export const ledgerView = (
   staleAfterSeconds: number
 ): ReadonlyArray<RankView> => {
   const fm = freshMax(state, now, staleAfterSeconds)
-  const v = new LedgerScoreView(state, undefined, now, noRequest, staleAfterSeconds, fm, undefined, undefined)
+  const v = new LedgerScoreView(state, now, noRequest, staleAfterSeconds, fm, undefined, undefined)
   return state.snapshots.map((_, r) => ({
     requests: v.requests(r),
     tokens: v.tokens(r),
@@ -166,7 +160,6 @@ export const ledgerView = (
   }))
 }
 const noRequest: RouteRequest = { requestId: "", inputLength: 0 }
-
 /** Values a view would otherwise compute over every rank (power of d keeps them from `observe`). */
 export interface ViewCache {
   readonly maxKv: number | undefined
@@ -183,7 +176,7 @@ export const maxWaitingUncached = (ledger: LedgerState): number => {
   return m
 }
 
-/** A {@link ScoreView} over the in-flight ledger (and a lazy ledger's log, when given). */
+/** A {@link ScoreView} over the in-flight ledger, for one route. */
 export class LedgerScoreView implements ScoreView {
   readonly dpSize: number
   // the two maxima over every rank, each computed on first use (or given: power of d keeps them)
@@ -191,9 +184,9 @@ export class LedgerScoreView implements ScoreView {
   private maxKv: number | undefined = undefined
   private maxUncached = -1
   private matched: Array<number> | undefined
+  private readonly c: Store // the ledger's charge columns (its head's: one route reads them)
   constructor(
     private readonly ledger: LedgerState,
-    private readonly lazy: LazyLedger | undefined,
     readonly now: number,
     readonly request: RouteRequest,
     private readonly staleAfter: number,
@@ -202,6 +195,7 @@ export class LedgerScoreView implements ScoreView {
     cache: ViewCache | undefined
   ) {
     this.dpSize = ledger.dpSize
+    this.c = Charges.store(ledger.charges)
     if (cache !== undefined) {
       this.kvDone = true
       this.maxKv = cache.maxKv
@@ -209,10 +203,10 @@ export class LedgerScoreView implements ScoreView {
     }
   }
   chargedRequests(r: number): number {
-    return this.lazy === undefined ? this.ledger.chargedRequests[r]! : lazyChargedRequests(this.lazy, r)
+    return this.c.requests[r]!
   }
   chargedTokens(r: number): number {
-    return this.lazy === undefined ? this.ledger.chargedTokens[r]! : lazyChargedTokens(this.lazy, r)
+    return this.c.tokens[r]!
   }
   private fresh(r: number): boolean {
     return this.now - this.ledger.snapTimestamp[r]! <= this.staleAfter
@@ -267,8 +261,8 @@ export class LedgerScoreView implements ScoreView {
     return this.maxKv
   }
   freeKvTokens(r: number): number | undefined {
-    const free = freeKvTokens(this.ledger.snapshots[r])
-    return free === undefined ? undefined : free - this.chargedTokens(r)
+    const free = this.ledger.snapFree[r]!
+    return Number.isNaN(free) ? undefined : free - this.c.tokens[r]!
   }
   waitingUncachedTokens(r: number): number {
     const row = this.ledger.snapshots[r]
@@ -292,9 +286,9 @@ export class LedgerScoreView implements ScoreView {
     return Math.max(0, inputLength - this.matched[r]! * (inputLength / blocks))
   }
   inflightRequests(r: number): number | undefined {
-    return this.ledger.inflightRequests?.[r]
+    return this.c.inflightRequests?.[r]
   }
   inflightTokens(r: number): number | undefined {
-    return this.ledger.inflightTokens?.[r]
+    return this.c.inflightTokens?.[r]
   }
 }

@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import { emptyStampLists, lookupStampList, type StampLists, touchStampList } from "./StampLists.js"
+import { emptyTrie, getTrie, type HashTrie, setTrie } from "./HashTrie.js"
 
 /**
  * Block hash -> `[rank, stamp, rank, stamp, ...]`, one pair per rank it was sent to (at most
@@ -18,10 +18,19 @@ import { emptyStampLists, lookupStampList, type StampLists, touchStampList } fro
  *
  * @internal
  */
-export type RankPrefixes = StampLists
+export type RankPrefixes = HashTrie<ReadonlyArray<number>>
 
 /** An empty index keeping at most `maxBlocks` block entries. @internal */
-export const emptyRankPrefixes = (maxBlocks: number): RankPrefixes => emptyStampLists(maxBlocks)
+export const emptyRankPrefixes = (maxBlocks: number): RankPrefixes => emptyTrie(maxBlocks)
+
+/** `key`'s list with `rank` first, holding `stamp` (its older pair dropped, the others in order). */
+const touch = (index: RankPrefixes, key: string, rank: number, stamp: number): RankPrefixes => {
+  const old = getTrie(index, key)
+  const list = [rank, stamp]
+  if (old !== undefined)
+    for (let i = 0; i < old.length; i += 2) if (old[i] !== rank) list.push(old[i]!, old[i + 1]!)
+  return setTrie(index, key, list)
+}
 
 /** How many ladder positions lie below `blocks` (0 for 0 blocks). @internal */
 export const ladderCount = (blocks: number): number => {
@@ -91,7 +100,7 @@ export const matchRankPrefixes = (
   const n = out.length
   for (let r = 0; r < n; r++) out[r] = 0
   if (hashes === undefined || hashes.length === 0) return
-  const first = lookupStampList(index, hashes[0]!)
+  const first = getTrie(index, hashes[0]!)
   if (first === undefined) return
   const count = ladderCount(hashes.length)
   if (w.rowMark.length < count || w.mark.length < count * n) {
@@ -111,7 +120,7 @@ export const matchRankPrefixes = (
     while (hi - lo > 1) {
       const mid = (lo + hi) >>> 1
       // the holders' searches share their lookups: a row is filled when a search first reaches it
-      if (rowMark[mid] !== epoch) fillRow(w, mid, n, lookupStampList(index, hashes[ladderBlock(mid)]!))
+      if (rowMark[mid] !== epoch) fillRow(w, mid, n, getTrie(index, hashes[ladderBlock(mid)]!))
       const k = mid * n + rank
       if (mark[k] === epoch && held(rank, stamp[k]!)) lo = mid
       else hi = mid
@@ -135,7 +144,7 @@ export const recordRankPrefixes = (
   if (hashes === undefined) return index
   const count = ladderCount(hashes.length)
   let next = index
-  for (let i = 0; i < count; i++) next = touchStampList(next, hashes[ladderBlock(i)]!, rank, stamp)
+  for (let i = 0; i < count; i++) next = touch(next, hashes[ladderBlock(i)]!, rank, stamp)
   return next
 }
 

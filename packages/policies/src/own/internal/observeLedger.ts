@@ -5,8 +5,8 @@
  */
 import { isCount, malformedRow } from "../../internal/counts.js"
 import type { RankLoad } from "../../Policy.js"
-import { type ChargeEdit, dropIncluded } from "./ChargeLists.js"
-import type { LedgerState } from "./LedgerState.js"
+import { freeKvTokens } from "./FreeKv.js"
+import { dropIncluded, type LedgerState } from "./LedgerState.js"
 
 /** What a snapshot row means to the ledger. */
 export const classifyLoad = (l: RankLoad, dpSize: number): "invalid" | "unknown" | "known" => {
@@ -34,9 +34,10 @@ export const observeLedger = (
         snapWaiting: Array<number>
         snapTokens: Array<number>
         snapKv: Array<number>
+        snapFree: Array<number>
       }
     | undefined
-  let edit: ChargeEdit | undefined
+  let charges = state.charges
   for (const row of loads) {
     const kind = classifyLoad(row, state.dpSize)
     if (kind === "invalid") continue
@@ -53,9 +54,11 @@ export const observeLedger = (
       snapRequests: state.snapRequests.slice(),
       snapWaiting: state.snapWaiting.slice(),
       snapTokens: state.snapTokens.slice(),
-      snapKv: state.snapKv.slice()
+      snapKv: state.snapKv.slice(),
+      snapFree: state.snapFree.slice()
     }
     snaps.snapshots[r] = l
+    snaps.snapFree[r] = freeKvTokens(l) ?? Number.NaN
     if (kind === "unknown") {
       // a partial row keeps the KV usage it did report
       const kv = l.unknown === undefined ? l.kvCacheUsage : undefined
@@ -79,14 +82,7 @@ export const observeLedger = (
     snaps.snapWaiting[r] = l.numWaitingReqs!
     snaps.snapTokens[r] = l.numTotalTokens!
     snaps.snapKv[r] = l.kvCacheUsage === undefined ? Number.NaN : l.kvCacheUsage
-    if ((edit ?? state).charges[r]!.live === 0) continue
-    edit ??= {
-      charges: state.charges.slice(),
-      chargedRequests: state.chargedRequests.slice(),
-      chargedTokens: state.chargedTokens.slice(),
-      byId: state.byId
-    }
-    dropIncluded(edit, r, timestamp, inclusionMarginSeconds)
+    charges = dropIncluded(charges, r, timestamp, inclusionMarginSeconds)
   }
   if (snaps === undefined) return state
   return {
@@ -98,12 +94,8 @@ export const observeLedger = (
     snapWaiting: snaps.snapWaiting,
     snapTokens: snaps.snapTokens,
     snapKv: snaps.snapKv,
-    charges: edit?.charges ?? state.charges,
-    chargedRequests: edit?.chargedRequests ?? state.chargedRequests,
-    chargedTokens: edit?.chargedTokens ?? state.chargedTokens,
+    snapFree: snaps.snapFree,
     healthy: state.healthy,
-    byId: edit?.byId ?? state.byId,
-    inflightRequests: state.inflightRequests,
-    inflightTokens: state.inflightTokens
+    charges
   }
 }
