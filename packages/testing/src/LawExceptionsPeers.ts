@@ -5,7 +5,8 @@
  *
  * @since 0.2.0
  */
-import { idleScenario, peerScenario } from "./internal/lawCases.js"
+import { peerScenario } from "./internal/lawCases.js"
+import { peerUnknownTieExceptions } from "./internal/peerUnknownTies.js"
 import type { LawException } from "./LawTypes.js"
 
 // Why each peer policy's choice does not follow a relabelling of the ranks.
@@ -205,45 +206,6 @@ const burstReasons: Readonly<
   }
 }
 
-// Why an unknown row wins a tie against an equal known one (the tie case of unknownNeverAttractive):
-// loadledger scores an unknown worker as the busiest known one (upstream always has every field), and
-// upstream's own tie rule then decides, with no notion of a load being unknown. Each counterexample:
-// idle ranks (rank `known` also reporting KV usage and waiting uncached tokens), the row of rank
-// `rank` unknown and chosen, and not chosen when it reports one more of each count than the donor.
-const unknownTieCases: ReadonlyArray<{
-  readonly policy: string
-  readonly reason: string
-  readonly status: ReadonlyArray<boolean>
-  readonly rank: number
-  readonly full?: number | undefined
-  readonly startSeconds?: number | undefined
-  readonly gapSeconds?: number | undefined
-}> = [
-  {
-    policy: "smg/least-load",
-    reason: "an unknown worker scores as the busiest known; ties go to the first worker (SMG upstream)",
-    status: [true, true],
-    rank: 0,
-    full: 1
-  },
-  {
-    policy: "llm-d/profile",
-    reason:
-      "an unknown endpoint scores as the busiest known; equal scores go by the picker's draw (llm-d upstream)",
-    status: [true, true],
-    rank: 0
-  },
-  {
-    policy: "llm-d/utilization-detector",
-    reason:
-      "an unknown endpoint counts as the busiest known; equal scores go by the picker's draw (llm-d upstream)",
-    status: [true, true, false, true, true, true],
-    rank: 5,
-    startSeconds: 1.151,
-    gapSeconds: 0.05
-  }
-]
-
 /**
  * The peer routers' rows of `lawExceptions`: every peer policy breaks `permutationEquivariant`
  * (ties by draw, by candidate order or by a ring hash of the worker names), those with no
@@ -277,28 +239,7 @@ export const peerLawExceptions: ReadonlyArray<LawException> = [
       counterexample: [[peerScenario(2, 1, true), [1, 0]]]
     })
   ),
-  ...unknownTieCases.map(
-    (c): LawException => ({
-      policy: c.policy,
-      law: "unknownNeverAttractive",
-      reason: c.reason,
-      counterexample: [
-        idleScenario(c.status, c.full, c.startSeconds ?? 1, c.gapSeconds ?? 0),
-        { rank: c.rank, donor: 0, hidden: { kind: "unknown" }, heavier: true }
-      ]
-    })
-  ),
-  {
-    policy: "vllm-router/power-of-two",
-    law: "unknownNeverAttractive",
-    reason:
-      "a worker missing from the poll counts only its router in-flight requests (get_worker_load: no cached entry), so an unreported worker looks idle (vllm-router upstream)",
-    // equal rows (2 running + 1 waiting = 3) on 2 ranks; rank 0 unknown: 0 against 3
-    counterexample: [
-      peerScenario(2, 1, false),
-      { rank: 0, donor: 0, hidden: { kind: "unknown" }, heavier: true }
-    ]
-  },
+  ...peerUnknownTieExceptions,
   ...Object.entries(burstReasons).map(
     ([policy, { reason, k, ranks, shared }]): LawException => ({
       policy,
