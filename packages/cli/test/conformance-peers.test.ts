@@ -44,7 +44,8 @@ describe("peer golden vectors (fixtures/reference/peers)", () => {
   it.each([
     ["production-stack/roundrobin", 14],
     ["production-stack/session", 19],
-    ["production-stack/prefixaware", 18]
+    ["production-stack/prefixaware", 18],
+    ["production-stack/loadaware", 35]
   ] as const)("%s: all %i cases pass", (policy, n) => {
     expect(ps.format).toBe("loadledger-peer-policy-golden/production-stack")
     expect(ps.by.get(policy)).toEqual({ passed: n, failed: [] })
@@ -70,10 +71,10 @@ describe("peer golden vectors (fixtures/reference/peers)", () => {
     expect(r?.firstDiff).toBe('step 0 (route).worker: expected "e2", got "e1"')
   })
 
-  it("`loadledger conformance` over both files prints 187 passed, 0 failed", async () => {
+  it("`loadledger conformance` over both files prints 222 passed, 0 failed", async () => {
     const r = await runCaptured("conformance", file("smg").pathname, file("production-stack").pathname)
     expect(r.code).toBe(0)
-    expect(r.out).toBe("187 passed, 0 failed\n")
+    expect(r.out).toBe("222 passed, 0 failed\n")
   })
 
   it.each(["smg", "production-stack", "aibrix", "dynamo", "llm-d"])(
@@ -100,4 +101,17 @@ describe("peer golden vectors (fixtures/reference/peers)", () => {
       expect(r?.firstDiff).toMatch(/^exception: \S/)
     }
   )
+})
+
+describe("production-stack loadaware vectors", () => {
+  it("a corrupted loadaware score is reported with the step and worker", () => {
+    const doc = load("production-stack")
+    const c = doc.cases.find((x) => x.id === "ps-la-up-03")!
+    ;(c.steps[0]!.expect as { scores: Record<string, number> }).scores.e2 = 0.5
+    expect(runVectors({ ...doc, cases: [c] })?.results[0]).toEqual({
+      id: "ps-la-up-03",
+      ok: false,
+      firstDiff: "step 0 (route).scores.e2: expected 0.5, got 1"
+    })
+  })
 })

@@ -56,7 +56,7 @@ describe.skipIf(!built)("help, examples and names (built loadledger in a subproc
 
   it("list policies|models|gpus|slo, as text and --json, with each policy's source and engine", () => {
     const policies = JSON.parse(run(["list", "policies", "--json"]).stdout)
-    expect(policies).toHaveLength(67)
+    expect(policies).toHaveLength(68)
     expect(policies.find((p: { name: string }) => p.name === "smg/prefix-hash")).toMatchObject({
       source: "smg",
       engine: "sglang",
@@ -99,7 +99,7 @@ describe.skipIf(!built)("help, examples and names (built loadledger in a subproc
     const cases: Array<[Array<string>, string]> = [
       [
         ["simulate", "--trace", t, "--policies", "totl-tokens"],
-        'unknown policy "totl-tokens" (did you mean "total-tokens"?); loadledger list policies names all 67'
+        'unknown policy "totl-tokens" (did you mean "total-tokens"?); loadledger list policies names all 68'
       ],
       [
         ["capacity", "--trace", t, "--policy", "round-robn"],

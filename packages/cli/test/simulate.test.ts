@@ -299,7 +299,7 @@ describe("loadledger simulate", () => {
     it("unknown policy, listing the known ones", async () => {
       await exitsWithLine(
         ["--trace", mooncake, "--policies", "round-robin,fastest"],
-        /^loadledger: unknown policy "fastest"; loadledger list policies names all 67/
+        /^loadledger: unknown policy "fastest"; loadledger list policies names all 68/
       )
     })
     it("a policy named twice is rejected before the trace is read", async () => {

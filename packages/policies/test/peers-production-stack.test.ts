@@ -100,3 +100,66 @@ describe("production-stack Policy adapters", () => {
     })
   })
 })
+
+describe("production-stack loadaware (PR #1035)", () => {
+  const blocks = (n: number, tag = "p") => Array.from({ length: n }, (_, i) => `${tag}${i}`)
+
+  it("the adapter: a warm rank wins until its in-flight lead outweighs the cached fraction", () => {
+    const p = ProductionStack.makePsPolicy("loadaware")
+    let s = p.init(2)
+    // nothing cached: the QPS fallback (rank 0 never got a request: first missing from the stats)
+    const r0 = p.route(s, req(0, { inputLength: 1024, prefixHashes: blocks(2) }), 0)
+    if (r0._tag !== "Routed") throw new Error(r0.message)
+    expect([r0.rank, r0.explanation?.details?.branch]).toEqual([0, "qps"])
+    s = r0.state
+    // rank 0 holds 2 blocks = 1024 tokens of this 1024-token prompt; loads 1/0 (mean 0.5 -> clamp 1):
+    // rank-0 1 - 0.5 = 0.5, rank-1 0 + 0.5 = 0.5: a tie, the smaller url (rank-0)
+    const r1 = p.route(s, req(1, { inputLength: 1024, prefixHashes: blocks(2) }), 1)
+    if (r1._tag !== "Routed") throw new Error(r1.message)
+    expect(r1.rank).toBe(0)
+    expect(r1.explanation?.details?.scores).toEqual({ "rank-0": 0.5, "rank-1": 0.5 })
+    s = r1.state
+    // loads 2/0: mean 1, relative +1 / -1: rank-0 1 - 1 = 0 < rank-1 0 + 1 = 1
+    const r2 = p.route(s, req(2, { inputLength: 1024, prefixHashes: blocks(2) }), 2)
+    expect(r2._tag === "Routed" && [r2.rank, r2.explanation?.details?.scores]).toEqual([
+      1,
+      { "rank-0": 0, "rank-1": 1 }
+    ])
+    // beta 0.25: the same fleet stays on the warm rank (1 - 0.25 = 0.75 > 0.25)
+    const q = ProductionStack.makePsPolicy("loadaware", { beta: 0.25 })
+    let t = q.init(2)
+    for (const i of [0, 1]) {
+      const r = q.route(t, req(i, { inputLength: 1024, prefixHashes: blocks(2) }), i)
+      if (r._tag !== "Routed") throw new Error(r.message)
+      t = r.state
+    }
+    const r3 = q.route(t, req(2, { inputLength: 1024, prefixHashes: blocks(2) }), 2)
+    expect(r3._tag === "Routed" && r3.rank).toBe(0)
+  })
+
+  it("matches only whole leading blocks; finish lowers the load; a bad beta names beta", () => {
+    const p = ProductionStack.makePsPolicy("loadaware")
+    const a = p.route(p.init(2), req(0, { inputLength: 2048, prefixHashes: ["x", "y", "z", "w"] }), 0)
+    if (a._tag !== "Routed") throw new Error(a.message)
+    const s = p.finish(a.state, ["r0"])
+    // same first block, different second: 1 block = 512 of 2048 tokens; loads 0/0
+    const b = p.route(s, req(1, { inputLength: 2048, prefixHashes: ["x", "q", "z", "w"] }), 1)
+    expect(b._tag === "Routed" && b.explanation?.details?.matchedTokens).toEqual({ "rank-0": 512 })
+    expect(b._tag === "Routed" && b.explanation?.details?.scores).toEqual({ "rank-0": 0.25, "rank-1": 0 })
+    const bad = ProductionStack.makePsPolicy("loadaware", { beta: Number.NaN })
+    expect(bad.route(bad.init(2), req(0), 0)).toMatchObject({ _tag: "PolicyError", field: "beta" })
+  })
+
+  it("a session id takes the ring when nothing is cached; a held prefix on a down rank does not", () => {
+    const p = ProductionStack.makePsPolicy("loadaware")
+    const a = p.route(p.init(3), req(0, { sessionId: "user-42", prefixHashes: ["k"] }), 0)
+    if (a._tag !== "Routed") throw new Error(a.message)
+    expect(a.explanation?.details?.branch).toBe("hash_ring")
+    const down = p.setStatus(
+      a.state,
+      [0, 1, 2].map((i) => i !== a.rank)
+    )
+    const b = p.route(down, req(1, { sessionId: "user-42", prefixHashes: ["k"] }), 1)
+    expect(b._tag === "Routed" && b.explanation?.details?.branch).toBe("loadaware")
+  })
+})

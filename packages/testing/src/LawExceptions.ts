@@ -150,6 +150,10 @@ export const lawExceptions: ReadonlyArray<LawException> = [
       [
         "production-stack/prefixaware",
         "the longest-prefix holder takes every stream (production-stack upstream)"
+      ],
+      [
+        "production-stack/loadaware",
+        "a full hit is worth one unit of relative load, and ties go to the smaller url: holders keep winning while idle engines wait (production-stack #1035)"
       ]
     ] as const
   ).map(
@@ -213,7 +217,16 @@ export const lawExceptions: ReadonlyArray<LawException> = [
         "lowest request count on a new session, no KV (production-stack upstream)",
         fullIdle()
       ],
-      ["production-stack/prefixaware", "the first endpoint on a miss (production-stack upstream)", idleFull()]
+      [
+        "production-stack/prefixaware",
+        "the first endpoint on a miss (production-stack upstream)",
+        idleFull()
+      ],
+      [
+        "production-stack/loadaware",
+        "cached fraction and in-flight counts, no KV (production-stack #1035)",
+        fullIdle()
+      ]
     ] as const
   ).map(
     ([policy, reason, counterexample]): LawException => ({

@@ -37,6 +37,8 @@ const permutationReasons: Readonly<Record<string, string>> = {
     "the key and the worker url hash to each worker's score, so the label decides (vllm-router upstream)",
   "production-stack/prefixaware":
     "the draw indexes the candidate endpoints by position (production-stack upstream)",
+  "production-stack/loadaware":
+    "no holder: the QPS fallback takes the first endpoint missing from the stats; equal scores go to the smallest url (production-stack #1035)",
   ...Object.fromEntries(
     [
       "profile",
@@ -137,6 +139,12 @@ const burstReasons: Readonly<
   "production-stack/prefixaware": {
     reason:
       "a matched prefix goes only to the endpoints holding it, with no load bound (production-stack upstream)",
+    k: 2,
+    shared: true
+  },
+  "production-stack/loadaware": {
+    reason:
+      "no engine holds the prompt: one session id always maps to one endpoint on the kvaware fallback ring (production-stack #1035)",
     k: 2,
     shared: true
   },

@@ -175,7 +175,7 @@ export const stalePrefixViolations = <S>(
  * @example
  * ```ts
  * import { stalePrefixExceptions } from "@loadledger/testing"
- * stalePrefixExceptions.length // => 7
+ * stalePrefixExceptions.length // => 8
  * stalePrefixExceptions.every((x) => x.removal === "status") // => true
  * ```
  *
@@ -198,6 +198,12 @@ export const stalePrefixExceptions: ReadonlyArray<{
     removal: "status" as const,
     reason:
       "upstream's HashTrie keeps an endpoint's entries whatever its health (vllm-project/production-stack PR #432; no eviction at all before the open PR #711): a prefix matches an endpoint again once it is available"
+  })),
+  ...(["production-stack/loadaware"] as const).map((policy) => ({
+    policy,
+    removal: "status" as const,
+    reason:
+      "the LMCache controller drops an instance's chunks only on an explicit deregister (LoadAwareRouter.matched_tokens_by_url, production-stack #1035), so a holder's prefix is credited again once it is healthy; the router-side index keeps it likewise"
   })),
   ...(["llm-d/profile", "llm-d/profile-load-aware", "llm-d/prefix-cache-scorer"] as const).map((policy) => ({
     policy,

@@ -11,7 +11,7 @@ const ignoresPin = [
   ...["round-robin", "random", "power-of-two", "least-load", "prefix-hash", "dp-min-token"].map(
     (n) => `smg/${n}`
   ),
-  ...["roundrobin", "session", "prefixaware"].map((n) => `production-stack/${n}`),
+  ...["roundrobin", "session", "prefixaware", "loadaware"].map((n) => `production-stack/${n}`),
   ...[
     "profile",
     "profile-load-aware",

@@ -80,7 +80,7 @@ const parseShares = (text: string): ReadonlyArray<number> => {
  * import { runCapacity } from "./capacity.js"
  * const o = { trace: "examples/traces/mooncake/conversation_trace.jsonl", policy: "total-tokens", dp: 2, model: "glm-5.3", gpu: "h200", frontEnds: 1, seed: 0, start: 1, precision: 0.01, tolerance: 0.02, at: "0.7,0.9" }
  * await runCapacity({ ...o, policy: "no-such-policy" }).catch((e: Error) => e.message)
- * // => 'unknown policy "no-such-policy"; loadledger list policies names all 67'
+ * // => 'unknown policy "no-such-policy"; loadledger list policies names all 68'
  * await runCapacity({ ...o, at: "70" }).catch((e: Error) => e.message)
  * // => '--at must be comma-separated shares in (0, 1], got "70"'
  * ```

@@ -58,9 +58,9 @@ export const isArgError = (x: unknown): x is ArgError =>
  * const dup = parsePolicyList("total-tokens,total-tokens")
  * isArgError(dup) && dup.message // => "--policies names \"total-tokens\" twice; give each policy once"
  * const typo = parsePolicyList("totl-tokens")
- * isArgError(typo) && typo.message // => 'unknown policy "totl-tokens" (did you mean "total-tokens"?); loadledger list policies names all 67'
+ * isArgError(typo) && typo.message // => 'unknown policy "totl-tokens" (did you mean "total-tokens"?); loadledger list policies names all 68'
  * const all = parsePolicyList("all")
- * !isArgError(all) && all.length // => 67
+ * !isArgError(all) && all.length // => 68
  * ```
  *
  * @category simulate

@@ -15,6 +15,65 @@ interface Endpoint {
   readonly url: string
   healthy: boolean
   qps: number | undefined
+  inflight: number
+}
+
+const inflightOf = (l: J): number =>
+  ((l.in_prefill as number | undefined) ?? 0) + ((l.in_decoding as number | undefined) ?? 0)
+
+const byId = (eps: ReadonlyArray<Endpoint>, m: ReadonlyMap<string, number>): J =>
+  Object.fromEntries([...m].map(([u, v]) => [eps.find((e) => e.url === u)?.id ?? u, v]))
+
+/** One `production-stack/loadaware` step: `entry` `select_url` (the pure scorer) or `route_request`. */
+const loadAware = (
+  c: PeerCase,
+  step: J,
+  eps: ReadonlyArray<Endpoint>,
+  urls: ReadonlyArray<string>,
+  qps: ReadonlyMap<string, number>,
+  req: J
+): J => {
+  const idOf = (u: string | undefined) => (u === undefined ? null : (eps.find((e) => e.url === u)?.id ?? u))
+  // upstream reads request_stats only for engines in it (those with a qps); others have load 0
+  const loads = new Map(eps.filter((e) => e.qps !== undefined).map((e) => [e.url, e.inflight]))
+  const layout = new Map(
+    Object.entries((step.layout_info ?? {}) as Record<string, [string, number]>).map(([i, v]) => [i, v[1]])
+  )
+  const bridge = ((c.config.instance_id_to_ip ?? []) as ReadonlyArray<[string, string]>).map(
+    ([i, u]) => [i, u] as const
+  )
+  const prompt = step.prompt_tokens as number
+  const beta = c.config.beta as number
+  if (step.entry === "select_url") {
+    const matched = ProductionStack.psLoadAwareMatchedByUrl(bridge, layout)
+    const out = ProductionStack.psLoadAwareSelectUrl(urls, loads, matched, prompt, beta)
+    return {
+      worker: idOf(out.url),
+      scores: byId(eps, out.scores),
+      relative_loads: byId(eps, out.relativeLoads)
+    }
+  }
+  const out = ProductionStack.psLoadAwareSelect({
+    urls,
+    loads,
+    qps,
+    layout,
+    instanceToUrl: bridge,
+    promptTokens: prompt,
+    beta,
+    headers: req.headers as Record<string, string> | undefined,
+    body: req.body as J | undefined,
+    sessionKey: (c.config.session_key as string | undefined) ?? "x-session-id"
+  })
+  if (out._tag === "PolicyError")
+    return out.field === "urls" ? { worker: null, error: "HTTPException" } : { error: out.message }
+  return {
+    worker: idOf(out.url),
+    branch: out.branch,
+    session_id: out.sessionId,
+    scores: byId(eps, out.scores),
+    relative_loads: byId(eps, out.relativeLoads)
+  }
 }
 
 const runCase = (c: PeerCase): string | undefined => {
@@ -22,7 +81,8 @@ const runCase = (c: PeerCase): string | undefined => {
     id: w.id as string,
     url: w.url as string,
     healthy: w.healthy as boolean,
-    qps: ((w.load ?? {}) as J).qps as number | undefined
+    qps: ((w.load ?? {}) as J).qps as number | undefined,
+    inflight: inflightOf((w.load ?? {}) as J)
   }))
   const idOf = (u: string | undefined) => (u === undefined ? null : (eps.find((e) => e.url === u)?.id ?? u))
   const urlOf = (id: string) => eps.find((e) => e.id === id)?.url ?? id
@@ -37,6 +97,7 @@ const runCase = (c: PeerCase): string | undefined => {
         if (u.load !== undefined && u.load !== null) {
           const l = u.load as J
           if (Object.hasOwn(l, "qps")) e.qps = l.qps === null ? undefined : (l.qps as number)
+          if (Object.hasOwn(l, "in_prefill") || Object.hasOwn(l, "in_decoding")) e.inflight = inflightOf(l)
         }
       }
       continue
@@ -90,6 +151,10 @@ const runCase = (c: PeerCase): string | undefined => {
         }
         break
       }
+      case "production-stack/loadaware": {
+        actual = loadAware(c, step, eps, urls, qps, req)
+        break
+      }
       default:
         return `unknown policy ${c.policy}`
     }
@@ -111,7 +176,7 @@ const runCase = (c: PeerCase): string | undefined => {
  * peersProductionStack.name // => "loadledger-peer-policy-golden/production-stack"
  * peersProductionStack.detect(doc) // => true
  * const results = peersProductionStack.run(doc)
- * results.length // => 51
+ * results.length // => 86
  * results.filter((r) => !r.ok) // => []
  * ```
  *

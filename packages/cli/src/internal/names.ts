@@ -17,7 +17,7 @@ export const didYouMean = (name: string, candidates: ReadonlyArray<string>): str
 }
 
 /**
- * `unknown policy "totl-tokens" (did you mean "total-tokens"?); loadledger list policies names all 67`:
+ * `unknown policy "totl-tokens" (did you mean "total-tokens"?); loadledger list policies names all 68`:
  * the guess when there is one; the known names themselves when there are at most 15, else where to
  * find them (`list` names the `loadledger list` subcommand).
  */

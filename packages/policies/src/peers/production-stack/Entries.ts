@@ -18,8 +18,9 @@ const entry = (name: PsPolicyName, description: string): PolicyEntry => ({
 /**
  * Registry entries for vLLM production-stack's router policies (`production-stack/...`,
  * `reference: true`: vllm-project/production-stack a6c01db0 `routing_logic.py`; see `makePsPolicy`
- * for how trace requests reach them). `loadaware` is not here: it was merged upstream after that
- * commit (PR #1035) and has no specification read from source yet.
+ * for how trace requests reach them), and `loadaware` (merged after that commit in PR #1035, read from
+ * `routing_logic.py` and `src/tests/test_loadaware_router.py` at 0aed3a00; its LMCache lookup is a
+ * router-side block index, see `makePsPolicy`).
  *
  * **When to use**: pick a production-stack policy by name via `findPolicy`.
  *
@@ -44,5 +45,9 @@ export const productionStackPolicyEntries: ReadonlyArray<PolicyEntry> = [
   entry(
     "prefixaware",
     "production-stack PrefixAwareRouter: XXH64 trie of 128-char chunks (blocks here), random among longest matches (routing_logic.py, hashtrie.py)"
+  ),
+  entry(
+    "loadaware",
+    "production-stack LoadAwareRouter (#1035): argmax of cached fraction - beta (1.0) x (inflight - mean)/max(1, mean); cache from a router-side block index in place of LMCache's controller (routing_logic.py)"
   )
 ]

@@ -15,7 +15,9 @@ import { blocksAsChunks } from "../internal/blocks.js"
 import { type Charges, charge, noCharges, release } from "../internal/charges.js"
 import { drawBelow } from "../internal/rng.js"
 import type { PeerPolicy } from "../PeerPolicy.js"
-import { chunkHashes, longestPrefixMatch, type TrieNode } from "./internal/hashTrie.js"
+import { chunkHashes, emptyTrie, longestPrefixMatch, type TrieNode } from "./internal/hashTrie.js"
+import { loadAwareStep } from "./internal/loadAwareStep.js"
+import { PS_LOADAWARE_DEFAULT_BETA } from "./LoadAwareBeta.js"
 import { type PsPrefixAwareState, psPrefixAwareInit, psPrefixAwareSelect } from "./PrefixAware.js"
 import { psRoundRobinSelect } from "./RoundRobin.js"
 import { psSessionSelect } from "./Session.js"
@@ -26,12 +28,13 @@ import { psSessionSelect } from "./Session.js"
  * @category production-stack
  * @since 0.2.0
  */
-export type PsPolicyName = "roundrobin" | "session" | "prefixaware"
+export type PsPolicyName = "roundrobin" | "session" | "prefixaware" | "loadaware"
 
 /**
  * Options of {@link makePsPolicy}: `seed` (prefixaware's draw), `sessionKey` (the header
  * carrying `RouteRequest.sessionId`, default `x-session-id`), `qpsWindowSeconds` (the router's
- * request-stats window, default 60 s), `prefixMinMatchLength` (0).
+ * request-stats window, default 60 s), `prefixMinMatchLength` (0), `beta` (`loadaware`'s load weight,
+ * default 1.0), `blockTokens` (tokens one trace block stands for in `loadaware`'s index, 512 as Mooncake).
  *
  * @category production-stack
  * @since 0.2.0
@@ -41,6 +44,10 @@ export interface PsPolicyOptions {
   readonly sessionKey?: string | undefined
   readonly qpsWindowSeconds?: number | undefined
   readonly prefixMinMatchLength?: number | undefined
+  /** @since 0.9.0 */
+  readonly beta?: number | undefined
+  /** @since 0.9.0 */
+  readonly blockTokens?: number | undefined
 }
 
 /**
@@ -90,7 +97,13 @@ const qpsOf = (s: PsPolicyState, now: number, window: number): Map<string, numbe
  * From the trace: `session` reads `sessionId` (as header `sessionKey`; none -> QPS routing);
  * `prefixaware` reads `prefixHashes`, each block one 128-character chunk (its hash, left-padded), so
  * the trie's nodes are the trace's blocks and `match_length` counts 128 per matched block; the draw
- * among candidates comes from the seeded stream. No healthy engine: `AllRanksUnavailable` (upstream
+ * among candidates comes from the seeded stream. `loadaware` (since 0.9.0) models the LMCache controller
+ * with a router-side index: the blocks of every prompt are recorded for the engine it went to (no
+ * eviction; an engine's cache is what the router sent it), and an engine's matched tokens are its
+ * held leading blocks x `blockTokens`; its load is the router's in-flight count (`route` to `finish`,
+ * upstream's `in_prefill_requests + in_decoding_requests`); a prompt no engine holds takes the
+ * session / QPS fallback. Limits: LMCache's real answer also reflects eviction, its 256-token chunks
+ * and what other routers sent; this index is an upper bound. No healthy engine: `AllRanksUnavailable` (upstream
  * raises `ValueError` / `IndexError`).
  *
  * **When to use**: the registry builds these; call it directly for a session key or window.
@@ -113,6 +126,9 @@ export const makePsPolicy = (
   const window =
     options.qpsWindowSeconds !== undefined && options.qpsWindowSeconds > 0 ? options.qpsWindowSeconds : 60
   const sessionKey = options.sessionKey ?? "x-session-id"
+  const beta = options.beta ?? PS_LOADAWARE_DEFAULT_BETA
+  const bt = options.blockTokens
+  const blockTokens = bt !== undefined && Number.isSafeInteger(bt) && bt > 0 ? bt : 512
   const init = (dpSize: number): PsPolicyState => {
     const n = ranksOf(dpSize)
     return {
@@ -124,9 +140,11 @@ export const makePsPolicy = (
       core:
         name === "prefixaware"
           ? psPrefixAwareInit()
-          : name === "roundrobin"
-            ? { nextIndex: new Map() }
-            : undefined
+          : name === "loadaware"
+            ? { trie: emptyTrie }
+            : name === "roundrobin"
+              ? { nextIndex: new Map() }
+              : undefined
     }
   }
   const commit = (
@@ -182,8 +200,17 @@ export const makePsPolicy = (
       )
     }
     const qps = qpsOf(s, now, window)
+    const headers = req.sessionId === undefined ? undefined : { [sessionKey]: req.sessionId }
+    if (name === "loadaware") {
+      const step = loadAwareStep(s.core, s.healthy.length, s.inflight, urls, qps, req, headers, {
+        beta,
+        blockTokens,
+        sessionKey
+      })
+      if (step._tag === "PolicyError") return step
+      return commit(s, step.url, req, now, step.core, s.seed, step.details, step.tieBreak)
+    }
     if (name === "session") {
-      const headers = req.sessionId === undefined ? undefined : { [sessionKey]: req.sessionId }
       const out = psSessionSelect(urls, qps, headers, undefined, sessionKey)
       return commit(
         s,

@@ -58,3 +58,16 @@ export const insertTrie = (root: TrieNode, hashes: ReadonlyArray<bigint>, endpoi
   }
   return go(root, 0)
 }
+
+/** Leading chunks of `hashes` on the path that `endpoint` holds (production-stack/loadaware's index). */
+export const heldDepth = (root: TrieNode, hashes: ReadonlyArray<bigint>, endpoint: string): number => {
+  let node = root
+  let n = 0
+  for (const h of hashes) {
+    const child = node.children.get(h)
+    if (child === undefined || !child.endpoints.has(endpoint)) break
+    n++
+    node = child
+  }
+  return n
+}
