@@ -171,13 +171,6 @@ export const lawExceptions: ReadonlyArray<LawException> = [
     // 3 streams on 3 ranks: 2, 1, 0 with the rank-<i> urls
     counterexample: [affinityBurst(3, 1)]
   },
-  {
-    policy: "vllm-router/power-of-two",
-    law: "noStarvationUnderAffinity",
-    reason: "two random draws ignore who is idle: above 4 workers one can go undrawn (vllm-router upstream)",
-    // 5 streams on 5 ranks with the default seed: the in-flight term spreads 4 ranks or fewer
-    counterexample: [affinityBurst(5, 1)]
-  },
   ...(
     [
       ["round-robin", "the counter reads no load (SGLang upstream)", fullIdle()],

@@ -5,7 +5,7 @@
  *
  * @since 0.2.0
  */
-import { peerScenario } from "./internal/lawCases.js"
+import { affinityBurst, peerScenario } from "./internal/lawCases.js"
 import { peerUnknownTieExceptions } from "./internal/peerUnknownTies.js"
 import type { LawException } from "./LawTypes.js"
 
@@ -248,6 +248,13 @@ export const peerLawExceptions: ReadonlyArray<LawException> = [
     })
   ),
   ...peerUnknownTieExceptions,
+  {
+    policy: "vllm-router/power-of-two",
+    law: "noStarvationUnderAffinity",
+    reason: "two random draws ignore who is idle: above 4 workers one can go undrawn (vllm-router upstream)",
+    // 5 streams on 5 ranks with the default seed: the in-flight term spreads 4 ranks or fewer
+    counterexample: [affinityBurst(5, 1)]
+  },
   ...Object.entries(burstReasons).map(
     ([policy, { reason, k, ranks, shared }]): LawException => ({
       policy,
