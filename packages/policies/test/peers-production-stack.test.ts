@@ -141,7 +141,7 @@ describe("production-stack loadaware (PR #1035)", () => {
     const p = ProductionStack.makePsPolicy("loadaware")
     const a = p.route(p.init(2), req(0, { inputLength: 2048, prefixHashes: ["x", "y", "z", "w"] }), 0)
     if (a._tag !== "Routed") throw new Error(a.message)
-    const s = p.finish(a.state, ["r0"])
+    const s = p.finish(a.state, ["r0"], 0.5)
     // same first block, different second: 1 block = 512 of 2048 tokens; loads 0/0
     const b = p.route(s, req(1, { inputLength: 2048, prefixHashes: ["x", "q", "z", "w"] }), 1)
     expect(b._tag === "Routed" && b.explanation?.details?.matchedTokens).toEqual({ "rank-0": 512 })
