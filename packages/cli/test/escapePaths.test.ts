@@ -7,6 +7,7 @@
  * the controls: its log lines and `/router/ranks`). No raw control byte is printed anywhere.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { once } from "node:events"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
@@ -37,8 +38,12 @@ const clean = (r: { stdout: string; stderr: string }) => {
 
 const children: Array<ChildProcess> = []
 const servers: Array<{ close: () => void }> = []
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill("SIGKILL")
+afterEach(async () => {
+  for (const c of children.splice(0)) {
+    if (c.exitCode !== null || c.signalCode !== null) continue
+    c.kill("SIGKILL")
+    await once(c, "exit")
+  }
   for (const s of servers.splice(0)) s.close()
 })
 
@@ -134,9 +139,13 @@ describe("every CLI path that quotes input escapes control characters", () => {
     await new Promise<void>((resolve) => gw.listen(0, "127.0.0.1", resolve))
     servers.push(gw)
     const port = (gw.address() as { port: number }).port
+    // node itself with tsx's loader, not the tsx wrapper: the wrapper runs the CLI in a child of
+    // its own, which a SIGKILL of the wrapper leaves running (an orphaned `serve` seen after a run)
     const child = spawn(
-      tsx,
+      process.execPath,
       [
+        "--import",
+        "tsx",
         "--conditions",
         "@loadledger/source",
         bin,
