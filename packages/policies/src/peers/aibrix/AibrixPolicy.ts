@@ -6,6 +6,7 @@
 import type { Explanation, Policy } from "../../Policy.js"
 import { policyError } from "../../Policy.js"
 import { type PeerLedger, type PeerState, peerPolicy } from "../internal/PeerLedger.js"
+import { shuffle } from "./internal/shuffle.js"
 import { type AibrixMixItem, aibrixScorer, parseAibrixMix, routeAibrixMix } from "./Multi.js"
 import type { AibrixPod } from "./Pods.js"
 import { powerOfTwo } from "./PowerOfTwo.js"
@@ -35,18 +36,6 @@ const podsOf = (l: PeerLedger): Array<AibrixPod> => {
     })
   }
   return pods
-}
-
-/** Go's `rand.Shuffle` of the ready list (the gateway shuffles before routing). */
-const shuffle = <A>(xs: ReadonlyArray<A>, draw: (bound: number) => number): Array<A> => {
-  const out = [...xs]
-  for (let i = out.length - 1; i >= 1; i--) {
-    const j = draw(i + 1)
-    const t = out[i]!
-    out[i] = out[j]!
-    out[j] = t
-  }
-  return out
 }
 
 /**

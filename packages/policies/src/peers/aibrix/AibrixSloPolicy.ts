@@ -8,6 +8,7 @@ import * as Option from "effect/Option"
 import { type Policy, type PolicyError, policyError } from "../../Policy.js"
 import { type PeerState, peerPolicy } from "../internal/PeerLedger.js"
 import { type AibrixGpuProfile, aibrixPendingConsumption } from "./GpuProfile.js"
+import { shuffle } from "./internal/shuffle.js"
 import { aibrixSimulatorProfile } from "./SimulatorProfile.js"
 import { type AibrixSloPod, aibrixSloBackend, routeAibrixSlo } from "./Slo.js"
 
@@ -100,17 +101,6 @@ export const checkAibrixSloOptions = (o: AibrixSloPolicyOptions): PolicyError | 
 export interface AibrixSloExtra {
   readonly pendings: ReadonlyArray<number>
   readonly charged: HashMap.HashMap<string, { readonly rank: number; readonly pending: number }>
-}
-
-const shuffle = <A>(xs: ReadonlyArray<A>, draw: (bound: number) => number): Array<A> => {
-  const out = [...xs]
-  for (let i = out.length - 1; i >= 1; i--) {
-    const j = draw(i + 1)
-    const t = out[i]!
-    out[i] = out[j]!
-    out[j] = t
-  }
-  return out
 }
 
 /**
