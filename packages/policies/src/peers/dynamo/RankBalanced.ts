@@ -8,7 +8,8 @@
  *
  * @since 0.8.0
  */
-import { byCodePoint, findCohort } from "./internal/cohortMatch.js"
+import { byCodePoint } from "../internal/codePointOrder.js"
+import { findCohort } from "./internal/cohortMatch.js"
 import type {
   DynamoAdmissionAction,
   DynamoAdmissionDecision,

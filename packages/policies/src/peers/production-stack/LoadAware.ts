@@ -10,6 +10,7 @@
  * @since 0.9.0
  */
 import { type PolicyError, policyError } from "../../Policy.js"
+import { byCodePoint } from "../internal/codePointOrder.js"
 import { psSessionSelect } from "./Session.js"
 
 /**
@@ -104,16 +105,6 @@ export const psLoadAwareMatchedByUrl = (
     if (m !== undefined) out.set(url, m)
   }
   return out
-}
-
-const byCodePoint = (a: string, b: string): number => {
-  const x = [...a]
-  const y = [...b]
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!
-    if (d !== 0) return d
-  }
-  return x.length - y.length
 }
 
 /**

@@ -63,14 +63,3 @@ export const findCohort = (
   }
   return undefined
 }
-
-/** Rust `String` order (UTF-8 bytes), which is code-point order. */
-export const byCodePoint = (a: string, b: string): number => {
-  const x = [...a]
-  const y = [...b]
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!
-    if (d !== 0) return d
-  }
-  return x.length - y.length
-}
